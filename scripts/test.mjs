@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// The full check: type-check, lint, then every test file with Node's test runner against real
+// parts (a server process, SQLite, PostgreSQL at DOCSMITH_TEST_PG_URL).
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+
+function step(title, command, args) {
+  console.log(`\n== ${title}`);
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) {
+    console.error(`\n${title} failed`);
+    process.exit(result.status ?? 1);
+  }
+}
+
+function testFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return testFiles(full);
+    return entry.name.endsWith('.test.ts') ? [path.relative(root, full)] : [];
+  }).sort();
+}
+
+const only = process.argv.slice(2);
+if (only.length === 0) {
+  step('type-check', bin('tsc'), ['-p', 'tsconfig.json']);
+  step('lint', bin('eslint'), ['.']);
+}
+step('tests', process.execPath, [
+  '--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=120000',
+  ...(only.length ? only : testFiles(path.join(root, 'test'))),
+]);

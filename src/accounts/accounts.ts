@@ -1,0 +1,125 @@
+import type { Account, AccountPatch, Store } from '../store/types.js';
+import { DuplicateError } from '../store/types.js';
+import { InputError } from '../errors.js';
+import { hashPassword } from '../auth/passwords.js';
+import { generateApiKey, hashApiKey, type KeyRing } from '../auth/apikeys.js';
+import { licenceDefaults, normaliseLicence } from './licence.js';
+
+/** What an operator may set on an account (CLI, bootstrap). */
+export interface AccountInput {
+  password?: string;
+  licence?: string;
+  maxDocuments?: number;
+  maxTemplates?: number;
+  maxProofingTransactions?: number;
+  /** null: no end. */
+  validUntil?: Date | null;
+}
+
+const USERNAME = /^[^\s:]{1,128}$/;
+
+function checkPassword(password: string): void {
+  if (password.length < 8 || password.length > 1024) throw new InputError('password must have 8 to 1024 characters');
+}
+
+function checkCount(name: string, value: number | undefined): void {
+  if (value !== undefined && (!Number.isInteger(value) || value < 0 || value > Number.MAX_SAFE_INTEGER)) {
+    throw new InputError(`${name} must be a whole number of at least 0`);
+  }
+}
+
+/** Account administration shared by the CLI and the bootstrap on start. */
+export class AccountAdmin {
+  constructor(private readonly store: Store) {}
+
+  async create(username: string, input: AccountInput & { password: string }): Promise<Account> {
+    if (!USERNAME.test(username)) throw new InputError('user name must be 1-128 characters without spaces or colons');
+    checkPassword(input.password);
+    checkCount('maxDocuments', input.maxDocuments);
+    checkCount('maxTemplates', input.maxTemplates);
+    checkCount('maxProofingTransactions', input.maxProofingTransactions);
+    const licence = normaliseLicence(input.licence ?? 'TRIAL');
+    const limits = licenceDefaults(licence);
+    const validUntil = input.validUntil !== undefined
+      ? input.validUntil
+      : limits.validDays === null ? null : new Date(Date.now() + limits.validDays * 86_400_000);
+    try {
+      return await this.store.accounts.create({
+        username,
+        passwordHash: await hashPassword(input.password),
+        licence,
+        maxDocuments: input.maxDocuments ?? limits.maxDocuments,
+        maxTemplates: input.maxTemplates ?? limits.maxTemplates,
+        maxProofingTransactions: input.maxProofingTransactions ?? limits.maxProofingTransactions,
+        validUntil,
+      });
+    } catch (error) {
+      if (error instanceof DuplicateError) throw new InputError(`an account named "${username}" exists already`);
+      throw error;
+    }
+  }
+
+  /** Creates the account unless it exists (safe when several instances start at once). */
+  async ensure(username: string, password: string, licence: string): Promise<boolean> {
+    if (await this.store.accounts.byUsername(username)) return false;
+    try {
+      await this.create(username, { password, licence });
+      return true;
+    } catch (error) {
+      if (error instanceof InputError && (await this.store.accounts.byUsername(username))) return false;
+      throw error;
+    }
+  }
+
+  async update(username: string, input: AccountInput): Promise<Account> {
+    const account = await this.require(username);
+    checkCount('maxDocuments', input.maxDocuments);
+    checkCount('maxTemplates', input.maxTemplates);
+    checkCount('maxProofingTransactions', input.maxProofingTransactions);
+    const patch: AccountPatch = {
+      maxDocuments: input.maxDocuments,
+      maxTemplates: input.maxTemplates,
+      maxProofingTransactions: input.maxProofingTransactions,
+      validUntil: input.validUntil,
+    };
+    if (input.licence !== undefined) patch.licence = normaliseLicence(input.licence);
+    if (input.password !== undefined) {
+      checkPassword(input.password);
+      patch.passwordHash = await hashPassword(input.password);
+    }
+    return (await this.store.accounts.update(account.id, patch))!;
+  }
+
+  async delete(username: string): Promise<void> {
+    const account = await this.require(username);
+    await this.store.accounts.delete(account.id);
+  }
+
+  async require(username: string): Promise<Account> {
+    const account = await this.store.accounts.byUsername(username);
+    if (!account) throw new InputError(`no account named "${username}"`);
+    return account;
+  }
+}
+
+/** An account's API keys: created, listed in clear for their owner, revoked. */
+export class ApiKeys {
+  constructor(private readonly store: Store, private readonly keyRing: KeyRing, private readonly maxKeys: number) {}
+
+  /** The new key, or null when the account holds the maximum already. */
+  async create(accountId: number): Promise<string | null> {
+    const key = generateApiKey();
+    const result = await this.store.apiKeys.add(accountId, { keyHash: hashApiKey(key), keySealed: this.keyRing.seal(key) }, this.maxKeys);
+    return result === 'added' ? key : null;
+  }
+
+  /** Keys sealed under another master secret cannot be shown; they are listed masked. */
+  async list(accountId: number): Promise<{ key: string; active: boolean }[]> {
+    const records = await this.store.apiKeys.list(accountId);
+    return records.map((r) => ({ key: this.keyRing.open(r.keySealed) ?? `unreadable-${r.keyHash.slice(0, 12)}`, active: r.active }));
+  }
+
+  async revoke(accountId: number, key: string): Promise<boolean> {
+    return this.store.apiKeys.delete(accountId, hashApiKey(key));
+  }
+}

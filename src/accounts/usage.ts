@@ -1,0 +1,69 @@
+import type { Account, Store } from '../store/types.js';
+import { ForbiddenError, ProcessingTimeoutError } from '../errors.js';
+import { formatWireDate } from '../util/dates.js';
+import { allowsTestRuns } from './licence.js';
+
+export interface GuardOptions {
+  /** A test run: watermarked, not counted, paid licences only. */
+  test: boolean;
+  /** Merges also hold one of the account's concurrent-merge slots. */
+  merge: boolean;
+}
+
+/**
+ * Wraps every counted document operation: licence and validity, the per-account merge slots,
+ * the document quota (reserved before the work, refunded if it fails) and the processing limit.
+ */
+export class UsageGuard {
+  constructor(
+    private readonly store: Store,
+    private readonly limits: { maxConcurrentMerges: number; jobTimeoutMs: number },
+  ) {}
+
+  async run<T>(account: Account, options: GuardOptions, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (account.validUntil && account.validUntil.getTime() < Date.now()) {
+      throw new ForbiddenError(`This account was valid until ${formatWireDate(account.validUntil)}; ask the operator to extend it.`);
+    }
+    if (options.test && !allowsTestRuns(account.licence)) {
+      throw new ForbiddenError(`Test runs (test=true) are not available with a ${account.licence} licence; send the request without test=true.`);
+    }
+    const slot = options.merge
+      ? await this.store.usage.acquireSlot(account.id, this.limits.maxConcurrentMerges, this.limits.jobTimeoutMs + 30_000)
+      : null;
+    if (options.merge && !slot) {
+      throw new ForbiddenError(`At most ${this.limits.maxConcurrentMerges} merge requests may run at once for one account; retry when one has finished.`);
+    }
+    try {
+      const counted = !options.test;
+      if (counted && !(await this.store.usage.reserveDocument(account.id))) {
+        throw new ForbiddenError(`The document quota of this account is used up (${account.maxDocuments} documents).`);
+      }
+      try {
+        return await withTimeLimit(this.limits.jobTimeoutMs, work);
+      } catch (error) {
+        if (counted) await this.store.usage.refundDocument(account.id);
+        throw error;
+      }
+    } finally {
+      await slot?.release();
+    }
+  }
+}
+
+async function withTimeLimit<T>(limitMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new ProcessingTimeoutError(`Processing took longer than the limit of ${Math.round(limitMs / 1000)} s and was cancelled.`);
+      controller.abort(error);
+      reject(error);
+    }, limitMs);
+  });
+  try {
+    return await Promise.race([work(controller.signal), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+

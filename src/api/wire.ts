@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import sjson from 'secure-json-parse';
+import { DocsmithError, InputError } from '../errors.js';
+
+/**
+ * The wire rules every endpoint shares (api.md, "Wire rules"): JSON bodies whatever the
+ * Content-Type says, empty query values mean absent, compact JSON out, `{"message"}` errors
+ * with a request id.
+ */
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+export function requestIdFor(request: { headers: Record<string, string | string[] | undefined> }): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomBytes(8).toString('hex');
+}
+
+export function registerWire(app: FastifyInstance, options: { bodyLimitBytes: number }): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: options.bodyLimitBytes }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as Buffer));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    // Clients send any Content-Type, or none, with their JSON; the body is JSON whatever it says.
+    const hasBody = request.headers['transfer-encoding'] !== undefined
+      || (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
+    if (hasBody) request.headers['content-type'] = 'application/json';
+  });
+
+  app.addHook('preValidation', async (request) => {
+    const query = request.query as Record<string, unknown> | undefined;
+    if (query && typeof query === 'object') {
+      for (const [name, value] of Object.entries(query)) if (value === '') delete query[name];
+    }
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    sendJson(reply, 404, { message: `There is no endpoint ${request.method} ${request.url.split('?')[0]}.` });
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const { status, message, headers } = describeError(error, options.bodyLimitBytes);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ status, message }, 'request refused');
+    reply.headers(headers);
+    sendJson(reply, status, { message: status >= 500 && status !== 503 && status !== 504 ? `${message} (request id ${request.id})` : message });
+  });
+}
+
+function parseJsonBody(body: Buffer): unknown {
+  let text = body.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.trim() === '') return undefined;
+  try {
+    return sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+  } catch (error) {
+    throw new InputError(`The request body is not valid JSON (${(error as Error).message}).`);
+  }
+}
+
+function describeError(error: FastifyError, bodyLimitBytes: number): { status: number; message: string; headers: Record<string, string> } {
+  if (error instanceof DocsmithError) return { status: error.status, message: error.message, headers: error.headers };
+  if (error.validation) return { status: 400, message: `Invalid request: ${error.message}.`, headers: {} };
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return { status: 413, message: `The request body is larger than the limit of ${formatBytes(bodyLimitBytes)}.`, headers: {} };
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return { status, message: error.message, headers: {} };
+  return { status: 500, message: 'Internal error; the operator can find the details in the log', headers: {} };
+}
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MB` : `${Math.round(bytes / 1024)} KB`;
+}
+
+/** Compact JSON with an explicit type; bare strings are quoted (never sent raw). */
+export function sendJson(reply: FastifyReply, status: number, value: unknown): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(value));
+}
+
+/** A success with no body (201 upload, 200 key revoke, 204 delete). */
+export function sendEmpty(reply: FastifyReply, status: number): FastifyReply {
+  return reply.code(status).send();
+}
+
+type Query = Record<string, string | undefined>;
+
+export function queryOf(request: FastifyRequest): Query {
+  return (request.query ?? {}) as Query;
+}
+
+export function requireQuery(request: FastifyRequest, name: string): string {
+  const value = queryOf(request)[name];
+  if (value === undefined) throw new InputError(`The query parameter "${name}" is required.`);
+  return value;
+}
+
+const TRUE = new Set(['true', '1']);
+const FALSE = new Set(['false', '0']);
+
+/** `true|false|True|False|1|0`; absent gives the default. */
+export function booleanQuery(request: FastifyRequest, name: string, fallback: boolean): boolean {
+  const value = queryOf(request)[name];
+  if (value === undefined) return fallback;
+  const lower = value.toLowerCase();
+  if (TRUE.has(lower)) return true;
+  if (FALSE.has(lower)) return false;
+  throw new InputError(`The query parameter "${name}" must be true or false, got "${value}".`);
+}
+
+/** The body as the one JSON string an endpoint expects (a Base64 document, usually). */
+export function stringBody(request: FastifyRequest, what: string): string {
+  const body = request.body;
+  if (body === undefined || body === null) throw new InputError(`The request body is empty; send ${what} as a JSON string.`);
+  if (typeof body !== 'string') throw new InputError(`The request body must be a JSON string holding ${what}, not a JSON ${jsonType(body)}.`);
+  if (body.length === 0) throw new InputError(`The request body is an empty string; send ${what}.`);
+  return body;
+}
+
+export function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value === 'object' ? 'object' : typeof value;
+}

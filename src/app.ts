@@ -1,0 +1,73 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { Services } from './services.js';
+import { registerWire, requestIdFor } from './api/wire.js';
+import { requireAuthentication } from './api/auth.js';
+import { accountRoutes } from './api/routes/account.js';
+import { templateRoutes } from './api/routes/templates.js';
+import { healthRoutes } from './api/routes/health.js';
+import { testingRoutes } from './api/routes/testing.js';
+import { renderReference, type OpenApiLike } from './api/reference.js';
+
+export const VERSION = '0.1.0';
+
+/** The HTTP service: wire rules, open operational routes, and the authenticated /v1 API. */
+export async function buildApp(services: Services): Promise<FastifyInstance> {
+  const { config } = services;
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: ['req.headers.authorization'],
+    },
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: requestIdFor,
+    routerOptions: { ignoreTrailingSlash: true },
+    ajv: { customOptions: { coerceTypes: false, allErrors: false } },
+  });
+
+  registerWire(app, config);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'docsmith',
+        version: VERSION,
+        description: 'Self-hosted document generation: merge JSON into Word templates. Wire-compatible with the ReportingCloud API.',
+      },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'ReportingCloud-APIKey <key>' },
+          basic: { type: 'http', scheme: 'basic' },
+        },
+      },
+      security: [{ apiKey: [] }, { basic: [] }],
+    },
+    // Routes document their one-string bodies as `documentBody` and validate them by hand,
+    // so that a wrong body gets a message that names what to send.
+    transform: ({ schema, url }) => {
+      if (!schema || !('documentBody' in schema)) return { schema, url };
+      const { documentBody, ...rest } = schema as Record<string, unknown>;
+      return { schema: { ...rest, body: documentBody } as typeof schema, url };
+    },
+  });
+
+  healthRoutes(app, services);
+
+  await app.register(async (v1) => {
+    requireAuthentication(v1, services.authenticator);
+    accountRoutes(v1, services);
+    templateRoutes(v1, services);
+    if (config.testRoutes) testingRoutes(v1, services);
+  }, { prefix: '/v1' });
+
+  let reference: string | undefined;
+  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
+  app.get('/docs', { schema: { hide: true } }, async (_request, reply) => {
+    reference ??= renderReference(app.swagger() as unknown as OpenApiLike);
+    return reply.type('text/html; charset=utf-8').send(reference);
+  });
+
+  return app;
+}

@@ -1,0 +1,198 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.js';
+import { openServices, type Services } from '../services.js';
+import { DocsmithError } from '../errors.js';
+import type { Account } from '../store/types.js';
+import { formatWireDate, parseWireDate } from '../util/dates.js';
+import type { AccountInput } from '../accounts/accounts.js';
+
+const USAGE = `docsmith: operate a docsmith service's accounts (same database as the server; set
+DOCSMITH_DATA_DIR or DOCSMITH_DATABASE_URL as for the server).
+
+  docsmith account create --user NAME --password PW [--licence FREE|TRIAL|SERIAL]
+                          [--max-documents N] [--max-templates N] [--max-proofing N]
+                          [--valid-until YYYY-MM-DD|never]
+  docsmith account list [--json]
+  docsmith account update --user NAME [--password PW] [--licence ...] [--max-documents N]
+                          [--max-templates N] [--max-proofing N] [--valid-until ...]
+                          [--reset-usage]
+  docsmith account delete --user NAME
+  docsmith apikey create --user NAME
+  docsmith apikey list --user NAME [--json]
+  docsmith apikey revoke --user NAME --key KEY
+
+  --password-stdin reads the password from standard input instead of --password.
+`;
+
+class UsageError extends Error {}
+
+const OPTIONS = {
+  user: { type: 'string' },
+  password: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
+  licence: { type: 'string' },
+  license: { type: 'string' },
+  'max-documents': { type: 'string' },
+  'max-templates': { type: 'string' },
+  'max-proofing': { type: 'string' },
+  'valid-until': { type: 'string' },
+  'reset-usage': { type: 'boolean' },
+  key: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+function count(values: Values, name: 'max-documents' | 'max-templates' | 'max-proofing'): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value)) throw new UsageError(`--${name} must be a whole number, got "${raw}"`);
+  return value;
+}
+
+function validUntil(values: Values): Date | null | undefined {
+  const raw = values['valid-until'];
+  if (raw === undefined) return undefined;
+  if (raw.toLowerCase() === 'never') return null;
+  const date = parseWireDate(raw);
+  if (!date) throw new UsageError(`--valid-until must be a date like 2027-12-31 or "never", got "${raw}"`);
+  return date;
+}
+
+async function password(values: Values): Promise<string | undefined> {
+  if (values['password-stdin']) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  }
+  return values.password;
+}
+
+function requireUser(values: Values): string {
+  if (!values.user) throw new UsageError('--user is required');
+  return values.user;
+}
+
+async function accountInput(values: Values): Promise<AccountInput> {
+  return {
+    password: await password(values),
+    licence: values.licence ?? values.license,
+    maxDocuments: count(values, 'max-documents'),
+    maxTemplates: count(values, 'max-templates'),
+    maxProofingTransactions: count(values, 'max-proofing'),
+    validUntil: validUntil(values),
+  };
+}
+
+function describe(account: Account): Record<string, unknown> {
+  return {
+    user: account.username,
+    licence: account.licence,
+    createdDocuments: account.createdDocuments,
+    maxDocuments: account.maxDocuments,
+    maxTemplates: account.maxTemplates,
+    maxProofingTransactions: account.maxProofingTransactions,
+    validUntil: account.validUntil ? formatWireDate(account.validUntil) : 'never',
+  };
+}
+
+function print(rows: Record<string, unknown>[], json: boolean): void {
+  if (json) {
+    process.stdout.write(JSON.stringify(rows) + '\n');
+    return;
+  }
+  if (rows.length === 0) {
+    process.stdout.write('(none)\n');
+    return;
+  }
+  const columns = Object.keys(rows[0]!);
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd() + '\n';
+  process.stdout.write(line(columns));
+  for (const row of rows) process.stdout.write(line(columns.map((c) => String(row[c]))));
+}
+
+async function run(services: Services, command: string, values: Values): Promise<void> {
+  const json = Boolean(values.json);
+  switch (command) {
+    case 'account create': {
+      const input = await accountInput(values);
+      if (!input.password) throw new UsageError('--password (or --password-stdin) is required');
+      const account = await services.accounts.create(requireUser(values), { ...input, password: input.password });
+      print([describe(account)], json);
+      return;
+    }
+    case 'account list':
+      print((await services.store.accounts.list()).map(describe), json);
+      return;
+    case 'account update': {
+      const user = requireUser(values);
+      let account = await services.accounts.update(user, await accountInput(values));
+      if (values['reset-usage']) account = (await services.store.accounts.update(account.id, { createdDocuments: 0 }))!;
+      print([describe(account)], json);
+      return;
+    }
+    case 'account delete':
+      await services.accounts.delete(requireUser(values));
+      process.stdout.write(`deleted account "${values.user}" with its keys and templates\n`);
+      return;
+    case 'apikey create': {
+      const account = await services.accounts.require(requireUser(values));
+      const key = await services.apiKeys.create(account.id);
+      if (!key) throw new DocsmithError(400, `account "${account.username}" has ${services.config.maxApiKeys} keys, the most allowed; revoke one first`);
+      process.stdout.write(json ? JSON.stringify({ key }) + '\n' : key + '\n');
+      return;
+    }
+    case 'apikey list': {
+      const account = await services.accounts.require(requireUser(values));
+      print(await services.apiKeys.list(account.id), json);
+      return;
+    }
+    case 'apikey revoke': {
+      const account = await services.accounts.require(requireUser(values));
+      if (!values.key) throw new UsageError('--key is required');
+      if (!(await services.apiKeys.revoke(account.id, values.key))) {
+        throw new DocsmithError(400, `account "${account.username}" has no such key`);
+      }
+      process.stdout.write('revoked\n');
+      return;
+    }
+    default:
+      throw new UsageError(command.trim() ? `unknown command "${command.trim()}"` : 'no command given');
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    process.stderr.write(`docsmith: ${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (parsed.values.help || parsed.positionals.length === 0) {
+    process.stdout.write(USAGE);
+    return parsed.values.help ? 0 : 2;
+  }
+  let services: Services | undefined;
+  try {
+    services = await openServices(loadConfig());
+    await run(services, parsed.positionals.slice(0, 2).join(' '), parsed.values);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`docsmith: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof DocsmithError || error instanceof ConfigError) {
+      process.stderr.write(`docsmith: ${error.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`docsmith: ${(error as Error).stack ?? String(error)}\n`);
+    return 1;
+  } finally {
+    await services?.store.close();
+  }
+}

@@ -1,0 +1,67 @@
+import path from 'node:path';
+
+/** Everything the service reads from its environment, validated once at start. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Absent: embedded SQLite file in dataDir. */
+  databaseUrl: string | undefined;
+  /** Master secret for sealing API keys; absent: a file in dataDir. */
+  secret: string | undefined;
+  bootstrap: { user: string; password: string; licence: string } | undefined;
+  logLevel: string;
+  bodyLimitBytes: number;
+  jobTimeoutMs: number;
+  maxConcurrentMerges: number;
+  maxApiKeys: number;
+  /** Registers routes used by the test suite to drive the quota and slot machinery. */
+  testRoutes: boolean;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const dataDir = path.resolve(env.DOCSMITH_DATA_DIR || './data');
+  const databaseUrl = env.DOCSMITH_DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DOCSMITH_DATABASE_URL must be a postgres:// URL (leave it unset for the embedded SQLite store)');
+  }
+  const user = env.DOCSMITH_BOOTSTRAP_USER;
+  const password = env.DOCSMITH_BOOTSTRAP_PASSWORD;
+  if (Boolean(user) !== Boolean(password)) {
+    throw new ConfigError('DOCSMITH_BOOTSTRAP_USER and DOCSMITH_BOOTSTRAP_PASSWORD must be set together');
+  }
+  const logLevel = (env.DOCSMITH_LOG_LEVEL || 'info').toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`DOCSMITH_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return {
+    port: int(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST || '0.0.0.0',
+    dataDir,
+    databaseUrl,
+    secret: env.DOCSMITH_SECRET || undefined,
+    bootstrap: user && password ? { user, password, licence: env.DOCSMITH_BOOTSTRAP_LICENSE || 'TRIAL' } : undefined,
+    logLevel,
+    bodyLimitBytes: int(env, 'DOCSMITH_BODY_LIMIT', 100 * 1024 * 1024, 1024, 2 ** 31 - 1),
+    jobTimeoutMs: int(env, 'DOCSMITH_JOB_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    maxConcurrentMerges: 2,
+    maxApiKeys: 10,
+    testRoutes: env.DOCSMITH_TEST_ROUTES === '1',
+  };
+}

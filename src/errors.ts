@@ -1,0 +1,42 @@
+/**
+ * Failures with a meaning for the caller. Modules below the API throw these; the API maps
+ * each kind to its status. Anything else is our own fault and becomes a 500.
+ */
+export class DocsmithError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The request cannot be served as sent (400). */
+export class InputError extends DocsmithError {
+  constructor(message: string) {
+    super(400, message);
+  }
+}
+
+/** Not authorised, over a quota or over a limit (403). */
+export class ForbiddenError extends DocsmithError {
+  constructor(message: string) {
+    super(403, message);
+  }
+}
+
+/** Temporarily unable to take more work (503 with Retry-After). */
+export class BusyError extends DocsmithError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super(503, message, { 'retry-after': String(retryAfterSeconds) });
+  }
+}
+
+/** Processing went over its time limit and was cancelled (504). */
+export class ProcessingTimeoutError extends DocsmithError {
+  constructor(message: string) {
+    super(504, message);
+  }
+}

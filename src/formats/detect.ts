@@ -1,0 +1,95 @@
+import CFB from 'cfb';
+import { unzipSync } from 'fflate';
+
+/** Formats we can tell apart by their bytes. */
+export type DocumentFormat = 'docx' | 'doc' | 'rtf' | 'html' | 'pdf' | 'xlsx';
+
+export type Detection =
+  | { ok: true; format: DocumentFormat }
+  | { ok: false; problem: 'empty' | 'tx' | 'encrypted' | 'macro' | 'corrupt' | 'unknown'; message: string };
+
+export const FORMAT_NAMES: Record<DocumentFormat, string> = {
+  docx: 'DOCX', doc: 'DOC', rtf: 'RTF', html: 'HTML', pdf: 'PDF', xlsx: 'XLSX',
+};
+
+const MAX_CONTENT_TYPES_BYTES = 1024 * 1024;
+
+const fail = (problem: Exclude<Detection, { ok: true }>['problem'], message: string): Detection => ({ ok: false, problem, message });
+
+/** Tells the real format from the content; never from a name. */
+export function detectFormat(bytes: Uint8Array): Detection {
+  if (bytes.length === 0) return fail('empty', 'The document is empty (0 bytes).');
+  if (startsWith(bytes, [0x08, 0x07, 0x01, 0x00])) {
+    return fail('tx', 'This is a TX Text Control (.tx) document, a proprietary format that is not publicly specified and cannot be read here; save it as DOCX, DOC or RTF.');
+  }
+  if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04])) return detectZip(bytes);
+  if (startsWith(bytes, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) return detectCompound(bytes);
+  const head = Buffer.from(bytes.subarray(0, 4096)).toString('latin1');
+  if (head.startsWith('{\\rtf')) return { ok: true, format: 'rtf' };
+  if (head.slice(0, 1024).includes('%PDF-')) return { ok: true, format: 'pdf' };
+  if (looksLikeHtml(head)) return { ok: true, format: 'html' };
+  return fail('unknown', 'The data is not a document in a format we read (DOCX, DOC, RTF, HTML, PDF, XLSX).');
+}
+
+function startsWith(bytes: Uint8Array, signature: number[]): boolean {
+  return signature.every((b, i) => bytes[i] === b);
+}
+
+function looksLikeHtml(head: string): boolean {
+  const text = head.replace(/^\uFEFF|^\xEF\xBB\xBF/, '').trimStart().toLowerCase();
+  if (!text.startsWith('<')) return false;
+  return /^<!doctype html|<html[\s>]|<body[\s>]|<head[\s>]/.test(text) || /<html[\s>]/.test(text.slice(0, 1024));
+}
+
+function detectZip(bytes: Uint8Array): Detection {
+  let contentTypes: string | undefined;
+  try {
+    const files = unzipSync(bytes, {
+      filter: (file) => file.name === '[Content_Types].xml' && file.originalSize <= MAX_CONTENT_TYPES_BYTES,
+    });
+    const entry = files['[Content_Types].xml'];
+    contentTypes = entry ? Buffer.from(entry).toString('utf8') : undefined;
+  } catch {
+    return fail('corrupt', 'The document is a damaged ZIP package (truncated or corrupt); it cannot be opened.');
+  }
+  if (contentTypes === undefined) {
+    return fail('unknown', 'The data is a ZIP archive but not an Office document (no [Content_Types].xml).');
+  }
+  if (contentTypes.includes('application/vnd.ms-word.document.macroEnabled.main+xml')
+    || contentTypes.includes('application/vnd.ms-word.template.macroEnabledTemplate.main+xml')) {
+    return fail('macro', 'Macro-enabled Word documents (DOCM/DOTM) are not accepted; save the document as DOCX.');
+  }
+  if (contentTypes.includes('wordprocessingml.document.main+xml') || contentTypes.includes('wordprocessingml.template.main+xml')) {
+    return { ok: true, format: 'docx' };
+  }
+  if (contentTypes.includes('spreadsheetml.sheet.main+xml')) return { ok: true, format: 'xlsx' };
+  if (contentTypes.includes('presentationml')) {
+    return fail('unknown', 'PowerPoint presentations are not supported; send a DOCX, DOC, RTF, HTML, PDF or XLSX document.');
+  }
+  return fail('unknown', 'The data is an Office package of a kind we do not read (not DOCX or XLSX).');
+}
+
+function detectCompound(bytes: Uint8Array): Detection {
+  let container: CFB.CFB$Container;
+  try {
+    container = CFB.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { type: 'buffer' });
+  } catch {
+    return fail('corrupt', 'The document is a damaged OLE compound file (truncated or corrupt); it cannot be opened.');
+  }
+  const names = new Set(container.FileIndex.map((entry) => entry.name));
+  if (names.has('EncryptionInfo') || names.has('EncryptedPackage')) {
+    return fail('encrypted', 'The document is password-protected (encrypted); remove the password and send it again.');
+  }
+  const word = container.FileIndex.find((entry) => entry.name === 'WordDocument');
+  if (word) {
+    const content = word.content as Uint8Array | undefined;
+    if (!content || content.length < 12) return fail('corrupt', 'The Word 97-2003 document is damaged (its main stream is missing or too short).');
+    const flags = content[10]! | (content[11]! << 8);
+    if (flags & 0x0100) return fail('encrypted', 'The Word 97-2003 document is password-protected; remove the password and send it again.');
+    return { ok: true, format: 'doc' };
+  }
+  if (names.has('Workbook') || names.has('Book')) {
+    return fail('unknown', 'Excel 97-2003 workbooks (XLS) are not supported; save it as XLSX.');
+  }
+  return fail('unknown', 'The data is an OLE compound file but not a Word document.');
+}

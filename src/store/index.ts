@@ -1,0 +1,12 @@
+import path from 'node:path';
+import type { Store } from './types.js';
+import { openSqliteStore } from './sqlite.js';
+import { openPostgresStore } from './postgres.js';
+
+export type { Store } from './types.js';
+
+/** PostgreSQL when a URL is given, else the embedded SQLite file in the data directory. */
+export async function openStore(options: { databaseUrl: string | undefined; dataDir: string }): Promise<Store> {
+  if (options.databaseUrl) return openPostgresStore(options.databaseUrl);
+  return openSqliteStore(path.join(options.dataDir, 'docsmith.sqlite'));
+}

@@ -1,0 +1,80 @@
+/**
+ * Schema versions, applied in order on start. Append new entries; never edit an applied one.
+ * Times are epoch milliseconds in both dialects.
+ */
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE accounts (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     username TEXT NOT NULL UNIQUE,
+     password_hash TEXT NOT NULL,
+     licence TEXT NOT NULL,
+     max_documents INTEGER NOT NULL,
+     max_templates INTEGER NOT NULL,
+     max_proofing INTEGER NOT NULL,
+     valid_until INTEGER,
+     created_documents INTEGER NOT NULL DEFAULT 0,
+     proofing_transactions INTEGER NOT NULL DEFAULT 0,
+     created_at INTEGER NOT NULL
+   );
+   CREATE TABLE api_keys (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     key_hash TEXT NOT NULL UNIQUE,
+     key_sealed TEXT NOT NULL,
+     active INTEGER NOT NULL DEFAULT 1,
+     created_at INTEGER NOT NULL
+   );
+   CREATE INDEX api_keys_account ON api_keys(account_id);
+   CREATE TABLE templates (
+     account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     name TEXT NOT NULL,
+     format TEXT NOT NULL,
+     size INTEGER NOT NULL,
+     sha256 TEXT NOT NULL,
+     modified_at INTEGER NOT NULL,
+     data BLOB NOT NULL,
+     PRIMARY KEY (account_id, name)
+   );
+   CREATE TABLE merge_slots (
+     account_id INTEGER NOT NULL,
+     slot INTEGER NOT NULL,
+     holder TEXT NOT NULL,
+     expires_at INTEGER NOT NULL,
+     PRIMARY KEY (account_id, slot)
+   );`,
+];
+
+export const POSTGRES_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE accounts (
+     id INTEGER GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     username TEXT NOT NULL UNIQUE,
+     password_hash TEXT NOT NULL,
+     licence TEXT NOT NULL,
+     max_documents BIGINT NOT NULL,
+     max_templates BIGINT NOT NULL,
+     max_proofing BIGINT NOT NULL,
+     valid_until BIGINT,
+     created_documents BIGINT NOT NULL DEFAULT 0,
+     proofing_transactions BIGINT NOT NULL DEFAULT 0,
+     created_at BIGINT NOT NULL
+   );
+   CREATE TABLE api_keys (
+     id INTEGER GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     key_hash TEXT NOT NULL UNIQUE,
+     key_sealed TEXT NOT NULL,
+     active BOOLEAN NOT NULL DEFAULT TRUE,
+     created_at BIGINT NOT NULL
+   );
+   CREATE INDEX api_keys_account ON api_keys(account_id);
+   CREATE TABLE templates (
+     account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     name TEXT NOT NULL,
+     format TEXT NOT NULL,
+     size BIGINT NOT NULL,
+     sha256 TEXT NOT NULL,
+     modified_at BIGINT NOT NULL,
+     data BYTEA NOT NULL,
+     PRIMARY KEY (account_id, name)
+   );`,
+];

@@ -1,0 +1,318 @@
+import pg from 'pg';
+import type {
+  Account, AccountPatch, AccountRepository, ApiKeyRecord, ApiKeyRepository, NewAccount, NewTemplate,
+  SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageRepository,
+} from './types.js';
+import { DuplicateError } from './types.js';
+import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { accountColumns, type AccountRow, type ApiKeyRow, rowToAccount, rowToApiKey, rowToTemplateMeta, type TemplateRow } from './rows.js';
+
+/** Advisory lock namespace ('DSM' << 8): +0 migrations, +1.. merge slots. */
+const LOCK_BASE = 0x44534d00;
+
+const int8 = 20;
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === int8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** The scale-out store: any number of instances share one PostgreSQL database. */
+export async function openPostgresStore(url: string): Promise<Store> {
+  const pool = new pg.Pool({ connectionString: url, max: 20, types, connectionTimeoutMillis: 10_000 });
+  pool.on('error', () => {
+    // An idle client lost its connection; the pool replaces it. Nothing to do here.
+  });
+  try {
+    await migrate(pool);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return new PostgresStore(pool);
+}
+
+async function migrate(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [LOCK_BASE]);
+    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+    const done = new Set(rows.map((r) => r.version));
+    for (const [index, sql] of POSTGRES_MIGRATIONS.entries()) {
+      const version = index + 1;
+      if (done.has(version)) continue;
+      await client.query('BEGIN');
+      try {
+        await client.query(sql);
+        await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [version, Date.now()]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [LOCK_BASE]).catch(() => undefined);
+    client.release();
+  }
+}
+
+async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && error.code === '23505';
+}
+
+class PostgresStore implements Store {
+  readonly kind = 'postgres';
+  readonly accounts: AccountRepository;
+  readonly apiKeys: ApiKeyRepository;
+  readonly templates: TemplateRepository;
+  readonly usage: UsageRepository;
+
+  readonly usage: PgUsage;
+
+  constructor(private readonly pool: pg.Pool) {
+    this.accounts = new PgAccounts(pool);
+    this.apiKeys = new PgApiKeys(pool);
+    this.templates = new PgTemplates(pool);
+    this.usage = new PgUsage(pool);
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    this.usage.dropLeases();
+    await this.pool.end();
+  }
+}
+
+const ACCOUNT_SELECT = `SELECT ${accountColumns} FROM accounts`;
+const ACCOUNT_INSERT = `INSERT INTO accounts (username, password_hash, licence, max_documents, max_templates, max_proofing, valid_until, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`;
+
+function insertValues(a: NewAccount): unknown[] {
+  return [a.username, a.passwordHash, a.licence, a.maxDocuments, a.maxTemplates, a.maxProofingTransactions,
+    a.validUntil ? a.validUntil.getTime() : null, Date.now()];
+}
+
+class PgAccounts implements AccountRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async create(account: NewAccount): Promise<Account> {
+    try {
+      const { rows } = await this.pool.query<AccountRow>(`${ACCOUNT_INSERT} RETURNING ${accountColumns}`, insertValues(account));
+      return rowToAccount(rows[0]!);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new DuplicateError(`user "${account.username}" exists already`);
+      throw error;
+    }
+  }
+
+  async createIfMissing(account: NewAccount): Promise<boolean> {
+    const result = await this.pool.query(`${ACCOUNT_INSERT} ON CONFLICT (username) DO NOTHING`, insertValues(account));
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async byId(id: number): Promise<Account | null> {
+    const { rows } = await this.pool.query<AccountRow>(`${ACCOUNT_SELECT} WHERE id = $1`, [id]);
+    return rows[0] ? rowToAccount(rows[0]) : null;
+  }
+
+  async byUsername(username: string): Promise<Account | null> {
+    const { rows } = await this.pool.query<AccountRow>(`${ACCOUNT_SELECT} WHERE username = $1`, [username]);
+    return rows[0] ? rowToAccount(rows[0]) : null;
+  }
+
+  async list(): Promise<Account[]> {
+    const { rows } = await this.pool.query<AccountRow>(`${ACCOUNT_SELECT} ORDER BY id`);
+    return rows.map(rowToAccount);
+  }
+
+  async update(id: number, patch: AccountPatch): Promise<Account | null> {
+    const sets: string[] = [];
+    const values: unknown[] = [];
+    const add = (column: string, value: unknown) => {
+      values.push(value);
+      sets.push(`${column} = $${values.length}`);
+    };
+    if (patch.passwordHash !== undefined) add('password_hash', patch.passwordHash);
+    if (patch.licence !== undefined) add('licence', patch.licence);
+    if (patch.maxDocuments !== undefined) add('max_documents', patch.maxDocuments);
+    if (patch.maxTemplates !== undefined) add('max_templates', patch.maxTemplates);
+    if (patch.maxProofingTransactions !== undefined) add('max_proofing', patch.maxProofingTransactions);
+    if (patch.validUntil !== undefined) add('valid_until', patch.validUntil ? patch.validUntil.getTime() : null);
+    if (patch.createdDocuments !== undefined) add('created_documents', patch.createdDocuments);
+    if (sets.length > 0) {
+      values.push(id);
+      await this.pool.query(`UPDATE accounts SET ${sets.join(', ')} WHERE id = $${values.length}`, values);
+    }
+    return this.byId(id);
+  }
+
+  async delete(id: number): Promise<boolean> {
+    const result = await this.pool.query('DELETE FROM accounts WHERE id = $1', [id]);
+    return (result.rowCount ?? 0) > 0;
+  }
+}
+
+class PgApiKeys implements ApiKeyRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async add(accountId: number, key: { keyHash: string; keySealed: string }, maxKeys: number): Promise<'added' | 'limit'> {
+    return inTransaction(this.pool, async (client) => {
+      // The account row lock serialises concurrent additions for one account.
+      await client.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+      const { rows } = await client.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM api_keys WHERE account_id = $1', [accountId]);
+      if ((rows[0]?.n ?? 0) >= maxKeys) return 'limit';
+      await client.query(
+        'INSERT INTO api_keys (account_id, key_hash, key_sealed, active, created_at) VALUES ($1, $2, $3, TRUE, $4)',
+        [accountId, key.keyHash, key.keySealed, Date.now()],
+      );
+      return 'added';
+    });
+  }
+
+  async list(accountId: number): Promise<ApiKeyRecord[]> {
+    const { rows } = await this.pool.query<ApiKeyRow>('SELECT * FROM api_keys WHERE account_id = $1 ORDER BY id', [accountId]);
+    return rows.map(rowToApiKey);
+  }
+
+  async byHash(keyHash: string): Promise<ApiKeyRecord | null> {
+    const { rows } = await this.pool.query<ApiKeyRow>('SELECT * FROM api_keys WHERE key_hash = $1', [keyHash]);
+    return rows[0] ? rowToApiKey(rows[0]) : null;
+  }
+
+  async delete(accountId: number, keyHash: string): Promise<boolean> {
+    const result = await this.pool.query('DELETE FROM api_keys WHERE account_id = $1 AND key_hash = $2', [accountId, keyHash]);
+    return (result.rowCount ?? 0) > 0;
+  }
+}
+
+const TEMPLATE_META = 'name, format, size, sha256, modified_at';
+
+class PgTemplates implements TemplateRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async put(accountId: number, t: NewTemplate, maxTemplates: number): Promise<'created' | 'replaced' | 'limit'> {
+    return inTransaction(this.pool, async (client) => {
+      await client.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+      const existing = await client.query('SELECT 1 FROM templates WHERE account_id = $1 AND name = $2', [accountId, t.name]);
+      const exists = (existing.rowCount ?? 0) > 0;
+      if (!exists) {
+        const { rows } = await client.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM templates WHERE account_id = $1', [accountId]);
+        if ((rows[0]?.n ?? 0) >= maxTemplates) return 'limit';
+      }
+      await client.query(
+        `INSERT INTO templates (account_id, name, format, size, sha256, modified_at, data) VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (account_id, name) DO UPDATE SET format = EXCLUDED.format, size = EXCLUDED.size,
+           sha256 = EXCLUDED.sha256, modified_at = EXCLUDED.modified_at, data = EXCLUDED.data`,
+        [accountId, t.name, t.format, t.data.length, t.sha256, Date.now(), t.data],
+      );
+      return exists ? 'replaced' : 'created';
+    });
+  }
+
+  async get(accountId: number, name: string): Promise<TemplateRecord | null> {
+    const { rows } = await this.pool.query<TemplateRow & { data: Buffer }>(
+      `SELECT ${TEMPLATE_META}, data FROM templates WHERE account_id = $1 AND name = $2`, [accountId, name]);
+    return rows[0] ? { ...rowToTemplateMeta(rows[0]), data: rows[0].data } : null;
+  }
+
+  async meta(accountId: number, name: string): Promise<TemplateMeta | null> {
+    const { rows } = await this.pool.query<TemplateRow>(
+      `SELECT ${TEMPLATE_META} FROM templates WHERE account_id = $1 AND name = $2`, [accountId, name]);
+    return rows[0] ? rowToTemplateMeta(rows[0]) : null;
+  }
+
+  async list(accountId: number): Promise<TemplateMeta[]> {
+    const { rows } = await this.pool.query<TemplateRow>(
+      `SELECT ${TEMPLATE_META} FROM templates WHERE account_id = $1 ORDER BY name`, [accountId]);
+    return rows.map(rowToTemplateMeta);
+  }
+
+  async count(accountId: number): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM templates WHERE account_id = $1', [accountId]);
+    return rows[0]?.n ?? 0;
+  }
+
+  async delete(accountId: number, name: string): Promise<boolean> {
+    const result = await this.pool.query('DELETE FROM templates WHERE account_id = $1 AND name = $2', [accountId, name]);
+    return (result.rowCount ?? 0) > 0;
+  }
+}
+
+/**
+ * Merge slots are session advisory locks held on a dedicated connection for the duration of
+ * the work: visible to every instance, and freed by PostgreSQL when an instance dies.
+ */
+class PgUsage implements UsageRepository {
+  /** Connections holding slot locks, so closing the store can end them (and their locks). */
+  private readonly held = new Set<pg.PoolClient>();
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  dropLeases(): void {
+    for (const client of this.held) client.release(new Error('store closing'));
+    this.held.clear();
+  }
+
+  async reserveDocument(accountId: number): Promise<boolean> {
+    const result = await this.pool.query(
+      'UPDATE accounts SET created_documents = created_documents + 1 WHERE id = $1 AND created_documents < max_documents',
+      [accountId],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async refundDocument(accountId: number): Promise<void> {
+    await this.pool.query(
+      'UPDATE accounts SET created_documents = created_documents - 1 WHERE id = $1 AND created_documents > 0', [accountId]);
+  }
+
+  async acquireSlot(accountId: number, limit: number, _leaseMs: number): Promise<SlotLease | null> {
+    const client = await this.pool.connect();
+    try {
+      for (let slot = 0; slot < limit; slot++) {
+        const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [LOCK_BASE + 1 + slot, accountId]);
+        if (rows[0]?.ok) return this.lease(client, slot, accountId);
+      }
+    } catch (error) {
+      client.release(error as Error);
+      throw error;
+    }
+    client.release();
+    return null;
+  }
+
+  private lease(client: pg.PoolClient, slot: number, accountId: number): SlotLease {
+    this.held.add(client);
+    return {
+      release: async () => {
+        if (!this.held.delete(client)) return;
+        try {
+          await client.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_BASE + 1 + slot, accountId]);
+          client.release();
+        } catch (error) {
+          // Destroying the connection frees every lock it held.
+          client.release(error as Error);
+        }
+      },
+    };
+  }
+}

@@ -1,0 +1,75 @@
+import type { Account, ApiKeyRecord, TemplateMeta } from './types.js';
+
+/** Column lists and row mapping shared by both SQL backends (times are epoch milliseconds). */
+export const accountColumns =
+  'id, username, password_hash, licence, max_documents, max_templates, max_proofing, valid_until, created_documents, proofing_transactions, created_at';
+
+type Num = number | string;
+
+export interface AccountRow {
+  id: Num;
+  username: string;
+  password_hash: string;
+  licence: string;
+  max_documents: Num;
+  max_templates: Num;
+  max_proofing: Num;
+  valid_until: Num | null;
+  created_documents: Num;
+  proofing_transactions: Num;
+  created_at: Num;
+}
+
+export interface ApiKeyRow {
+  id: Num;
+  account_id: Num;
+  key_hash: string;
+  key_sealed: string;
+  active: Num | boolean;
+  created_at: Num;
+}
+
+export interface TemplateRow {
+  name: string;
+  format: string;
+  size: Num;
+  sha256: string;
+  modified_at: Num;
+}
+
+export function rowToAccount(r: AccountRow): Account {
+  return {
+    id: Number(r.id),
+    username: r.username,
+    passwordHash: r.password_hash,
+    licence: r.licence,
+    maxDocuments: Number(r.max_documents),
+    maxTemplates: Number(r.max_templates),
+    maxProofingTransactions: Number(r.max_proofing),
+    validUntil: r.valid_until === null ? null : new Date(Number(r.valid_until)),
+    createdDocuments: Number(r.created_documents),
+    proofingTransactions: Number(r.proofing_transactions),
+    createdAt: new Date(Number(r.created_at)),
+  };
+}
+
+export function rowToApiKey(r: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: Number(r.id),
+    accountId: Number(r.account_id),
+    keyHash: r.key_hash,
+    keySealed: r.key_sealed,
+    active: r.active === true || Number(r.active) === 1,
+    createdAt: new Date(Number(r.created_at)),
+  };
+}
+
+export function rowToTemplateMeta(r: TemplateRow): TemplateMeta {
+  return {
+    name: r.name,
+    format: r.format,
+    size: Number(r.size),
+    sha256: r.sha256,
+    modifiedAt: new Date(Number(r.modified_at)),
+  };
+}

@@ -1,0 +1,285 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import type {
+  Account, AccountPatch, AccountRepository, ApiKeyRecord, ApiKeyRepository, NewAccount, NewTemplate,
+  SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageRepository,
+} from './types.js';
+import { DuplicateError } from './types.js';
+import { SQLITE_MIGRATIONS } from './migrations.js';
+import { accountColumns, type AccountRow, type ApiKeyRow, rowToAccount, rowToApiKey, rowToTemplateMeta, type TemplateRow } from './rows.js';
+
+/** The embedded store: one SQLite file in WAL mode, fsync on every commit. */
+export function openSqliteStore(file: string): Store {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 10000');
+  migrate(db);
+  return new SqliteStore(db);
+}
+
+function migrate(db: Database.Database): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+  db.transaction(() => {
+    const done = new Set(
+      (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
+    );
+    SQLITE_MIGRATIONS.forEach((sql, index) => {
+      const version = index + 1;
+      if (done.has(version)) return;
+      db.exec(sql);
+      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());
+    });
+  }).immediate();
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && String(error.code).startsWith('SQLITE_CONSTRAINT_UNIQUE');
+}
+
+const ACCOUNT_SELECT = `SELECT ${accountColumns} FROM accounts`;
+
+class SqliteStore implements Store {
+  readonly kind = 'sqlite';
+  readonly accounts: AccountRepository;
+  readonly apiKeys: ApiKeyRepository;
+  readonly templates: TemplateRepository;
+  readonly usage: UsageRepository;
+
+  constructor(private readonly db: Database.Database) {
+    this.accounts = new SqliteAccounts(db);
+    this.apiKeys = new SqliteApiKeys(db);
+    this.templates = new SqliteTemplates(db);
+    this.usage = new SqliteUsage(db);
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
+
+class SqliteAccounts implements AccountRepository {
+  constructor(private readonly db: Database.Database) {}
+
+  async create(account: NewAccount): Promise<Account> {
+    try {
+      const info = this.insert(account);
+      return (await this.byId(Number(info.lastInsertRowid)))!;
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new DuplicateError(`user "${account.username}" exists already`);
+      throw error;
+    }
+  }
+
+  async createIfMissing(account: NewAccount): Promise<boolean> {
+    try {
+      this.insert(account);
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  private insert(a: NewAccount): Database.RunResult {
+    return this.db
+      .prepare(
+        `INSERT INTO accounts (username, password_hash, licence, max_documents, max_templates, max_proofing, valid_until, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(a.username, a.passwordHash, a.licence, a.maxDocuments, a.maxTemplates, a.maxProofingTransactions,
+        a.validUntil ? a.validUntil.getTime() : null, Date.now());
+  }
+
+  async byId(id: number): Promise<Account | null> {
+    const row = this.db.prepare(`${ACCOUNT_SELECT} WHERE id = ?`).get(id) as AccountRow | undefined;
+    return row ? rowToAccount(row) : null;
+  }
+
+  async byUsername(username: string): Promise<Account | null> {
+    const row = this.db.prepare(`${ACCOUNT_SELECT} WHERE username = ?`).get(username) as AccountRow | undefined;
+    return row ? rowToAccount(row) : null;
+  }
+
+  async list(): Promise<Account[]> {
+    return (this.db.prepare(`${ACCOUNT_SELECT} ORDER BY id`).all() as AccountRow[]).map(rowToAccount);
+  }
+
+  async update(id: number, patch: AccountPatch): Promise<Account | null> {
+    const sets: string[] = [];
+    const values: (string | number | null)[] = [];
+    const add = (column: string, value: string | number | null) => {
+      sets.push(`${column} = ?`);
+      values.push(value);
+    };
+    if (patch.passwordHash !== undefined) add('password_hash', patch.passwordHash);
+    if (patch.licence !== undefined) add('licence', patch.licence);
+    if (patch.maxDocuments !== undefined) add('max_documents', patch.maxDocuments);
+    if (patch.maxTemplates !== undefined) add('max_templates', patch.maxTemplates);
+    if (patch.maxProofingTransactions !== undefined) add('max_proofing', patch.maxProofingTransactions);
+    if (patch.validUntil !== undefined) add('valid_until', patch.validUntil ? patch.validUntil.getTime() : null);
+    if (patch.createdDocuments !== undefined) add('created_documents', patch.createdDocuments);
+    if (sets.length > 0) {
+      this.db.prepare(`UPDATE accounts SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
+    }
+    return this.byId(id);
+  }
+
+  async delete(id: number): Promise<boolean> {
+    return this.db.prepare('DELETE FROM accounts WHERE id = ?').run(id).changes > 0;
+  }
+}
+
+class SqliteApiKeys implements ApiKeyRepository {
+  constructor(private readonly db: Database.Database) {}
+
+  async add(accountId: number, key: { keyHash: string; keySealed: string }, maxKeys: number): Promise<'added' | 'limit'> {
+    return this.db.transaction((): 'added' | 'limit' => {
+      const { n } = this.db.prepare('SELECT COUNT(*) AS n FROM api_keys WHERE account_id = ?').get(accountId) as { n: number };
+      if (n >= maxKeys) return 'limit';
+      this.db
+        .prepare('INSERT INTO api_keys (account_id, key_hash, key_sealed, active, created_at) VALUES (?, ?, ?, 1, ?)')
+        .run(accountId, key.keyHash, key.keySealed, Date.now());
+      return 'added';
+    }).immediate();
+  }
+
+  async list(accountId: number): Promise<ApiKeyRecord[]> {
+    const rows = this.db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY id').all(accountId) as ApiKeyRow[];
+    return rows.map(rowToApiKey);
+  }
+
+  async byHash(keyHash: string): Promise<ApiKeyRecord | null> {
+    const row = this.db.prepare('SELECT * FROM api_keys WHERE key_hash = ?').get(keyHash) as ApiKeyRow | undefined;
+    return row ? rowToApiKey(row) : null;
+  }
+
+  async delete(accountId: number, keyHash: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM api_keys WHERE account_id = ? AND key_hash = ?').run(accountId, keyHash).changes > 0;
+  }
+}
+
+const TEMPLATE_META = 'name, format, size, sha256, modified_at';
+
+class SqliteTemplates implements TemplateRepository {
+  constructor(private readonly db: Database.Database) {}
+
+  async put(accountId: number, t: NewTemplate, maxTemplates: number): Promise<'created' | 'replaced' | 'limit'> {
+    return this.db.transaction((): 'created' | 'replaced' | 'limit' => {
+      const exists = this.db.prepare('SELECT 1 FROM templates WHERE account_id = ? AND name = ?').get(accountId, t.name);
+      if (!exists) {
+        const { n } = this.db.prepare('SELECT COUNT(*) AS n FROM templates WHERE account_id = ?').get(accountId) as { n: number };
+        if (n >= maxTemplates) return 'limit';
+      }
+      this.db
+        .prepare(
+          `INSERT INTO templates (account_id, name, format, size, sha256, modified_at, data) VALUES (?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (account_id, name) DO UPDATE SET format = excluded.format, size = excluded.size,
+             sha256 = excluded.sha256, modified_at = excluded.modified_at, data = excluded.data`,
+        )
+        .run(accountId, t.name, t.format, t.data.length, t.sha256, Date.now(), t.data);
+      return exists ? 'replaced' : 'created';
+    }).immediate();
+  }
+
+  async get(accountId: number, name: string): Promise<TemplateRecord | null> {
+    const row = this.db
+      .prepare(`SELECT ${TEMPLATE_META}, data FROM templates WHERE account_id = ? AND name = ?`)
+      .get(accountId, name) as (TemplateRow & { data: Buffer }) | undefined;
+    return row ? { ...rowToTemplateMeta(row), data: row.data } : null;
+  }
+
+  async meta(accountId: number, name: string): Promise<TemplateMeta | null> {
+    const row = this.db
+      .prepare(`SELECT ${TEMPLATE_META} FROM templates WHERE account_id = ? AND name = ?`)
+      .get(accountId, name) as TemplateRow | undefined;
+    return row ? rowToTemplateMeta(row) : null;
+  }
+
+  async list(accountId: number): Promise<TemplateMeta[]> {
+    const rows = this.db
+      .prepare(`SELECT ${TEMPLATE_META} FROM templates WHERE account_id = ? ORDER BY name`)
+      .all(accountId) as TemplateRow[];
+    return rows.map(rowToTemplateMeta);
+  }
+
+  async count(accountId: number): Promise<number> {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM templates WHERE account_id = ?').get(accountId) as { n: number }).n;
+  }
+
+  async delete(accountId: number, name: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM templates WHERE account_id = ? AND name = ?').run(accountId, name).changes > 0;
+  }
+}
+
+/** Whether a process with this pid still runs on this machine (the SQLite file is local). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Slots are lease rows so that every process sharing the file sees them. A lease ends when it
+ * is released, when it expires, or when the process holding it is gone.
+ */
+class SqliteUsage implements UsageRepository {
+  constructor(private readonly db: Database.Database) {}
+
+  async reserveDocument(accountId: number): Promise<boolean> {
+    return this.db
+      .prepare('UPDATE accounts SET created_documents = created_documents + 1 WHERE id = ? AND created_documents < max_documents')
+      .run(accountId).changes > 0;
+  }
+
+  async refundDocument(accountId: number): Promise<void> {
+    this.db.prepare('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(accountId);
+  }
+
+  async acquireSlot(accountId: number, limit: number, leaseMs: number): Promise<SlotLease | null> {
+    const holder = `${process.pid}:${randomUUID()}`;
+    const slot = this.db.transaction((): number | null => {
+      const now = Date.now();
+      const rows = this.db.prepare('SELECT slot, holder, expires_at FROM merge_slots WHERE account_id = ?').all(accountId) as {
+        slot: number; holder: string; expires_at: number;
+      }[];
+      const taken = new Set<number>();
+      for (const row of rows) {
+        const pid = Number(row.holder.split(':')[0]);
+        if (row.expires_at <= now || !processAlive(pid)) {
+          this.db.prepare('DELETE FROM merge_slots WHERE account_id = ? AND slot = ?').run(accountId, row.slot);
+        } else {
+          taken.add(row.slot);
+        }
+      }
+      for (let candidate = 0; candidate < limit; candidate++) {
+        if (taken.has(candidate)) continue;
+        this.db
+          .prepare('INSERT INTO merge_slots (account_id, slot, holder, expires_at) VALUES (?, ?, ?, ?)')
+          .run(accountId, candidate, holder, now + leaseMs);
+        return candidate;
+      }
+      return null;
+    }).immediate();
+    if (slot === null) return null;
+    let released = false;
+    return {
+      release: async () => {
+        if (released) return;
+        released = true;
+        if (this.db.open) this.db.prepare('DELETE FROM merge_slots WHERE holder = ?').run(holder);
+      },
+    };
+  }
+}

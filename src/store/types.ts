@@ -1,0 +1,119 @@
+/**
+ * The one storage interface. Two implementations (SQLite, PostgreSQL) pass the same contract
+ * tests; everything above this layer is unaware which one runs.
+ */
+
+export interface Account {
+  id: number;
+  username: string;
+  passwordHash: string;
+  /** `FREE`, `TRIAL` or a serial number. */
+  licence: string;
+  maxDocuments: number;
+  maxTemplates: number;
+  maxProofingTransactions: number;
+  validUntil: Date | null;
+  createdDocuments: number;
+  proofingTransactions: number;
+  createdAt: Date;
+}
+
+export interface NewAccount {
+  username: string;
+  passwordHash: string;
+  licence: string;
+  maxDocuments: number;
+  maxTemplates: number;
+  maxProofingTransactions: number;
+  validUntil: Date | null;
+}
+
+export type AccountPatch = Partial<Omit<NewAccount, 'username'>> & { createdDocuments?: number };
+
+export interface ApiKeyRecord {
+  id: number;
+  accountId: number;
+  /** SHA-256 of the key, hex: the lookup handle. */
+  keyHash: string;
+  /** The key sealed with the master secret, so its owner can list it. */
+  keySealed: string;
+  active: boolean;
+  createdAt: Date;
+}
+
+export interface TemplateMeta {
+  name: string;
+  format: string;
+  size: number;
+  sha256: string;
+  modifiedAt: Date;
+}
+
+export interface TemplateRecord extends TemplateMeta {
+  data: Buffer;
+}
+
+export interface NewTemplate {
+  name: string;
+  format: string;
+  sha256: string;
+  data: Buffer;
+}
+
+export interface AccountRepository {
+  /** Throws {@link DuplicateError} when the user name is taken. */
+  create(account: NewAccount): Promise<Account>;
+  /** Creates the account unless the user name exists; returns whether it did. */
+  createIfMissing(account: NewAccount): Promise<boolean>;
+  byId(id: number): Promise<Account | null>;
+  byUsername(username: string): Promise<Account | null>;
+  list(): Promise<Account[]>;
+  update(id: number, patch: AccountPatch): Promise<Account | null>;
+  /** Removes the account with its keys and templates. */
+  delete(id: number): Promise<boolean>;
+}
+
+export interface ApiKeyRepository {
+  /** Adds the key unless the account already holds `maxKeys`. */
+  add(accountId: number, key: { keyHash: string; keySealed: string }, maxKeys: number): Promise<'added' | 'limit'>;
+  list(accountId: number): Promise<ApiKeyRecord[]>;
+  byHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  delete(accountId: number, keyHash: string): Promise<boolean>;
+}
+
+export interface TemplateRepository {
+  /** Stores durably before resolving; a new name beyond `maxTemplates` is refused. */
+  put(accountId: number, template: NewTemplate, maxTemplates: number): Promise<'created' | 'replaced' | 'limit'>;
+  get(accountId: number, name: string): Promise<TemplateRecord | null>;
+  meta(accountId: number, name: string): Promise<TemplateMeta | null>;
+  list(accountId: number): Promise<TemplateMeta[]>;
+  count(accountId: number): Promise<number>;
+  delete(accountId: number, name: string): Promise<boolean>;
+}
+
+/** A held merge slot; release it exactly once when the work ends. */
+export interface SlotLease {
+  release(): Promise<void>;
+}
+
+export interface UsageRepository {
+  /** Adds one created document if the account is below its quota; false when exhausted. */
+  reserveDocument(accountId: number): Promise<boolean>;
+  /** Takes back a reservation whose work failed. */
+  refundDocument(accountId: number): Promise<void>;
+  /** One of `limit` slots for the account, or null when all are held (by any instance). */
+  acquireSlot(accountId: number, limit: number, leaseMs: number): Promise<SlotLease | null>;
+}
+
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  readonly accounts: AccountRepository;
+  readonly apiKeys: ApiKeyRepository;
+  readonly templates: TemplateRepository;
+  readonly usage: UsageRepository;
+  /** Resolves when the store can serve; throws otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class DuplicateError extends Error {}

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import type { Account, Store, TemplateMeta, TemplateRecord } from '../store/types.js';
+import { ForbiddenError, InputError } from '../errors.js';
+import { detectFormat, FORMAT_NAMES, type DocumentFormat } from '../formats/detect.js';
+import { checkTemplateName } from './names.js';
+
+/** Formats a template may be stored in. */
+const TEMPLATE_FORMATS: readonly DocumentFormat[] = ['docx', 'doc', 'rtf'];
+
+/** An account's template storage: validated names, formats read from the bytes, the quota. */
+export class TemplateLibrary {
+  constructor(private readonly store: Store) {}
+
+  async upload(account: Account, name: string, data: Buffer): Promise<'created' | 'replaced'> {
+    checkTemplateName(name);
+    const detected = detectFormat(data);
+    if (!detected.ok) throw new InputError(`The template "${name}" cannot be stored: ${detected.message}`);
+    if (!TEMPLATE_FORMATS.includes(detected.format)) {
+      throw new InputError(`The template "${name}" is a ${FORMAT_NAMES[detected.format]} document; templates must be DOCX, DOC or RTF.`);
+    }
+    const sha256 = createHash('sha256').update(data).digest('hex');
+    const result = await this.store.templates.put(account.id, { name, format: detected.format, sha256, data }, account.maxTemplates);
+    if (result === 'limit') {
+      throw new ForbiddenError(`The template quota of this account is used up (${account.maxTemplates} templates); delete one or replace an existing name.`);
+    }
+    return result;
+  }
+
+  /** The stored template; 400 when it does not exist, as the API prescribes. */
+  async require(account: Account, name: string): Promise<TemplateRecord> {
+    const template = await this.store.templates.get(account.id, name);
+    if (!template) throw new InputError(`There is no template named "${name}" in this account's storage.`);
+    return template;
+  }
+
+  async exists(account: Account, name: string): Promise<boolean> {
+    return (await this.store.templates.meta(account.id, name)) !== null;
+  }
+
+  list(account: Account): Promise<TemplateMeta[]> {
+    return this.store.templates.list(account.id);
+  }
+
+  count(account: Account): Promise<number> {
+    return this.store.templates.count(account.id);
+  }
+
+  async delete(account: Account, name: string): Promise<void> {
+    if (!(await this.store.templates.delete(account.id, name))) {
+      throw new InputError(`There is no template named "${name}" in this account's storage.`);
+    }
+  }
+}

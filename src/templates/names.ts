@@ -1,0 +1,27 @@
+import path from 'node:path';
+import { InputError } from '../errors.js';
+
+/** Extensions a stored template may carry; the content decides the real format. */
+export const TEMPLATE_EXTENSIONS = ['docx', 'doc', 'rtf'] as const;
+
+const FORBIDDEN = /[\\/:*?"<>|\u0000-\u001f\u007f]/;
+
+/** A plain file name with a known extension: no folders, no control characters. */
+export function checkTemplateName(name: string): string {
+  if (name.length === 0) throw new InputError('templateName is empty.');
+  if (name.length > 255) throw new InputError('templateName is longer than 255 characters.');
+  if (FORBIDDEN.test(name)) {
+    throw new InputError(`templateName "${name}" contains a character that is not allowed in a file name (\\ / : * ? " < > | or a control character).`);
+  }
+  if (name.trim() !== name || name.startsWith('.')) {
+    throw new InputError(`templateName "${name}" must not start with a dot or begin or end with spaces.`);
+  }
+  const extension = path.extname(name).slice(1).toLowerCase();
+  if (extension === 'tx') {
+    throw new InputError(`templateName "${name}": TX templates are a proprietary format that cannot be read here; use ${TEMPLATE_EXTENSIONS.map((e) => `.${e}`).join(', ')}.`);
+  }
+  if (!(TEMPLATE_EXTENSIONS as readonly string[]).includes(extension)) {
+    throw new InputError(`templateName "${name}" must end with ${TEMPLATE_EXTENSIONS.map((e) => `.${e}`).join(', ')}.`);
+  }
+  return name;
+}

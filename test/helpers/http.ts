@@ -1,0 +1,63 @@
+import http from 'node:http';
+
+export interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  json(): unknown;
+}
+
+export type Auth = { basic: [string, string] } | { key: string; scheme?: string } | { header: string } | null;
+
+export function authHeader(auth: Auth): Record<string, string> {
+  if (!auth) return {};
+  if ('header' in auth) return { authorization: auth.header };
+  if ('basic' in auth) return { authorization: `Basic ${Buffer.from(auth.basic.join(':')).toString('base64')}` };
+  return { authorization: `${auth.scheme ?? 'ReportingCloud-APIKey'} ${auth.key}` };
+}
+
+/**
+ * One request over node:http, so tests control the exact bytes: bodies on GET, missing
+ * Content-Type, chunked encoding.
+ */
+export function request(
+  base: string,
+  method: string,
+  path: string,
+  options: { auth?: Auth; body?: string | Buffer; json?: unknown; headers?: Record<string, string>; chunked?: boolean } = {},
+): Promise<Reply> {
+  const url = new URL(path, base);
+  const body = options.json !== undefined ? JSON.stringify(options.json) : options.body;
+  const headers: Record<string, string> = { ...authHeader(options.auth ?? null), ...options.headers };
+  if (body !== undefined && options.json !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+  if (body !== undefined && !options.chunked) headers['content-length'] = String(Buffer.byteLength(body));
+  if (options.chunked) headers['transfer-encoding'] = 'chunked';
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+/** A client bound to one server and one set of credentials. */
+export function client(base: string, auth: Auth) {
+  return {
+    get: (path: string, extra: Parameters<typeof request>[3] = {}) => request(base, 'GET', path, { auth, ...extra }),
+    post: (path: string, extra: Parameters<typeof request>[3] = {}) => request(base, 'POST', path, { auth, ...extra }),
+    put: (path: string, extra: Parameters<typeof request>[3] = {}) => request(base, 'PUT', path, { auth, ...extra }),
+    delete: (path: string, extra: Parameters<typeof request>[3] = {}) => request(base, 'DELETE', path, { auth, ...extra }),
+    upload: (name: string, data: Buffer) =>
+      request(base, 'POST', `/v1/templates/upload?templateName=${encodeURIComponent(name)}`, { auth, json: data.toString('base64') }),
+  };
+}
+
+export type Client = ReturnType<typeof client>;

@@ -1,0 +1,167 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Store, NewAccount } from '../../src/store/types.js';
+import { DuplicateError } from '../../src/store/types.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import { openPostgresStore } from '../../src/store/postgres.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/server.js';
+
+/** A backend under test: how to open it, and how to open a second "instance" on the same data. */
+interface Backend {
+  name: string;
+  open(): Promise<Store>;
+  cleanup(): Promise<void>;
+}
+
+function sqliteBackend(): Backend {
+  const file = path.join(tempDir(), 'store.sqlite');
+  return { name: 'sqlite', open: async () => openSqliteStore(file), cleanup: async () => undefined };
+}
+
+function postgresBackend(): Backend {
+  let db: TestDatabase | undefined;
+  return {
+    name: 'postgres',
+    async open() {
+      db ??= await createTestDatabase();
+      return openPostgresStore(db.url);
+    },
+    cleanup: async () => db?.drop(),
+  };
+}
+
+const newAccount = (username: string, over: Partial<NewAccount> = {}): NewAccount => ({
+  username, passwordHash: 'scrypt$x', licence: 'TRIAL', maxDocuments: 100, maxTemplates: 5,
+  maxProofingTransactions: 10, validUntil: new Date('2030-01-02T03:04:05Z'), ...over,
+});
+
+const template = (name: string, data = randomBytes(64)) => ({ name, format: 'docx', sha256: 'h'.repeat(64), data });
+
+for (const make of [sqliteBackend, postgresBackend]) {
+  const backend = make();
+  describe(`store contract: ${backend.name}`, () => {
+    let store: Store;
+    let second: Store;
+    before(async () => {
+      store = await backend.open();
+      second = await backend.open(); // a second instance on the same data; migrations run again harmlessly
+    });
+    after(async () => {
+      await second.close();
+      await store.close();
+      await backend.cleanup();
+    });
+
+    it('creates, finds, updates and deletes accounts', async () => {
+      const a = await store.accounts.create(newAccount('ann'));
+      assert.equal(a.username, 'ann');
+      assert.equal(a.createdDocuments, 0);
+      assert.equal(a.validUntil?.toISOString(), '2030-01-02T03:04:05.000Z');
+      assert.deepEqual(await store.accounts.byUsername('ann'), a);
+      assert.deepEqual(await second.accounts.byId(a.id), a);
+      await assert.rejects(store.accounts.create(newAccount('ann')), DuplicateError);
+      assert.equal(await store.accounts.createIfMissing(newAccount('ann')), false);
+      assert.equal(await store.accounts.createIfMissing(newAccount('bob')), true);
+      const updated = await store.accounts.update(a.id, { maxDocuments: 7, validUntil: null, licence: 'ABC-123' });
+      assert.equal(updated?.maxDocuments, 7);
+      assert.equal(updated?.validUntil, null);
+      assert.equal(updated?.licence, 'ABC-123');
+      assert.equal(updated?.maxTemplates, 5);
+      assert.deepEqual((await store.accounts.list()).map((x) => x.username), ['ann', 'bob']);
+    });
+
+    it('deleting an account removes its keys and templates', async () => {
+      const a = await store.accounts.create(newAccount('gone'));
+      await store.apiKeys.add(a.id, { keyHash: 'gone-hash', keySealed: 's' }, 10);
+      await store.templates.put(a.id, template('t.docx'), 5);
+      assert.equal(await store.accounts.delete(a.id), true);
+      assert.equal(await store.apiKeys.byHash('gone-hash'), null);
+      assert.equal(await store.templates.count(a.id), 0);
+      assert.equal(await store.accounts.delete(a.id), false);
+    });
+
+    it('keeps at most maxKeys API keys even when added in parallel from two instances', async () => {
+      const a = await store.accounts.create(newAccount('keys'));
+      const results = await Promise.all(Array.from({ length: 16 }, (_, i) =>
+        (i % 2 ? second : store).apiKeys.add(a.id, { keyHash: `k-${i}`, keySealed: `s-${i}` }, 10)));
+      assert.equal(results.filter((r) => r === 'added').length, 10);
+      assert.equal((await store.apiKeys.list(a.id)).length, 10);
+      const found = await store.apiKeys.byHash('k-0');
+      assert.equal(found?.accountId, a.id);
+      assert.equal(found?.active, true);
+      assert.equal(await store.apiKeys.delete(a.id + 1000, 'k-0'), false, 'another account cannot delete it');
+      assert.equal(await store.apiKeys.delete(a.id, 'k-0'), true);
+      assert.equal(await store.apiKeys.byHash('k-0'), null);
+    });
+
+    it('stores templates byte for byte, replaces by name and enforces the template quota under concurrency', async () => {
+      const a = await store.accounts.create(newAccount('tpl'));
+      const data = randomBytes(300_000);
+      assert.equal(await store.templates.put(a.id, template('a.docx', data), 5), 'created');
+      const got = await second.templates.get(a.id, 'a.docx');
+      assert.ok(got && Buffer.compare(got.data, data) === 0);
+      assert.equal(got.size, data.length);
+      const replacement = randomBytes(10);
+      assert.equal(await store.templates.put(a.id, template('a.docx', replacement), 5), 'replaced');
+      assert.deepEqual((await store.templates.get(a.id, 'a.docx'))?.data, replacement);
+      const results = await Promise.all(Array.from({ length: 12 }, (_, i) =>
+        (i % 2 ? second : store).templates.put(a.id, template(`n${i}.docx`), 5)));
+      assert.equal(results.filter((r) => r === 'created').length, 4);
+      assert.equal(await store.templates.count(a.id), 5);
+      assert.equal(await store.templates.put(a.id, template('a.docx'), 5), 'replaced', 'replacing works at the quota');
+      const list = await store.templates.list(a.id);
+      assert.equal(list.length, 5);
+      assert.ok(list.every((t) => t.modifiedAt instanceof Date && t.size > 0));
+      assert.equal(await store.templates.get(a.id + 1000, 'a.docx'), null, 'other accounts see nothing');
+      assert.equal(await store.templates.delete(a.id, 'a.docx'), true);
+      assert.equal(await store.templates.delete(a.id, 'a.docx'), false);
+      assert.equal(await store.templates.meta(a.id, 'a.docx'), null);
+    });
+
+    it('counts documents exactly under parallel reservations from two instances and stops at the quota', async () => {
+      const a = await store.accounts.create(newAccount('quota', { maxDocuments: 1000 }));
+      await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? second : store).usage.reserveDocument(a.id)));
+      assert.equal((await store.accounts.byId(a.id))?.createdDocuments, 60);
+      await store.accounts.update(a.id, { maxDocuments: 70 });
+      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? second : store).usage.reserveDocument(a.id)));
+      assert.equal(results.filter(Boolean).length, 10);
+      assert.equal((await store.accounts.byId(a.id))?.createdDocuments, 70);
+      await store.usage.refundDocument(a.id);
+      assert.equal((await store.accounts.byId(a.id))?.createdDocuments, 69);
+    });
+
+    it('grants at most `limit` slots per account across instances and frees them on release', async () => {
+      const a = await store.accounts.create(newAccount('slots'));
+      const b = await store.accounts.create(newAccount('slots-b'));
+      const leases = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? second : store).usage.acquireSlot(a.id, 2, 60_000)));
+      const held = leases.filter((l) => l !== null);
+      assert.equal(held.length, 2);
+      assert.ok(await store.usage.acquireSlot(b.id, 2, 60_000), 'another account has its own slots');
+      await held[0]!.release();
+      await held[0]!.release(); // idempotent
+      const again = await second.usage.acquireSlot(a.id, 2, 60_000);
+      assert.ok(again);
+      assert.equal(await store.usage.acquireSlot(a.id, 2, 60_000), null);
+      await again.release();
+      await held[1]!.release();
+    });
+
+    it('frees the slots of an instance that goes away', async () => {
+      const a = await store.accounts.create(newAccount('crash'));
+      const third = await backend.open();
+      assert.ok(await third.usage.acquireSlot(a.id, 1, backend.name === 'sqlite' ? 200 : 60_000));
+      if (backend.name === 'postgres') {
+        await third.close(); // its connections end, and PostgreSQL drops their locks
+      } else {
+        await new Promise((r) => setTimeout(r, 250)); // the lease expires
+        await third.close();
+      }
+      const lease = await store.usage.acquireSlot(a.id, 1, 60_000);
+      assert.ok(lease);
+      await lease.release();
+    });
+  });
+}
