@@ -81,8 +81,6 @@ class PostgresStore implements Store {
   readonly accounts: AccountRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly templates: TemplateRepository;
-  readonly usage: UsageRepository;
-
   readonly usage: PgUsage;
 
   constructor(private readonly pool: pg.Pool) {

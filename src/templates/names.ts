@@ -4,6 +4,8 @@ import { InputError } from '../errors.js';
 /** Extensions a stored template may carry; the content decides the real format. */
 export const TEMPLATE_EXTENSIONS = ['docx', 'doc', 'rtf'] as const;
 
+// Control characters are forbidden on purpose.
+// eslint-disable-next-line no-control-regex
 const FORBIDDEN = /[\\/:*?"<>|\u0000-\u001f\u007f]/;
 
 /** A plain file name with a known extension: no folders, no control characters. */

@@ -1,0 +1,122 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, tempDir, type RunningServer } from '../helpers/server.js';
+import { client, request, type Client } from '../helpers/http.js';
+
+const USER = 'alice';
+const PASSWORD = 'alice-password-1';
+
+describe('accounts and authentication over HTTP', () => {
+  let server: RunningServer;
+  let basic: Client;
+  before(async () => {
+    server = await startServer({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_BOOTSTRAP_USER: USER, DOCSMITH_BOOTSTRAP_PASSWORD: PASSWORD });
+    basic = client(server.url, { basic: [USER, PASSWORD] });
+  });
+  after(() => server.stop());
+
+  it('answers health and readiness without credentials', async () => {
+    assert.equal((await request(server.url, 'GET', '/healthz')).status, 200);
+    const ready = await request(server.url, 'GET', '/readyz');
+    assert.equal(ready.status, 200);
+    assert.deepEqual(ready.json(), { status: 'ready', storage: 'sqlite' });
+  });
+
+  it('returns the account settings in the exact wire shape', async () => {
+    const reply = await basic.get('/v1/account/settings');
+    assert.equal(reply.status, 200);
+    assert.match(String(reply.headers['content-type']), /^application\/json/);
+    const settings = reply.json() as Record<string, unknown>;
+    assert.deepEqual(Object.keys(settings), ['serialNumber', 'createdDocuments', 'uploadedTemplates', 'maxDocuments',
+      'maxTemplates', 'validUntil', 'proofingTransactions', 'maxProofingTransactions']);
+    assert.equal(settings.serialNumber, 'TRIAL');
+    assert.equal(settings.createdDocuments, 0);
+    assert.match(String(settings.validUntil), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
+    assert.ok(!reply.text.includes(' ') && !reply.text.endsWith('\n'), 'compact JSON');
+  });
+
+  it('creates, lists and deletes API keys; at most 10', async () => {
+    const created = await basic.put('/v1/account/apikey');
+    assert.equal(created.status, 201);
+    const key = created.json() as string;
+    assert.match(key, /^[A-Za-z0-9]{20,45}$/);
+    assert.equal(created.text, `"${key}"`);
+
+    for (const scheme of ['ReportingCloud-APIKey', 'Service-APIKey', 'reportingcloud-apikey']) {
+      const viaKey = await request(server.url, 'GET', '/v1/account/apikeys', { auth: { key, scheme } });
+      assert.equal(viaKey.status, 200, scheme);
+      assert.deepEqual(viaKey.json(), [{ key, active: true }]);
+    }
+
+    const more: string[] = [];
+    for (let i = 0; i < 9; i++) more.push((await basic.put('/v1/account/apikey')).json() as string);
+    const eleventh = await basic.put('/v1/account/apikey');
+    assert.equal(eleventh.status, 400);
+    assert.match((eleventh.json() as { message: string }).message, /10 API keys/);
+
+    const removed = await basic.delete(`/v1/account/apikey?key=${more[0]}`);
+    assert.equal(removed.status, 200);
+    assert.equal(removed.text, '');
+    assert.equal((await request(server.url, 'GET', '/v1/account/settings', { auth: { key: more[0]! } })).status, 403, 'a deleted key no longer works');
+    assert.equal((await basic.delete(`/v1/account/apikey?key=${more[0]}`)).status, 400, 'unknown key');
+    assert.equal((await basic.delete('/v1/account/apikey')).status, 400, 'missing key');
+    for (const k of more.slice(1)) assert.equal((await basic.delete(`/v1/account/apikey?key=${k}`)).status, 200);
+    assert.equal(((await basic.get('/v1/account/apikeys')).json() as unknown[]).length, 1);
+  });
+
+  it('refuses every wrong credential with 403 and a message', async () => {
+    const cases = [
+      null,
+      { basic: [USER, 'wrong-password'] as [string, string] },
+      { basic: ['nobody', PASSWORD] as [string, string] },
+      { key: 'A'.repeat(40) },
+      { key: 'x'.repeat(5000) },
+      { header: 'Bearer abc' },
+      { header: 'Basic' },
+      { header: 'Basic !!!notbase64' },
+      { header: `Basic ${Buffer.from('no-colon').toString('base64')}` },
+    ];
+    for (const auth of cases) {
+      const reply = await request(server.url, 'GET', '/v1/templates/count', { auth });
+      assert.equal(reply.status, 403, JSON.stringify(auth));
+      assert.match((reply.json() as { message: string }).message, /Not authorized/);
+      assert.ok(reply.headers['x-request-id']);
+    }
+  });
+
+  it('follows the wire quirks clients rely on', async () => {
+    assert.equal((await basic.get('/v1/templates/count/')).text, '0', 'trailing slash');
+    assert.equal((await basic.get('/v1/templates/count', { body: '""' })).status, 200, '"" body on GET');
+    const put = await basic.put('/v1/account/apikey', { body: '""', headers: { 'content-type': 'text/plain' } });
+    assert.equal(put.status, 201, '"" body and odd content type on PUT');
+    assert.equal((await basic.delete(`/v1/account/apikey?key=${put.json()}`, { body: '""' })).status, 200, '"" body on DELETE');
+    const chunked = await basic.put('/v1/account/apikey', { body: '', chunked: true });
+    assert.equal(chunked.status, 201, 'chunked empty body');
+    await basic.delete(`/v1/account/apikey?key=${chunked.json()}`);
+    assert.equal((await basic.get('/v1/templates/exists?templateName=')).status, 400, 'empty value means absent');
+    assert.equal((await basic.get('/v1/templates/exists?templateName=a+b.docx')).text, 'false');
+  });
+
+  it('answers unknown routes with 404 JSON, carries a request id, and echoes a sane one', async () => {
+    const reply = await basic.get('/v1/no/such/thing');
+    assert.equal(reply.status, 404);
+    assert.match((reply.json() as { message: string }).message, /no endpoint/);
+    const echoed = await basic.get('/v1/templates/count', { headers: { 'x-request-id': 'abc-123' } });
+    assert.equal(echoed.headers['x-request-id'], 'abc-123');
+    const replaced = await basic.get('/v1/templates/count', { headers: { 'x-request-id': 'bad id\twith junk' } });
+    assert.notEqual(replaced.headers['x-request-id'], 'bad id\twith junk');
+  });
+
+  it('publishes an OpenAPI description and a readable reference', async () => {
+    const doc = (await request(server.url, 'GET', '/openapi.json')).json() as { openapi: string; paths: Record<string, unknown> };
+    assert.match(doc.openapi, /^3\./);
+    for (const path of ['/v1/account/settings', '/v1/account/apikeys', '/v1/account/apikey', '/v1/templates/list',
+      '/v1/templates/count', '/v1/templates/exists', '/v1/templates/download', '/v1/templates/upload', '/v1/templates/delete']) {
+      assert.ok(doc.paths[path], path);
+    }
+    assert.ok(!Object.keys(doc.paths).some((p) => p.includes('_test')), 'test routes are hidden');
+    const page = await request(server.url, 'GET', '/docs');
+    assert.equal(page.status, 200);
+    assert.match(page.text, /\/v1\/templates\/upload/);
+  });
+});

@@ -1,0 +1,149 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { fixture, startServer, tempDir, type RunningServer } from '../helpers/server.js';
+import { client, type Client } from '../helpers/http.js';
+import { adminServices, makeAccount } from '../helpers/accounts.js';
+import type { Services } from '../../src/services.js';
+
+const message = (reply: { json(): unknown }) => (reply.json() as { message: string }).message;
+
+describe('template storage over HTTP', () => {
+  let server: RunningServer;
+  let admin: Services;
+  let ann: Client;
+  let bob: Client;
+  before(async () => {
+    const dataDir = tempDir();
+    admin = await adminServices({ dataDir });
+    const a = await makeAccount(admin, 'ann', { maxTemplates: 6 });
+    const b = await makeAccount(admin, 'bob');
+    server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_BODY_LIMIT: String(2 * 1024 * 1024) });
+    ann = client(server.url, { basic: [a.user, a.password] });
+    bob = client(server.url, { basic: [b.user, b.password] });
+  });
+  after(async () => {
+    await server.stop();
+    await admin.store.close();
+  });
+
+  it('uploads DOCX, DOC and RTF, lists, counts, downloads the exact bytes and replaces by name', async () => {
+    const docx = fixture('test_template.docx');
+    const doc = fixture('test.doc');
+    const rtf = Buffer.from('{\\rtf1\\ansi {\\field{\\*\\fldinst MERGEFIELD name}{\\fldrslt «name»}}\\par}');
+    const up = await ann.upload('invoice.docx', docx);
+    assert.equal(up.status, 201);
+    assert.equal(up.text, '');
+    assert.equal((await ann.upload('letter.doc', doc)).status, 201);
+    assert.equal((await ann.upload('memo.rtf', rtf)).status, 201);
+    assert.equal((await ann.get('/v1/templates/count')).text, '3');
+    const list = (await ann.get('/v1/templates/list')).json() as { templateName: string; modified: string; size: number }[];
+    assert.deepEqual(list.map((t) => [t.templateName, t.size]), [['invoice.docx', docx.length], ['letter.doc', doc.length], ['memo.rtf', rtf.length]]);
+    assert.ok(list.every((t) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/.test(t.modified)));
+    const download = await ann.get('/v1/templates/download?templateName=invoice.docx');
+    assert.equal(download.status, 200);
+    assert.ok(Buffer.from(download.json() as string, 'base64').equals(docx));
+    assert.ok(!download.text.includes('\\/'), 'slashes are not escaped');
+
+    const replacement = fixture('sample_docx.docx');
+    assert.equal((await ann.upload('invoice.docx', replacement)).status, 201);
+    assert.ok(Buffer.from((await ann.get('/v1/templates/download?templateName=invoice.docx')).json() as string, 'base64').equals(replacement));
+    assert.equal((await ann.get('/v1/templates/count')).text, '3');
+    assert.equal((await ann.get('/v1/templates/exists?templateName=invoice.docx')).text, 'true');
+    assert.equal((await ann.get('/v1/templates/exists?templateName=nothing.docx')).text, 'false');
+    const settings = (await ann.get('/v1/account/settings')).json() as { uploadedTemplates: number };
+    assert.equal(settings.uploadedTemplates, 3);
+  });
+
+  it('keeps names with spaces and non-ASCII characters; + and %20 both mean space', async () => {
+    assert.equal((await ann.post('/v1/templates/upload?templateName=my+file.docx', { json: fixture('test_document.docx').toString('base64') })).status, 201);
+    assert.equal((await ann.get('/v1/templates/exists?templateName=my%20file.docx')).text, 'true');
+    assert.equal((await ann.delete('/v1/templates/delete?templateName=my%20file.docx')).status, 204);
+    assert.equal((await ann.upload('Überweisung ß.docx', fixture('test_document.docx'))).status, 201);
+    assert.equal((await ann.get(`/v1/templates/exists?templateName=${encodeURIComponent('Überweisung ß.docx')}`)).text, 'true');
+    assert.equal((await ann.delete(`/v1/templates/delete?templateName=${encodeURIComponent('Überweisung ß.docx')}`)).status, 204);
+  });
+
+  it('accepts \\/ escapes and MIME line breaks in the Base64 string', async () => {
+    const b64 = fixture('test_document.docx').toString('base64');
+    const body = JSON.stringify(b64.replace(/(.{76})/g, '$1\r\n')).replace(/\//g, '\\/');
+    const reply = await ann.post('/v1/templates/upload?templateName=escaped.docx', { body, headers: { 'content-type': 'application/json' } });
+    assert.equal(reply.status, 201, reply.text);
+    const back = (await ann.get('/v1/templates/download?templateName=escaped.docx')).json() as string;
+    assert.ok(Buffer.from(back, 'base64').equals(fixture('test_document.docx')));
+  });
+
+  it('deletes with 204, and a missing template is a 400', async () => {
+    assert.equal((await ann.upload('gone.docx', fixture('test_document.docx'))).status, 201);
+    const del = await ann.delete('/v1/templates/delete?templateName=gone.docx');
+    assert.equal(del.status, 204);
+    assert.equal(del.text, '');
+    const again = await ann.delete('/v1/templates/delete?templateName=gone.docx');
+    assert.equal(again.status, 400);
+    assert.match(message(again), /no template named "gone.docx"/);
+    assert.equal((await ann.get('/v1/templates/download?templateName=gone.docx')).status, 400);
+  });
+
+  it('refuses bad uploads with a clear 400 and keeps what was stored', async () => {
+    const before = (await ann.get('/v1/templates/download?templateName=invoice.docx')).text;
+    const cases: [string, Parameters<Client['post']>[1], RegExp][] = [
+      ['invoice.docx', { body: '"not base64 !!!"' }, /not valid Base64/],
+      ['invoice.docx', { body: '{"template": "UEsDB"' }, /not valid JSON/],
+      ['invoice.docx', { json: { template: 'UEsDB' } }, /must be a JSON string.*not a JSON object/],
+      ['invoice.docx', { json: 42 }, /must be a JSON string.*not a JSON number/],
+      ['invoice.docx', { json: ['a'] }, /not a JSON array/],
+      ['invoice.docx', {}, /body is empty/],
+      ['invoice.docx', { json: '' }, /empty string/],
+      ['invoice.docx', { json: Buffer.from('hello world, plain text').toString('base64') }, /not a document in a format we read/],
+      ['invoice.docx', { json: fixture('test_template.tx').toString('base64') }, /TX Text Control/],
+      ['invoice.docx', { json: fixture('maelzel_machine.pdf').toString('base64') }, /PDF document; templates must be DOCX, DOC or RTF/],
+      ['invoice.docx', { json: fixture('test_template.docx').subarray(0, 1500).toString('base64') }, /damaged ZIP/],
+      ['invoice.docx', { json: fixture('cash.xlsx').toString('base64') }, /XLSX document/],
+      ['../etc/passwd.docx', { json: fixture('test_template.docx').toString('base64') }, /not allowed in a file name/],
+      ['dir/a.docx', { json: fixture('test_template.docx').toString('base64') }, /not allowed/],
+      ['template.txt', { json: fixture('test_template.docx').toString('base64') }, /must end with \.docx, \.doc, \.rtf/],
+      ['template.tx', { json: fixture('test_template.docx').toString('base64') }, /TX templates/],
+      ['.docx', { json: fixture('test_template.docx').toString('base64') }, /must not start with a dot/],
+      ['x'.repeat(300) + '.docx', { json: fixture('test_template.docx').toString('base64') }, /longer than 255/],
+    ];
+    for (const [name, extra, expected] of cases) {
+      const reply = await ann.post(`/v1/templates/upload?templateName=${encodeURIComponent(name)}`, extra);
+      assert.equal(reply.status, 400, `${name} ${JSON.stringify(extra).slice(0, 60)}: ${reply.text}`);
+      assert.match(message(reply), expected);
+    }
+    assert.equal((await ann.post('/v1/templates/upload', { json: fixture('test_template.docx').toString('base64') })).status, 400, 'no name');
+    assert.equal((await ann.get('/v1/templates/download?templateName=invoice.docx')).text, before, 'nothing lost');
+  });
+
+  it('answers 413 for a body over the limit', async () => {
+    const huge = Buffer.alloc(3 * 1024 * 1024, 1).toString('base64');
+    const reply = await ann.post('/v1/templates/upload?templateName=huge.docx', { json: huge });
+    assert.equal(reply.status, 413);
+    assert.match(message(reply), /larger than the limit of 2 MB/);
+  });
+
+  it('enforces the template quota with 403, but replacing stays possible', async () => {
+    const count = Number((await ann.get('/v1/templates/count')).text);
+    for (let i = count; i < 6; i++) assert.equal((await ann.upload(`fill${i}.docx`, fixture('test_document.docx'))).status, 201);
+    const over = await ann.upload('one-too-many.docx', fixture('test_document.docx'));
+    assert.equal(over.status, 403);
+    assert.match(message(over), /template quota/);
+    assert.equal((await ann.upload('invoice.docx', fixture('test_template.docx'))).status, 201);
+  });
+
+  it('never shows one account another account\'s templates or keys', async () => {
+    assert.equal((await bob.get('/v1/templates/count')).text, '0');
+    assert.deepEqual((await bob.get('/v1/templates/list')).json(), []);
+    assert.equal((await bob.get('/v1/templates/exists?templateName=invoice.docx')).text, 'false');
+    assert.equal((await bob.get('/v1/templates/download?templateName=invoice.docx')).status, 400);
+    assert.equal((await bob.delete('/v1/templates/delete?templateName=invoice.docx')).status, 400);
+    assert.equal((await bob.upload('invoice.docx', fixture('test_document.docx'))).status, 201, 'same name, own storage');
+    const annCopy = Buffer.from((await ann.get('/v1/templates/download?templateName=invoice.docx')).json() as string, 'base64');
+    assert.ok(annCopy.equals(fixture('test_template.docx')), "bob's upload did not touch ann's template");
+
+    const annKey = (await ann.put('/v1/account/apikey')).json() as string;
+    assert.equal((await bob.delete(`/v1/account/apikey?key=${annKey}`)).status, 400, 'bob cannot delete ann\'s key');
+    assert.ok(!JSON.stringify((await bob.get('/v1/account/apikeys')).json()).includes(annKey));
+    const viaKey = client(server.url, { key: annKey });
+    assert.equal((await viaKey.get('/v1/templates/count')).text, '6', "ann's key reaches ann's account only");
+  });
+});

@@ -1,0 +1,165 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, tempDir, type RunningServer } from '../helpers/server.js';
+import { client, type Client } from '../helpers/http.js';
+import { adminServices, makeAccount } from '../helpers/accounts.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import type { Services } from '../../src/services.js';
+
+// The counted operation here is the test-only route around the real usage guard; the document
+// endpoints use the same guard.
+const op = (c: Client, query = '') => c.post(`/v1/_test/operation${query ? `?${query}` : ''}`);
+const message = (reply: { json(): unknown }) => (reply.json() as { message: string }).message;
+const created = async (c: Client) => ((await c.get('/v1/account/settings')).json() as { createdDocuments: number }).createdDocuments;
+
+describe('quota, test runs, merge slots and the time limit (one instance, SQLite)', () => {
+  let server: RunningServer;
+  let admin: Services;
+  let trial: Client;
+  let paid: Client;
+  let expired: Client;
+  before(async () => {
+    const dataDir = tempDir();
+    admin = await adminServices({ dataDir });
+    const t = await makeAccount(admin, 'trial', { maxDocuments: 5 });
+    const p = await makeAccount(admin, 'paid', { licence: 'SN-12345', maxDocuments: 1000 });
+    const e = await makeAccount(admin, 'expired', { validUntil: new Date('2020-01-01T00:00:00Z') });
+    server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_JOB_TIMEOUT_MS: '400' });
+    trial = client(server.url, { basic: [t.user, t.password] });
+    paid = client(server.url, { basic: [p.user, p.password] });
+    expired = client(server.url, { basic: [e.user, e.password] });
+  });
+  after(async () => {
+    await server.stop();
+    await admin.store.close();
+  });
+
+  it('counts one document per successful request and refuses with 403 once the quota is used', async () => {
+    const replies = await Promise.all(Array.from({ length: 8 }, () => op(trial)));
+    assert.equal(replies.filter((r) => r.status === 200).length, 5);
+    const refused = replies.filter((r) => r.status === 403);
+    assert.equal(refused.length, 3);
+    assert.match(message(refused[0]!), /document quota/);
+    assert.equal(await created(trial), 5);
+  });
+
+  it('refuses test runs for FREE and TRIAL, and does not count them for paid licences', async () => {
+    const reply = await op(trial, 'test=True');
+    assert.equal(reply.status, 403);
+    assert.match(message(reply), /TRIAL licence/);
+    const before = await created(paid);
+    for (const value of ['true', 'True', '1']) assert.equal((await op(paid, `test=${value}`)).status, 200);
+    assert.equal(await created(paid), before);
+    assert.equal((await op(paid, 'test=False')).status, 200);
+    assert.equal(await created(paid), before + 1);
+    assert.equal((await op(paid, 'test=maybe')).status, 400);
+  });
+
+  it('refunds the document when the operation fails', async () => {
+    const before = await created(paid);
+    const reply = await op(paid, 'fail=1');
+    assert.equal(reply.status, 500);
+    assert.match(message(reply), /request id/);
+    assert.equal(await created(paid), before);
+  });
+
+  it('lets at most 2 merges run at once per account; the third is refused at once', async () => {
+    const started = Date.now();
+    const replies = await Promise.all(Array.from({ length: 3 }, () => op(paid, 'merge=1&holdMs=300')));
+    const statuses = replies.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [200, 200, 403]);
+    assert.match(message(replies.find((r) => r.status === 403)!), /At most 2 merge requests/);
+    assert.equal((await op(paid, 'merge=1')).status, 200, 'slots are free again');
+    assert.ok(Date.now() - started < 5000);
+    const others = await Promise.all([op(paid, 'merge=1&holdMs=200'), op(trial, 'merge=1&holdMs=200&test=0')]);
+    assert.notEqual(others[1]!.status, 500);
+  });
+
+  it('cancels work over the time limit with a clear error and frees the slot and the document', async () => {
+    const before = await created(paid);
+    const reply = await op(paid, 'merge=1&holdMs=5000');
+    assert.equal(reply.status, 504);
+    assert.match(message(reply), /longer than the limit/);
+    assert.equal(await created(paid), before);
+    const both = await Promise.all([op(paid, 'merge=1&holdMs=50'), op(paid, 'merge=1&holdMs=50')]);
+    assert.deepEqual(both.map((r) => r.status), [200, 200]);
+  });
+
+  it('refuses counted work for an account past its validity', async () => {
+    const reply = await op(expired);
+    assert.equal(reply.status, 403);
+    assert.match(message(reply), /valid until 2020-01-01T00:00:00\+00:00/);
+    assert.equal((await expired.get('/v1/account/settings')).status, 200, 'settings stay readable');
+  });
+});
+
+describe('two instances on one PostgreSQL', () => {
+  let db: TestDatabase;
+  let admin: Services;
+  let servers: RunningServer[];
+  let clients: Client[];
+  let accountId: number;
+  const secret = 'shared-secret-for-both-instances-0123456789';
+  before(async () => {
+    db = await createTestDatabase();
+    admin = await adminServices({ dataDir: tempDir(), databaseUrl: db.url, secret });
+    const a = await makeAccount(admin, 'shared', { licence: 'SN-777', maxDocuments: 100_000 });
+    accountId = a.id;
+    servers = await Promise.all([0, 1].map(() => startServer({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_DATABASE_URL: db.url, DOCSMITH_SECRET: secret })));
+    clients = servers.map((s) => client(s.url, { basic: [a.user, a.password] }));
+  });
+  after(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    await admin.store.close();
+    await db.drop();
+  });
+
+  it('reports PostgreSQL as its storage', async () => {
+    const ready = (await clients[0]!.get('/readyz')).json() as { storage: string };
+    assert.equal(ready.storage, 'postgres');
+  });
+
+  it('raises the counter by exactly N for N parallel counted requests spread over both', async () => {
+    const before = (await admin.store.accounts.byId(accountId))!.createdDocuments;
+    const replies = await Promise.all(Array.from({ length: 60 }, (_, i) => op(clients[i % 2]!)));
+    assert.ok(replies.every((r) => r.status === 200));
+    assert.equal((await admin.store.accounts.byId(accountId))!.createdDocuments, before + 60);
+  });
+
+  it('stops exactly at the quota across both instances', async () => {
+    const current = (await admin.store.accounts.byId(accountId))!.createdDocuments;
+    await admin.store.accounts.update(accountId, { maxDocuments: current + 7 });
+    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => op(clients[i % 2]!)));
+    assert.equal(replies.filter((r) => r.status === 200).length, 7);
+    assert.equal(replies.filter((r) => r.status === 403).length, 13);
+    assert.equal((await admin.store.accounts.byId(accountId))!.createdDocuments, current + 7);
+    await admin.store.accounts.update(accountId, { maxDocuments: 100_000 });
+  });
+
+  it('holds the 2-merge limit across instances', async () => {
+    const replies = await Promise.all(Array.from({ length: 6 }, (_, i) => op(clients[i % 2]!, 'merge=1&holdMs=400')));
+    assert.equal(replies.filter((r) => r.status === 200).length, 2);
+    assert.equal(replies.filter((r) => r.status === 403).length, 4);
+  });
+
+  it('shares API keys and templates between instances', async () => {
+    const key = (await clients[0]!.put('/v1/account/apikey')).json() as string;
+    const viaKey = client(servers[1]!.url, { key });
+    assert.deepEqual((await viaKey.get('/v1/account/apikeys')).json(), [{ key, active: true }]);
+  });
+
+  it('frees the slots of an instance killed mid-merge', async () => {
+    const doomed = servers[1]!;
+    const pending = Promise.all([op(clients[1]!, 'merge=1&holdMs=20000'), op(clients[1]!, 'merge=1&holdMs=20000')]).catch(() => null);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await op(clients[0]!, 'merge=1')).status, 403, 'both slots held by the other instance');
+    await doomed.kill();
+    await pending;
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      status = (await op(clients[0]!, 'merge=1')).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(status, 200);
+  });
+});

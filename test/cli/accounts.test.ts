@@ -1,0 +1,93 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { ROOT, startServer, tempDir, type RunningServer } from '../helpers/server.js';
+import { client } from '../helpers/http.js';
+
+function cli(env: Record<string, string>, args: string[], input?: string) {
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'docsmith.js'), ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env }, input, encoding: 'utf8',
+  });
+  return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+describe('docsmith CLI: accounts and API keys', () => {
+  const env = { DOCSMITH_DATA_DIR: tempDir() };
+  let server: RunningServer;
+  before(async () => {
+    server = await startServer(env);
+  });
+  after(() => server.stop());
+
+  it('creates an account the running server accepts, with licence and limits', async () => {
+    const made = cli(env, ['account', 'create', '--user', 'carol', '--password', 'carol-secret-1', '--licence', 'SN-4242',
+      '--max-documents', '12', '--max-templates', '3', '--valid-until', '2031-05-06', '--json']);
+    assert.equal(made.code, 0, made.err);
+    const [row] = JSON.parse(made.out) as Record<string, unknown>[];
+    assert.equal(row!.licence, 'SN-4242');
+    const settings = (await client(server.url, { basic: ['carol', 'carol-secret-1'] }).get('/v1/account/settings')).json();
+    assert.deepEqual(settings, {
+      serialNumber: 'SN-4242', createdDocuments: 0, uploadedTemplates: 0, maxDocuments: 12, maxTemplates: 3,
+      validUntil: '2031-05-06T00:00:00+00:00', proofingTransactions: 0, maxProofingTransactions: 1_000_000,
+    });
+  });
+
+  it('reads the password from standard input, lists and updates accounts', async () => {
+    assert.equal(cli(env, ['account', 'create', '--user', 'dave', '--password-stdin', '--license', 'free'], 'dave-secret-1\n').code, 0);
+    const list = cli(env, ['account', 'list']);
+    assert.equal(list.code, 0);
+    assert.match(list.out, /carol\s+SN-4242/);
+    assert.match(list.out, /dave\s+FREE/);
+    const updated = cli(env, ['account', 'update', '--user', 'dave', '--password', 'dave-secret-2', '--max-documents', '99', '--valid-until', 'never', '--json']);
+    assert.equal(updated.code, 0, updated.err);
+    assert.equal((JSON.parse(updated.out) as Record<string, unknown>[])[0]!.maxDocuments, 99);
+    const dave = client(server.url, { basic: ['dave', 'dave-secret-2'] });
+    const settings = (await dave.get('/v1/account/settings')).json() as Record<string, unknown>;
+    assert.equal(settings.validUntil, null);
+    assert.equal((await client(server.url, { basic: ['dave', 'dave-secret-1'] }).get('/v1/account/settings')).status, 403, 'old password is gone');
+  });
+
+  it('creates, lists and revokes API keys', async () => {
+    const made = cli(env, ['apikey', 'create', '--user', 'carol']);
+    assert.equal(made.code, 0, made.err);
+    const key = made.out.trim();
+    const viaKey = client(server.url, { key });
+    assert.equal((await viaKey.get('/v1/templates/count')).status, 200);
+    assert.match(cli(env, ['apikey', 'list', '--user', 'carol']).out, new RegExp(key));
+    assert.equal(cli(env, ['apikey', 'revoke', '--user', 'carol', '--key', key]).code, 0);
+    assert.equal((await viaKey.get('/v1/templates/count')).status, 403);
+    const again = cli(env, ['apikey', 'revoke', '--user', 'carol', '--key', key]);
+    assert.equal(again.code, 1);
+    assert.match(again.err, /no such key/);
+  });
+
+  it('deletes an account with its data', async () => {
+    assert.equal(cli(env, ['account', 'delete', '--user', 'dave']).code, 0);
+    assert.equal((await client(server.url, { basic: ['dave', 'dave-secret-2'] }).get('/v1/account/settings')).status, 403);
+  });
+
+  it('explains bad input with a message and a non-zero exit', () => {
+    const cases: [string[], number, RegExp][] = [
+      [[], 2, /docsmith account create/],
+      [['account', 'create', '--password', 'x-secret-123'], 2, /--user is required/],
+      [['account', 'create', '--user', 'erin'], 2, /--password/],
+      [['account', 'create', '--user', 'carol', '--password', 'carol-secret-1'], 1, /exists already/],
+      [['account', 'create', '--user', 'erin', '--password', 'short'], 1, /8 to 1024 characters/],
+      [['account', 'create', '--user', 'erin', '--password', 'erin-secret-1', '--licence', 'x'], 1, /licence must be FREE, TRIAL/],
+      [['account', 'create', '--user', 'erin', '--password', 'erin-secret-1', '--max-documents', 'lots'], 2, /whole number/],
+      [['account', 'create', '--user', 'erin', '--password', 'erin-secret-1', '--valid-until', 'soon'], 2, /--valid-until/],
+      [['account', 'update', '--user', 'nobody'], 1, /no account named "nobody"/],
+      [['account', 'frobnicate'], 2, /unknown command/],
+      [['account', 'list', '--bogus'], 2, /Unknown option/],
+    ];
+    for (const [args, code, expected] of cases) {
+      const result = cli(env, args);
+      assert.equal(result.code, code, `${args.join(' ')}: ${result.err}`);
+      assert.match(result.err + result.out, expected, args.join(' '));
+    }
+    const badConfig = cli({ ...env, DOCSMITH_DATABASE_URL: 'mysql://x' }, ['account', 'list']);
+    assert.equal(badConfig.code, 1);
+    assert.match(badConfig.err, /postgres:\/\//);
+  });
+});

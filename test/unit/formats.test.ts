@@ -1,0 +1,64 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import CFB from 'cfb';
+import { zipSync } from 'fflate';
+import { detectFormat } from '../../src/formats/detect.js';
+import { fixture, FIXTURES } from '../helpers/server.js';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const format = (bytes: Uint8Array) => {
+  const d = detectFormat(bytes);
+  return d.ok ? d.format : d.problem;
+};
+
+describe('format detection from bytes', () => {
+  it('recognises the fixtures by content', () => {
+    assert.equal(format(fixture('test_template.docx')), 'docx');
+    assert.equal(format(fixture('sample_docx.docx')), 'docx');
+    assert.equal(format(fixture('test.doc')), 'doc');
+    assert.equal(format(fixture('cash.xlsx')), 'xlsx');
+    assert.equal(format(fixture('maelzel_machine.pdf')), 'pdf');
+    assert.equal(format(fixture('test_template.tx')), 'tx');
+    assert.equal(format(fixture('test_find_and_replace.tx')), 'tx');
+    assert.equal(format(fs.readFileSync(path.join(FIXTURES, 'text-in-merge-data', 'template.tx'))), 'tx');
+    assert.equal(format(fixture('rc_logo_512.png')), 'unknown');
+  });
+
+  it('recognises RTF and HTML text', () => {
+    assert.equal(format(Buffer.from('{\\rtf1\\ansi Hello}')), 'rtf');
+    assert.equal(format(Buffer.from('\uFEFF  <!DOCTYPE html><html><body>x</body></html>')), 'html');
+    assert.equal(format(Buffer.from('<html lang="en"><p>x</p></html>')), 'html');
+    assert.equal(format(Buffer.from('<?xml version="1.0"?><note/>')), 'unknown');
+    assert.equal(format(Buffer.from('{"json": true}')), 'unknown');
+  });
+
+  it('explains what it cannot read', () => {
+    const tx = detectFormat(fixture('test_template.tx'));
+    assert.ok(!tx.ok && /TX Text Control/.test(tx.message) && /DOCX/.test(tx.message));
+    assert.equal(format(Buffer.alloc(0)), 'empty');
+    const docx = fixture('test_template.docx');
+    assert.equal(format(docx.subarray(0, docx.length / 2)), 'corrupt', 'truncated ZIP');
+    assert.equal(format(fixture('test.doc').subarray(0, 1000)), 'corrupt', 'truncated OLE file');
+    assert.equal(format(Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(200, 7)])), 'corrupt');
+    assert.equal(format(zipSync({ 'a.txt': Buffer.from('hello') })), 'unknown', 'a ZIP that is no Office file');
+  });
+
+  it('refuses macro-enabled and encrypted documents', () => {
+    const docm = zipSync({
+      '[Content_Types].xml': Buffer.from('<Types><Override ContentType="application/vnd.ms-word.document.macroEnabled.main+xml"/></Types>'),
+    });
+    assert.equal(format(docm), 'macro');
+    const container = CFB.utils.cfb_new();
+    CFB.utils.cfb_add(container, '/EncryptionInfo', Buffer.alloc(64, 1));
+    CFB.utils.cfb_add(container, '/EncryptedPackage', Buffer.alloc(4096, 2));
+    assert.equal(format(CFB.write(container, { type: 'buffer' }) as Buffer), 'encrypted');
+  });
+
+  it('does not inflate a zip bomb to read the content types', () => {
+    // 64 MB of zeros compress to about 64 KB; the detector reads the declared size and skips it.
+    const bomb = zipSync({ '[Content_Types].xml': new Uint8Array(64 * 1024 * 1024) }, { level: 9 });
+    assert.ok(bomb.length < 1024 * 1024);
+    assert.equal(format(bomb), 'unknown');
+  });
+});
