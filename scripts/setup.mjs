@@ -24,6 +24,28 @@ if (major < 20 || (major === 20 && minor < 10)) {
   process.exit(1);
 }
 
+// System tools, from Debian's packages: installed when running as root, else named for the user.
+// (node-gyp builds the SQLite binding with python3, make and g++.)
+const SYSTEM_TOOLS = [
+  { command: 'python3', pkg: 'python3' },
+  { command: 'make', pkg: 'make' },
+  { command: 'g++', pkg: 'g++' },
+];
+function has(command) {
+  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+}
+const missing = SYSTEM_TOOLS.filter((tool) => !has(tool.command)).map((tool) => tool.pkg);
+if (missing.length > 0) {
+  if (process.getuid?.() === 0 && has('apt-get')) {
+    console.log(`setup: installing ${missing.join(' ')}`);
+    run('apt-get', ['update']);
+    run('apt-get', ['install', '-y', '--no-install-recommends', ...missing]);
+  } else {
+    console.error(`setup: missing ${missing.join(', ')}; install them first, e.g. "sudo apt-get install ${missing.join(' ')}"`);
+    process.exit(1);
+  }
+}
+
 // npm packages: reinstall when package.json or the lock file changed since the last install.
 const lock = existsSync(path.join(root, 'package-lock.json')) ? 'package-lock.json' : null;
 const digest = createHash('sha256')

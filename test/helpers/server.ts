@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const FIXTURES = path.resolve(ROOT, '..', 'shared', 'fixtures', 'reportingcloud');
+/** The shared fixtures sit beside the checkout (`../shared`), or where DOCSMITH_FIXTURES_DIR says. */
+export const FIXTURES = process.env.DOCSMITH_FIXTURES_DIR
+  ?? path.resolve(ROOT, '..', 'shared', 'fixtures', 'reportingcloud');
 export const fixture = (name: string): Buffer => fs.readFileSync(path.join(FIXTURES, 'resource', name));
 
 export function tempDir(prefix = 'docsmith-test-'): string {
