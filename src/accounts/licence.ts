@@ -8,9 +8,9 @@ export interface LicenceLimits {
   validDays: number | null;
 }
 
-const FREE: LicenceLimits = { maxDocuments: 500, maxTemplates: 10, maxProofingTransactions: 500, validDays: 365 };
+const FREE: LicenceLimits = { maxDocuments: 500, maxTemplates: 10, maxProofingTransactions: 500, validDays: null };
 const TRIAL: LicenceLimits = { maxDocuments: 30_000, maxTemplates: 100, maxProofingTransactions: 1_000, validDays: 30 };
-const SERIAL: LicenceLimits = { maxDocuments: 1_000_000, maxTemplates: 1_000, maxProofingTransactions: 1_000_000, validDays: 365 };
+const SERIAL: LicenceLimits = { maxDocuments: 1_000_000, maxTemplates: 1_000, maxProofingTransactions: 1_000_000, validDays: null };
 
 /** `FREE`, `TRIAL` (any case) or a serial number of 4 to 64 letters, digits and dashes. */
 export function normaliseLicence(input: string): string {

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixture, startServer, tempDir, type RunningServer } from '../helpers/server.js';
-import { client, type Client } from '../helpers/http.js';
+import { client, partialRequest, type Client } from '../helpers/http.js';
 import { adminServices, makeAccount } from '../helpers/accounts.js';
 import type { Services } from '../../src/services.js';
 
@@ -114,11 +114,20 @@ describe('template storage over HTTP', () => {
     assert.equal((await ann.get('/v1/templates/download?templateName=invoice.docx')).text, before, 'nothing lost');
   });
 
-  it('answers 413 for a body over the limit', async () => {
-    const huge = Buffer.alloc(3 * 1024 * 1024, 1).toString('base64');
-    const reply = await ann.post('/v1/templates/upload?templateName=huge.docx', { json: huge });
-    assert.equal(reply.status, 413);
-    assert.match(message(reply), /larger than the limit of 2 MB/);
+  it('answers 413 for a body over the limit, declared or streamed', async () => {
+    const auth = `Basic ${Buffer.from('ann:pw-ann-secret').toString('base64')}`;
+    const path = '/v1/templates/upload?templateName=huge.docx';
+    const declared = await partialRequest(server.url,
+      `POST ${path} HTTP/1.1\nHost: x\nAuthorization: ${auth}\nContent-Type: application/json\nContent-Length: ${3 * 1024 * 1024}\n`,
+      Buffer.alloc(64 * 1024, 0x41));
+    assert.equal(declared.status, 413);
+    assert.match((JSON.parse(declared.text) as { message: string }).message, /larger than the limit of 2 MB/);
+    const chunk = Buffer.alloc(256 * 1024, 0x41);
+    const chunks = Buffer.concat(Array.from({ length: 9 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])));
+    const streamed = await partialRequest(server.url,
+      `POST ${path} HTTP/1.1\nHost: x\nAuthorization: ${auth}\nTransfer-Encoding: chunked\n`, chunks);
+    assert.equal(streamed.status, 413);
+    assert.equal((await ann.get('/v1/templates/exists?templateName=huge.docx')).text, 'false');
   });
 
   it('enforces the template quota with 403, but replacing stays possible', async () => {

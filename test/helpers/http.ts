@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 
 export interface Reply {
   status: number;
@@ -61,3 +62,34 @@ export function client(base: string, auth: Auth) {
 }
 
 export type Client = ReturnType<typeof client>;
+
+/**
+ * Sends the head and only the first part of a body over a raw socket, then waits for the answer.
+ * For limits the server must enforce before the client has finished sending (413), where a
+ * full write would race the server's early answer.
+ */
+export function partialRequest(base: string, head: string, bodyPart: Buffer): Promise<{ status: number; text: string }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(url.port), url.hostname, () => {
+      socket.write(head.replace(/\n/g, '\r\n') + '\r\n');
+      socket.write(bodyPart, () => undefined);
+    });
+    let received = '';
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('utf8');
+      const end = received.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const length = Number(/content-length: *(\d+)/i.exec(received.slice(0, end))?.[1] ?? 0);
+      if (received.length >= end + 4 + length) {
+        socket.destroy();
+        resolve({ status: Number(received.slice(9, 12)), text: received.slice(end + 4, end + 4 + length) });
+      }
+    });
+    socket.on('error', reject);
+    socket.setTimeout(10_000, () => {
+      socket.destroy();
+      reject(new Error(`no answer; received so far: ${received.slice(0, 200)}`));
+    });
+  });
+}
