@@ -2,7 +2,7 @@
 // Set-up that `npm start` and `npm test` run first: installs the npm packages when the lock
 // file changed and compiles the TypeScript when a source changed. Quiet when nothing to do.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,24 +24,37 @@ if (major < 20 || (major === 20 && minor < 10)) {
   process.exit(1);
 }
 
-// System tools, from Debian's packages: installed when running as root, else named for the user.
-// (node-gyp builds the SQLite binding with python3, make and g++.)
-const SYSTEM_TOOLS = [
-  { command: 'python3', pkg: 'python3' },
-  { command: 'make', pkg: 'make' },
-  { command: 'g++', pkg: 'g++' },
-];
+// System parts, from Debian's packages: installed when running as root, else named for the user.
+// node-gyp builds the SQLite binding with python3, make and g++; the office engine is LibreOffice
+// driven over UNO by Debian's python3-uno, with metric-compatible fonts for Office documents.
 function has(command) {
-  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+  return spawnSync('sh', ['-c', command], { stdio: 'ignore' }).status === 0;
 }
-const missing = SYSTEM_TOOLS.filter((tool) => !has(tool.command)).map((tool) => tool.pkg);
+const officeWanted = process.env.DOCSMITH_OFFICE_WORKERS !== '0';
+const SYSTEM_PARTS = [
+  { check: 'command -v python3', packages: ['python3'] },
+  { check: 'command -v make', packages: ['make'] },
+  { check: 'command -v g++', packages: ['g++'] },
+  ...(officeWanted ? [
+    { check: 'test -x /usr/lib/libreoffice/program/soffice.bin', packages: ['libreoffice-writer-nogui', 'libreoffice-calc-nogui'] },
+    { check: '/usr/bin/python3 -c "import uno"', packages: ['python3-uno'] },
+    { check: 'command -v fc-list', packages: ['fontconfig'] },
+    { check: 'fc-list | grep -q Carlito', packages: ['fonts-crosextra-carlito'] },
+    { check: 'fc-list | grep -q Caladea', packages: ['fonts-crosextra-caladea'] },
+    { check: 'fc-list | grep -q "Liberation Sans"', packages: ['fonts-liberation2'] },
+    { check: 'fc-list | grep -q "DejaVu Sans"', packages: ['fonts-dejavu-core'] },
+  ] : []),
+];
+const missing = [...new Set(SYSTEM_PARTS.filter((part) => !has(part.check)).flatMap((part) => part.packages))];
 if (missing.length > 0) {
-  if (process.getuid?.() === 0 && has('apt-get')) {
-    console.log(`setup: installing ${missing.join(' ')}`);
+  if (process.getuid?.() === 0 && has('command -v apt-get')) {
+    console.log(`setup: installing ${missing.join(' ')} (Debian packages)`);
     run('apt-get', ['update']);
-    run('apt-get', ['install', '-y', '--no-install-recommends', ...missing]);
+    run('env', ['DEBIAN_FRONTEND=noninteractive', 'apt-get', 'install', '-y', '--no-install-recommends', ...missing]);
   } else {
-    console.error(`setup: missing ${missing.join(', ')}; install them first, e.g. "sudo apt-get install ${missing.join(' ')}"`);
+    console.error(`setup: missing system packages: ${missing.join(' ')}\n`
+      + `  install them first, e.g.: sudo apt-get install ${missing.join(' ')}\n`
+      + '  (or run without the office engine: DOCSMITH_OFFICE_WORKERS=0)');
     process.exit(1);
   }
 }
@@ -68,11 +81,23 @@ function newest(dir) {
   }
   return latest;
 }
+/** Non-TypeScript files the code loads at run time (the office bridge). */
+function copyAssets(from, to) {
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = path.join(from, entry.name);
+    if (entry.isDirectory()) copyAssets(source, path.join(to, entry.name));
+    else if (entry.name.endsWith('.py')) {
+      mkdirSync(to, { recursive: true });
+      copyFileSync(source, path.join(to, entry.name));
+    }
+  }
+}
 const built = path.join(root, 'dist', '.build-stamp');
 const sources = Math.max(newest(path.join(root, 'src')), statSync(path.join(root, 'tsconfig.json')).mtimeMs,
   statSync(path.join(root, 'tsconfig.build.json')).mtimeMs);
 if (!existsSync(built) || statSync(built).mtimeMs < sources) {
   console.log('setup: compiling TypeScript');
   run(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json']);
+  copyAssets(path.join(root, 'src'), path.join(root, 'dist'));
   writeFileSync(built, new Date().toISOString());
 }

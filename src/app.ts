@@ -7,6 +7,8 @@ import { accountRoutes } from './api/routes/account.js';
 import { templateRoutes } from './api/routes/templates.js';
 import { healthRoutes } from './api/routes/health.js';
 import { testingRoutes } from './api/routes/testing.js';
+import { documentRoutes } from './api/routes/document.js';
+import { fontRoutes } from './api/routes/fonts.js';
 import { renderReference, type OpenApiLike } from './api/reference.js';
 
 export const VERSION = '0.1.0';
@@ -58,6 +60,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     requireAuthentication(v1, services.authenticator);
     accountRoutes(v1, services);
     templateRoutes(v1, services);
+    documentRoutes(v1, services);
+    fontRoutes(v1);
     if (config.testRoutes) testingRoutes(v1, services);
   }, { prefix: '/v1' });
 

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 /** Everything the service reads from its environment, validated once at start. */
@@ -17,6 +18,19 @@ export interface Config {
   maxApiKeys: number;
   /** Registers routes used by the test suite to drive the quota and slot machinery. */
   testRoutes: boolean;
+  office: OfficeConfig;
+}
+
+export interface OfficeConfig {
+  /** Office processes in the pool; 0 runs without the office engine. */
+  workers: number;
+  queueLimit: number;
+  queueWaitMs: number;
+  maxJobsPerProcess: number;
+  maxRssBytes: number;
+  sofficePath: string;
+  pythonPath: string;
+  startTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -63,5 +77,15 @@ export function loadConfig(env: Env = process.env): Config {
     maxConcurrentMerges: 2,
     maxApiKeys: 10,
     testRoutes: env.DOCSMITH_TEST_ROUTES === '1',
+    office: {
+      workers: int(env, 'DOCSMITH_OFFICE_WORKERS', Math.max(1, os.cpus().length), 0, 64),
+      queueLimit: int(env, 'DOCSMITH_OFFICE_QUEUE_LIMIT', 100, 0, 100_000),
+      queueWaitMs: int(env, 'DOCSMITH_OFFICE_QUEUE_WAIT_MS', 30_000, 10, 600_000),
+      maxJobsPerProcess: int(env, 'DOCSMITH_OFFICE_MAX_JOBS', 500, 1, 1_000_000),
+      maxRssBytes: int(env, 'DOCSMITH_OFFICE_MAX_RSS_MB', 1024, 64, 65_536) * 1024 * 1024,
+      sofficePath: env.DOCSMITH_SOFFICE || '/usr/lib/libreoffice/program/soffice.bin',
+      pythonPath: env.DOCSMITH_OFFICE_PYTHON || '/usr/bin/python3',
+      startTimeoutMs: int(env, 'DOCSMITH_OFFICE_START_TIMEOUT_MS', 60_000, 1000, 600_000),
+    },
   };
 }

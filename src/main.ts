@@ -1,11 +1,13 @@
 import { ConfigError, loadConfig } from './config.js';
-import { openServices } from './services.js';
+import { openServices, type Logger } from './services.js';
 import { buildApp } from './app.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const services = await openServices(config);
+  let log: Logger = () => undefined;
+  const services = await openServices(config, { withOffice: true, log: (level, message, details) => log(level, message, details) });
   const app = await buildApp(services);
+  log = (level, message, details) => app.log[level](details ?? {}, message);
 
   if (config.bootstrap) {
     const { user, password, licence } = config.bootstrap;
@@ -18,6 +20,7 @@ async function main(): Promise<void> {
     stopping = true;
     app.log.info({ signal }, 'stopping');
     await app.close();
+    await services.office?.close();
     await services.store.close();
     process.exit(0);
   };
@@ -25,7 +28,16 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
-  app.log.info({ storage: services.store.kind, dataDir: config.dataDir }, 'docsmith ready');
+  app.log.info({ storage: services.store.kind, dataDir: config.dataDir }, 'docsmith listening');
+  if (services.office) {
+    const started = Date.now();
+    services.office.start().then(
+      () => app.log.info({ workers: config.office.workers, ms: Date.now() - started }, 'office engine ready'),
+      (error: unknown) => app.log.error({ err: error }, 'the office engine failed to start; document operations will answer 503'),
+    );
+  } else {
+    app.log.warn('office engine turned off (DOCSMITH_OFFICE_WORKERS=0): document operations answer 503');
+  }
 }
 
 main().catch((error: unknown) => {

@@ -7,6 +7,10 @@ import { loadMasterSecret } from './auth/secret.js';
 import { AccountAdmin, ApiKeys } from './accounts/accounts.js';
 import { UsageGuard } from './accounts/usage.js';
 import { TemplateLibrary } from './templates/library.js';
+import { OfficePool } from './office/pool.js';
+import { networkIsolation } from './office/process.js';
+import { Converter } from './convert/converter.js';
+import path from 'node:path';
 
 /** The parts a request passes through, wired once per process (server or CLI). */
 export interface Services {
@@ -17,10 +21,34 @@ export interface Services {
   apiKeys: ApiKeys;
   templates: TemplateLibrary;
   usage: UsageGuard;
+  /** Null when the office engine is turned off (DOCSMITH_OFFICE_WORKERS=0) or for the CLI. */
+  office: OfficePool | null;
+  converter: Converter | null;
 }
 
-export async function openServices(config: Config): Promise<Services> {
+export type Logger = (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
+
+/** Wires everything; the office pool is created (not started) only when `withOffice`. */
+export async function openServices(config: Config, options: { withOffice?: boolean; log?: Logger } = {}): Promise<Services> {
   const store = await openStore(config);
+  const office = options.withOffice && config.office.workers > 0
+    ? new OfficePool({
+      size: config.office.workers,
+      queueLimit: config.office.queueLimit,
+      queueWaitMs: config.office.queueWaitMs,
+      jobTimeoutMs: config.jobTimeoutMs,
+      maxJobsPerProcess: config.office.maxJobsPerProcess,
+      maxRssBytes: config.office.maxRssBytes,
+      process: {
+        workDir: path.join(config.dataDir, 'office'),
+        sofficePath: config.office.sofficePath,
+        pythonPath: config.office.pythonPath,
+        isolation: networkIsolation(),
+        startTimeoutMs: config.office.startTimeoutMs,
+      },
+      log: options.log,
+    })
+    : null;
   const keyRing = new KeyRing(loadMasterSecret(config.secret, config.dataDir));
   return {
     config,
@@ -30,5 +58,7 @@ export async function openServices(config: Config): Promise<Services> {
     apiKeys: new ApiKeys(store, keyRing, config.maxApiKeys),
     templates: new TemplateLibrary(store),
     usage: new UsageGuard(store, config),
+    office,
+    converter: office ? new Converter(office, path.join(config.dataDir, 'tmp')) : null,
   };
 }

@@ -19,7 +19,7 @@ describe('accounts and authentication over HTTP', () => {
     assert.equal((await request(server.url, 'GET', '/healthz')).status, 200);
     const ready = await request(server.url, 'GET', '/readyz');
     assert.equal(ready.status, 200);
-    assert.deepEqual(ready.json(), { status: 'ready', storage: 'sqlite' });
+    assert.deepEqual(ready.json(), { status: 'ready', storage: 'sqlite', officeWorkers: 0 });
   });
 
   it('returns the account settings in the exact wire shape', async () => {

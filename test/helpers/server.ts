@@ -37,6 +37,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
       PORT: '0',
       DOCSMITH_LOG_LEVEL: 'info',
       DOCSMITH_TEST_ROUTES: '1',
+      DOCSMITH_OFFICE_WORKERS: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,7 +7,7 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
   app.get('/healthz', { schema: { tags: ['operations'], summary: 'The process is alive' } },
     async (_request, reply) => sendJson(reply, 200, { status: 'ok' }));
 
-  app.get('/readyz', { schema: { tags: ['operations'], summary: 'The service can serve requests (storage reachable)' } },
+  app.get('/readyz', { schema: { tags: ['operations'], summary: 'The service can serve requests (storage reachable, office engine warm)' } },
     async (request, reply) => {
       try {
         await services.store.ping();
@@ -15,6 +15,9 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
         request.log.warn({ err: error }, 'storage not reachable');
         return sendJson(reply, 503, { message: 'The storage is not reachable.' });
       }
-      return sendJson(reply, 200, { status: 'ready', storage: services.store.kind });
+      if (services.office && !services.office.ready) {
+        return sendJson(reply, 503, { message: 'The office engine is starting.' });
+      }
+      return sendJson(reply, 200, { status: 'ready', storage: services.store.kind, officeWorkers: services.office?.size ?? 0 });
     });
 }

@@ -1,0 +1,144 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { DocsmithError, InputError } from '../errors.js';
+import { detectFormat, FORMAT_NAMES, type DocumentFormat } from '../formats/detect.js';
+import type { ReturnFormat } from '../formats/returnFormat.js';
+import { exportSpec, type DocumentFamily } from '../office/filters.js';
+import { OfficeJobError, type OfficeJob } from '../office/process.js';
+import type { OfficePool } from '../office/pool.js';
+import { pdfText } from '../render/pdf.js';
+import { sanitizeHtml } from './html.js';
+
+/** Document properties written into every output that can carry them. */
+export interface DocumentProperties {
+  author?: string;
+  title?: string;
+  subject?: string;
+  creatorApplication?: string;
+  creationDate?: Date;
+  lastModificationDate?: Date;
+}
+
+export interface ConvertOptions {
+  properties?: DocumentProperties;
+  password?: string;
+  /** Test run: a TEST MODE watermark on every page. */
+  test?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface Converted {
+  data: Buffer;
+  /** Time the office spent on the job (0 when it was not needed). */
+  officeMs: number;
+}
+
+export const TEST_MODE_TITLE = 'ReportingCloud Test Mode';
+
+const EXTENSIONS: Record<DocumentFormat, string> = { docx: 'docx', doc: 'doc', rtf: 'rtf', html: 'html', pdf: 'pdf', xlsx: 'xlsx' };
+const OUTPUT_EXTENSIONS: Record<ReturnFormat, string> = { pdf: 'pdf', pdfa: 'pdf', docx: 'docx', doc: 'doc', rtf: 'rtf', html: 'html', txt: 'txt' };
+
+function officeProperties(p: DocumentProperties | undefined): Record<string, string> | undefined {
+  if (!p) return undefined;
+  const out: Record<string, string> = {};
+  if (p.author !== undefined) out.Author = p.author;
+  if (p.title !== undefined) out.Title = p.title;
+  if (p.subject !== undefined) out.Subject = p.subject;
+  if (p.creatorApplication !== undefined) out.Generator = p.creatorApplication;
+  if (p.creationDate) out.CreationDate = p.creationDate.toISOString();
+  if (p.lastModificationDate) out.ModificationDate = p.lastModificationDate.toISOString();
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** Turns documents of any readable format into any return format through the office pool. */
+export class Converter {
+  constructor(private readonly pool: OfficePool, private readonly workDir: string) {}
+
+  /** The document's real format, or a 400 that says what it is instead. */
+  static detect(bytes: Uint8Array, accepted: readonly DocumentFormat[], what = 'The document'): DocumentFormat {
+    const detected = detectFormat(bytes);
+    if (!detected.ok) throw new InputError(`${what} cannot be used: ${detected.message}`);
+    if (!accepted.includes(detected.format)) {
+      throw new InputError(`${what} is ${FORMAT_NAMES[detected.format]}, which is not accepted here (${accepted.map((f) => FORMAT_NAMES[f]).join(', ')}).`);
+    }
+    return detected.format;
+  }
+
+  async convert(input: Buffer, from: DocumentFormat, to: ReturnFormat, options: ConvertOptions = {}): Promise<Converted> {
+    if (from === 'pdf') return this.fromPdf(input, to, options);
+    const family: DocumentFamily = from === 'xlsx' ? 'calc' : 'writer';
+    const spec = exportSpec(family, to, options.password);
+    const source = from === 'html' ? Buffer.from(sanitizeHtml(input.toString('utf8'))) : input;
+    const result = await this.runOffice(source, from, to, {
+      ...spec,
+      properties: officeProperties(options.properties),
+      watermark: options.test ? 'TEST MODE' : undefined,
+    }, options.signal);
+    return { data: this.finish(result.data, to, options), officeMs: result.officeMs };
+  }
+
+  private finish(data: Buffer, to: ReturnFormat, options: ConvertOptions): Buffer {
+    if (to === 'txt' && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) return data.subarray(3);
+    if (to === 'html' && options.test) {
+      const html = data.toString('utf8');
+      const titled = /<title>[\s\S]*?<\/title>/i.test(html)
+        ? html.replace(/<title>[\s\S]*?<\/title>/i, `<title>${TEST_MODE_TITLE}</title>`)
+        : html.replace(/<head([^>]*)>/i, `<head$1><title>${TEST_MODE_TITLE}</title>`);
+      return Buffer.from(titled);
+    }
+    return data;
+  }
+
+  private async fromPdf(input: Buffer, to: ReturnFormat, options: ConvertOptions): Promise<Converted> {
+    if (to === 'txt') return { data: Buffer.from(await pdfText(input), 'utf8'), officeMs: 0 };
+    if (to === 'pdf' && !options.test && !options.password) {
+      await pdfText(input); // proves it opens
+      return { data: input, officeMs: 0 };
+    }
+    throw new InputError(`PDF documents can be converted to TXT${options.test || options.password ? '' : ' or PDF'} only; ${to.toUpperCase()} output needs a DOCX, DOC, RTF or HTML source.`);
+  }
+
+  private async runOffice(source: Buffer, from: DocumentFormat, to: ReturnFormat, job: Omit<OfficeJob, 'input' | 'output'>, signal?: AbortSignal): Promise<{ data: Buffer; officeMs: number }> {
+    await fs.mkdir(this.workDir, { recursive: true });
+    const dir = await fs.mkdtemp(path.join(this.workDir, 'job-'));
+    try {
+      const input = path.join(dir, `input.${EXTENSIONS[from]}`);
+      const output = path.join(dir, `output.${OUTPUT_EXTENSIONS[to]}`);
+      await fs.writeFile(input, source);
+      let officeMs: number;
+      try {
+        ({ officeMs } = await this.pool.run({ ...job, input, output, inputFilter: inputFilterFor(from) }, signal));
+      } catch (error) {
+        throw mapJobError(error);
+      }
+      const data = await fs.readFile(output).catch(() => null);
+      // The office "succeeds" without writing anything when it cannot really read a file.
+      if (!data || data.length === 0) throw new InputError(`The ${FORMAT_NAMES[from]} document could not be read; it may be damaged.`);
+      return { data, officeMs };
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Forcing the import filter stops the office from guessing (and reading junk as text). */
+function inputFilterFor(format: DocumentFormat): string {
+  switch (format) {
+    case 'docx': return 'MS Word 2007 XML';
+    case 'doc': return 'MS Word 97';
+    case 'rtf': return 'Rich Text Format';
+    case 'html': return 'HTML (StarWriter)';
+    case 'xlsx': return 'Calc MS Excel 2007 XML';
+    case 'pdf': return '';
+  }
+}
+
+function mapJobError(error: unknown): Error {
+  if (!(error instanceof OfficeJobError)) return error as Error;
+  switch (error.code) {
+    case 'password': return new InputError('The document is password-protected; remove the password and send it again.');
+    case 'load_failed': return new InputError(`The document could not be read; it may be damaged (${error.message}).`);
+    case 'export_failed': return new InputError(`The document could not be written in the requested format (${error.message}).`);
+    default: return new DocsmithError(500, `The office engine refused the job: ${error.message}`);
+  }
+}

@@ -1,0 +1,189 @@
+"""A long-lived bridge between docsmith (Node) and one running office process over UNO.
+
+Protocol: one JSON object per line on stdin, one answer per line on stdout.
+  {"id": 1, "op": "convert", "input": "/path/in.docx", "output": "/path/out.pdf",
+   "filter": "writer_pdf_Export", "filterData": {...}, "filterOptions": "...",
+   "properties": {"Author": "..."}, "password": "...", "watermark": "TEST MODE"}
+  -> {"id": 1, "ok": true, "ms": 23.1}
+  -> {"id": 1, "ok": false, "error": "load_failed" | "password" | "export_failed" | "bad_job", "message": "..."}
+  {"id": 2, "op": "ping"} -> {"id": 2, "ok": true, "ms": 0.1}
+The first line written is {"ready": true} once the office answers.
+"""
+import json
+import os
+import sys
+import time
+
+import uno
+from com.sun.star.beans import NamedValue, PropertyValue
+from com.sun.star.connection import NoConnectException
+from com.sun.star.task import ErrorCodeIOException
+from com.sun.star.util import DateTime as UnoDateTime
+
+MACRO_NEVER_EXECUTE = 0
+UPDATE_DOC_NO_UPDATE = 0
+
+
+def prop(name, value):
+    p = PropertyValue()
+    p.Name = name
+    p.Value = value
+    return p
+
+
+def named(name, value):
+    n = NamedValue()
+    n.Name = name
+    n.Value = value
+    return n
+
+
+def props(mapping):
+    return tuple(prop(k, v) for k, v in mapping.items())
+
+
+def connect(pipe_name, timeout_s):
+    local = uno.getComponentContext()
+    resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return resolver.resolve("uno:pipe,name=%s;urp;StarOffice.ComponentContext" % pipe_name)
+        except NoConnectException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def uno_date(text):
+    # "2024-05-06T07:08:09Z" (Node sends UTC ISO strings)
+    d = UnoDateTime()
+    d.Year, d.Month, d.Day = int(text[0:4]), int(text[5:7]), int(text[8:10])
+    d.Hours, d.Minutes, d.Seconds = int(text[11:13]), int(text[14:16]), int(text[17:19])
+    d.IsUTC = True
+    return d
+
+
+def filter_data(mapping):
+    values = []
+    for key, value in mapping.items():
+        values.append(prop(key, value))
+    return uno.Any("[]com.sun.star.beans.PropertyValue", tuple(values))
+
+
+class Bridge:
+    def __init__(self, ctx):
+        self.ctx = ctx
+        smgr = ctx.ServiceManager
+        self.desktop = smgr.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+        self.dispatcher = smgr.createInstanceWithContext("com.sun.star.frame.DispatchHelper", ctx)
+
+    def convert(self, job):
+        url = uno.systemPathToFileUrl(job["input"])
+        load = {
+            "Hidden": True,
+            "ReadOnly": False,
+            "MacroExecutionMode": MACRO_NEVER_EXECUTE,
+            "UpdateDocMode": UPDATE_DOC_NO_UPDATE,
+            "Silent": True,
+        }
+        if job.get("inputFilter"):
+            load["FilterName"] = job["inputFilter"]
+        try:
+            doc = self.desktop.loadComponentFromURL(url, "_blank", 0, props(load))
+        except ErrorCodeIOException as e:
+            return fail("load_failed", "the office could not load the document (error code %s)" % e.ErrCode)
+        except Exception as e:  # IllegalArgumentException, IOException, ...
+            text = str(e)
+            if "password" in text.lower():
+                return fail("password", "the document needs a password")
+            return fail("load_failed", "the office could not load the document: %s" % (text or type(e).__name__))
+        if doc is None:
+            return fail("load_failed", "the office could not load the document")
+        try:
+            self.prepare(doc, job)
+            store = {"FilterName": job["filter"], "Overwrite": True}
+            if job.get("filterData"):
+                store["FilterData"] = filter_data(job["filterData"])
+            if job.get("filterOptions"):
+                store["FilterOptions"] = job["filterOptions"]
+            if job.get("password"):
+                if job.get("ooxml"):
+                    # OOXML export encrypts from EncryptionData, not from Password.
+                    store["EncryptionData"] = uno.Any("[]com.sun.star.beans.NamedValue", (named("OOXPassword", job["password"]),))
+                else:
+                    store["Password"] = job["password"]
+            try:
+                doc.storeToURL(uno.systemPathToFileUrl(job["output"]), props(store))
+            except Exception as e:
+                return fail("export_failed", "the office could not write the %s output: %s" % (job["filter"], str(e) or type(e).__name__))
+            return {"ok": True}
+        finally:
+            try:
+                doc.close(True)
+            except Exception:
+                try:
+                    doc.dispose()
+                except Exception:
+                    pass
+
+    def prepare(self, doc, job):
+        properties = job.get("properties") or {}
+        if properties and hasattr(doc, "getDocumentProperties"):
+            dp = doc.getDocumentProperties()
+            for key in ("Author", "Title", "Subject", "Generator"):
+                if key in properties:
+                    setattr(dp, key, properties[key])
+            if "CreationDate" in properties:
+                dp.CreationDate = uno_date(properties["CreationDate"])
+            if "ModificationDate" in properties:
+                dp.ModificationDate = uno_date(properties["ModificationDate"])
+        if hasattr(doc, "getTextFields"):
+            try:
+                doc.getTextFields().refresh()
+            except Exception:
+                pass
+        if job.get("watermark"):
+            frame = doc.getCurrentController().getFrame()
+            self.dispatcher.executeDispatch(frame, ".uno:Watermark", "", 0, props({
+                "Text": job["watermark"], "Font": "Liberation Sans", "Angle": 45, "Transparency": 50, "Color": 0xC00000,
+            }))
+
+
+def fail(code, message):
+    return {"ok": False, "error": code, "message": message}
+
+
+def main():
+    pipe_name = sys.argv[1]
+    ctx = connect(pipe_name, float(os.environ.get("DOCSMITH_BRIDGE_CONNECT_S", "60")))
+    bridge = Bridge(ctx)
+    out = sys.stdout
+    out.write(json.dumps({"ready": True}) + "\n")
+    out.flush()
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        started = time.perf_counter()
+        job_id = None
+        try:
+            job = json.loads(line)
+            job_id = job.get("id")
+            op = job.get("op")
+            if op == "ping":
+                answer = {"ok": True}
+            elif op == "convert":
+                answer = bridge.convert(job)
+            else:
+                answer = fail("bad_job", "unknown op %r" % op)
+        except Exception as e:
+            answer = fail("bad_job", "%s: %s" % (type(e).__name__, e))
+        answer["id"] = job_id
+        answer["ms"] = round((time.perf_counter() - started) * 1000, 2)
+        out.write(json.dumps(answer) + "\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+import { InputError } from '../errors.js';
+import type { ReturnFormat } from '../formats/returnFormat.js';
+import type { OfficeJob } from './process.js';
+
+export type DocumentFamily = 'writer' | 'calc';
+
+type ExportSpec = Pick<OfficeJob, 'filter' | 'filterData' | 'filterOptions' | 'password' | 'ooxml'>;
+
+/** The complete PDF filter data, so no setting falls back to a profile's default. */
+function pdfFilterData(pdfa: boolean, password: string | undefined): Record<string, string | number | boolean> {
+  const data: Record<string, string | number | boolean> = {
+    SelectPdfVersion: pdfa ? 2 : 0, // 2 = PDF/A-2b
+    ExportNotes: false,
+    ExportNotesPages: false,
+    ExportBookmarks: true,
+    ExportFormFields: true,
+    UseTaggedPDF: pdfa,
+    ReduceImageResolution: false,
+    UseLosslessCompression: false,
+    Quality: 90,
+    EmbedStandardFonts: true,
+    IsSkipEmptyPages: false,
+  };
+  if (password) {
+    data.EncryptFile = true;
+    data.DocumentOpenPassword = password;
+  }
+  return data;
+}
+
+/** How the office writes `format` for a document of this family; 400 for what cannot be. */
+export function exportSpec(family: DocumentFamily, format: ReturnFormat, password?: string): ExportSpec {
+  if (password && !['pdf', 'docx', 'doc'].includes(format)) {
+    throw new InputError(`userPassword cannot be applied to ${format.toUpperCase()} output; only PDF, DOCX and DOC can carry a password.`);
+  }
+  if (password && format === 'pdfa') throw new InputError('userPassword cannot be applied to PDF/A output: PDF/A forbids encryption.');
+  if (family === 'calc') {
+    if (format === 'pdf' || format === 'pdfa') return { filter: 'calc_pdf_Export', filterData: pdfFilterData(format === 'pdfa', password) };
+    throw new InputError(`Spreadsheets can be converted to PDF or PDFA only, not ${format.toUpperCase()}.`);
+  }
+  switch (format) {
+    case 'pdf':
+    case 'pdfa':
+      return { filter: 'writer_pdf_Export', filterData: pdfFilterData(format === 'pdfa', password) };
+    case 'docx':
+      return { filter: 'MS Word 2007 XML', password, ooxml: true };
+    case 'doc':
+      return { filter: 'MS Word 97', password };
+    case 'rtf':
+      return { filter: 'Rich Text Format' };
+    case 'html':
+      return { filter: 'HTML (StarWriter)', filterOptions: 'EmbedImages' };
+    case 'txt':
+      return { filter: 'Text (encoded)', filterOptions: 'UTF8,CRLF,,,' };
+  }
+}

@@ -1,0 +1,37 @@
+import { InputError } from '../errors.js';
+
+type MuPdf = typeof import('mupdf');
+let loaded: Promise<MuPdf> | undefined;
+
+/** MuPDF (WebAssembly) loads on first use, not at start-up. */
+export function mupdf(): Promise<MuPdf> {
+  loaded ??= import('mupdf');
+  return loaded;
+}
+
+async function open(bytes: Uint8Array) {
+  const lib = await mupdf();
+  try {
+    const doc = lib.Document.openDocument(bytes, 'application/pdf');
+    if (doc.needsPassword()) throw new InputError('The PDF is password-protected; remove the password and send it again.');
+    return doc;
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    throw new InputError(`The PDF cannot be read (${(error as Error).message}).`);
+  }
+}
+
+/** The text of every page, pages separated by a form feed like pdftotext, CRLF line ends. */
+export async function pdfText(bytes: Uint8Array): Promise<string> {
+  const doc = await open(bytes);
+  const pages: string[] = [];
+  for (let i = 0; i < doc.countPages(); i++) {
+    const text = doc.loadPage(i).toStructuredText('preserve-whitespace').asText();
+    pages.push(text.replace(/\n{2,}/g, '\n').replace(/\r?\n/g, '\r\n'));
+  }
+  return pages.join('\f');
+}
+
+export async function pdfPageCount(bytes: Uint8Array): Promise<number> {
+  return (await open(bytes)).countPages();
+}
