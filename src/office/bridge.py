@@ -94,6 +94,8 @@ class Bridge:
         except ErrorCodeIOException as e:
             return fail("load_failed", "the office could not load the document (error code %s)" % e.ErrCode)
         except Exception as e:  # IllegalArgumentException, IOException, ...
+            if office_gone(e):
+                raise
             text = str(e)
             if "password" in text.lower():
                 return fail("password", "the document needs a password")
@@ -116,6 +118,8 @@ class Bridge:
             try:
                 doc.storeToURL(uno.systemPathToFileUrl(job["output"]), props(store))
             except Exception as e:
+                if office_gone(e):
+                    raise
                 return fail("export_failed", "the office could not write the %s output: %s" % (job["filter"], str(e) or type(e).__name__))
             return {"ok": True}
         finally:
@@ -150,6 +154,10 @@ class Bridge:
             }))
 
 
+def office_gone(error):
+    return "Disposed" in type(error).__name__ or "disposed" in str(error)
+
+
 def fail(code, message):
     return {"ok": False, "error": code, "message": message}
 
@@ -178,6 +186,11 @@ def main():
             else:
                 answer = fail("bad_job", "unknown op %r" % op)
         except Exception as e:
+            if office_gone(e):
+                # The office died under us; say so and stop, Node replaces the pair.
+                out.write(json.dumps({"id": job_id, "ok": False, "error": "office_gone", "message": str(e)}) + "\n")
+                out.flush()
+                sys.exit(3)
             answer = fail("bad_job", "%s: %s" % (type(e).__name__, e))
         answer["id"] = job_id
         answer["ms"] = round((time.perf_counter() - started) * 1000, 2)

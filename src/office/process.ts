@@ -26,7 +26,7 @@ export interface JobResult {
   officeMs: number;
 }
 
-export type JobFailure = 'load_failed' | 'password' | 'export_failed' | 'bad_job';
+export type JobFailure = 'load_failed' | 'password' | 'export_failed' | 'bad_job' | 'office_gone';
 
 /** The document (or the job) was at fault; the process is fine. */
 export class OfficeJobError extends Error {
@@ -119,7 +119,8 @@ export class OfficeProcess {
     return spawn(command!, isolation.length ? [...prefix, sofficePath, ...args] : args, {
       detached: true, // its own process group, so a kill reaches every child it starts
       stdio: 'ignore',
-      env: { ...process.env, SAL_USE_VCLPLUGIN: 'svp', HOME: profile },
+      // No lock files: a job retried after a crash must be able to open the same input again.
+      env: { ...process.env, SAL_USE_VCLPLUGIN: 'svp', SAL_ENABLE_FILE_LOCKING: '0', HOME: profile },
     });
   }
 
@@ -186,7 +187,10 @@ export class OfficeProcess {
     }
     this.pending = undefined;
     clearTimeout(pending.timer);
-    if (reply.ok) {
+    if (reply.error === 'office_gone') {
+      pending.reject(new OfficeCrashError(`the office process died during the job: ${reply.message ?? ''}`));
+      this.kill();
+    } else if (reply.ok) {
       this.jobsDone++;
       pending.resolve({ officeMs: reply.ms ?? 0 });
     } else {

@@ -10,6 +10,8 @@ const SETTINGS: [path: string, name: string, type: string, value: string][] = [
   ['/org.openoffice.Office.Common/Security/Scripting', 'DisableMacrosExecution', 'boolean', 'true'],
   ['/org.openoffice.Office.Common/Security/Scripting', 'BlockUntrustedRefererLinks', 'boolean', 'true'],
   ['/org.openoffice.Office.Common/Misc', 'FirstRun', 'boolean', 'false'],
+  ['/org.openoffice.Office.Common/Misc', 'UseDocumentOOoLockFile', 'boolean', 'false'],
+  ['/org.openoffice.Office.Common/Misc', 'UseDocumentSystemFileLocking', 'boolean', 'false'],
   ['/org.openoffice.Office.Common/Save/Document', 'CreateBackup', 'boolean', 'false'],
   ['/org.openoffice.Office.Recovery/AutoSave', 'Enabled', 'boolean', 'false'],
   ['/org.openoffice.Office.Recovery/RecoveryInfo', 'Enabled', 'boolean', 'false'],

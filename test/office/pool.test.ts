@@ -1,0 +1,112 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { OfficePool } from '../../src/office/pool.js';
+import { OfficeJobError } from '../../src/office/process.js';
+import { BusyError, ProcessingTimeoutError } from '../../src/errors.js';
+import { FIXTURES, tempDir } from '../helpers/server.js';
+import { pdfFacts, slowRtf, testPool } from '../helpers/office.js';
+
+// The office opens documents for editing, so it reads copies in a writable folder.
+const docx = path.join(tempDir(), 'test_document.docx');
+fs.copyFileSync(path.join(FIXTURES, 'resource', 'test_document.docx'), docx);
+const out = (name: string) => path.join(tempDir(), name);
+const toPdf = (input: string) => ({ input, output: out('o.pdf'), filter: 'writer_pdf_Export', inputFilter: 'MS Word 2007 XML' });
+
+describe('office pool (real LibreOffice)', () => {
+  let pool: OfficePool;
+  before(async () => {
+    pool = testPool({ size: 2, jobTimeoutMs: 1500 });
+    await pool.start();
+  });
+  after(() => pool.close());
+
+  it('converts with a warm process and reports the office time', async () => {
+    const job = toPdf(docx);
+    const result = await pool.run(job);
+    assert.ok(result.officeMs > 0);
+    assert.equal(pdfFacts(fs.readFileSync(job.output)).text.trim(), 'A Test File');
+  });
+
+  it('retries on another process when the one holding the job dies, and recovers', async () => {
+    const crashesBefore = pool.stats.crashes;
+    const slow = slowRtf(4000);
+    const running = pool.run({ input: slow, output: out('s.pdf'), filter: 'writer_pdf_Export', inputFilter: 'Rich Text Format' });
+    await new Promise((r) => setTimeout(r, 150));
+    // Kill the busy office from outside, as a crash would.
+    const busy = (pool as unknown as { workers: { busy: boolean; process: { pid?: number } }[] }).workers.find((w) => w.busy);
+    assert.ok(busy?.process.pid);
+    process.kill(-busy.process.pid, 'SIGKILL');
+    await running;
+    assert.equal(pool.stats.crashes, crashesBefore + 1);
+    for (let i = 0; i < 3; i++) await pool.run(toPdf(docx));
+    await waitFor(() => pool.size === 2, 30_000);
+  });
+
+  it('cancels a job over the time limit, replaces the process, and serves the next job', async () => {
+    const timeoutsBefore = pool.stats.timeouts;
+    await assert.rejects(
+      pool.run({ input: slowRtf(), output: out('t.pdf'), filter: 'writer_pdf_Export', inputFilter: 'Rich Text Format' }),
+      (error: Error) => error instanceof ProcessingTimeoutError && /longer than the limit/.test(error.message),
+    );
+    assert.equal(pool.stats.timeouts, timeoutsBefore + 1);
+    await pool.run(toPdf(docx));
+    await waitFor(() => pool.size === 2, 30_000);
+  });
+
+  it('reports a document the office cannot load, and the process stays usable', async () => {
+    const bad = path.join(tempDir(), 'bad.docx');
+    fs.writeFileSync(bad, Buffer.from('PK\u0003\u0004 this is not really a zip at all'));
+    await assert.rejects(pool.run({ ...toPdf(bad) }), (e: Error) => e instanceof OfficeJobError && e.code === 'load_failed');
+    await pool.run(toPdf(docx));
+  });
+
+  it('answers 30 concurrent jobs with 2 processes', async () => {
+    const results = await Promise.all(Array.from({ length: 30 }, () => pool.run(toPdf(docx))));
+    assert.equal(results.length, 30);
+  });
+});
+
+describe('office pool limits', () => {
+  it('refuses at once beyond the queue limit, and after the wait limit', async () => {
+    const pool = testPool({ size: 1, queueLimit: 2, queueWaitMs: 300, jobTimeoutMs: 20_000 });
+    await pool.start();
+    try {
+      const slow = slowRtf(6000);
+      const jobs = Array.from({ length: 5 }, (_, i) =>
+        pool.run({ input: slow, output: out(`q${i}.pdf`), filter: 'writer_pdf_Export', inputFilter: 'Rich Text Format' })
+          .then(() => 'done', (e: Error) => (e instanceof BusyError ? `busy:${e.headers['retry-after']}` : e.message)));
+      const outcomes = await Promise.all(jobs);
+      assert.equal(outcomes[0], 'done');
+      assert.equal(outcomes.filter((o) => o.startsWith('busy:')).length, 4, outcomes.join());
+      assert.ok(outcomes.slice(1).every((o) => /^busy:\d+$/.test(o)));
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('recycles a process after its job budget without failing a request', async () => {
+    const pool = testPool({ size: 1, maxJobsPerProcess: 3 });
+    await pool.start();
+    try {
+      // The old process serves until its successor is warm, so nothing waits for a restart.
+      for (let i = 0; i < 200 && pool.stats.recycled < 2; i++) {
+        await pool.run(toPdf(docx));
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(pool.stats.recycled >= 2, `recycled ${pool.stats.recycled}`);
+      assert.equal(pool.stats.crashes, 0);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+async function waitFor(check: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
