@@ -25,6 +25,12 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     genReqId: requestIdFor,
     routerOptions: { ignoreTrailingSlash: true },
     ajv: { customOptions: { coerceTypes: false, allErrors: false } },
+    schemaErrorFormatter: (errors, dataVar) => {
+      const first = errors[0];
+      const missing = first?.keyword === 'required' ? (first.params as { missingProperty?: string }).missingProperty : undefined;
+      if (missing && dataVar === 'querystring') return new Error(`The query parameter "${missing}" is required.`);
+      return new Error(`Invalid request: ${dataVar}${first?.instancePath ?? ''} ${first?.message ?? 'is not valid'}.`);
+    },
   });
 
   registerWire(app, config);

@@ -67,7 +67,7 @@ function parseJsonBody(body: Buffer): unknown {
 
 function describeError(error: FastifyError, bodyLimitBytes: number): { status: number; message: string; headers: Record<string, string> } {
   if (error instanceof DocsmithError) return { status: error.status, message: error.message, headers: error.headers };
-  if (error.validation) return { status: 400, message: `Invalid request: ${error.message}.`, headers: {} };
+  if (error.validation) return { status: 400, message: error.message, headers: {} };
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return { status: 413, message: `The request body is larger than the limit of ${formatBytes(bodyLimitBytes)}.`, headers: {} };
   }

@@ -49,11 +49,14 @@ export class OfficePool {
   /** Starts and warms every process; resolves when all are ready. */
   async start(): Promise<void> {
     await Promise.all(Array.from({ length: this.options.size }, () => this.addWorker()));
+    this.started = true;
   }
 
-  /** At least one process can take work. */
+  private started = false;
+
+  /** Every process started and warmed, and at least one can take work now. */
   get ready(): boolean {
-    return this.workers.some((w) => w.process.alive);
+    return this.started && this.workers.some((w) => w.process.alive);
   }
 
   get size(): number {

@@ -1,0 +1,165 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { unzipSync } from 'fflate';
+import { fixture, startServer, tempDir, type RunningServer } from '../helpers/server.js';
+import { client, type Client } from '../helpers/http.js';
+import { adminServices, makeAccount } from '../helpers/accounts.js';
+import { pdfFacts, redShare } from '../helpers/office.js';
+import { detectFormat } from '../../src/formats/detect.js';
+import type { Services } from '../../src/services.js';
+
+const RTF = Buffer.from('{\\rtf1\\ansi\\deff0{\\fonttbl{\\f0 Liberation Serif;}}\\f0\\fs24 Hello from RTF\\par}');
+const HTML = Buffer.from('<!DOCTYPE html><html><head><title>t</title></head><body><p>Hello from <b>HTML</b></p>'
+  + '<img src="http://127.0.0.1:9/tracker.png"><img src="file:///etc/passwd"></body></html>');
+
+const INPUTS: [string, Buffer, string][] = [
+  ['DOCX', fixture('test_document.docx'), 'A Test File'],
+  ['DOC', fixture('test.doc'), 'Test'],
+  ['RTF', RTF, 'Hello from RTF'],
+  ['HTML', HTML, 'Hello from HTML'],
+];
+
+const message = (reply: { json(): unknown }) => (reply.json() as { message: string }).message;
+
+describe('POST /v1/document/convert with the real office engine', () => {
+  let server: RunningServer;
+  let admin: Services;
+  let paid: Client;
+  let trial: Client;
+  before(async () => {
+    const dataDir = tempDir();
+    admin = await adminServices({ dataDir });
+    const p = await makeAccount(admin, 'paid', { licence: 'SN-1' });
+    const t = await makeAccount(admin, 'trial', { maxDocuments: 3 });
+    server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_OFFICE_WORKERS: '2' });
+    paid = client(server.url, { basic: [p.user, p.password] });
+    trial = client(server.url, { basic: [t.user, t.password] });
+    for (let i = 0; i < 100; i++) {
+      if ((await paid.get('/readyz')).status === 200) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  });
+  after(async () => {
+    await server.stop();
+    await admin.store.close();
+  });
+
+  const convert = async (input: Buffer, format: string, extra = '') => {
+    const reply = await paid.post(`/v1/document/convert?returnFormat=${format}${extra}`, { json: input.toString('base64') });
+    assert.equal(reply.status, 200, `${format}: ${reply.text.slice(0, 300)}`);
+    return Buffer.from(reply.json() as string, 'base64');
+  };
+
+  it('reports ready only with the office warm, and lists the rendering fonts', async () => {
+    const ready = (await paid.get('/readyz')).json() as { officeWorkers: number };
+    assert.equal(ready.officeWorkers, 2);
+    const fonts = (await paid.get('/v1/fonts/list')).json() as string[];
+    for (const name of ['Arial', 'Times New Roman', 'Courier New', 'Carlito', 'Liberation Sans', 'DejaVu Sans']) assert.ok(fonts.includes(name), name);
+  });
+
+  it('converts the TXT fixture exactly', async () => {
+    assert.equal((await convert(fixture('test_document.docx'), 'TXT')).toString('latin1'), 'A Test File\r\n');
+  });
+
+  for (const [name, input, text] of INPUTS) {
+    it(`converts ${name} to every return format`, async () => {
+      const pdf = await convert(input, 'pdf');
+      const facts = pdfFacts(pdf);
+      assert.equal(facts.pages, 1);
+      assert.match(facts.text, new RegExp(text));
+      assert.ok(!pdf.includes('pdfaid:part'), 'plain PDF is not PDF/A');
+
+      const pdfa = await convert(input, 'PDFA');
+      assert.match(pdfa.toString('latin1'), /pdfaid:part[^0-9]{1,4}2/);
+      assert.match(pdfFacts(pdfa).text, new RegExp(text));
+
+      const docx = await convert(input, 'DOCX');
+      const parts = unzipSync(docx);
+      assert.ok(parts['word/document.xml'] && parts['[Content_Types].xml']);
+      assert.equal(detectFormat(docx).ok && (detectFormat(docx) as { format: string }).format, 'docx');
+      assert.match(Buffer.from(parts['word/document.xml']!).toString('utf8'), new RegExp(text.split(' ').pop()!));
+
+      const doc = await convert(input, 'doc');
+      assert.equal(doc.subarray(0, 8).toString('hex'), 'd0cf11e0a1b11ae1');
+      assert.equal((detectFormat(doc) as { format: string }).format, 'doc');
+
+      const rtf = await convert(input, 'Rtf');
+      assert.ok(rtf.toString('latin1').startsWith('{\\rtf'));
+
+      const html = (await convert(input, 'HTML')).toString('utf8');
+      assert.match(html.replace(/<[^>]+>/g, ''), new RegExp(text.split(' ').pop()!));
+      assert.ok(!/(src|href)="(https?:|file:)/i.test(html), 'no external references');
+
+      const txt = (await convert(input, 'txt')).toString('utf8');
+      assert.ok(txt.includes(text.replace(/<[^>]+>/g, '')), txt);
+      assert.ok(txt.endsWith('\r\n') && !txt.startsWith('\uFEFF'));
+    });
+  }
+
+  it('keeps images embedded in HTML output', async () => {
+    const html = (await convert(fixture('construction_turk.docx'), 'HTML')).toString('utf8');
+    assert.ok((html.match(/src="data:image\//g) ?? []).length >= 2);
+  });
+
+  it('extracts the text of a PDF, and passes a PDF through', async () => {
+    const txt = (await convert(fixture('maelzel_machine.pdf'), 'TXT')).toString('utf8');
+    assert.match(txt, /^Mälzel and the Machine\r\n/);
+    const pdf = await convert(fixture('maelzel_machine.pdf'), 'PDF');
+    assert.ok(pdf.equals(fixture('maelzel_machine.pdf')));
+    const refused = await paid.post('/v1/document/convert?returnFormat=DOCX', { json: fixture('maelzel_machine.pdf').toString('base64') });
+    assert.equal(refused.status, 400);
+    assert.match(message(refused), /PDF documents can be converted to TXT or PDF only/);
+  });
+
+  it('stamps TEST MODE on test runs and does not count them', async () => {
+    const before = ((await paid.get('/v1/account/settings')).json() as { createdDocuments: number }).createdDocuments;
+    const plain = await convert(fixture('test_document.docx'), 'PDF');
+    const stamped = await convert(fixture('test_document.docx'), 'PDF', '&test=true');
+    assert.ok(redShare(plain) < 0.001);
+    assert.ok(redShare(stamped) > 0.01, `red share ${redShare(stamped)}`);
+    const html = (await convert(fixture('test_document.docx'), 'HTML', '&test=true')).toString('utf8');
+    assert.match(html, /<title>ReportingCloud Test Mode<\/title>/);
+    const after = ((await paid.get('/v1/account/settings')).json() as { createdDocuments: number }).createdDocuments;
+    assert.equal(after, before + 1);
+  });
+
+  it('counts one document per conversion and refuses at the quota', async () => {
+    const replies = await Promise.all(Array.from({ length: 5 }, () =>
+      trial.post('/v1/document/convert?returnFormat=TXT', { json: fixture('test_document.docx').toString('base64') })));
+    assert.equal(replies.filter((r) => r.status === 200).length, 3);
+    assert.equal(replies.filter((r) => r.status === 403).length, 2);
+    assert.equal((await trial.post('/v1/document/convert?returnFormat=TXT&test=true', { json: fixture('test_document.docx').toString('base64') })).status, 403);
+  });
+
+  it('answers 30 concurrent conversions with the pool of 2', async () => {
+    const replies = await Promise.all(Array.from({ length: 30 }, (_, i) =>
+      paid.post(`/v1/document/convert?returnFormat=${i % 2 ? 'PDF' : 'TXT'}`, { json: fixture('test_document.docx').toString('base64') })));
+    assert.deepEqual([...new Set(replies.map((r) => r.status))], [200]);
+  });
+
+  it('refuses bad input with a clear 400 and stays healthy', async () => {
+    const docx = fixture('test_document.docx');
+    const brokenXml = Buffer.from(docx); // a valid package whose main part is garbage
+    const cases: [string, string, RegExp][] = [
+      ['PDF', fixture('test_template.tx').toString('base64'), /TX Text Control/],
+      ['PDF', Buffer.from('just some words').toString('base64'), /not a document in a format we read/],
+      ['PDF', docx.subarray(0, 2000).toString('base64'), /damaged ZIP/],
+      ['PDF', fixture('test.doc').subarray(0, 3000).toString('base64'), /damaged/],
+      ['PDF', fixture('cash.xlsx').toString('base64'), /XLSX, which is not accepted here/],
+      ['PDF', 'not base64!', /not valid Base64/],
+      ['TX', docx.toString('base64'), /TX is a proprietary format/],
+      ['XPS', docx.toString('base64'), /returnFormat "XPS" is not supported/],
+      ['', docx.toString('base64'), /"returnFormat" is required/],
+    ];
+    for (const [format, body, expected] of cases) {
+      const reply = await paid.post(`/v1/document/convert?returnFormat=${format}`, { json: body });
+      assert.equal(reply.status, 400, `${format} ${body.slice(0, 20)}: ${reply.text}`);
+      assert.match(message(reply), expected);
+    }
+    void brokenXml;
+    const random = Buffer.from(Array.from({ length: 5000 }, () => Math.floor(Math.random() * 256)));
+    random.write('PK\u0003\u0004', 0, 'latin1');
+    assert.equal((await paid.post('/v1/document/convert?returnFormat=PDF', { json: random.toString('base64') })).status, 400);
+    assert.equal((await convert(docx, 'TXT')).toString('latin1'), 'A Test File\r\n', 'still healthy');
+  });
+});
