@@ -10,6 +10,7 @@ import { TemplateLibrary } from './templates/library.js';
 import { OfficePool } from './office/pool.js';
 import { networkIsolation } from './office/process.js';
 import { Converter } from './convert/converter.js';
+import { Normaliser } from './convert/normalise.js';
 import path from 'node:path';
 
 /** The parts a request passes through, wired once per process (server or CLI). */
@@ -24,6 +25,8 @@ export interface Services {
   /** Null when the office engine is turned off (DOCSMITH_OFFICE_WORKERS=0) or for the CLI. */
   office: OfficePool | null;
   converter: Converter | null;
+  /** DOC/RTF/HTML to DOCX, cached by content hash; null without the office engine. */
+  normaliser: Normaliser | null;
 }
 
 export type Logger = (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
@@ -49,6 +52,7 @@ export async function openServices(config: Config, options: { withOffice?: boole
       log: options.log,
     })
     : null;
+  const converter = office ? new Converter(office, path.join(config.dataDir, 'tmp')) : null;
   const keyRing = new KeyRing(loadMasterSecret(config.secret, config.dataDir));
   return {
     config,
@@ -59,6 +63,7 @@ export async function openServices(config: Config, options: { withOffice?: boole
     templates: new TemplateLibrary(store),
     usage: new UsageGuard(store, config),
     office,
-    converter: office ? new Converter(office, path.join(config.dataDir, 'tmp')) : null,
+    converter,
+    normaliser: converter ? new Normaliser(converter, path.join(config.dataDir, 'cache', 'docx')) : null,
   };
 }

@@ -89,6 +89,8 @@ class Bridge:
         }
         if job.get("inputFilter"):
             load["FilterName"] = job["inputFilter"]
+        if job.get("inputPassword"):
+            load["Password"] = job["inputPassword"]
         try:
             doc = self.desktop.loadComponentFromURL(url, "_blank", 0, props(load))
         except ErrorCodeIOException as e:
@@ -111,8 +113,10 @@ class Bridge:
                 store["FilterOptions"] = job["filterOptions"]
             if job.get("password"):
                 if job.get("ooxml"):
-                    # OOXML export encrypts from EncryptionData, not from Password.
-                    store["EncryptionData"] = uno.Any("[]com.sun.star.beans.NamedValue", (named("OOXPassword", job["password"]),))
+                    # OOXML export encrypts from EncryptionData, not from Password; this office
+                    # writes the Standard (AES-128) scheme, which Word and LibreOffice open.
+                    store["EncryptionData"] = uno.Any("[]com.sun.star.beans.NamedValue", (
+                        named("OOXPassword", job["password"]), named("CryptoType", "Standard")))
                 else:
                     store["Password"] = job["password"]
             try:

@@ -16,6 +16,8 @@ export interface OfficeJob {
   /** Author, Title, Subject, Generator; CreationDate, ModificationDate as UTC ISO strings. */
   properties?: Record<string, string>;
   password?: string;
+  /** Password to open an encrypted input. */
+  inputPassword?: string;
   /** Encrypt through OOXML EncryptionData rather than the plain Password property. */
   ooxml?: boolean;
   watermark?: string;

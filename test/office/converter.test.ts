@@ -1,0 +1,129 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { zipSync } from 'fflate';
+import * as mupdf from 'mupdf';
+import type { OfficePool } from '../../src/office/pool.js';
+import { Converter } from '../../src/convert/converter.js';
+import { Normaliser } from '../../src/convert/normalise.js';
+import { detectFormat } from '../../src/formats/detect.js';
+import { InputError } from '../../src/errors.js';
+import { fixture, tempDir } from '../helpers/server.js';
+import { pdfFacts, testPool } from '../helpers/office.js';
+
+/** A DOCX whose picture is linked to a URL instead of embedded. */
+function docxWithLinkedImage(url: string): Buffer {
+  const types = `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">
+<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>
+<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`;
+  const rels = `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">
+<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`;
+  const docRels = `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">
+<Relationship Id="rId5" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="${url}/linked.png" TargetMode="External"/></Relationships>`;
+  const document = `<?xml version="1.0" encoding="UTF-8"?>
+<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+ xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"
+ xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><w:body>
+<w:p><w:r><w:t>Linked picture below</w:t></w:r></w:p>
+<w:p><w:r><w:drawing><wp:inline><wp:extent cx="952500" cy="952500"/><wp:docPr id="1" name="Picture 1"/>
+<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic><pic:nvPicPr><pic:cNvPr id="1" name="linked.png"/><pic:cNvPicPr/></pic:nvPicPr>
+<pic:blipFill><a:blip r:link="rId5"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="952500" cy="952500"/></a:xfrm><a:prstGeom prst="rect"/></pic:spPr></pic:pic></a:graphicData></a:graphic>
+</wp:inline></w:drawing></w:r></w:p>
+<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> INCLUDEPICTURE "${url}/field.png" \\d </w:instrText></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>
+</w:body></w:document>`;
+  return Buffer.from(zipSync({
+    '[Content_Types].xml': Buffer.from(types), '_rels/.rels': Buffer.from(rels),
+    'word/document.xml': Buffer.from(document), 'word/_rels/document.xml.rels': Buffer.from(docRels),
+  }));
+}
+
+describe('converter: passwords, properties, normalisation, no network', () => {
+  let pool: OfficePool;
+  let converter: Converter;
+  before(async () => {
+    pool = testPool({ size: 1 });
+    await pool.start();
+    converter = new Converter(pool, tempDir());
+  });
+  after(() => pool.close());
+
+  it('encrypts PDF output with userPassword: it opens only with the password', async () => {
+    const { data } = await converter.convert(fixture('test_document.docx'), 'docx', 'pdf', { password: 's3cret-pw' });
+    assert.equal(pdfFacts(data).needsPassword, true);
+    assert.throws(() => pdfFacts(data, 'wrong'));
+    assert.match(pdfFacts(data, 's3cret-pw').text, /A Test File/);
+  });
+
+  it('encrypts DOCX and DOC output with userPassword', async () => {
+    for (const format of ['docx', 'doc'] as const) {
+      const { data } = await converter.convert(fixture('test_document.docx'), 'docx', format, { password: 's3cret-pw' });
+      const detected = detectFormat(data);
+      assert.ok(!detected.ok && detected.problem === 'encrypted', `${format}: ${JSON.stringify(detected)}`);
+      // The office opens it again with the password, and not without.
+      const dir = tempDir();
+      const input = path.join(dir, `enc.${format}`);
+      fs.writeFileSync(input, data);
+      const output = path.join(dir, 'out.txt');
+      await pool.run({ input, output, filter: 'Text (encoded)', filterOptions: 'UTF8,CRLF,,,', inputPassword: 's3cret-pw' });
+      assert.match(fs.readFileSync(output, 'utf8'), /A Test File/);
+      await assert.rejects(pool.run({ input, output: path.join(dir, 'no.txt'), filter: 'Text (encoded)', filterOptions: 'UTF8,CRLF,,,' }));
+    }
+  });
+
+  it('refuses a password for formats that cannot carry one', async () => {
+    for (const format of ['rtf', 'html', 'txt', 'pdfa'] as const) {
+      await assert.rejects(converter.convert(fixture('test_document.docx'), 'docx', format, { password: 'x' }), InputError);
+    }
+  });
+
+  it('writes document properties into the output', async () => {
+    const properties = {
+      author: 'Ann Author', title: 'The Title', subject: 'The Subject', creatorApplication: 'docsmith tests',
+      creationDate: new Date('2024-05-06T07:08:09Z'), lastModificationDate: new Date('2024-06-07T08:09:10Z'),
+    };
+    const { data } = await converter.convert(fixture('test_document.docx'), 'docx', 'pdf', { properties });
+    const doc = mupdf.Document.openDocument(data, 'application/pdf');
+    assert.equal(doc.getMetaData('info:Author'), 'Ann Author');
+    assert.equal(doc.getMetaData('info:Title'), 'The Title');
+    assert.equal(doc.getMetaData('info:Subject'), 'The Subject');
+    const docx = (await converter.convert(fixture('test_document.docx'), 'docx', 'docx', { properties })).data;
+    const core = Buffer.from((await import('fflate')).unzipSync(docx)['docProps/core.xml']!).toString('utf8');
+    assert.match(core, /Ann Author/);
+    assert.match(core, /The Title/);
+    assert.match(core, /2024-05-06T07:08:09Z/);
+  });
+
+  it('normalises DOC and RTF to DOCX once per content', async () => {
+    const normaliser = new Normaliser(converter, tempDir());
+    const jobs = pool.stats.jobs;
+    const first = await normaliser.toDocx(fixture('test.doc'), 'doc');
+    assert.equal((detectFormat(first) as { format: string }).format, 'docx');
+    const again = await Promise.all([normaliser.toDocx(fixture('test.doc'), 'doc'), normaliser.toDocx(fixture('test.doc'), 'doc')]);
+    assert.ok(again.every((d) => d.equals(first)));
+    assert.equal(pool.stats.jobs, jobs + 1, 'converted once');
+    const docx = fixture('test_document.docx');
+    assert.equal(await normaliser.toDocx(docx, 'docx'), docx, 'DOCX passes through');
+  });
+
+  it('never fetches linked resources from the network', async () => {
+    let requests = 0;
+    const server = http.createServer((_req, res) => {
+      requests++;
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const { data } = await converter.convert(docxWithLinkedImage(`http://127.0.0.1:${port}`), 'docx', 'pdf');
+      assert.match(pdfFacts(data).text, /Linked picture below/);
+      const html = `<html><body><p>x</p><img src="http://127.0.0.1:${port}/a.png"><link rel="stylesheet" href="http://127.0.0.1:${port}/s.css"></body></html>`;
+      await converter.convert(Buffer.from(html), 'html', 'pdf');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(requests, 0);
+    } finally {
+      server.close();
+    }
+  });
+});
