@@ -61,8 +61,9 @@ if (missing.length > 0) {
 
 // npm packages: reinstall when package.json or the lock file changed since the last install.
 const lock = existsSync(path.join(root, 'package-lock.json')) ? 'package-lock.json' : null;
+const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 const digest = createHash('sha256')
-  .update(readFileSync(path.join(root, 'package.json')))
+  .update(JSON.stringify([manifest.dependencies, manifest.devDependencies, manifest.allowScripts, manifest.overrides]))
   .update(lock ? readFileSync(path.join(root, lock)) : '')
   .digest('hex');
 const stamp = path.join(root, 'node_modules', '.docsmith-setup');

@@ -11,6 +11,7 @@ import { OfficePool } from './office/pool.js';
 import { networkIsolation } from './office/process.js';
 import { Converter } from './convert/converter.js';
 import { Normaliser } from './convert/normalise.js';
+import fs from 'node:fs';
 import path from 'node:path';
 
 /** The parts a request passes through, wired once per process (server or CLI). */
@@ -30,6 +31,16 @@ export interface Services {
 }
 
 export type Logger = (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
+
+/** Job files live in memory (/dev/shm) where the machine has it, else in the data folder. */
+function jobDirectory(dataDir: string): string {
+  try {
+    fs.accessSync('/dev/shm', fs.constants.W_OK);
+    return path.join('/dev/shm', `docsmith-${process.pid}`);
+  } catch {
+    return path.join(dataDir, 'tmp');
+  }
+}
 
 /** Wires everything; the office pool is created (not started) only when `withOffice`. */
 export async function openServices(config: Config, options: { withOffice?: boolean; log?: Logger } = {}): Promise<Services> {
@@ -52,7 +63,7 @@ export async function openServices(config: Config, options: { withOffice?: boole
       log: options.log,
     })
     : null;
-  const converter = office ? new Converter(office, path.join(config.dataDir, 'tmp')) : null;
+  const converter = office ? new Converter(office, jobDirectory(config.dataDir)) : null;
   const keyRing = new KeyRing(loadMasterSecret(config.secret, config.dataDir));
   return {
     config,

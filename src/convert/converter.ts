@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { DocsmithError, InputError } from '../errors.js';
@@ -52,6 +53,8 @@ function officeProperties(p: DocumentProperties | undefined): Record<string, str
 
 /** Turns documents of any readable format into any return format through the office pool. */
 export class Converter {
+  private workDirReady = false;
+
   constructor(private readonly pool: OfficePool, private readonly workDir: string) {}
 
   /** The document's real format, or a 400 that says what it is instead. */
@@ -99,11 +102,14 @@ export class Converter {
   }
 
   private async runOffice(source: Buffer, from: DocumentFormat, to: ReturnFormat, job: Omit<OfficeJob, 'input' | 'output'>, signal?: AbortSignal): Promise<{ data: Buffer; officeMs: number }> {
-    await fs.mkdir(this.workDir, { recursive: true });
-    const dir = await fs.mkdtemp(path.join(this.workDir, 'job-'));
+    if (!this.workDirReady) {
+      await fs.mkdir(this.workDir, { recursive: true });
+      this.workDirReady = true;
+    }
+    const stem = path.join(this.workDir, randomUUID());
+    const input = `${stem}.in.${EXTENSIONS[from]}`;
+    const output = `${stem}.out.${OUTPUT_EXTENSIONS[to]}`;
     try {
-      const input = path.join(dir, `input.${EXTENSIONS[from]}`);
-      const output = path.join(dir, `output.${OUTPUT_EXTENSIONS[to]}`);
       await fs.writeFile(input, source);
       let officeMs: number;
       try {
@@ -116,7 +122,8 @@ export class Converter {
       if (!data || data.length === 0) throw new InputError(`The ${FORMAT_NAMES[from]} document could not be read; it may be damaged.`);
       return { data, officeMs };
     } finally {
-      await fs.rm(dir, { recursive: true, force: true });
+      // Off the response path; nothing waits for the clean-up.
+      void Promise.all([fs.rm(input, { force: true }), fs.rm(output, { force: true })]).catch(() => undefined);
     }
   }
 }

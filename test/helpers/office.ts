@@ -51,10 +51,10 @@ export function pdfFacts(bytes: Uint8Array, password?: string): PdfFacts {
   return { pages, text, needsPassword };
 }
 
-/** Share of strongly red pixels on page 1: the TEST MODE watermark is red. */
-export function redShare(pdf: Uint8Array): number {
+/** Share of strongly red pixels on a page: the TEST MODE watermark is red. */
+export function redShare(pdf: Uint8Array, page = 0): number {
   const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
-  const pix = doc.loadPage(0).toPixmap(mupdf.Matrix.scale(0.5, 0.5), mupdf.ColorSpace.DeviceRGB, false, true);
+  const pix = doc.loadPage(page).toPixmap(mupdf.Matrix.scale(0.5, 0.5), mupdf.ColorSpace.DeviceRGB, false, true);
   const samples = pix.getPixels();
   let red = 0;
   for (let i = 0; i < samples.length; i += 3) {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createInterface } from 'node:readline';
+import net from 'node:net';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The shared fixtures sit beside the checkout (`../shared`), or where DOCSMITH_FIXTURES_DIR says. */
@@ -24,42 +24,48 @@ export interface RunningServer {
   kill(): Promise<void>;
 }
 
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 /** Starts the compiled server (`dist/main.js`) as its own process on a free port. */
 export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
   const logDir = path.join(ROOT, '.test-output');
   fs.mkdirSync(logDir, { recursive: true });
   const log = fs.createWriteStream(path.join(logDir, `server-${process.pid}-${Date.now()}.log`));
+  const port = await freePort();
   const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'main.js')], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       HOST: '127.0.0.1',
-      PORT: '0',
       DOCSMITH_LOG_LEVEL: 'info',
       DOCSMITH_TEST_ROUTES: '1',
       DOCSMITH_OFFICE_WORKERS: '0',
       ...env,
+      PORT: String(port),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  child.stdout!.pipe(log);
   child.stderr!.pipe(log);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('server did not start within 30 s')), 30_000);
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      log.write(line + '\n');
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code} before listening`));
-    });
-  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before listening (log in ${log.path})`);
+    const up = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (up) break;
+    if (Date.now() > deadline) throw new Error('server did not start within 30 s');
+    await new Promise((r) => setTimeout(r, 50));
+  }
   return {
     url,
     child,

@@ -11,7 +11,7 @@ import { Normaliser } from '../../src/convert/normalise.js';
 import { detectFormat } from '../../src/formats/detect.js';
 import { InputError } from '../../src/errors.js';
 import { fixture, tempDir } from '../helpers/server.js';
-import { pdfFacts, testPool } from '../helpers/office.js';
+import { pdfFacts, redShare, slowRtf, testPool } from '../helpers/office.js';
 
 /** A DOCX whose picture is linked to a URL instead of embedded. */
 function docxWithLinkedImage(url: string): Buffer {
@@ -93,6 +93,14 @@ describe('converter: passwords, properties, normalisation, no network', () => {
     assert.match(core, /Ann Author/);
     assert.match(core, /The Title/);
     assert.match(core, /2024-05-06T07:08:09Z/);
+  });
+
+  it('stamps TEST MODE on every page, across sections with other page setups', async () => {
+    const rtf = fs.readFileSync(slowRtf(150), 'utf8').replace('Paragraph 70 ', '\\sect\\sectd\\landscape\\pgwsxn16838\\pghsxn11906 Paragraph 70 ');
+    const { data } = await converter.convert(Buffer.from(rtf), 'rtf', 'pdf', { test: true });
+    const pages = pdfFacts(data).pages;
+    assert.ok(pages >= 4, `${pages} pages`);
+    for (let page = 0; page < pages; page++) assert.ok(redShare(data, page) > 0.005, `page ${page + 1}`);
   });
 
   it('normalises DOC and RTF to DOCX once per content', async () => {

@@ -17,7 +17,7 @@ const toPdf = (input: string) => ({ input, output: out('o.pdf'), filter: 'writer
 describe('office pool (real LibreOffice)', () => {
   let pool: OfficePool;
   before(async () => {
-    pool = testPool({ size: 2, jobTimeoutMs: 1500 });
+    pool = testPool({ size: 2, jobTimeoutMs: 30_000 });
     await pool.start();
   });
   after(() => pool.close());
@@ -33,25 +33,16 @@ describe('office pool (real LibreOffice)', () => {
     const crashesBefore = pool.stats.crashes;
     const slow = slowRtf(4000);
     const running = pool.run({ input: slow, output: out('s.pdf'), filter: 'writer_pdf_Export', inputFilter: 'Rich Text Format' });
-    await new Promise((r) => setTimeout(r, 150));
     // Kill the busy office from outside, as a crash would.
-    const busy = (pool as unknown as { workers: { busy: boolean; process: { pid?: number } }[] }).workers.find((w) => w.busy);
+    const workers = () => (pool as unknown as { workers: { busy: boolean; process: { pid?: number } }[] }).workers;
+    await waitFor(() => workers().some((w) => w.busy), 5000);
+    await new Promise((r) => setTimeout(r, 100));
+    const busy = workers().find((w) => w.busy);
     assert.ok(busy?.process.pid);
     process.kill(-busy.process.pid, 'SIGKILL');
     await running;
     assert.equal(pool.stats.crashes, crashesBefore + 1);
     for (let i = 0; i < 3; i++) await pool.run(toPdf(docx));
-    await waitFor(() => pool.size === 2, 30_000);
-  });
-
-  it('cancels a job over the time limit, replaces the process, and serves the next job', async () => {
-    const timeoutsBefore = pool.stats.timeouts;
-    await assert.rejects(
-      pool.run({ input: slowRtf(), output: out('t.pdf'), filter: 'writer_pdf_Export', inputFilter: 'Rich Text Format' }),
-      (error: Error) => error instanceof ProcessingTimeoutError && /longer than the limit/.test(error.message),
-    );
-    assert.equal(pool.stats.timeouts, timeoutsBefore + 1);
-    await pool.run(toPdf(docx));
     await waitFor(() => pool.size === 2, 30_000);
   });
 
@@ -65,6 +56,24 @@ describe('office pool (real LibreOffice)', () => {
   it('answers 30 concurrent jobs with 2 processes', async () => {
     const results = await Promise.all(Array.from({ length: 30 }, () => pool.run(toPdf(docx))));
     assert.equal(results.length, 30);
+  });
+});
+
+describe('office pool time limit', () => {
+  it('cancels a job over the time limit, replaces the process, and serves the next job', async () => {
+    const pool = testPool({ size: 1, jobTimeoutMs: 1000 });
+    await pool.start();
+    try {
+      await assert.rejects(
+        pool.run({ input: slowRtf(), output: out('t.pdf'), filter: 'writer_pdf_Export', inputFilter: 'Rich Text Format' }),
+        (error: Error) => error instanceof ProcessingTimeoutError && /longer than the limit/.test(error.message),
+      );
+      assert.equal(pool.stats.timeouts, 1);
+      await waitFor(() => pool.size === 1, 30_000);
+      await pool.run(toPdf(docx));
+    } finally {
+      await pool.close();
+    }
   });
 });
 
@@ -97,6 +106,23 @@ describe('office pool limits', () => {
       }
       assert.ok(pool.stats.recycled >= 2, `recycled ${pool.stats.recycled}`);
       assert.equal(pool.stats.crashes, 0);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe('office pool memory threshold', () => {
+  it('recycles a process whose memory is over the threshold', async () => {
+    const pool = testPool({ size: 1, maxRssBytes: 1 });
+    await pool.start();
+    try {
+      for (let i = 0; i < 100 && pool.stats.recycled < 1; i++) {
+        await pool.run(toPdf(docx));
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(pool.stats.recycled >= 1);
+      await pool.run(toPdf(docx));
     } finally {
       await pool.close();
     }
