@@ -237,19 +237,33 @@ function processAlive(pid: number): boolean {
 class SqliteUsage implements UsageRepository {
   constructor(private readonly db: Database.Database) {}
 
+  /**
+   * Counters and leases are written on every document request; they commit without an fsync
+   * (WAL with synchronous=NORMAL survives a process crash, not a power cut), while templates,
+   * accounts and keys keep a full fsync per commit.
+   */
+  private light<T>(work: () => T): T {
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      return work();
+    } finally {
+      this.db.pragma('synchronous = FULL');
+    }
+  }
+
   async reserveDocument(accountId: number): Promise<boolean> {
-    return this.db
+    return this.light(() => this.db
       .prepare('UPDATE accounts SET created_documents = created_documents + 1 WHERE id = ? AND created_documents < max_documents')
-      .run(accountId).changes > 0;
+      .run(accountId).changes > 0);
   }
 
   async refundDocument(accountId: number): Promise<void> {
-    this.db.prepare('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(accountId);
+    this.light(() => this.db.prepare('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(accountId));
   }
 
   async acquireSlot(accountId: number, limit: number, leaseMs: number): Promise<SlotLease | null> {
     const holder = `${process.pid}:${randomUUID()}`;
-    const slot = this.db.transaction((): number | null => {
+    const slot = this.light(() => this.db.transaction((): number | null => {
       const now = Date.now();
       const rows = this.db.prepare('SELECT slot, holder, expires_at FROM merge_slots WHERE account_id = ?').all(accountId) as {
         slot: number; holder: string; expires_at: number;
@@ -271,14 +285,14 @@ class SqliteUsage implements UsageRepository {
         return candidate;
       }
       return null;
-    }).immediate();
+    }).immediate());
     if (slot === null) return null;
     let released = false;
     return {
       release: async () => {
         if (released) return;
         released = true;
-        if (this.db.open) this.db.prepare('DELETE FROM merge_slots WHERE holder = ?').run(holder);
+        if (this.db.open) this.light(() => this.db.prepare('DELETE FROM merge_slots WHERE holder = ?').run(holder));
       },
     };
   }

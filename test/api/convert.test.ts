@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { unzipSync } from 'fflate';
+import { unzipSync, zipSync } from 'fflate';
+import CFB from 'cfb';
 import { fixture, startServer, tempDir, type RunningServer } from '../helpers/server.js';
 import { client, type Client } from '../helpers/http.js';
 import { adminServices, makeAccount } from '../helpers/accounts.js';
@@ -157,6 +158,16 @@ describe('POST /v1/document/convert with the real office engine', () => {
       assert.match(message(reply), expected);
     }
     void brokenXml;
+    const container = CFB.utils.cfb_new();
+    CFB.utils.cfb_add(container, '/EncryptionInfo', Buffer.alloc(64, 1));
+    CFB.utils.cfb_add(container, '/EncryptedPackage', Buffer.alloc(4096, 2));
+    const encrypted = await paid.post('/v1/document/convert?returnFormat=PDF', { json: (CFB.write(container, { type: 'buffer' }) as Buffer).toString('base64') });
+    assert.equal(encrypted.status, 400);
+    assert.match(message(encrypted), /password-protected/);
+    const docm = zipSync({ '[Content_Types].xml': Buffer.from('<Types><Override ContentType="application/vnd.ms-word.document.macroEnabled.main+xml"/></Types>') });
+    const macro = await paid.post('/v1/document/convert?returnFormat=PDF', { json: Buffer.from(docm).toString('base64') });
+    assert.equal(macro.status, 400);
+    assert.match(message(macro), /Macro-enabled/);
     const random = Buffer.from(Array.from({ length: 5000 }, () => Math.floor(Math.random() * 256)));
     random.write('PK\u0003\u0004', 0, 'latin1');
     assert.equal((await paid.post('/v1/document/convert?returnFormat=PDF', { json: random.toString('base64') })).status, 400);
