@@ -21,6 +21,7 @@ async function main(): Promise<void> {
     app.log.info({ signal }, 'stopping');
     await app.close();
     await services.office?.close();
+    await services.converter?.close();
     await services.store.close();
     process.exit(0);
   };

@@ -57,6 +57,11 @@ export class Converter {
 
   constructor(private readonly pool: OfficePool, private readonly workDir: string) {}
 
+  /** Removes the job folder (at shutdown). */
+  async close(): Promise<void> {
+    await fs.rm(this.workDir, { recursive: true, force: true });
+  }
+
   /** The document's real format, or a 400 that says what it is instead. */
   static detect(bytes: Uint8Array, accepted: readonly DocumentFormat[], what = 'The document'): DocumentFormat {
     const detected = detectFormat(bytes);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { unzipSync, zipSync } from 'fflate';
 import CFB from 'cfb';
 import { fixture, startServer, tempDir, type RunningServer } from '../helpers/server.js';
-import { client, type Client } from '../helpers/http.js';
+import { client, type Client, errorMessage as message } from '../helpers/http.js';
 import { adminServices, makeAccount } from '../helpers/accounts.js';
 import { pdfFacts, redShare } from '../helpers/office.js';
 import { detectFormat } from '../../src/formats/detect.js';
@@ -20,7 +20,6 @@ const INPUTS: [string, Buffer, string][] = [
   ['HTML', HTML, 'Hello from HTML'],
 ];
 
-const message = (reply: { json(): unknown }) => (reply.json() as { message: string }).message;
 
 describe('POST /v1/document/convert with the real office engine', () => {
   let server: RunningServer;

@@ -1,11 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixture, startServer, tempDir, type RunningServer } from '../helpers/server.js';
-import { client, partialRequest, type Client } from '../helpers/http.js';
+import { client, partialRequest, type Client, errorMessage as message } from '../helpers/http.js';
 import { adminServices, makeAccount } from '../helpers/accounts.js';
 import type { Services } from '../../src/services.js';
 
-const message = (reply: { json(): unknown }) => (reply.json() as { message: string }).message;
 
 describe('template storage over HTTP', () => {
   let server: RunningServer;

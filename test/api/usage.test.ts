@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, tempDir, type RunningServer } from '../helpers/server.js';
-import { client, type Client } from '../helpers/http.js';
+import { client, type Client, errorMessage as message } from '../helpers/http.js';
 import { adminServices, makeAccount } from '../helpers/accounts.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import type { Services } from '../../src/services.js';
@@ -9,7 +9,6 @@ import type { Services } from '../../src/services.js';
 // The counted operation here is the test-only route around the real usage guard; the document
 // endpoints use the same guard.
 const op = (c: Client, query = '') => c.post(`/v1/_test/operation${query ? `?${query}` : ''}`);
-const message = (reply: { json(): unknown }) => (reply.json() as { message: string }).message;
 const created = async (c: Client) => ((await c.get('/v1/account/settings')).json() as { createdDocuments: number }).createdDocuments;
 
 describe('quota, test runs, merge slots and the time limit (one instance, SQLite)', () => {

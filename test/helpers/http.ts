@@ -49,6 +49,11 @@ export function request(
   });
 }
 
+/** The `message` of a JSON error reply. */
+export function errorMessage(reply: { json(): unknown }): string {
+  return (reply.json() as { message: string }).message;
+}
+
 /** A client bound to one server and one set of credentials. */
 export function client(base: string, auth: Auth) {
   return {
