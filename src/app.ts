@@ -9,6 +9,7 @@ import { healthRoutes } from './api/routes/health.js';
 import { testingRoutes } from './api/routes/testing.js';
 import { documentRoutes } from './api/routes/document.js';
 import { fontRoutes } from './api/routes/fonts.js';
+import { mergeRoutes } from './api/routes/merge.js';
 import { renderReference, type OpenApiLike } from './api/reference.js';
 
 export const VERSION = '0.1.0';
@@ -68,6 +69,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     templateRoutes(v1, services);
     documentRoutes(v1, services);
     fontRoutes(v1);
+    mergeRoutes(v1, services);
     if (config.testRoutes) testingRoutes(v1, services);
   }, { prefix: '/v1' });
 

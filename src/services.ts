@@ -11,6 +11,8 @@ import { OfficePool } from './office/pool.js';
 import { networkIsolation } from './office/process.js';
 import { Converter } from './convert/converter.js';
 import { Normaliser } from './convert/normalise.js';
+import { TemplateCache } from './merge/cache.js';
+import { DocumentPipeline } from './documents/pipeline.js';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -28,6 +30,8 @@ export interface Services {
   converter: Converter | null;
   /** DOC/RTF/HTML to DOCX, cached by content hash; null without the office engine. */
   normaliser: Normaliser | null;
+  /** Template in, document out: shared by merge, find-and-replace and template info. */
+  pipeline: DocumentPipeline;
 }
 
 export type Logger = (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
@@ -64,6 +68,8 @@ export async function openServices(config: Config, options: { withOffice?: boole
     })
     : null;
   const converter = office ? new Converter(office, jobDirectory(config.dataDir)) : null;
+  const normaliser = converter ? new Normaliser(converter, path.join(config.dataDir, 'cache', 'docx')) : null;
+  const templates = new TemplateLibrary(store);
   const keyRing = new KeyRing(loadMasterSecret(config.secret, config.dataDir));
   return {
     config,
@@ -71,10 +77,11 @@ export async function openServices(config: Config, options: { withOffice?: boole
     authenticator: new Authenticator(store),
     accounts: new AccountAdmin(store),
     apiKeys: new ApiKeys(store, keyRing, config.maxApiKeys),
-    templates: new TemplateLibrary(store),
+    templates,
     usage: new UsageGuard(store, config),
     office,
     converter,
-    normaliser: converter ? new Normaliser(converter, path.join(config.dataDir, 'cache', 'docx')) : null,
+    normaliser,
+    pipeline: new DocumentPipeline(templates, new TemplateCache(), converter, normaliser),
   };
 }

@@ -1,0 +1,103 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Services } from '../../services.js';
+import { InputError } from '../../errors.js';
+import { parseReturnFormat, type ReturnFormat } from '../../formats/returnFormat.js';
+import { parseMergeSettings } from '../../documents/settings.js';
+import type { JsonObject } from '../../merge/scope.js';
+import { accountOf } from '../auth.js';
+import { booleanQuerySchema, errorResponses, templateNameQuery } from '../schemas.js';
+import { booleanQuery, jsonType, queryOf, requireQuery, sendJson } from '../wire.js';
+
+const MAX_RECORDS = 100_000;
+
+function bodyObject(request: FastifyRequest, what: string): Record<string, unknown> {
+  const body = request.body;
+  if (body === undefined || body === null) throw new InputError(`The request body is empty; send a JSON object with ${what}.`);
+  if (typeof body !== 'object' || Array.isArray(body)) throw new InputError(`The request body must be a JSON object with ${what}, not a JSON ${jsonType(body)}.`);
+  return body as Record<string, unknown>;
+}
+
+/** `mergeData`: an array of records or one record. */
+export function parseRecords(value: unknown): JsonObject[] {
+  if (value === undefined || value === null) throw new InputError('mergeData is missing: send an array of records (JSON objects) or one record.');
+  const records = Array.isArray(value) ? value : [value];
+  if (typeof value !== 'object') throw new InputError(`mergeData must be an array of records or one record (a JSON object), not a JSON ${jsonType(value)}.`);
+  if (records.length === 0) throw new InputError('mergeData is an empty array; send at least one record.');
+  if (records.length > MAX_RECORDS) throw new InputError(`mergeData has ${records.length} records; at most ${MAX_RECORDS} are allowed in one request.`);
+  records.forEach((record, i) => {
+    if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+      throw new InputError(`mergeData[${i}] must be a record (a JSON object), not a JSON ${jsonType(record)}.`);
+    }
+  });
+  return records as JsonObject[];
+}
+
+function checkPdfProperties(format: ReturnFormat, title: string | undefined, subject: string | undefined): void {
+  if (format !== 'pdf' && format !== 'pdfa') return;
+  if ((title?.length ?? 0) > 2000) throw new InputError('mergeSettings.documentTitle is longer than 2000 characters, the limit for PDF output.');
+  if ((subject?.length ?? 0) > 2000) throw new InputError('mergeSettings.documentSubject is longer than 2000 characters, the limit for PDF output.');
+}
+
+export function mergeRoutes(app: FastifyInstance, services: Services): void {
+  const { pipeline, usage } = services;
+
+  app.post('/document/merge', {
+    schema: {
+      tags: ['document'], summary: 'Merge JSON data into a template',
+      description: 'One document per record, or all records appended into one (append=true, the default). The template is stored (templateName) or sent as Base64 in the body.',
+      querystring: {
+        type: 'object',
+        properties: {
+          returnFormat: { type: 'string', description: 'PDF, PDFA, DOCX, DOC, RTF, HTML or TXT' },
+          templateName: { type: 'string' }, append: booleanQuerySchema, test: booleanQuerySchema,
+        },
+        required: ['returnFormat'],
+      },
+      documentBody: {
+        type: 'object',
+        properties: {
+          mergeData: { description: 'An array of records, or one record' },
+          template: { type: 'string', description: 'Base64 template (DOCX, DOC, RTF) when templateName is absent' },
+          mergeSettings: { type: 'object' },
+        },
+        required: ['mergeData'],
+      },
+      response: { 200: { type: 'array', items: { type: 'string' } }, ...errorResponses },
+    },
+  }, async (request, reply) => {
+    const format = parseReturnFormat(queryOf(request).returnFormat);
+    const append = booleanQuery(request, 'append', true);
+    const test = booleanQuery(request, 'test', false);
+    const body = bodyObject(request, '"mergeData" (and "template" when no templateName is given)');
+    const records = parseRecords(body.mergeData);
+    const settings = parseMergeSettings(body.mergeSettings);
+    checkPdfProperties(format, settings.document.properties.title, settings.document.properties.subject);
+    const account = accountOf(request);
+    const documents = await usage.run(account, { test, merge: true }, async (signal) => {
+      const docx = await pipeline.templateDocx(account, queryOf(request).templateName, body.template, signal);
+      const template = pipeline.compile(docx);
+      const merged = template.merge(records, settings.options, append);
+      const out: string[] = [];
+      for (const document of merged) {
+        out.push((await pipeline.output(document, format, { ...settings.document, test, signal })).toString('base64'));
+      }
+      return out;
+    });
+    return sendJson(reply, 200, documents);
+  });
+
+  app.get('/templates/info', {
+    schema: {
+      tags: ['templates'], summary: 'The merge fields and blocks of a stored template',
+      querystring: templateNameQuery,
+      response: { 200: { type: 'object' }, ...errorResponses },
+    },
+  }, async (request, reply) => {
+    const name = requireQuery(request, 'templateName');
+    const account = accountOf(request);
+    const docx = await pipeline.templateDocx(account, name, undefined);
+    const info = pipeline.compile(docx, `The template "${name}"`).info;
+    return sendJson(reply, 200, { templateName: name, ...info });
+  });
+
+}

@@ -1,0 +1,63 @@
+import type { Account } from '../store/types.js';
+import { BusyError, InputError } from '../errors.js';
+import { Converter, type DocumentProperties } from '../convert/converter.js';
+import type { Normaliser } from '../convert/normalise.js';
+import type { ReturnFormat } from '../formats/returnFormat.js';
+import type { TemplateLibrary } from '../templates/library.js';
+import { decodeBase64 } from '../util/base64.js';
+import type { TemplateCache } from '../merge/cache.js';
+import type { CompiledTemplate } from '../merge/engine.js';
+import { hasProperties } from './settings.js';
+
+/**
+ * The ends of every document operation: where the template comes from (storage or the
+ * request), turned into DOCX and compiled; and how a DOCX result leaves (as is, or through the
+ * office for other formats, properties, passwords and the test watermark).
+ */
+export class DocumentPipeline {
+  constructor(
+    private readonly templates: TemplateLibrary,
+    private readonly cache: TemplateCache,
+    private readonly converter: Converter | null,
+    private readonly normaliser: Normaliser | null,
+  ) {}
+
+  /** Exactly one of a stored template's name and an uploaded template. */
+  async templateDocx(account: Account, name: string | undefined, uploaded: unknown, signal?: AbortSignal): Promise<Buffer> {
+    if (name !== undefined && uploaded !== undefined && uploaded !== null) {
+      throw new InputError('Send either templateName or a template in the body, not both.');
+    }
+    let bytes: Buffer;
+    let what: string;
+    if (name !== undefined) {
+      bytes = (await this.templates.require(account, name)).data;
+      what = `The template "${name}"`;
+    } else if (typeof uploaded === 'string' && uploaded !== '') {
+      bytes = decodeBase64(uploaded, 'The template');
+      what = 'The uploaded template';
+    } else if (uploaded === undefined || uploaded === null || uploaded === '') {
+      throw new InputError('No template: pass templateName for a stored template or send one in the body as "template" (Base64).');
+    } else {
+      throw new InputError('"template" must be a Base64 string.');
+    }
+    const format = Converter.detect(bytes, ['docx', 'doc', 'rtf'], what);
+    if (format === 'docx') return bytes;
+    if (!this.normaliser) throw new BusyError(`${what} is ${format.toUpperCase()}; reading it needs the office engine, which is not running.`, 30);
+    return this.normaliser.toDocx(bytes, format as 'doc' | 'rtf', signal);
+  }
+
+  compile(docx: Buffer, what = 'The template'): CompiledTemplate {
+    return this.cache.get(docx, what);
+  }
+
+  /** A DOCX result in the requested format, with properties, password and test watermark. */
+  async output(docx: Buffer, format: ReturnFormat, options: { properties: DocumentProperties; password?: string; test: boolean; signal?: AbortSignal }): Promise<Buffer> {
+    const plainDocx = format === 'docx' && !options.test && !options.password && !hasProperties(options.properties);
+    if (plainDocx) return docx;
+    if (!this.converter) throw new BusyError('Producing this output needs the office engine, which is not running on this server.', 30);
+    const { data } = await this.converter.convert(docx, 'docx', format, {
+      properties: options.properties, password: options.password, test: options.test, signal: options.signal,
+    });
+    return data;
+  }
+}

@@ -1,0 +1,129 @@
+import { OoxmlPackage } from '../ooxml/package.js';
+import { parseXml } from '../ooxml/xml.js';
+import { InputError } from '../errors.js';
+import { compileNodes, type Segment } from './compile.js';
+import { culture as cultureOf } from './format/culture.js';
+import { IdRenumberer } from './ids.js';
+import { renderSegments, type RenderOptions } from './render.js';
+import { Scope, type JsonObject } from './scope.js';
+import { analysePart, type TElement } from './template.js';
+import { templateInfo, type TemplateInfo } from './info.js';
+
+export interface MergeOptions extends RenderOptions {
+  removeTrailingWhitespace: boolean;
+  culture: string;
+}
+
+export const DEFAULT_MERGE_OPTIONS: MergeOptions = {
+  removeEmptyFields: true,
+  removeEmptyBlocks: true,
+  removeEmptyLines: false,
+  removeTrailingWhitespace: true,
+  culture: 'en-US',
+};
+
+const MERGED_PART_TYPES = ['/header', '/footer', '/footnotes', '/endnotes'];
+
+interface CompiledPart {
+  name: string;
+  segments: Segment[];
+}
+
+/**
+ * A DOCX template parsed once: its main document, headers, footers, footnotes and endnotes as
+ * segment lists. Rendering a record touches only those parts; every other part is copied.
+ */
+export class CompiledTemplate {
+  private constructor(
+    private readonly pkg: OoxmlPackage,
+    private readonly mainPart: string,
+    private readonly parts: CompiledPart[],
+    readonly info: Omit<TemplateInfo, 'templateName'>,
+  ) {}
+
+  static compile(docx: Uint8Array, what = 'The template'): CompiledTemplate {
+    const pkg = OoxmlPackage.read(docx, what);
+    const main = pkg.mainDocument();
+    const names = [main, ...pkg.relationships(main)
+      .filter((r) => !r.external && MERGED_PART_TYPES.some((t) => r.type.endsWith(t)))
+      .map((r) => OoxmlPackage.resolve(main, r.target))
+      .filter((name) => pkg.has(name))];
+    let mainTree: TElement | undefined;
+    const parts = names.map((name) => {
+      const doc = parseXml(pkg.text(name)!, `${what} (${name})`);
+      const tree = analysePart(doc.root);
+      if (name === main) mainTree = tree;
+      return { name, segments: [doc.prolog, ...compileNodes([tree])] };
+    });
+    return new CompiledTemplate(pkg, main, parts, templateInfo(mainTree!, pkg));
+  }
+
+  /** One document per record, or all records joined into one (each in its own section). */
+  merge(records: JsonObject[], options: MergeOptions, append: boolean): Buffer[] {
+    const culture = cultureOf(options.culture);
+    const now = new Date();
+    const rendered = records.map((record) => {
+      const context = { scope: Scope.of(record), culture, now };
+      return new Map(this.parts.map((p) => [p.name, renderSegments(p.segments, context, options)]));
+    });
+    if (append && rendered.length > 1) return [this.write(this.join(rendered), options)];
+    return rendered.map((parts) => this.write(parts, options));
+  }
+
+  private write(parts: Map<string, string>, options: MergeOptions): Buffer {
+    const pkg = this.pkg.clone();
+    const ids = new IdRenumberer();
+    for (const [name, xml] of parts) {
+      let out = ids.part(xml);
+      if (name === this.mainPart && options.removeTrailingWhitespace) out = trimTrailingParagraphs(out);
+      pkg.setText(name, out);
+    }
+    return pkg.toBuffer();
+  }
+
+  /** Joins records' main documents; headers and footers come from the first record. */
+  private join(rendered: Map<string, string>[]): Map<string, string> {
+    const first = rendered[0]!;
+    const mainXml = first.get(this.mainPart)!;
+    const bodies = rendered.map((parts) => splitBody(parts.get(this.mainPart)!));
+    const { before, after, sectPr } = bodies[0]!;
+    const breakParagraph = `<w:p><w:pPr>${sectPr}</w:pPr></w:p>`;
+    const joined = before + bodies.map((b) => b.content).join(breakParagraph) + sectPr + after;
+    void mainXml;
+    return new Map([...first, [this.mainPart, joined]]);
+  }
+}
+
+/** Body content, its final section properties, and what surrounds them. */
+function splitBody(xml: string): { before: string; content: string; sectPr: string; after: string } {
+  const open = /<w:body\b[^>]*>/.exec(xml);
+  const close = xml.lastIndexOf('</w:body>');
+  if (!open || close < 0) throw new InputError('The template has no document body.');
+  const bodyStart = open.index + open[0].length;
+  const inner = xml.slice(bodyStart, close);
+  const sect = inner.lastIndexOf('<w:sectPr');
+  const hasFinalSect = sect >= 0 && inner.slice(sect).trimEnd().endsWith('</w:sectPr>') && !inner.slice(sect).includes('</w:p>');
+  return {
+    before: xml.slice(0, bodyStart),
+    content: hasFinalSect ? inner.slice(0, sect) : inner,
+    sectPr: hasFinalSect ? inner.slice(sect).trimEnd() : '',
+    after: xml.slice(close),
+  };
+}
+
+const EMPTY_PARAGRAPH = /(<w:p\b(?:[^>]*?)(?:\/>|>(?:(?!<w:p\b)[\s\S])*?<\/w:p>))\s*$/;
+
+/** Drops empty paragraphs at the end of the body (no text, drawing, field or section break). */
+function trimTrailingParagraphs(xml: string): string {
+  const { before, content, sectPr, after } = splitBody(xml);
+  let body = content;
+  for (;;) {
+    const match = EMPTY_PARAGRAPH.exec(body);
+    if (!match) break;
+    const paragraph = match[1]!;
+    if (/<w:(t|drawing|pict|object|sectPr|fldChar|fldSimple|instrText|br|tab|sym)\b/.test(paragraph)) break;
+    if (body.slice(0, match.index).trimEnd().endsWith('</w:tbl>')) break; // a table must not end the body
+    body = body.slice(0, match.index);
+  }
+  return before + body + sectPr + after;
+}

@@ -1,0 +1,133 @@
+import type { Culture } from './format/culture.js';
+import { formatNumber } from './format/number.js';
+import { formatDate, parseDateValue, wallClockOf } from './format/date.js';
+import { caseSwitch, parseInstruction, switchValue, tokenize, type FieldInstruction } from './instruction.js';
+import { MISSING, type Json, type Scope } from './scope.js';
+import type { FieldNode } from './template.js';
+
+/** What a field comes to for one record. */
+export type FieldResult =
+  | { kind: 'text'; text: string }
+  /** The data has no value for the field ("empty field"). */
+  | { kind: 'missing' }
+  /** Not ours to evaluate (PAGE, TOC, REF...): left for the office to update. */
+  | { kind: 'keep' };
+
+export interface FieldContext {
+  scope: Scope;
+  culture: Culture;
+  now: Date;
+}
+
+const KEEP: FieldResult = { kind: 'keep' };
+const MISSING_RESULT: FieldResult = { kind: 'missing' };
+
+export function instructionOf(field: FieldNode, ctx: FieldContext): FieldInstruction {
+  if (field.parsed) return field.parsed;
+  const text = field.parts.map((part) => {
+    if (typeof part === 'string') return part;
+    const result = evaluateField(part, ctx);
+    // A nested value goes in quoted, so spaces in it stay one argument.
+    return result.kind === 'text' ? ` "${result.text.replace(/"/g, '\\"')}" ` : result.kind === 'keep' ? '' : ' "" ';
+  }).join('');
+  return parseInstruction(text);
+}
+
+export function evaluateField(field: FieldNode, ctx: FieldContext): FieldResult {
+  const instruction = instructionOf(field, ctx);
+  switch (instruction.type) {
+    case 'MERGEFIELD': {
+      const name = instruction.args[0];
+      if (!name || /^Table(Start|End):/i.test(name)) return MISSING_RESULT;
+      const value = ctx.scope.get(name);
+      if (value === MISSING) return MISSING_RESULT;
+      return { kind: 'text', text: decorate(formatValue(value, instruction, ctx.culture), instruction) };
+    }
+    case 'IF':
+      return { kind: 'text', text: evaluateIf(field, ctx) };
+    case 'DATE':
+    case 'TIME':
+    case 'CREATEDATE':
+    case 'SAVEDATE':
+    case 'PRINTDATE': {
+      const picture = switchValue(instruction, '@') ?? (instruction.type === 'TIME' ? 't' : 'd');
+      return { kind: 'text', text: formatDate(wallClockOf(ctx.now), picture, ctx.culture) };
+    }
+    case 'NEXT':
+    case 'NEXTIF':
+    case 'MERGEREC':
+    case 'MERGESEQ':
+      return { kind: 'text', text: '' };
+    default:
+      return KEEP;
+  }
+}
+
+function isNumeric(value: string): boolean {
+  return /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(value);
+}
+
+/** Renders a JSON value as text, applying `\#` and `\@` pictures. */
+export function formatValue(value: Json, instruction: FieldInstruction, culture: Culture): string {
+  if (value === null || typeof value === 'object') return '';
+  const numeric = switchValue(instruction, '#');
+  const dated = switchValue(instruction, '@');
+  if (numeric !== undefined && (typeof value === 'number' || (typeof value === 'string' && isNumeric(value)))) {
+    return formatNumber(Number(value), numeric, culture);
+  }
+  if (dated !== undefined && typeof value === 'string') {
+    const when = parseDateValue(value, culture);
+    if (when) return formatDate(when, dated, culture);
+  }
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  return String(value);
+}
+
+function decorate(text: string, instruction: FieldInstruction): string {
+  if (text === '') return '';
+  let out = text;
+  const kase = caseSwitch(instruction)?.toLowerCase();
+  if (kase === 'upper') out = out.toUpperCase();
+  else if (kase === 'lower') out = out.toLowerCase();
+  else if (kase === 'firstcap') out = out.charAt(0).toUpperCase() + out.slice(1);
+  else if (kase === 'caps') out = out.replace(/(^|\s)(\S)/g, (_m, space: string, ch: string) => space + ch.toUpperCase());
+  return (switchValue(instruction, 'b') ?? '') + out + (switchValue(instruction, 'f') ?? '');
+}
+
+function wildcard(pattern: string): RegExp {
+  return new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 's');
+}
+
+/** `IF expr1 op expr2 "true" "false"` with field names, literals and nested fields. */
+function evaluateIf(field: FieldNode, ctx: FieldContext): string {
+  // Nested fields were evaluated into quoted text by instructionOf; tokenise that again.
+  const raw = field.parts.map((part) => {
+    if (typeof part === 'string') return part;
+    const result = evaluateField(part, ctx);
+    return result.kind === 'text' ? ` "${result.text.replace(/"/g, '\\"')}" ` : ' "" ';
+  }).join('');
+  const tokens = tokenize(raw.replace(/^\s*IF\b/i, '').replace(/(<>|<=|>=|=|<|>)/, ' $1 '));
+  const [left, op, right, whenTrue, whenFalse] = tokens;
+  if (!left || !op || !right) return '';
+  const resolve = (t: { text: string; quoted: boolean }): string => {
+    if (t.quoted) return t.text;
+    const value = ctx.scope.get(t.text);
+    if (value === MISSING) return t.text;
+    return value === null || typeof value === 'object' ? '' : String(value);
+  };
+  const a = resolve(left);
+  const b = resolve(right);
+  let holds: boolean;
+  if (isNumeric(a) && isNumeric(b)) {
+    const x = Number(a);
+    const y = Number(b);
+    holds = op.text === '=' ? x === y : op.text === '<>' ? x !== y : op.text === '<' ? x < y : op.text === '>' ? x > y : op.text === '<=' ? x <= y : op.text === '>=' ? x >= y : false;
+  } else if (op.text === '=' || op.text === '<>') {
+    const match = /[*?]/.test(b) ? wildcard(b).test(a) : a === b;
+    holds = op.text === '=' ? match : !match;
+  } else {
+    const cmp = a < b ? -1 : a > b ? 1 : 0;
+    holds = op.text === '<' ? cmp < 0 : op.text === '>' ? cmp > 0 : op.text === '<=' ? cmp <= 0 : op.text === '>=' ? cmp >= 0 : false;
+  }
+  return (holds ? whenTrue?.text : whenFalse?.text) ?? '';
+}

@@ -1,0 +1,72 @@
+import type { OoxmlPackage } from '../ooxml/package.js';
+import { attr, childElements, parseXml } from '../ooxml/xml.js';
+import { caseSwitch, switchValue } from './instruction.js';
+import type { TElement, TNode } from './template.js';
+
+export interface MergeFieldInfo {
+  name: string;
+  text: string;
+  textBefore: string;
+  textAfter: string;
+  numericFormat: string;
+  dateTimeFormat: string;
+  preserveFormatting: boolean;
+}
+
+export interface MergeBlockInfo {
+  name: string;
+  mergeFields: MergeFieldInfo[];
+  mergeBlocks: MergeBlockInfo[];
+}
+
+export interface TemplateInfo {
+  templateName: string;
+  mergeBlocks: MergeBlockInfo[];
+  mergeFields: MergeFieldInfo[];
+  userDocumentProperties: Record<string, string>;
+}
+
+function collect(nodes: TNode[], fields: MergeFieldInfo[], blocks: MergeBlockInfo[]): void {
+  for (const node of nodes) {
+    if (node.kind === 'field') {
+      const parsed = node.parsed;
+      if (parsed?.type === 'MERGEFIELD' && parsed.args[0] && !/^Table(Start|End):/i.test(parsed.args[0])) {
+        fields.push({
+          name: parsed.args[0],
+          text: node.resultText,
+          textBefore: switchValue(parsed, 'b') ?? '',
+          textAfter: switchValue(parsed, 'f') ?? '',
+          numericFormat: switchValue(parsed, '#') ?? '',
+          dateTimeFormat: switchValue(parsed, '@') ?? '',
+          preserveFormatting: parsed.switches.some((s) => s.name === '*' && /^MERGEFORMAT$/i.test(s.value ?? '')),
+        });
+      }
+      void caseSwitch;
+    } else if (node.kind === 'block') {
+      const block: MergeBlockInfo = { name: node.name, mergeFields: [], mergeBlocks: [] };
+      collect(node.children, block.mergeFields, block.mergeBlocks);
+      blocks.push(block);
+    } else if (node.kind === 'element') {
+      collect(node.children, fields, blocks);
+    }
+  }
+}
+
+/** Fields and blocks of the main document, in document order, and custom properties. */
+export function templateInfo(main: TElement, pkg: OoxmlPackage): Omit<TemplateInfo, 'templateName'> {
+  const mergeFields: MergeFieldInfo[] = [];
+  const mergeBlocks: MergeBlockInfo[] = [];
+  collect([main], mergeFields, mergeBlocks);
+  const userDocumentProperties: Record<string, string> = {};
+  const custom = pkg.text('docProps/custom.xml');
+  if (custom) {
+    for (const property of childElements(parseXml(custom, 'docProps/custom.xml').root, 'property')) {
+      const name = attr(property, 'name');
+      const value = property.children.find((c) => c.kind === 'element');
+      if (name && value && value.kind === 'element') {
+        userDocumentProperties[name] = value.children.map((c) => (c.kind === 'text' ? c.text : '')).join('');
+      }
+    }
+  }
+  return { mergeBlocks, mergeFields, userDocumentProperties };
+}

@@ -1,0 +1,72 @@
+/**
+ * Field instructions: `MERGEFIELD  "Unit Price" \# "$#,##0.00" \* MERGEFORMAT` and friends.
+ * Parsing knows nothing of documents; it turns one instruction string into its parts.
+ */
+export interface FieldInstruction {
+  /** Upper-case field type: MERGEFIELD, IF, NEXT, DATE, PAGE, ... */
+  type: string;
+  /** Arguments before the first switch, quotes removed. */
+  args: string[];
+  /** Switches in order; `\* MERGEFORMAT` is `{ name: '*', value: 'MERGEFORMAT' }`. */
+  switches: { name: string; value: string | undefined }[];
+}
+
+/** Splits on white space, keeping quoted strings (with `\"` escapes) as one token. */
+export function tokenize(instruction: string): { text: string; quoted: boolean }[] {
+  const tokens: { text: string; quoted: boolean }[] = [];
+  let i = 0;
+  const s = instruction;
+  while (i < s.length) {
+    const ch = s[i]!;
+    if (/\s/.test(ch)) {
+      i++;
+    } else if (ch === '"' || ch === '\u201c' || ch === '\u201d') {
+      let out = '';
+      i++;
+      while (i < s.length && s[i] !== '"' && s[i] !== '\u201d' && s[i] !== '\u201c') {
+        if (s[i] === '\\' && (s[i + 1] === '"' || s[i + 1] === '\\')) i++;
+        out += s[i++];
+      }
+      i++;
+      tokens.push({ text: out, quoted: true });
+    } else {
+      let out = '';
+      while (i < s.length && !/\s/.test(s[i]!) && s[i] !== '"') out += s[i++];
+      tokens.push({ text: out, quoted: false });
+    }
+  }
+  return tokens;
+}
+
+const VALUE_SWITCHES = new Set(['b', 'f', '*', '#', '@']);
+
+export function parseInstruction(instruction: string): FieldInstruction {
+  const tokens = tokenize(instruction);
+  const type = (tokens.shift()?.text ?? '').toUpperCase();
+  const args: string[] = [];
+  const switches: FieldInstruction['switches'] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    if (!token.quoted && /^\\./.test(token.text)) {
+      const name = token.text.slice(1, 2).toLowerCase() === token.text.slice(1, 2) ? token.text.slice(1, 2) : token.text.slice(1, 2).toLowerCase();
+      // `\#"0.00"` glued to its value, or the value as the next token.
+      const glued = token.text.slice(2);
+      let value: string | undefined = glued || undefined;
+      if (value === undefined && VALUE_SWITCHES.has(name) && i + 1 < tokens.length) value = tokens[++i]!.text;
+      switches.push({ name, value });
+    } else if (switches.length === 0) {
+      args.push(token.text);
+    }
+  }
+  return { type, args, switches };
+}
+
+/** The switch value, or undefined. */
+export function switchValue(field: FieldInstruction, name: string): string | undefined {
+  return field.switches.find((s) => s.name === name && s.value !== undefined)?.value;
+}
+
+/** `\* Upper` and friends (MERGEFORMAT and CHARFORMAT are formatting, not case). */
+export function caseSwitch(field: FieldInstruction): string | undefined {
+  return field.switches.find((s) => s.name === '*' && s.value && !/^(MERGEFORMAT|CHARFORMAT)$/i.test(s.value))?.value;
+}

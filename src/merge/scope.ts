@@ -1,0 +1,63 @@
+/**
+ * Data lookup for one record: dotted names, case-insensitive keys, and inside blocks the
+ * current row first, then each enclosing row out to the record.
+ */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+export const MISSING = Symbol('missing');
+export type Lookup = Json | typeof MISSING;
+
+function getKey(object: JsonObject, key: string): Lookup {
+  if (Object.prototype.hasOwnProperty.call(object, key)) return object[key]!;
+  const lower = key.toLowerCase();
+  for (const k of Object.keys(object)) if (k.toLowerCase() === lower) return object[k]!;
+  return MISSING;
+}
+
+function isObject(value: Json | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export class Scope {
+  private constructor(private readonly frames: readonly JsonObject[]) {}
+
+  static of(record: JsonObject): Scope {
+    return new Scope([record]);
+  }
+
+  /** A scope for one row of a block, falling back to this one. */
+  enter(row: JsonObject): Scope {
+    return new Scope([row, ...this.frames]);
+  }
+
+  /** The value of `name` (dotted), or MISSING when no frame has it. */
+  get(name: string): Lookup {
+    const path = name.split('.');
+    for (const frame of this.frames) {
+      let value: Lookup = getKey(frame, path[0]!);
+      if (value === MISSING) {
+        // A key with dots in it ("a.b": 1) wins over nothing.
+        const whole = getKey(frame, name);
+        if (whole !== MISSING) return whole;
+        continue;
+      }
+      for (const piece of path.slice(1)) {
+        if (!isObject(value as Json)) return MISSING;
+        value = getKey(value as JsonObject, piece);
+        if (value === MISSING) return MISSING;
+      }
+      return value;
+    }
+    return MISSING;
+  }
+
+  /** Rows for a block: an array of rows, one object as one row, else none. */
+  rows(name: string): JsonObject[] | null {
+    const value = this.get(name);
+    if (value === MISSING || value === null) return null;
+    if (Array.isArray(value)) return value.map((row) => (isObject(row) ? row : { value: row }));
+    if (isObject(value)) return Object.keys(value).length ? [value] : null;
+    return null;
+  }
+}

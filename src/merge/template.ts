@@ -1,0 +1,303 @@
+import { InputError } from '../errors.js';
+import { attr, serialize, type XmlElement, type XmlNode, type XmlRaw, type XmlText } from '../ooxml/xml.js';
+import { parseInstruction, type FieldInstruction } from './instruction.js';
+
+/**
+ * The template tree: the part's XML with every recognised field replaced by a FieldNode and
+ * every merge block by a BlockNode holding the content it repeats.
+ */
+export interface FieldNode {
+  kind: 'field';
+  /** The instruction as text and nested fields (IF { MERGEFIELD x } = ...). */
+  parts: (string | FieldNode)[];
+  /** Run properties the merged value takes (`<w:rPr>...</w:rPr>` or ''). */
+  runProps: string;
+  /** The field as it stood in the template, for fields left alone. */
+  original: string;
+  /** The result text the template shows (e.g. «name»). */
+  resultText: string;
+  /** Parsed once; valid when the instruction has no nested fields. */
+  parsed: FieldInstruction | undefined;
+}
+
+export interface BlockNode {
+  kind: 'block';
+  name: string;
+  children: TNode[];
+}
+
+export interface TElement {
+  kind: 'element';
+  name: string;
+  attrs: [string, string][];
+  children: TNode[];
+}
+
+export type TNode = XmlText | XmlRaw | TElement | FieldNode | BlockNode;
+
+const RUN_CONTAINERS = new Set(['w:p', 'w:hyperlink', 'w:smartTag', 'w:customXml', 'w:ins', 'w:moveTo', 'w:sdtContent', 'w:dir', 'w:bdo']);
+const BLOCK_CONTAINERS = new Set(['w:body', 'w:tc', 'w:txbxContent', 'w:hdr', 'w:ftr', 'w:footnote', 'w:endnote', 'w:comment', 'w:sdtContent', 'w:docPartBody']);
+
+const isElement = (n: TNode | XmlNode | undefined, name?: string): n is TElement =>
+  n !== undefined && n.kind === 'element' && (name === undefined || n.name === name);
+
+function firstChild(node: TElement, name: string): TElement | undefined {
+  return node.children.find((c): c is TElement => isElement(c, name));
+}
+
+export function serializeT(node: TNode): string {
+  if (node.kind === 'field') return node.original;
+  if (node.kind === 'block') return node.children.map(serializeT).join('');
+  if (node.kind !== 'element') return serialize(node);
+  return serialize(node as XmlElement);
+}
+
+function textIn(node: TNode, names: string[]): string {
+  if (node.kind === 'text' || node.kind === 'raw') return '';
+  if (node.kind === 'field') return node.resultText;
+  if (node.kind === 'block') return node.children.map((c) => textIn(c, names)).join('');
+  if (names.includes(node.name)) return node.children.map((c) => (c.kind === 'text' ? c.text : '')).join('');
+  return node.children.map((c) => textIn(c, names)).join('');
+}
+
+function fieldChar(run: TElement): string | undefined {
+  const fc = firstChild(run, 'w:fldChar');
+  return fc ? attr(fc as XmlElement, 'w:fldCharType') : undefined;
+}
+
+function runProps(run: TElement | undefined): string {
+  const rPr = run ? firstChild(run, 'w:rPr') : undefined;
+  return rPr ? serializeT(rPr) : '';
+}
+
+function makeField(parts: (string | FieldNode)[], props: string, original: string, resultText: string): FieldNode {
+  const pure = parts.every((p) => typeof p === 'string');
+  return { kind: 'field', parts, runProps: props, original, resultText, parsed: pure ? parseInstruction(parts.join('')) : undefined };
+}
+
+interface OpenField {
+  parts: (string | FieldNode)[];
+  phase: 'instr' | 'result';
+  firstRun: TElement;
+  resultRun: TElement | undefined;
+  result: string;
+  start: number;
+}
+
+/**
+ * Replaces the complex field starting at `children[start]` (a run with fldChar begin) by a
+ * FieldNode; returns the index after it, or -1 when the field does not end in this container.
+ */
+function takeComplexField(children: TNode[], start: number, out: TNode[]): number {
+  const stack: OpenField[] = [];
+  const kept: TNode[] = []; // bookmarks inside the field stay in the document
+  for (let i = start; i < children.length; i++) {
+    const node = children[i]!;
+    if (!isElement(node)) continue;
+    if (node.name === 'w:bookmarkStart' || node.name === 'w:bookmarkEnd') {
+      kept.push(node);
+      continue;
+    }
+    if (node.name !== 'w:r') continue;
+    const kind = fieldChar(node);
+    const top = stack[stack.length - 1];
+    if (kind === 'begin') {
+      stack.push({ parts: [], phase: 'instr', firstRun: node, resultRun: undefined, result: '', start: i });
+    } else if (kind === 'separate') {
+      if (top) top.phase = 'result';
+    } else if (kind === 'end') {
+      const done = stack.pop();
+      if (!done) continue;
+      const original = children.slice(done.start, i + 1).map(serializeT).join('');
+      const field = makeField(done.parts, runProps(done.resultRun ?? done.firstRun), original, done.result);
+      const parent = stack[stack.length - 1];
+      if (parent) {
+        if (parent.phase === 'instr') parent.parts.push(field);
+        else parent.result += field.resultText;
+      } else {
+        out.push(field, ...kept);
+        return i + 1;
+      }
+    } else if (top) {
+      const instr = firstChild(node, 'w:instrText');
+      if (top.phase === 'instr' && instr) {
+        top.parts.push(instr.children.map((c) => (c.kind === 'text' ? c.text : '')).join(''));
+      } else if (top.phase === 'result') {
+        top.result += textIn(node, ['w:t']);
+        if (!top.resultRun && firstChild(node, 'w:t')) top.resultRun = node;
+      }
+    }
+  }
+  return -1;
+}
+
+/** Finds the fields among a container's children (and below), in place. */
+function recogniseFields(node: TElement): void {
+  const out: TNode[] = [];
+  const children = node.children;
+  for (let i = 0; i < children.length;) {
+    const child = children[i]!;
+    if (isElement(child, 'w:fldSimple')) {
+      const instr = attr(child as XmlElement, 'w:instr') ?? '';
+      const firstRun = child.children.find((c): c is TElement => isElement(c, 'w:r'));
+      out.push(makeField([instr], runProps(firstRun), serializeT(child), textIn(child, ['w:t'])));
+      i++;
+      continue;
+    }
+    if (isElement(child, 'w:r') && fieldChar(child) === 'begin' && RUN_CONTAINERS.has(node.name)) {
+      const next = takeComplexField(children, i, out);
+      if (next > 0) {
+        i = next;
+        continue;
+      }
+    }
+    if (isElement(child)) recogniseFields(child);
+    out.push(child);
+    i++;
+  }
+  node.children = out;
+}
+
+// ---- blocks ----------------------------------------------------------------------------
+
+interface Marker {
+  name: string;
+  start: TNode;
+  end: TNode;
+}
+
+function fieldName(field: FieldNode): string | undefined {
+  if (!field.parsed || field.parsed.type !== 'MERGEFIELD') return undefined;
+  return field.parsed.args[0];
+}
+
+function collectMarkers(root: TElement): Marker[] {
+  const txmbStarts = new Map<string, { name: string; node: TNode }>();
+  const txmbEnds = new Map<string, TNode>();
+  const named = new Map<string, TNode>(); // blockstart_x / blockend_x and TableStart:x / TableEnd:x
+  const order: string[] = [];
+  const visit = (node: TNode) => {
+    if (node.kind === 'field') {
+      const name = fieldName(node);
+      const m = name ? /^Table(Start|End):(.+)$/i.exec(name) : null;
+      if (m) {
+        const key = `${m[1]!.toLowerCase()}:${m[2]}`;
+        if (!named.has(key)) named.set(key, node);
+        if (m[1]!.toLowerCase() === 'start') order.push(`region:${m[2]}`);
+      }
+      return;
+    }
+    if (node.kind === 'block') return node.children.forEach(visit);
+    if (node.kind !== 'element') return;
+    if (node.name === 'w:bookmarkStart') {
+      const name = attr(node as XmlElement, 'w:name') ?? '';
+      const id = attr(node as XmlElement, 'w:id') ?? '';
+      const txmb = /^txmb_(.+)$/i.exec(name);
+      if (txmb) {
+        txmbStarts.set(id, { name: txmb[1]!, node });
+        order.push(`txmb:${id}`);
+      }
+      const pair = /^block(start|end)_(.+)$/i.exec(name);
+      if (pair) {
+        named.set(`${pair[1]!.toLowerCase()}:${pair[2]}`, node);
+        if (pair[1]!.toLowerCase() === 'start') order.push(`pair:${pair[2]}`);
+      }
+    } else if (node.name === 'w:bookmarkEnd') {
+      txmbEnds.set(attr(node as XmlElement, 'w:id') ?? '', node);
+    }
+    node.children.forEach(visit);
+  };
+  visit(root);
+  const markers: Marker[] = [];
+  for (const key of order) {
+    const [kind, rest] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
+    if (kind === 'txmb') {
+      const start = txmbStarts.get(rest)!;
+      const end = txmbEnds.get(rest);
+      if (!end) throw new InputError(`The merge block "${start.name}" (bookmark txmb_${start.name}) has a start but no end.`);
+      markers.push({ name: start.name, start: start.node, end });
+    } else {
+      const start = named.get(`start:${rest}`)!;
+      const end = named.get(`end:${rest}`);
+      if (!end) {
+        throw new InputError(kind === 'pair'
+          ? `The merge block "${rest}" has a blockstart_${rest} bookmark but no blockend_${rest}.`
+          : `The merge region "${rest}" has a TableStart:${rest} field but no TableEnd:${rest}.`);
+      }
+      markers.push({ name: rest, start, end });
+    }
+  }
+  return markers;
+}
+
+function pathTo(root: TNode, target: TNode): TNode[] | null {
+  if (root === target) return [root];
+  if (root.kind !== 'element' && root.kind !== 'block') return null;
+  for (const child of root.children) {
+    const path = pathTo(child, target);
+    if (path) return [root, ...path];
+  }
+  return null;
+}
+
+function removeNode(root: TNode, target: TNode): void {
+  if (root.kind !== 'element' && root.kind !== 'block') return;
+  const index = root.children.indexOf(target);
+  if (index >= 0) {
+    root.children.splice(index, 1);
+    return;
+  }
+  root.children.forEach((c) => removeNode(c, target));
+}
+
+const containerOk = (n: TNode) => n.kind === 'block' || (isElement(n) && (BLOCK_CONTAINERS.has(n.name) || n.name === 'w:tbl'));
+
+/** Turns the content between a block's markers into a BlockNode. */
+function buildBlock(root: TElement, marker: Marker): void {
+  const a = pathTo(root, marker.start);
+  const b = pathTo(root, marker.end);
+  if (!a || !b) throw new InputError(`The merge block "${marker.name}" could not be located in the document.`);
+  let depth = 0;
+  while (depth < a.length && depth < b.length && a[depth] === b[depth]) depth++;
+  // The deepest common ancestor that holds paragraphs or rows.
+  let level = depth - 1;
+  while (level > 0 && !containerOk(a[level]!)) level--;
+  let container = a[level]! as TElement | BlockNode;
+  let first = a[level + 1];
+  let last = b[level + 1];
+  // A block that starts in a table row and ends after the table covers the rest of its rows.
+  if (first && last && first !== last && isElement(first, 'w:tbl') && !isElement(last, 'w:tbl')) {
+    const table = first;
+    let row = a[level + 2];
+    if (row && !isElement(row, 'w:tr')) {
+      // The start marker sits between rows: the block begins at the next row.
+      row = table.children.slice(table.children.indexOf(row)).find((c) => isElement(c, 'w:tr'));
+    }
+    if (row && isElement(row, 'w:tr')) {
+      container = table;
+      first = row;
+      const rows = table.children.filter((c) => isElement(c, 'w:tr'));
+      last = rows[rows.length - 1];
+    }
+  }
+  if (!first || !last) throw new InputError(`The merge block "${marker.name}" is empty or its markers are misplaced.`);
+  const startIndex = container.children.indexOf(first);
+  const endIndex = container.children.indexOf(last);
+  if (startIndex < 0 || endIndex < startIndex) {
+    throw new InputError(`The merge block "${marker.name}" ends before it starts; its start and end markers are crossed.`);
+  }
+  const block: BlockNode = { kind: 'block', name: marker.name, children: container.children.slice(startIndex, endIndex + 1) };
+  container.children.splice(startIndex, endIndex - startIndex + 1, block);
+  removeNode(root, marker.start);
+  removeNode(root, marker.end);
+}
+
+/** Parses fields and blocks of one part's root element into the template tree. */
+export function analysePart(root: XmlElement): TElement {
+  const tree = root as TElement;
+  recogniseFields(tree);
+  for (const marker of collectMarkers(tree)) buildBlock(tree, marker);
+  return tree;
+}
+
+export { fieldName };

@@ -1,0 +1,108 @@
+import { unzipSync, zipSync, type Zippable } from 'fflate';
+import { InputError } from '../errors.js';
+import { attr, childElements, parseXml } from './xml.js';
+
+/** Bounds on what one package may unpack to: a zip bomb gets a 400, never our memory. */
+export interface PackageLimits {
+  maxEntries: number;
+  maxPartBytes: number;
+  maxTotalBytes: number;
+}
+
+export const DEFAULT_LIMITS: PackageLimits = {
+  maxEntries: 5_000,
+  maxPartBytes: 256 * 1024 * 1024,
+  maxTotalBytes: 512 * 1024 * 1024,
+};
+
+export interface Relationship {
+  id: string;
+  type: string;
+  target: string;
+  external: boolean;
+}
+
+/** An OPC package (DOCX): its parts by name, read and written as a ZIP. */
+export class OoxmlPackage {
+  private constructor(readonly parts: Map<string, Uint8Array>) {}
+
+  static read(bytes: Uint8Array, what = 'The document', limits: PackageLimits = DEFAULT_LIMITS): OoxmlPackage {
+    let entries = 0;
+    let total = 0;
+    let problem: string | undefined;
+    let files: Record<string, Uint8Array>;
+    try {
+      files = unzipSync(bytes, {
+        filter: (file) => {
+          entries++;
+          total += file.originalSize;
+          if (entries > limits.maxEntries) problem ??= `it has more than ${limits.maxEntries} parts`;
+          else if (file.originalSize > limits.maxPartBytes) problem ??= `the part ${file.name} unpacks to more than ${limits.maxPartBytes / 1024 / 1024} MB`;
+          else if (total > limits.maxTotalBytes) problem ??= `it unpacks to more than ${limits.maxTotalBytes / 1024 / 1024} MB`;
+          return problem === undefined && !file.name.endsWith('/');
+        },
+      });
+    } catch (error) {
+      throw new InputError(`${what} is a damaged ZIP package (${(error as Error).message}).`);
+    }
+    if (problem) throw new InputError(`${what} is refused: ${problem}.`);
+    return new OoxmlPackage(new Map(Object.entries(files)));
+  }
+
+  has(name: string): boolean {
+    return this.parts.has(name);
+  }
+
+  text(name: string): string | undefined {
+    const data = this.parts.get(name);
+    return data ? Buffer.from(data).toString('utf8') : undefined;
+  }
+
+  setText(name: string, value: string): void {
+    this.parts.set(name, Buffer.from(value, 'utf8'));
+  }
+
+  /** Relationships of a part (`word/document.xml` -> `word/_rels/document.xml.rels`). */
+  relationships(partName: string): Relationship[] {
+    const slash = partName.lastIndexOf('/');
+    const relsName = `${partName.slice(0, slash + 1)}_rels/${partName.slice(slash + 1)}.rels`;
+    const xml = this.text(relsName);
+    if (!xml) return [];
+    const doc = parseXml(xml, relsName);
+    return childElements(doc.root, 'Relationship').map((r) => ({
+      id: attr(r, 'Id') ?? '',
+      type: attr(r, 'Type') ?? '',
+      target: attr(r, 'Target') ?? '',
+      external: attr(r, 'TargetMode') === 'External',
+    }));
+  }
+
+  /** Resolves a relationship target against the folder of its source part. */
+  static resolve(sourcePart: string, target: string): string {
+    if (target.startsWith('/')) return target.slice(1);
+    const parts = sourcePart.split('/').slice(0, -1);
+    for (const piece of target.split('/')) {
+      if (piece === '..') parts.pop();
+      else if (piece !== '.' && piece !== '') parts.push(piece);
+    }
+    return parts.join('/');
+  }
+
+  /** The main document part named by the package relationships. */
+  mainDocument(): string {
+    const main = this.relationships('').find((r) => r.type.endsWith('/officeDocument'));
+    const name = main ? OoxmlPackage.resolve('', main.target) : 'word/document.xml';
+    if (!this.parts.has(name)) throw new InputError('The document has no main document part.');
+    return name;
+  }
+
+  toBuffer(): Buffer {
+    const zippable: Zippable = {};
+    for (const [name, data] of this.parts) zippable[name] = [data, { level: name.endsWith('.xml') || name.endsWith('.rels') ? 6 : 0 }];
+    return Buffer.from(zipSync(zippable));
+  }
+
+  clone(): OoxmlPackage {
+    return new OoxmlPackage(new Map(this.parts));
+  }
+}
