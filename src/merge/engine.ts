@@ -84,14 +84,31 @@ export class CompiledTemplate {
   /** Joins records' main documents; headers and footers come from the first record. */
   private join(rendered: Map<string, string>[]): Map<string, string> {
     const first = rendered[0]!;
-    const mainXml = first.get(this.mainPart)!;
     const bodies = rendered.map((parts) => splitBody(parts.get(this.mainPart)!));
     const { before, after, sectPr } = bodies[0]!;
-    const breakParagraph = `<w:p><w:pPr>${sectPr}</w:pPr></w:p>`;
-    const joined = before + bodies.map((b) => b.content).join(breakParagraph) + sectPr + after;
-    void mainXml;
-    return new Map([...first, [this.mainPart, joined]]);
+    const sections = bodies.map((b, i) => (i < bodies.length - 1 ? endSection(b.content, sectPr) : b.content));
+    return new Map([...first, [this.mainPart, before + sections.join('') + sectPr + after]]);
   }
+}
+
+/**
+ * Ends a section after this content: the section properties go into its last paragraph, as
+ * Word writes them; after a table (or nothing) a paragraph carries them.
+ */
+function endSection(content: string, sectPr: string): string {
+  const trimmed = content.trimEnd();
+  if (trimmed.endsWith('</w:p>')) {
+    const start = trimmed.lastIndexOf('<w:p>') > trimmed.lastIndexOf('<w:p ') ? trimmed.lastIndexOf('<w:p>') : trimmed.lastIndexOf('<w:p ');
+    const paragraph = trimmed.slice(start);
+    // Only a plain paragraph (no nested paragraphs, no section break of its own) takes it.
+    if (start >= 0 && !paragraph.slice(4).includes('<w:p') && !paragraph.includes('<w:sectPr')) {
+      const withProps = paragraph.includes('<w:pPr>')
+        ? paragraph.replace('</w:pPr>', `${sectPr}</w:pPr>`)
+        : paragraph.replace(/^<w:p( [^>]*)?>/, (open) => `${open}<w:pPr>${sectPr}</w:pPr>`);
+      return trimmed.slice(0, start) + withProps;
+    }
+  }
+  return `${content}<w:p><w:pPr>${sectPr}</w:pPr></w:p>`;
 }
 
 /** Body content, its final section properties, and what surrounds them. */

@@ -22,15 +22,28 @@ export interface FieldContext {
 const KEEP: FieldResult = { kind: 'keep' };
 const MISSING_RESULT: FieldResult = { kind: 'missing' };
 
-export function instructionOf(field: FieldNode, ctx: FieldContext): FieldInstruction {
-  if (field.parsed) return field.parsed;
-  const text = field.parts.map((part) => {
-    if (typeof part === 'string') return part;
+/**
+ * The instruction text with nested fields evaluated: inside quotes a nested value goes in as
+ * text; outside quotes it goes in quoted, so spaces in it keep it one argument.
+ */
+function expandedInstruction(field: FieldNode, ctx: FieldContext): string {
+  let text = '';
+  for (const part of field.parts) {
+    if (typeof part === 'string') {
+      text += part;
+      continue;
+    }
     const result = evaluateField(part, ctx);
-    // A nested value goes in quoted, so spaces in it stay one argument.
-    return result.kind === 'text' ? ` "${result.text.replace(/"/g, '\\"')}" ` : result.kind === 'keep' ? '' : ' "" ';
-  }).join('');
-  return parseInstruction(text);
+    const value = result.kind === 'text' ? result.text : '';
+    if (result.kind === 'keep') continue;
+    const insideQuotes = ((text.match(/(?<!\\)["\u201c\u201d]/g) ?? []).length % 2) === 1;
+    text += insideQuotes ? value.replace(/"/g, '\\"') : ` "${value.replace(/"/g, '\\"')}" `;
+  }
+  return text;
+}
+
+export function instructionOf(field: FieldNode, ctx: FieldContext): FieldInstruction {
+  return field.parsed ?? parseInstruction(expandedInstruction(field, ctx));
 }
 
 export function evaluateField(field: FieldNode, ctx: FieldContext): FieldResult {
@@ -100,12 +113,7 @@ function wildcard(pattern: string): RegExp {
 
 /** `IF expr1 op expr2 "true" "false"` with field names, literals and nested fields. */
 function evaluateIf(field: FieldNode, ctx: FieldContext): string {
-  // Nested fields were evaluated into quoted text by instructionOf; tokenise that again.
-  const raw = field.parts.map((part) => {
-    if (typeof part === 'string') return part;
-    const result = evaluateField(part, ctx);
-    return result.kind === 'text' ? ` "${result.text.replace(/"/g, '\\"')}" ` : ' "" ';
-  }).join('');
+  const raw = field.parsed ? field.parts.join('') : expandedInstruction(field, ctx);
   const tokens = tokenize(raw.replace(/^\s*IF\b/i, '').replace(/(<>|<=|>=|=|<|>)/, ' $1 '));
   const [left, op, right, whenTrue, whenFalse] = tokens;
   if (!left || !op || !right) return '';

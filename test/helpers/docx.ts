@@ -1,0 +1,95 @@
+import { unzipSync, zipSync } from 'fflate';
+
+/** Builds small DOCX templates for tests, with fields and blocks written in a few words. */
+
+const NS = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" '
+  + 'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
+  + 'xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" '
+  + 'xmlns:w14="http://schemas.microsoft.com/office/word/2010/wordml" mc:Ignorable="w14"';
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+export const run = (text: string, props = '') => `<w:r>${props ? `<w:rPr>${props}</w:rPr>` : ''}<w:t xml:space="preserve">${esc(text)}</w:t></w:r>`;
+
+/** A complex field with its instruction split over several runs, as Word writes them. */
+export function field(instruction: string, result?: string, props = ''): string {
+  const rPr = props ? `<w:rPr>${props}</w:rPr>` : '';
+  const half = Math.ceil(instruction.length / 2);
+  return `<w:r>${rPr}<w:fldChar w:fldCharType="begin"/></w:r>`
+    + `<w:r>${rPr}<w:instrText xml:space="preserve"> ${esc(instruction.slice(0, half))}</w:instrText></w:r>`
+    + `<w:r>${rPr}<w:instrText xml:space="preserve">${esc(instruction.slice(half))} </w:instrText></w:r>`
+    + `<w:r>${rPr}<w:fldChar w:fldCharType="separate"/></w:r>`
+    + run(result ?? `«${instruction.split(/\s+/)[1] ?? ''}»`, props)
+    + `<w:r>${rPr}<w:fldChar w:fldCharType="end"/></w:r>`;
+}
+
+/** A field whose instruction holds other fields: parts are text or nested field XML. */
+export function nestedField(parts: string[], result = 'x'): string {
+  const inner = parts.map((p) => (p.startsWith('<w:r>') ? p : `<w:r><w:instrText xml:space="preserve">${esc(p)}</w:instrText></w:r>`)).join('');
+  return `<w:r><w:fldChar w:fldCharType="begin"/></w:r>${inner}<w:r><w:fldChar w:fldCharType="separate"/></w:r>${run(result)}<w:r><w:fldChar w:fldCharType="end"/></w:r>`;
+}
+
+export const simpleField = (instruction: string, result?: string) =>
+  `<w:fldSimple w:instr=" ${esc(instruction)} ">${run(result ?? `«${instruction.split(/\s+/)[1] ?? ''}»`)}</w:fldSimple>`;
+
+export const mergefield = (name: string, switches = '') => field(`MERGEFIELD ${name}${switches ? ` ${switches}` : ''}`, `«${name}»`);
+
+export const p = (...content: string[]) => `<w:p>${content.join('')}</w:p>`;
+
+let nextBookmark = 100;
+/** Wraps paragraphs or rows in a txmb_ block bookmark. */
+export function block(name: string, ...content: string[]): string {
+  const id = nextBookmark++;
+  const first = content[0] ?? '';
+  const start = `<w:bookmarkStart w:id="${id}" w:name="txmb_${name}"/>`;
+  const end = `<w:bookmarkEnd w:id="${id}"/>`;
+  if (first.startsWith('<w:tr')) return start + content.join('') + end;
+  // Bookmarks inside the first and last paragraph, as Word places them.
+  const parts = [...content];
+  parts[0] = parts[0]!.replace(/^<w:p>/, `<w:p>${start}`);
+  parts[parts.length - 1] = parts[parts.length - 1]!.replace(/<\/w:p>$/, `${end}</w:p>`);
+  return parts.join('');
+}
+
+export const cell = (...paragraphs: string[]) => `<w:tc><w:tcPr><w:tcW w:w="2000" w:type="dxa"/></w:tcPr>${paragraphs.join('')}</w:tc>`;
+export const row = (...cells: string[]) => `<w:tr>${cells.join('')}</w:tr>`;
+export const table = (...rows: string[]) => `<w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/></w:tblPr><w:tblGrid><w:gridCol w:w="2000"/><w:gridCol w:w="2000"/></w:tblGrid>${rows.join('')}</w:tbl>`;
+
+const SECT = '<w:sectPr><w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/></w:sectPr>';
+
+export function docx(body: string, options: { header?: string; footer?: string } = {}): Buffer {
+  const rels: string[] = [];
+  const overrides: string[] = ['<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'];
+  const files: Record<string, Uint8Array> = {};
+  let sect = SECT;
+  for (const kind of ['header', 'footer'] as const) {
+    const content = options[kind];
+    if (!content) continue;
+    const tag = kind === 'header' ? 'hdr' : 'ftr';
+    files[`word/${kind}1.xml`] = Buffer.from(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:${tag} ${NS}>${content}</w:${tag}>`);
+    rels.push(`<Relationship Id="r${kind}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${kind}" Target="${kind}1.xml"/>`);
+    overrides.push(`<Override PartName="/word/${kind}1.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.${kind}+xml"/>`);
+    sect = sect.replace('<w:sectPr>', `<w:sectPr><w:${kind}Reference w:type="default" r:id="r${kind}"/>`);
+  }
+  files['[Content_Types].xml'] = Buffer.from(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>${overrides.join('')}</Types>`);
+  files['_rels/.rels'] = Buffer.from('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>');
+  files['word/_rels/document.xml.rels'] = Buffer.from(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rels.join('')}</Relationships>`);
+  files['word/document.xml'] = Buffer.from(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document ${NS}><w:body>${body}${sect}</w:body></w:document>`);
+  return Buffer.from(zipSync(files));
+}
+
+/** The text of a part: paragraphs on lines, tabs and breaks as characters. */
+export function partText(docxBytes: Uint8Array, part = 'word/document.xml'): string {
+  const xml = Buffer.from(unzipSync(docxBytes)[part]!).toString('utf8');
+  return xml
+    .replace(/<w:tab\/>/g, '\t').replace(/<w:br\/>/g, '\n')
+    .replace(/<\/w:p>/g, '\n')
+    .replace(/<w:instrText[^>]*>[\s\S]*?<\/w:instrText>/g, '')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
+    .replace(/\n+$/, '');
+}
+
+export function partXml(docxBytes: Uint8Array, part = 'word/document.xml'): string {
+  return Buffer.from(unzipSync(docxBytes)[part]!).toString('utf8');
+}
