@@ -49,6 +49,7 @@ function jobDirectory(dataDir: string): string {
 /** Wires everything; the office pool is created (not started) only when `withOffice`. */
 export async function openServices(config: Config, options: { withOffice?: boolean; log?: Logger } = {}): Promise<Services> {
   const store = await openStore(config);
+  const isolation = networkIsolation();
   const office = options.withOffice && config.office.workers > 0
     ? new OfficePool({
       size: config.office.workers,
@@ -61,13 +62,15 @@ export async function openServices(config: Config, options: { withOffice?: boole
         workDir: path.join(config.dataDir, 'office'),
         sofficePath: config.office.sofficePath,
         pythonPath: config.office.pythonPath,
-        isolation: networkIsolation(),
+        isolation,
         startTimeoutMs: config.office.startTimeoutMs,
       },
       log: options.log,
     })
     : null;
-  const converter = office ? new Converter(office, jobDirectory(config.dataDir)) : null;
+  const converter = office
+    ? new Converter(office, jobDirectory(config.dataDir), { sofficePath: config.office.sofficePath, isolation, timeoutMs: config.jobTimeoutMs })
+    : null;
   const normaliser = converter ? new Normaliser(converter, path.join(config.dataDir, 'cache', 'docx')) : null;
   const templates = new TemplateLibrary(store);
   const keyRing = new KeyRing(loadMasterSecret(config.secret, config.dataDir));

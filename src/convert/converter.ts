@@ -5,7 +5,8 @@ import { DocsmithError, InputError } from '../errors.js';
 import { detectFormat, FORMAT_NAMES, type DocumentFormat } from '../formats/detect.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
 import { exportSpec, type DocumentFamily } from '../office/filters.js';
-import { OfficeJobError, type OfficeJob } from '../office/process.js';
+import { OfficeCrashError, OfficeJobError, type OfficeJob } from '../office/process.js';
+import { convertOnce } from '../office/oneshot.js';
 import type { OfficePool } from '../office/pool.js';
 import { pdfText } from '../render/pdf.js';
 import { sanitizeHtml } from './html.js';
@@ -52,10 +53,37 @@ function officeProperties(p: DocumentProperties | undefined): Record<string, str
 }
 
 /** Turns documents of any readable format into any return format through the office pool. */
+/** How to run a one-off office when the pool cannot convert a document. */
+export interface OneShotOptions {
+  sofficePath: string;
+  isolation: string[];
+  timeoutMs: number;
+}
+
 export class Converter {
   private workDirReady = false;
 
-  constructor(private readonly pool: OfficePool, private readonly workDir: string) {}
+  constructor(private readonly pool: OfficePool, private readonly workDir: string, private readonly oneShot?: OneShotOptions) {}
+
+  /**
+   * The office crashed on this document twice. Some documents crash an office driven over UNO
+   * yet convert on the command line, so a one-off process tries, when the job needs nothing
+   * the command line cannot do.
+   */
+  private async fallback(job: OfficeJob, crash: Error): Promise<number> {
+    const commandLineCan = !job.watermark && !job.properties && !(job.password && job.ooxml) && !job.inputPassword;
+    if (!this.oneShot || !commandLineCan) {
+      if (crash instanceof OfficeJobError) throw mapJobError(crash);
+      throw new InputError('The office engine failed on this document twice; it cannot be processed with these settings.');
+    }
+    const started = Date.now();
+    try {
+      await convertOnce(job, this.oneShot);
+    } catch {
+      throw new InputError(`The office engine could not process this document (${crash.message}).`);
+    }
+    return Date.now() - started;
+  }
 
   /** Removes the job folder (at shutdown). */
   async close(): Promise<void> {
@@ -117,10 +145,15 @@ export class Converter {
     try {
       await fs.writeFile(input, source);
       let officeMs: number;
+      const full: OfficeJob = { ...job, input, output, inputFilter: inputFilterFor(from) };
       try {
-        ({ officeMs } = await this.pool.run({ ...job, input, output, inputFilter: inputFilterFor(from) }, signal));
+        ({ officeMs } = await this.pool.run(full, signal));
       } catch (error) {
-        throw mapJobError(error);
+        // A crash (twice) or a failed export of a document that loaded may be the UNO path's
+        // trouble rather than the document's: the command line gets one try.
+        const officeTrouble = error instanceof OfficeCrashError || (error instanceof OfficeJobError && error.code === 'export_failed');
+        if (!officeTrouble) throw mapJobError(error);
+        officeMs = await this.fallback(full, error as Error);
       }
       const data = await fs.readFile(output).catch(() => null);
       // The office "succeeds" without writing anything when it cannot really read a file.

@@ -8,6 +8,8 @@ import { decodeBase64 } from '../util/base64.js';
 import type { TemplateCache } from '../merge/cache.js';
 import type { CompiledTemplate } from '../merge/engine.js';
 import { hasProperties } from './settings.js';
+import { OoxmlPackage } from '../ooxml/package.js';
+import { writeDocumentProperties } from '../ooxml/properties.js';
 
 /**
  * The ends of every document operation: where the template comes from (storage or the
@@ -52,8 +54,13 @@ export class DocumentPipeline {
 
   /** A DOCX result in the requested format, with properties, password and test watermark. */
   async output(docx: Buffer, format: ReturnFormat, options: { properties: DocumentProperties; password?: string; test: boolean; signal?: AbortSignal }): Promise<Buffer> {
-    const plainDocx = format === 'docx' && !options.test && !options.password && !hasProperties(options.properties);
-    if (plainDocx) return docx;
+    if (format === 'docx' && !options.test && !options.password) {
+      // DOCX stays our own OOXML; properties are written into the package directly.
+      if (!hasProperties(options.properties)) return docx;
+      const pkg = OoxmlPackage.read(docx);
+      writeDocumentProperties(pkg, options.properties);
+      return pkg.toBuffer();
+    }
     if (!this.converter) throw new BusyError('Producing this output needs the office engine, which is not running on this server.', 30);
     const { data } = await this.converter.convert(docx, 'docx', format, {
       properties: options.properties, password: options.password, test: options.test, signal: options.signal,

@@ -172,18 +172,25 @@ function fieldName(field: FieldNode): string | undefined {
 }
 
 function collectMarkers(root: TElement): Marker[] {
-  const txmbStarts = new Map<string, { name: string; node: TNode }>();
-  const txmbEnds = new Map<string, TNode>();
-  const named = new Map<string, TNode>(); // blockstart_x / blockend_x and TableStart:x / TableEnd:x
-  const order: string[] = [];
+  // Start and end events in document order; each end closes the latest open start of its key.
+  const open = new Map<string, { name: string; node: TNode; order: number }[]>();
+  const markers: (Marker & { order: number })[] = [];
+  let order = 0;
+  const startEvent = (key: string, name: string, node: TNode) => {
+    open.set(key, [...(open.get(key) ?? []), { name, node, order: order++ }]);
+  };
+  const endEvent = (key: string, node: TNode) => {
+    const starts = open.get(key);
+    const start = starts?.pop();
+    if (start) markers.push({ name: start.name, start: start.node, end: node, order: start.order });
+  };
   const visit = (node: TNode) => {
     if (node.kind === 'field') {
       const name = fieldName(node);
       const m = name ? /^Table(Start|End):(.+)$/i.exec(name) : null;
       if (m) {
-        const key = `${m[1]!.toLowerCase()}:${m[2]}`;
-        if (!named.has(key)) named.set(key, node);
-        if (m[1]!.toLowerCase() === 'start') order.push(`region:${m[2]}`);
+        if (m[1]!.toLowerCase() === 'start') startEvent(`region:${m[2]!.toLowerCase()}`, m[2]!, node);
+        else endEvent(`region:${m[2]!.toLowerCase()}`, node);
       }
       return;
     }
@@ -191,43 +198,30 @@ function collectMarkers(root: TElement): Marker[] {
     if (node.kind !== 'element') return;
     if (node.name === 'w:bookmarkStart') {
       const name = attr(node as XmlElement, 'w:name') ?? '';
-      const id = attr(node as XmlElement, 'w:id') ?? '';
       const txmb = /^txmb_(.+)$/i.exec(name);
-      if (txmb) {
-        txmbStarts.set(id, { name: txmb[1]!, node });
-        order.push(`txmb:${id}`);
-      }
+      if (txmb) startEvent(`txmb:${attr(node as XmlElement, 'w:id') ?? ''}`, txmb[1]!, node);
       const pair = /^block(start|end)_(.+)$/i.exec(name);
       if (pair) {
-        named.set(`${pair[1]!.toLowerCase()}:${pair[2]}`, node);
-        if (pair[1]!.toLowerCase() === 'start') order.push(`pair:${pair[2]}`);
+        if (pair[1]!.toLowerCase() === 'start') startEvent(`pair:${pair[2]!.toLowerCase()}`, pair[2]!, node);
+        else endEvent(`pair:${pair[2]!.toLowerCase()}`, node);
       }
     } else if (node.name === 'w:bookmarkEnd') {
-      txmbEnds.set(attr(node as XmlElement, 'w:id') ?? '', node);
+      endEvent(`txmb:${attr(node as XmlElement, 'w:id') ?? ''}`, node);
     }
     node.children.forEach(visit);
   };
   visit(root);
-  const markers: Marker[] = [];
-  for (const key of order) {
-    const [kind, rest] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
-    if (kind === 'txmb') {
-      const start = txmbStarts.get(rest)!;
-      const end = txmbEnds.get(rest);
-      if (!end) throw new InputError(`The merge block "${start.name}" (bookmark txmb_${start.name}) has a start but no end.`);
-      markers.push({ name: start.name, start: start.node, end });
-    } else {
-      const start = named.get(`start:${rest}`)!;
-      const end = named.get(`end:${rest}`);
-      if (!end) {
-        throw new InputError(kind === 'pair'
-          ? `The merge block "${rest}" has a blockstart_${rest} bookmark but no blockend_${rest}.`
-          : `The merge region "${rest}" has a TableStart:${rest} field but no TableEnd:${rest}.`);
-      }
-      markers.push({ name: rest, start, end });
-    }
+  for (const [key, starts] of open) {
+    const start = starts[0];
+    if (!start) continue;
+    const [kind, name] = [key.slice(0, key.indexOf(':')), start.name];
+    throw new InputError(kind === 'txmb'
+      ? `The merge block "${name}" (bookmark txmb_${name}) has a start but no end.`
+      : kind === 'pair'
+        ? `The merge block "${name}" has a blockstart_${name} bookmark but no blockend_${name}.`
+        : `The merge region "${name}" has a TableStart:${name} field but no TableEnd:${name}.`);
   }
-  return markers;
+  return markers.sort((a, b) => a.order - b.order);
 }
 
 function pathTo(root: TNode, target: TNode): TNode[] | null {

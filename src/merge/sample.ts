@@ -1,0 +1,34 @@
+import type { MergeBlockInfo, MergeFieldInfo, TemplateInfo } from './info.js';
+import type { Json, JsonObject } from './scope.js';
+
+/** Puts `value` at a dotted name (`a.b.c`), making the objects on the way. */
+function put(record: JsonObject, name: string, value: Json): void {
+  const path = name.split('.');
+  let target = record;
+  for (const piece of path.slice(0, -1)) {
+    const next = target[piece];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) target[piece] = {};
+    target = target[piece] as JsonObject;
+  }
+  target[path[path.length - 1]!] = value;
+}
+
+function sampleValue(field: MergeFieldInfo, row: number): Json {
+  if (field.numericFormat) return 1234.5 + row;
+  if (field.dateTimeFormat) return `2024-0${(row % 9) + 1}-15T10:30:00`;
+  return `${field.name} ${row + 1}`;
+}
+
+function fill(fields: MergeFieldInfo[], blocks: MergeBlockInfo[], rows: number, row: number): JsonObject {
+  const record: JsonObject = {};
+  for (const field of fields) put(record, field.name, sampleValue(field, row));
+  for (const block of blocks) {
+    put(record, block.name, Array.from({ length: rows }, (_, i) => fill(block.mergeFields, block.mergeBlocks, rows, i)));
+  }
+  return record;
+}
+
+/** A record that fills every field and repeats every block `rows` times: a starting point for users. */
+export function sampleRecord(info: Pick<TemplateInfo, 'mergeFields' | 'mergeBlocks'>, rows = 2): JsonObject {
+  return fill(info.mergeFields, info.mergeBlocks, rows, 0);
+}

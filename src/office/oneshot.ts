@@ -1,0 +1,41 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { OfficeJob } from './process.js';
+
+const run = promisify(execFile);
+
+/**
+ * A conversion in a one-off office process (`soffice --convert-to`), for the rare document that
+ * crashes a pooled office when driven over UNO but converts on the command line. Slow (about a
+ * second) and limited to filter options: no properties, watermark or OOXML password.
+ */
+export async function convertOnce(job: OfficeJob, options: { sofficePath: string; isolation: string[]; timeoutMs: number }): Promise<void> {
+  const work = await fs.mkdtemp(path.join(os.tmpdir(), 'docsmith-oneshot-'));
+  try {
+    const extension = path.extname(job.output).slice(1);
+    let target = `${extension}:${job.filter}`;
+    if (job.filterData) {
+      const data = Object.fromEntries(Object.entries(job.filterData).map(([key, value]) => [key, {
+        type: typeof value === 'boolean' ? 'boolean' : typeof value === 'number' ? 'long' : 'string',
+        value: String(value),
+      }]));
+      target += `:${JSON.stringify(data)}`;
+    } else if (job.filterOptions) {
+      target += `:${job.filterOptions}`;
+    }
+    const input = path.join(work, `input${path.extname(job.input)}`);
+    await fs.copyFile(job.input, input);
+    const soffice = path.join(path.dirname(options.sofficePath), 'soffice');
+    const args = [`-env:UserInstallation=file://${path.join(work, 'profile')}`, '--headless', '--norestore', '--convert-to', target, '--outdir', path.join(work, 'out'), input];
+    const [command, ...prefix] = options.isolation.length ? options.isolation : [soffice];
+    await run(command!, options.isolation.length ? [...prefix, soffice, ...args] : args, {
+      timeout: options.timeoutMs, killSignal: 'SIGKILL', env: { ...process.env, SAL_ENABLE_FILE_LOCKING: '0' },
+    });
+    await fs.copyFile(path.join(work, 'out', `input.${extension}`), job.output);
+  } finally {
+    await fs.rm(work, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,165 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { FIXTURES, fixture, startServer, tempDir, type RunningServer } from '../helpers/server.js';
+import { client, errorMessage as message, type Client } from '../helpers/http.js';
+import { adminServices, makeAccount } from '../helpers/accounts.js';
+import { pdfFacts, redShare } from '../helpers/office.js';
+import { block, docx, mergefield, p, partText } from '../helpers/docx.js';
+import type { Services } from '../../src/services.js';
+
+const b64 = (b: Buffer) => b.toString('base64');
+const decode = (reply: { json(): unknown }) => (reply.json() as string[]).map((d) => Buffer.from(d, 'base64'));
+
+describe('POST /v1/document/merge and GET /v1/templates/info', () => {
+  let server: RunningServer;
+  let admin: Services;
+  let paid: Client;
+  let trial: Client;
+  before(async () => {
+    const dataDir = tempDir();
+    admin = await adminServices({ dataDir });
+    const a = await makeAccount(admin, 'merger', { licence: 'SN-MERGE' });
+    const t = await makeAccount(admin, 'trial-merger');
+    server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_OFFICE_WORKERS: '2' });
+    paid = client(server.url, { basic: [a.user, a.password] });
+    trial = client(server.url, { basic: [t.user, t.password] });
+    while ((await paid.get('/readyz')).status !== 200) await new Promise((r) => setTimeout(r, 200));
+  });
+  after(async () => {
+    await server.stop();
+    await admin.store.close();
+  });
+
+  const merge = (query: string, body: unknown, c: Client = paid) => c.post(`/v1/document/merge?${query}`, { json: body });
+
+  it('merges text-in-merge-data to PDF with every value of its data in the text', async () => {
+    const template = fs.readFileSync(path.join(FIXTURES, 'text-in-merge-data', 'template.docx'));
+    const data = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'text-in-merge-data', 'merge_data.json'), 'utf8')) as { item: Record<string, string>[] }[];
+    const reply = await merge('returnFormat=PDF', { mergeData: data, template: b64(template) });
+    assert.equal(reply.status, 200, reply.text);
+    const [pdf] = decode(reply);
+    const text = pdfFacts(pdf!).text;
+    for (const item of data[0]!.item) for (const value of Object.values(item)) assert.ok(text.includes(value), value);
+  });
+
+  it('merges a stored template, one document per record or all appended', async () => {
+    assert.equal((await paid.upload('letter.docx', fixture('test_template.docx'))).status, 201);
+    const records = [{ name: 'Ann', age: 31 }, { name: 'Bob', age: 42 }, { name: 'Cy', age: 53 }];
+    const separate = await merge('returnFormat=TXT&templateName=letter.docx&append=false', { mergeData: records });
+    assert.equal(separate.status, 200, separate.text);
+    const texts = decode(separate).map((d) => d.toString('utf8'));
+    assert.equal(texts.length, 3);
+    assert.match(texts[1]!, /Bob/);
+    assert.match(texts[1]!, /42/);
+    const appended = await merge('returnFormat=PDF&templateName=letter.docx', { mergeData: records });
+    const [pdf] = decode(appended);
+    const facts = pdfFacts(pdf!);
+    assert.equal(facts.pages, 3, 'each record starts a new section on a new page');
+    assert.ok(facts.text.indexOf('Ann') < facts.text.indexOf('Bob') && facts.text.indexOf('Bob') < facts.text.indexOf('Cy'));
+    const single = await merge('returnFormat=TXT&templateName=letter.docx', { mergeData: { name: 'Solo', age: 1 } });
+    assert.match(decode(single)[0]!.toString('utf8'), /Solo/);
+  });
+
+  it('writes DOCX that LibreOffice opens, in every return format', async () => {
+    const body = { mergeData: [{ name: 'Ann', age: 31 }], template: b64(fixture('test_template.docx')) };
+    const [out] = decode(await merge('returnFormat=DOCX', body));
+    const reopened = await paid.post('/v1/document/convert?returnFormat=TXT', { json: b64(out!) });
+    assert.equal(reopened.status, 200);
+    assert.match(Buffer.from(reopened.json() as string, 'base64').toString('utf8'), /Ann/);
+    for (const format of ['PDFA', 'DOC', 'RTF', 'HTML']) {
+      const reply = await merge(`returnFormat=${format}`, body);
+      assert.equal(reply.status, 200, `${format}: ${reply.text}`);
+    }
+  });
+
+  it('merges templates stored as DOC and RTF like their DOCX twin', async () => {
+    const template = fixture('test_template.docx');
+    const record = { mergeData: [{ name: 'Twin', age: 7 }] };
+    assert.equal((await paid.upload('twin.docx', template)).status, 201);
+    const expected = decode(await merge('returnFormat=TXT&templateName=twin.docx', record))[0]!.toString('utf8');
+    for (const format of ['DOC', 'RTF']) {
+      const converted = await paid.post(`/v1/document/convert?returnFormat=${format}`, { json: b64(template) });
+      const name = `twin.${format.toLowerCase()}`;
+      assert.equal((await paid.upload(name, Buffer.from(converted.json() as string, 'base64'))).status, 201);
+      const merged = decode(await merge(`returnFormat=TXT&templateName=${name}`, record))[0]!.toString('utf8');
+      assert.equal(merged.trim(), expected.trim(), format);
+    }
+  });
+
+  it('counts one document per request, not per record; test runs are watermarked and free', async () => {
+    const settings = async () => ((await paid.get('/v1/account/settings')).json() as { createdDocuments: number }).createdDocuments;
+    const before = await settings();
+    await merge('returnFormat=TXT&templateName=letter.docx&append=false', { mergeData: [{}, {}, {}] });
+    assert.equal(await settings(), before + 1);
+    const stamped = decode(await merge('returnFormat=PDF&templateName=letter.docx&test=true', { mergeData: [{ name: 'T' }] }))[0]!;
+    assert.ok(redShare(stamped) > 0.005);
+    assert.equal(await settings(), before + 1);
+    const refused = await merge('returnFormat=PDF&templateName=letter.docx&test=true', { mergeData: [{}], template: undefined }, trial);
+    assert.equal(refused.status, 403);
+  });
+
+  it('writes document properties and honours merge settings', async () => {
+    const template = docx(p(mergefield('a')) + p(mergefield('missing')) + block('rows', p(mergefield('v'))));
+    const body = {
+      mergeData: [{ a: 'A', rows: [] }], template: b64(template),
+      mergeSettings: { removeEmptyFields: false, removeEmptyBlocks: false, author: 'Ann Author', documentTitle: 'Merged', culture: 'de-DE' },
+    };
+    const [out] = decode(await merge('returnFormat=DOCX', body));
+    assert.equal(partText(out!).split('\n').slice(0, 2).join('|'), 'A|«missing»');
+    const core = (await import('fflate')).unzipSync(out!)['docProps/core.xml'];
+    assert.match(Buffer.from(core!).toString('utf8'), /<dc:creator>Ann Author<\/dc:creator>/);
+    assert.match(Buffer.from(core!).toString('utf8'), /<dc:title>Merged<\/dc:title>/);
+    const reopened = await paid.post('/v1/document/convert?returnFormat=PDF', { json: b64(out!) });
+    assert.equal(reopened.status, 200, 'the package with new core properties opens');
+  });
+
+  it('describes a stored template in the shape clients parse', async () => {
+    const template = docx(p(mergefield('title', '\\* MERGEFORMAT')) + block('items', p(mergefield('price', '\\# "$#,###.00"'))));
+    assert.equal((await paid.upload('info.docx', template)).status, 201);
+    const info = (await paid.get('/v1/templates/info?templateName=info.docx')).json() as Record<string, unknown>;
+    const example = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'template_info_example.json'), 'utf8')) as Record<string, unknown>;
+    for (const key of Object.keys(example)) assert.ok(key in info, key);
+    assert.deepEqual(info.userDocumentProperties, {});
+    assert.equal(info.templateName, 'info.docx');
+    const block0 = (info.mergeBlocks as { name: string; mergeFields: Record<string, unknown>[] }[])[0]!;
+    assert.equal(block0.name, 'items');
+    const exampleField = ((example.mergeBlocks as { mergeFields: Record<string, unknown>[] }[])[0]!.mergeFields[0])!;
+    assert.deepEqual(Object.keys(block0.mergeFields[0]!).sort(), Object.keys(exampleField).sort());
+    assert.equal(block0.mergeFields[0]!.numericFormat, '$#,###.00');
+    assert.equal((await paid.get('/v1/templates/info?templateName=nope.docx')).status, 400);
+  });
+
+  it('refuses bad requests with a clear 400', async () => {
+    const template = b64(fixture('test_template.docx'));
+    const unbalanced = b64(docx(p('<w:bookmarkStart w:id="9" w:name="txmb_open"/>', mergefield('x'))));
+    const cases: [string, unknown, RegExp][] = [
+      ['returnFormat=PDF', undefined, /request body is empty/],
+      ['returnFormat=PDF', 'just a string', /must be a JSON object/],
+      ['returnFormat=PDF', { template }, /mergeData is missing/],
+      ['returnFormat=PDF', { mergeData: 'x', template }, /not a JSON string/],
+      ['returnFormat=PDF', { mergeData: [], template }, /empty array/],
+      ['returnFormat=PDF', { mergeData: [{}, 3], template }, /mergeData\[1\] must be a record/],
+      ['returnFormat=PDF', { mergeData: [{}] }, /No template/],
+      ['returnFormat=PDF&templateName=letter.docx', { mergeData: [{}], template }, /either templateName or a template/],
+      ['returnFormat=PDF&templateName=missing.docx', { mergeData: [{}] }, /no template named "missing.docx"/],
+      ['returnFormat=PDF', { mergeData: [{}], template: 'not base64!' }, /not valid Base64/],
+      ['returnFormat=PDF', { mergeData: [{}], template: b64(fixture('test_template.tx')) }, /TX Text Control/],
+      ['returnFormat=PDF', { mergeData: [{}], template: b64(fixture('maelzel_machine.pdf')) }, /PDF, which is not accepted/],
+      ['returnFormat=PDF', { mergeData: [{}], template, mergeSettings: { culture: 'zz-ZZZ-bad' } }, /culture/],
+      ['returnFormat=PDF', { mergeData: [{}], template, mergeSettings: { removeEmptyFields: 'maybe' } }, /removeEmptyFields must be true or false/],
+      ['returnFormat=PDF', { mergeData: [{}], template, mergeSettings: 'yes' }, /mergeSettings must be a JSON object/],
+      ['returnFormat=PDF', { mergeData: [{}], template, mergeSettings: { documentTitle: 'x'.repeat(2001) } }, /longer than 2000/],
+      ['returnFormat=TXT', { mergeData: [{}], template, mergeSettings: { userPassword: 'pw' } }, /cannot be applied to TXT/],
+      ['returnFormat=PDF', { mergeData: [{}], template: unbalanced }, /merge block "open"/],
+      ['returnFormat=TX', { mergeData: [{}], template }, /TX is a proprietary format/],
+      ['', { mergeData: [{}], template }, /"returnFormat" is required/],
+    ];
+    for (const [query, body, expected] of cases) {
+      const reply = body === undefined ? await paid.post(`/v1/document/merge?${query}`) : await merge(query, body);
+      assert.equal(reply.status, 400, `${query} ${JSON.stringify(body)?.slice(0, 80)}: ${reply.text}`);
+      assert.match(message(reply), expected);
+    }
+  });
+});

@@ -1,0 +1,57 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { CompiledTemplate, DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
+import { sampleRecord } from '../../src/merge/sample.js';
+import { Converter } from '../../src/convert/converter.js';
+import { Normaliser } from '../../src/convert/normalise.js';
+import type { OfficePool } from '../../src/office/pool.js';
+import { FIXTURES, tempDir } from '../helpers/server.js';
+import { pdfFacts, testPool } from '../helpers/office.js';
+
+const ROOT = path.resolve(FIXTURES, '..', 'real-templates');
+
+function files(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)])).sort();
+}
+
+describe('robustness: the 72 real-world mail-merge templates', () => {
+  let pool: OfficePool;
+  let converter: Converter;
+  let normaliser: Normaliser;
+  before(async () => {
+    pool = testPool({ size: 2 });
+    await pool.start();
+    converter = new Converter(pool, tempDir(), { sofficePath: '/usr/lib/libreoffice/program/soffice.bin', isolation: [], timeoutMs: 60_000 });
+    normaliser = new Normaliser(converter, tempDir());
+  });
+  after(() => pool.close());
+
+  it('each one loads, lists its fields, merges empty and sample data, and opens in LibreOffice', async () => {
+    const all = files(ROOT);
+    assert.equal(all.length, 72);
+    const failures: string[] = [];
+    let fieldsSeen = 0;
+    for (const file of all) {
+      const name = path.relative(ROOT, file);
+      try {
+        const bytes = fs.readFileSync(file);
+        const format = Converter.detect(bytes, ['docx', 'doc', 'rtf'], name);
+        const docx = format === 'docx' ? bytes : await normaliser.toDocx(bytes, format as 'doc' | 'rtf');
+        const template = CompiledTemplate.compile(docx, name);
+        fieldsSeen += template.info.mergeFields.length + template.info.mergeBlocks.length;
+        const [empty] = template.merge([{}], DEFAULT_MERGE_OPTIONS, false);
+        const [sample] = template.merge([sampleRecord(template.info), sampleRecord(template.info, 1)], { ...DEFAULT_MERGE_OPTIONS, removeEmptyFields: false }, true);
+        for (const out of [empty!, sample!]) {
+          const pdf = (await converter.convert(out, 'docx', 'pdf')).data;
+          assert.ok(pdfFacts(pdf).pages >= 1);
+        }
+      } catch (error) {
+        failures.push(`${name}: ${(error as Error).message}`);
+      }
+    }
+    assert.deepEqual(failures, []);
+    assert.ok(fieldsSeen > 100, `only ${fieldsSeen} fields and blocks found`);
+  });
+});
