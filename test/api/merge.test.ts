@@ -131,6 +131,21 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.equal((await paid.get('/v1/templates/info?templateName=nope.docx')).status, 400);
   });
 
+  it('finds and replaces in a stored or uploaded template', async () => {
+    const reply = await paid.post('/v1/document/findandreplace?returnFormat=TXT&templateName=letter.docx', { json: { findAndReplaceData: [['Name', 'Nom'], ['Age', 'Âge']] } });
+    assert.equal(reply.status, 200, reply.text);
+    const text = Buffer.from(reply.json() as string, 'base64').toString('utf8');
+    assert.match(text, /Nom/);
+    assert.match(text, /Âge/);
+    const uploaded = await paid.post('/v1/document/findandreplace?returnFormat=DOCX', { json: { findAndReplaceData: [['Test', 'Probe']], template: b64(fixture('test_document.docx')) } });
+    assert.match(partText(Buffer.from(uploaded.json() as string, 'base64')), /^\n?A Probe File$/);
+    for (const [body, expected] of [[{ template: b64(fixture('test_document.docx')) }, /findAndReplaceData is missing/], [{ findAndReplaceData: [['', 'x']], template: b64(fixture('test_document.docx')) }, /empty find text/], [{ findAndReplaceData: [['a', 'b']] }, /No template/]] as const) {
+      const bad = await paid.post('/v1/document/findandreplace?returnFormat=PDF', { json: body });
+      assert.equal(bad.status, 400);
+      assert.match(message(bad), expected);
+    }
+  });
+
   it('refuses bad requests with a clear 400', async () => {
     const template = b64(fixture('test_template.docx'));
     const unbalanced = b64(docx(p('<w:bookmarkStart w:id="9" w:name="txmb_open"/>', mergefield('x'))));

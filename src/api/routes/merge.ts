@@ -4,6 +4,7 @@ import { InputError } from '../../errors.js';
 import { parseReturnFormat, type ReturnFormat } from '../../formats/returnFormat.js';
 import { parseMergeSettings } from '../../documents/settings.js';
 import type { JsonObject } from '../../merge/scope.js';
+import { findAndReplace, parsePairs } from '../../merge/replace.js';
 import { accountOf } from '../auth.js';
 import { booleanQuerySchema, errorResponses, templateNameQuery } from '../schemas.js';
 import { booleanQuery, jsonType, queryOf, requireQuery, sendJson } from '../wire.js';
@@ -84,6 +85,40 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
       return out;
     });
     return sendJson(reply, 200, documents);
+  });
+
+  app.post('/document/findandreplace', {
+    schema: {
+      tags: ['document'], summary: 'Replace texts in a template',
+      description: 'Each pair replaces every occurrence, in order, in body, tables, headers, footers, notes and text boxes; matches across runs keep the formatting of their first character.',
+      querystring: {
+        type: 'object',
+        properties: { returnFormat: { type: 'string' }, templateName: { type: 'string' }, test: booleanQuerySchema },
+        required: ['returnFormat'],
+      },
+      documentBody: {
+        type: 'object',
+        properties: {
+          findAndReplaceData: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
+          template: { type: 'string' }, mergeSettings: { type: 'object' },
+        },
+        required: ['findAndReplaceData'],
+      },
+      response: { 200: { type: 'string', description: 'The document as Base64' }, ...errorResponses },
+    },
+  }, async (request, reply) => {
+    const format = parseReturnFormat(queryOf(request).returnFormat);
+    const test = booleanQuery(request, 'test', false);
+    const body = bodyObject(request, '"findAndReplaceData" (and "template" when no templateName is given)');
+    const pairs = parsePairs(body.findAndReplaceData);
+    const settings = parseMergeSettings(body.mergeSettings);
+    checkPdfProperties(format, settings.document.properties.title, settings.document.properties.subject);
+    const account = accountOf(request);
+    const document = await usage.run(account, { test, merge: false }, async (signal) => {
+      const docx = await pipeline.templateDocx(account, queryOf(request).templateName, body.template, signal);
+      return pipeline.output(findAndReplace(docx, pairs), format, { ...settings.document, test, signal });
+    });
+    return sendJson(reply, 200, document.toString('base64'));
   });
 
   app.get('/templates/info', {
