@@ -5,7 +5,18 @@ import { serializeT, type BlockNode, type FieldNode, type TElement, type TNode }
  * A template tree flattened for rendering: runs of static XML are single strings, and only
  * the places that depend on data are objects. Rendering one record is a walk over this list.
  */
-export type Segment = string | FieldSegment | BlockSegment | ParagraphSegment | ContainerSegment;
+export type Segment = string | FieldSegment | BlockSegment | ParagraphSegment | ContainerSegment | ImageSegment;
+
+/** A picture that a data value may replace: found by its name (wp:docPr/@name). */
+export interface ImageSegment {
+  kind: 'image';
+  /** The name, and the name without a `_tx_id_N_` prefix. */
+  names: string[];
+  xml: string;
+  embed: string;
+  cx: number;
+  cy: number;
+}
 
 export interface FieldSegment {
   kind: 'field';
@@ -41,6 +52,7 @@ function contains(node: TNode, test: (n: TNode) => boolean): boolean {
 
 const isField = (n: TNode) => n.kind === 'field';
 const isBlock = (n: TNode) => n.kind === 'block';
+const isImage = (n: TNode) => n.kind === 'element' && n.name === 'w:drawing' && find(n, 'a:blip') !== undefined && find(n, 'wp:docPr') !== undefined;
 
 /** Whether a paragraph has visible text besides its fields. */
 function hasLiteralText(node: TNode): boolean {
@@ -80,7 +92,11 @@ function emit(node: TNode, b: Builder): void {
   if (node.kind === 'block') return b.push({ kind: 'block', name: node.name, body: compileNodes(node.children) });
   if (node.kind === 'text') return b.text(escapeText(node.text));
   if (node.kind === 'raw') return b.text(node.xml);
-  const dynamic = contains(node, (n) => isField(n) || isBlock(n));
+  if (node.name === 'w:drawing') {
+    const image = imageSegment(node);
+    if (image) return b.push(image);
+  }
+  const dynamic = contains(node, (n) => isField(n) || isBlock(n) || isImage(n));
   if (!dynamic) return b.text(serializeT(node));
   if (node.name === 'w:p' && !contains(node, isBlock)) {
     return b.push({ kind: 'paragraph', body: compileChildren(node), onlyFields: !hasLiteralText(node) });
@@ -91,6 +107,32 @@ function emit(node: TNode, b: Builder): void {
   b.text(openTag(node as XmlElement));
   for (const child of node.children) emit(child, b);
   b.text(`</${node.name}>`);
+}
+
+function find(node: TNode, name: string): TElement | undefined {
+  if (node.kind !== 'element' && node.kind !== 'block') return undefined;
+  for (const child of node.children) {
+    if (child.kind === 'element' && child.name === name) return child;
+    const deeper = find(child, name);
+    if (deeper) return deeper;
+  }
+  return undefined;
+}
+
+function attrOf(node: TElement | undefined, name: string): string | undefined {
+  return node?.attrs.find(([key]) => key === name)?.[1];
+}
+
+function imageSegment(drawing: TElement): ImageSegment | undefined {
+  const name = attrOf(find(drawing, 'wp:docPr'), 'name');
+  const embed = attrOf(find(drawing, 'a:blip'), 'r:embed');
+  const extent = find(drawing, 'wp:extent');
+  if (!name || !embed || !extent) return undefined;
+  const stripped = name.replace(/^_tx_id_\d+_/, '');
+  return {
+    kind: 'image', names: stripped === name ? [name] : [name, stripped], xml: serializeT(drawing), embed,
+    cx: Number(attrOf(extent, 'cx') ?? 0), cy: Number(attrOf(extent, 'cy') ?? 0),
+  };
 }
 
 function compileChildren(node: TElement): Segment[] {

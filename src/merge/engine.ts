@@ -8,6 +8,8 @@ import { renderSegments, type RenderOptions } from './render.js';
 import { Scope, type JsonObject } from './scope.js';
 import { analysePart, type TElement } from './template.js';
 import { templateInfo, type TemplateInfo } from './info.js';
+import { MediaSink } from './images.js';
+import path from 'node:path';
 
 export interface MergeOptions extends RenderOptions {
   removeTrailingWhitespace: boolean;
@@ -18,6 +20,7 @@ export const DEFAULT_MERGE_OPTIONS: MergeOptions = {
   removeEmptyFields: true,
   removeEmptyBlocks: true,
   removeEmptyLines: false,
+  removeEmptyImages: false,
   removeTrailingWhitespace: true,
   culture: 'en-US',
 };
@@ -62,15 +65,21 @@ export class CompiledTemplate {
   merge(records: JsonObject[], options: MergeOptions, append: boolean): Buffer[] {
     const culture = cultureOf(options.culture);
     const now = new Date();
-    const rendered = records.map((record) => {
+    const render = (record: JsonObject, sink: MediaSink) => {
       const context = { scope: Scope.of(record), culture, now };
-      return new Map(this.parts.map((p) => [p.name, renderSegments(p.segments, context, options)]));
+      return new Map(this.parts.map((p) => [p.name, renderSegments(p.segments, context, options, { sink, part: p.name })]));
+    };
+    if (append && records.length > 1) {
+      const sink = new MediaSink();
+      return [this.write(this.join(records.map((record) => render(record, sink))), options, sink)];
+    }
+    return records.map((record) => {
+      const sink = new MediaSink();
+      return this.write(render(record, sink), options, sink);
     });
-    if (append && rendered.length > 1) return [this.write(this.join(rendered), options)];
-    return rendered.map((parts) => this.write(parts, options));
   }
 
-  private write(parts: Map<string, string>, options: MergeOptions): Buffer {
+  private write(parts: Map<string, string>, options: MergeOptions, sink: MediaSink): Buffer {
     const pkg = this.pkg.clone();
     const ids = new IdRenumberer();
     for (const [name, xml] of parts) {
@@ -78,6 +87,7 @@ export class CompiledTemplate {
       if (name === this.mainPart && options.removeTrailingWhitespace) out = trimTrailingParagraphs(out);
       pkg.setText(name, out);
     }
+    addMedia(pkg, sink);
     return pkg.toBuffer();
   }
 
@@ -89,6 +99,29 @@ export class CompiledTemplate {
     const sections = bodies.map((b, i) => (i < bodies.length - 1 ? endSection(b.content, sectPr) : b.content));
     return new Map([...first, [this.mainPart, before + sections.join('') + sectPr + after]]);
   }
+}
+
+const IMAGE_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/image';
+
+/** Stores merged images and relates them from the parts that show them. */
+function addMedia(pkg: OoxmlPackage, sink: MediaSink): void {
+  const entries = sink.entries();
+  if (entries.length === 0) return;
+  let types = pkg.text('[Content_Types].xml') ?? '';
+  for (const [source, media] of entries) {
+    const slash = source.lastIndexOf('/');
+    const relsName = `${source.slice(0, slash + 1)}_rels/${source.slice(slash + 1)}.rels`;
+    const rels = pkg.text(relsName) ?? '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
+    const added = media.map((m) => {
+      pkg.parts.set(m.part, m.bytes);
+      if (!new RegExp(`Extension="${m.format.extension}"`, 'i').test(types)) {
+        types = types.replace('</Types>', `<Default Extension="${m.format.extension}" ContentType="${m.format.contentType}"/></Types>`);
+      }
+      return `<Relationship Id="${m.relId}" Type="${IMAGE_REL}" Target="${path.posix.relative(source.slice(0, slash), m.part)}"/>`;
+    }).join('');
+    pkg.setText(relsName, rels.replace('</Relationships>', `${added}</Relationships>`));
+  }
+  pkg.setText('[Content_Types].xml', types);
 }
 
 /**

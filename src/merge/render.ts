@@ -1,16 +1,25 @@
 import { escapeText } from '../ooxml/xml.js';
 import type { Segment } from './compile.js';
 import { evaluateField, type FieldContext } from './fields.js';
-import { Scope } from './scope.js';
+import { MISSING, Scope } from './scope.js';
+import { decodeImage, fitExtent, type MediaSink } from './images.js';
 
 export interface RenderOptions {
   removeEmptyFields: boolean;
   removeEmptyBlocks: boolean;
   removeEmptyLines: boolean;
+  removeEmptyImages: boolean;
+}
+
+/** Where merged images go: the output document's media, related from this part. */
+export interface MediaTarget {
+  sink: MediaSink;
+  part: string;
 }
 
 interface State extends FieldContext {
   options: RenderOptions;
+  media: MediaTarget | undefined;
   /** Fields that produced visible output so far (for removeEmptyLines). */
   visible: number;
 }
@@ -67,6 +76,24 @@ function render(segments: Segment[], state: State, out: string[]): void {
         }
         break;
       }
+      case 'image': {
+        const value = segment.names.map((name) => state.scope.get(name)).find((v) => v !== MISSING);
+        if (typeof value === 'string' && value !== '' && state.media) {
+          const image = decodeImage(value, segment.names[segment.names.length - 1]!);
+          const relId = state.media.sink.add(state.media.part, image);
+          const { cx, cy } = fitExtent(image, segment);
+          out.push(segment.xml
+            .replace(`r:embed="${segment.embed}"`, `r:embed="${relId}"`)
+            .replace(/(<wp:extent\b[^>]*?)cx="\d+"([^>]*?)cy="\d+"/, `$1cx="${cx}"$2cy="${cy}"`)
+            .replace(/(<a:xfrm\b[^>]*>[\s\S]*?<a:ext\b[^>]*?)cx="\d+"([^>]*?)cy="\d+"/, `$1cx="${cx}"$2cy="${cy}"`));
+          state.visible++;
+        } else if (value === undefined || value === null || value === '') {
+          if (!state.options.removeEmptyImages) out.push(segment.xml);
+        } else {
+          out.push(segment.xml);
+        }
+        break;
+      }
       case 'paragraph': {
         const before = state.visible;
         const inner: string[] = [];
@@ -90,8 +117,8 @@ function render(segments: Segment[], state: State, out: string[]): void {
   }
 }
 
-export function renderSegments(segments: Segment[], context: FieldContext, options: RenderOptions): string {
+export function renderSegments(segments: Segment[], context: FieldContext, options: RenderOptions, media?: MediaTarget): string {
   const out: string[] = [];
-  render(segments, { ...context, options, visible: 0 }, out);
+  render(segments, { ...context, options, media, visible: 0 }, out);
   return out.join('');
 }

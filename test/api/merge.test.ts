@@ -8,6 +8,7 @@ import { adminServices, makeAccount } from '../helpers/accounts.js';
 import { pdfFacts, redShare } from '../helpers/office.js';
 import { block, docx, mergefield, p, partText } from '../helpers/docx.js';
 import type { Services } from '../../src/services.js';
+import * as mupdf from 'mupdf';
 
 const b64 = (b: Buffer) => b.toString('base64');
 const decode = (reply: { json(): unknown }) => (reply.json() as string[]).map((d) => Buffer.from(d, 'base64'));
@@ -129,6 +130,20 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.deepEqual(Object.keys(block0.mergeFields[0]!).sort(), Object.keys(exampleField).sort());
     assert.equal(block0.mergeFields[0]!.numericFormat, '$#,###.00');
     assert.equal((await paid.get('/v1/templates/info?templateName=nope.docx')).status, 400);
+  });
+
+  it('merges the JPEG into test_template_image.docx, giving a PDF with the image', async () => {
+    const body = { mergeData: [{ title: 'A photo', source: 'the SDK tests', photo: b64(fixture('test_template_image.jpg')) }], template: b64(fixture('test_template_image.docx')) };
+    const [pdf] = decode(await merge('returnFormat=PDF', body));
+    const doc = mupdf.Document.openDocument(pdf!, 'application/pdf');
+    const json = JSON.parse(doc.loadPage(0).toStructuredText('preserve-images').asJSON()) as { blocks: { type: string; bbox: { w: number } }[] };
+    const images = json.blocks.filter((b) => b.type === 'image');
+    assert.ok(images.length >= 1, 'the PDF shows an image');
+    assert.ok(images[0]!.bbox.w > 300, `image width ${images[0]!.bbox.w}pt`);
+    assert.match(pdfFacts(pdf!).text, /A photo/);
+    const bad = await merge('returnFormat=PDF', { ...body, mergeData: [{ photo: b64(Buffer.from('no image')) }] });
+    assert.equal(bad.status, 400);
+    assert.match(message(bad), /image "photo"/);
   });
 
   it('finds and replaces in a stored or uploaded template', async () => {

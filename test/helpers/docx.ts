@@ -1,3 +1,4 @@
+import { deflateSync } from 'node:zlib';
 import { unzipSync, zipSync } from 'fflate';
 
 /** Builds small DOCX templates for tests, with fields and blocks written in a few words. */
@@ -58,6 +59,7 @@ export const table = (...rows: string[]) => `<w:tbl><w:tblPr><w:tblW w:w="0" w:t
 const SECT = '<w:sectPr><w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/></w:sectPr>';
 
 export function docx(body: string, options: { header?: string; footer?: string } = {}): Buffer {
+  const placeholder = body.includes('r:embed="rIdPh"');
   const rels: string[] = [];
   const overrides: string[] = ['<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'];
   const files: Record<string, Uint8Array> = {};
@@ -70,6 +72,11 @@ export function docx(body: string, options: { header?: string; footer?: string }
     rels.push(`<Relationship Id="r${kind}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${kind}" Target="${kind}1.xml"/>`);
     overrides.push(`<Override PartName="/word/${kind}1.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.${kind}+xml"/>`);
     sect = sect.replace('<w:sectPr>', `<w:sectPr><w:${kind}Reference w:type="default" r:id="r${kind}"/>`);
+  }
+  if (placeholder) {
+    files['word/media/placeholder.png'] = png(10, 10, [220, 220, 220]);
+    rels.push('<Relationship Id="rIdPh" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/placeholder.png"/>');
+    overrides.push('<Default Extension="png" ContentType="image/png"/>');
   }
   files['[Content_Types].xml'] = Buffer.from(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>${overrides.join('')}</Types>`);
   files['_rels/.rels'] = Buffer.from('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>');
@@ -92,4 +99,41 @@ export function partText(docxBytes: Uint8Array, part = 'word/document.xml'): str
 
 export function partXml(docxBytes: Uint8Array, part = 'word/document.xml'): string {
   return Buffer.from(unzipSync(docxBytes)[part]!).toString('utf8');
+}
+
+/** A picture placeholder named `name`, `widthPx` x `heightPx` at 96 dpi, showing media rIdPh. */
+export function picture(name: string, widthPx: number, heightPx: number): string {
+  const cx = widthPx * 9525;
+  const cy = heightPx * 9525;
+  return `<w:r><w:drawing><wp:inline><wp:extent cx="${cx}" cy="${cy}"/><wp:docPr id="1" name="${name}"/>`
+    + '<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic><pic:nvPicPr><pic:cNvPr id="0" name="p"/><pic:cNvPicPr/></pic:nvPicPr>'
+    + `<pic:blipFill><a:blip r:embed="rIdPh"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"/></pic:spPr></pic:pic></a:graphicData></a:graphic>`
+    + '</wp:inline></w:drawing></w:r>';
+}
+
+function crc32(bytes: Buffer): number {
+  let crc = ~0;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let k = 0; k < 8; k++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+  }
+  return ~crc >>> 0;
+}
+
+/** A real PNG of one colour. */
+export function png(width: number, height: number, rgb: [number, number, number] = [200, 30, 30]): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  const rows = Buffer.concat(Array.from({ length: height }, () => Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => rgb).flat())])));
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
 }

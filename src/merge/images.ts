@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import { imageSize } from 'image-size';
+import { InputError } from '../errors.js';
+
+export interface ImageFormat {
+  extension: string;
+  contentType: string;
+}
+
+const FORMATS: Record<string, ImageFormat> = {
+  png: { extension: 'png', contentType: 'image/png' },
+  jpg: { extension: 'jpeg', contentType: 'image/jpeg' },
+  gif: { extension: 'gif', contentType: 'image/gif' },
+  bmp: { extension: 'bmp', contentType: 'image/bmp' },
+  svg: { extension: 'svg', contentType: 'image/svg+xml' },
+};
+
+export interface DecodedImage {
+  bytes: Buffer;
+  format: ImageFormat;
+  widthPx: number;
+  heightPx: number;
+}
+
+/** A merge value as an image: Base64 or a data: URI of PNG, JPEG, GIF, BMP or SVG. */
+export function decodeImage(value: string, field: string): DecodedImage {
+  const base64 = value.replace(/^data:[^;,]*;base64,/i, '').replace(/\s+/g, '');
+  const invalid = () => new InputError(`The value for the image "${field}" is not a PNG, JPEG, GIF, BMP or SVG image in Base64.`);
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64) || base64.length < 8) throw invalid();
+  const bytes = Buffer.from(base64, 'base64');
+  let size: { width?: number; height?: number; type?: string };
+  try {
+    size = imageSize(bytes);
+  } catch {
+    throw invalid();
+  }
+  const format = FORMATS[size.type ?? ''];
+  if (!format || !size.width || !size.height) throw invalid();
+  return { bytes, format, widthPx: size.width, heightPx: size.height };
+}
+
+const EMU_PER_PIXEL = 9525; // at 96 dpi
+
+/** Fits the image to the placeholder's width, keeping its aspect ratio, never enlarging it. */
+export function fitExtent(image: DecodedImage, placeholder: { cx: number; cy: number }): { cx: number; cy: number } {
+  const naturalCx = image.widthPx * EMU_PER_PIXEL;
+  const naturalCy = image.heightPx * EMU_PER_PIXEL;
+  const scale = Math.min(1, placeholder.cx / naturalCx);
+  return { cx: Math.max(1, Math.round(naturalCx * scale)), cy: Math.max(1, Math.round(naturalCy * scale)) };
+}
+
+export interface MediaPart {
+  part: string;
+  relId: string;
+  bytes: Buffer;
+  format: ImageFormat;
+}
+
+/** New media of one output document, stored once per content and related from each part using it. */
+export class MediaSink {
+  private readonly byHash = new Map<string, string>();
+  private readonly relations = new Map<string, Map<string, MediaPart>>();
+  private count = 0;
+
+  add(sourcePart: string, image: DecodedImage): string {
+    const hash = createHash('sha256').update(image.bytes).digest('hex');
+    let part = this.byHash.get(hash);
+    if (!part) {
+      part = `word/media/docsmith-${++this.count}.${image.format.extension}`;
+      this.byHash.set(hash, part);
+    }
+    const relations = this.relations.get(sourcePart) ?? new Map<string, MediaPart>();
+    this.relations.set(sourcePart, relations);
+    const existing = relations.get(part);
+    if (existing) return existing.relId;
+    const relId = `rIdDocsmith${relations.size + 1}`;
+    relations.set(part, { part, relId, bytes: image.bytes, format: image.format });
+    return relId;
+  }
+
+  /** Media related from each source part. */
+  entries(): [string, MediaPart[]][] {
+    return [...this.relations].map(([source, map]) => [source, [...map.values()]]);
+  }
+}
