@@ -161,19 +161,22 @@ function splitBody(xml: string): { before: string; content: string; sectPr: stri
   };
 }
 
-const EMPTY_PARAGRAPH = /(<w:p\b(?:[^>]*?)(?:\/>|>(?:(?!<w:p\b)[\s\S])*?<\/w:p>))\s*$/;
-
 /** Drops empty paragraphs at the end of the body (no text, drawing, field or section break). */
 function trimTrailingParagraphs(xml: string): string {
   const { before, content, sectPr, after } = splitBody(xml);
-  let body = content;
+  let body = content.trimEnd();
   for (;;) {
-    const match = EMPTY_PARAGRAPH.exec(body);
-    if (!match) break;
-    const paragraph = match[1]!;
+    if (!body.endsWith('</w:p>') && !body.endsWith('/>')) break;
+    const start = Math.max(body.lastIndexOf('<w:p>'), body.lastIndexOf('<w:p '), body.lastIndexOf('<w:p/>'));
+    if (start < 0) break;
+    const paragraph = body.slice(start);
+    const selfClosing = paragraph.startsWith('<w:p/>') || /^<w:p [^>]*\/>$/.test(paragraph);
+    if (!selfClosing && !paragraph.endsWith('</w:p>')) break;
     if (/<w:(t|drawing|pict|object|sectPr|fldChar|fldSimple|instrText|br|tab|sym)\b/.test(paragraph)) break;
-    if (body.slice(0, match.index).trimEnd().endsWith('</w:tbl>')) break; // a table must not end the body
-    body = body.slice(0, match.index);
+    // A start found inside a text box or other container belongs to a paragraph we keep.
+    if (/<\/(w:txbxContent|w:drawing|w:pict|mc:AlternateContent|w:sdtContent|w:hyperlink|w:tc|w:r)>/.test(paragraph)) break;
+    if (body.slice(0, start).trimEnd().endsWith('</w:tbl>')) break; // a table must not end the body
+    body = body.slice(0, start).trimEnd();
   }
   return before + body + sectPr + after;
 }

@@ -98,7 +98,8 @@ export class OoxmlPackage {
 
   toBuffer(): Buffer {
     const zippable: Zippable = {};
-    for (const [name, data] of this.parts) zippable[name] = [data, { level: name.endsWith('.xml') || name.endsWith('.rels') ? 6 : 0 }];
+    // Level 1: XML compresses nearly as well as at 6 in a third of the time; media is stored.
+    for (const [name, data] of this.parts) zippable[name] = [data, { level: name.endsWith('.xml') || name.endsWith('.rels') ? 1 : 0 }];
     return Buffer.from(zipSync(zippable));
   }
 
