@@ -5,7 +5,7 @@ import { compileNodes, type Segment } from './compile.js';
 import { culture as cultureOf } from './format/culture.js';
 import { IdRenumberer } from './ids.js';
 import { renderSegments, type RenderOptions } from './render.js';
-import { Scope, type JsonObject } from './scope.js';
+import type { JsonObject } from './scope.js';
 import { analysePart, type TElement } from './template.js';
 import { templateInfo, type TemplateInfo } from './info.js';
 import { MediaSink } from './images.js';
@@ -54,29 +54,36 @@ export class CompiledTemplate {
     let mainTree: TElement | undefined;
     const parts = names.map((name) => {
       const doc = parseXml(pkg.text(name)!, `${what} (${name})`);
-      const tree = analysePart(doc.root);
+      const tree = analysePart(doc.root, name);
       if (name === main) mainTree = tree;
       return { name, segments: [doc.prolog, ...compileNodes([tree])] };
     });
     return new CompiledTemplate(pkg, main, parts, templateInfo(mainTree!, pkg));
   }
 
-  /** One document per record, or all records joined into one (each in its own section). */
+  /**
+   * One document per record (NEXT fields let one document take several), or all of them joined
+   * into one, each starting its own section.
+   */
   merge(records: JsonObject[], options: MergeOptions, append: boolean): Buffer[] {
-    const culture = cultureOf(options.culture);
-    const now = new Date();
-    const render = (record: JsonObject, sink: MediaSink) => {
-      const context = { scope: Scope.of(record), culture, now };
-      return new Map(this.parts.map((p) => [p.name, renderSegments(p.segments, context, options, { sink, part: p.name })]));
-    };
-    if (append && records.length > 1) {
-      const sink = new MediaSink();
-      return [this.write(this.join(records.map((record) => render(record, sink))), options, sink)];
+    const context = { culture: cultureOf(options.culture), now: new Date() };
+    const documents: { parts: Map<string, string>; sink: MediaSink }[] = [];
+    const shared = append && records.length > 1 ? new MediaSink() : undefined;
+    for (let next = 0; next < records.length;) {
+      const rest = records.slice(next);
+      const sink = shared ?? new MediaSink();
+      const parts = new Map<string, string>();
+      let used = 1;
+      for (const part of this.parts) {
+        const result = renderSegments(part.segments, context, part.name === this.mainPart ? rest : rest.slice(0, 1), options, { sink, part: part.name });
+        parts.set(part.name, result.xml);
+        if (part.name === this.mainPart) used = result.used;
+      }
+      documents.push({ parts, sink });
+      next += used;
     }
-    return records.map((record) => {
-      const sink = new MediaSink();
-      return this.write(render(record, sink), options, sink);
-    });
+    if (shared) return [this.write(this.join(documents.map((d) => d.parts)), options, shared)];
+    return documents.map((d) => this.write(d.parts, options, d.sink));
   }
 
   private write(parts: Map<string, string>, options: MergeOptions, sink: MediaSink): Buffer {

@@ -17,6 +17,8 @@ export interface FieldContext {
   scope: Scope;
   culture: Culture;
   now: Date;
+  /** Moves to the next record within the document (NEXT, NEXTIF); false when none is left. */
+  nextRecord?: () => boolean;
 }
 
 const KEEP: FieldResult = { kind: 'keep' };
@@ -67,7 +69,11 @@ export function evaluateField(field: FieldNode, ctx: FieldContext): FieldResult 
       return { kind: 'text', text: formatDate(wallClockOf(ctx.now), picture, ctx.culture) };
     }
     case 'NEXT':
+      ctx.nextRecord?.();
+      return { kind: 'text', text: '' };
     case 'NEXTIF':
+      if (evaluateCondition(field, ctx, 'NEXTIF')) ctx.nextRecord?.();
+      return { kind: 'text', text: '' };
     case 'MERGEREC':
     case 'MERGESEQ':
       return { kind: 'text', text: '' };
@@ -113,10 +119,23 @@ function wildcard(pattern: string): RegExp {
 
 /** `IF expr1 op expr2 "true" "false"` with field names, literals and nested fields. */
 function evaluateIf(field: FieldNode, ctx: FieldContext): string {
+  const tokens = conditionTokens(field, ctx, 'IF');
+  const holds = compare(tokens, ctx);
+  return (holds ? tokens[3]?.text : tokens[4]?.text) ?? '';
+}
+
+function evaluateCondition(field: FieldNode, ctx: FieldContext, keyword: string): boolean {
+  return compare(conditionTokens(field, ctx, keyword), ctx);
+}
+
+function conditionTokens(field: FieldNode, ctx: FieldContext, keyword: string): { text: string; quoted: boolean }[] {
   const raw = field.parsed ? field.parts.join('') : expandedInstruction(field, ctx);
-  const tokens = tokenize(raw.replace(/^\s*IF\b/i, '').replace(/(<>|<=|>=|=|<|>)/, ' $1 '));
-  const [left, op, right, whenTrue, whenFalse] = tokens;
-  if (!left || !op || !right) return '';
+  return tokenize(raw.replace(new RegExp(`^\\s*${keyword}\\b`, 'i'), '').replace(/(<>|<=|>=|=|<|>)/, ' $1 '));
+}
+
+function compare(tokens: { text: string; quoted: boolean }[], ctx: FieldContext): boolean {
+  const [left, op, right] = tokens;
+  if (!left || !op || !right) return false;
   const resolve = (t: { text: string; quoted: boolean }): string => {
     if (t.quoted) return t.text;
     const value = ctx.scope.get(t.text);
@@ -137,5 +156,5 @@ function evaluateIf(field: FieldNode, ctx: FieldContext): string {
     const cmp = a < b ? -1 : a > b ? 1 : 0;
     holds = op.text === '<' ? cmp < 0 : op.text === '>' ? cmp > 0 : op.text === '<=' ? cmp <= 0 : op.text === '>=' ? cmp >= 0 : false;
   }
-  return (holds ? whenTrue?.text : whenFalse?.text) ?? '';
+  return holds;
 }

@@ -1,7 +1,7 @@
 import { escapeText } from '../ooxml/xml.js';
 import type { Segment } from './compile.js';
 import { evaluateField, type FieldContext } from './fields.js';
-import { MISSING, Scope } from './scope.js';
+import { MISSING, Scope, type JsonObject } from './scope.js';
 import { decodeImage, fitExtent, type MediaSink } from './images.js';
 
 export interface RenderOptions {
@@ -117,8 +117,22 @@ function render(segments: Segment[], state: State, out: string[]): void {
   }
 }
 
-export function renderSegments(segments: Segment[], context: FieldContext, options: RenderOptions, media?: MediaTarget): string {
+/**
+ * Renders one document. `records` are the ones not merged yet: the document starts with the
+ * first, and NEXT / NEXTIF fields move on through them. Returns the XML and how many it used.
+ */
+export function renderSegments(segments: Segment[], context: Omit<FieldContext, 'scope' | 'nextRecord'>, records: JsonObject[], options: RenderOptions, media?: MediaTarget): { xml: string; used: number } {
   const out: string[] = [];
-  render(segments, { ...context, options, media, visible: 0 }, out);
-  return out.join('');
+  let used = 1;
+  const state: State = { ...context, scope: Scope.of(records[0] ?? {}), options, media, visible: 0 };
+  state.nextRecord = () => {
+    if (used >= records.length) {
+      state.scope = EMPTY_SCOPE;
+      return false;
+    }
+    state.scope = Scope.of(records[used++]!);
+    return true;
+  };
+  render(segments, state, out);
+  return { xml: out.join(''), used };
 }

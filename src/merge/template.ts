@@ -286,10 +286,35 @@ function buildBlock(root: TElement, marker: Marker): void {
   removeNode(root, marker.end);
 }
 
+function instructionText(field: FieldNode): string {
+  return field.parts.map((p) => (typeof p === 'string' ? p : `{${instructionText(p)}}`)).join('').trim();
+}
+
+/** Refuses field instructions no one can evaluate, naming the field and where it is. */
+function checkFields(root: TElement, where: string): void {
+  let index = 0;
+  const visit = (node: TNode) => {
+    if (node.kind === 'field') {
+      index++;
+      const text = instructionText(node);
+      const describe = `field ${index} of ${where}, { ${text.slice(0, 80)} }`;
+      const quotes = (text.replace(/\\"/g, '').match(/"/g) ?? []).length;
+      if (quotes % 2 === 1) throw new InputError(`The ${describe}, has an unclosed quote.`);
+      if (node.parsed?.type === 'MERGEFIELD' && !node.parsed.args[0]) throw new InputError(`The ${describe}, has no field name.`);
+      if (node.parsed?.type === 'IF' && node.parsed.args.length < 3) throw new InputError(`The ${describe}, needs a comparison like IF x = "y" "then" "else".`);
+      node.parts.forEach((part) => typeof part !== 'string' && visit(part));
+      return;
+    }
+    if (node.kind === 'element' || node.kind === 'block') node.children.forEach(visit);
+  };
+  visit(root);
+}
+
 /** Parses fields and blocks of one part's root element into the template tree. */
-export function analysePart(root: XmlElement): TElement {
+export function analysePart(root: XmlElement, where = 'the document'): TElement {
   const tree = root as TElement;
   recogniseFields(tree);
+  checkFields(tree, where);
   for (const marker of collectMarkers(tree)) buildBlock(tree, marker);
   return tree;
 }

@@ -121,6 +121,21 @@ describe('merge engine: IF and DATE', () => {
     assert.equal(text(body, { country: 'US', name: 'Ann' }), 'Hello Ann');
   });
 
+  it('NEXT moves to the next record within the same document (label sheets), NEXTIF when its condition holds', () => {
+    const labels = CompiledTemplate.compile(docx(p(mergefield('name')) + p(field('NEXT', '')) + p(mergefield('name'))));
+    const docs = labels.merge([{ name: 'A' }, { name: 'B' }, { name: 'C' }], DEFAULT_MERGE_OPTIONS, false);
+    assert.deepEqual(docs.map((d) => partText(d)), ['A\n\nB', 'C']);
+    const conditional = CompiledTemplate.compile(docx(p(mergefield('name')) + p(nestedField(['NEXTIF ', field('MERGEFIELD skip'), ' = "yes"'], '')) + p(mergefield('name'))));
+    const out = conditional.merge([{ name: 'A', skip: 'yes' }, { name: 'B', skip: 'no' }, { name: 'C' }], DEFAULT_MERGE_OPTIONS, false);
+    assert.deepEqual(out.map((d) => partText(d)), ['A\n\nB', 'C\n\nC']);
+  });
+
+  it('refuses broken field instructions, naming the field and the part', () => {
+    assert.throws(() => CompiledTemplate.compile(docx(p(run('x')) + p(field('MERGEFIELD "unclosed', '«x»')))), (e: Error) => e instanceof InputError && /field 1 of word\/document.xml.*unclosed quote/.test(e.message));
+    assert.throws(() => CompiledTemplate.compile(docx(p(mergefield('ok')) + p(field('MERGEFIELD', '«»')))), /field 2 of word\/document.xml.*no field name/);
+    assert.throws(() => CompiledTemplate.compile(docx(p(field('IF x', '?')))), /needs a comparison/);
+  });
+
   it('evaluates DATE with a picture', () => {
     const year = String(new Date().getFullYear());
     assert.equal(text(p(field('DATE \\@ "yyyy"', '2000')), {}), year);
