@@ -57,7 +57,7 @@ export function parseDocumentSettings(value: unknown, what: string): DocumentSet
   };
 }
 
-export function parseMergeSettings(value: unknown): { options: MergeOptions; mergeHtml: boolean; document: DocumentSettings } {
+export function parseMergeSettings(value: unknown): { options: MergeOptions; document: DocumentSettings } {
   const what = 'mergeSettings';
   const raw = asObject(value, what);
   return {
@@ -66,10 +66,10 @@ export function parseMergeSettings(value: unknown): { options: MergeOptions; mer
       removeEmptyBlocks: bool(raw, 'removeEmptyBlocks', DEFAULT_MERGE_OPTIONS.removeEmptyBlocks, what),
       removeEmptyLines: bool(raw, 'removeEmptyLines', DEFAULT_MERGE_OPTIONS.removeEmptyLines, what),
       removeEmptyImages: bool(raw, 'removeEmptyImages', DEFAULT_MERGE_OPTIONS.removeEmptyImages, what),
+      mergeHtml: bool(raw, 'mergeHtml', DEFAULT_MERGE_OPTIONS.mergeHtml, what),
       removeTrailingWhitespace: bool(raw, 'removeTrailingWhitespace', DEFAULT_MERGE_OPTIONS.removeTrailingWhitespace, what),
       culture: str(raw, 'culture', what) || DEFAULT_MERGE_OPTIONS.culture,
     },
-    mergeHtml: bool(raw, 'mergeHtml', false, what),
     document: parseDocumentSettings(raw, what),
   };
 }

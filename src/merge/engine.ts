@@ -1,5 +1,5 @@
 import { OoxmlPackage } from '../ooxml/package.js';
-import { parseXml } from '../ooxml/xml.js';
+import { escapeAttr, parseXml } from '../ooxml/xml.js';
 import { InputError } from '../errors.js';
 import { compileNodes, type Segment } from './compile.js';
 import { culture as cultureOf } from './format/culture.js';
@@ -21,6 +21,7 @@ export const DEFAULT_MERGE_OPTIONS: MergeOptions = {
   removeEmptyBlocks: true,
   removeEmptyLines: false,
   removeEmptyImages: false,
+  mergeHtml: false,
   removeTrailingWhitespace: true,
   culture: 'en-US',
 };
@@ -109,9 +110,20 @@ export class CompiledTemplate {
 }
 
 const IMAGE_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/image';
+const HYPERLINK_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink';
 
 /** Stores merged images and relates them from the parts that show them. */
 function addMedia(pkg: OoxmlPackage, sink: MediaSink): void {
+  const relsOf = (source: string) => {
+    const slash = source.lastIndexOf('/');
+    return `${source.slice(0, slash + 1)}_rels/${source.slice(slash + 1)}.rels`;
+  };
+  const EMPTY_RELS = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
+  for (const [source, links] of sink.linkEntries()) {
+    const name = relsOf(source);
+    const added = links.map(([url, id]) => `<Relationship Id="${id}" Type="${HYPERLINK_REL}" Target="${escapeAttr(url)}" TargetMode="External"/>`).join('');
+    pkg.setText(name, (pkg.text(name) ?? EMPTY_RELS).replace('</Relationships>', `${added}</Relationships>`));
+  }
   const entries = sink.entries();
   if (entries.length === 0) return;
   let types = pkg.text('[Content_Types].xml') ?? '';

@@ -78,6 +78,24 @@ export class MediaSink {
     return relId;
   }
 
+  private readonly links = new Map<string, Map<string, string>>();
+
+  /** An external hyperlink from a part; returns its relationship id. */
+  addLink(sourcePart: string, url: string): string {
+    const links = this.links.get(sourcePart) ?? new Map<string, string>();
+    this.links.set(sourcePart, links);
+    let id = links.get(url);
+    if (!id) {
+      id = `rIdDocsmithLink${links.size + 1}`;
+      links.set(url, id);
+    }
+    return id;
+  }
+
+  linkEntries(): [string, [string, string][]][] {
+    return [...this.links].map(([source, map]) => [source, [...map]]);
+  }
+
   /** Media related from each source part. */
   entries(): [string, MediaPart[]][] {
     return [...this.relations].map(([source, map]) => [source, [...map.values()]]);

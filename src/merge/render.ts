@@ -3,12 +3,14 @@ import type { Segment } from './compile.js';
 import { evaluateField, type FieldContext } from './fields.js';
 import { MISSING, Scope, type JsonObject } from './scope.js';
 import { decodeImage, fitExtent, type MediaSink } from './images.js';
+import { htmlToWordprocessingML, isHtmlValue } from './html.js';
 
 export interface RenderOptions {
   removeEmptyFields: boolean;
   removeEmptyBlocks: boolean;
   removeEmptyLines: boolean;
   removeEmptyImages: boolean;
+  mergeHtml: boolean;
 }
 
 /** Where merged images go: the output document's media, related from this part. */
@@ -50,7 +52,19 @@ function render(segments: Segment[], state: State, out: string[]): void {
     switch (segment.kind) {
       case 'field': {
         const result = evaluateField(segment.field, state);
-        if (result.kind === 'text') {
+        if (result.kind === 'text' && state.options.mergeHtml && isHtmlValue(result.text)) {
+          state.visible++;
+          const media = state.media;
+          // The HTML's paragraphs take the host's properties, but never its section break.
+          const blockPPr = (segment.field.hostPPr ?? '').replace(/<w:sectPr\b[\s\S]*?<\/w:sectPr>/, '');
+          const html = htmlToWordprocessingML(result.text, segment.field.runProps, blockPPr, {
+            sink: media?.sink, part: media?.part ?? '', link: (url) => media?.sink.addLink(media.part, url),
+          });
+          // Directly in a paragraph, the HTML's paragraphs split it; elsewhere they become lines.
+          if (segment.field.hostPPr === undefined) out.push(html.inline);
+          else if (!html.blocks) out.push(html.leading, html.trailing);
+          else out.push(html.leading, `</w:p>${html.blocks}<w:p>${segment.field.hostPPr}`, html.trailing);
+        } else if (result.kind === 'text') {
           if (result.text !== '') state.visible++;
           out.push(valueRuns(result.text, segment.field.runProps));
         } else if (result.kind === 'keep' || !state.options.removeEmptyFields) {

@@ -18,6 +18,8 @@ export interface FieldNode {
   resultText: string;
   /** Parsed once; valid when the instruction has no nested fields. */
   parsed: FieldInstruction | undefined;
+  /** The paragraph properties when the field sits directly in a paragraph (HTML values may split it). */
+  hostPPr?: string;
 }
 
 export interface BlockNode {
@@ -154,6 +156,11 @@ function recogniseFields(node: TElement): void {
     if (isElement(child)) recogniseFields(child);
     out.push(child);
     i++;
+  }
+  if (node.name === 'w:p') {
+    const pPr = node.children.find((c): c is TElement => isElement(c, 'w:pPr'));
+    const hostPPr = pPr ? serializeT(pPr) : '';
+    for (const child of out) if (child.kind === 'field') child.hostPPr = hostPPr;
   }
   node.children = out;
 }

@@ -6,7 +6,7 @@ import { FIXTURES, fixture, startServer, tempDir, type RunningServer } from '../
 import { client, errorMessage as message, type Client } from '../helpers/http.js';
 import { adminServices, makeAccount } from '../helpers/accounts.js';
 import { pdfFacts, redShare } from '../helpers/office.js';
-import { block, docx, mergefield, p, partText } from '../helpers/docx.js';
+import { block, docx, mergefield, p, partText, run } from '../helpers/docx.js';
 import type { Services } from '../../src/services.js';
 import * as mupdf from 'mupdf';
 
@@ -144,6 +144,16 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     const bad = await merge('returnFormat=PDF', { ...body, mergeData: [{ photo: b64(Buffer.from('no image')) }] });
     assert.equal(bad.status, 400);
     assert.match(message(bad), /image "photo"/);
+  });
+
+  it('merges HTML values as formatted content that LibreOffice lays out', async () => {
+    const template = docx(p(run('Intro: '), mergefield('body')));
+    const html = '<html><h2>Heading</h2><p>Some <b>bold</b> and <i>italic</i> text.</p><ul><li>one</li><li>two</li></ul><table><tr><td>A1</td><td>B1</td></tr></table></html>';
+    const reply = await merge('returnFormat=PDF', { mergeData: [{ body: html }], template: b64(template), mergeSettings: { mergeHtml: true } });
+    assert.equal(reply.status, 200, reply.text);
+    const text = pdfFacts(decode(reply)[0]!).text;
+    for (const piece of ['Intro:', 'Heading', 'Some bold and italic text.', 'one', 'two', 'A1', 'B1']) assert.ok(text.includes(piece), piece);
+    assert.ok(!text.includes('<b>'));
   });
 
   it('finds and replaces in a stored or uploaded template', async () => {
