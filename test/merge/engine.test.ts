@@ -93,6 +93,16 @@ describe('merge engine: fields and values', () => {
     assert.equal(partText(out), 'Page 1');
   });
 
+  it('fills fields in text boxes, in both branches of mc:AlternateContent', () => {
+    const box = (inner: string) => `<w:txbxContent>${p(inner)}</w:txbxContent>`;
+    const body = p('<w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><wps:txbx xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape">'
+      + box(mergefield('boxed')) + '</wps:txbx></w:drawing></mc:Choice><mc:Fallback><w:pict><v:textbox xmlns:v="urn:schemas-microsoft-com:vml">'
+      + box(mergefield('boxed')) + '</v:textbox></w:pict></mc:Fallback></mc:AlternateContent></w:r>');
+    const xml = partXml(merge(body, { boxed: 'In the box' })[0]!);
+    assert.equal((xml.match(/In the box/g) ?? []).length, 2);
+    assert.ok(!xml.includes('«boxed»'));
+  });
+
   it('fills fields in headers and footers', () => {
     const out = merge(p(run('body')), { company: 'ACME', page: 'x' }, {}, { header: p(mergefield('company')), footer: p(run('© '), mergefield('company')) })[0]!;
     assert.equal(partText(out, 'word/header1.xml'), 'ACME');
