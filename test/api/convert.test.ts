@@ -2,12 +2,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { unzipSync, zipSync } from 'fflate';
 import CFB from 'cfb';
-import { fixture, startServer, tempDir, type RunningServer } from '../helpers/server.js';
-import { client, type Client, errorMessage as message } from '../helpers/http.js';
-import { adminServices, makeAccount } from '../helpers/accounts.js';
+import { fixture } from '../helpers/server.js';
+import { type Client, errorMessage as message } from '../helpers/http.js';
+import { serverWithAccounts } from '../helpers/accounts.js';
 import { pdfFacts, redShare } from '../helpers/office.js';
 import { detectFormat } from '../../src/formats/detect.js';
-import type { Services } from '../../src/services.js';
 
 const RTF = Buffer.from('{\\rtf1\\ansi\\deff0{\\fonttbl{\\f0 Liberation Serif;}}\\f0\\fs24 Hello from RTF\\par}');
 const HTML = Buffer.from('<!DOCTYPE html><html><head><title>t</title></head><body><p>Hello from <b>HTML</b></p>'
@@ -22,27 +21,15 @@ const INPUTS: [string, Buffer, string][] = [
 
 
 describe('POST /v1/document/convert with the real office engine', () => {
-  let server: RunningServer;
-  let admin: Services;
+  let env: Awaited<ReturnType<typeof serverWithAccounts>>;
   let paid: Client;
   let trial: Client;
   before(async () => {
-    const dataDir = tempDir();
-    admin = await adminServices({ dataDir });
-    const p = await makeAccount(admin, 'paid', { licence: 'SN-1' });
-    const t = await makeAccount(admin, 'trial', { maxDocuments: 3 });
-    server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_OFFICE_WORKERS: '2' });
-    paid = client(server.url, { basic: [p.user, p.password] });
-    trial = client(server.url, { basic: [t.user, t.password] });
-    for (let i = 0; i < 100; i++) {
-      if ((await paid.get('/readyz')).status === 200) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    env = await serverWithAccounts({ paid: { licence: 'SN-1' }, trial: { maxDocuments: 3 } }, { DOCSMITH_OFFICE_WORKERS: '2' });
+    paid = env.clients.paid!;
+    trial = env.clients.trial!;
   });
-  after(async () => {
-    await server.stop();
-    await admin.store.close();
-  });
+  after(() => env.close());
 
   const convert = async (input: Buffer, format: string, extra = '') => {
     const reply = await paid.post(`/v1/document/convert?returnFormat=${format}${extra}`, { json: input.toString('base64') });

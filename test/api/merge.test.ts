@@ -2,36 +2,26 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { FIXTURES, fixture, startServer, tempDir, type RunningServer } from '../helpers/server.js';
-import { client, errorMessage as message, type Client } from '../helpers/http.js';
-import { adminServices, makeAccount } from '../helpers/accounts.js';
+import { FIXTURES, fixture } from '../helpers/server.js';
+import { errorMessage as message, type Client } from '../helpers/http.js';
+import { serverWithAccounts } from '../helpers/accounts.js';
 import { pdfFacts, redShare } from '../helpers/office.js';
 import { block, docx, mergefield, p, partText, run } from '../helpers/docx.js';
-import type { Services } from '../../src/services.js';
 import * as mupdf from 'mupdf';
 
 const b64 = (b: Buffer) => b.toString('base64');
 const decode = (reply: { json(): unknown }) => (reply.json() as string[]).map((d) => Buffer.from(d, 'base64'));
 
 describe('POST /v1/document/merge and GET /v1/templates/info', () => {
-  let server: RunningServer;
-  let admin: Services;
+  let env: Awaited<ReturnType<typeof serverWithAccounts>>;
   let paid: Client;
   let trial: Client;
   before(async () => {
-    const dataDir = tempDir();
-    admin = await adminServices({ dataDir });
-    const a = await makeAccount(admin, 'merger', { licence: 'SN-MERGE' });
-    const t = await makeAccount(admin, 'trial-merger');
-    server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_OFFICE_WORKERS: '2' });
-    paid = client(server.url, { basic: [a.user, a.password] });
-    trial = client(server.url, { basic: [t.user, t.password] });
-    while ((await paid.get('/readyz')).status !== 200) await new Promise((r) => setTimeout(r, 200));
+    env = await serverWithAccounts({ merger: { licence: 'SN-MERGE' }, 'trial-merger': {} }, { DOCSMITH_OFFICE_WORKERS: '2' });
+    paid = env.clients.merger!;
+    trial = env.clients['trial-merger']!;
   });
-  after(async () => {
-    await server.stop();
-    await admin.store.close();
-  });
+  after(() => env.close());
 
   const merge = (query: string, body: unknown, c: Client = paid) => c.post(`/v1/document/merge?${query}`, { json: body });
 

@@ -1,6 +1,8 @@
 import { loadConfig } from '../../src/config.js';
 import { openServices, type Services } from '../../src/services.js';
 import type { AccountInput } from '../../src/accounts/accounts.js';
+import { startServer, tempDir, type RunningServer } from './server.js';
+import { client, request, type Client } from './http.js';
 
 /** In-process services on the same storage as a server under test, for operator set-up. */
 export async function adminServices(options: { dataDir: string; databaseUrl?: string; secret?: string }): Promise<Services> {
@@ -15,4 +17,25 @@ export async function makeAccount(services: Services, user: string, input: Accou
   const password = `pw-${user}-secret`;
   const account = await services.accounts.create(user, { ...input, password });
   return { user, password, id: account.id };
+}
+
+/** A server process on a fresh data folder with the given accounts, ready to serve. */
+export async function serverWithAccounts(
+  accounts: Record<string, AccountInput>,
+  env: Record<string, string> = {},
+): Promise<{ server: RunningServer; clients: Record<string, Client>; admin: Services; close(): Promise<void> }> {
+  const dataDir = tempDir();
+  const admin = await adminServices({ dataDir });
+  const clients: Record<string, Client> = {};
+  const made = await Promise.all(Object.entries(accounts).map(async ([user, input]) => [user, await makeAccount(admin, user, input)] as const));
+  const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, ...env });
+  for (const [user, account] of made) clients[user] = client(server.url, { basic: [account.user, account.password] });
+  for (let i = 0; i < 300 && (await request(server.url, 'GET', '/readyz')).status !== 200; i++) await new Promise((r) => setTimeout(r, 200));
+  return {
+    server, clients, admin,
+    async close() {
+      await server.stop();
+      await admin.store.close();
+    },
+  };
 }
