@@ -10,6 +10,7 @@ import { testingRoutes } from './api/routes/testing.js';
 import { documentRoutes } from './api/routes/document.js';
 import { fontRoutes } from './api/routes/fonts.js';
 import { mergeRoutes } from './api/routes/merge.js';
+import { appendRoutes } from './api/routes/append.js';
 import { renderReference, type OpenApiLike } from './api/reference.js';
 
 export const VERSION = '0.1.0';
@@ -70,6 +71,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     documentRoutes(v1, services);
     fontRoutes(v1);
     mergeRoutes(v1, services);
+    appendRoutes(v1, services);
     if (config.testRoutes) testingRoutes(v1, services);
   }, { prefix: '/v1' });
 

@@ -48,6 +48,14 @@ export class DocumentPipeline {
     return this.normaliser.toDocx(bytes, format as 'doc' | 'rtf', signal);
   }
 
+  /** Any readable document as DOCX (DOC, RTF and HTML through the office, cached). */
+  async documentDocx(bytes: Buffer, what: string, signal?: AbortSignal): Promise<Buffer> {
+    const format = Converter.detect(bytes, ['docx', 'doc', 'rtf', 'html'], what);
+    if (format === 'docx') return bytes;
+    if (!this.normaliser) throw new BusyError(`${what} is ${format.toUpperCase()}; reading it needs the office engine, which is not running.`, 30);
+    return this.normaliser.toDocx(bytes, format as 'doc' | 'rtf' | 'html', signal);
+  }
+
   compile(docx: Buffer, what = 'The template'): CompiledTemplate {
     return this.cache.get(docx, what);
   }

@@ -1,6 +1,7 @@
 import { OoxmlPackage } from '../ooxml/package.js';
 import { escapeAttr, parseXml } from '../ooxml/xml.js';
-import { InputError } from '../errors.js';
+import { splitBody } from '../ooxml/body.js';
+import { DocumentBuilder } from '../compose/builder.js';
 import { compileNodes, type Segment } from './compile.js';
 import { culture as cultureOf } from './format/culture.js';
 import { IdRenumberer } from './ids.js';
@@ -68,11 +69,10 @@ export class CompiledTemplate {
    */
   merge(records: JsonObject[], options: MergeOptions, append: boolean): Buffer[] {
     const context = { culture: cultureOf(options.culture), now: new Date() };
-    const documents: { parts: Map<string, string>; sink: MediaSink }[] = [];
-    const shared = append && records.length > 1 ? new MediaSink() : undefined;
+    const documents: Buffer[] = [];
     for (let next = 0; next < records.length;) {
       const rest = records.slice(next);
-      const sink = shared ?? new MediaSink();
+      const sink = new MediaSink();
       const parts = new Map<string, string>();
       let used = 1;
       for (const part of this.parts) {
@@ -80,11 +80,15 @@ export class CompiledTemplate {
         parts.set(part.name, result.xml);
         if (part.name === this.mainPart) used = result.used;
       }
-      documents.push({ parts, sink });
+      documents.push(this.write(parts, options, sink));
       next += used;
     }
-    if (shared) return [this.write(this.join(documents.map((d) => d.parts)), options, shared)];
-    return documents.map((d) => this.write(d.parts, options, d.sink));
+    if (!append || documents.length < 2) return documents;
+    // Joined like any appended documents: each record in a section of its own, with its own
+    // headers and footers and its lists numbered from 1.
+    const builder = new DocumentBuilder(documents[0]!);
+    for (const document of documents.slice(1)) builder.append(document, 'section');
+    return [builder.toBuffer()];
   }
 
   private write(parts: Map<string, string>, options: MergeOptions, sink: MediaSink): Buffer {
@@ -99,14 +103,6 @@ export class CompiledTemplate {
     return pkg.toBuffer();
   }
 
-  /** Joins records' main documents; headers and footers come from the first record. */
-  private join(rendered: Map<string, string>[]): Map<string, string> {
-    const first = rendered[0]!;
-    const bodies = rendered.map((parts) => splitBody(parts.get(this.mainPart)!));
-    const { before, after, sectPr } = bodies[0]!;
-    const sections = bodies.map((b, i) => (i < bodies.length - 1 ? endSection(b.content, sectPr) : b.content));
-    return new Map([...first, [this.mainPart, before + sections.join('') + sectPr + after]]);
-  }
 }
 
 const IMAGE_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/image';
@@ -141,43 +137,6 @@ function addMedia(pkg: OoxmlPackage, sink: MediaSink): void {
     pkg.setText(relsName, rels.replace('</Relationships>', `${added}</Relationships>`));
   }
   pkg.setText('[Content_Types].xml', types);
-}
-
-/**
- * Ends a section after this content: the section properties go into its last paragraph, as
- * Word writes them; after a table (or nothing) a paragraph carries them.
- */
-function endSection(content: string, sectPr: string): string {
-  const trimmed = content.trimEnd();
-  if (trimmed.endsWith('</w:p>')) {
-    const start = trimmed.lastIndexOf('<w:p>') > trimmed.lastIndexOf('<w:p ') ? trimmed.lastIndexOf('<w:p>') : trimmed.lastIndexOf('<w:p ');
-    const paragraph = trimmed.slice(start);
-    // Only a plain paragraph (no nested paragraphs, no section break of its own) takes it.
-    if (start >= 0 && !paragraph.slice(4).includes('<w:p') && !paragraph.includes('<w:sectPr')) {
-      const withProps = paragraph.includes('<w:pPr>')
-        ? paragraph.replace('</w:pPr>', `${sectPr}</w:pPr>`)
-        : paragraph.replace(/^<w:p( [^>]*)?>/, (open) => `${open}<w:pPr>${sectPr}</w:pPr>`);
-      return trimmed.slice(0, start) + withProps;
-    }
-  }
-  return `${content}<w:p><w:pPr>${sectPr}</w:pPr></w:p>`;
-}
-
-/** Body content, its final section properties, and what surrounds them. */
-function splitBody(xml: string): { before: string; content: string; sectPr: string; after: string } {
-  const open = /<w:body\b[^>]*>/.exec(xml);
-  const close = xml.lastIndexOf('</w:body>');
-  if (!open || close < 0) throw new InputError('The template has no document body.');
-  const bodyStart = open.index + open[0].length;
-  const inner = xml.slice(bodyStart, close);
-  const sect = inner.lastIndexOf('<w:sectPr');
-  const hasFinalSect = sect >= 0 && inner.slice(sect).trimEnd().endsWith('</w:sectPr>') && !inner.slice(sect).includes('</w:p>');
-  return {
-    before: xml.slice(0, bodyStart),
-    content: hasFinalSect ? inner.slice(0, sect) : inner,
-    sectPr: hasFinalSect ? inner.slice(sect).trimEnd() : '',
-    after: xml.slice(close),
-  };
 }
 
 /** Drops empty paragraphs at the end of the body (no text, drawing, field or section break). */

@@ -58,7 +58,7 @@ export const table = (...rows: string[]) => `<w:tbl><w:tblPr><w:tblW w:w="0" w:t
 
 const SECT = '<w:sectPr><w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/></w:sectPr>';
 
-export function docx(body: string, options: { header?: string; footer?: string } = {}): Buffer {
+export function docx(body: string, options: { header?: string; footer?: string; styles?: string; numbering?: string; footnotes?: string } = {}): Buffer {
   const placeholder = body.includes('r:embed="rIdPh"');
   const rels: string[] = [];
   const overrides: string[] = ['<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'];
@@ -72,6 +72,17 @@ export function docx(body: string, options: { header?: string; footer?: string }
     rels.push(`<Relationship Id="r${kind}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${kind}" Target="${kind}1.xml"/>`);
     overrides.push(`<Override PartName="/word/${kind}1.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.${kind}+xml"/>`);
     sect = sect.replace('<w:sectPr>', `<w:sectPr><w:${kind}Reference w:type="default" r:id="r${kind}"/>`);
+  }
+  const extra: [string, string, string, string][] = [
+    ['styles', 'w:styles', 'styles', options.styles ?? ''],
+    ['numbering', 'w:numbering', 'numbering', options.numbering ?? ''],
+    ['footnotes', 'w:footnotes', 'footnotes', options.footnotes ? '<w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote><w:footnote w:type="continuationSeparator" w:id="0"><w:p><w:r><w:continuationSeparator/></w:r></w:p></w:footnote>' + options.footnotes : ''],
+  ];
+  for (const [name, tag, type, content] of extra) {
+    if (!content) continue;
+    files[`word/${name}.xml`] = Buffer.from(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?><${tag} ${NS}>${content}</${tag}>`);
+    rels.push(`<Relationship Id="r${name}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${type}" Target="${name}.xml"/>`);
+    overrides.push(`<Override PartName="/word/${name}.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.${name}+xml"/>`);
   }
   if (placeholder) {
     files['word/media/placeholder.png'] = png(10, 10, [220, 220, 220]);
@@ -137,3 +148,12 @@ export function png(width: number, height: number, rgb: [number, number, number]
   const rows = Buffer.concat(Array.from({ length: height }, () => Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => rgb).flat())])));
   return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
 }
+
+/** A heading style with a colour, so two documents can disagree about Heading1. */
+export const headingStyle = (color: string) =>
+  `<w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/><w:pPr><w:outlineLvl w:val="0"/></w:pPr><w:rPr><w:b/><w:color w:val="${color}"/><w:sz w:val="32"/></w:rPr></w:style>`;
+
+/** One decimal list definition with numId 1. */
+export const decimalList = '<w:abstractNum w:abstractNumId="0"><w:nsid w:val="1A2B3C4D"/><w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%1."/><w:pPr><w:ind w:left="720" w:hanging="360"/></w:pPr></w:lvl></w:abstractNum><w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>';
+
+export const listItem = (text: string) => `<w:p><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr></w:pPr>${run(text)}</w:p>`;

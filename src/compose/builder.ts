@@ -1,0 +1,357 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { InputError } from '../errors.js';
+import { OoxmlPackage, type Relationship } from '../ooxml/package.js';
+import { endSection, splitBody } from '../ooxml/body.js';
+import { attr, childElements, escapeAttr, parseXml, serialize, serializeDocument, setAttr, type XmlDocument, type XmlElement } from '../ooxml/xml.js';
+import { IdRenumberer } from '../merge/ids.js';
+
+/** How an appended document joins the one before it. */
+export type Divider = 'none' | 'paragraph' | 'section';
+
+const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/';
+const HANDLED_APART = ['styles', 'numbering', 'fontTable', 'settings', 'webSettings', 'theme', 'footnotes', 'endnotes', 'comments', 'customXml', 'glossaryDocument', 'people', 'commentsExtended', 'commentsIds'];
+const NOTE_PARTS = [
+  { type: 'footnotes', element: 'w:footnote', reference: 'w:footnoteReference', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml' },
+  { type: 'endnotes', element: 'w:endnote', reference: 'w:endnoteReference', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.endnotes+xml' },
+  { type: 'comments', element: 'w:comment', reference: 'w:comment(?:RangeStart|RangeEnd|Reference)', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.comments+xml' },
+] as const;
+
+const EMPTY_RELS = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
+
+function relsName(part: string): string {
+  const slash = part.lastIndexOf('/');
+  return `${part.slice(0, slash + 1)}_rels/${part.slice(slash + 1)}.rels`;
+}
+
+function contentTypeOf(pkg: OoxmlPackage, part: string): string | undefined {
+  const types = pkg.text('[Content_Types].xml') ?? '';
+  const override = new RegExp(`PartName="/${part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"\\s+ContentType="([^"]+)"`).exec(types)
+    ?? new RegExp(`ContentType="([^"]+)"\\s+PartName="/${part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`).exec(types);
+  if (override) return override[1];
+  const ext = path.posix.extname(part).slice(1).toLowerCase();
+  return new RegExp(`Extension="${ext}"\\s+ContentType="([^"]+)"`, 'i').exec(types)?.[1];
+}
+
+/** Renames the ids in reference attributes of one element kind: `<w:pStyle w:val="X"/>`. */
+function remapValues(xml: string, elements: string, attribute: string, map: Map<string, string>): string {
+  if (map.size === 0) return xml;
+  const pattern = new RegExp(`(<(?:${elements})\\b[^>]*?\\b${attribute}=")([^"]*)(")`, 'g');
+  return xml.replace(pattern, (whole, a: string, value: string, b: string) => (map.has(value) ? `${a}${map.get(value)}${b}` : whole));
+}
+
+/**
+ * Joins DOCX documents into one: parts and relationships are copied (media stored once by
+ * content), styles merged (a clashing definition is renamed so each document keeps its look),
+ * each document's lists get their own numbering instances, notes and comments are renumbered,
+ * and each section keeps its page setup, headers and footers.
+ */
+export class DocumentBuilder {
+  private readonly pkg: OoxmlPackage;
+  private readonly mainPart: string;
+  private readonly before: string;
+  private readonly after: string;
+  private content: string;
+  private finalSectPr: string;
+  private readonly relEntries: string[] = [];
+  private readonly mediaByHash = new Map<string, string>();
+  private styles: XmlDocument | undefined;
+  private numbering: XmlDocument | undefined;
+  private readonly notes = new Map<string, XmlDocument>();
+  private types: string;
+  private documents = 1;
+  private emptyHeaders = new Map<string, string>();
+
+  constructor(first: Uint8Array, what = 'document 1') {
+    this.pkg = OoxmlPackage.read(first, what);
+    this.mainPart = this.pkg.mainDocument();
+    const xml = this.pkg.text(this.mainPart)!;
+    const split = splitBody(xml);
+    this.before = split.before;
+    this.after = split.after;
+    this.content = split.content;
+    this.finalSectPr = split.sectPr;
+    this.types = this.pkg.text('[Content_Types].xml') ?? '';
+    for (const [name, data] of this.pkg.parts) {
+      if (name.startsWith('word/media/')) this.mediaByHash.set(createHash('sha256').update(data).digest('hex'), name);
+    }
+  }
+
+  append(docx: Uint8Array, divider: Divider, what = `document ${this.documents + 1}`): void {
+    const source = OoxmlPackage.read(docx, what);
+    const main = source.mainDocument();
+    const n = ++this.documents;
+    const { content: rawContent, sectPr: rawSectPr } = splitBody(source.text(main)!);
+    let content = rawContent;
+    let sectPr = rawSectPr;
+
+    // Relationships used by the body: copy their targets, give them ids of their own here.
+    const relMap = new Map<string, string>();
+    for (const rel of source.relationships(main)) {
+      const kind = rel.type.slice(rel.type.lastIndexOf('/') + 1);
+      if (HANDLED_APART.includes(kind)) continue;
+      const id = `rIdJ${n}_${rel.id}`;
+      relMap.set(rel.id, id);
+      if (rel.external) {
+        this.relEntries.push(`<Relationship Id="${id}" Type="${escapeAttr(rel.type)}" Target="${escapeAttr(rel.target)}" TargetMode="External"/>`);
+        continue;
+      }
+      const target = this.copyPart(source, OoxmlPackage.resolve(main, rel.target), n);
+      if (!target) {
+        relMap.delete(rel.id);
+        continue;
+      }
+      this.relEntries.push(`<Relationship Id="${id}" Type="${escapeAttr(rel.type)}" Target="${escapeAttr(path.posix.relative(path.posix.dirname(this.mainPart), target))}"/>`);
+    }
+    const remapRels = (xml: string) => xml.replace(/\b(r:[A-Za-z]+)="([^"]+)"/g, (whole, name: string, value: string) => (relMap.has(value) ? `${name}="${relMap.get(value)}"` : whole));
+    content = remapRels(content);
+    sectPr = remapRels(sectPr);
+
+    const styleMap = this.mergeStyles(source, main, n);
+    const numMap = this.mergeNumbering(source, main);
+    const restyle = (xml: string) => {
+      let out = remapValues(xml, 'w:pStyle|w:rStyle|w:tblStyle', 'w:val', styleMap);
+      out = remapValues(out, 'w:numId', 'w:val', numMap);
+      return out;
+    };
+    content = restyle(content);
+    sectPr = restyle(sectPr);
+    for (const note of NOTE_PARTS) content = this.mergeNotes(source, main, note, content);
+
+    this.join(content, sectPr, divider);
+  }
+
+  /** Copies a part (and what it relates to) under a fresh name; media are stored once. */
+  private copyPart(source: OoxmlPackage, part: string, n: number): string | undefined {
+    const data = source.parts.get(part);
+    if (!data) return undefined;
+    const contentType = contentTypeOf(source, part);
+    if (part.startsWith('word/media/') || contentType?.startsWith('image/')) {
+      const hash = createHash('sha256').update(data).digest('hex');
+      const existing = this.mediaByHash.get(hash);
+      if (existing) return existing;
+      const name = this.freshName(`word/media/j${n}_${path.posix.basename(part)}`);
+      this.pkg.parts.set(name, data);
+      this.mediaByHash.set(hash, name);
+      this.addContentType(name, contentType);
+      return name;
+    }
+    const name = this.freshName(`${path.posix.dirname(part)}/j${n}_${path.posix.basename(part)}`);
+    this.pkg.parts.set(name, data);
+    this.addContentType(name, contentType);
+    const rels = source.text(relsName(part));
+    if (rels) {
+      let copied = rels;
+      for (const rel of source.relationships(part)) {
+        if (rel.external) continue;
+        const target = this.copyPart(source, OoxmlPackage.resolve(part, rel.target), n);
+        if (target) copied = copied.replace(`Target="${rel.target}"`, `Target="${escapeAttr(path.posix.relative(path.posix.dirname(name), target))}"`);
+      }
+      this.pkg.setText(relsName(name), copied);
+    }
+    return name;
+  }
+
+  private freshName(wanted: string): string {
+    let name = wanted;
+    for (let i = 2; this.pkg.parts.has(name); i++) name = wanted.replace(/(\.[^.]+)?$/, `_${i}$1`);
+    return name;
+  }
+
+  private addContentType(part: string, contentType: string | undefined): void {
+    if (!contentType) return;
+    const ext = path.posix.extname(part).slice(1).toLowerCase();
+    const byDefault = new RegExp(`Extension="${ext}"\\s+ContentType="${contentType.replace(/[+.]/g, '\\$&')}"`, 'i').test(this.types);
+    if (!byDefault) this.types = this.types.replace('</Types>', `<Override PartName="/${part}" ContentType="${contentType}"/></Types>`);
+  }
+
+  private relatedPart(pkg: OoxmlPackage, main: string, kind: string): string | undefined {
+    const rel = pkg.relationships(main).find((r: Relationship) => r.type === `${REL}${kind}`);
+    return rel ? OoxmlPackage.resolve(main, rel.target) : undefined;
+  }
+
+  /** Ensures the base document has a part of this kind, returning its name (created empty if needed). */
+  private basePart(kind: string, emptyXml: string, contentType: string): string {
+    const existing = this.relatedPart(this.pkg, this.mainPart, kind) ?? this.relEntries.map((e) => new RegExp(`Type="${REL}${kind}" Target="([^"]+)"`).exec(e)?.[1]).find(Boolean);
+    if (existing) return existing.includes('/') && existing.startsWith('word/') ? existing : OoxmlPackage.resolve(this.mainPart, existing);
+    const name = `word/${kind}.xml`;
+    this.pkg.setText(name, emptyXml);
+    this.relEntries.push(`<Relationship Id="rIdJ${kind}" Type="${REL}${kind}" Target="${kind}.xml"/>`);
+    this.types = this.types.replace('</Types>', `<Override PartName="/${name}" ContentType="${contentType}"/></Types>`);
+    return name;
+  }
+
+  /** Same id and definition: shared; same id, other definition: the newcomer is renamed. */
+  private mergeStyles(source: OoxmlPackage, main: string, n: number): Map<string, string> {
+    const map = new Map<string, string>();
+    const sourcePart = this.relatedPart(source, main, 'styles');
+    if (!sourcePart || !source.has(sourcePart)) return map;
+    const basePart = this.basePart('styles', source.text(sourcePart)!, 'application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml');
+    if (source.text(sourcePart) === this.pkg.text(basePart) && !this.styles) return map;
+    this.styles ??= parseXml(this.pkg.text(basePart)!, basePart);
+    const known = new Map(childElements(this.styles.root, 'w:style').map((s) => [attr(s, 'w:styleId') ?? '', s]));
+    const incoming = childElements(parseXml(source.text(sourcePart)!, sourcePart).root, 'w:style');
+    const added: XmlElement[] = [];
+    for (const style of incoming) {
+      const id = attr(style, 'w:styleId') ?? '';
+      const mine = known.get(id);
+      if (mine && serialize(mine) === serialize(style)) continue;
+      if (mine) {
+        let fresh = `${id}J${n}`;
+        for (let i = 2; known.has(fresh); i++) fresh = `${id}J${n}_${i}`;
+        map.set(id, fresh);
+        setAttr(style, 'w:styleId', fresh);
+        const name = childElements(style, 'w:name')[0];
+        if (name) setAttr(name, 'w:val', `${attr(name, 'w:val') ?? id} (${n})`);
+        known.set(fresh, style);
+      } else {
+        known.set(id, style);
+      }
+      added.push(style);
+    }
+    for (const style of added) {
+      for (const child of childElements(style)) {
+        if (['w:basedOn', 'w:next', 'w:link'].includes(child.name)) {
+          const value = attr(child, 'w:val');
+          if (value && map.has(value)) setAttr(child, 'w:val', map.get(value)!);
+        }
+      }
+      this.styles.root.children.push(style);
+    }
+    this.pkg.setText(basePart, serializeDocument(this.styles));
+    return map;
+  }
+
+  /** Each document's lists become numbering instances of their own, so they start at 1 again. */
+  private mergeNumbering(source: OoxmlPackage, main: string): Map<string, string> {
+    const map = new Map<string, string>();
+    const sourcePart = this.relatedPart(source, main, 'numbering');
+    if (!sourcePart || !source.has(sourcePart)) return map;
+    const basePart = this.basePart('numbering', '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"></w:numbering>',
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.numbering+xml');
+    this.numbering ??= parseXml(this.pkg.text(basePart)!, basePart);
+    const base = this.numbering.root;
+    const maxOf = (name: string, key: string) => Math.max(0, ...childElements(base, name).map((e) => Number(attr(e, key) ?? 0)));
+    let nextAbstract = maxOf('w:abstractNum', 'w:abstractNumId') + 1;
+    let nextNum = maxOf('w:num', 'w:numId') + 1;
+    const incoming = parseXml(source.text(sourcePart)!, sourcePart).root;
+    const abstractMap = new Map<string, string>();
+    const abstracts = childElements(incoming, 'w:abstractNum').map((a) => {
+      const fresh = String(nextAbstract++);
+      abstractMap.set(attr(a, 'w:abstractNumId') ?? '', fresh);
+      setAttr(a, 'w:abstractNumId', fresh);
+      // A w:nsid shared with another list would join them; each document keeps its own.
+      for (const nsid of childElements(a, 'w:nsid')) setAttr(nsid, 'w:val', createHash('md5').update(`${fresh}:${attr(nsid, 'w:val')}`).digest('hex').slice(0, 8).toUpperCase());
+      return a;
+    });
+    const nums = childElements(incoming, 'w:num').map((num) => {
+      const fresh = String(nextNum++);
+      map.set(attr(num, 'w:numId') ?? '', fresh);
+      setAttr(num, 'w:numId', fresh);
+      for (const ref of childElements(num, 'w:abstractNumId')) setAttr(ref, 'w:val', abstractMap.get(attr(ref, 'w:val') ?? '') ?? attr(ref, 'w:val') ?? '0');
+      return num;
+    });
+    const firstNum = base.children.findIndex((c) => c.kind === 'element' && c.name === 'w:num');
+    base.children.splice(firstNum < 0 ? base.children.length : firstNum, 0, ...abstracts);
+    base.children.push(...nums);
+    this.pkg.setText(basePart, serializeDocument(this.numbering));
+    return map;
+  }
+
+  /** Footnotes, endnotes and comments get the next free ids here; references follow. */
+  private mergeNotes(source: OoxmlPackage, main: string, note: (typeof NOTE_PARTS)[number], content: string): string {
+    const sourcePart = this.relatedPart(source, main, note.type);
+    if (!sourcePart || !source.has(sourcePart)) return content;
+    const root = note.type === 'comments' ? 'w:comments' : `w:${note.type}`;
+    const basePart = this.basePart(note.type, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<${root} xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"></${root}>`, note.contentType);
+    const base = this.notes.get(basePart) ?? parseXml(this.pkg.text(basePart)!, basePart);
+    this.notes.set(basePart, base);
+    let next = Math.max(0, ...childElements(base.root, note.element).map((e) => Number(attr(e, 'w:id') ?? 0))) + 1;
+    const map = new Map<string, string>();
+    for (const entry of childElements(parseXml(source.text(sourcePart)!, sourcePart).root, note.element)) {
+      const type = attr(entry, 'w:type');
+      const id = attr(entry, 'w:id') ?? '';
+      if (type === 'separator' || type === 'continuationSeparator' || type === 'continuationNotice') {
+        if (!childElements(base.root, note.element).some((e) => attr(e, 'w:type') === type)) base.root.children.unshift(entry);
+        continue;
+      }
+      const fresh = String(next++);
+      map.set(id, fresh);
+      setAttr(entry, 'w:id', fresh);
+      base.root.children.push(entry);
+    }
+    this.pkg.setText(basePart, serializeDocument(base));
+    return remapValues(content, note.reference, 'w:id', map);
+  }
+
+  /** An empty header or footer part, so a new section does not show the one before it. */
+  private emptyHeaderFooter(kind: 'header' | 'footer'): string {
+    const known = this.emptyHeaders.get(kind);
+    if (known) return known;
+    const tag = kind === 'header' ? 'w:hdr' : 'w:ftr';
+    const name = this.freshName(`word/${kind}-empty.xml`);
+    this.pkg.setText(name, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<${tag} xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><w:p/></${tag}>`);
+    this.types = this.types.replace('</Types>', `<Override PartName="/${name}" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.${kind}+xml"/></Types>`);
+    const id = `rIdJEmpty${kind}`;
+    this.relEntries.push(`<Relationship Id="${id}" Type="${REL}${kind}" Target="${path.posix.basename(name)}"/>`);
+    this.emptyHeaders.set(kind, id);
+    return id;
+  }
+
+  /** The first section of an appended document starts on a new page and shows only its own headers. */
+  private firstSectionOwnPage(content: string, sectPr: string): { content: string; sectPr: string } {
+    const fix = (s: string) => {
+      let out = s.replace(/<w:type\b[^>]*\/>/, '');
+      for (const kind of ['header', 'footer'] as const) {
+        if (new RegExp(`<w:${kind}Reference\\b[^>]*w:type="default"`).test(out)) continue;
+        const id = this.emptyHeaderFooter(kind);
+        out = out.replace(/^<w:sectPr\b[^>]*>/, (open) => `${open}<w:${kind}Reference w:type="default" r:id="${id}"/>`);
+      }
+      // Header and footer references come first in sectPr; the section type right after them.
+      return out.replace(/((?:<w:(?:header|footer)Reference\b[^>]*\/>)+)/, '$1<w:type w:val="nextPage"/>');
+    };
+    const inner = content.indexOf('<w:sectPr');
+    if (inner >= 0) {
+      const end = content.indexOf('</w:sectPr>', inner) + '</w:sectPr>'.length;
+      return { content: content.slice(0, inner) + fix(content.slice(inner, end)) + content.slice(end), sectPr };
+    }
+    return { content, sectPr: sectPr ? fix(sectPr) : sectPr };
+  }
+
+  private join(content: string, sectPr: string, divider: Divider): void {
+    if (divider === 'section') {
+      const fixed = this.firstSectionOwnPage(content, sectPr || this.finalSectPr);
+      this.content = endSection(this.content, this.finalSectPr) + fixed.content;
+      this.finalSectPr = fixed.sectPr;
+    } else if (divider === 'none' && this.content.trimEnd().endsWith('</w:p>') && /^\s*<w:p[\s>]/.test(content)) {
+      // The first paragraph's runs continue the last paragraph.
+      const head = this.content.trimEnd().slice(0, -'</w:p>'.length);
+      const first = /^\s*<w:p\b[^>]*>(<w:pPr>[\s\S]*?<\/w:pPr>)?/.exec(content)!;
+      this.content = head + content.slice(first[0].length);
+    } else {
+      this.content += content;
+    }
+  }
+
+  toBuffer(): Buffer {
+    const ids = new IdRenumberer();
+    this.pkg.setText(this.mainPart, ids.part(this.before + this.content + this.finalSectPr + this.after));
+    if (this.relEntries.length) {
+      const name = relsName(this.mainPart);
+      this.pkg.setText(name, (this.pkg.text(name) ?? EMPTY_RELS).replace('</Relationships>', `${this.relEntries.join('')}</Relationships>`));
+      this.relEntries.length = 0;
+    }
+    this.pkg.setText('[Content_Types].xml', this.types);
+    return this.pkg.toBuffer();
+  }
+}
+
+/** `documentDivider`: 1|2|3 or "None"|"NewParagraph"|"NewSection". */
+export function parseDivider(value: unknown, index: number): Divider {
+  if (value === undefined || value === null) return 'section';
+  const text = String(value).toLowerCase();
+  if (text === '1' || text === 'none') return 'none';
+  if (text === '2' || text === 'newparagraph') return 'paragraph';
+  if (text === '3' || text === 'newsection') return 'section';
+  throw new InputError(`documents[${index}].documentDivider must be 1 (None), 2 (NewParagraph) or 3 (NewSection), not ${JSON.stringify(value)}.`);
+}

@@ -1,0 +1,41 @@
+import { InputError } from '../errors.js';
+
+/** Text-level helpers for a document body: its content, final section, and section ends. */
+
+/**
+ * Ends a section after this content: the section properties go into its last paragraph, as
+ * Word writes them; after a table (or nothing) a paragraph carries them.
+ */
+export function endSection(content: string, sectPr: string): string {
+  const trimmed = content.trimEnd();
+  if (trimmed.endsWith('</w:p>')) {
+    const start = trimmed.lastIndexOf('<w:p>') > trimmed.lastIndexOf('<w:p ') ? trimmed.lastIndexOf('<w:p>') : trimmed.lastIndexOf('<w:p ');
+    const paragraph = trimmed.slice(start);
+    // Only a plain paragraph (no nested paragraphs, no section break of its own) takes it.
+    if (start >= 0 && !paragraph.slice(4).includes('<w:p') && !paragraph.includes('<w:sectPr')) {
+      const withProps = paragraph.includes('<w:pPr>')
+        ? paragraph.replace('</w:pPr>', `${sectPr}</w:pPr>`)
+        : paragraph.replace(/^<w:p( [^>]*)?>/, (open) => `${open}<w:pPr>${sectPr}</w:pPr>`);
+      return trimmed.slice(0, start) + withProps;
+    }
+  }
+  return `${content}<w:p><w:pPr>${sectPr}</w:pPr></w:p>`;
+}
+
+/** Body content, its final section properties, and what surrounds them. */
+export function splitBody(xml: string): { before: string; content: string; sectPr: string; after: string } {
+  const open = /<w:body\b[^>]*>/.exec(xml);
+  const close = xml.lastIndexOf('</w:body>');
+  if (!open || close < 0) throw new InputError('The template has no document body.');
+  const bodyStart = open.index + open[0].length;
+  const inner = xml.slice(bodyStart, close);
+  const sect = inner.lastIndexOf('<w:sectPr');
+  const hasFinalSect = sect >= 0 && inner.slice(sect).trimEnd().endsWith('</w:sectPr>') && !inner.slice(sect).includes('</w:p>');
+  return {
+    before: xml.slice(0, bodyStart),
+    content: hasFinalSect ? inner.slice(0, sect) : inner,
+    sectPr: hasFinalSect ? inner.slice(sect).trimEnd() : '',
+    after: xml.slice(close),
+  };
+}
+

@@ -1,0 +1,112 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { unzipSync } from 'fflate';
+import { DocumentBuilder, parseDivider } from '../../src/compose/builder.js';
+import { Converter } from '../../src/convert/converter.js';
+import type { OfficePool } from '../../src/office/pool.js';
+import { fixture, tempDir } from '../helpers/server.js';
+import { pdfFacts, testPool } from '../helpers/office.js';
+import * as mupdf from 'mupdf';
+import { decimalList, docx, headingStyle, listItem, p, partText, partXml, run } from '../helpers/docx.js';
+
+function pageTexts(pdf: Buffer): string[] {
+  const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
+  return Array.from({ length: doc.countPages() }, (_, i) => doc.loadPage(i).toStructuredText('preserve-whitespace').asText());
+}
+
+describe('document builder (append)', () => {
+  let pool: OfficePool;
+  let converter: Converter;
+  before(async () => {
+    pool = testPool({ size: 1 });
+    await pool.start();
+    converter = new Converter(pool, tempDir());
+  });
+  after(() => pool.close());
+  const toPdf = async (docxBytes: Buffer) => (await converter.convert(docxBytes, 'docx', 'pdf')).data;
+
+  it('NewSection: the appended document starts a page with its own headers and footers', async () => {
+    const builder = new DocumentBuilder(fixture('test_document.docx'));
+    builder.append(fixture('sample_docx.docx'), 'section');
+    builder.append(fixture('test_document.docx'), 'section');
+    const pages = pageTexts(await toPdf(builder.toBuffer()));
+    assert.equal(pages.length, 3);
+    assert.match(pages[0]!, /A Test File/);
+    assert.match(pages[1]!, /This is a sample document/);
+    const sampleHeader = pageTexts(await toPdf(fixture('sample_docx.docx')))[0]!.split('\n').find((l) => l.trim() && !/sample document|more text/.test(l))!;
+    assert.ok(pages[1]!.includes(sampleHeader.trim()), 'page 2 shows the sample header');
+    assert.ok(!pages[2]!.includes(sampleHeader.trim()), 'page 3 does not inherit it');
+    assert.ok(!pages[0]!.includes(sampleHeader.trim()));
+  });
+
+  it('NewParagraph and None: same page; None continues the last paragraph', async () => {
+    const paragraph = new DocumentBuilder(docx(p(run('First'))));
+    paragraph.append(docx(p(run('Second'))), 'paragraph');
+    const out = paragraph.toBuffer();
+    assert.equal(partText(out), 'First\nSecond');
+    assert.equal(pdfFacts(await toPdf(out)).pages, 1);
+    const none = new DocumentBuilder(docx(p(run('First '))));
+    none.append(docx(p(run('continues')) + p(run('Next'))), 'none');
+    assert.equal(partText(none.toBuffer()), 'First continues\nNext');
+  });
+
+  it('keeps each document\'s look when Heading1 is defined differently', () => {
+    const red = docx(`<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr>${run('Red title')}</w:p>`, { styles: headingStyle('FF0000') });
+    const blue = docx(`<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr>${run('Blue title')}</w:p>`, { styles: headingStyle('0000FF') });
+    const same = docx(`<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr>${run('Red again')}</w:p>`, { styles: headingStyle('FF0000') });
+    const builder = new DocumentBuilder(red);
+    builder.append(blue, 'section');
+    builder.append(same, 'section');
+    const out = builder.toBuffer();
+    const styles = partXml(out, 'word/styles.xml');
+    assert.equal((styles.match(/w:styleId="Heading1"/g) ?? []).length, 1);
+    assert.match(styles, /w:styleId="Heading1J2"[\s\S]*?<w:color w:val="0000FF"\/>/);
+    const body = partXml(out);
+    assert.match(body, /<w:pStyle w:val="Heading1J2"\/><\/w:pPr>[\s\S]*?Blue title/);
+    assert.match(body, /<w:pStyle w:val="Heading1"\/>[\s\S]*?Red again/);
+  });
+
+  it('starts each document\'s numbered list at 1', async () => {
+    const list = docx(listItem('alpha') + listItem('beta'), { numbering: decimalList });
+    const builder = new DocumentBuilder(list);
+    builder.append(list, 'paragraph');
+    const text = pdfFacts(await toPdf(builder.toBuffer())).text;
+    assert.match(text, /1\.\s*alpha[\s\S]*2\.\s*beta[\s\S]*1\.\s*alpha[\s\S]*2\.\s*beta/);
+  });
+
+  it('keeps all footnotes when a document with footnotes is appended twice', async () => {
+    const noted = docx(p(run('Claim'), '<w:r><w:rPr><w:vertAlign w:val="superscript"/></w:rPr><w:footnoteReference w:id="1"/></w:r>'),
+      { footnotes: `<w:footnote w:id="1">${p(run(' The source.'))}</w:footnote>` });
+    const builder = new DocumentBuilder(noted);
+    builder.append(noted, 'section');
+    builder.append(noted, 'paragraph');
+    const out = builder.toBuffer();
+    const notes = partXml(out, 'word/footnotes.xml');
+    assert.equal((notes.match(/<w:footnote w:id="[1-9]\d*"/g) ?? []).length, 3);
+    const refs = [...partXml(out).matchAll(/<w:footnoteReference w:id="(\d+)"/g)].map((m) => m[1]);
+    assert.deepEqual(refs, ['1', '2', '3']);
+    const text = pdfFacts(await toPdf(out)).text;
+    assert.equal((text.match(/The source\./g) ?? []).length, 3);
+  });
+
+  it('stores images once and keeps bookmark and drawing ids unique', async () => {
+    const builder = new DocumentBuilder(fixture('construction_turk.docx'));
+    for (let i = 0; i < 3; i++) builder.append(fixture('construction_turk.docx'), 'section');
+    const out = builder.toBuffer();
+    const media = Object.keys(unzipSync(out)).filter((n) => n.startsWith('word/media/'));
+    assert.equal(media.length, 2);
+    const ids = [...partXml(out).matchAll(/<wp:docPr id="(\d+)"/g)].map((m) => m[1]);
+    assert.equal(ids.length, 8);
+    assert.equal(new Set(ids).size, 8);
+    assert.ok(out.length < fixture('construction_turk.docx').length * 1.5, 'images are not repeated');
+    assert.ok(pdfFacts(await toPdf(out)).pages >= 4);
+  });
+
+  it('reads dividers as numbers or names, and refuses others naming the entry', () => {
+    assert.equal(parseDivider(1, 0), 'none');
+    assert.equal(parseDivider('NewParagraph', 0), 'paragraph');
+    assert.equal(parseDivider('3', 0), 'section');
+    assert.equal(parseDivider(undefined, 0), 'section');
+    assert.throws(() => parseDivider(7, 4), /documents\[4\]\.documentDivider/);
+  });
+});
