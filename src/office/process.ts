@@ -201,7 +201,7 @@ export class OfficeProcess {
   }
 
   /** Runs one job; the process must be idle. */
-  run(job: OfficeJob | { op: 'ping' }, timeoutMs: number): Promise<JobResult> {
+  run(job: OfficeJob | { op: 'ping' } | { op: 'append'; inputs: string[]; output: string; filter: string }, timeoutMs: number): Promise<JobResult> {
     if (this.dead) return Promise.reject(new OfficeCrashError('the office process is gone'));
     if (this.pending) return Promise.reject(new Error('office process is busy'));
     return new Promise<JobResult>((resolve, reject) => {

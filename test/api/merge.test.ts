@@ -53,6 +53,17 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.match(decode(single)[0]!.toString('utf8'), /Solo/);
   });
 
+  it('appends 1,000 records into one valid document, a section each', async () => {
+    const records = Array.from({ length: 1000 }, (_, i) => ({ name: `Person ${i}`, age: i }));
+    const reply = await merge('returnFormat=DOCX', { mergeData: records, template: b64(fixture('test_template.docx')) });
+    assert.equal(reply.status, 200);
+    const [out] = decode(reply);
+    const xml = (await import('fflate')).unzipSync(out!)['word/document.xml'];
+    const text = Buffer.from(xml!).toString('utf8');
+    assert.equal((text.match(/<w:sectPr\b/g) ?? []).length, 1000);
+    assert.ok(text.includes('Person 999'));
+  });
+
   it('writes DOCX that LibreOffice opens, in every return format', async () => {
     const body = { mergeData: [{ name: 'Ann', age: 31 }], template: b64(fixture('test_template.docx')) };
     const [out] = decode(await merge('returnFormat=DOCX', body));
