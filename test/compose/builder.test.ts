@@ -89,6 +89,17 @@ describe('document builder (append)', () => {
     assert.equal((text.match(/The source\./g) ?? []).length, 3);
   });
 
+  it('carries comments with renumbered ids', () => {
+    const commented = docx(p('<w:commentRangeStart w:id="0"/>', run('Reviewed text'), '<w:commentRangeEnd w:id="0"/><w:r><w:commentReference w:id="0"/></w:r>'),
+      { comments: `<w:comment w:id="0" w:author="Ann" w:date="2024-01-01T00:00:00Z">${p(run('Check this'))}</w:comment>` });
+    const builder = new DocumentBuilder(commented);
+    builder.append(commented, 'paragraph');
+    const out = builder.toBuffer();
+    assert.deepEqual([...partXml(out, 'word/comments.xml').matchAll(/<w:comment w:id="(\d+)"/g)].map((m) => m[1]), ['0', '1']);
+    assert.deepEqual([...partXml(out).matchAll(/<w:commentReference w:id="(\d+)"/g)].map((m) => m[1]), ['0', '1']);
+    assert.deepEqual([...partXml(out).matchAll(/<w:commentRangeStart w:id="(\d+)"/g)].map((m) => m[1]), ['0', '1']);
+  });
+
   it('stores images once and keeps bookmark and drawing ids unique', async () => {
     const builder = new DocumentBuilder(fixture('construction_turk.docx'));
     for (let i = 0; i < 3; i++) builder.append(fixture('construction_turk.docx'), 'section');

@@ -58,7 +58,7 @@ export const table = (...rows: string[]) => `<w:tbl><w:tblPr><w:tblW w:w="0" w:t
 
 const SECT = '<w:sectPr><w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/></w:sectPr>';
 
-export function docx(body: string, options: { header?: string; footer?: string; styles?: string; numbering?: string; footnotes?: string } = {}): Buffer {
+export function docx(body: string, options: { header?: string; footer?: string; styles?: string; numbering?: string; footnotes?: string; comments?: string } = {}): Buffer {
   const placeholder = body.includes('r:embed="rIdPh"');
   const rels: string[] = [];
   const overrides: string[] = ['<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'];
@@ -76,6 +76,7 @@ export function docx(body: string, options: { header?: string; footer?: string; 
   const extra: [string, string, string, string][] = [
     ['styles', 'w:styles', 'styles', options.styles ?? ''],
     ['numbering', 'w:numbering', 'numbering', options.numbering ?? ''],
+    ['comments', 'w:comments', 'comments', options.comments ?? ''],
     ['footnotes', 'w:footnotes', 'footnotes', options.footnotes ? '<w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote><w:footnote w:type="continuationSeparator" w:id="0"><w:p><w:r><w:continuationSeparator/></w:r></w:p></w:footnote>' + options.footnotes : ''],
   ];
   for (const [name, tag, type, content] of extra) {
