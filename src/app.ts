@@ -11,6 +11,7 @@ import { documentRoutes } from './api/routes/document.js';
 import { fontRoutes } from './api/routes/fonts.js';
 import { mergeRoutes } from './api/routes/merge.js';
 import { appendRoutes } from './api/routes/append.js';
+import { thumbnailRoutes } from './api/routes/thumbnails.js';
 import { renderReference, type OpenApiLike } from './api/reference.js';
 
 export const VERSION = '0.1.0';
@@ -72,6 +73,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     fontRoutes(v1);
     mergeRoutes(v1, services);
     appendRoutes(v1, services);
+    thumbnailRoutes(v1, services);
     if (config.testRoutes) testingRoutes(v1, services);
   }, { prefix: '/v1' });
 

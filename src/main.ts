@@ -22,6 +22,7 @@ async function main(): Promise<void> {
     await app.close();
     await services.office?.close();
     await services.converter?.close();
+    await services.renderer.close();
     await services.store.close();
     process.exit(0);
   };

@@ -13,6 +13,9 @@ import { Converter } from './convert/converter.js';
 import { Normaliser } from './convert/normalise.js';
 import { TemplateCache } from './merge/cache.js';
 import { DocumentPipeline } from './documents/pipeline.js';
+import { PageRenderer } from './render/renderer.js';
+import { Thumbnails } from './render/thumbnails.js';
+import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -32,6 +35,8 @@ export interface Services {
   normaliser: Normaliser | null;
   /** Template in, document out: shared by merge, find-and-replace and template info. */
   pipeline: DocumentPipeline;
+  thumbnails: Thumbnails;
+  renderer: PageRenderer;
 }
 
 export type Logger = (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
@@ -73,6 +78,7 @@ export async function openServices(config: Config, options: { withOffice?: boole
     : null;
   const normaliser = converter ? new Normaliser(converter, path.join(config.dataDir, 'cache', 'docx')) : null;
   const templates = new TemplateLibrary(store);
+  const renderer = new PageRenderer(Math.max(1, os.cpus().length));
   const keyRing = new KeyRing(loadMasterSecret(config.secret, config.dataDir));
   return {
     config,
@@ -86,5 +92,7 @@ export async function openServices(config: Config, options: { withOffice?: boole
     converter,
     normaliser,
     pipeline: new DocumentPipeline(templates, new TemplateCache(), converter, normaliser),
+    thumbnails: new Thumbnails(renderer, converter),
+    renderer,
   };
 }

@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto';
+import { BusyError, InputError } from '../errors.js';
+import type { Converter } from '../convert/converter.js';
+import type { DocumentFormat } from '../formats/detect.js';
+import type { ImageFormat } from './encode.js';
+import { mupdf } from './pdf.js';
+import type { PageRenderer } from './renderer.js';
+
+export interface ThumbnailRequest {
+  zoom: number;
+  fromPage: number;
+  /** 0: the last page. */
+  toPage: number;
+  format: ImageFormat;
+}
+
+const FORMATS: Record<string, ImageFormat> = { png: 'png', jpg: 'jpg', jpeg: 'jpg', gif: 'gif', bmp: 'bmp' };
+
+function integer(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!/^-?\d+$/.test(value.trim())) throw new InputError(`${name} must be a whole number, not "${value}".`);
+  const n = Number(value);
+  if (n < min || n > max) throw new InputError(`${name} must be from ${min} to ${max}, not ${n}.`);
+  return n;
+}
+
+export function parseThumbnailRequest(query: Record<string, string | undefined>): ThumbnailRequest {
+  const formatName = (query.imageFormat ?? 'png').trim().toLowerCase();
+  const format = FORMATS[formatName];
+  if (!format) throw new InputError(`imageFormat "${query.imageFormat}" is not supported; choose PNG, JPG, GIF or BMP.`);
+  return {
+    zoom: integer(query.zoomFactor, 'zoomFactor', 100, 1, 400),
+    fromPage: integer(query.fromPage, 'fromPage', 1, 1, 1_000_000),
+    toPage: integer(query.toPage, 'toPage', 0, 0, 1_000_000),
+    format,
+  };
+}
+
+/** A small LRU keyed by string, bounded by the bytes it holds. */
+class ByteCache {
+  private readonly entries = new Map<string, Buffer>();
+  private bytes = 0;
+
+  constructor(private readonly budget: number) {}
+
+  get(key: string): Buffer | undefined {
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+    }
+    return hit;
+  }
+
+  set(key: string, value: Buffer): void {
+    if (value.length > this.budget) return;
+    const old = this.entries.get(key);
+    if (old) this.bytes -= old.length;
+    this.entries.set(key, value);
+    this.bytes += value.length;
+    for (const [k, v] of this.entries) {
+      if (this.bytes <= this.budget) break;
+      this.entries.delete(k);
+      this.bytes -= v.length;
+    }
+  }
+}
+
+export interface ThumbnailLimits {
+  /** Pixels of all requested pages together. */
+  maxTotalPixels: number;
+  maxPagePixels: number;
+}
+
+/**
+ * Page images and page counts of documents: the office makes the PDF (cached by content), MuPDF
+ * renders its pages in worker threads (cached by content, page, zoom and format).
+ */
+export class Thumbnails {
+  private readonly pdfs = new ByteCache(128 * 1024 * 1024);
+  private readonly images = new ByteCache(128 * 1024 * 1024);
+
+  constructor(
+    private readonly renderer: PageRenderer,
+    private readonly converter: Converter | null,
+    private readonly limits: ThumbnailLimits = { maxTotalPixels: 200_000_000, maxPagePixels: 50_000_000 },
+  ) {}
+
+  private async pdfOf(bytes: Buffer, format: DocumentFormat, signal?: AbortSignal): Promise<{ pdf: Buffer; key: string }> {
+    const key = createHash('sha256').update(bytes).digest('hex');
+    if (format === 'pdf') return { pdf: bytes, key };
+    const cached = this.pdfs.get(key);
+    if (cached) return { pdf: cached, key };
+    if (!this.converter) throw new BusyError('Rendering this document needs the office engine, which is not running on this server.', 30);
+    const { data } = await this.converter.convert(bytes, format, 'pdf', { signal });
+    this.pdfs.set(key, data);
+    return { pdf: data, key };
+  }
+
+  private async pageSizes(pdf: Buffer): Promise<{ width: number; height: number }[]> {
+    const lib = await mupdf();
+    let doc;
+    try {
+      doc = lib.Document.openDocument(pdf, 'application/pdf');
+    } catch (error) {
+      throw new InputError(`The PDF cannot be read (${(error as Error).message}).`);
+    }
+    if (doc.needsPassword()) throw new InputError('The PDF is password-protected; remove the password and send it again.');
+    return Array.from({ length: doc.countPages() }, (_, i) => {
+      const [x0, y0, x1, y1] = doc.loadPage(i).getBounds();
+      return { width: x1 - x0, height: y1 - y0 };
+    });
+  }
+
+  async pageCount(bytes: Buffer, format: DocumentFormat, signal?: AbortSignal): Promise<number> {
+    const { pdf } = await this.pdfOf(bytes, format, signal);
+    return (await this.pageSizes(pdf)).length;
+  }
+
+  async render(bytes: Buffer, format: DocumentFormat, request: ThumbnailRequest, signal?: AbortSignal): Promise<Buffer[]> {
+    const { pdf, key } = await this.pdfOf(bytes, format, signal);
+    const sizes = await this.pageSizes(pdf);
+    const last = sizes.length;
+    const to = request.toPage === 0 ? last : request.toPage;
+    if (request.fromPage > last || to > last) throw new InputError(`The document has ${last} page${last === 1 ? '' : 's'}; the range ${request.fromPage}-${to} is outside it.`);
+    if (request.fromPage > to) throw new InputError(`fromPage (${request.fromPage}) is after toPage (${to}).`);
+    const scale = (request.zoom / 100) * (96 / 72);
+    const pages = Array.from({ length: to - request.fromPage + 1 }, (_, i) => request.fromPage - 1 + i);
+    let total = 0;
+    for (const index of pages) {
+      const pixels = Math.ceil(sizes[index]!.width * scale) * Math.ceil(sizes[index]!.height * scale);
+      if (pixels > this.limits.maxPagePixels) throw new InputError(`Page ${index + 1} at zoom ${request.zoom} would be ${Math.round(pixels / 1e6)} megapixels; the limit is ${this.limits.maxPagePixels / 1e6}. Use a smaller zoomFactor.`);
+      total += pixels;
+    }
+    if (total > this.limits.maxTotalPixels) {
+      throw new InputError(`These ${pages.length} pages at zoom ${request.zoom} would be ${Math.round(total / 1e6)} megapixels; the limit is ${this.limits.maxTotalPixels / 1e6}. Ask for fewer pages or a smaller zoomFactor.`);
+    }
+    const cacheKey = (page: number) => `${key}:${page}:${request.zoom}:${request.format}`;
+    const found = new Map(pages.map((page) => [page, this.images.get(cacheKey(page))] as const));
+    const missing = pages.filter((page) => !found.get(page));
+    if (missing.length > 0) {
+      const rendered = await this.renderer.render(pdf, missing, scale, request.format);
+      missing.forEach((page, i) => {
+        const image = Buffer.from(rendered[i]!);
+        found.set(page, image);
+        this.images.set(cacheKey(page), image);
+      });
+    }
+    return pages.map((page) => found.get(page)!);
+  }
+}
