@@ -8,8 +8,8 @@ interface Task {
   reject(error: Error): void;
 }
 
-// From src/ under tsx the worker is worker.ts; compiled, worker.js beside this file.
-const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
+// Workers run compiled code: beside this file when compiled, from dist/ when run from src/ (tsx).
+const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? '../../dist/render/worker.js' : './worker.js', import.meta.url);
 
 /** Renders PDF pages to images in worker threads, so rendering never stalls the event loop. */
 export class PageRenderer {
@@ -29,6 +29,7 @@ export class PageRenderer {
       this.pending.delete(reply.id);
       this.busy.delete(worker);
       this.idle.push(worker);
+      worker.unref(); // an idle worker does not keep the process alive
       if (task) {
         if ('error' in reply) task.reject(new Error(reply.error));
         else task.resolve(reply.images);
@@ -61,6 +62,7 @@ export class PageRenderer {
       const id = this.nextId++;
       this.pending.set(id, task);
       this.busy.set(worker, id);
+      worker.ref();
       worker.postMessage({ ...task.job, id } satisfies RenderJob);
     }
   }
