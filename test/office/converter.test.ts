@@ -12,6 +12,7 @@ import { detectFormat } from '../../src/formats/detect.js';
 import { InputError } from '../../src/errors.js';
 import { fixture, tempDir } from '../helpers/server.js';
 import { pdfFacts, redShare, slowRtf, testPool } from '../helpers/office.js';
+import { docx, field, p } from '../helpers/docx.js';
 
 /** A DOCX whose picture is linked to a URL instead of embedded. */
 function docxWithLinkedImage(url: string): Buffer {
@@ -113,6 +114,22 @@ describe('converter: passwords, properties, normalisation, no network', () => {
     assert.equal(pool.stats.jobs, jobs + 1, 'converted once');
     const docx = fixture('test_document.docx');
     assert.equal(await normaliser.toDocx(docx, 'docx'), docx, 'DOCX passes through');
+  });
+
+  it('never reads local files that fields or links name', async () => {
+    const secret = `${tempDir()}/secret.txt`;
+    fs.writeFileSync(secret, 'TOP-SECRET-CONTENT');
+    const template = docx(p(field(`INCLUDETEXT "${secret}"`, 'placeholder')) + p(field(`INCLUDETEXT "file://${secret}"`, 'placeholder2')));
+    for (const format of ['txt', 'pdf'] as const) {
+      const { data } = await converter.convert(template, 'docx', format);
+      const text = format === 'txt' ? data.toString('utf8') : pdfFacts(data).text;
+      assert.ok(!text.includes('TOP-SECRET'), format);
+      assert.match(text, /placeholder/);
+    }
+    const rtf = Buffer.from(`{\\rtf1\\ansi {\\field{\\*\\fldinst INCLUDETEXT "${secret}"}{\\fldrslt old}}\\par}`);
+    assert.ok(!(await converter.convert(rtf, 'rtf', 'txt')).data.toString('utf8').includes('TOP-SECRET'));
+    const linked = docxWithLinkedImage(`file://${path.dirname(secret)}`);
+    assert.match(pdfFacts((await converter.convert(linked, 'docx', 'pdf')).data).text, /Linked picture below/);
   });
 
   it('never fetches linked resources from the network', async () => {
