@@ -12,6 +12,7 @@ import { fontRoutes } from './api/routes/fonts.js';
 import { mergeRoutes } from './api/routes/merge.js';
 import { appendRoutes } from './api/routes/append.js';
 import { thumbnailRoutes } from './api/routes/thumbnails.js';
+import { reviewRoutes } from './api/routes/review.js';
 import { renderReference, type OpenApiLike } from './api/reference.js';
 
 export const VERSION = '0.1.0';
@@ -74,6 +75,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     mergeRoutes(v1, services);
     appendRoutes(v1, services);
     thumbnailRoutes(v1, services);
+    reviewRoutes(v1, services);
     if (config.testRoutes) testingRoutes(v1, services);
   }, { prefix: '/v1' });
 
