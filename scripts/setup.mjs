@@ -43,6 +43,9 @@ const SYSTEM_PARTS = [
     { check: 'fc-list | grep -q Caladea', packages: ['fonts-crosextra-caladea'] },
     { check: 'fc-list | grep -q "Liberation Sans"', packages: ['fonts-liberation2'] },
     { check: 'fc-list | grep -q "DejaVu Sans"', packages: ['fonts-dejavu-core'] },
+    // Spelling dictionaries for /proofing (Hunspell format).
+    ...['en-us', 'en-gb', 'de-de', 'de-at', 'de-ch', 'fr', 'es', 'it', 'nl', 'pt-br', 'pt-pt', 'pl', 'ru', 'sv', 'da', 'cs', 'uk']
+      .map((lang) => ({ check: `dpkg -s hunspell-${lang} >/dev/null 2>&1 || ! command -v dpkg`, packages: [`hunspell-${lang}`] })),
   ] : []),
 ];
 const missing = [...new Set(SYSTEM_PARTS.filter((part) => !has(part.check)).flatMap((part) => part.packages))];

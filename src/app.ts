@@ -13,6 +13,7 @@ import { mergeRoutes } from './api/routes/merge.js';
 import { appendRoutes } from './api/routes/append.js';
 import { thumbnailRoutes } from './api/routes/thumbnails.js';
 import { reviewRoutes } from './api/routes/review.js';
+import { proofingRoutes } from './api/routes/proofing.js';
 import { renderReference, type OpenApiLike } from './api/reference.js';
 
 export const VERSION = '0.1.0';
@@ -76,6 +77,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     appendRoutes(v1, services);
     thumbnailRoutes(v1, services);
     reviewRoutes(v1, services);
+    proofingRoutes(v1, services);
     if (config.testRoutes) testingRoutes(v1, services);
   }, { prefix: '/v1' });
 

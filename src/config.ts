@@ -19,6 +19,8 @@ export interface Config {
   /** Registers routes used by the test suite to drive the quota and slot machinery. */
   testRoutes: boolean;
   office: OfficeConfig;
+  /** Where Hunspell dictionaries (.aff/.dic) are found. */
+  dictionaryDir: string;
 }
 
 export interface OfficeConfig {
@@ -77,6 +79,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxConcurrentMerges: 2,
     maxApiKeys: 10,
     testRoutes: env.DOCSMITH_TEST_ROUTES === '1',
+    dictionaryDir: env.DOCSMITH_DICTIONARY_DIR || '/usr/share/hunspell',
     office: {
       workers: int(env, 'DOCSMITH_OFFICE_WORKERS', Math.max(1, os.cpus().length), 0, 64),
       queueLimit: int(env, 'DOCSMITH_OFFICE_QUEUE_LIMIT', 100, 0, 100_000),

@@ -16,6 +16,7 @@ import { DocumentPipeline } from './documents/pipeline.js';
 import { PageRenderer } from './render/renderer.js';
 import { Thumbnails } from './render/thumbnails.js';
 import os from 'node:os';
+import { Spelling } from './proofing/spelling.js';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -37,6 +38,7 @@ export interface Services {
   pipeline: DocumentPipeline;
   thumbnails: Thumbnails;
   renderer: PageRenderer;
+  spelling: Spelling;
 }
 
 export type Logger = (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
@@ -94,5 +96,6 @@ export async function openServices(config: Config, options: { withOffice?: boole
     pipeline: new DocumentPipeline(templates, new TemplateCache(), converter, normaliser),
     thumbnails: new Thumbnails(renderer, converter),
     renderer,
+    spelling: new Spelling(config.dictionaryDir),
   };
 }

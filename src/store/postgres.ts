@@ -278,6 +278,12 @@ class PgUsage implements UsageRepository {
     return (result.rowCount ?? 0) > 0;
   }
 
+  async reserveProofing(accountId: number): Promise<boolean> {
+    const result = await this.pool.query(
+      'UPDATE accounts SET proofing_transactions = proofing_transactions + 1 WHERE id = $1 AND proofing_transactions < max_proofing', [accountId]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
   async refundDocument(accountId: number): Promise<void> {
     await this.pool.query(
       'UPDATE accounts SET created_documents = created_documents - 1 WHERE id = $1 AND created_documents > 0', [accountId]);

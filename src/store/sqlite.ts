@@ -257,6 +257,12 @@ class SqliteUsage implements UsageRepository {
       .run(accountId).changes > 0);
   }
 
+  async reserveProofing(accountId: number): Promise<boolean> {
+    return this.light(() => this.db
+      .prepare('UPDATE accounts SET proofing_transactions = proofing_transactions + 1 WHERE id = ? AND proofing_transactions < max_proofing')
+      .run(accountId).changes > 0);
+  }
+
   async refundDocument(accountId: number): Promise<void> {
     this.light(() => this.db.prepare('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(accountId));
   }

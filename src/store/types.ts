@@ -99,6 +99,8 @@ export interface SlotLease {
 export interface UsageRepository {
   /** Adds one created document if the account is below its quota; false when exhausted. */
   reserveDocument(accountId: number): Promise<boolean>;
+  /** Adds one proofing transaction if the account is below its limit; false when exhausted. */
+  reserveProofing(accountId: number): Promise<boolean>;
   /** Takes back a reservation whose work failed. */
   refundDocument(accountId: number): Promise<void>;
   /** One of `limit` slots for the account, or null when all are held (by any instance). */

@@ -133,6 +133,13 @@ for (const make of [sqliteBackend, postgresBackend]) {
       assert.equal((await store.accounts.byId(a.id))?.createdDocuments, 69);
     });
 
+    it('counts proofing transactions up to the limit', async () => {
+      const a = await store.accounts.create(newAccount('proof', { maxProofingTransactions: 5 }));
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? second : store).usage.reserveProofing(a.id)));
+      assert.equal(results.filter(Boolean).length, 5);
+      assert.equal((await store.accounts.byId(a.id))?.proofingTransactions, 5);
+    });
+
     it('grants at most `limit` slots per account across instances and frees them on release', async () => {
       const a = await store.accounts.create(newAccount('slots'));
       const b = await store.accounts.create(newAccount('slots-b'));
