@@ -14,6 +14,7 @@ import { appendRoutes } from './api/routes/append.js';
 import { thumbnailRoutes } from './api/routes/thumbnails.js';
 import { reviewRoutes } from './api/routes/review.js';
 import { proofingRoutes } from './api/routes/proofing.js';
+import { sharePreviewRoutes, shareTokenRoute } from './api/routes/share.js';
 import { renderReference, type OpenApiLike } from './api/reference.js';
 
 export const VERSION = '0.1.0';
@@ -28,7 +29,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     },
     bodyLimit: config.bodyLimitBytes,
     genReqId: requestIdFor,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    // Proofing texts travel in the query string; allow long ones.
+    http: { maxHeaderSize: 1024 * 1024 },
     ajv: { customOptions: { coerceTypes: false, allErrors: false } },
     schemaErrorFormatter: (errors, dataVar) => {
       const first = errors[0];
@@ -66,6 +69,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   });
 
   healthRoutes(app, services);
+  sharePreviewRoutes(app, services);
 
   await app.register(async (v1) => {
     requireAuthentication(v1, services.authenticator);
@@ -78,6 +82,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     thumbnailRoutes(v1, services);
     reviewRoutes(v1, services);
     proofingRoutes(v1, services);
+    shareTokenRoute(v1, services);
     if (config.testRoutes) testingRoutes(v1, services);
   }, { prefix: '/v1' });
 

@@ -17,6 +17,7 @@ import { PageRenderer } from './render/renderer.js';
 import { Thumbnails } from './render/thumbnails.js';
 import os from 'node:os';
 import { Spelling } from './proofing/spelling.js';
+import { ShareTokens } from './auth/shareTokens.js';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -39,6 +40,7 @@ export interface Services {
   thumbnails: Thumbnails;
   renderer: PageRenderer;
   spelling: Spelling;
+  shareTokens: ShareTokens;
 }
 
 export type Logger = (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
@@ -81,7 +83,8 @@ export async function openServices(config: Config, options: { withOffice?: boole
   const normaliser = converter ? new Normaliser(converter, path.join(config.dataDir, 'cache', 'docx')) : null;
   const templates = new TemplateLibrary(store);
   const renderer = new PageRenderer(Math.max(1, os.cpus().length));
-  const keyRing = new KeyRing(loadMasterSecret(config.secret, config.dataDir));
+  const masterSecret = loadMasterSecret(config.secret, config.dataDir);
+  const keyRing = new KeyRing(masterSecret);
   return {
     config,
     store,
@@ -97,5 +100,6 @@ export async function openServices(config: Config, options: { withOffice?: boole
     thumbnails: new Thumbnails(renderer, converter),
     renderer,
     spelling: new Spelling(config.dictionaryDir),
+    shareTokens: new ShareTokens(masterSecret),
   };
 }
