@@ -97,11 +97,12 @@ function copyAssets(from, to) {
   }
 }
 const built = path.join(root, 'dist', '.build-stamp');
-const sources = Math.max(newest(path.join(root, 'src')), statSync(path.join(root, 'tsconfig.json')).mtimeMs,
+const sources = Math.max(newest(path.join(root, 'src')), newest(path.join(root, 'packages', 'client', 'src')), statSync(path.join(root, 'tsconfig.json')).mtimeMs,
   statSync(path.join(root, 'tsconfig.build.json')).mtimeMs);
 if (!existsSync(built) || statSync(built).mtimeMs < sources) {
   console.log('setup: compiling TypeScript');
   run(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json']);
   copyAssets(path.join(root, 'src'), path.join(root, 'dist'));
+  run(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'packages/client/tsconfig.json']);
   writeFileSync(built, new Date().toISOString());
 }

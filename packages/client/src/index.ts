@@ -1,0 +1,170 @@
+/**
+ * A typed client for every endpoint of docsmith (and the ReportingCloud API it is compatible
+ * with). Uses the platform's fetch; documents go in and come out as bytes (Uint8Array).
+ */
+
+export type ReturnFormat = 'PDF' | 'PDFA' | 'DOCX' | 'DOC' | 'RTF' | 'HTML' | 'TXT';
+export type ImageFormat = 'PNG' | 'JPG' | 'GIF' | 'BMP';
+export type Divider = 1 | 2 | 3 | 'None' | 'NewParagraph' | 'NewSection';
+
+export interface AccountSettings {
+  serialNumber: string;
+  createdDocuments: number;
+  uploadedTemplates: number;
+  maxDocuments: number;
+  maxTemplates: number;
+  validUntil: string | null;
+  proofingTransactions: number;
+  maxProofingTransactions: number;
+}
+
+export interface ApiKey { key: string; active: boolean }
+export interface TemplateListEntry { templateName: string; modified: string; size: number }
+
+export interface MergeField {
+  name: string; text: string; textBefore: string; textAfter: string;
+  numericFormat: string; dateTimeFormat: string; preserveFormatting: boolean;
+}
+export interface MergeBlock { name: string; mergeFields: MergeField[]; mergeBlocks: MergeBlock[] }
+export interface TemplateInfo {
+  templateName: string; mergeBlocks: MergeBlock[]; mergeFields: MergeField[]; userDocumentProperties: Record<string, string>;
+}
+
+export interface DocumentSettings {
+  author?: string; creationDate?: string; lastModificationDate?: string; creatorApplication?: string;
+  documentSubject?: string; documentTitle?: string; userPassword?: string;
+}
+
+export interface MergeSettings extends DocumentSettings {
+  removeEmptyFields?: boolean; removeEmptyBlocks?: boolean; removeEmptyImages?: boolean; removeEmptyLines?: boolean;
+  removeTrailingWhitespace?: boolean; mergeHtml?: boolean; culture?: string;
+}
+
+export interface IncorrectWord { length: number; start: number; text: string; isDuplicate: boolean; language: string }
+
+export interface TrackedChange {
+  id: number; changeKind: number; changeTime: string; userName: string; text: string; start: number; length: number;
+  highlightMode: number; highlightColor: string; defaultHighlightColor: string;
+}
+
+export interface ThumbnailOptions { zoomFactor?: number; fromPage?: number; toPage?: number; imageFormat?: ImageFormat }
+
+export type Credentials = { apiKey: string } | { username: string; password: string };
+
+/** A non-2xx answer: the status, the server's message and the request id to quote. */
+export class DocsmithApiError extends Error {
+  constructor(readonly status: number, message: string, readonly requestId: string | undefined) {
+    super(message);
+    this.name = 'DocsmithApiError';
+  }
+}
+
+type Query = Record<string, string | number | boolean | undefined>;
+type Bytes = Uint8Array;
+
+// btoa/atob work in browsers and in Node 18+, so the client needs no Node-only Buffer.
+function toBase64(bytes: Bytes): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+function fromBase64(text: string): Bytes {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+export class DocsmithClient {
+  private readonly authorization: string;
+  private readonly baseUrl: string;
+
+  constructor(baseUrl: string, credentials: Credentials, private readonly fetchImpl: typeof fetch = fetch) {
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.authorization = 'apiKey' in credentials
+      ? `ReportingCloud-APIKey ${credentials.apiKey}`
+      : `Basic ${toBase64(new TextEncoder().encode(`${credentials.username}:${credentials.password}`))}`;
+  }
+
+  private async call<T>(method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
+    const url = new URL(`${this.baseUrl}/v1${path}`);
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
+    const response = await this.fetchImpl(url, {
+      method,
+      headers: { authorization: this.authorization, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
+    const text = await response.text();
+    if (!response.ok) {
+      let message = text || response.statusText;
+      try {
+        message = (JSON.parse(text) as { message?: string }).message ?? message;
+      } catch {
+        // not JSON: keep the text
+      }
+      throw new DocsmithApiError(response.status, message, response.headers.get('x-request-id') ?? undefined);
+    }
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  // Account
+  accountSettings(): Promise<AccountSettings> { return this.call('GET', '/account/settings'); }
+  apiKeys(): Promise<ApiKey[]> { return this.call('GET', '/account/apikeys'); }
+  createApiKey(): Promise<string> { return this.call('PUT', '/account/apikey'); }
+  async deleteApiKey(key: string): Promise<void> { await this.call('DELETE', '/account/apikey', { key }); }
+
+  // Templates
+  listTemplates(): Promise<TemplateListEntry[]> { return this.call('GET', '/templates/list'); }
+  countTemplates(): Promise<number> { return this.call('GET', '/templates/count'); }
+  templateExists(templateName: string): Promise<boolean> { return this.call('GET', '/templates/exists', { templateName }); }
+  async downloadTemplate(templateName: string): Promise<Bytes> { return fromBase64(await this.call<string>('GET', '/templates/download', { templateName })); }
+  async uploadTemplate(templateName: string, template: Bytes): Promise<void> { await this.call('POST', '/templates/upload', { templateName }, toBase64(template)); }
+  async deleteTemplate(templateName: string): Promise<void> { await this.call('DELETE', '/templates/delete', { templateName }); }
+  templateInfo(templateName: string): Promise<TemplateInfo> { return this.call('GET', '/templates/info', { templateName }); }
+  templatePageCount(templateName: string): Promise<number> { return this.call('GET', '/templates/pagecount', { templateName }); }
+  async templateThumbnails(templateName: string, options: ThumbnailOptions = {}): Promise<Bytes[]> {
+    return (await this.call<string[]>('GET', '/templates/thumbnails', { templateName, ...options })).map(fromBase64);
+  }
+
+  // Documents
+  async merge(request: { returnFormat: ReturnFormat; mergeData: object[] | object; templateName?: string; template?: Bytes; mergeSettings?: MergeSettings; append?: boolean; test?: boolean }): Promise<Bytes[]> {
+    const { returnFormat, templateName, append, test, template, mergeData, mergeSettings } = request;
+    const body = { mergeData, template: template ? toBase64(template) : undefined, mergeSettings };
+    return (await this.call<string[]>('POST', '/document/merge', { returnFormat, templateName, append, test }, body)).map(fromBase64);
+  }
+
+  async findAndReplace(request: { returnFormat: ReturnFormat; findAndReplaceData: [string, string][]; templateName?: string; template?: Bytes; mergeSettings?: MergeSettings; test?: boolean }): Promise<Bytes> {
+    const { returnFormat, templateName, test, template, findAndReplaceData, mergeSettings } = request;
+    const body = { findAndReplaceData, template: template ? toBase64(template) : undefined, mergeSettings };
+    return fromBase64(await this.call<string>('POST', '/document/findandreplace', { returnFormat, templateName, test }, body));
+  }
+
+  async append(request: { returnFormat: ReturnFormat; documents: { document: Bytes; documentDivider?: Divider }[]; documentSettings?: DocumentSettings; test?: boolean }): Promise<Bytes> {
+    const body = { documents: request.documents.map((d) => ({ document: toBase64(d.document), documentDivider: d.documentDivider ?? 3 })), documentSettings: request.documentSettings };
+    return fromBase64(await this.call<string>('POST', '/document/append', { returnFormat: request.returnFormat, test: request.test }, body));
+  }
+
+  async convert(document: Bytes, returnFormat: ReturnFormat, options: { test?: boolean } = {}): Promise<Bytes> {
+    return fromBase64(await this.call<string>('POST', '/document/convert', { returnFormat, test: options.test }, toBase64(document)));
+  }
+
+  async thumbnails(document: Bytes, options: ThumbnailOptions = {}): Promise<Bytes[]> {
+    return (await this.call<string[]>('POST', '/document/thumbnails', { ...options }, toBase64(document))).map(fromBase64);
+  }
+
+  shareToken(templateName: string): Promise<string> { return this.call('GET', '/document/share', { templateName }); }
+  fonts(): Promise<string[]> { return this.call('GET', '/fonts/list'); }
+
+  // Proofing
+  availableDictionaries(): Promise<string[]> { return this.call('GET', '/proofing/availabledictionaries'); }
+  checkSpelling(text: string, language: string): Promise<IncorrectWord[]> { return this.call('GET', '/proofing/check', { text, language }); }
+  suggestions(word: string, language: string, max = 10): Promise<string[]> { return this.call('GET', '/proofing/suggestions', { word, language, max }); }
+
+  // Review
+  trackedChanges(document: Bytes): Promise<TrackedChange[]> { return this.call('POST', '/processing/review/trackedchanges', {}, toBase64(document)); }
+  async removeTrackedChange(document: Bytes, id: number, accept: boolean): Promise<{ document: Bytes; removed: boolean }> {
+    const result = await this.call<{ document: string; removed: boolean }>('POST', '/processing/review/removetrackedchange', { id, accept }, toBase64(document));
+    return { document: fromBase64(result.document), removed: result.removed };
+  }
+}

@@ -1,0 +1,68 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { DocsmithApiError, DocsmithClient } from '../../packages/client/src/index.js';
+import { fixture } from '../helpers/server.js';
+import { serverWithAccounts } from '../helpers/accounts.js';
+import { docx, mergefield, p, partText, run } from '../helpers/docx.js';
+
+describe('TypeScript client against a running server', () => {
+  let env: Awaited<ReturnType<typeof serverWithAccounts>>;
+  let client: DocsmithClient;
+  before(async () => {
+    env = await serverWithAccounts({ sdk: { licence: 'SN-SDK' } }, { DOCSMITH_OFFICE_WORKERS: '1' });
+    client = new DocsmithClient(env.server.url, { username: 'sdk', password: 'pw-sdk-secret' });
+  });
+  after(() => env.close());
+
+  it('covers the account endpoints, with either kind of credentials', async () => {
+    assert.equal((await client.accountSettings()).serialNumber, 'SN-SDK');
+    const key = await client.createApiKey();
+    const byKey = new DocsmithClient(`${env.server.url}/`, { apiKey: key });
+    assert.deepEqual(await byKey.apiKeys(), [{ key, active: true }]);
+    await client.deleteApiKey(key);
+    await assert.rejects(byKey.accountSettings(), (e: Error) => e instanceof DocsmithApiError && e.status === 403 && /Not authorized/.test(e.message) && !!e.requestId);
+  });
+
+  it('covers the template endpoints', async () => {
+    const template = docx(p(run('Dear '), mergefield('name')));
+    await client.uploadTemplate('letter.docx', template);
+    assert.equal(await client.countTemplates(), 1);
+    assert.equal(await client.templateExists('letter.docx'), true);
+    assert.deepEqual((await client.listTemplates()).map((t) => t.templateName), ['letter.docx']);
+    assert.ok(Buffer.from(await client.downloadTemplate('letter.docx')).equals(template));
+    assert.deepEqual((await client.templateInfo('letter.docx')).mergeFields.map((f) => f.name), ['name']);
+    assert.equal(await client.templatePageCount('letter.docx'), 1);
+    assert.equal((await client.templateThumbnails('letter.docx', { zoomFactor: 20, imageFormat: 'JPG' })).length, 1);
+    assert.match(await client.shareToken('letter.docx'), /\./);
+    await client.deleteTemplate('letter.docx');
+    await assert.rejects(client.deleteTemplate('letter.docx'), (e: Error) => e instanceof DocsmithApiError && e.status === 400);
+  });
+
+  it('covers the document endpoints', async () => {
+    const template = docx(p(run('Dear '), mergefield('name')));
+    const merged = await client.merge({ returnFormat: 'DOCX', template, mergeData: [{ name: 'Ann' }, { name: 'Bob' }], append: false });
+    assert.deepEqual(merged.map((d) => partText(d)), ['Dear Ann', 'Dear Bob']);
+    const replaced = await client.findAndReplace({ returnFormat: 'TXT', template, findAndReplaceData: [['Dear', 'Hello']] });
+    assert.match(new TextDecoder().decode(replaced), /Hello/);
+    const joined = await client.append({ returnFormat: 'TXT', documents: [{ document: fixture('test_document.docx') }, { document: fixture('test_document.docx'), documentDivider: 'NewParagraph' }] });
+    assert.equal((new TextDecoder().decode(joined).match(/A Test File/g) ?? []).length, 2);
+    assert.equal(new TextDecoder().decode(await client.convert(fixture('test_document.docx'), 'TXT')), 'A Test File\r\n');
+    assert.equal((await client.thumbnails(fixture('maelzel_machine.pdf'), { zoomFactor: 10 })).length, 1);
+    assert.ok((await client.fonts()).includes('Arial'));
+  });
+
+  it('covers proofing and review', async () => {
+    assert.ok((await client.availableDictionaries()).includes('en_US.dic'));
+    assert.deepEqual((await client.checkSpelling('Thiss is fine', 'en_US.dic')).map((w) => w.text), ['Thiss']);
+    assert.equal((await client.suggestions('Thiss', 'en_US.dic', 2))[0], 'This');
+    const changes = await client.trackedChanges(fixture('tracked_changes.docx'));
+    assert.equal(changes.length, 2);
+    const result = await client.removeTrackedChange(fixture('tracked_changes.docx'), 1, true);
+    assert.equal(result.removed, true);
+    assert.equal((await client.trackedChanges(result.document)).length, 1);
+  });
+
+  it('reports errors with the server message', async () => {
+    await assert.rejects(client.merge({ returnFormat: 'PDF', mergeData: [{}] }), (e: Error) => e instanceof DocsmithApiError && e.status === 400 && /No template/.test(e.message));
+  });
+});
