@@ -22,9 +22,20 @@ DOCSMITH_DATA_DIR or DOCSMITH_DATABASE_URL as for the server).
   docsmith apikey revoke --user NAME --key KEY
 
   --password-stdin reads the password from standard input instead of --password.
+
+Documents (in this process by default; against a server with --url and --api-key or --user/--password):
+  docsmith merge --template t.docx --data d.json [--format pdf] [-o out.pdf] [--separate] [--settings s.json]
+  docsmith convert --input in.docx [--format pdf] [-o out.pdf]
+  docsmith convert --input folder/ --format pdf --out-dir out/
+  docsmith append a.docx b.rtf c.doc [--divider None|NewParagraph|NewSection] [--format pdf] [-o out.pdf]
+  docsmith thumbnails --input in.pdf [--zoom 100] [--from 1] [--to 0] [--image-format png] [--out-dir dir]
+  docsmith info --template t.docx
 `;
 
+import { runDocumentCommand, UsageError as DocumentUsageError } from './documents.js';
+
 class UsageError extends Error {}
+const DOCUMENT_COMMANDS = ['merge', 'convert', 'append', 'thumbnails', 'info'];
 
 const OPTIONS = {
   user: { type: 'string' },
@@ -40,6 +51,21 @@ const OPTIONS = {
   key: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  template: { type: 'string' },
+  data: { type: 'string' },
+  format: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  'out-dir': { type: 'string' },
+  input: { type: 'string' },
+  settings: { type: 'string' },
+  separate: { type: 'boolean' },
+  divider: { type: 'string' },
+  zoom: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  'image-format': { type: 'string' },
+  url: { type: 'string' },
+  'api-key': { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -175,6 +201,20 @@ export async function main(argv: string[]): Promise<number> {
   if (parsed.values.help || parsed.positionals.length === 0) {
     process.stdout.write(USAGE);
     return parsed.values.help ? 0 : 2;
+  }
+  const first = parsed.positionals[0]!;
+  if (DOCUMENT_COMMANDS.includes(first)) {
+    try {
+      await runDocumentCommand(first, parsed.values, parsed.positionals.slice(1));
+      return 0;
+    } catch (error) {
+      if (error instanceof DocumentUsageError) {
+        process.stderr.write(`docsmith ${first}: ${error.message}\n`);
+        return 2;
+      }
+      process.stderr.write(`docsmith ${first}: ${(error as Error).message}\n`);
+      return 1;
+    }
   }
   let services: Services | undefined;
   try {

@@ -1,0 +1,176 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../config.js';
+import { openServices } from '../services.js';
+import { parseDivider } from '../compose/builder.js';
+import type { JsonObject } from '../merge/scope.js';
+import { LocalBackend, RemoteBackend, loadClient, type Backend } from './backends.js';
+
+export class UsageError extends Error {}
+
+export interface DocumentOptions {
+  template?: string;
+  data?: string;
+  format?: string;
+  output?: string;
+  'out-dir'?: string;
+  input?: string;
+  settings?: string;
+  separate?: boolean;
+  divider?: string;
+  zoom?: string;
+  from?: string;
+  to?: string;
+  'image-format'?: string;
+  url?: string;
+  user?: string;
+  password?: string;
+  'api-key'?: string;
+}
+
+const EXTENSIONS: Record<string, string> = { pdf: 'pdf', pdfa: 'pdf', docx: 'docx', doc: 'doc', rtf: 'rtf', html: 'html', txt: 'txt' };
+
+function read(file: string | undefined, what: string): Buffer {
+  if (!file) throw new UsageError(`${what} is required`);
+  try {
+    return fs.readFileSync(file);
+  } catch (error) {
+    throw new UsageError(`cannot read ${what} "${file}": ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+}
+
+function readJson(file: string, what: string): unknown {
+  const text = read(file, what).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${what} "${file}" is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** A progress bar on standard error, shown only on a terminal. */
+class Progress {
+  private readonly live = process.stderr.isTTY === true;
+  constructor(private readonly total: number, private readonly label: string) {}
+  tick(done: number): void {
+    if (!this.live || this.total < 2) return;
+    const width = 30;
+    const filled = Math.round((done / this.total) * width);
+    process.stderr.write(`\r${this.label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${this.total}`);
+    if (done === this.total) process.stderr.write('\n');
+  }
+}
+
+function outputNames(output: string, count: number): string[] {
+  if (count === 1) return [output];
+  const ext = path.extname(output);
+  return Array.from({ length: count }, (_, i) => `${output.slice(0, output.length - ext.length)}-${i + 1}${ext}`);
+}
+
+async function backendFor(options: DocumentOptions): Promise<Backend> {
+  if (options.url) {
+    const credentials = options['api-key'] ? { apiKey: options['api-key'] } : options.user && options.password ? { username: options.user, password: options.password } : undefined;
+    if (!credentials) throw new UsageError('--url needs --api-key, or --user and --password');
+    return new RemoteBackend(await loadClient(options.url, credentials));
+  }
+  // In-process: no server, no stored data; a scratch folder for the office's caches.
+  const env = { ...process.env };
+  env.DOCSMITH_DATA_DIR ??= path.join(os.tmpdir(), 'docsmith-cli');
+  env.DOCSMITH_OFFICE_WORKERS ??= '1';
+  delete env.DOCSMITH_DATABASE_URL;
+  return new LocalBackend(await openServices(loadConfig(env), { withOffice: true }));
+}
+
+export async function runDocumentCommand(command: string, options: DocumentOptions, positionals: string[]): Promise<void> {
+  const format = (options.format ?? 'pdf').toLowerCase();
+  const backend = await backendFor(options);
+  try {
+    switch (command) {
+      case 'merge': {
+        const template = read(options.template, '--template');
+        const data = readJson(options.data ?? '', '--data');
+        const records = (Array.isArray(data) ? data : [data]) as JsonObject[];
+        const settings = options.settings ? readJson(options.settings, '--settings') : undefined;
+        const output = options.output ?? `merged.${EXTENSIONS[format] ?? format}`;
+        const append = !options.separate;
+        const progress = new Progress(records.length, 'merging');
+        const docs: Buffer[] = [];
+        // Separate documents go in batches so the progress bar moves.
+        const batch = append ? records.length : 25;
+        for (let i = 0; i < records.length; i += batch) {
+          docs.push(...await backend.merge(template, records.slice(i, i + batch), format, append, settings));
+          progress.tick(Math.min(records.length, i + batch));
+        }
+        outputNames(output, docs.length).forEach((name, i) => fs.writeFileSync(name, docs[i]!));
+        process.stdout.write(`wrote ${docs.length === 1 ? output : `${docs.length} documents (${outputNames(output, docs.length)[0]}, ...)`}\n`);
+        return;
+      }
+      case 'convert': {
+        const input = options.input ?? positionals[0];
+        if (!input) throw new UsageError('--input (a file or a folder) is required');
+        if (fs.existsSync(input) && fs.statSync(input).isDirectory()) {
+          const outDir = options['out-dir'] ?? throwUsage('--out-dir is required when --input is a folder');
+          fs.mkdirSync(outDir, { recursive: true });
+          const files = fs.readdirSync(input).filter((f) => fs.statSync(path.join(input, f)).isFile()).sort();
+          const progress = new Progress(files.length, 'converting');
+          let failed = 0;
+          for (const [i, file] of files.entries()) {
+            try {
+              const out = await backend.convert(fs.readFileSync(path.join(input, file)), format);
+              fs.writeFileSync(path.join(outDir, `${path.parse(file).name}.${EXTENSIONS[format] ?? format}`), out);
+            } catch (error) {
+              failed++;
+              process.stderr.write(`\n${file}: ${(error as Error).message}\n`);
+            }
+            progress.tick(i + 1);
+          }
+          process.stdout.write(`converted ${files.length - failed} of ${files.length} files into ${outDir}\n`);
+          if (failed) throw new Error(`${failed} file(s) could not be converted`);
+          return;
+        }
+        const output = options.output ?? `${path.parse(input).name}.${EXTENSIONS[format] ?? format}`;
+        fs.writeFileSync(output, await backend.convert(read(input, '--input'), format));
+        process.stdout.write(`wrote ${output}\n`);
+        return;
+      }
+      case 'append': {
+        if (positionals.length < 1) throw new UsageError('name the documents to append: docsmith append a.docx b.docx ...');
+        const divider = parseDivider(options.divider ?? 'NewSection', 0);
+        const documents = positionals.map((file) => ({ bytes: read(file, 'document'), divider }));
+        const output = options.output ?? `appended.${EXTENSIONS[format] ?? format}`;
+        fs.writeFileSync(output, await backend.append(documents, format));
+        process.stdout.write(`wrote ${output}\n`);
+        return;
+      }
+      case 'thumbnails': {
+        const input = options.input ?? positionals[0];
+        const document = read(input, '--input');
+        const outDir = options['out-dir'] ?? '.';
+        const imageFormat = (options['image-format'] ?? 'png').toLowerCase();
+        const num = (value: string | undefined, name: string) => {
+          if (value === undefined) return undefined;
+          if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number`);
+          return Number(value);
+        };
+        const images = await backend.thumbnails(document, { zoom: num(options.zoom, 'zoom'), from: num(options.from, 'from'), to: num(options.to, 'to'), imageFormat });
+        fs.mkdirSync(outDir, { recursive: true });
+        const first = num(options.from, 'from') ?? 1;
+        images.forEach((image, i) => fs.writeFileSync(path.join(outDir, `${path.parse(input!).name}-page${first + i}.${imageFormat === 'jpg' ? 'jpg' : imageFormat}`), image));
+        process.stdout.write(`wrote ${images.length} image(s) into ${outDir}\n`);
+        return;
+      }
+      case 'info': {
+        const file = options.template ?? positionals[0];
+        process.stdout.write(`${JSON.stringify(await backend.info(read(file, '--template'), path.basename(file!)), null, 2)}\n`);
+        return;
+      }
+    }
+  } finally {
+    await backend.close();
+  }
+}
+
+function throwUsage(message: string): never {
+  throw new UsageError(message);
+}

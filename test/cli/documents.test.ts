@@ -1,0 +1,93 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT, fixture, tempDir } from '../helpers/server.js';
+import { serverWithAccounts } from '../helpers/accounts.js';
+import { docx, mergefield, p, partText, run } from '../helpers/docx.js';
+import { pdfFacts } from '../helpers/office.js';
+
+function cli(args: string[], cwd: string) {
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'docsmith.js'), ...args], {
+    cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, timeout: 120_000,
+  });
+  return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+describe('docsmith CLI: document commands', () => {
+  const dir = tempDir();
+  const template = path.join(dir, 'letter.docx');
+  const data = path.join(dir, 'data.json');
+  before(() => {
+    fs.writeFileSync(template, docx(p(run('Dear '), mergefield('name'))));
+    fs.writeFileSync(data, JSON.stringify([{ name: 'Ann' }, { name: 'Bob' }, { name: 'Cy' }]));
+  });
+
+  it('merges in-process to DOCX without an office, and to PDF with one', () => {
+    const docxRun = cli(['merge', '--template', template, '--data', data, '--format', 'docx', '--separate', '-o', 'out.docx'], dir);
+    assert.equal(docxRun.code, 0, docxRun.err);
+    assert.deepEqual(['out-1.docx', 'out-2.docx', 'out-3.docx'].map((f) => partText(fs.readFileSync(path.join(dir, f)))), ['Dear Ann', 'Dear Bob', 'Dear Cy']);
+    const pdfRun = cli(['merge', '--template', template, '--data', data, '-o', 'all.pdf'], dir);
+    assert.equal(pdfRun.code, 0, pdfRun.err);
+    assert.equal(pdfFacts(fs.readFileSync(path.join(dir, 'all.pdf'))).pages, 3);
+  });
+
+  it('converts a file and a folder, appends, renders thumbnails and describes a template', () => {
+    const folder = path.join(dir, 'in');
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, 'a.docx'), fixture('test_document.docx'));
+    fs.writeFileSync(path.join(folder, 'b.doc'), fixture('test.doc'));
+    const bulk = cli(['convert', '--input', folder, '--format', 'txt', '--out-dir', 'out'], dir);
+    assert.equal(bulk.code, 0, bulk.err);
+    assert.equal(fs.readFileSync(path.join(dir, 'out', 'a.txt'), 'latin1'), 'A Test File\r\n');
+    assert.ok(fs.existsSync(path.join(dir, 'out', 'b.txt')));
+    const appended = cli(['append', path.join(folder, 'a.docx'), path.join(folder, 'b.doc'), '--divider', 'NewParagraph', '--format', 'txt', '-o', 'joined.txt'], dir);
+    assert.equal(appended.code, 0, appended.err);
+    assert.match(fs.readFileSync(path.join(dir, 'joined.txt'), 'utf8'), /A Test File[\s\S]*Test/);
+    const thumbs = cli(['thumbnails', '--input', path.join(folder, 'a.docx'), '--zoom', '20', '--out-dir', 'thumbs'], dir);
+    assert.equal(thumbs.code, 0, thumbs.err);
+    assert.ok(fs.existsSync(path.join(dir, 'thumbs', 'a-page1.png')));
+    const info = cli(['info', '--template', template], dir);
+    assert.equal(info.code, 0, info.err);
+    assert.deepEqual((JSON.parse(info.out) as { mergeFields: { name: string }[] }).mergeFields.map((f) => f.name), ['name']);
+  });
+
+  it('explains bad input with a message and a non-zero exit', () => {
+    fs.writeFileSync(path.join(dir, 'broken.json'), '{"name": ');
+    const cases: [string[], number, RegExp][] = [
+      [['merge', '--template', 'missing.docx', '--data', data], 2, /cannot read --template "missing.docx": no such file/],
+      [['merge', '--template', template, '--data', 'broken.json'], 2, /is not valid JSON/],
+      [['merge', '--template', data, '--data', data], 1, /not a document in a format we read/],
+      [['convert'], 2, /--input/],
+      [['merge', '--template', template, '--data', data, '--url', 'http://127.0.0.1:9'], 2, /--url needs --api-key/],
+    ];
+    for (const [args, code, expected] of cases) {
+      const result = cli(args, dir);
+      assert.equal(result.code, code, `${args.join(' ')}: ${result.err}`);
+      assert.match(result.err, expected);
+    }
+  });
+});
+
+describe('docsmith CLI against a server (--url)', () => {
+  let env: Awaited<ReturnType<typeof serverWithAccounts>>;
+  before(async () => {
+    env = await serverWithAccounts({ remote: {} }, { DOCSMITH_OFFICE_WORKERS: '1' });
+  });
+  after(() => env.close());
+
+  it('merges through the API and counts the document there', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 't.docx'), docx(p(run('Hi '), mergefield('name'))));
+    fs.writeFileSync(path.join(dir, 'd.json'), JSON.stringify({ name: 'Remote' }));
+    const result = cli(['merge', '--template', 't.docx', '--data', 'd.json', '--format', 'txt', '-o', 'r.txt', '--url', env.server.url, '--user', 'remote', '--password', 'pw-remote-secret'], dir);
+    assert.equal(result.code, 0, result.err);
+    assert.match(fs.readFileSync(path.join(dir, 'r.txt'), 'utf8'), /Hi Remote/);
+    const settings = (await env.clients.remote!.get('/v1/account/settings')).json() as { createdDocuments: number };
+    assert.equal(settings.createdDocuments, 1);
+    const denied = cli(['convert', '--input', 't.docx', '--url', env.server.url, '--user', 'remote', '--password', 'wrong-password'], dir);
+    assert.equal(denied.code, 1);
+    assert.match(denied.err, /Not authorized/);
+  });
+});
