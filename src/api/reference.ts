@@ -14,6 +14,41 @@ export interface OpenApiLike {
   paths?: Record<string, Record<string, Operation>>;
 }
 
+/** A working example call for each endpoint ($B the base URL, $A the credentials). */
+const EXAMPLES: Record<string, string> = {
+  'get /v1/account/settings': 'curl $A $B/v1/account/settings',
+  'get /v1/account/apikeys': 'curl $A $B/v1/account/apikeys',
+  'put /v1/account/apikey': 'curl $A -X PUT $B/v1/account/apikey',
+  'delete /v1/account/apikey': 'curl $A -X DELETE "$B/v1/account/apikey?key=KEY"',
+  'get /v1/templates/list': 'curl $A $B/v1/templates/list',
+  'get /v1/templates/count': 'curl $A $B/v1/templates/count',
+  'get /v1/templates/exists': 'curl $A "$B/v1/templates/exists?templateName=invoice.docx"',
+  'get /v1/templates/download': 'curl $A "$B/v1/templates/download?templateName=invoice.docx"',
+  'post /v1/templates/upload': 'curl $A -X POST "$B/v1/templates/upload?templateName=invoice.docx" -d "\"$(base64 -w0 invoice.docx)\""',
+  'delete /v1/templates/delete': 'curl $A -X DELETE "$B/v1/templates/delete?templateName=invoice.docx"',
+  'get /v1/templates/info': 'curl $A "$B/v1/templates/info?templateName=invoice.docx"',
+  'get /v1/templates/pagecount': 'curl $A "$B/v1/templates/pagecount?templateName=invoice.docx"',
+  'get /v1/templates/thumbnails': 'curl $A "$B/v1/templates/thumbnails?templateName=invoice.docx&zoomFactor=50&imageFormat=PNG"',
+  'post /v1/document/merge': 'curl $A -X POST "$B/v1/document/merge?returnFormat=PDF&templateName=invoice.docx" -d \'{"mergeData":[{"customer":"ACME","items":[{"name":"Bolt","qty":5}]}],"mergeSettings":{"culture":"en-US"}}\'',
+  'post /v1/document/findandreplace': 'curl $A -X POST "$B/v1/document/findandreplace?returnFormat=DOCX&templateName=invoice.docx" -d \'{"findAndReplaceData":[["%%NAME%%","ACME"]]}\'',
+  'post /v1/document/append': 'curl $A -X POST "$B/v1/document/append?returnFormat=PDF" -d "{\\"documents\\":[{\\"document\\":\\"$(base64 -w0 a.docx)\\",\\"documentDivider\\":3},{\\"document\\":\\"$(base64 -w0 b.docx)\\",\\"documentDivider\\":3}]}"',
+  'post /v1/document/convert': 'curl $A -X POST "$B/v1/document/convert?returnFormat=PDF" -d "\"$(base64 -w0 letter.docx)\""',
+  'post /v1/document/thumbnails': 'curl $A -X POST "$B/v1/document/thumbnails?zoomFactor=50&fromPage=1&toPage=0&imageFormat=PNG" -d "\"$(base64 -w0 letter.pdf)\""',
+  'get /v1/document/share': 'curl $A "$B/v1/document/share?templateName=invoice.docx"   # then open $B/share/TOKEN',
+  'get /v1/fonts/list': 'curl $A $B/v1/fonts/list',
+  'get /v1/proofing/check': 'curl $A "$B/v1/proofing/check?text=Thiss%20is%20a%20testt&language=en_US.dic"',
+  'get /v1/proofing/suggestions': 'curl $A "$B/v1/proofing/suggestions?word=Thiss&language=en_US.dic&max=5"',
+  'get /v1/proofing/availabledictionaries': 'curl $A $B/v1/proofing/availabledictionaries',
+  'post /v1/processing/review/trackedchanges': 'curl $A -X POST $B/v1/processing/review/trackedchanges -d "\"$(base64 -w0 reviewed.docx)\""',
+  'post /v1/processing/review/removetrackedchange': 'curl $A -X POST "$B/v1/processing/review/removetrackedchange?id=1&accept=true" -d "\"$(base64 -w0 reviewed.docx)\""',
+  'get /healthz': 'curl $B/healthz',
+  'get /readyz': 'curl $B/readyz',
+};
+
+export function exampleFor(method: string, path: string): string | undefined {
+  return EXAMPLES[`${method.toLowerCase()} ${path.replace(/\/$/, '')}`];
+}
+
 const escape = (text: string): string =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -27,7 +62,7 @@ export function renderReference(doc: OpenApiLike): string {
       const body = op.requestBody?.content?.['application/json']?.schema;
       const responses = Object.entries(op.responses ?? {})
         .map(([status, r]) => `<li><b>${status}</b> ${escape(r.description ?? '')}</li>`).join('');
-      const curl = `curl -X ${method.toUpperCase()} -H "Authorization: ReportingCloud-APIKey $KEY" "$BASE${path}${(op.parameters ?? []).filter((p) => p.in === 'query').length ? '?…' : ''}"${body ? " -d '\"…\"'" : ''}`;
+      const curl = exampleFor(method, path) ?? `curl $A -X ${method.toUpperCase()} "$B${path}"`;
       sections.push(`<section id="${escape(method + path)}">
 <h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escape(path)}</code></h3>
 <p>${escape(op.summary ?? '')}</p>${op.description ? `<p>${escape(op.description)}</p>` : ''}
@@ -45,7 +80,8 @@ table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.2rem .5rem;t
 .m.get{background:#2a7}.m.post{background:#27a}.m.put{background:#a72}.m.delete{background:#a33}section{border-top:1px solid #eee;padding-top:.5rem}</style>
 </head><body><h1>${escape(doc.info.title)} <small>${escape(doc.info.version)}</small></h1>
 <p>${escape(doc.info.description ?? '')}</p>
-<p>Machine-readable description: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3).</p>
+<p>Machine-readable description: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3).
+The examples use <code>B=http://localhost:8080</code> and <code>A='-H "Authorization: ReportingCloud-APIKey KEY"'</code> (or <code>A='-u user:password'</code>).</p>
 <p>Authenticate every <code>/v1</code> call with <code>Authorization: ReportingCloud-APIKey &lt;key&gt;</code> or HTTP Basic.
 Documents travel as Base64 strings in JSON. Errors answer <code>{"message": "…"}</code> and carry an <code>X-Request-Id</code> header.</p>
 ${sections.join('\n')}</body></html>`;

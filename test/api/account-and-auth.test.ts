@@ -118,5 +118,10 @@ describe('accounts and authentication over HTTP', () => {
     const page = await request(server.url, 'GET', '/docs');
     assert.equal(page.status, 200);
     assert.match(page.text, /\/v1\/templates\/upload/);
+    // Every documented endpoint has a worked example on the page.
+    const { exampleFor } = await import('../../src/api/reference.js');
+    const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) => Object.keys(methods).map((m) => [m, path] as const));
+    assert.ok(documented.length >= 25);
+    for (const [method, path] of documented) assert.ok(exampleFor(method, path), `${method} ${path}`);
   });
 });
