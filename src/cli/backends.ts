@@ -31,8 +31,8 @@ export class LocalBackend implements Backend {
   }
 
   private async docx(bytes: Buffer, what: string): Promise<Buffer> {
-    const format = Converter.detect(bytes, ['docx', 'doc', 'rtf', 'html'], what);
-    if (format !== 'docx') await this.office();
+    // Only DOC, RTF and HTML need the office; start it before the pipeline converts them.
+    if (Converter.detect(bytes, ['docx', 'doc', 'rtf', 'html'], what) !== 'docx') await this.office();
     return this.services.pipeline.documentDocx(bytes, what);
   }
 

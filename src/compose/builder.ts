@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { InputError } from '../errors.js';
-import { OoxmlPackage, type Relationship } from '../ooxml/package.js';
+import { OoxmlPackage, relsPartName as relsName, type Relationship } from '../ooxml/package.js';
 import { endSection, splitBody } from '../ooxml/body.js';
 import { attr, childElements, escapeAttr, parseXml, serialize, serializeDocument, setAttr, type XmlDocument, type XmlElement } from '../ooxml/xml.js';
 import { IdRenumberer } from '../merge/ids.js';
@@ -18,11 +18,6 @@ const NOTE_PARTS = [
 ] as const;
 
 const EMPTY_RELS = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
-
-function relsName(part: string): string {
-  const slash = part.lastIndexOf('/');
-  return `${part.slice(0, slash + 1)}_rels/${part.slice(slash + 1)}.rels`;
-}
 
 function contentTypeOf(pkg: OoxmlPackage, part: string): string | undefined {
   const types = pkg.text('[Content_Types].xml') ?? '';

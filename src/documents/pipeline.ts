@@ -42,15 +42,17 @@ export class DocumentPipeline {
     } else {
       throw new InputError('"template" must be a Base64 string.');
     }
-    const format = Converter.detect(bytes, ['docx', 'doc', 'rtf'], what);
-    if (format === 'docx') return bytes;
-    if (!this.normaliser) throw new BusyError(`${what} is ${format.toUpperCase()}; reading it needs the office engine, which is not running.`, 30);
-    return this.normaliser.toDocx(bytes, format as 'doc' | 'rtf', signal);
+    return this.asDocx(bytes, ['docx', 'doc', 'rtf'], what, signal);
   }
 
   /** Any readable document as DOCX (DOC, RTF and HTML through the office, cached). */
-  async documentDocx(bytes: Buffer, what: string, signal?: AbortSignal): Promise<Buffer> {
-    const format = Converter.detect(bytes, ['docx', 'doc', 'rtf', 'html'], what);
+  documentDocx(bytes: Buffer, what: string, signal?: AbortSignal): Promise<Buffer> {
+    return this.asDocx(bytes, ['docx', 'doc', 'rtf', 'html'], what, signal);
+  }
+
+  /** The bytes as DOCX when they are one of `accepted`; other formats through the normaliser. */
+  async asDocx(bytes: Buffer, accepted: readonly ('docx' | 'doc' | 'rtf' | 'html')[], what: string, signal?: AbortSignal): Promise<Buffer> {
+    const format = Converter.detect(bytes, accepted, what);
     if (format === 'docx') return bytes;
     if (!this.normaliser) throw new BusyError(`${what} is ${format.toUpperCase()}; reading it needs the office engine, which is not running.`, 30);
     return this.normaliser.toDocx(bytes, format as 'doc' | 'rtf' | 'html', signal);

@@ -1,4 +1,4 @@
-import { OoxmlPackage } from '../ooxml/package.js';
+import { OoxmlPackage, relsPartName } from '../ooxml/package.js';
 import { escapeAttr, parseXml } from '../ooxml/xml.js';
 import { splitBody } from '../ooxml/body.js';
 import { DocumentBuilder } from '../compose/builder.js';
@@ -27,7 +27,6 @@ export const DEFAULT_MERGE_OPTIONS: MergeOptions = {
   culture: 'en-US',
 };
 
-const MERGED_PART_TYPES = ['/header', '/footer', '/footnotes', '/endnotes'];
 
 interface CompiledPart {
   name: string;
@@ -49,10 +48,7 @@ export class CompiledTemplate {
   static compile(docx: Uint8Array, what = 'The template'): CompiledTemplate {
     const pkg = OoxmlPackage.read(docx, what);
     const main = pkg.mainDocument();
-    const names = [main, ...pkg.relationships(main)
-      .filter((r) => !r.external && MERGED_PART_TYPES.some((t) => r.type.endsWith(t)))
-      .map((r) => OoxmlPackage.resolve(main, r.target))
-      .filter((name) => pkg.has(name))];
+    const names = pkg.textParts();
     let mainTree: TElement | undefined;
     const parts = names.map((name) => {
       const doc = parseXml(pkg.text(name)!, `${what} (${name})`);
@@ -110,13 +106,9 @@ const HYPERLINK_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/rel
 
 /** Stores merged images and relates them from the parts that show them. */
 function addMedia(pkg: OoxmlPackage, sink: MediaSink): void {
-  const relsOf = (source: string) => {
-    const slash = source.lastIndexOf('/');
-    return `${source.slice(0, slash + 1)}_rels/${source.slice(slash + 1)}.rels`;
-  };
   const EMPTY_RELS = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
   for (const [source, links] of sink.linkEntries()) {
-    const name = relsOf(source);
+    const name = relsPartName(source);
     const added = links.map(([url, id]) => `<Relationship Id="${id}" Type="${HYPERLINK_REL}" Target="${escapeAttr(url)}" TargetMode="External"/>`).join('');
     pkg.setText(name, (pkg.text(name) ?? EMPTY_RELS).replace('</Relationships>', `${added}</Relationships>`));
   }
@@ -125,7 +117,7 @@ function addMedia(pkg: OoxmlPackage, sink: MediaSink): void {
   let types = pkg.text('[Content_Types].xml') ?? '';
   for (const [source, media] of entries) {
     const slash = source.lastIndexOf('/');
-    const relsName = `${source.slice(0, slash + 1)}_rels/${source.slice(slash + 1)}.rels`;
+    const relsName = relsPartName(source);
     const rels = pkg.text(relsName) ?? '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
     const added = media.map((m) => {
       pkg.parts.set(m.part, m.bytes);

@@ -44,7 +44,7 @@ function expandedInstruction(field: FieldNode, ctx: FieldContext): string {
   return text;
 }
 
-export function instructionOf(field: FieldNode, ctx: FieldContext): FieldInstruction {
+function instructionOf(field: FieldNode, ctx: FieldContext): FieldInstruction {
   return field.parsed ?? parseInstruction(expandedInstruction(field, ctx));
 }
 

@@ -1,6 +1,6 @@
 import type { OoxmlPackage } from '../ooxml/package.js';
 import { attr, childElements, parseXml } from '../ooxml/xml.js';
-import { caseSwitch, switchValue } from './instruction.js';
+import { switchValue } from './instruction.js';
 import type { TElement, TNode } from './template.js';
 
 export interface MergeFieldInfo {
@@ -41,7 +41,6 @@ function collect(nodes: TNode[], fields: MergeFieldInfo[], blocks: MergeBlockInf
           preserveFormatting: parsed.switches.some((s) => s.name === '*' && /^MERGEFORMAT$/i.test(s.value ?? '')),
         });
       }
-      void caseSwitch;
     } else if (node.kind === 'block') {
       const block: MergeBlockInfo = { name: node.name, mergeFields: [], mergeBlocks: [] };
       collect(node.children, block.mergeFields, block.mergeBlocks);

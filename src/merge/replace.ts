@@ -1,8 +1,7 @@
 import { InputError } from '../errors.js';
-import { OoxmlPackage } from '../ooxml/package.js';
+import { OoxmlPackage, TEXT_PART_KINDS } from '../ooxml/package.js';
 import { parseXml, serializeDocument, setAttr, type XmlElement, type XmlNode } from '../ooxml/xml.js';
 
-const TEXT_PARTS = ['/header', '/footer', '/footnotes', '/endnotes', '/comments'];
 /** Containers whose runs belong to the paragraph around them. */
 const INLINE = new Set(['w:r', 'w:hyperlink', 'w:smartTag', 'w:customXml', 'w:ins', 'w:moveTo', 'w:sdt', 'w:sdtContent', 'w:fldSimple', 'w:dir', 'w:bdo']);
 
@@ -78,11 +77,7 @@ export function findAndReplace(docx: Uint8Array, pairs: [string, string][]): Buf
     if (find === '') throw new InputError(`findAndReplaceData[${i}] has an empty find text.`);
   });
   const pkg = OoxmlPackage.read(docx, 'The template');
-  const main = pkg.mainDocument();
-  const parts = [main, ...pkg.relationships(main)
-    .filter((r) => !r.external && TEXT_PARTS.some((t) => r.type.endsWith(t)))
-    .map((r) => OoxmlPackage.resolve(main, r.target))
-    .filter((name) => pkg.has(name))];
+  const parts = pkg.textParts([...TEXT_PART_KINDS, 'comments']);
   for (const name of parts) {
     const doc = parseXml(pkg.text(name)!, `The template (${name})`);
     const paragraphs = paragraphsOf(doc.root);

@@ -326,4 +326,3 @@ export function analysePart(root: XmlElement, where = 'the document'): TElement 
   return tree;
 }
 
-export { fieldName };

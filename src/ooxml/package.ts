@@ -15,6 +15,14 @@ export const DEFAULT_LIMITS: PackageLimits = {
   maxTotalBytes: 512 * 1024 * 1024,
 };
 
+/** The relationships part of a part: `word/document.xml` -> `word/_rels/document.xml.rels`. */
+export function relsPartName(part: string): string {
+  const slash = part.lastIndexOf('/');
+  return `${part.slice(0, slash + 1)}_rels/${part.slice(slash + 1)}.rels`;
+}
+
+export const TEXT_PART_KINDS = ['header', 'footer', 'footnotes', 'endnotes'] as const;
+
 export interface Relationship {
   id: string;
   type: string;
@@ -64,8 +72,7 @@ export class OoxmlPackage {
 
   /** Relationships of a part (`word/document.xml` -> `word/_rels/document.xml.rels`). */
   relationships(partName: string): Relationship[] {
-    const slash = partName.lastIndexOf('/');
-    const relsName = `${partName.slice(0, slash + 1)}_rels/${partName.slice(slash + 1)}.rels`;
+    const relsName = relsPartName(partName);
     const xml = this.text(relsName);
     if (!xml) return [];
     const doc = parseXml(xml, relsName);
@@ -86,6 +93,18 @@ export class OoxmlPackage {
       else if (piece !== '.' && piece !== '') parts.push(piece);
     }
     return parts.join('/');
+  }
+
+  /**
+   * The parts a document's text lives in: the main document first, then the parts it relates
+   * to of the given kinds (headers, footers, notes, comments) that exist.
+   */
+  textParts(kinds: readonly string[] = TEXT_PART_KINDS): string[] {
+    const main = this.mainDocument();
+    return [main, ...this.relationships(main)
+      .filter((r) => !r.external && kinds.some((kind) => r.type.endsWith(`/${kind}`)))
+      .map((r) => OoxmlPackage.resolve(main, r.target))
+      .filter((name) => this.parts.has(name))];
   }
 
   /** The main document part named by the package relationships. */

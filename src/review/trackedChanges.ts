@@ -18,7 +18,6 @@ export interface TrackedChange {
   defaultHighlightColor: string;
 }
 
-const PARTS = ['/header', '/footer', '/footnotes', '/endnotes'];
 const HIGHLIGHT: Record<number, string> = { 4096: '#0000FF', 8192: '#FF0000', 16384: '#008000', 32768: '#808080' };
 
 interface Found {
@@ -35,15 +34,6 @@ function textOf(node: XmlNode): string {
   if (node.name === 'w:tab') return '\t';
   if (node.name === 'w:br' || node.name === 'w:cr') return '\n';
   return node.children.map(textOf).join('');
-}
-
-/** The parts a document's text lives in, body first. */
-function textParts(pkg: OoxmlPackage): string[] {
-  const main = pkg.mainDocument();
-  return [main, ...pkg.relationships(main)
-    .filter((r) => !r.external && PARTS.some((t) => r.type.endsWith(t)))
-    .map((r) => OoxmlPackage.resolve(main, r.target))
-    .filter((name) => pkg.has(name))];
 }
 
 /** Walks every tracked change in document order, with offsets in the document's plain text. */
@@ -87,7 +77,7 @@ function findChanges(pkg: OoxmlPackage, docs: Map<string, XmlDocument>): Found[]
       if (name === 'w:p') offset += 1; // a paragraph ends with a break in the plain text
     }
   };
-  for (const part of textParts(pkg)) {
+  for (const part of pkg.textParts()) {
     const doc = parseXml(pkg.text(part)!, part);
     docs.set(part, doc);
     visit(doc.root, part);

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
-import { BusyError, InputError } from '../../errors.js';
+import { InputError } from '../../errors.js';
 import { Converter } from '../../convert/converter.js';
 import { listTrackedChanges, removeTrackedChange } from '../../review/trackedChanges.js';
 import { decodeBase64 } from '../../util/base64.js';
@@ -20,12 +20,12 @@ export function reviewRoutes(app: FastifyInstance, services: Services): void {
   /** The request's document as DOCX, and how to give a DOCX back in the document's own format. */
   async function asDocx(body: string): Promise<{ docx: Buffer; back(docx: Buffer): Promise<Buffer> }> {
     const bytes = decodeBase64(body, 'The document');
-    const format = Converter.detect(bytes, ['docx', 'doc', 'rtf']);
-    if (format === 'docx') return { docx: bytes, back: async (d) => d };
-    if (!services.converter || !services.normaliser) throw new BusyError('Reading DOC and RTF needs the office engine, which is not running.', 30);
-    const converter = services.converter;
-    const kind = format as 'doc' | 'rtf';
-    return { docx: await services.normaliser.toDocx(bytes, kind), back: async (d) => (await converter.convert(d, 'docx', kind)).data };
+    const docx = await services.pipeline.asDocx(bytes, ['docx', 'doc', 'rtf'], 'The document');
+    if (docx === bytes) return { docx, back: async (d) => d };
+    // It was DOC or RTF, so the office is running; the answer goes back in that format.
+    const kind = Converter.detect(bytes, ['doc', 'rtf']) as 'doc' | 'rtf';
+    const converter = services.converter!;
+    return { docx, back: async (d) => (await converter.convert(d, 'docx', kind)).data };
   }
 
   app.post('/processing/review/trackedchanges', {
