@@ -31,6 +31,8 @@ function has(command) {
   return spawnSync('sh', ['-c', command], { stdio: 'ignore' }).status === 0;
 }
 const officeWanted = process.env.DOCSMITH_OFFICE_WORKERS !== '0';
+// The portal's end-to-end tests drive Debian's Chromium; only `npm test` needs it.
+const browserWanted = process.env.npm_lifecycle_event === 'pretest' && process.env.DOCSMITH_BROWSER_TESTS !== '0';
 const SYSTEM_PARTS = [
   { check: 'command -v python3', packages: ['python3'] },
   { check: 'command -v make', packages: ['make'] },
@@ -47,6 +49,7 @@ const SYSTEM_PARTS = [
     ...['en-us', 'en-gb', 'de-de', 'de-at', 'de-ch', 'fr', 'es', 'it', 'nl', 'pt-br', 'pt-pt', 'pl', 'ru', 'sv', 'da', 'cs', 'uk']
       .map((lang) => ({ check: `dpkg -s hunspell-${lang} >/dev/null 2>&1 || ! command -v dpkg`, packages: [`hunspell-${lang}`] })),
   ] : []),
+  ...(browserWanted ? [{ check: 'test -x /usr/bin/chromium', packages: ['chromium'] }] : []),
 ];
 const missing = [...new Set(SYSTEM_PARTS.filter((part) => !has(part.check)).flatMap((part) => part.packages))];
 if (missing.length > 0) {
@@ -57,7 +60,7 @@ if (missing.length > 0) {
   } else {
     console.error(`setup: missing system packages: ${missing.join(' ')}\n`
       + `  install them first, e.g.: sudo apt-get install ${missing.join(' ')}\n`
-      + '  (or run without the office engine: DOCSMITH_OFFICE_WORKERS=0)');
+      + '  (or run without the office engine: DOCSMITH_OFFICE_WORKERS=0; without the browser tests: DOCSMITH_BROWSER_TESTS=0)');
     process.exit(1);
   }
 }
@@ -105,4 +108,13 @@ if (!existsSync(built) || statSync(built).mtimeMs < sources) {
   copyAssets(path.join(root, 'src'), path.join(root, 'dist'));
   run(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'packages/client/tsconfig.json']);
   writeFileSync(built, new Date().toISOString());
+}
+
+// The web portal (portal/, Vite) builds into dist/portal when its sources changed.
+const portalBuilt = path.join(root, 'dist', 'portal', 'index.html');
+const portalSources = Math.max(newest(path.join(root, 'portal')), newest(path.join(root, 'packages', 'client', 'src')),
+  statSync(path.join(root, 'src', 'merge', 'sample.ts')).mtimeMs);
+if (!existsSync(portalBuilt) || statSync(portalBuilt).mtimeMs < portalSources) {
+  console.log('setup: building the web portal');
+  run(process.execPath, [path.join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'portal/vite.config.ts']);
 }

@@ -29,6 +29,7 @@ function testFiles(dir) {
 const only = process.argv.slice(2);
 if (only.length === 0) {
   step('type-check', bin('tsc'), ['-p', 'tsconfig.json']);
+  step('type-check (portal)', bin('tsc'), ['-p', 'portal/tsconfig.json']);
   step('lint', bin('eslint'), ['.']);
 }
 step('tests', process.execPath, [

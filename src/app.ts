@@ -15,6 +15,7 @@ import { thumbnailRoutes } from './api/routes/thumbnails.js';
 import { reviewRoutes } from './api/routes/review.js';
 import { proofingRoutes } from './api/routes/proofing.js';
 import { sharePreviewRoutes, shareTokenRoute } from './api/routes/share.js';
+import { portalRoutes } from './api/routes/portal.js';
 import { renderReference, type OpenApiLike } from './api/reference.js';
 
 export const VERSION = '0.1.0';
@@ -70,6 +71,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
 
   healthRoutes(app, services);
   sharePreviewRoutes(app, services);
+  await portalRoutes(app);
 
   await app.register(async (v1) => {
     requireAuthentication(v1, services.authenticator);

@@ -33,6 +33,7 @@ const EXAMPLES: Record<string, string> = {
   'post /v1/document/findandreplace': 'curl $A -X POST "$B/v1/document/findandreplace?returnFormat=DOCX&templateName=invoice.docx" -d \'{"findAndReplaceData":[["%%NAME%%","ACME"]]}\'',
   'post /v1/document/append': 'curl $A -X POST "$B/v1/document/append?returnFormat=PDF" -d "{\\"documents\\":[{\\"document\\":\\"$(base64 -w0 a.docx)\\",\\"documentDivider\\":3},{\\"document\\":\\"$(base64 -w0 b.docx)\\",\\"documentDivider\\":3}]}"',
   'post /v1/document/convert': 'curl $A -X POST "$B/v1/document/convert?returnFormat=PDF" -d "\\"$(base64 -w0 letter.docx)\\""',
+  'post /v1/document/preview': 'curl $A -X POST "$B/v1/document/preview?templateName=invoice.docx&zoomFactor=50" -d \'{"mergeData":[{"customer":"ACME"}]}\'',
   'post /v1/document/thumbnails': 'curl $A -X POST "$B/v1/document/thumbnails?zoomFactor=50&fromPage=1&toPage=0&imageFormat=PNG" -d "\\"$(base64 -w0 letter.pdf)\\""',
   'get /v1/document/share': 'curl $A "$B/v1/document/share?templateName=invoice.docx"   # then open $B/share/TOKEN',
   'get /v1/fonts/list': 'curl $A $B/v1/fonts/list',

@@ -1,5 +1,8 @@
-import type { MergeBlockInfo, MergeFieldInfo, TemplateInfo } from './info.js';
 import type { Json, JsonObject } from './scope.js';
+
+// Structural shapes of templates/info, so that the portal can bundle this file as it is.
+interface FieldShape { name: string; numericFormat: string; dateTimeFormat: string }
+interface BlockShape { name: string; mergeFields: FieldShape[]; mergeBlocks: BlockShape[] }
 
 /** Puts `value` at a dotted name (`a.b.c`), making the objects on the way. */
 function put(record: JsonObject, name: string, value: Json): void {
@@ -13,13 +16,13 @@ function put(record: JsonObject, name: string, value: Json): void {
   target[path[path.length - 1]!] = value;
 }
 
-function sampleValue(field: MergeFieldInfo, row: number): Json {
+function sampleValue(field: FieldShape, row: number): Json {
   if (field.numericFormat) return 1234.5 + row;
   if (field.dateTimeFormat) return `2024-0${(row % 9) + 1}-15T10:30:00`;
   return `${field.name} ${row + 1}`;
 }
 
-function fill(fields: MergeFieldInfo[], blocks: MergeBlockInfo[], rows: number, row: number): JsonObject {
+function fill(fields: FieldShape[], blocks: BlockShape[], rows: number, row: number): JsonObject {
   const record: JsonObject = {};
   for (const field of fields) put(record, field.name, sampleValue(field, row));
   for (const block of blocks) {
@@ -29,6 +32,6 @@ function fill(fields: MergeFieldInfo[], blocks: MergeBlockInfo[], rows: number, 
 }
 
 /** A record that fills every field and repeats every block `rows` times: a starting point for users. */
-export function sampleRecord(info: Pick<TemplateInfo, 'mergeFields' | 'mergeBlocks'>, rows = 2): JsonObject {
+export function sampleRecord(info: { mergeFields: FieldShape[]; mergeBlocks: BlockShape[] }, rows = 2): JsonObject {
   return fill(info.mergeFields, info.mergeBlocks, rows, 0);
 }

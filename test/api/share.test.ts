@@ -24,12 +24,16 @@ describe('share tokens', () => {
     const t = await token(ann, 'letter.docx');
     assert.match(t, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
     const page = await open(`/share/${t}`);
-    assert.equal(page.status, 200);
-    assert.match(page.text, /letter\.docx/);
-    assert.match(page.text, /<img src="\/share\/[^"]+\/pages\/1\.png"/);
+    assert.equal(page.status, 302);
+    assert.equal(page.headers.location, `/portal/share/${t}`, 'the portal shows the preview');
+    const info = await open(`/share/${t}/info`);
+    assert.deepEqual(info.json(), { templateName: 'letter.docx', pages: 1 });
     const image = await open(`/share/${t}/pages/1.png`);
     assert.equal(image.status, 200);
     assert.equal(image.headers['content-type'], 'image/png');
+    assert.equal((await open(`/share/${t}/pages/1.png?zoom=25`)).status, 200);
+    assert.equal((await open(`/share/${t}/pages/1.png?zoom=400`)).status, 404, 'only a few fixed sizes');
+    assert.equal((await open(`/share/${t}/pages/2.png`)).status, 404);
   });
 
   it('is useless for any other template, and cannot be forged', async () => {
@@ -47,10 +51,11 @@ describe('share tokens', () => {
     await ann.upload('letter.docx', fixture('sample_docx.docx'));
     assert.equal((await open(`/share/${t}`)).status, 404);
     const fresh = await token(ann, 'letter.docx');
-    assert.equal((await open(`/share/${fresh}`)).status, 200);
+    assert.equal((await open(`/share/${fresh}`)).status, 302);
     await ann.delete('/v1/templates/delete?templateName=letter.docx');
     assert.equal((await open(`/share/${fresh}`)).status, 404);
     assert.equal((await open(`/share/${fresh}/pages/1.png`)).status, 404);
+    assert.equal((await open(`/share/${fresh}/info`)).status, 404);
   });
 
   it('answers a long proofing text in the query string', async () => {

@@ -48,6 +48,13 @@ describe('TypeScript client against a running server', () => {
     assert.equal((new TextDecoder().decode(joined).match(/A Test File/g) ?? []).length, 2);
     assert.equal(new TextDecoder().decode(await client.convert(fixture('test_document.docx'), 'TXT')), 'A Test File\r\n');
     assert.equal((await client.thumbnails(fixture('maelzel_machine.pdf'), { zoomFactor: 10 })).length, 1);
+    const before = (await client.accountSettings()).createdDocuments;
+    const pages = await client.preview({ template, mergeData: [{ name: 'Ann' }, { name: 'Bob' }], zoomFactor: 20 });
+    assert.equal(pages.length, 2, 'two records appended, one page each');
+    assert.deepEqual([...pages[0]!.subarray(1, 4)], [...Buffer.from('PNG')]);
+    assert.equal((await client.accountSettings()).createdDocuments, before + 1, 'a preview counts one document');
+    await client.preview({ template, mergeData: { name: 'Ann' }, zoomFactor: 20, test: true });
+    assert.equal((await client.accountSettings()).createdDocuments, before + 1, 'a test preview is not counted');
     assert.ok((await client.fonts()).includes('Arial'));
   });
 

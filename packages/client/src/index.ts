@@ -80,7 +80,8 @@ export class DocsmithClient {
   private readonly authorization: string;
   private readonly baseUrl: string;
 
-  constructor(baseUrl: string, credentials: Credentials, private readonly fetchImpl: typeof fetch = fetch) {
+  // The default calls fetch unbound from the client: browsers refuse `this.fetchImpl(...)` on window.fetch.
+  constructor(baseUrl: string, credentials: Credentials, private readonly fetchImpl: typeof fetch = (input, init) => fetch(input, init)) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.authorization = 'apiKey' in credentials
       ? `ReportingCloud-APIKey ${credentials.apiKey}`
@@ -132,6 +133,13 @@ export class DocsmithClient {
     const { returnFormat, templateName, append, test, template, mergeData, mergeSettings } = request;
     const body = { mergeData, template: template ? toBase64(template) : undefined, mergeSettings };
     return (await this.call<string[]>('POST', '/document/merge', { returnFormat, templateName, append, test }, body)).map(fromBase64);
+  }
+
+  /** docsmith extension: the merged result's pages as images; all records appended; counts one document. */
+  async preview(request: { mergeData: object[] | object; templateName?: string; template?: Bytes; mergeSettings?: MergeSettings; test?: boolean } & ThumbnailOptions): Promise<Bytes[]> {
+    const { templateName, test, template, mergeData, mergeSettings, ...view } = request;
+    const body = { mergeData, template: template ? toBase64(template) : undefined, mergeSettings };
+    return (await this.call<string[]>('POST', '/document/preview', { templateName, test, ...view }, body)).map(fromBase64);
   }
 
   async findAndReplace(request: { returnFormat: ReturnFormat; findAndReplaceData: [string, string][]; templateName?: string; template?: Bytes; mergeSettings?: MergeSettings; test?: boolean }): Promise<Bytes> {

@@ -5,6 +5,7 @@ import { parseReturnFormat, type ReturnFormat } from '../../formats/returnFormat
 import { parseMergeSettings } from '../../documents/settings.js';
 import type { JsonObject } from '../../merge/scope.js';
 import { findAndReplace, parsePairs } from '../../merge/replace.js';
+import { parseThumbnailRequest } from '../../render/thumbnails.js';
 import { accountOf } from '../auth.js';
 import { booleanQuerySchema, errorResponses, templateNameQuery } from '../schemas.js';
 import { booleanQuery, jsonType, queryOf, requireQuery, sendJson } from '../wire.js';
@@ -40,7 +41,7 @@ function checkPdfProperties(format: ReturnFormat, title: string | undefined, sub
 }
 
 export function mergeRoutes(app: FastifyInstance, services: Services): void {
-  const { pipeline, usage } = services;
+  const { pipeline, usage, thumbnails } = services;
 
   app.post('/document/merge', {
     schema: {
@@ -85,6 +86,42 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
       return out;
     });
     return sendJson(reply, 200, documents);
+  });
+
+  // A docsmith extension for the portal's playground: one merge, its pages as images, one document.
+  app.post('/document/preview', {
+    schema: {
+      tags: ['document'], summary: 'Merge JSON data into a template and return the pages of the result as images (docsmith extension)',
+      description: 'All records are appended into one document. Counts one document (none with test=true). Takes the thumbnail parameters: zoomFactor, fromPage, toPage, imageFormat.',
+      querystring: {
+        type: 'object',
+        properties: {
+          templateName: { type: 'string' }, test: booleanQuerySchema,
+          zoomFactor: { type: 'string' }, fromPage: { type: 'string' }, toPage: { type: 'string' }, imageFormat: { type: 'string' },
+        },
+      },
+      documentBody: {
+        type: 'object',
+        properties: { mergeData: { description: 'An array of records, or one record' }, template: { type: 'string' }, mergeSettings: { type: 'object' } },
+        required: ['mergeData'],
+      },
+      response: { 200: { type: 'array', items: { type: 'string', description: 'A page image as Base64' } }, ...errorResponses },
+    },
+  }, async (request, reply) => {
+    const query = queryOf(request);
+    const view = parseThumbnailRequest(query);
+    const test = booleanQuery(request, 'test', false);
+    const body = bodyObject(request, '"mergeData" (and "template" when no templateName is given)');
+    const records = parseRecords(body.mergeData);
+    const settings = parseMergeSettings(body.mergeSettings);
+    const account = accountOf(request);
+    const images = await usage.run(account, { test, merge: true }, async (signal) => {
+      const docx = await pipeline.templateDocx(account, query.templateName, body.template, signal);
+      const [merged] = pipeline.compile(docx).merge(records, settings.options, true);
+      const pdf = await pipeline.output(merged!, 'pdf', { properties: settings.document.properties, test, signal });
+      return thumbnails.render(pdf, 'pdf', view, signal);
+    });
+    return sendJson(reply, 200, images.map((image) => image.toString('base64')));
   });
 
   app.post('/document/findandreplace', {

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Services } from '../../services.js';
 import type { DocumentFormat } from '../../formats/detect.js';
-import { escapeText } from '../../ooxml/xml.js';
 import { accountOf } from '../auth.js';
 import { errorResponses, templateNameQuery } from '../schemas.js';
 import { requireQuery, sendJson } from '../wire.js';
@@ -22,6 +21,8 @@ export function shareTokenRoute(app: FastifyInstance, services: Services): void 
   });
 }
 
+const SHARE_ZOOMS = new Set([25, 50, 100, 150]);
+
 function gone(reply: FastifyReply): FastifyReply {
   return reply.code(404).type('text/html; charset=utf-8')
     .send('<!doctype html><meta charset="utf-8"><title>Link not valid</title><p>This preview link is not valid, or the template was changed or deleted.</p>');
@@ -36,25 +37,27 @@ export function sharePreviewRoutes(app: FastifyInstance, services: Services): vo
     return template && template.sha256 === payload.h ? template : null;
   };
 
+  // The page itself is the portal's share view; here only its data.
   app.get<{ Params: { token: string } }>('/share/:token', { schema: { hide: true } }, async (request, reply) => {
     const template = await resolve(request.params.token);
     if (!template) return gone(reply);
+    return reply.redirect(`/portal/share/${encodeURIComponent(request.params.token)}`, 302);
+  });
+
+  app.get<{ Params: { token: string } }>('/share/:token/info', { schema: { hide: true } }, async (request, reply) => {
+    const template = await resolve(request.params.token);
+    if (!template) return sendJson(reply.header('cache-control', 'no-store'), 404, { message: 'This preview link is not valid, or the template was changed or deleted.' });
     const pages = await services.thumbnails.pageCount(template.data, template.format as DocumentFormat);
-    const images = Array.from({ length: pages }, (_, i) =>
-      `<img src="/share/${encodeURIComponent(request.params.token)}/pages/${i + 1}.png" alt="Page ${i + 1}" loading="lazy">`).join('\n');
-    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(`<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeText(template.name)} (preview)</title>
-<style>body{margin:0;background:#eee;font:15px system-ui,sans-serif}h1{font-size:1.1rem;margin:1rem;color:#333}
-img{display:block;margin:1rem auto;max-width:calc(100% - 2rem);box-shadow:0 1px 4px #0003;background:#fff}</style></head>
-<body><h1>${escapeText(template.name)} · ${pages} page${pages === 1 ? '' : 's'} · read-only preview</h1>
-${images}</body></html>`);
+    return sendJson(reply.header('cache-control', 'no-store'), 200, { templateName: template.name, pages });
   });
 
   app.get<{ Params: { token: string; page: string } }>('/share/:token/pages/:page', { schema: { hide: true } }, async (request, reply) => {
     const template = await resolve(request.params.token);
     const page = Number(/^(\d+)\.png$/.exec(request.params.page)?.[1]);
-    if (!template || !Number.isInteger(page) || page < 1) return gone(reply);
-    const [image] = await services.thumbnails.render(template.data, template.format as DocumentFormat, { zoom: 100, fromPage: page, toPage: page, format: 'png' })
+    // A few fixed sizes (list thumbnails, previews), so that the image cache stays small.
+    const zoom = Number((request.query as { zoom?: string }).zoom ?? 100);
+    if (!template || !Number.isInteger(page) || page < 1 || !SHARE_ZOOMS.has(zoom)) return gone(reply);
+    const [image] = await services.thumbnails.render(template.data, template.format as DocumentFormat, { zoom, fromPage: page, toPage: page, format: 'png' })
       .catch(() => [undefined]);
     if (!image) return gone(reply);
     return reply.type('image/png').header('cache-control', 'private, max-age=300').send(image);

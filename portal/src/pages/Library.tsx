@@ -1,0 +1,114 @@
+import { useEffect, useState } from 'preact/hooks';
+import { Link } from 'wouter-preact';
+import type { TemplateListEntry } from '@docsmith/client';
+import { useSession } from '../session';
+import { useAction, useLoad } from '../hooks';
+import { DropZone } from '../components/DropZone';
+import { Notice } from '../components/Notice';
+import { TEMPLATE_EXTENSIONS, formatBytes, isTemplateFile, readFile, saveBytes } from '../files';
+
+/** Share tokens give <img> elements a credential-free URL for a template's page images. */
+export function useShareTokens(names: string[], version = ''): Record<string, string> {
+  const { client } = useSession();
+  const [tokens, setTokens] = useState<Record<string, string>>({});
+  // A replaced template needs a new token: the version (modified times) is part of the key.
+  const key = `${names.join('\n')}\n${version}`;
+  useEffect(() => {
+    let live = true;
+    void Promise.all(names.map(async (name) => [name, await client.shareToken(name).catch(() => '')] as const))
+      .then((pairs) => { if (live) setTokens(Object.fromEntries(pairs)); });
+    return () => { live = false; };
+  }, [key]);
+  return tokens;
+}
+
+export const pageImage = (token: string, page: number, zoom: 25 | 50 | 100) =>
+  `/share/${encodeURIComponent(token)}/pages/${page}.png?zoom=${zoom}`;
+
+export const templatePath = (name: string, view: 'templates' | 'playground' = 'templates') => `/${view}/${encodeURIComponent(name)}`;
+
+/** The template library: upload by drag and drop, first-page thumbnails, download, replace, delete. */
+export function Library() {
+  const { client } = useSession();
+  const list = useLoad(() => client.listTemplates(), []);
+  const action = useAction();
+  const templates = list.data ?? [];
+  const tokens = useShareTokens(templates.map((t) => t.templateName), templates.map((t) => `${t.modified}:${t.size}`).join());
+
+  const upload = (files: File[], replacing?: string) => action.run(async () => {
+    const rejected = files.filter((file) => !isTemplateFile(file.name));
+    if (rejected.length > 0) throw new Error(`${rejected.map((f) => `"${f.name}"`).join(', ')} ${rejected.length === 1 ? 'is not a template' : 'are not templates'}: upload DOCX, DOC or RTF files.`);
+    const existing = new Set(templates.map((t) => t.templateName));
+    const done: string[] = [];
+    for (const file of files) {
+      const name = replacing ?? file.name;
+      if (!replacing && existing.has(name) && !confirm(`A template named "${name}" exists. Replace it?`)) continue;
+      await client.uploadTemplate(name, await readFile(file));
+      done.push(name);
+    }
+    list.reload();
+    return done.length > 0 ? `${replacing ? 'Replaced' : 'Uploaded'} ${done.join(', ')}.` : undefined;
+  });
+
+  const remove = (name: string) => action.run(async () => {
+    if (!confirm(`Delete the template "${name}"? This cannot be undone.`)) return;
+    await client.deleteTemplate(name);
+    list.reload();
+    return `Deleted ${name}.`;
+  });
+
+  const download = (name: string) => action.run(async () => saveBytes(await client.downloadTemplate(name), name));
+
+  return (
+    <main>
+      <h1>Templates</h1>
+      <DropZone label="Upload templates" hint="Drop DOCX, DOC or RTF files here, or click to choose" accept={TEMPLATE_EXTENSIONS.join(',')} multiple disabled={action.busy} onFiles={(files) => void upload(files)} />
+      <Notice error={action.error ?? list.error} done={action.done} />
+      {list.loading && !list.data ? <p class="muted">Loading templates…</p> : templates.length === 0 ? (
+        <p class="muted">No templates yet. Upload one to start.</p>
+      ) : (
+        <ul class="cards" aria-label="Template library">
+          {templates.map((t) => <TemplateCard key={t.templateName} template={t} token={tokens[t.templateName]} busy={action.busy}
+            onDownload={() => void download(t.templateName)} onReplace={(file) => void upload([file], t.templateName)} onDelete={() => void remove(t.templateName)} />)}
+        </ul>
+      )}
+    </main>
+  );
+}
+
+interface CardProps {
+  template: TemplateListEntry;
+  token: string | undefined;
+  busy: boolean;
+  onDownload(): void;
+  onReplace(file: File): void;
+  onDelete(): void;
+}
+
+function TemplateCard({ template, token, busy, onDownload, onReplace, onDelete }: CardProps) {
+  const [broken, setBroken] = useState(false);
+  const name = template.templateName;
+  return (
+    <li class="card template-card" data-template={name}>
+      <Link href={templatePath(name)} class="thumb" aria-label={`Open ${name}`}>
+        {token && !broken
+          ? <img src={pageImage(token, 1, 25)} alt={`First page of ${name}`} loading="lazy" onError={() => setBroken(true)} />
+          : <span class="muted">{broken ? 'No preview' : '…'}</span>}
+      </Link>
+      <div class="meta">
+        <Link href={templatePath(name)} class="name">{name}</Link>
+        <span class="muted">{formatBytes(template.size)} · {new Date(template.modified).toLocaleString()}</span>
+      </div>
+      <div class="actions">
+        <Link href={templatePath(name, 'playground')} class="button">Merge</Link>
+        <button type="button" onClick={onDownload} disabled={busy}>Download</button>
+        <label class="button">
+          Replace
+          <input type="file" class="visually-hidden" accept={TEMPLATE_EXTENSIONS.join(',')} disabled={busy} aria-label={`Replace ${name}`}
+            onChange={(event) => { const file = event.currentTarget.files?.[0]; if (file) onReplace(file); event.currentTarget.value = ''; }} />
+        </label>
+        <button type="button" class="danger" onClick={onDelete} disabled={busy}>Delete</button>
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,141 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useLocation } from 'wouter-preact';
+import type { ReturnFormat, TemplateInfo } from '@docsmith/client';
+import { sampleRecord } from '../../../src/merge/sample';
+import { allowsTestRuns, describeError, useSession } from '../session';
+import { useAction, useLoad } from '../hooks';
+import { Notice } from '../components/Notice';
+import { JsonEditor } from '../components/JsonEditor';
+import { PageImages } from '../components/PageImages';
+import { RETURN_FORMATS, baseName, extensionOf, pngDataUrl, saveBytes } from '../files';
+import { templatePath } from './Library';
+import { checkMergeData } from '../json';
+
+const CULTURES = ['en-US', 'en-GB', 'de-DE', 'fr-FR', 'es-ES', 'it-IT', 'nl-NL', 'pt-BR', 'pl-PL', 'sv-SE', 'ja-JP'];
+
+function fieldNames(info: TemplateInfo): string[] {
+  return info.mergeFields.map((f) => f.name.split('.')[0]!).concat(info.mergeBlocks.map((b) => b.name.split('.')[0]!));
+}
+
+/** Merge playground: edit JSON against a template, see its pages, download the result. */
+export function Playground({ name }: { name: string | undefined }) {
+  const { client } = useSession();
+  const [, navigate] = useLocation();
+  const templates = useLoad(() => client.listTemplates(), []);
+  const settings = useLoad(() => client.accountSettings(), []);
+  const info = useLoad(async () => (name ? client.templateInfo(name) : undefined), [name]);
+  const sample = useMemo(() => (info.data ? JSON.stringify([sampleRecord(info.data)], null, 2) : '[\n  {}\n]'), [info.data]);
+  const [text, setText] = useState(sample);
+  useEffect(() => setText(sample), [sample]);
+
+  const [format, setFormat] = useState<ReturnFormat>('PDF');
+  const [culture, setCulture] = useState('en-US');
+  const [append, setAppend] = useState(true);
+  const testRuns = allowsTestRuns(settings.data);
+  const [live, setLive] = useState<boolean | undefined>(undefined);
+  const liveOn = live ?? testRuns;
+  const checked = useMemo(() => checkMergeData(text), [text]);
+  const missing = useMemo(() => {
+    if (!checked.ok || !info.data) return [];
+    const first = checked.records[0] as Record<string, unknown>;
+    return [...new Set(fieldNames(info.data))].filter((field) => !(field in first));
+  }, [checked, info.data]);
+
+  const [pages, setPages] = useState<string[]>([]);
+  const [previewed, setPreviewed] = useState<string | undefined>(undefined);
+  const [previewError, setPreviewError] = useState<string | undefined>(undefined);
+  const [rendering, setRendering] = useState(false);
+  const round = useRef(0);
+  const preview = async () => {
+    if (!name || !checked.ok) return;
+    const mine = ++round.current;
+    const source = `${culture}\n${text}`;
+    setRendering(true);
+    setPreviewError(undefined);
+    try {
+      const images = await client.preview({ templateName: name, mergeData: checked.records, mergeSettings: { culture }, test: testRuns, zoomFactor: 75 });
+      if (mine === round.current) {
+        setPages(images.map(pngDataUrl));
+        setPreviewed(source);
+      }
+    } catch (failure) {
+      if (mine === round.current) setPreviewError(describeError(failure));
+    } finally {
+      if (mine === round.current) setRendering(false);
+    }
+  };
+  const fresh = !rendering && previewed === `${culture}\n${text}`;
+  // Live preview: shortly after the last edit, when the data is valid.
+  useEffect(() => {
+    if (!liveOn || !name || !checked.ok) return;
+    const timer = setTimeout(() => void preview(), 700);
+    return () => clearTimeout(timer);
+  }, [liveOn, name, text, culture]);
+
+  const action = useAction();
+  const download = () => action.run(async () => {
+    if (!name || !checked.ok) return;
+    const documents = await client.merge({ templateName: name, mergeData: checked.records, returnFormat: format, append, mergeSettings: { culture } });
+    const ext = extensionOf(format);
+    documents.forEach((document, i) => saveBytes(document, documents.length === 1 ? `${baseName(name)}.${ext}` : `${baseName(name)}-${i + 1}.${ext}`, format));
+    settings.reload();
+    return `Merged ${documents.length} document${documents.length === 1 ? '' : 's'} as ${format}.`;
+  });
+
+  return (
+    <main>
+      <h1>Merge playground</h1>
+      <div class="toolbar">
+        <label>Template
+          <select value={name ?? ''} onChange={(e) => navigate(e.currentTarget.value ? templatePath(e.currentTarget.value, 'playground') : '/playground')}>
+            <option value="">Choose a template…</option>
+            {(templates.data ?? []).map((t) => <option key={t.templateName} value={t.templateName}>{t.templateName}</option>)}
+          </select>
+        </label>
+        <label>Format
+          <select value={format} onChange={(e) => setFormat(e.currentTarget.value as ReturnFormat)}>
+            {RETURN_FORMATS.map((f) => <option key={f} value={f}>{f === 'PDFA' ? 'PDF/A' : f}</option>)}
+          </select>
+        </label>
+        <label>Culture
+          <select value={culture} onChange={(e) => setCulture(e.currentTarget.value)}>
+            {CULTURES.map((c) => <option key={c} value={c}>{c}</option>)}
+          </select>
+        </label>
+        <label class="check"><input type="checkbox" checked={append} onChange={(e) => setAppend(e.currentTarget.checked)} /> One document for all records</label>
+      </div>
+      <Notice error={templates.error ?? info.error} />
+      {!name ? <p class="muted">Choose a template to merge data into.</p> : (
+        <div class="split playground">
+          <section>
+            <div class="section-head">
+              <h2>Data</h2>
+              <button type="button" onClick={() => setText(sample)} disabled={!info.data}>Sample data</button>
+            </div>
+            <JsonEditor label="Merge data (JSON)" value={text} onChange={setText} />
+            {checked.ok
+              ? <p class="muted" role="status">Valid: {checked.records.length} record{checked.records.length === 1 ? '' : 's'}.{missing.length > 0 && ` Not in the first record: ${missing.join(', ')}.`}</p>
+              : <p class="notice error" role="alert">{checked.message}</p>}
+            <div class="actions">
+              <button type="button" class="primary" disabled={!checked.ok || action.busy} onClick={() => void download()}>{action.busy ? 'Merging…' : `Merge and download ${format === 'PDFA' ? 'PDF/A' : format}`}</button>
+            </div>
+            <Notice error={action.error} done={action.done} />
+          </section>
+          <section>
+            <div class="section-head">
+              <h2>Preview</h2>
+              <label class="check"><input type="checkbox" checked={liveOn} onChange={(e) => setLive(e.currentTarget.checked)} /> Live</label>
+              <button type="button" disabled={!checked.ok || rendering} onClick={() => void preview()}>{rendering ? 'Rendering…' : 'Preview'}</button>
+            </div>
+            <p class="muted small">{testRuns ? 'Previews are test runs: watermarked and not counted.' : 'Each preview counts as one document of your quota.'}</p>
+            <Notice error={previewError} />
+            {pages.length > 0 && !fresh && !rendering && <p class="muted small">The preview shows earlier data; preview again to update it.</p>}
+            <div class="preview" data-fresh={String(fresh)}>
+              {pages.length > 0 ? <PageImages name="Preview" sources={pages} /> : <p class="muted">{rendering ? 'Rendering…' : 'No preview yet.'}</p>}
+            </div>
+          </section>
+        </div>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,35 @@
+import { useSession } from '../session';
+import { useLoad } from '../hooks';
+import { Notice } from '../components/Notice';
+
+function Meter({ label, used, limit }: { label: string; used: number; limit: number }) {
+  const share = limit > 0 ? Math.min(1, used / limit) : 0;
+  return (
+    <div class="meter-row">
+      <div class="meter-label"><span>{label}</span><span>{used.toLocaleString()} of {limit.toLocaleString()}</span></div>
+      <meter min={0} max={limit || 1} value={used} high={limit * 0.9} optimum={0} aria-label={label} />
+      {share >= 1 && <p class="notice error">The limit is reached; ask the operator for more.</p>}
+    </div>
+  );
+}
+
+/** What the account has used against its licence's limits. */
+export function Usage() {
+  const { client } = useSession();
+  const settings = useLoad(() => client.accountSettings(), []);
+  const s = settings.data;
+  return (
+    <main>
+      <h1>Usage</h1>
+      <Notice error={settings.error} />
+      {s && (
+        <section class="card stack">
+          <p>Licence <strong>{s.serialNumber}</strong>{s.validUntil ? <> · valid until {new Date(s.validUntil).toLocaleDateString()}</> : ' · no end date'}</p>
+          <Meter label="Documents created" used={s.createdDocuments} limit={s.maxDocuments} />
+          <Meter label="Templates stored" used={s.uploadedTemplates} limit={s.maxTemplates} />
+          <Meter label="Proofing requests" used={s.proofingTransactions} limit={s.maxProofingTransactions} />
+        </section>
+      )}
+    </main>
+  );
+}

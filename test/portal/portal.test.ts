@@ -1,0 +1,200 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { FIXTURES, ROOT, tempDir } from '../helpers/server.js';
+import { serverWithAccounts } from '../helpers/accounts.js';
+import { pdfText } from '../../src/render/pdf.js';
+import { block, cell, docx, mergefield, p, row, run, table } from '../helpers/docx.js';
+
+// End to end in Debian's Chromium (installed by `npm test` as root): sign in, upload, merge, preview.
+const CHROMIUM = process.env.DOCSMITH_CHROMIUM ?? '/usr/bin/chromium';
+const SHOTS = path.join(ROOT, '.test-output', 'portal');
+const skip = process.env.DOCSMITH_BROWSER_TESTS === '0' ? 'DOCSMITH_BROWSER_TESTS=0'
+  : !fs.existsSync(CHROMIUM) ? `no browser at ${CHROMIUM}: apt-get install chromium` : false;
+
+const invoice = docx(
+  p(run('Invoice for '), mergefield('customer.name'), run(', dated '), mergefield('date', '\\@ "d MMMM yyyy"'))
+  + table(row(cell(p(run('Item'))), cell(p(run('Price')))), block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('price', '\\# "#,##0.00"'))))))
+  + p(run('Total: '), mergefield('total', '\\# "#,##0.00"')),
+);
+
+describe('web portal in Chromium', { skip }, () => {
+  let env: Awaited<ReturnType<typeof serverWithAccounts>>;
+  let browser: Browser;
+  let files: string;
+  let apiKey = '';
+  before(async () => {
+    env = await serverWithAccounts({ ann: { licence: 'SN-PORTAL' } }, { DOCSMITH_OFFICE_WORKERS: '1' });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    fs.mkdirSync(SHOTS, { recursive: true });
+    files = tempDir('docsmith-portal-');
+    fs.writeFileSync(path.join(files, 'invoice.docx'), invoice);
+    fs.writeFileSync(path.join(files, 'broken.docx'), Buffer.from('PK\x03\x04 this is not a document'));
+    fs.writeFileSync(path.join(files, 'notes.txt'), 'hello');
+  });
+  after(async () => {
+    await browser?.close();
+    await env?.close();
+  });
+
+  async function open(context: BrowserContext, route = '/portal/'): Promise<Page> {
+    const page = await context.newPage();
+    page.on('dialog', (dialog) => void dialog.accept());
+    await page.goto(`${env.server.url}${route}`);
+    return page;
+  }
+
+  async function signIn(page: Page, user: string, password: string): Promise<void> {
+    await page.getByLabel('User name').fill(user);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  const loaded = (page: Page, selector: string) => page.waitForFunction((s) => {
+    const image = document.querySelector<HTMLImageElement>(s);
+    return !!image && image.complete && image.naturalWidth > 0;
+  }, selector, { timeout: 60_000 });
+
+  const noSideScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+
+  it('signs in, uploads, shows the template, merges with a live preview, downloads, manages keys', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    const page = await open(context);
+
+    await signIn(page, 'ann', 'wrong password');
+    await assert.doesNotReject(page.getByRole('alert').filter({ hasText: 'The user name or password is not right.' }).waitFor());
+    await signIn(page, 'ann', 'pw-ann-secret');
+    await page.getByRole('heading', { name: 'Templates' }).waitFor();
+
+    // Upload: a fixture, the generated invoice, and two bad files whose errors are words, not JSON.
+    const upload = page.getByLabel('Upload templates');
+    await upload.setInputFiles(path.join(files, 'notes.txt'));
+    await page.getByRole('alert').filter({ hasText: '"notes.txt" is not a template: upload DOCX, DOC or RTF files.' }).waitFor();
+    await upload.setInputFiles(path.join(files, 'broken.docx'));
+    const brokenMessage = await page.getByRole('alert').textContent();
+    assert.ok(brokenMessage && !/[{}]/.test(brokenMessage) && /broken\.docx|template|document/i.test(brokenMessage), brokenMessage ?? '');
+    await upload.setInputFiles([path.join(FIXTURES, 'resource', 'test_template.docx'), path.join(files, 'invoice.docx')]);
+    await page.getByText('Uploaded test_template.docx, invoice.docx.').waitFor();
+    await loaded(page, 'img[alt="First page of invoice.docx"]');
+    await loaded(page, 'img[alt="First page of test_template.docx"]');
+    await page.screenshot({ path: path.join(SHOTS, 'library.png'), fullPage: true });
+
+    // Detail: the fields and blocks tree and the page previews.
+    await page.getByRole('link', { name: 'Open invoice.docx' }).click();
+    const tree = page.getByLabel('Fields and blocks');
+    await tree.getByText('customer.name').waitFor();
+    await tree.getByText('items').waitFor();
+    await tree.getByText('#,##0.00').first().waitFor();
+    await loaded(page, 'img[alt="invoice.docx, page 1"]');
+    await page.getByRole('button', { name: 'Share a preview link' }).click();
+    const shareUrl = await page.getByLabel('Preview link').inputValue();
+    assert.match(shareUrl, /\/share\/[\w.-]+$/);
+    await page.screenshot({ path: path.join(SHOTS, 'template.png'), fullPage: true });
+
+    // Playground: sample data from the fields and blocks, a live preview (test runs: not counted).
+    await page.getByRole('link', { name: 'Merge data into it' }).click();
+    const editor = page.locator('.cm-content');
+    await editor.getByText('"customer"').waitFor();
+    assert.match(await editor.innerText(), /"items": \[/);
+    await loaded(page, '.preview[data-fresh="true"] img[alt="Preview, page 1"]');
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.insertText('[{"customer": {"name": "ACME Ltd"}, "date": "2026-11-22", "items": [{"name": "Bolt", "price": 1234.5}], "total": }]');
+    await page.getByRole('alert').filter({ hasText: 'The data is not valid JSON' }).waitFor();
+    assert.match(await page.getByRole('alert').filter({ hasText: 'not valid JSON' }).innerText(), /line 1, column \d+/);
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.insertText('1234.5');
+    await page.getByText('Valid: 1 record.').waitFor();
+    await loaded(page, '.preview[data-fresh="true"] img[alt="Preview, page 1"]');
+    await page.screenshot({ path: path.join(SHOTS, 'playground.png'), fullPage: true });
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Merge and download PDF' }).click()]);
+    assert.equal(download.suggestedFilename(), 'invoice.pdf');
+    assert.match(await pdfText(fs.readFileSync((await download.path())!)), /Invoice for ACME Ltd, dated 22 November 2026[\s\S]*Bolt\s+1,234.50/);
+    await page.getByText('Merged 1 document as PDF.').waitFor();
+
+    // Usage: the one download counted; the previews were test runs.
+    await page.getByRole('link', { name: 'Usage' }).click();
+    await page.getByText('1 of 1,000,000').waitFor();
+
+    // API keys: create, see, revoke.
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('button', { name: 'Create a key' }).click();
+    const keys = page.getByRole('list', { name: 'API keys' });
+    await keys.locator('li').first().waitFor();
+    apiKey = (await keys.locator('code').first().innerText()).trim();
+    assert.match(apiKey, /\S{20,}/);
+    await page.getByRole('button', { name: 'Create a key' }).click();
+    await keys.locator('li').nth(1).waitFor();
+    await page.screenshot({ path: path.join(SHOTS, 'keys.png'), fullPage: true });
+    await keys.locator('li').nth(1).getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText('Revoked the key.').waitFor();
+    assert.equal(await keys.locator('li').count(), 1);
+
+    // Convert: a document to PDF.
+    await page.getByRole('link', { name: 'Append & convert' }).click();
+    await page.getByLabel('Document to convert').setInputFiles(path.join(FIXTURES, 'resource', 'test_document.docx'));
+    const [converted] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Convert and download' }).click()]);
+    assert.equal(converted.suggestedFilename(), 'test_document.pdf');
+    await page.getByLabel('Documents to append').setInputFiles([path.join(FIXTURES, 'resource', 'test_document.docx'), path.join(FIXTURES, 'resource', 'sample_docx.docx')]);
+    const [appended] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Append and download' }).click()]);
+    assert.equal(appended.suggestedFilename(), 'appended.pdf');
+    await page.screenshot({ path: path.join(SHOTS, 'tools.png'), fullPage: true });
+
+    // The share link works without credentials, in a fresh browser context.
+    const stranger = await browser.newContext({ viewport: { width: 1024, height: 800 } });
+    const shared = await stranger.newPage();
+    await shared.goto(shareUrl);
+    await shared.getByRole('heading', { name: 'invoice.docx' }).waitFor();
+    await loaded(shared, 'img[alt="invoice.docx, page 1"]');
+    await shared.screenshot({ path: path.join(SHOTS, 'share.png'), fullPage: true });
+    await stranger.close();
+    await context.close();
+  });
+
+  it('works at 360 px wide, signed in with an API key', async () => {
+    assert.ok(apiKey, 'the first test made a key');
+    const context = await browser.newContext({ viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const page = await open(context);
+    await page.getByRole('tab', { name: 'API key' }).click();
+    await page.getByLabel('API key').fill('not-a-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'This API key was not accepted.' }).waitFor();
+    await page.getByLabel('API key').fill(apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Templates' }).waitFor();
+    await loaded(page, 'img[alt="First page of invoice.docx"]');
+    assert.ok(await noSideScroll(page), 'the library fits 360 px');
+    await page.screenshot({ path: path.join(SHOTS, 'library-360.png'), fullPage: true });
+
+    await page.goto(`${env.server.url}/portal/playground/invoice.docx`);
+    await loaded(page, 'img[alt="Preview, page 1"]');
+    assert.ok(await noSideScroll(page), 'the playground fits 360 px');
+    await page.screenshot({ path: path.join(SHOTS, 'playground-360.png'), fullPage: true });
+
+    for (const route of ['/portal/templates/invoice.docx', '/portal/keys', '/portal/usage', '/portal/tools']) {
+      await page.goto(`${env.server.url}${route}`);
+      await page.getByRole('heading').first().waitFor();
+      await page.waitForLoadState('networkidle');
+      assert.ok(await noSideScroll(page), `${route} fits 360 px`);
+    }
+    await context.close();
+  });
+
+  it('serves the portal with a strict content security policy, and unknown share links say so', async () => {
+    const reply = await fetch(`${env.server.url}/portal/keys`);
+    assert.equal(reply.status, 200);
+    assert.match(reply.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    const context = await browser.newContext();
+    const page = await open(context, '/portal/share/not-a-token');
+    await page.getByRole('alert').filter({ hasText: 'This preview link is not valid' }).waitFor();
+    await context.close();
+  });
+});
