@@ -1,31 +1,31 @@
-import { ParseErrorCode, parse, type ParseError } from 'jsonc-parser';
+import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
 
 export interface JsonProblem { from: number; to: number; message: string }
 
-const WORDS: Partial<Record<ParseErrorCode, string>> = {
-  [ParseErrorCode.InvalidSymbol]: 'unexpected character',
-  [ParseErrorCode.InvalidNumberFormat]: 'a number is malformed',
-  [ParseErrorCode.PropertyNameExpected]: 'a property name in double quotes is expected (no trailing comma)',
-  [ParseErrorCode.ValueExpected]: 'a value is expected',
-  [ParseErrorCode.ColonExpected]: 'a colon (:) is expected',
-  [ParseErrorCode.CommaExpected]: 'a comma is expected',
-  [ParseErrorCode.CloseBraceExpected]: 'a closing } is expected',
-  [ParseErrorCode.CloseBracketExpected]: 'a closing ] is expected',
-  [ParseErrorCode.EndOfFileExpected]: 'nothing may follow the data',
-  [ParseErrorCode.InvalidCommentToken]: 'comments are not allowed in JSON',
-  [ParseErrorCode.UnexpectedEndOfComment]: 'comments are not allowed in JSON',
-  [ParseErrorCode.UnexpectedEndOfString]: 'a string is not closed',
-  [ParseErrorCode.UnexpectedEndOfNumber]: 'a number is cut off',
-  [ParseErrorCode.InvalidUnicode]: 'a \\u escape is invalid',
-  [ParseErrorCode.InvalidEscapeCharacter]: 'a \\ escape is invalid',
-  [ParseErrorCode.InvalidCharacter]: 'a control character (such as a tab or new line) is inside a string',
+const WORDS: Record<string, string> = {
+  InvalidSymbol: 'unexpected character',
+  InvalidNumberFormat: 'a number is malformed',
+  PropertyNameExpected: 'a property name in double quotes is expected (no trailing comma)',
+  ValueExpected: 'a value is expected',
+  ColonExpected: 'a colon (:) is expected',
+  CommaExpected: 'a comma is expected',
+  CloseBraceExpected: 'a closing } is expected',
+  CloseBracketExpected: 'a closing ] is expected',
+  EndOfFileExpected: 'nothing may follow the data',
+  InvalidCommentToken: 'comments are not allowed in JSON',
+  UnexpectedEndOfComment: 'comments are not allowed in JSON',
+  UnexpectedEndOfString: 'a string is not closed',
+  UnexpectedEndOfNumber: 'a number is cut off',
+  InvalidUnicode: 'a \\u escape is invalid',
+  InvalidEscapeCharacter: 'a \\ escape is invalid',
+  InvalidCharacter: 'a control character (such as a tab or new line) is inside a string',
 };
 
 /** Where and why the text is not JSON, for the editor's marks and the message under it. */
 export function jsonProblems(text: string): JsonProblem[] {
   const errors: ParseError[] = [];
   parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
-  return errors.map((e) => ({ from: e.offset, to: Math.min(text.length, e.offset + Math.max(1, e.length)), message: WORDS[e.error] ?? 'not valid JSON' }));
+  return errors.map((e) => ({ from: e.offset, to: Math.min(text.length, e.offset + Math.max(1, e.length)), message: WORDS[printParseErrorCode(e.error)] ?? 'not valid JSON' }));
 }
 
 export function lineAndColumn(text: string, offset: number): { line: number; column: number } {

@@ -17,6 +17,7 @@ import time
 import uno
 from com.sun.star.beans import NamedValue, PropertyValue
 from com.sun.star.connection import NoConnectException
+from com.sun.star.lang import DisposedException
 from com.sun.star.task import ErrorCodeIOException
 from com.sun.star.util import DateTime as UnoDateTime
 
@@ -49,7 +50,8 @@ def connect(pipe_name, timeout_s):
     while True:
         try:
             return resolver.resolve("uno:pipe,name=%s;urp;StarOffice.ComponentContext" % pipe_name)
-        except NoConnectException:
+        except (NoConnectException, DisposedException):
+            # A starting office can accept the pipe and drop the bridge before it is ready.
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.05)

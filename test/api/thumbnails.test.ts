@@ -117,4 +117,30 @@ describe('thumbnails and page counts', () => {
     assert.equal((await c.get('/v1/templates/thumbnails?templateName=missing.docx')).status, 400);
     assert.equal((await c.get('/v1/templates/pagecount?templateName=missing.docx')).status, 400);
   });
+
+  it('previews a merge as page images (docsmith extension): one document counted, test runs none', async () => {
+    const template = docx(p(run('Dear ')) + pageBreak + p(run('Page two')));
+    const used = async () => ((await c.get('/v1/account/settings')).json() as { createdDocuments: number }).createdDocuments;
+    const start = await used();
+    const reply = await c.post('/v1/document/preview?zoomFactor=25&imageFormat=JPG', { json: { template: b64(template), mergeData: [{}, {}] } });
+    assert.equal(reply.status, 200, reply.text);
+    const pages = images(reply);
+    assert.equal(pages.length, 4, 'two records appended, two pages each');
+    assert.ok(SIGNATURES.JPG!(pages[0]!));
+    assert.equal(await used(), start + 1);
+    assert.equal(images(await c.post('/v1/document/preview?test=true&fromPage=2&toPage=2', { json: { template: b64(template), mergeData: {} } })).length, 1);
+    assert.equal(await used(), start + 1, 'a test preview is not counted');
+    const cases: [string, unknown, RegExp][] = [
+      ['', { mergeData: [{}] }, /No template/],
+      ['zoomFactor=999', { template: b64(template), mergeData: [{}] }, /zoomFactor must be from 1 to 400/],
+      ['', { template: b64(template) }, /mergeData is missing/],
+      ['templateName=missing.docx', { mergeData: [{}] }, /missing\.docx/],
+    ];
+    for (const [query, body, expected] of cases) {
+      const bad = await c.post(`/v1/document/preview?${query}`, { json: body });
+      assert.equal(bad.status, 400, `${query}: ${bad.text.slice(0, 200)}`);
+      assert.match(message(bad), expected);
+    }
+    assert.equal(await used(), start + 1, 'refused previews are not counted');
+  });
 });

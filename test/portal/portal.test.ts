@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// (page.evaluate callbacks run in the browser)
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -85,6 +87,27 @@ describe('web portal in Chromium', { skip }, () => {
     await loaded(page, 'img[alt="First page of test_template.docx"]');
     await page.screenshot({ path: path.join(SHOTS, 'library.png'), fullPage: true });
 
+    // Drag and drop, replace, delete.
+    await page.evaluate(({ name, data }) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([Uint8Array.from(atob(data), (c) => c.charCodeAt(0))], name));
+      const zone = document.querySelector('.dropzone')!;
+      for (const type of ['dragover', 'drop']) zone.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }, { name: 'dropped.docx', data: fs.readFileSync(path.join(FIXTURES, 'resource', 'test_template.docx')).toString('base64') });
+    await page.getByText('Uploaded dropped.docx.').waitFor();
+    const dropped = page.locator('li[data-template="dropped.docx"]');
+    await loaded(page, 'img[alt="First page of dropped.docx"]');
+    const before = await dropped.locator('img').getAttribute('src');
+    await page.getByLabel('Replace dropped.docx').setInputFiles(path.join(FIXTURES, 'resource', 'sample_docx.docx'));
+    await page.getByText('Replaced dropped.docx.').waitFor();
+    await page.waitForFunction((old) => {
+      const image = document.querySelector<HTMLImageElement>('img[alt="First page of dropped.docx"]');
+      return !!image && image.getAttribute('src') !== old && image.complete && image.naturalWidth > 0;
+    }, before, { timeout: 60_000 });
+    await dropped.getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('Deleted dropped.docx.').waitFor();
+    await dropped.waitFor({ state: 'detached' });
+
     // Detail: the fields and blocks tree and the page previews.
     await page.getByRole('link', { name: 'Open invoice.docx' }).click();
     const tree = page.getByLabel('Fields and blocks');
@@ -136,6 +159,7 @@ describe('web portal in Chromium', { skip }, () => {
     await page.screenshot({ path: path.join(SHOTS, 'keys.png'), fullPage: true });
     await keys.locator('li').nth(1).getByRole('button', { name: 'Revoke' }).click();
     await page.getByText('Revoked the key.').waitFor();
+    await keys.locator('li').nth(1).waitFor({ state: 'detached' });
     assert.equal(await keys.locator('li').count(), 1);
 
     // Convert: a document to PDF.
@@ -156,6 +180,9 @@ describe('web portal in Chromium', { skip }, () => {
     await loaded(shared, 'img[alt="invoice.docx, page 1"]');
     await shared.screenshot({ path: path.join(SHOTS, 'share.png'), fullPage: true });
     await stranger.close();
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to docsmith' }).waitFor();
     await context.close();
   });
 
@@ -192,6 +219,8 @@ describe('web portal in Chromium', { skip }, () => {
     const reply = await fetch(`${env.server.url}/portal/keys`);
     assert.equal(reply.status, 200);
     assert.match(reply.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    assert.equal((await fetch(`${env.server.url}/portal/assets/gone-1234.js`)).status, 404);
+    assert.equal((await fetch(`${env.server.url}/`, { redirect: 'manual' })).headers.get('location'), '/portal/');
     const context = await browser.newContext();
     const page = await open(context, '/portal/share/not-a-token');
     await page.getByRole('alert').filter({ hasText: 'This preview link is not valid' }).waitFor();

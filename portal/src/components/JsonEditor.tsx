@@ -1,8 +1,5 @@
 import { useEffect, useRef } from 'preact/hooks';
-import { EditorView, basicSetup } from 'codemirror';
-import { json } from '@codemirror/lang-json';
-import { linter, lintGutter } from '@codemirror/lint';
-import { jsonProblems } from '../json';
+import type { EditorView } from '@codemirror/view';
 
 interface Props {
   value: string;
@@ -10,26 +7,21 @@ interface Props {
   onChange(value: string): void;
 }
 
-/** A JSON editor (CodeMirror) that marks syntax errors where they are. */
+/** A JSON editor (CodeMirror, loaded on first use) that marks syntax errors where they are. */
 export function JsonEditor({ value, label, onChange }: Props) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
-  const changed = useRef(onChange);
-  changed.current = onChange;
+  const latest = useRef({ value, onChange });
+  latest.current = { value, onChange };
 
   useEffect(() => {
-    if (!host.current) return;
-    view.current = new EditorView({
-      doc: value,
-      parent: host.current,
-      extensions: [
-        basicSetup, json(), linter((v) => jsonProblems(v.state.doc.toString()).map((p) => ({ ...p, severity: 'error' as const })), { delay: 300 }), lintGutter(),
-        EditorView.lineWrapping,
-        EditorView.contentAttributes.of({ 'aria-label': label }),
-        EditorView.updateListener.of((update) => { if (update.docChanged) changed.current(update.state.doc.toString()); }),
-      ],
+    let gone = false;
+    void import('./editorSetup').then(({ createJsonEditor }) => {
+      if (gone || !host.current) return;
+      host.current.replaceChildren();
+      view.current = createJsonEditor({ parent: host.current, doc: latest.current.value, label, onChange: (text) => latest.current.onChange(text) });
     });
-    return () => view.current?.destroy();
+    return () => { gone = true; view.current?.destroy(); };
   }, []);
 
   // A new value from outside (another template's sample) replaces the text.
@@ -40,5 +32,5 @@ export function JsonEditor({ value, label, onChange }: Props) {
     }
   }, [value]);
 
-  return <div class="json-editor" ref={host} />;
+  return <div class="json-editor" ref={host}><p class="muted small loading">Loading the editor…</p></div>;
 }

@@ -22,7 +22,7 @@ export function useShareTokens(names: string[], version = ''): Record<string, st
   return tokens;
 }
 
-export const pageImage = (token: string, page: number, zoom: 25 | 50 | 100) =>
+export const pageImage = (token: string, page: number, zoom: 25 | 50 | 100 | 150) =>
   `/share/${encodeURIComponent(token)}/pages/${page}.png?zoom=${zoom}`;
 
 export const templatePath = (name: string, view: 'templates' | 'playground' = 'templates') => `/${view}/${encodeURIComponent(name)}`;
@@ -92,7 +92,7 @@ function TemplateCard({ template, token, busy, onDownload, onReplace, onDelete }
     <li class="card template-card" data-template={name}>
       <Link href={templatePath(name)} class="thumb" aria-label={`Open ${name}`}>
         {token && !broken
-          ? <img src={pageImage(token, 1, 25)} alt={`First page of ${name}`} loading="lazy" onError={() => setBroken(true)} />
+          ? <img src={pageImage(token, 1, 50)} alt={`First page of ${name}`} loading="lazy" onError={() => setBroken(true)} />
           : <span class="muted">{broken ? 'No preview' : '…'}</span>}
       </Link>
       <div class="meta">

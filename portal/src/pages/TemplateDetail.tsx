@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
 import { useSession } from '../session';
@@ -52,13 +53,13 @@ export function TemplateDetail({ name }: { name: string }) {
             {Object.keys(data.info.userDocumentProperties).length > 0 && (
               <>
                 <h3>Document properties</h3>
-                <dl class="props">{Object.entries(data.info.userDocumentProperties).map(([k, v]) => <><dt>{k}</dt><dd>{v}</dd></>)}</dl>
+                <dl class="props">{Object.entries(data.info.userDocumentProperties).map(([k, v]) => <Fragment key={k}><dt>{k}</dt><dd>{v}</dd></Fragment>)}</dl>
               </>
             )}
           </section>
           <section>
             <h2>{data.pages} page{data.pages === 1 ? '' : 's'}</h2>
-            <PageImages name={name} sources={Array.from({ length: data.pages }, (_, i) => pageImage(data.token, i + 1, 50))} />
+            <PageImages name={name} sources={Array.from({ length: data.pages }, (_, i) => pageImage(data.token, i + 1, 100))} />
           </section>
         </div>
       )}

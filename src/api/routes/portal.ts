@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { sendJson } from '../wire.js';
 
@@ -41,8 +41,11 @@ export async function portalRoutes(app: FastifyInstance, root = PORTAL_DIR): Pro
       response.setHeader('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
     },
   });
-  const page = async (_request: unknown, reply: FastifyReply) =>
-    secure(reply).header('cache-control', 'no-cache').sendFile('index.html', root);
+  // Any app route gets the page; a missing asset (an old build's file name) is a plain 404.
+  const page = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.url.startsWith('/portal/assets/')) return sendJson(reply, 404, { message: 'No such portal file; reload the portal.' });
+    return secure(reply).header('cache-control', 'no-cache').sendFile('index.html', root);
+  };
   app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/portal/', 302));
   app.get('/portal', { schema: { hide: true } }, page);
   app.get('/portal/*', { schema: { hide: true } }, page);
