@@ -11,21 +11,14 @@ import { analysePart, type TElement } from './template.js';
 import { templateInfo, type TemplateInfo } from './info.js';
 import { MediaSink } from './images.js';
 import path from 'node:path';
+import { MERGE_DEFAULTS } from './defaults.js';
 
 export interface MergeOptions extends RenderOptions {
   removeTrailingWhitespace: boolean;
   culture: string;
 }
 
-export const DEFAULT_MERGE_OPTIONS: MergeOptions = {
-  removeEmptyFields: true,
-  removeEmptyBlocks: true,
-  removeEmptyLines: false,
-  removeEmptyImages: false,
-  mergeHtml: false,
-  removeTrailingWhitespace: true,
-  culture: 'en-US',
-};
+export const DEFAULT_MERGE_OPTIONS: MergeOptions = MERGE_DEFAULTS;
 
 
 interface CompiledPart {

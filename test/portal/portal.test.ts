@@ -143,9 +143,17 @@ describe('web portal in Chromium', { skip }, () => {
     assert.match(await pdfText(fs.readFileSync((await download.path())!)), /Invoice for ACME Ltd, dated 22 November 2026[\s\S]*Bolt\s+1,234.50/);
     await page.getByText('Merged 1 document as PDF.').waitFor();
 
-    // Usage: the one download counted; the previews were test runs.
+    // Settings reach the preview and the merge: German numbers.
+    await page.getByLabel('Culture').selectOption('de-DE');
+    await page.getByText('Merge settings').click();
+    await page.getByLabel('Remove trailing white space').uncheck();
+    await loaded(page, '.preview[data-fresh="true"] img[alt="Preview, page 1"]');
+    const [german] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Merge and download PDF' }).click()]);
+    assert.match(await pdfText(fs.readFileSync((await german.path())!)), /Bolt\s+1\.234,50/);
+
+    // Usage: the two downloads counted; the previews were test runs.
     await page.getByRole('link', { name: 'Usage' }).click();
-    await page.getByText('1 of 1,000,000').waitFor();
+    await page.getByText('2 of 1,000,000').waitFor();
 
     // API keys: create, see, revoke.
     await page.getByRole('link', { name: 'API keys' }).click();

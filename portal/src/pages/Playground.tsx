@@ -1,7 +1,8 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'wouter-preact';
-import type { ReturnFormat, TemplateInfo } from '@docsmith/client';
+import type { MergeSettings, ReturnFormat, TemplateInfo } from '@docsmith/client';
 import { sampleRecord } from '../../../src/merge/sample';
+import { MERGE_DEFAULTS } from '../../../src/merge/defaults';
 import { allowsTestRuns, describeError, useSession } from '../session';
 import { useAction, useLoad } from '../hooks';
 import { Notice } from '../components/Notice';
@@ -10,6 +11,16 @@ import { PageImages } from '../components/PageImages';
 import { RETURN_FORMATS, baseName, extensionOf, pngDataUrl, saveBytes } from '../files';
 import { templatePath } from './Library';
 import { checkMergeData } from '../json';
+
+type Switch = 'removeEmptyFields' | 'removeEmptyBlocks' | 'removeEmptyLines' | 'removeEmptyImages' | 'removeTrailingWhitespace' | 'mergeHtml';
+const SWITCHES: { name: Switch; label: string }[] = [
+  { name: 'removeEmptyFields', label: 'Remove fields without data' },
+  { name: 'removeEmptyBlocks', label: 'Remove blocks without data' },
+  { name: 'removeEmptyLines', label: 'Remove lines left empty' },
+  { name: 'removeEmptyImages', label: 'Remove image placeholders without data' },
+  { name: 'removeTrailingWhitespace', label: 'Remove trailing white space' },
+  { name: 'mergeHtml', label: 'Values are HTML' },
+];
 
 const CULTURES = ['en-US', 'en-GB', 'de-DE', 'fr-FR', 'es-ES', 'it-IT', 'nl-NL', 'pt-BR', 'pl-PL', 'sv-SE', 'ja-JP'];
 
@@ -29,8 +40,11 @@ export function Playground({ name }: { name: string | undefined }) {
   useEffect(() => setText(sample), [sample]);
 
   const [format, setFormat] = useState<ReturnFormat>('PDF');
-  const [culture, setCulture] = useState('en-US');
+  const [culture, setCulture] = useState(MERGE_DEFAULTS.culture);
   const [append, setAppend] = useState(true);
+  const [switches, setSwitches] = useState(() => Object.fromEntries(SWITCHES.map(({ name: key }) => [key, MERGE_DEFAULTS[key]])) as Record<Switch, boolean>);
+  const mergeSettings: MergeSettings = { ...switches, culture };
+  const settingsKey = JSON.stringify(mergeSettings);
   const testRuns = allowsTestRuns(settings.data);
   const [live, setLive] = useState<boolean | undefined>(undefined);
   const liveOn = live ?? testRuns;
@@ -49,11 +63,11 @@ export function Playground({ name }: { name: string | undefined }) {
   const preview = async () => {
     if (!name || !checked.ok) return;
     const mine = ++round.current;
-    const source = `${culture}\n${text}`;
+    const source = `${settingsKey}\n${text}`;
     setRendering(true);
     setPreviewError(undefined);
     try {
-      const images = await client.preview({ templateName: name, mergeData: checked.records, mergeSettings: { culture }, test: testRuns, zoomFactor: 75 });
+      const images = await client.preview({ templateName: name, mergeData: checked.records, mergeSettings, test: testRuns, zoomFactor: 75 });
       if (mine === round.current) {
         setPages(images.map(pngDataUrl));
         setPreviewed(source);
@@ -64,18 +78,18 @@ export function Playground({ name }: { name: string | undefined }) {
       if (mine === round.current) setRendering(false);
     }
   };
-  const fresh = !rendering && previewed === `${culture}\n${text}`;
+  const fresh = !rendering && previewed === `${settingsKey}\n${text}`;
   // Live preview: shortly after the last edit, when the data is valid.
   useEffect(() => {
     if (!liveOn || !name || !checked.ok) return;
     const timer = setTimeout(() => void preview(), 700);
     return () => clearTimeout(timer);
-  }, [liveOn, name, text, culture]);
+  }, [liveOn, name, text, settingsKey]);
 
   const action = useAction();
   const download = () => action.run(async () => {
     if (!name || !checked.ok) return;
-    const documents = await client.merge({ templateName: name, mergeData: checked.records, returnFormat: format, append, mergeSettings: { culture } });
+    const documents = await client.merge({ templateName: name, mergeData: checked.records, returnFormat: format, append, mergeSettings });
     const ext = extensionOf(format);
     documents.forEach((document, i) => saveBytes(document, documents.length === 1 ? `${baseName(name)}.${ext}` : `${baseName(name)}-${i + 1}.${ext}`, format));
     settings.reload();
@@ -104,6 +118,14 @@ export function Playground({ name }: { name: string | undefined }) {
         </label>
         <label class="check"><input type="checkbox" checked={append} onChange={(e) => setAppend(e.currentTarget.checked)} /> One document for all records</label>
       </div>
+      <details class="settings">
+        <summary>Merge settings</summary>
+        <div class="switches">
+          {SWITCHES.map(({ name: key, label }) => (
+            <label key={key} class="check"><input type="checkbox" checked={switches[key]} onChange={(e) => { const on = e.currentTarget.checked; setSwitches((old) => ({ ...old, [key]: on })); }} /> {label} <code class="muted">{key}</code></label>
+          ))}
+        </div>
+      </details>
       <Notice error={templates.error ?? info.error} />
       {!name ? <p class="muted">Choose a template to merge data into.</p> : (
         <div class="split playground">
