@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { LRUCache } from 'lru-cache';
 import type { DocumentFormat } from '../formats/detect.js';
 import type { Converter } from './converter.js';
 
@@ -10,7 +11,7 @@ import type { Converter } from './converter.js';
  * the same data folder reuse it).
  */
 export class Normaliser {
-  private readonly memory = new Map<string, Buffer>();
+  private readonly memory: LRUCache<string, Buffer>;
   private readonly inFlight = new Map<string, Promise<Buffer>>();
   private writes = 0;
 
@@ -18,17 +19,15 @@ export class Normaliser {
     private readonly converter: Converter,
     private readonly cacheDir: string,
     private readonly limits = { memoryEntries: 64, diskEntries: 2000 },
-  ) {}
+  ) {
+    this.memory = new LRUCache({ max: limits.memoryEntries });
+  }
 
   async toDocx(bytes: Buffer, format: Exclude<DocumentFormat, 'pdf' | 'xlsx'>, signal?: AbortSignal): Promise<Buffer> {
     if (format === 'docx') return bytes;
     const key = createHash('sha256').update(format).update('\0').update(bytes).digest('hex');
     const hit = this.memory.get(key);
-    if (hit) {
-      this.memory.delete(key);
-      this.memory.set(key, hit); // most recently used last
-      return hit;
-    }
+    if (hit) return hit;
     let pending = this.inFlight.get(key);
     if (!pending) {
       pending = this.load(key, bytes, format, signal).finally(() => this.inFlight.delete(key));
@@ -44,13 +43,8 @@ export class Normaliser {
       docx = (await this.converter.convert(bytes, format, 'docx', { signal })).data;
       await this.store(file, docx);
     }
-    this.remember(key, docx);
-    return docx;
-  }
-
-  private remember(key: string, docx: Buffer): void {
     this.memory.set(key, docx);
-    while (this.memory.size > this.limits.memoryEntries) this.memory.delete(this.memory.keys().next().value!);
+    return docx;
   }
 
   private async store(file: string, docx: Buffer): Promise<void> {

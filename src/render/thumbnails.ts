@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { BusyError, InputError } from '../errors.js';
 import type { Converter } from '../convert/converter.js';
 import type { DocumentFormat } from '../formats/detect.js';
@@ -36,35 +37,12 @@ export function parseThumbnailRequest(query: Record<string, string | undefined>)
   };
 }
 
-/** A small LRU keyed by string, bounded by the bytes it holds. */
-class ByteCache {
-  private readonly entries = new Map<string, Buffer>();
-  private bytes = 0;
-
-  constructor(private readonly budget: number) {}
-
-  get(key: string): Buffer | undefined {
-    const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-    }
-    return hit;
-  }
-
-  set(key: string, value: Buffer): void {
-    if (value.length > this.budget) return;
-    const old = this.entries.get(key);
-    if (old) this.bytes -= old.length;
-    this.entries.set(key, value);
-    this.bytes += value.length;
-    for (const [k, v] of this.entries) {
-      if (this.bytes <= this.budget) break;
-      this.entries.delete(k);
-      this.bytes -= v.length;
-    }
-  }
+/** An LRU of buffers bounded by the bytes it holds. */
+function byteCache(budget: number): LRUCache<string, Buffer> {
+  return new LRUCache<string, Buffer>({ maxSize: budget, maxEntrySize: budget, sizeCalculation: (value) => Math.max(1, value.length) });
 }
+
+type PageSize = { width: number; height: number };
 
 export interface ThumbnailLimits {
   /** Pixels of all requested pages together. */
@@ -77,8 +55,10 @@ export interface ThumbnailLimits {
  * renders its pages in worker threads (cached by content, page, zoom and format).
  */
 export class Thumbnails {
-  private readonly pdfs = new ByteCache(128 * 1024 * 1024);
-  private readonly images = new ByteCache(128 * 1024 * 1024);
+  private readonly pdfs = byteCache(128 * 1024 * 1024);
+  private readonly images = byteCache(128 * 1024 * 1024);
+  /** Page sizes by PDF content: a cached page image then needs no MuPDF at all. */
+  private readonly sizes = new LRUCache<string, PageSize[]>({ max: 1024 });
 
   constructor(
     private readonly renderer: PageRenderer,
@@ -97,7 +77,15 @@ export class Thumbnails {
     return { pdf: data, key };
   }
 
-  private async pageSizes(pdf: Buffer): Promise<{ width: number; height: number }[]> {
+  private async pageSizes(pdf: Buffer, key: string): Promise<PageSize[]> {
+    const known = this.sizes.get(key);
+    if (known) return known;
+    const sizes = await this.readPageSizes(pdf);
+    this.sizes.set(key, sizes);
+    return sizes;
+  }
+
+  private async readPageSizes(pdf: Buffer): Promise<PageSize[]> {
     const lib = await mupdf();
     let doc;
     try {
@@ -113,13 +101,13 @@ export class Thumbnails {
   }
 
   async pageCount(bytes: Buffer, format: DocumentFormat, signal?: AbortSignal): Promise<number> {
-    const { pdf } = await this.pdfOf(bytes, format, signal);
-    return (await this.pageSizes(pdf)).length;
+    const { pdf, key } = await this.pdfOf(bytes, format, signal);
+    return (await this.pageSizes(pdf, key)).length;
   }
 
   async render(bytes: Buffer, format: DocumentFormat, request: ThumbnailRequest, signal?: AbortSignal): Promise<Buffer[]> {
     const { pdf, key } = await this.pdfOf(bytes, format, signal);
-    const sizes = await this.pageSizes(pdf);
+    const sizes = await this.pageSizes(pdf, key);
     const last = sizes.length;
     const to = request.toPage === 0 ? last : request.toPage;
     if (request.fromPage > last || to > last) throw new InputError(`The document has ${last} page${last === 1 ? '' : 's'}; the range ${request.fromPage}-${to} is outside it.`);
