@@ -176,8 +176,12 @@ describe('web portal in Chromium', { skip }, () => {
     const [converted] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Convert and download' }).click()]);
     assert.equal(converted.suggestedFilename(), 'test_document.pdf');
     await page.getByLabel('Documents to append').setInputFiles([path.join(FIXTURES, 'resource', 'test_document.docx'), path.join(FIXTURES, 'resource', 'sample_docx.docx')]);
+    await page.getByLabel('Move sample_docx.docx up').click();
+    await page.getByLabel('How test_document.docx follows the document before it').selectOption('NewParagraph');
+    await page.locator('section[aria-labelledby="append-title"]').getByLabel('Format').selectOption('TXT');
     const [appended] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Append and download' }).click()]);
-    assert.equal(appended.suggestedFilename(), 'appended.pdf');
+    assert.equal(appended.suggestedFilename(), 'appended.txt');
+    assert.match(fs.readFileSync((await appended.path())!, 'utf8'), /[\s\S]+\r?\nA Test File\r?\n$/, 'sample_docx first, then test_document in a new paragraph');
     await page.screenshot({ path: path.join(SHOTS, 'tools.png'), fullPage: true });
 
     // The share link works without credentials, in a fresh browser context.

@@ -8,7 +8,7 @@ import { RETURN_FORMATS, baseName, extensionOf, readFile, saveBytes } from '../f
 
 const DOCUMENTS = '.docx,.doc,.rtf,.htm,.html';
 const DIVIDERS: { value: Divider; label: string }[] = [
-  { value: 'NewSection', label: 'New page' }, { value: 'NewParagraph', label: 'New paragraph' }, { value: 'None', label: 'Same paragraph' },
+  { value: 'NewSection', label: 'on a new page' }, { value: 'NewParagraph', label: 'in a new paragraph' }, { value: 'None', label: 'in the same paragraph' },
 ];
 
 function FormatSelect({ value, onChange }: { value: ReturnFormat; onChange(format: ReturnFormat): void }) {
@@ -73,10 +73,12 @@ function Append() {
           {parts.map((part, i) => (
             <li key={part.id}>
               <span class="wrap">{part.file.name}</span>
-              <select aria-label={`Divider before ${part.file.name}`} value={String(part.divider)} disabled={i === 0}
-                onChange={(e) => { const value = e.currentTarget.value as Divider; setParts((old) => old.map((p) => (p.id === part.id ? { ...p, divider: value } : p))); }}>
-                {DIVIDERS.map((d) => <option key={d.value} value={String(d.value)}>{d.label}</option>)}
-              </select>
+              {i === 0 ? <span class="muted divider">first</span> : (
+                <select aria-label={`How ${part.file.name} follows the document before it`} value={String(part.divider)}
+                  onChange={(e) => { const value = e.currentTarget.value as Divider; setParts((old) => old.map((p) => (p.id === part.id ? { ...p, divider: value } : p))); }}>
+                  {DIVIDERS.map((d) => <option key={d.value} value={String(d.value)}>{d.label}</option>)}
+                </select>
+              )}
               <span class="actions">
                 <button type="button" aria-label={`Move ${part.file.name} up`} disabled={i === 0} onClick={() => move(i, -1)}>↑</button>
                 <button type="button" aria-label={`Move ${part.file.name} down`} disabled={i === parts.length - 1} onClick={() => move(i, 1)}>↓</button>
