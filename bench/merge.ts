@@ -13,10 +13,9 @@ import { CompiledTemplate, DEFAULT_MERGE_OPTIONS } from '../src/merge/engine.js'
 import { Converter } from '../src/convert/converter.js';
 import { block, cell, docx, mergefield, p, row, run, table } from '../test/helpers/docx.js';
 import { testPool } from '../test/helpers/office.js';
-import { startServer, tempDir } from '../test/helpers/server.js';
-import { adminServices, makeAccount } from '../test/helpers/accounts.js';
+import { tempDir } from '../test/helpers/server.js';
+import { benchServer, median } from './support.js';
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 function invoiceData(rows: number) {
   return {
@@ -92,14 +91,9 @@ async function bigBlock(): Promise<void> {
 
 async function endToEnd(): Promise<void> {
   console.log(`\n3. end-to-end /v1/document/merge of a one-page invoice (10 rows), pool of ${os.cpus().length}`);
-  const dataDir = tempDir();
-  const admin = await adminServices({ dataDir });
-  const account = await makeAccount(admin, 'bench', { licence: 'SN-BENCH', maxDocuments: 10_000_000 });
-  await admin.store.close();
-  const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_OFFICE_WORKERS: String(os.cpus().length), DOCSMITH_LOG_LEVEL: 'warn' });
-  const authorization = `Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}`;
+  const server = await benchServer({ DOCSMITH_OFFICE_WORKERS: String(os.cpus().length) });
+  const { authorization } = server;
   try {
-    while ((await fetch(`${server.url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
     await fetch(`${server.url}/v1/templates/upload?templateName=invoice.docx`, { method: 'POST', headers: { authorization }, body: JSON.stringify(invoiceTemplates().ours.toString('base64')) });
     const body = JSON.stringify({ mergeData: [invoiceData(10)] });
     const time = async (format: string) => {

@@ -11,11 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { testPool } from '../test/helpers/office.js';
-import { FIXTURES, startServer, tempDir } from '../test/helpers/server.js';
-import { adminServices, makeAccount } from '../test/helpers/accounts.js';
-import { client } from '../test/helpers/http.js';
+import { FIXTURES, tempDir } from '../test/helpers/server.js';
+import { benchServer, median } from './support.js';
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
@@ -54,17 +52,11 @@ async function poolVersusCommand(): Promise<void> {
 }
 
 async function endToEnd(): Promise<void> {
-  const dataDir = tempDir();
-  const admin = await adminServices({ dataDir });
-  const account = await makeAccount(admin, 'bench', { licence: 'SN-BENCH', maxDocuments: 10_000_000 });
-  await admin.store.close();
-  const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_OFFICE_WORKERS: String(os.cpus().length), DOCSMITH_LOG_LEVEL: 'warn', DOCSMITH_TEST_ROUTES: '0' });
-  const c = client(server.url, { basic: [account.user, account.password] });
+  const server = await benchServer({ DOCSMITH_OFFICE_WORKERS: String(os.cpus().length), DOCSMITH_TEST_ROUTES: '0' });
   try {
-    while ((await c.get('/readyz')).status !== 200) await new Promise((r) => setTimeout(r, 200));
     const body = JSON.stringify(fs.readFileSync(path.join(FIXTURES, 'resource', 'test_document.docx')).toString('base64'));
     // Like the SDKs' HTTP clients, reuse connections (fetch keeps them alive).
-    const authorization = `Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}`;
+    const { authorization } = server;
     const convert = async () => {
       const response = await fetch(`${server.url}/v1/document/convert?returnFormat=PDF`, {
         method: 'POST', body, headers: { authorization, 'content-type': 'application/json' },

@@ -8,10 +8,8 @@
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { block, cell, docx, mergefield, p, row, run, table } from '../test/helpers/docx.js';
-import { startServer, tempDir } from '../test/helpers/server.js';
-import { adminServices, makeAccount } from '../test/helpers/accounts.js';
+import { benchServer, median } from './support.js';
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ROUNDS = 20;
 
 const template = docx(
@@ -19,12 +17,8 @@ const template = docx(
   + table(row(cell(p(run('Item'))), cell(p(run('Price')))), block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('price', '\\# "#,##0.00"')))))),
 );
 
-const dataDir = tempDir();
-const admin = await adminServices({ dataDir });
-const account = await makeAccount(admin, 'bench', { licence: 'SN-BENCH', maxDocuments: 10_000_000 });
-await admin.store.close();
-const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_LOG_LEVEL: 'warn' });
-const authorization = `Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}`;
+const server = await benchServer({ DOCSMITH_OFFICE_WORKERS: '1' });
+const { authorization } = server;
 const post = async (path: string, body: unknown): Promise<unknown> => {
   const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const text = await response.text();
@@ -33,7 +27,6 @@ const post = async (path: string, body: unknown): Promise<unknown> => {
 };
 
 try {
-  while ((await fetch(`${server.url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
   await post('/v1/templates/upload?templateName=invoice.docx', template.toString('base64'));
   const data = (i: number) => ({ mergeData: [{ customer: `Customer ${i}`, items: Array.from({ length: 10 }, (_, j) => ({ name: `Item ${j}`, price: i * 100 + j })) }] });
   const preview = async (i: number) => post('/v1/document/preview?templateName=invoice.docx&zoomFactor=75', data(i));

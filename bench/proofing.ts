@@ -4,18 +4,12 @@
  * repeated calls after the dictionary is loaded.
  */
 import { performance } from 'node:perf_hooks';
-import { startServer, tempDir } from '../test/helpers/server.js';
-import { adminServices, makeAccount } from '../test/helpers/accounts.js';
+import { benchServer, median } from './support.js';
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const WORDS = 'the quick brown fox jumps over the lazy dog while speling mistaks apear now and then in ordinary sentences'.split(' ');
 
-const dataDir = tempDir();
-const admin = await adminServices({ dataDir });
-const account = await makeAccount(admin, 'bench', { licence: 'SN-BENCH', maxProofingTransactions: 1_000_000 });
-await admin.store.close();
-const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_LOG_LEVEL: 'warn' });
-const authorization = `Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}`;
+const server = await benchServer();
+const { authorization } = server;
 try {
   const text = Array.from({ length: 10_000 }, (_, i) => WORDS[i % WORDS.length]).join(' ');
   const time = async (path: string, runs: number) => {

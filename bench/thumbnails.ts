@@ -13,10 +13,9 @@ import { PageRenderer } from '../src/render/renderer.js';
 import { Converter } from '../src/convert/converter.js';
 import { docx, p, run } from '../test/helpers/docx.js';
 import { testPool } from '../test/helpers/office.js';
-import { startServer, tempDir } from '../test/helpers/server.js';
-import { adminServices, makeAccount } from '../test/helpers/accounts.js';
+import { tempDir } from '../test/helpers/server.js';
+import { benchServer, median } from './support.js';
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function versusPdftoppm(): Promise<void> {
   console.log('\n1. all 25 pages of a PDF at 96 dpi to PNG');
@@ -55,14 +54,9 @@ async function versusPdftoppm(): Promise<void> {
 
 async function templateCache(): Promise<void> {
   console.log('\n2. /v1/templates/thumbnails of a stored one-page template');
-  const dataDir = tempDir();
-  const admin = await adminServices({ dataDir });
-  const account = await makeAccount(admin, 'bench', { licence: 'SN-BENCH', maxDocuments: 10_000_000 });
-  await admin.store.close();
-  const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_LOG_LEVEL: 'warn' });
-  const authorization = `Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}`;
+  const server = await benchServer({ DOCSMITH_OFFICE_WORKERS: '1' });
+  const { authorization } = server;
   try {
-    while ((await fetch(`${server.url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
     const get = async () => {
       const t = performance.now();
       const response = await fetch(`${server.url}/v1/templates/thumbnails?templateName=t.docx`, { headers: { authorization } });

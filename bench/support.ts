@@ -1,0 +1,28 @@
+import type { AccountInput } from '../src/accounts/accounts.js';
+import { startServer, tempDir } from '../test/helpers/server.js';
+import { adminServices, makeAccount } from '../test/helpers/accounts.js';
+
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+export interface BenchServer {
+  url: string;
+  account: { user: string; password: string };
+  /** The Basic header of the bench account. */
+  authorization: string;
+  stop(): Promise<void>;
+}
+
+/** A server process on a fresh data folder with one account of generous limits, ready to serve. */
+export async function benchServer(env: Record<string, string> = {}, limits: AccountInput = {}): Promise<BenchServer> {
+  const dataDir = tempDir();
+  const admin = await adminServices({ dataDir });
+  const account = await makeAccount(admin, 'bench', { licence: 'SN-BENCH', maxDocuments: 10_000_000, maxProofingTransactions: 1_000_000, ...limits });
+  await admin.store.close();
+  const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_LOG_LEVEL: 'warn', ...env });
+  while ((await fetch(`${server.url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
+  return {
+    url: server.url, account,
+    authorization: `Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}`,
+    stop: () => server.stop(),
+  };
+}
