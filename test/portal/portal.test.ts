@@ -67,6 +67,7 @@ describe('web portal in Chromium', { skip }, () => {
 
   it('signs in, uploads, shows the template, merges with a live preview, downloads, manages keys', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.server.url });
     const page = await open(context);
 
     await signIn(page, 'ann', 'wrong password');
@@ -107,6 +108,9 @@ describe('web portal in Chromium', { skip }, () => {
     await dropped.getByRole('button', { name: 'Delete' }).click();
     await page.getByText('Deleted dropped.docx.').waitFor();
     await dropped.waitFor({ state: 'detached' });
+
+    const [original] = await Promise.all([page.waitForEvent('download'), page.locator('li[data-template="invoice.docx"]').getByRole('button', { name: 'Download' }).click()]);
+    assert.ok(fs.readFileSync((await original.path())!).equals(invoice), 'the library downloads the stored bytes');
 
     // Detail: the fields and blocks tree and the page previews.
     await page.getByRole('link', { name: 'Open invoice.docx' }).click();
@@ -165,6 +169,9 @@ describe('web portal in Chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Create a key' }).click();
     await keys.locator('li').nth(1).waitFor();
     await page.screenshot({ path: path.join(SHOTS, 'keys.png'), fullPage: true });
+    await keys.locator('li').first().getByRole('button', { name: 'Copy' }).click();
+    await page.getByText('Copied the key.').waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), apiKey);
     await keys.locator('li').nth(1).getByRole('button', { name: 'Revoke' }).click();
     await page.getByText('Revoked the key.').waitFor();
     await keys.locator('li').nth(1).waitFor({ state: 'detached' });
