@@ -3,7 +3,7 @@ import path from 'node:path';
 import { InputError } from '../errors.js';
 import { OoxmlPackage, relsPartName as relsName, type Relationship } from '../ooxml/package.js';
 import { endSection, splitBody } from '../ooxml/body.js';
-import { attr, childElements, escapeAttr, parseXml, serialize, serializeDocument, setAttr, type XmlDocument, type XmlElement } from '../ooxml/xml.js';
+import { attr, childElements, escapeAttr, parseXml, serialize, serializeDocument, setAttr, walk, type XmlDocument, type XmlElement } from '../ooxml/xml.js';
 import { IdRenumberer } from '../merge/ids.js';
 
 /** How an appended document joins the one before it. */
@@ -44,7 +44,7 @@ function remapValues(xml: string, elements: string, attribute: string, map: Map<
 export class DocumentBuilder {
   private readonly pkg: OoxmlPackage;
   private readonly mainPart: string;
-  private readonly before: string;
+  private before: string;
   private readonly after: string;
   private content: string;
   private finalSectPr: string;
@@ -76,28 +76,14 @@ export class DocumentBuilder {
     const source = OoxmlPackage.read(docx, what);
     const main = source.mainDocument();
     const n = ++this.documents;
-    const { content: rawContent, sectPr: rawSectPr } = splitBody(source.text(main)!);
+    const { before: sourceBefore, content: rawContent, sectPr: rawSectPr } = splitBody(source.text(main)!);
+    this.before = withNamespacesOf(this.before, sourceBefore);
     let content = rawContent;
     let sectPr = rawSectPr;
 
     // Relationships used by the body: copy their targets, give them ids of their own here.
-    const relMap = new Map<string, string>();
-    for (const rel of source.relationships(main)) {
-      const kind = rel.type.slice(rel.type.lastIndexOf('/') + 1);
-      if (HANDLED_APART.includes(kind)) continue;
-      const id = `rIdJ${n}_${rel.id}`;
-      relMap.set(rel.id, id);
-      if (rel.external) {
-        this.relEntries.push(`<Relationship Id="${id}" Type="${escapeAttr(rel.type)}" Target="${escapeAttr(rel.target)}" TargetMode="External"/>`);
-        continue;
-      }
-      const target = this.copyPart(source, OoxmlPackage.resolve(main, rel.target), n);
-      if (!target) {
-        relMap.delete(rel.id);
-        continue;
-      }
-      this.relEntries.push(`<Relationship Id="${id}" Type="${escapeAttr(rel.type)}" Target="${escapeAttr(path.posix.relative(path.posix.dirname(this.mainPart), target))}"/>`);
-    }
+    const { map: relMap, entries } = this.copyRelationships(source, main, this.mainPart, n, HANDLED_APART);
+    this.relEntries.push(...entries);
     const remapRels = (xml: string) => xml.replace(/\b(r:[A-Za-z]+)="([^"]+)"/g, (whole, name: string, value: string) => (relMap.has(value) ? `${name}="${relMap.get(value)}"` : whole));
     content = remapRels(content);
     sectPr = remapRels(sectPr);
@@ -114,6 +100,29 @@ export class DocumentBuilder {
     for (const note of NOTE_PARTS) content = this.mergeNotes(source, main, note, content);
 
     this.join(content, sectPr, divider);
+  }
+
+  /**
+   * Copies the targets of `fromPart`'s relationships and makes entries for them, with ids of
+   * their own, relative to `toPart`; the map says which old id became which.
+   */
+  private copyRelationships(source: OoxmlPackage, fromPart: string, toPart: string, n: number, skip: readonly string[] = []): { map: Map<string, string>; entries: string[] } {
+    const map = new Map<string, string>();
+    const entries: string[] = [];
+    for (const rel of source.relationships(fromPart)) {
+      if (skip.includes(rel.type.slice(rel.type.lastIndexOf('/') + 1))) continue;
+      const id = `rIdJ${n}_${rel.id}`;
+      if (rel.external) {
+        entries.push(`<Relationship Id="${id}" Type="${escapeAttr(rel.type)}" Target="${escapeAttr(rel.target)}" TargetMode="External"/>`);
+        map.set(rel.id, id);
+        continue;
+      }
+      const target = this.copyPart(source, OoxmlPackage.resolve(fromPart, rel.target), n);
+      if (!target) continue;
+      map.set(rel.id, id);
+      entries.push(`<Relationship Id="${id}" Type="${escapeAttr(rel.type)}" Target="${escapeAttr(path.posix.relative(path.posix.dirname(toPart), target))}"/>`);
+    }
+    return { map, entries };
   }
 
   /** Copies a part (and what it relates to) under a fresh name; media are stored once. */
@@ -230,6 +239,7 @@ export class DocumentBuilder {
     let nextAbstract = maxOf('w:abstractNum', 'w:abstractNumId') + 1;
     let nextNum = maxOf('w:num', 'w:numId') + 1;
     const incoming = parseXml(source.text(sourcePart)!, sourcePart).root;
+    adoptNamespaces(base, incoming);
     const abstractMap = new Map<string, string>();
     const abstracts = childElements(incoming, 'w:abstractNum').map((a) => {
       const fresh = String(nextAbstract++);
@@ -262,8 +272,16 @@ export class DocumentBuilder {
     const base = this.notes.get(basePart) ?? parseXml(this.pkg.text(basePart)!, basePart);
     this.notes.set(basePart, base);
     let next = Math.max(0, ...childElements(base.root, note.element).map((e) => Number(attr(e, 'w:id') ?? 0))) + 1;
+    // Images and links inside notes relate from the notes part: they move with the notes.
+    const { map: relMap, entries } = this.copyRelationships(source, sourcePart, basePart, this.documents);
+    if (entries.length > 0) {
+      const rels = relsName(basePart);
+      this.pkg.setText(rels, (this.pkg.text(rels) ?? EMPTY_RELS).replace('</Relationships>', `${entries.join('')}</Relationships>`));
+    }
     const map = new Map<string, string>();
-    for (const entry of childElements(parseXml(source.text(sourcePart)!, sourcePart).root, note.element)) {
+    const incoming = parseXml(source.text(sourcePart)!, sourcePart).root;
+    adoptNamespaces(base.root, incoming);
+    for (const entry of childElements(incoming, note.element)) {
       const type = attr(entry, 'w:type');
       const id = attr(entry, 'w:id') ?? '';
       if (type === 'separator' || type === 'continuationSeparator' || type === 'continuationNotice') {
@@ -273,6 +291,11 @@ export class DocumentBuilder {
       const fresh = String(next++);
       map.set(id, fresh);
       setAttr(entry, 'w:id', fresh);
+      if (relMap.size > 0) {
+        walk(entry, (el) => {
+          for (const pair of el.attrs) if (pair[0].startsWith('r:') && relMap.has(pair[1])) pair[1] = relMap.get(pair[1])!;
+        });
+      }
       base.root.children.push(entry);
     }
     this.pkg.setText(basePart, serializeDocument(base));
@@ -338,6 +361,34 @@ export class DocumentBuilder {
     }
     this.pkg.setText('[Content_Types].xml', this.types);
     return this.pkg.toBuffer();
+  }
+}
+
+const ROOT_TAG = /<w:document\b[^>]*>/;
+const XMLNS = /\s(xmlns(?::[\w.-]+)?)="([^"]*)"/g;
+
+/** The main document's root tag, with the namespaces (and ignorable prefixes) an appended root adds. */
+function withNamespacesOf(before: string, sourceBefore: string): string {
+  const target = ROOT_TAG.exec(before)?.[0];
+  const from = ROOT_TAG.exec(sourceBefore)?.[0];
+  if (!target || !from) return before;
+  const declared = new Set([...target.matchAll(XMLNS)].map((m) => m[1]));
+  const added = [...from.matchAll(XMLNS)].filter((m) => !declared.has(m[1])).map((m) => ` ${m[1]}="${m[2]}"`).join('');
+  let tag = added ? target.replace(/\s*(\/?)>$/, `${added}$1>`) : target;
+  const ignorable = (t: string) => /\smc:Ignorable="([^"]*)"/.exec(t)?.[1]?.split(/\s+/).filter(Boolean) ?? [];
+  const wanted = ignorable(from).filter((prefix) => !ignorable(tag).includes(prefix));
+  if (wanted.length > 0 && /\sxmlns:mc=/.test(tag)) {
+    tag = /\smc:Ignorable="/.test(tag)
+      ? tag.replace(/(\smc:Ignorable=")([^"]*)"/, (_all, start: string, list: string) => `${start}${[list, ...wanted].filter(Boolean).join(' ')}"`)
+      : tag.replace(/\s*>$/, ` mc:Ignorable="${wanted.join(' ')}">`);
+  }
+  return before.replace(target, tag);
+}
+
+/** Moved elements keep their prefixes: the receiving root declares what the giving root declared. */
+function adoptNamespaces(target: XmlElement, from: XmlElement): void {
+  for (const [name, value] of from.attrs) {
+    if ((name.startsWith('xmlns:') || name === 'xmlns') && attr(target, name) === undefined) setAttr(target, name, value);
   }
 }
 

@@ -1,13 +1,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { unzipSync } from 'fflate';
+import { unzipSync, zipSync } from 'fflate';
 import { DocumentBuilder, parseDivider } from '../../src/compose/builder.js';
 import { Converter } from '../../src/convert/converter.js';
 import type { OfficePool } from '../../src/office/pool.js';
 import { fixture, tempDir } from '../helpers/server.js';
 import { pdfFacts, testPool } from '../helpers/office.js';
 import * as mupdf from 'mupdf';
-import { decimalList, docx, headingStyle, listItem, p, partText, partXml, run } from '../helpers/docx.js';
+import { decimalList, docx, headingStyle, listItem, p, partText, partXml, picture, png, run } from '../helpers/docx.js';
 
 function pageTexts(pdf: Buffer): string[] {
   const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
@@ -87,6 +87,56 @@ describe('document builder (append)', () => {
     assert.deepEqual(refs, ['1', '2', '3']);
     const text = pdfFacts(await toPdf(out)).text;
     assert.equal((text.match(/The source\./g) ?? []).length, 3);
+  });
+
+  it('carries pictures and links inside footnotes, with their relationships', async () => {
+    const base = docx(p(run('Notes with a picture and a link')), {
+      footnotes: `<w:footnote w:id="1">${p(run(' See '), picture('logo', 20, 20).replace('rIdPh', 'rNoteImg'))}${p('<w:hyperlink r:id="rNoteLink"><w:r><w:t>the site</w:t></w:r></w:hyperlink>')}</w:footnote>`,
+    });
+    const files: Record<string, Uint8Array> = unzipSync(base);
+    files['word/_rels/footnotes.xml.rels'] = Buffer.from('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+      + '<Relationship Id="rNoteImg" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/note.png"/>'
+      + '<Relationship Id="rNoteLink" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="https://example.com/" TargetMode="External"/></Relationships>');
+    files['word/media/note.png'] = png(20, 20, [10, 120, 200]);
+    files['[Content_Types].xml'] = Buffer.from(Buffer.from(files['[Content_Types].xml']!).toString().replace('</Types>', '<Default Extension="png" ContentType="image/png"/></Types>'));
+    const noted = Buffer.from(zipSync(files));
+    const noted1 = p(run('Claim'), '<w:r><w:footnoteReference w:id="1"/></w:r>');
+    const withRef = Buffer.from(zipSync({ ...files, 'word/document.xml': Buffer.from(Buffer.from(files['word/document.xml']!).toString().replace('<w:body>', `<w:body>${noted1}`)) }));
+
+    const builder = new DocumentBuilder(docx(p(run('First document, no notes'))));
+    builder.append(withRef, 'paragraph');
+    builder.append(noted, 'paragraph');
+    const out = builder.toBuffer();
+    const parts = unzipSync(out);
+    const notes = partXml(out, 'word/footnotes.xml');
+    const rels = Buffer.from(parts['word/_rels/footnotes.xml.rels']!).toString();
+    const embeds = [...notes.matchAll(/r:embed="([^"]+)"/g)].map((m) => m[1]!);
+    const links = [...notes.matchAll(/<w:hyperlink r:id="([^"]+)"/g)].map((m) => m[1]!);
+    assert.equal(embeds.length, 2);
+    assert.equal(new Set(embeds).size, 2, 'each appended note has its own relationship id');
+    for (const id of embeds) {
+      const target = new RegExp(`Id="${id}"[^>]*Target="([^"]+)"`).exec(rels)?.[1];
+      assert.ok(target && parts[`word/${target}`], `${id} -> ${target} exists`);
+    }
+    for (const id of links) assert.match(rels, new RegExp(`Id="${id}"[^>]*Target="https://example.com/" TargetMode="External"`));
+    assert.equal(Object.keys(parts).filter((name) => name.startsWith('word/media/')).length, 1, 'the same picture is stored once');
+    const pdf = await toPdf(out);
+    assert.match(pdfFacts(pdf).text, /See/);
+  });
+
+  it('declares on the main root the namespaces an appended document brings', async () => {
+    const files: Record<string, Uint8Array> = unzipSync(docx(p(run('A plain first document'))));
+    const minimalRoot = '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">';
+    files['word/document.xml'] = Buffer.from(Buffer.from(files['word/document.xml']!).toString().replace(/<w:document\b[^>]*>/, minimalRoot));
+    const plain = Buffer.from(zipSync(files));
+    const drawing = docx(p(run('With a picture'), picture('logo', 20, 20)) + '<w:p w14:paraId="1A2B3C4D"><w:r><w:t>w14 ids</w:t></w:r></w:p>');
+    const builder = new DocumentBuilder(plain);
+    builder.append(drawing, 'paragraph');
+    const out = builder.toBuffer();
+    const root = /<w:document\b[^>]*>/.exec(partXml(out))![0];
+    for (const prefix of ['wp', 'a', 'pic', 'mc', 'w14']) assert.match(root, new RegExp(`xmlns:${prefix}="`), prefix);
+    assert.match(root, /mc:Ignorable="w14"/);
+    assert.match(pdfFacts(await toPdf(out)).text, /With a picture[\s\S]*w14 ids/);
   });
 
   it('carries comments with renumbered ids', () => {
