@@ -10,6 +10,7 @@ import type { JsonObject } from './scope.js';
 import { analysePart, type TElement } from './template.js';
 import { templateInfo, type TemplateInfo } from './info.js';
 import { MediaSink } from './images.js';
+import { addListNumbering } from './lists.js';
 import path from 'node:path';
 import { MERGE_DEFAULTS } from './defaults.js';
 
@@ -83,8 +84,9 @@ export class CompiledTemplate {
   private write(parts: Map<string, string>, options: MergeOptions, sink: MediaSink): Buffer {
     const pkg = this.pkg.clone();
     const ids = new IdRenumberer();
+    const withListIds = addListNumbering(pkg, this.mainPart, sink.listRequests());
     for (const [name, xml] of parts) {
-      let out = ids.part(xml);
+      let out = withListIds(ids.part(xml));
       if (name === this.mainPart && options.removeTrailingWhitespace) out = trimTrailingParagraphs(out);
       pkg.setText(name, out);
     }

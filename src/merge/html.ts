@@ -7,8 +7,8 @@ import { decodeImage, type MediaSink } from './images.js';
  * HTML values (mergeHtml) as real WordprocessingML: paragraphs, headings, lists, tables, line
  * breaks, bold/italic/underline/strike, sub/superscript, span colours, fonts, sizes and
  * backgrounds, links and data-URI images. Scripts and external resources are dropped; unknown
- * tags keep their text. Lists are paragraphs with their bullet or number and an indent
- * (*decision*: the template's numbering definitions are left alone).
+ * tags keep their text. Lists are real Word lists with numbering definitions of their own (the
+ * template's are left alone); without a document to add them to, bullet or number text.
  */
 
 export function isHtmlValue(value: string): boolean {
@@ -111,19 +111,26 @@ export interface HtmlTarget {
   part: string;
   /** Adds an external hyperlink relationship; returns its id. */
   link: (url: string) => string | undefined;
+  /** A new list; returns the numId its paragraphs use. */
+  list?: (ordered: boolean, level: number) => string | undefined;
 }
+
+type ListContext = { ordered: boolean; n: number; numId: string | undefined }[];
 
 interface Paragraph {
   pPr: string;
   runs: string[];
   /** Made for inline content outside any block element: it may join the host paragraph. */
   loose: boolean;
+  /** A list item's bullet or number as text, for places without paragraphs. */
+  label: string;
 }
 
 interface Piece {
   xml: string;
   /** Runs of a loose paragraph, or undefined for real blocks. */
   looseRuns: string | undefined;
+  label: string;
 }
 
 class Builder {
@@ -137,9 +144,9 @@ class Builder {
     return this.pieces.map((p) => p.xml);
   }
 
-  paragraph(pPr = this.basePPr, loose = false): Paragraph {
+  paragraph(pPr = this.basePPr, loose = false, label = ''): Paragraph {
     this.flush();
-    this.current = { pPr, runs: [], loose };
+    this.current = { pPr, runs: [], loose, label };
     return this.current;
   }
 
@@ -150,13 +157,13 @@ class Builder {
 
   raw(xml: string): void {
     this.flush();
-    if (xml) this.pieces.push({ xml, looseRuns: undefined });
+    if (xml) this.pieces.push({ xml, looseRuns: undefined, label: '' });
   }
 
   flush(): void {
     const c = this.current;
     if (c && (c.runs.length > 0 || !c.loose)) {
-      this.pieces.push({ xml: `<w:p>${c.pPr}${c.runs.join('')}</w:p>`, looseRuns: c.loose ? c.runs.join('') : undefined });
+      this.pieces.push({ xml: `<w:p>${c.pPr}${c.runs.join('')}</w:p>`, looseRuns: c.loose ? c.runs.join('') : undefined, label: c.label });
     }
     this.current = undefined;
   }
@@ -192,7 +199,18 @@ function indentPPr(base: string, level: number): string {
   return base.replace(/<w:ind\b[^>]*\/>/, '').replace('</w:pPr>', `${ind}</w:pPr>`);
 }
 
-function walk(nodes: ChildNode[], props: RunProps, b: Builder, ctx: { basePPr: string; list: { ordered: boolean; n: number }[]; target: HtmlTarget }): void {
+/** The host's paragraph properties with list numbering in schema order, its own indent dropped. */
+function numberedPPr(base: string, level: number, numId: string): string {
+  const numPr = `<w:numPr><w:ilvl w:val="${level}"/><w:numId w:val="${numId}"/></w:numPr>`;
+  if (!base) return `<w:pPr>${numPr}</w:pPr>`;
+  const pPr = base.replace(/<w:numPr>[\s\S]*?<\/w:numPr>/, '').replace(/<w:ind\b[^>]*\/>/, '');
+  // numPr follows pStyle, keepNext, keepLines, pageBreakBefore, framePr and widowControl.
+  let at = pPr.indexOf('>') + 1;
+  for (const m of pPr.matchAll(/<w:(?:pStyle|keepNext|keepLines|pageBreakBefore|framePr|widowControl)\b[^>]*\/>/g)) at = Math.max(at, m.index + m[0].length);
+  return pPr.slice(0, at) + numPr + pPr.slice(at);
+}
+
+function walk(nodes: ChildNode[], props: RunProps, b: Builder, ctx: { basePPr: string; list: ListContext; target: HtmlTarget }): void {
   for (const node of nodes) {
     if (node.type === 'text') {
       b.run(textRun(node.data, props));
@@ -217,17 +235,20 @@ function walk(nodes: ChildNode[], props: RunProps, b: Builder, ctx: { basePPr: s
       const runs = sub.out.join('').replace(/<\/?w:p>|<w:pPr>[\s\S]*?<\/w:pPr>/g, '');
       b.run(relId ? `<w:hyperlink r:id="${relId}">${runs}</w:hyperlink>` : runs);
     } else if (tag === 'ul' || tag === 'ol') {
-      ctx.list.push({ ordered: tag === 'ol', n: 0 });
+      const ordered = tag === 'ol';
+      ctx.list.push({ ordered, n: 0, numId: ctx.target.list?.(ordered, Math.min(8, ctx.list.length)) });
       walk(element.children, props, b, ctx);
       ctx.list.pop();
       b.flush();
     } else if (tag === 'li') {
       const list = ctx.list[ctx.list.length - 1];
-      const level = Math.max(0, ctx.list.length - 1);
-      b.paragraph(indentPPr(ctx.basePPr, level));
-      if (list) {
-        list.n++;
-        b.run(textRun(list.ordered ? `${list.n}.\u00a0` : '•\u00a0', props));
+      const level = Math.min(8, Math.max(0, ctx.list.length - 1));
+      const label = list ? textRun(list.ordered ? `${++list.n}.\u00a0` : '•\u00a0', props) : '';
+      if (list?.numId) {
+        b.paragraph(numberedPPr(ctx.basePPr, level, list.numId), false, label);
+      } else {
+        b.paragraph(indentPPr(ctx.basePPr, level));
+        b.run(label);
       }
       walk(element.children, inner, b, ctx);
       b.flush();
@@ -243,7 +264,7 @@ function walk(nodes: ChildNode[], props: RunProps, b: Builder, ctx: { basePPr: s
   }
 }
 
-function table(element: Element, props: RunProps, ctx: { basePPr: string; list: { ordered: boolean; n: number }[]; target: HtmlTarget }): string {
+function table(element: Element, props: RunProps, ctx: { basePPr: string; list: ListContext; target: HtmlTarget }): string {
   const rows: Element[] = [];
   const collect = (nodes: ChildNode[]) => nodes.forEach((n) => {
     if (n.type !== 'tag') return;
@@ -290,7 +311,7 @@ export function htmlToWordprocessingML(html: string, runProps: string, pPr: stri
   const trailing = pieces.length > 0 && pieces[pieces.length - 1]!.looseRuns !== undefined ? pieces.pop()!.looseRuns! : '';
   const inline = builder.pieces
     .filter((piece) => piece.xml.startsWith('<w:p>'))
-    .map((piece) => piece.looseRuns ?? piece.xml.replace(/^<w:p>(<w:pPr>[\s\S]*?<\/w:pPr>)?|<\/w:p>$/g, ''))
+    .map((piece) => piece.looseRuns ?? piece.label + piece.xml.replace(/^<w:p>(<w:pPr>[\s\S]*?<\/w:pPr>)?|<\/w:p>$/g, ''))
     .join('<w:r><w:br/></w:r>');
   return { leading, blocks: pieces.map((p) => p.xml).join(''), trailing, inline };
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { imageSize } from 'image-size';
 import { InputError } from '../errors.js';
+import { listToken, type ListRequest } from './lists.js';
 
 export interface ImageFormat {
   extension: string;
@@ -56,7 +57,10 @@ export interface MediaPart {
   format: ImageFormat;
 }
 
-/** New media of one output document, stored once per content and related from each part using it. */
+/**
+ * What merged values add to one output document beyond text: media (stored once per content and
+ * related from each part using it), hyperlinks, and the lists of HTML values.
+ */
 export class MediaSink {
   private readonly byHash = new Map<string, string>();
   private readonly relations = new Map<string, Map<string, MediaPart>>();
@@ -90,6 +94,18 @@ export class MediaSink {
       links.set(url, id);
     }
     return id;
+  }
+
+  private readonly lists: ListRequest[] = [];
+
+  /** A list of an HTML value; its paragraphs carry the returned token until the numId is known. */
+  addList(ordered: boolean, level: number): string {
+    this.lists.push({ ordered, level });
+    return listToken(this.lists.length);
+  }
+
+  listRequests(): ListRequest[] {
+    return [...this.lists];
   }
 
   linkEntries(): [string, [string, string][]][] {

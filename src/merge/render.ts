@@ -59,6 +59,7 @@ function render(segments: Segment[], state: State, out: string[]): void {
           const blockPPr = (segment.field.hostPPr ?? '').replace(/<w:sectPr\b[\s\S]*?<\/w:sectPr>/, '');
           const html = htmlToWordprocessingML(result.text, segment.field.runProps, blockPPr, {
             sink: media?.sink, part: media?.part ?? '', link: (url) => media?.sink.addLink(media.part, url),
+            list: (ordered, level) => media?.sink.addList(ordered, level),
           });
           // Directly in a paragraph, the HTML's paragraphs split it; elsewhere they become lines.
           if (segment.field.hostPPr === undefined) out.push(html.inline);

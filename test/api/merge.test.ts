@@ -155,6 +155,9 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     const text = pdfFacts(decode(reply)[0]!).text;
     for (const piece of ['Intro:', 'Heading', 'Some bold and italic text.', 'one', 'two', 'A1', 'B1']) assert.ok(text.includes(piece), piece);
     assert.ok(!text.includes('<b>'));
+    const lists = '<html><ol><li>first<ol><li>inner</li></ol></li><li>second</li></ol><ul><li>dot</li></ul><ol><li>again</li></ol></html>';
+    const listed = await merge('returnFormat=PDF', { mergeData: [{ body: lists }], template: b64(template), mergeSettings: { mergeHtml: true } });
+    assert.match(pdfFacts(decode(listed)[0]!).text, /1\.\s*first\s+a\.\s*inner\s+2\.\s*second\s+•\s*dot\s+1\.\s*again/, 'Word lists as LibreOffice numbers them');
   });
 
   it('finds and replaces in a stored or uploaded template', async () => {
