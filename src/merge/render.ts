@@ -76,19 +76,31 @@ function render(segments: Segment[], state: State, out: string[]): void {
       }
       case 'block': {
         const rows = state.scope.rows(segment.name);
+        const outer = state.scope;
+        const outerNext = state.nextRecord;
         if (rows && rows.length > 0) {
-          const outer = state.scope;
-          for (const row of rows) {
-            state.scope = outer.enter(row);
+          // NEXT inside a block moves to the block's next row (several rows per repetition).
+          let index = 0;
+          state.nextRecord = () => {
+            if (index + 1 >= rows.length) {
+              index = rows.length;
+              state.scope = outer.enter({});
+              return false;
+            }
+            state.scope = outer.enter(rows[++index]!);
+            return true;
+          };
+          for (; index < rows.length; index++) {
+            state.scope = outer.enter(rows[index]!);
             render(segment.body, state, out);
           }
-          state.scope = outer;
         } else if (!state.options.removeEmptyBlocks) {
-          const outer = state.scope;
           state.scope = EMPTY_SCOPE;
+          state.nextRecord = () => false;
           render(segment.body, state, out);
-          state.scope = outer;
         }
+        state.scope = outer;
+        state.nextRecord = outerNext;
         break;
       }
       case 'image': {

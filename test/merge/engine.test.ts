@@ -140,6 +140,12 @@ describe('merge engine: IF and DATE', () => {
     assert.deepEqual(out.map((d) => partText(d)), ['A\n\nB', 'C\n\nC']);
   });
 
+  it('NEXT inside a block moves to the block\'s next row, not to the next record', () => {
+    const sheet = CompiledTemplate.compile(docx(p(mergefield('title')) + block('people', p(mergefield('name'), run(' | '), field('NEXT', ''), mergefield('name'), run(' '), mergefield('title'))) + p(run('end '), mergefield('title'))));
+    const docs = sheet.merge([{ title: 'T1', people: [{ name: 'A' }, { name: 'B' }, { name: 'C' }] }, { title: 'T2', people: [{ name: 'D' }] }], DEFAULT_MERGE_OPTIONS, false);
+    assert.deepEqual(docs.map((d) => partText(d)), ['T1\nA | B T1\nC |  T1\nend T1', 'T2\nD |  T2\nend T2']);
+  });
+
   it('refuses broken field instructions, naming the field and the part', () => {
     assert.throws(() => CompiledTemplate.compile(docx(p(run('x')) + p(field('MERGEFIELD "unclosed', '«x»')))), (e: Error) => e instanceof InputError && /field 1 of word\/document.xml.*unclosed quote/.test(e.message));
     assert.throws(() => CompiledTemplate.compile(docx(p(mergefield('ok')) + p(field('MERGEFIELD', '«»')))), /field 2 of word\/document.xml.*no field name/);
