@@ -3,7 +3,8 @@ import path from 'node:path';
 import { InputError } from '../errors.js';
 import { OoxmlPackage, relsPartName as relsName, type Relationship } from '../ooxml/package.js';
 import { endSection, splitBody } from '../ooxml/body.js';
-import { attr, childElements, escapeAttr, parseXml, serialize, serializeDocument, setAttr, walk, type XmlDocument, type XmlElement } from '../ooxml/xml.js';
+import { attr, childElements, element, escapeAttr, parseXml, serialize, serializeDocument, setAttr, walk, type XmlDocument, type XmlElement } from '../ooxml/xml.js';
+import { PPR_ORDER, RPR_ORDER, addMissingProperties } from '../ooxml/properties-order.js';
 import { IdRenumberer } from '../merge/ids.js';
 
 /** How an appended document joins the one before it. */
@@ -56,6 +57,8 @@ export class DocumentBuilder {
   private types: string;
   private documents = 1;
   private emptyHeaders = new Map<string, string>();
+  /** Set by mergeStyles when the appended document's defaults differ: its paragraphs name their style. */
+  private sourceDefaultParagraphStyle: string | undefined;
 
   constructor(first: Uint8Array, what = 'document 1') {
     this.pkg = OoxmlPackage.read(first, what);
@@ -88,7 +91,9 @@ export class DocumentBuilder {
     content = remapRels(content);
     sectPr = remapRels(sectPr);
 
+    this.sourceDefaultParagraphStyle = undefined;
     const styleMap = this.mergeStyles(source, main, n);
+    if (this.sourceDefaultParagraphStyle) content = withParagraphStyle(content, this.sourceDefaultParagraphStyle);
     const numMap = this.mergeNumbering(source, main);
     const restyle = (xml: string) => {
       let out = remapValues(xml, 'w:pStyle|w:rStyle|w:tblStyle', 'w:val', styleMap);
@@ -194,7 +199,9 @@ export class DocumentBuilder {
     if (source.text(sourcePart) === this.pkg.text(basePart) && !this.styles) return map;
     this.styles ??= parseXml(this.pkg.text(basePart)!, basePart);
     const known = new Map(childElements(this.styles.root, 'w:style').map((s) => [attr(s, 'w:styleId') ?? '', s]));
-    const incoming = childElements(parseXml(source.text(sourcePart)!, sourcePart).root, 'w:style');
+    const sourceRoot = parseXml(source.text(sourcePart)!, sourcePart).root;
+    const incoming = childElements(sourceRoot, 'w:style');
+    this.sourceDefaultParagraphStyle = carryDocDefaults(this.styles.root, sourceRoot);
     const added: XmlElement[] = [];
     for (const style of incoming) {
       const id = attr(style, 'w:styleId') ?? '';
@@ -205,6 +212,7 @@ export class DocumentBuilder {
         for (let i = 2; known.has(fresh); i++) fresh = `${id}J${n}_${i}`;
         map.set(id, fresh);
         setAttr(style, 'w:styleId', fresh);
+        style.attrs = style.attrs.filter(([key]) => key !== 'w:default'); // one default per type: the first document's
         const name = childElements(style, 'w:name')[0];
         if (name) setAttr(name, 'w:val', `${attr(name, 'w:val') ?? id} (${n})`);
         known.set(fresh, style);
@@ -383,6 +391,67 @@ function withNamespacesOf(before: string, sourceBefore: string): string {
       : tag.replace(/\s*>$/, ` mc:Ignorable="${wanted.join(' ')}">`);
   }
   return before.replace(target, tag);
+}
+
+const SPEC_RUN_DEFAULTS = ['<w:sz w:val="20"/>', '<w:szCs w:val="20"/>'];
+
+function defaultsOf(root: XmlElement, kind: 'rPr' | 'pPr'): XmlElement[] {
+  const holder = childElements(root, 'w:docDefaults')[0];
+  const wrapper = holder && childElements(holder, kind === 'rPr' ? 'w:rPrDefault' : 'w:pPrDefault')[0];
+  const props = wrapper && childElements(wrapper, `w:${kind}`)[0];
+  return props ? childElements(props) : [];
+}
+
+/**
+ * Appended paragraphs would take the first document's docDefaults. When the appended document's
+ * differ, they move into its root paragraph styles (so those are renamed apart), with the
+ * schema's defaults for what only the first document sets; returns the appended document's
+ * default paragraph style, which its unstyled paragraphs must then name.
+ */
+function carryDocDefaults(base: XmlElement, source: XmlElement): string | undefined {
+  const sourceDefaults = childElements(source, 'w:docDefaults')[0];
+  const baseDefaults = childElements(base, 'w:docDefaults')[0];
+  if ((sourceDefaults ? serialize(sourceDefaults) : '') === (baseDefaults ? serialize(baseDefaults) : '')) return undefined;
+  const paragraphStyles = childElements(source, 'w:style').filter((s) => attr(s, 'w:type') === 'paragraph');
+  const fallback = parseXml(`<w:rPr xmlns:w="${W_NS}">${SPEC_RUN_DEFAULTS.join('')}</w:rPr>`, 'defaults').root;
+  const runDefaults = [...defaultsOf(source, 'rPr'), ...childElements(fallback)];
+  const paragraphDefaults = defaultsOf(source, 'pPr');
+  for (const style of paragraphStyles.filter((s) => childElements(s, 'w:basedOn').length === 0)) {
+    const ensure = (name: 'w:pPr' | 'w:rPr') => {
+      let props = childElements(style, name)[0];
+      if (!props) {
+        props = element(name);
+        style.children.push(props);
+      }
+      return props;
+    };
+    if (paragraphDefaults.length > 0) addMissingProperties(ensure('w:pPr'), paragraphDefaults.map(cloneElement), PPR_ORDER);
+    addMissingProperties(ensure('w:rPr'), runDefaults.map(cloneElement), RPR_ORDER);
+    // CT_Style: pPr, rPr and tblPr come after the names and flags.
+    style.children = [...style.children.filter((c) => !(c.kind === 'element' && STYLE_TAIL.includes(c.name))),
+      ...STYLE_TAIL.flatMap((name) => childElements(style, name))];
+  }
+  const byDefault = paragraphStyles.find((s) => attr(s, 'w:default') === '1' || attr(s, 'w:default') === 'true');
+  return byDefault ? attr(byDefault, 'w:styleId') : undefined;
+}
+
+const W_NS = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+const STYLE_TAIL = ['w:pPr', 'w:rPr', 'w:tblPr', 'w:trPr', 'w:tcPr', 'w:tblStylePr'];
+
+function cloneElement(node: XmlElement): XmlElement {
+  return { kind: 'element', name: node.name, attrs: node.attrs.map(([k, v]) => [k, v] as [string, string]), children: node.children.map((c) => (c.kind === 'element' ? cloneElement(c) : { ...c })) };
+}
+
+/** Paragraphs without a style of their own name `styleId`. */
+function withParagraphStyle(content: string, styleId: string): string {
+  const pStyle = `<w:pStyle w:val="${escapeAttr(styleId)}"/>`;
+  return content
+    .replace(/<w:pPr\/>/g, '<w:pPr></w:pPr>')
+    .replace(/<w:p(\s[^>]*)?\/>/g, (_all, attrs: string | undefined) => `<w:p${attrs ?? ''}><w:pPr>${pStyle}</w:pPr></w:p>`)
+    .replace(/(<w:p(?:\s[^>]*)?>)(<w:pPr>)?/g, (whole, open: string, pPr: string | undefined, offset: number, all: string) => {
+      if (pPr) return all.startsWith('<w:pStyle', offset + whole.length) ? whole : `${open}<w:pPr>${pStyle}`;
+      return `${open}<w:pPr>${pStyle}</w:pPr>`;
+    });
 }
 
 /** Moved elements keep their prefixes: the receiving root declares what the giving root declared. */

@@ -1,6 +1,7 @@
 import { parseDocument } from 'htmlparser2';
 import type { ChildNode, Element } from 'domhandler';
 import { escapeAttr, escapeText } from '../ooxml/xml.js';
+import { RPR_ORDER } from '../ooxml/properties-order.js';
 import { decodeImage, type MediaSink } from './images.js';
 
 /**
@@ -14,12 +15,6 @@ import { decodeImage, type MediaSink } from './images.js';
 export function isHtmlValue(value: string): boolean {
   return /^\s*<html[\s>]/i.test(value) && /<\/html>\s*$/i.test(value);
 }
-
-/** Run property elements in the order the schema requires (CT_RPr). */
-const RPR_ORDER = ['w:rStyle', 'w:rFonts', 'w:b', 'w:bCs', 'w:i', 'w:iCs', 'w:caps', 'w:smallCaps', 'w:strike', 'w:dstrike', 'w:outline',
-  'w:shadow', 'w:emboss', 'w:imprint', 'w:noProof', 'w:snapToGrid', 'w:vanish', 'w:webHidden', 'w:color', 'w:spacing', 'w:w', 'w:kern',
-  'w:position', 'w:sz', 'w:szCs', 'w:highlight', 'w:u', 'w:effect', 'w:bdr', 'w:shd', 'w:fitText', 'w:vertAlign', 'w:rtl', 'w:cs', 'w:em', 'w:lang',
-  'w:eastAsianLayout', 'w:specVanish'];
 
 type RunProps = Map<string, string>;
 

@@ -139,6 +139,34 @@ describe('document builder (append)', () => {
     assert.match(pdfFacts(await toPdf(out)).text, /With a picture[\s\S]*w14 ids/);
   });
 
+  it('keeps an appended document\'s own defaults (docDefaults) through its own Normal style', async () => {
+    const normal = '<w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/><w:qFormat/></w:style>';
+    const defaults = (font: string, size: number, after: number) => `<w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii="${font}" w:hAnsi="${font}"/><w:sz w:val="${size}"/></w:rPr></w:rPrDefault>`
+      + `<w:pPrDefault><w:pPr><w:spacing w:after="${after}"/></w:pPr></w:pPrDefault></w:docDefaults>`;
+    const sans = docx(p(run('Sans eleven')), { styles: defaults('Liberation Sans', 22, 160) + normal });
+    const mono = docx(p(run('Mono sixteen')) + '<w:p/>' + '<w:p><w:pPr><w:jc w:val="center"/></w:pPr>' + run('Centred mono') + '</w:p>', { styles: defaults('Liberation Mono', 32, 0) + normal });
+    const builder = new DocumentBuilder(sans);
+    builder.append(mono, 'paragraph');
+    builder.append(sans, 'paragraph');
+    const out = builder.toBuffer();
+    const styles = partXml(out, 'word/styles.xml');
+    assert.equal((styles.match(/w:default="1"/g) ?? []).length, 1, 'one default paragraph style');
+    assert.match(styles, /<w:style w:type="paragraph" w:styleId="NormalJ2"><w:name w:val="Normal \(2\)"\/><w:qFormat\/><w:pPr><w:spacing w:after="0"\/><\/w:pPr><w:rPr><w:rFonts w:ascii="Liberation Mono" w:hAnsi="Liberation Mono"\/><w:sz w:val="32"\/><w:szCs w:val="20"\/><\/w:rPr><\/w:style>/);
+    const body = partXml(out);
+    assert.match(body, /<w:p><w:pPr><w:pStyle w:val="NormalJ2"\/><\/w:pPr><w:r><w:t xml:space="preserve">Mono sixteen/);
+    assert.match(body, /<w:p><w:pPr><w:pStyle w:val="NormalJ2"\/><w:jc w:val="center"\/><\/w:pPr>/);
+    assert.equal((body.match(/<w:pStyle w:val="NormalJ2"\/>/g) ?? []).length, 3, 'the appended paragraphs, the empty one too');
+    assert.match(body, /<w:p><w:r><w:t xml:space="preserve">Sans eleven[\s\S]*<w:p><w:r><w:t xml:space="preserve">Sans eleven/, 'documents with the first one\'s defaults stay unstyled');
+    // In the PDF: 11 pt sans, then 16 pt mono, then 11 pt sans again.
+    const doc = mupdf.Document.openDocument(await toPdf(out), 'application/pdf');
+    const lines = (JSON.parse(doc.loadPage(0).toStructuredText('preserve-whitespace').asJSON()) as { blocks: { lines: { text: string; font: { name: string; size: number } }[] }[] }).blocks.flatMap((b) => b.lines);
+    const fontOf = (text: string) => lines.find((l) => l.text.includes(text))!.font;
+    assert.equal(Math.round(fontOf('Sans eleven').size), 11);
+    assert.equal(Math.round(fontOf('Mono sixteen').size), 16);
+    assert.match(fontOf('Mono sixteen').name, /Mono/);
+    assert.match(fontOf('Sans eleven').name, /Sans/);
+  });
+
   it('carries comments with renumbered ids', () => {
     const commented = docx(p('<w:commentRangeStart w:id="0"/>', run('Reviewed text'), '<w:commentRangeEnd w:id="0"/><w:r><w:commentReference w:id="0"/></w:r>'),
       { comments: `<w:comment w:id="0" w:author="Ann" w:date="2024-01-01T00:00:00Z">${p(run('Check this'))}</w:comment>` });
