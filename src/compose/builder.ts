@@ -30,6 +30,8 @@ function contentTypeOf(pkg: OoxmlPackage, part: string): string | undefined {
 }
 
 /** Renames the ids in reference attributes of one element kind: `<w:pStyle w:val="X"/>`. */
+const STYLE_REFERENCES = ['w:pStyle', 'w:rStyle', 'w:tblStyle'];
+
 function remapValues(xml: string, elements: string, attribute: string, map: Map<string, string>): string {
   if (map.size === 0) return xml;
   const pattern = new RegExp(`(<(?:${elements})\\b[^>]*?\\b${attribute}=")([^"]*)(")`, 'g');
@@ -85,7 +87,7 @@ export class DocumentBuilder {
     let sectPr = rawSectPr;
 
     // Relationships used by the body: copy their targets, give them ids of their own here.
-    const { map: relMap, entries } = this.copyRelationships(source, main, this.mainPart, n, HANDLED_APART);
+    const { map: relMap, entries, copied } = this.copyRelationships(source, main, this.mainPart, n, HANDLED_APART);
     this.relEntries.push(...entries);
     const remapRels = (xml: string) => xml.replace(/\b(r:[A-Za-z]+)="([^"]+)"/g, (whole, name: string, value: string) => (relMap.has(value) ? `${name}="${relMap.get(value)}"` : whole));
     content = remapRels(content);
@@ -102,7 +104,13 @@ export class DocumentBuilder {
     };
     content = restyle(content);
     sectPr = restyle(sectPr);
-    for (const note of NOTE_PARTS) content = this.mergeNotes(source, main, note, content);
+    // The document's headers and footers name its styles and lists too.
+    for (const { type, part } of copied) {
+      if (!/\/(header|footer)$/.test(type)) continue;
+      const xml = this.pkg.text(part)!;
+      this.pkg.setText(part, restyle(this.sourceDefaultParagraphStyle ? withParagraphStyle(xml, this.sourceDefaultParagraphStyle) : xml));
+    }
+    for (const note of NOTE_PARTS) content = this.mergeNotes(source, main, note, content, { styles: styleMap, lists: numMap });
 
     this.join(content, sectPr, divider);
   }
@@ -111,9 +119,10 @@ export class DocumentBuilder {
    * Copies the targets of `fromPart`'s relationships and makes entries for them, with ids of
    * their own, relative to `toPart`; the map says which old id became which.
    */
-  private copyRelationships(source: OoxmlPackage, fromPart: string, toPart: string, n: number, skip: readonly string[] = []): { map: Map<string, string>; entries: string[] } {
+  private copyRelationships(source: OoxmlPackage, fromPart: string, toPart: string, n: number, skip: readonly string[] = []): { map: Map<string, string>; entries: string[]; copied: { type: string; part: string }[] } {
     const map = new Map<string, string>();
     const entries: string[] = [];
+    const copied: { type: string; part: string }[] = [];
     for (const rel of source.relationships(fromPart)) {
       if (skip.includes(rel.type.slice(rel.type.lastIndexOf('/') + 1))) continue;
       const id = `rIdJ${n}_${rel.id}`;
@@ -125,9 +134,10 @@ export class DocumentBuilder {
       const target = this.copyPart(source, OoxmlPackage.resolve(fromPart, rel.target), n);
       if (!target) continue;
       map.set(rel.id, id);
+      copied.push({ type: rel.type, part: target });
       entries.push(`<Relationship Id="${id}" Type="${escapeAttr(rel.type)}" Target="${escapeAttr(path.posix.relative(path.posix.dirname(toPart), target))}"/>`);
     }
-    return { map, entries };
+    return { map, entries, copied };
   }
 
   /** Copies a part (and what it relates to) under a fresh name; media are stored once. */
@@ -272,7 +282,7 @@ export class DocumentBuilder {
   }
 
   /** Footnotes, endnotes and comments get the next free ids here; references follow. */
-  private mergeNotes(source: OoxmlPackage, main: string, note: (typeof NOTE_PARTS)[number], content: string): string {
+  private mergeNotes(source: OoxmlPackage, main: string, note: (typeof NOTE_PARTS)[number], content: string, renamed: { styles: Map<string, string>; lists: Map<string, string> }): string {
     const sourcePart = this.relatedPart(source, main, note.type);
     if (!sourcePart || !source.has(sourcePart)) return content;
     const root = note.type === 'comments' ? 'w:comments' : `w:${note.type}`;
@@ -299,11 +309,12 @@ export class DocumentBuilder {
       const fresh = String(next++);
       map.set(id, fresh);
       setAttr(entry, 'w:id', fresh);
-      if (relMap.size > 0) {
-        walk(entry, (el) => {
-          for (const pair of el.attrs) if (pair[0].startsWith('r:') && relMap.has(pair[1])) pair[1] = relMap.get(pair[1])!;
-        });
-      }
+      walk(entry, (el) => {
+        for (const pair of el.attrs) if (pair[0].startsWith('r:') && relMap.has(pair[1])) pair[1] = relMap.get(pair[1])!;
+        const names = STYLE_REFERENCES.includes(el.name) ? renamed.styles : el.name === 'w:numId' ? renamed.lists : undefined;
+        const value = names && attr(el, 'w:val');
+        if (value && names.has(value)) setAttr(el, 'w:val', names.get(value)!);
+      });
       base.root.children.push(entry);
     }
     this.pkg.setText(basePart, serializeDocument(base));

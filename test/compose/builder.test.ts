@@ -66,6 +66,19 @@ describe('document builder (append)', () => {
     assert.match(body, /<w:pStyle w:val="Heading1"\/>[\s\S]*?Red again/);
   });
 
+  it('renames style references in the appended document\'s headers and footnotes too', () => {
+    const heading = (text: string) => `<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr>${run(text)}</w:p>`;
+    const red = docx(heading('Red title'), { styles: headingStyle('FF0000') });
+    const blue = docx(heading('Blue title') + p(run('Claim'), '<w:r><w:footnoteReference w:id="1"/></w:r>'),
+      { styles: headingStyle('0000FF'), header: heading('Blue header'), footnotes: `<w:footnote w:id="1">${heading('Blue note')}</w:footnote>` });
+    const builder = new DocumentBuilder(red);
+    builder.append(blue, 'section');
+    const out = builder.toBuffer();
+    const header = Object.keys(unzipSync(out)).find((name) => /^word\/j2_header/.test(name))!;
+    assert.match(partXml(out, header), /<w:pStyle w:val="Heading1J2"\/><\/w:pPr>[\s\S]*Blue header/);
+    assert.match(partXml(out, 'word/footnotes.xml'), /<w:pStyle w:val="Heading1J2"\/><\/w:pPr>[\s\S]*Blue note/);
+  });
+
   it('starts each document\'s numbered list at 1', async () => {
     const list = docx(listItem('alpha') + listItem('beta'), { numbering: decimalList });
     const builder = new DocumentBuilder(list);
