@@ -34,6 +34,12 @@ export function parseRecords(value: unknown): JsonObject[] {
   return records as JsonObject[];
 }
 
+/** The merge body both /document/merge and /document/preview take. */
+function mergeRequest(request: FastifyRequest) {
+  const body = bodyObject(request, '"mergeData" (and "template" when no templateName is given)');
+  return { template: body.template, records: parseRecords(body.mergeData), settings: parseMergeSettings(body.mergeSettings) };
+}
+
 function checkPdfProperties(format: ReturnFormat, title: string | undefined, subject: string | undefined): void {
   if (format !== 'pdf' && format !== 'pdfa') return;
   if ((title?.length ?? 0) > 2000) throw new InputError('mergeSettings.documentTitle is longer than 2000 characters, the limit for PDF output.');
@@ -70,13 +76,11 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
     const format = parseReturnFormat(queryOf(request).returnFormat);
     const append = booleanQuery(request, 'append', true);
     const test = booleanQuery(request, 'test', false);
-    const body = bodyObject(request, '"mergeData" (and "template" when no templateName is given)');
-    const records = parseRecords(body.mergeData);
-    const settings = parseMergeSettings(body.mergeSettings);
+    const { template: sent, records, settings } = mergeRequest(request);
     checkPdfProperties(format, settings.document.properties.title, settings.document.properties.subject);
     const account = accountOf(request);
     const documents = await usage.run(account, { test, merge: true }, async (signal) => {
-      const docx = await pipeline.templateDocx(account, queryOf(request).templateName, body.template, signal);
+      const docx = await pipeline.templateDocx(account, queryOf(request).templateName, sent, signal);
       const template = pipeline.compile(docx);
       const merged = template.merge(records, settings.options, append);
       const out: string[] = [];
@@ -111,12 +115,10 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
     const query = queryOf(request);
     const view = parseThumbnailRequest(query);
     const test = booleanQuery(request, 'test', false);
-    const body = bodyObject(request, '"mergeData" (and "template" when no templateName is given)');
-    const records = parseRecords(body.mergeData);
-    const settings = parseMergeSettings(body.mergeSettings);
+    const { template: sent, records, settings } = mergeRequest(request);
     const account = accountOf(request);
     const images = await usage.run(account, { test, merge: true }, async (signal) => {
-      const docx = await pipeline.templateDocx(account, query.templateName, body.template, signal);
+      const docx = await pipeline.templateDocx(account, query.templateName, sent, signal);
       const [merged] = pipeline.compile(docx).merge(records, settings.options, true);
       const pdf = await pipeline.output(merged!, 'pdf', { properties: settings.document.properties, test, signal });
       return thumbnails.render(pdf, 'pdf', view, signal);
