@@ -18,7 +18,6 @@ const NOTE_PARTS = [
   { type: 'comments', element: 'w:comment', reference: 'w:comment(?:RangeStart|RangeEnd|Reference)', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.comments+xml' },
 ] as const;
 
-const EMPTY_RELS = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
 
 function contentTypeOf(pkg: OoxmlPackage, part: string): string | undefined {
   const types = pkg.text('[Content_Types].xml') ?? '';
@@ -59,8 +58,6 @@ export class DocumentBuilder {
   private types: string;
   private documents = 1;
   private emptyHeaders = new Map<string, string>();
-  /** Set by mergeStyles when the appended document's defaults differ: its paragraphs name their style. */
-  private sourceDefaultParagraphStyle: string | undefined;
 
   constructor(first: Uint8Array, what = 'document 1') {
     this.pkg = OoxmlPackage.read(first, what);
@@ -93,9 +90,9 @@ export class DocumentBuilder {
     content = remapRels(content);
     sectPr = remapRels(sectPr);
 
-    this.sourceDefaultParagraphStyle = undefined;
-    const styleMap = this.mergeStyles(source, main, n);
-    if (this.sourceDefaultParagraphStyle) content = withParagraphStyle(content, this.sourceDefaultParagraphStyle);
+    const { map: styleMap, ownDefault } = this.mergeStyles(source, main, n);
+    const ownStyle = (xml: string) => (ownDefault ? withParagraphStyle(xml, ownDefault) : xml);
+    content = ownStyle(content);
     const numMap = this.mergeNumbering(source, main);
     const restyle = (xml: string) => {
       let out = remapValues(xml, 'w:pStyle|w:rStyle|w:tblStyle', 'w:val', styleMap);
@@ -108,7 +105,7 @@ export class DocumentBuilder {
     for (const { type, part } of copied) {
       if (!/\/(header|footer)$/.test(type)) continue;
       const xml = this.pkg.text(part)!;
-      this.pkg.setText(part, restyle(this.sourceDefaultParagraphStyle ? withParagraphStyle(xml, this.sourceDefaultParagraphStyle) : xml));
+      this.pkg.setText(part, restyle(ownStyle(xml)));
     }
     for (const note of NOTE_PARTS) content = this.mergeNotes(source, main, note, content, { styles: styleMap, lists: numMap });
 
@@ -200,18 +197,21 @@ export class DocumentBuilder {
     return name;
   }
 
-  /** Same id and definition: shared; same id, other definition: the newcomer is renamed. */
-  private mergeStyles(source: OoxmlPackage, main: string, n: number): Map<string, string> {
+  /**
+   * Same id and definition: shared; same id, other definition: the newcomer is renamed.
+   * `ownDefault`: when the newcomer's docDefaults differ, the style its unstyled paragraphs must name.
+   */
+  private mergeStyles(source: OoxmlPackage, main: string, n: number): { map: Map<string, string>; ownDefault: string | undefined } {
     const map = new Map<string, string>();
     const sourcePart = this.relatedPart(source, main, 'styles');
-    if (!sourcePart || !source.has(sourcePart)) return map;
+    if (!sourcePart || !source.has(sourcePart)) return { map, ownDefault: undefined };
     const basePart = this.basePart('styles', source.text(sourcePart)!, 'application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml');
-    if (source.text(sourcePart) === this.pkg.text(basePart) && !this.styles) return map;
+    if (source.text(sourcePart) === this.pkg.text(basePart) && !this.styles) return { map, ownDefault: undefined };
     this.styles ??= parseXml(this.pkg.text(basePart)!, basePart);
     const known = new Map(childElements(this.styles.root, 'w:style').map((s) => [attr(s, 'w:styleId') ?? '', s]));
     const sourceRoot = parseXml(source.text(sourcePart)!, sourcePart).root;
     const incoming = childElements(sourceRoot, 'w:style');
-    this.sourceDefaultParagraphStyle = carryDocDefaults(this.styles.root, sourceRoot);
+    const ownDefault = carryDocDefaults(this.styles.root, sourceRoot);
     const added: XmlElement[] = [];
     for (const style of incoming) {
       const id = attr(style, 'w:styleId') ?? '';
@@ -241,7 +241,7 @@ export class DocumentBuilder {
       this.styles.root.children.push(style);
     }
     this.pkg.setText(basePart, serializeDocument(this.styles));
-    return map;
+    return { map, ownDefault };
   }
 
   /** Each document's lists become numbering instances of their own, so they start at 1 again. */
@@ -292,10 +292,7 @@ export class DocumentBuilder {
     let next = Math.max(0, ...childElements(base.root, note.element).map((e) => Number(attr(e, 'w:id') ?? 0))) + 1;
     // Images and links inside notes relate from the notes part: they move with the notes.
     const { map: relMap, entries } = this.copyRelationships(source, sourcePart, basePart, this.documents);
-    if (entries.length > 0) {
-      const rels = relsName(basePart);
-      this.pkg.setText(rels, (this.pkg.text(rels) ?? EMPTY_RELS).replace('</Relationships>', `${entries.join('')}</Relationships>`));
-    }
+    this.pkg.addRelationships(basePart, entries.join(''));
     const map = new Map<string, string>();
     const incoming = parseXml(source.text(sourcePart)!, sourcePart).root;
     adoptNamespaces(base.root, incoming);
@@ -373,11 +370,8 @@ export class DocumentBuilder {
   toBuffer(): Buffer {
     const ids = new IdRenumberer();
     this.pkg.setText(this.mainPart, ids.part(this.before + this.content + this.finalSectPr + this.after));
-    if (this.relEntries.length) {
-      const name = relsName(this.mainPart);
-      this.pkg.setText(name, (this.pkg.text(name) ?? EMPTY_RELS).replace('</Relationships>', `${this.relEntries.join('')}</Relationships>`));
-      this.relEntries.length = 0;
-    }
+    this.pkg.addRelationships(this.mainPart, this.relEntries.join(''));
+    this.relEntries.length = 0;
     this.pkg.setText('[Content_Types].xml', this.types);
     return this.pkg.toBuffer();
   }

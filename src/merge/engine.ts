@@ -1,4 +1,4 @@
-import { OoxmlPackage, relsPartName } from '../ooxml/package.js';
+import { OoxmlPackage } from '../ooxml/package.js';
 import { escapeAttr, parseXml } from '../ooxml/xml.js';
 import { splitBody } from '../ooxml/body.js';
 import { DocumentBuilder } from '../compose/builder.js';
@@ -101,19 +101,14 @@ const HYPERLINK_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/rel
 
 /** Stores merged images and relates them from the parts that show them. */
 function addMedia(pkg: OoxmlPackage, sink: MediaSink): void {
-  const EMPTY_RELS = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
   for (const [source, links] of sink.linkEntries()) {
-    const name = relsPartName(source);
-    const added = links.map(([url, id]) => `<Relationship Id="${id}" Type="${HYPERLINK_REL}" Target="${escapeAttr(url)}" TargetMode="External"/>`).join('');
-    pkg.setText(name, (pkg.text(name) ?? EMPTY_RELS).replace('</Relationships>', `${added}</Relationships>`));
+    pkg.addRelationships(source, links.map(([url, id]) => `<Relationship Id="${id}" Type="${HYPERLINK_REL}" Target="${escapeAttr(url)}" TargetMode="External"/>`).join(''));
   }
   const entries = sink.entries();
   if (entries.length === 0) return;
   let types = pkg.text('[Content_Types].xml') ?? '';
   for (const [source, media] of entries) {
     const slash = source.lastIndexOf('/');
-    const relsName = relsPartName(source);
-    const rels = pkg.text(relsName) ?? '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
     const added = media.map((m) => {
       pkg.parts.set(m.part, m.bytes);
       if (!new RegExp(`Extension="${m.format.extension}"`, 'i').test(types)) {
@@ -121,7 +116,7 @@ function addMedia(pkg: OoxmlPackage, sink: MediaSink): void {
       }
       return `<Relationship Id="${m.relId}" Type="${IMAGE_REL}" Target="${path.posix.relative(source.slice(0, slash), m.part)}"/>`;
     }).join('');
-    pkg.setText(relsName, rels.replace('</Relationships>', `${added}</Relationships>`));
+    pkg.addRelationships(source, added);
   }
   pkg.setText('[Content_Types].xml', types);
 }

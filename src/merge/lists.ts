@@ -1,4 +1,4 @@
-import { OoxmlPackage, relsPartName } from '../ooxml/package.js';
+import { OoxmlPackage } from '../ooxml/package.js';
 
 /** A list made from an HTML value: bullets or numbers, at a nesting level. */
 export interface ListRequest {
@@ -37,13 +37,8 @@ export function addListNumbering(pkg: OoxmlPackage, mainPart: string, lists: Lis
   const part = rel ? OoxmlPackage.resolve(mainPart, rel.target) : 'word/numbering.xml';
   if (!pkg.has(part)) {
     pkg.setText(part, '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"></w:numbering>');
-    if (!rel) {
-      const rels = relsPartName(mainPart);
-      pkg.setText(rels, (pkg.text(rels) ?? '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>')
-        .replace('</Relationships>', `<Relationship Id="rIdDocsmithNumbering" Type="${NUMBERING_REL}" Target="numbering.xml"/></Relationships>`));
-    }
-    const types = pkg.text('[Content_Types].xml') ?? '';
-    if (!types.includes(`PartName="/${part}"`)) pkg.setText('[Content_Types].xml', types.replace('</Types>', `<Override PartName="/${part}" ContentType="${NUMBERING_TYPE}"/></Types>`));
+    if (!rel) pkg.addRelationships(mainPart, `<Relationship Id="rIdDocsmithNumbering" Type="${NUMBERING_REL}" Target="numbering.xml"/>`);
+    pkg.addContentTypeOverride(part, NUMBERING_TYPE);
   }
   let xml = pkg.text(part)!;
   let nextAbstract = maxOf(xml, /<w:abstractNum\b[^>]*\bw:abstractNumId="(\d+)"/g) + 1;

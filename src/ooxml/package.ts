@@ -84,6 +84,22 @@ export class OoxmlPackage {
     }));
   }
 
+  /** Adds relationship entries (XML) to a part's relationships; makes the rels part when missing. */
+  addRelationships(partName: string, entries: string): void {
+    if (!entries) return;
+    const relsName = relsPartName(partName);
+    const xml = this.text(relsName) ?? '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
+    this.setText(relsName, xml.replace('</Relationships>', `${entries}</Relationships>`));
+  }
+
+  /** Declares a part's content type in [Content_Types].xml, unless it is declared there already. */
+  addContentTypeOverride(partName: string, contentType: string): void {
+    const types = this.text('[Content_Types].xml');
+    if (types && !types.includes(`PartName="/${partName}"`)) {
+      this.setText('[Content_Types].xml', types.replace('</Types>', `<Override PartName="/${partName}" ContentType="${contentType}"/></Types>`));
+    }
+  }
+
   /** Resolves a relationship target against the folder of its source part. */
   static resolve(sourcePart: string, target: string): string {
     if (target.startsWith('/')) return target.slice(1);

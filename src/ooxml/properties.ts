@@ -27,13 +27,8 @@ export function writeDocumentProperties(pkg: OoxmlPackage, p: DocumentProperties
   if (!corePart || !pkg.has(corePart)) {
     corePart = 'docProps/core.xml';
     pkg.setText(corePart, EMPTY_CORE);
-    const relsXml = pkg.text('_rels/.rels') ?? '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
-    const id = `rIdCore${rels.length + 1}`;
-    pkg.setText('_rels/.rels', relsXml.replace('</Relationships>', `<Relationship Id="${id}" Type="${CORE_TYPE}" Target="docProps/core.xml"/></Relationships>`));
-    const types = pkg.text('[Content_Types].xml');
-    if (types && !types.includes('PartName="/docProps/core.xml"')) {
-      pkg.setText('[Content_Types].xml', types.replace('</Types>', `<Override PartName="/docProps/core.xml" ContentType="${CORE_CONTENT_TYPE}"/></Types>`));
-    }
+    pkg.addRelationships('', `<Relationship Id="rIdCore${rels.length + 1}" Type="${CORE_TYPE}" Target="docProps/core.xml"/>`);
+    pkg.addContentTypeOverride(corePart, CORE_CONTENT_TYPE);
   }
   const core = parseXml(pkg.text(corePart)!, corePart);
   const root = core.root;

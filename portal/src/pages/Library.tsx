@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import type { TemplateListEntry } from '@docsmith/client';
 import { useSession } from '../session';
@@ -6,26 +6,7 @@ import { useAction, useLoad } from '../hooks';
 import { DropZone } from '../components/DropZone';
 import { Notice } from '../components/Notice';
 import { TEMPLATE_EXTENSIONS, formatBytes, isTemplateFile, readFile, saveBytes } from '../files';
-
-/** Share tokens give <img> elements a credential-free URL for a template's page images. */
-export function useShareTokens(names: string[], version = ''): Record<string, string> {
-  const { client } = useSession();
-  const [tokens, setTokens] = useState<Record<string, string>>({});
-  // A replaced template needs a new token: the version (modified times) is part of the key.
-  const key = `${names.join('\n')}\n${version}`;
-  useEffect(() => {
-    let live = true;
-    void Promise.all(names.map(async (name) => [name, await client.shareToken(name).catch(() => '')] as const))
-      .then((pairs) => { if (live) setTokens(Object.fromEntries(pairs)); });
-    return () => { live = false; };
-  }, [key]);
-  return tokens;
-}
-
-export const pageImage = (token: string, page: number, zoom: 25 | 50 | 100 | 150) =>
-  `/share/${encodeURIComponent(token)}/pages/${page}.png?zoom=${zoom}`;
-
-export const templatePath = (name: string, view: 'templates' | 'playground' = 'templates') => `/${view}/${encodeURIComponent(name)}`;
+import { pageImage, templatePath, useShareTokens } from '../links';
 
 /** The template library: upload by drag and drop, first-page thumbnails, download, replace, delete. */
 export function Library() {

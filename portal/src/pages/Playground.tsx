@@ -8,8 +8,9 @@ import { useAction, useLoad } from '../hooks';
 import { Notice } from '../components/Notice';
 import { JsonEditor } from '../components/JsonEditor';
 import { PageImages } from '../components/PageImages';
-import { RETURN_FORMATS, baseName, extensionOf, pngDataUrl, saveBytes } from '../files';
-import { templatePath } from './Library';
+import { baseName, extensionOf, pngDataUrl, saveBytes } from '../files';
+import { FormatSelect } from '../components/FormatSelect';
+import { templatePath } from '../links';
 import { checkMergeData } from '../json';
 
 type Switch = 'removeEmptyFields' | 'removeEmptyBlocks' | 'removeEmptyLines' | 'removeEmptyImages' | 'removeTrailingWhitespace' | 'mergeHtml';
@@ -106,11 +107,7 @@ export function Playground({ name }: { name: string | undefined }) {
             {(templates.data ?? []).map((t) => <option key={t.templateName} value={t.templateName}>{t.templateName}</option>)}
           </select>
         </label>
-        <label>Format
-          <select value={format} onChange={(e) => setFormat(e.currentTarget.value as ReturnFormat)}>
-            {RETURN_FORMATS.map((f) => <option key={f} value={f}>{f === 'PDFA' ? 'PDF/A' : f}</option>)}
-          </select>
-        </label>
+        <FormatSelect value={format} onChange={setFormat} />
         <label>Culture
           <select value={culture} onChange={(e) => setCulture(e.currentTarget.value)}>
             {CULTURES.map((c) => <option key={c} value={c}>{c}</option>)}

@@ -1,6 +1,6 @@
 import { useLoad } from '../hooks';
 import { PageImages } from '../components/PageImages';
-import { pageImage } from './Library';
+import { pageImage } from '../links';
 
 interface ShareInfo { templateName: string; pages: number }
 

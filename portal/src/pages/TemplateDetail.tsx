@@ -7,7 +7,7 @@ import { Notice } from '../components/Notice';
 import { PageImages } from '../components/PageImages';
 import { FieldTree } from '../components/FieldTree';
 import { copyText, saveBytes } from '../files';
-import { pageImage, templatePath } from './Library';
+import { pageImage, templatePath } from '../links';
 
 /** One template: its pages, its fields and blocks, and what can be done with it. */
 export function TemplateDetail({ name }: { name: string }) {

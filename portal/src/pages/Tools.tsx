@@ -4,22 +4,13 @@ import { useSession } from '../session';
 import { useAction } from '../hooks';
 import { DropZone } from '../components/DropZone';
 import { Notice } from '../components/Notice';
-import { RETURN_FORMATS, baseName, extensionOf, readFile, saveBytes } from '../files';
+import { baseName, extensionOf, readFile, saveBytes } from '../files';
+import { FormatSelect } from '../components/FormatSelect';
 
 const DOCUMENTS = '.docx,.doc,.rtf,.htm,.html';
 const DIVIDERS: { value: Divider; label: string }[] = [
   { value: 'NewSection', label: 'on a new page' }, { value: 'NewParagraph', label: 'in a new paragraph' }, { value: 'None', label: 'in the same paragraph' },
 ];
-
-function FormatSelect({ value, onChange }: { value: ReturnFormat; onChange(format: ReturnFormat): void }) {
-  return (
-    <label>Format
-      <select value={value} onChange={(e) => onChange(e.currentTarget.value as ReturnFormat)}>
-        {RETURN_FORMATS.map((f) => <option key={f} value={f}>{f === 'PDFA' ? 'PDF/A' : f}</option>)}
-      </select>
-    </label>
-  );
-}
 
 function Convert() {
   const { client } = useSession();
