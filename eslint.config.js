@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/', 'node_modules/', 'data/', '.test-output/'] },
+  { ignores: ['**/dist/', 'node_modules/', 'data/', '.test-output/', '.scratch/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -14,7 +14,7 @@ import { Converter } from '../src/convert/converter.js';
 import { OfficeProcess } from '../src/office/process.js';
 import { fixture, tempDir } from '../test/helpers/server.js';
 import { pdfFacts, testPool } from '../test/helpers/office.js';
-import { networkIsolation } from '../src/office/process.js';
+import { openSandbox } from '../src/office/sandbox.js';
 
 const COPIES = 50;
 
@@ -33,7 +33,7 @@ async function versusOffice(): Promise<void> {
     fs.writeFileSync(file, input);
     return file;
   });
-  const office = await OfficeProcess.start({ id: 'bench', workDir: tempDir(), sofficePath: '/usr/lib/libreoffice/program/soffice.bin', pythonPath: '/usr/bin/python3', isolation: networkIsolation(), startTimeoutMs: 60_000 });
+  const office = await OfficeProcess.start({ slot: 'bench', workDir: tempDir(), runDir: tempDir(), sofficePath: '/usr/lib/libreoffice/program/soffice.bin', pythonPath: '/usr/bin/python3', sandbox: openSandbox('auto'), startTimeoutMs: 60_000 });
   try {
     await office.run({ op: 'ping' }, 10_000);
     const output = path.join(dir, 'office.docx');

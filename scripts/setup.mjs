@@ -30,9 +30,11 @@ if (major < 20 || (major === 20 && minor < 10)) {
 function has(command) {
   return spawnSync('sh', ['-c', command], { stdio: 'ignore' }).status === 0;
 }
-const officeWanted = process.env.DOCSMITH_OFFICE_WORKERS !== '0';
+// `--npm-only` (npm run test:unit): the npm packages and their build tools, nothing else.
+const npmOnly = process.argv.includes('--npm-only');
+const officeWanted = !npmOnly && process.env.DOCSMITH_OFFICE_WORKERS !== '0';
 // The portal's end-to-end tests drive Debian's Chromium; only `npm test` needs it.
-const browserWanted = process.env.npm_lifecycle_event === 'pretest' && process.env.DOCSMITH_BROWSER_TESTS !== '0';
+const browserWanted = !npmOnly && process.env.npm_lifecycle_event === 'pretest' && process.env.DOCSMITH_BROWSER_TESTS !== '0';
 const SYSTEM_PARTS = [
   { check: 'command -v python3', packages: ['python3'] },
   { check: 'command -v make', packages: ['make'] },
@@ -40,6 +42,8 @@ const SYSTEM_PARTS = [
   ...(officeWanted ? [
     { check: 'test -x /usr/lib/libreoffice/program/soffice.bin', packages: ['libreoffice-writer-nogui', 'libreoffice-calc-nogui'] },
     { check: '/usr/bin/python3 -c "import uno"', packages: ['python3-uno'] },
+    // The office's sandbox: it sees the system's programs and fonts and its own job, nothing else.
+    { check: 'command -v bwrap', packages: ['bubblewrap'] },
     { check: 'command -v fc-list', packages: ['fontconfig'] },
     { check: 'fc-list | grep -q Carlito', packages: ['fonts-crosextra-carlito'] },
     { check: 'fc-list | grep -q Caladea', packages: ['fonts-crosextra-caladea'] },
@@ -78,6 +82,8 @@ if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== digest) {
   run(npm, lock ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund']);
   writeFileSync(stamp, digest);
 }
+
+if (npmOnly) process.exit(0);
 
 // Compile when any source is newer than the last build.
 function newest(dir) {

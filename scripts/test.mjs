@@ -26,7 +26,13 @@ function testFiles(dir) {
   }).sort();
 }
 
-const only = process.argv.slice(2);
+// `--unit`: the pure tier (test/unit), no office, database server or browser: seconds.
+const unit = process.argv.includes('--unit');
+const only = process.argv.slice(2).filter((arg) => arg !== '--unit');
+if (unit) {
+  step('unit tests', process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...testFiles(path.join(root, 'test', 'unit'))]);
+  process.exit(0);
+}
 if (only.length === 0) {
   step('type-check', bin('tsc'), ['-p', 'tsconfig.json']);
   step('type-check (portal)', bin('tsc'), ['-p', 'portal/tsconfig.json']);

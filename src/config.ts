@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import type { SandboxMode } from './office/sandbox.js';
 
 /** Everything the service reads from its environment, validated once at start. */
 export interface Config {
@@ -33,6 +34,8 @@ export interface OfficeConfig {
   sofficePath: string;
   pythonPath: string;
   startTimeoutMs: number;
+  /** `auto` (bubblewrap where it runs), `required` or `off`. */
+  sandbox: SandboxMode;
 }
 
 export class ConfigError extends Error {}
@@ -45,6 +48,14 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function sandboxMode(raw: string | undefined): SandboxMode {
+  const value = (raw || 'auto').toLowerCase();
+  if (value !== 'auto' && value !== 'required' && value !== 'off') {
+    throw new ConfigError(`DOCSMITH_OFFICE_SANDBOX must be auto, required or off, got "${raw}"`);
   }
   return value;
 }
@@ -89,6 +100,7 @@ export function loadConfig(env: Env = process.env): Config {
       sofficePath: env.DOCSMITH_SOFFICE || '/usr/lib/libreoffice/program/soffice.bin',
       pythonPath: env.DOCSMITH_OFFICE_PYTHON || '/usr/bin/python3',
       startTimeoutMs: int(env, 'DOCSMITH_OFFICE_START_TIMEOUT_MS', 60_000, 1000, 600_000),
+      sandbox: sandboxMode(env.DOCSMITH_OFFICE_SANDBOX),
     },
   };
 }

@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import { ConfigError, loadConfig } from './config.js';
 import { openServices, type Logger } from './services.js';
 import { buildApp } from './app.js';
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
     await app.close();
     await services.office?.close();
     await services.converter?.close();
+    await fs.rm(services.scratchDir, { recursive: true, force: true });
     await services.renderer.close();
     await services.store.close();
     process.exit(0);
@@ -33,9 +35,11 @@ async function main(): Promise<void> {
   app.log.info({ storage: services.store.kind, dataDir: config.dataDir }, 'docsmith listening');
   if (services.office) {
     const started = Date.now();
-    services.office.start().then(
-      () => app.log.info({ workers: config.office.workers, ms: Date.now() - started }, 'office engine ready'),
-      (error: unknown) => app.log.error({ err: error }, 'the office engine failed to start; document operations will answer 503'),
+    // Never gives up: a slot that fails to start is tried again with back-off (logged each time),
+    // and /readyz answers 200 as soon as one office process is warm.
+    void services.office.start().then(
+      () => app.log.info({ workers: config.office.workers, ms: Date.now() - started, sandbox: services.sandbox.kind }, 'office engine ready'),
+      (error: unknown) => app.log.error({ err: error }, 'the office engine failed to start'),
     );
   } else {
     app.log.warn('office engine turned off (DOCSMITH_OFFICE_WORKERS=0): document operations answer 503');

@@ -8,8 +8,9 @@ import { AccountAdmin, ApiKeys } from './accounts/accounts.js';
 import { UsageGuard } from './accounts/usage.js';
 import { TemplateLibrary } from './templates/library.js';
 import { OfficePool } from './office/pool.js';
-import { networkIsolation } from './office/process.js';
+import { openSandbox, type Sandbox } from './office/sandbox.js';
 import { Converter } from './convert/converter.js';
+import { processAlive } from './office/profile.js';
 import { Normaliser } from './convert/normalise.js';
 import { TemplateCache } from './merge/cache.js';
 import { DocumentPipeline } from './documents/pipeline.js';
@@ -32,6 +33,10 @@ export interface Services {
   usage: UsageGuard;
   /** Null when the office engine is turned off (DOCSMITH_OFFICE_WORKERS=0) or for the CLI. */
   office: OfficePool | null;
+  /** How the office is isolated (see office/sandbox.ts). */
+  sandbox: Sandbox;
+  /** This process's scratch folder (job files, office temp): removed at shutdown. */
+  scratchDir: string;
   converter: Converter | null;
   /** DOC/RTF/HTML to DOCX, cached by content hash; null without the office engine. */
   normaliser: Normaliser | null;
@@ -46,20 +51,45 @@ export interface Services {
 export type Logger = (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
 
 /** Job files live in memory (/dev/shm) where the machine has it, else in the data folder. */
-function jobDirectory(dataDir: string): string {
+function scratchDirectory(dataDir: string): string {
   try {
     fs.accessSync('/dev/shm', fs.constants.W_OK);
     return path.join('/dev/shm', `docsmith-${process.pid}`);
   } catch {
-    return path.join(dataDir, 'tmp');
+    return path.join(dataDir, 'tmp', String(process.pid));
+  }
+}
+
+/** Scratch folders of docsmith processes that are gone (killed without clean-up). */
+function removeStaleScratch(dataDir: string): void {
+  for (const parent of ['/dev/shm', path.join(dataDir, 'tmp')]) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(parent);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const pid = Number(/^(?:docsmith-)?(\d+)$/.exec(name)?.[1]);
+      if (!pid || pid === process.pid || processAlive(pid)) continue;
+      fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+    }
   }
 }
 
 /** Wires everything; the office pool is created (not started) only when `withOffice`. */
-export async function openServices(config: Config, options: { withOffice?: boolean; log?: Logger } = {}): Promise<Services> {
+export async function openServices(config: Config, options: { withOffice?: boolean; log?: Logger; officeStartAttempts?: number } = {}): Promise<Services> {
   const store = await openStore(config);
-  const isolation = networkIsolation();
-  const office = options.withOffice && config.office.workers > 0
+  const withOffice = Boolean(options.withOffice && config.office.workers > 0);
+  const sandbox = openSandbox(withOffice ? config.office.sandbox : 'off');
+  if (withOffice) {
+    removeStaleScratch(config.dataDir);
+    if (sandbox.kind !== 'bubblewrap') {
+      options.log?.('warn', 'the office runs without its sandbox (bubblewrap is not usable here): documents are still made inert, but install bubblewrap for defence in depth', { sandbox: sandbox.kind });
+    }
+  }
+  const scratch = scratchDirectory(config.dataDir);
+  const office = withOffice
     ? new OfficePool({
       size: config.office.workers,
       queueLimit: config.office.queueLimit,
@@ -69,16 +99,18 @@ export async function openServices(config: Config, options: { withOffice?: boole
       maxRssBytes: config.office.maxRssBytes,
       process: {
         workDir: path.join(config.dataDir, 'office'),
+        runDir: path.join(scratch, 'office'),
         sofficePath: config.office.sofficePath,
         pythonPath: config.office.pythonPath,
-        isolation,
+        sandbox,
         startTimeoutMs: config.office.startTimeoutMs,
       },
       log: options.log,
+      maxStartAttempts: options.officeStartAttempts,
     })
     : null;
   const converter = office
-    ? new Converter(office, jobDirectory(config.dataDir), { sofficePath: config.office.sofficePath, isolation, timeoutMs: config.jobTimeoutMs })
+    ? new Converter(office, path.join(scratch, 'jobs'), { sofficePath: config.office.sofficePath, sandbox, timeoutMs: config.jobTimeoutMs, workDir: path.join(scratch, 'oneshot') })
     : null;
   const normaliser = converter ? new Normaliser(converter, path.join(config.dataDir, 'cache', 'docx')) : null;
   const templates = new TemplateLibrary(store);
@@ -94,6 +126,8 @@ export async function openServices(config: Config, options: { withOffice?: boole
     templates,
     usage: new UsageGuard(store, config),
     office,
+    sandbox,
+    scratchDir: scratch,
     converter,
     normaliser,
     pipeline: new DocumentPipeline(templates, new TemplateCache(), converter, normaliser),

@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import type { Services } from '../services.js';
 import { Converter } from '../convert/converter.js';
 import { DocumentBuilder, type Divider } from '../compose/builder.js';
@@ -75,6 +76,7 @@ export class LocalBackend implements Backend {
   async close(): Promise<void> {
     await this.services.office?.close();
     await this.services.converter?.close();
+    await fs.rm(this.services.scratchDir, { recursive: true, force: true });
     await this.services.renderer.close();
   }
 }

@@ -79,7 +79,7 @@ async function backendFor(options: DocumentOptions): Promise<Backend> {
   env.DOCSMITH_DATA_DIR ??= path.join(os.tmpdir(), 'docsmith-cli');
   env.DOCSMITH_OFFICE_WORKERS ??= '1';
   delete env.DOCSMITH_DATABASE_URL;
-  return new LocalBackend(await openServices(loadConfig(env), { withOffice: true }));
+  return new LocalBackend(await openServices(loadConfig(env), { withOffice: true, officeStartAttempts: 3 }));
 }
 
 export async function runDocumentCommand(command: string, options: DocumentOptions, positionals: string[]): Promise<void> {

@@ -9,7 +9,8 @@ import { OfficeCrashError, OfficeJobError, type OfficeJob } from '../office/proc
 import { convertOnce } from '../office/oneshot.js';
 import type { OfficePool } from '../office/pool.js';
 import { pdfText } from '../render/pdf.js';
-import { sanitizeHtml } from './html.js';
+import type { Sandbox } from '../office/sandbox.js';
+import { makeInert } from '../inert/index.js';
 
 /** Document properties written into every output that can carry them. */
 export interface DocumentProperties {
@@ -56,8 +57,10 @@ function officeProperties(p: DocumentProperties | undefined): Record<string, str
 /** How to run a one-off office when the pool cannot convert a document. */
 export interface OneShotOptions {
   sofficePath: string;
-  isolation: string[];
+  sandbox: Sandbox;
   timeoutMs: number;
+  /** Scratch folder for the one-off office (defaults to the system temp folder). */
+  workDir?: string;
 }
 
 export class Converter {
@@ -104,7 +107,8 @@ export class Converter {
     if (from === 'pdf') return this.fromPdf(input, to, options);
     const family: DocumentFamily = from === 'xlsx' ? 'calc' : 'writer';
     const spec = exportSpec(family, to, options.password);
-    const source = from === 'html' ? Buffer.from(sanitizeHtml(input.toString('utf8'))) : input;
+    // Nothing in a document may make the office read a file or fetch a URL (the sandbox is the second line).
+    const source = makeInert(input, from);
     const result = await this.runOffice(source, from, to, {
       ...spec,
       properties: officeProperties(options.properties),

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { OfficeJob } from './process.js';
+import type { Sandbox } from './sandbox.js';
 
 const run = promisify(execFile);
 
@@ -12,8 +13,10 @@ const run = promisify(execFile);
  * crashes a pooled office when driven over UNO but converts on the command line. Slow (about a
  * second) and limited to filter options: no properties, watermark or OOXML password.
  */
-export async function convertOnce(job: OfficeJob, options: { sofficePath: string; isolation: string[]; timeoutMs: number }): Promise<void> {
-  const work = await fs.mkdtemp(path.join(os.tmpdir(), 'docsmith-oneshot-'));
+export async function convertOnce(job: OfficeJob, options: { sofficePath: string; sandbox: Sandbox; timeoutMs: number; workDir?: string }): Promise<void> {
+  const base = options.workDir ?? os.tmpdir();
+  await fs.mkdir(base, { recursive: true });
+  const work = await fs.mkdtemp(path.join(base, 'oneshot-'));
   try {
     const extension = path.extname(job.output).slice(1);
     let target = `${extension}:${job.filter}`;
@@ -30,9 +33,12 @@ export async function convertOnce(job: OfficeJob, options: { sofficePath: string
     await fs.copyFile(job.input, input);
     const soffice = path.join(path.dirname(options.sofficePath), 'soffice');
     const args = [`-env:UserInstallation=file://${path.join(work, 'profile')}`, '--headless', '--norestore', '--convert-to', target, '--outdir', path.join(work, 'out'), input];
-    const [command, ...prefix] = options.isolation.length ? options.isolation : [soffice];
-    await run(command!, options.isolation.length ? [...prefix, soffice, ...args] : args, {
-      timeout: options.timeoutMs, killSignal: 'SIGKILL', env: { ...process.env, SAL_ENABLE_FILE_LOCKING: '0' },
+    await fs.mkdir(path.join(work, 'tmp'));
+    // Sees its own folder only, like the pooled offices.
+    const [command, ...rest] = options.sandbox.wrap([soffice, ...args], { writable: [work], tmp: path.join(work, 'tmp') });
+    const tmp = options.sandbox.kind === 'bubblewrap' ? '/tmp' : path.join(work, 'tmp');
+    await run(command!, rest, {
+      timeout: options.timeoutMs, killSignal: 'SIGKILL', env: { ...process.env, SAL_ENABLE_FILE_LOCKING: '0', TMPDIR: tmp },
     });
     await fs.copyFile(path.join(work, 'out', `input.${extension}`), job.output);
   } finally {

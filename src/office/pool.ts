@@ -1,5 +1,6 @@
 import { BusyError, ProcessingTimeoutError } from '../errors.js';
 import { OfficeCrashError, OfficeProcess, OfficeTimeoutError, type JobResult, type OfficeJob, type OfficeProcessOptions } from './process.js';
+import { reapOrphanOffices } from './profile.js';
 
 export interface PoolOptions {
   size: number;
@@ -12,19 +13,40 @@ export interface PoolOptions {
   maxJobsPerProcess: number;
   /** ... or once its resident memory is above this. */
   maxRssBytes: number;
-  process: Omit<OfficeProcessOptions, 'id'>;
+  process: Omit<OfficeProcessOptions, 'slot'>;
+  /** First wait before starting a slot again after a failed start; doubles up to `maxRestartDelayMs`. */
+  restartDelayMs?: number;
+  maxRestartDelayMs?: number;
+  /** Give up after this many failed starts of a slot in a row (start() rejects); default never (a server heals). */
+  maxStartAttempts?: number;
   log?: (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
 }
 
 interface Worker {
   process: OfficeProcess;
+  slot: Slot;
   busy: boolean;
   /** Replaced as soon as its successor is warm; serves until then. */
   retiring: boolean;
+  readyAt: number;
 }
+
+/** One place in the pool: it always has a process, is starting one, or waits to try again. */
+interface Slot {
+  name: string;
+  starting: boolean;
+  /** Failed starts (and deaths soon after a start) in a row; sets the back-off. */
+  failures: number;
+  retry: NodeJS.Timeout | undefined;
+  lastError: string | undefined;
+}
+
+/** A process that dies this soon after its start counts as a failed start. */
+const EARLY_DEATH_MS = 10_000;
 
 interface Waiter {
   job: OfficeJob;
+  timeoutMs: number;
   signal: AbortSignal | undefined;
   retried: boolean;
   resolve(result: JobResult): void;
@@ -38,36 +60,64 @@ interface Waiter {
  */
 export class OfficePool {
   private readonly workers: Worker[] = [];
+  private readonly slots: Slot[];
   private readonly queue: Waiter[] = [];
-  private starting = 0;
   private closed = false;
-  private nextId = 1;
-  readonly stats = { jobs: 0, crashes: 0, timeouts: 0, recycled: 0, refused: 0 };
+  private startWaiters: { resolve(): void; reject(error: Error): void }[] = [];
+  readonly stats = { jobs: 0, crashes: 0, timeouts: 0, recycled: 0, refused: 0, startFailures: 0, restarts: 0 };
 
-  constructor(private readonly options: PoolOptions) {}
+  constructor(private readonly options: PoolOptions) {
+    this.slots = Array.from({ length: options.size }, (_, i) => ({ name: String(i + 1), starting: false, failures: 0, retry: undefined, lastError: undefined }));
+  }
 
-  /** Starts and warms every process; resolves when all are ready. */
+  /**
+   * Starts the supervision of every slot; resolves once each slot has a warm process. A failed
+   * start is retried with back-off for as long as the pool lives, so this waits through them.
+   */
   async start(): Promise<void> {
-    await Promise.all(Array.from({ length: this.options.size }, () => this.addWorker()));
-    this.started = true;
+    const reaped = reapOrphanOffices(this.options.process.workDir);
+    if (reaped) this.options.log?.('warn', 'killed office processes left behind by an earlier docsmith process', { count: reaped });
+    const all = new Promise<void>((resolve, reject) => this.startWaiters.push({ resolve, reject }));
+    for (const slot of this.slots) this.startSlot(slot);
+    this.checkStarted();
+    await all;
   }
 
-  private started = false;
+  private checkStarted(): void {
+    if (this.slots.every((slot) => this.workers.some((w) => w.slot === slot && w.process.alive))) {
+      for (const waiter of this.startWaiters.splice(0)) waiter.resolve();
+    }
+  }
 
-  /** Every process started and warmed, and at least one can take work now. */
+  /** At least one process is warm and can take work. */
   get ready(): boolean {
-    return this.started && this.workers.some((w) => w.process.alive);
+    return this.workers.some((w) => w.process.alive);
   }
 
+  /** Warm processes now. */
   get size(): number {
-    return this.workers.length;
+    return this.workers.filter((w) => w.process.alive).length;
   }
 
-  run(job: OfficeJob, signal?: AbortSignal): Promise<JobResult> {
+  /** What each slot is doing, for /readyz and logs. */
+  status(): { configured: number; warm: number; busy: number; starting: number; sandbox: string; lastError?: string } {
+    const lastError = this.slots.find((s) => s.failures > 0)?.lastError;
+    return {
+      configured: this.options.size,
+      warm: this.size,
+      busy: this.workers.filter((w) => w.busy).length,
+      starting: this.slots.filter((s) => s.starting || s.retry).length,
+      sandbox: this.options.process.sandbox.kind,
+      ...(lastError ? { lastError } : {}),
+    };
+  }
+
+  /** Runs a job on the first free process; `timeoutMs` (default: the pool's) limits the office's time on it. */
+  run(job: OfficeJob, signal?: AbortSignal, timeoutMs = this.options.jobTimeoutMs): Promise<JobResult> {
     if (this.closed) return Promise.reject(new BusyError('The office engine is shutting down.', 5));
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     return new Promise<JobResult>((resolve, reject) => {
-      const waiter: Waiter = { job, signal, retried: false, resolve, reject, timer: undefined as unknown as NodeJS.Timeout };
+      const waiter: Waiter = { job, timeoutMs, signal, retried: false, resolve, reject, timer: undefined as unknown as NodeJS.Timeout };
       if (!this.dispatch(waiter)) {
         if (this.queue.length >= this.options.queueLimit) {
           this.stats.refused++;
@@ -112,7 +162,7 @@ export class OfficePool {
     this.stats.jobs++;
     const onAbort = () => worker.process.kill(); // a UNO call cannot be cancelled; the process goes
     waiter.signal?.addEventListener('abort', onAbort, { once: true });
-    worker.process.run(waiter.job, this.options.jobTimeoutMs).then(
+    worker.process.run(waiter.job, waiter.timeoutMs).then(
       (result) => {
         waiter.signal?.removeEventListener('abort', onAbort);
         this.release(worker);
@@ -125,7 +175,7 @@ export class OfficePool {
           waiter.reject(waiter.signal.reason as Error);
         } else if (error instanceof OfficeTimeoutError) {
           this.stats.timeouts++;
-          waiter.reject(new ProcessingTimeoutError(`The document took longer than the limit of ${Math.round(this.options.jobTimeoutMs / 1000)} s to process and was cancelled.`));
+          waiter.reject(new ProcessingTimeoutError(`The document took longer than the limit of ${Math.round(waiter.timeoutMs / 1000)} s to process and was cancelled.`));
         } else if (error instanceof OfficeCrashError && !waiter.retried) {
           this.stats.crashes++;
           this.options.log?.('warn', 'office process crashed during a job; retrying on another', { error: error.message });
@@ -149,10 +199,17 @@ export class OfficePool {
       this.stats.recycled++;
       this.options.log?.('info', 'recycling office process', { jobs: worker.process.jobsDone, rss: worker.process.rssBytes() });
       // The successor starts in the background; the old process serves until it is warm.
-      void this.addWorker().finally(() => {
-        if (!worker.busy) this.removeWorker(worker);
-      });
-    } else if (worker.retiring && this.workers.some((w) => w !== worker && !w.retiring && w.process.alive)) {
+      void this.launch(worker.slot).then(
+        () => {
+          if (!worker.busy) this.removeWorker(worker);
+        },
+        (error: Error) => {
+          // The old process keeps serving; the next release tries again.
+          worker.retiring = false;
+          this.options.log?.('warn', 'could not start the successor of a recycled office process', { reason: error.message });
+        },
+      );
+    } else if (worker.retiring && this.workers.some((w) => w !== worker && w.slot === worker.slot && !w.retiring && w.process.alive)) {
       this.removeWorker(worker);
     }
     this.drain();
@@ -173,39 +230,87 @@ export class OfficePool {
     worker.process.kill();
   }
 
-  private async addWorker(): Promise<void> {
-    if (this.closed) return;
-    this.starting++;
-    try {
-      const process = await OfficeProcess.start({ ...this.options.process, id: String(this.nextId++) });
-      await process.run({ op: 'ping' }, this.options.jobTimeoutMs);
-      if (this.closed) {
-        process.kill();
-        return;
-      }
-      const worker: Worker = { process, busy: false, retiring: false };
-      process.onDeath((reason) => this.onDeath(worker, reason));
-      this.workers.push(worker);
-      this.drain();
-    } catch (error) {
-      this.options.log?.('error', 'office process failed to start', { error: (error as Error).message });
-      throw error;
-    } finally {
-      this.starting--;
+  /** Starts a process for the slot now; on failure, tries again after a growing pause. */
+  private startSlot(slot: Slot): void {
+    if (this.closed || slot.starting) return;
+    if (slot.retry) {
+      clearTimeout(slot.retry);
+      slot.retry = undefined;
     }
+    slot.starting = true;
+    this.launch(slot).then(
+      () => {
+        slot.starting = false;
+        this.checkStarted();
+      },
+      (error: Error) => {
+        slot.starting = false;
+        if (this.closed) return;
+        this.stats.startFailures++;
+        this.scheduleRestart(slot, error.message);
+      },
+    );
+  }
+
+  private scheduleRestart(slot: Slot, reason: string): void {
+    slot.failures++;
+    slot.lastError = reason;
+    if (this.options.maxStartAttempts && slot.failures >= this.options.maxStartAttempts) {
+      this.options.log?.('error', 'office process failed to start; giving up', { slot: slot.name, attempts: slot.failures, reason });
+      const error = new Error(`the office engine could not start (${slot.failures} attempts): ${reason}`);
+      for (const waiter of this.startWaiters.splice(0)) waiter.reject(error);
+      return;
+    }
+    const base = this.options.restartDelayMs ?? 500;
+    const delay = Math.min(this.options.maxRestartDelayMs ?? 30_000, base * 2 ** Math.min(slot.failures - 1, 16));
+    this.options.log?.('error', 'office process failed to start; trying again', { slot: slot.name, attempt: slot.failures, retryInMs: delay, reason });
+    slot.retry = setTimeout(() => {
+      slot.retry = undefined;
+      this.startSlot(slot);
+    }, delay);
+    slot.retry.unref();
+  }
+
+  /** Starts and warms one process in the slot and puts it to work. */
+  private async launch(slot: Slot): Promise<Worker | undefined> {
+    const process = await OfficeProcess.start({ ...this.options.process, slot: slot.name });
+    try {
+      await process.run({ op: 'ping' }, this.options.process.startTimeoutMs);
+    } catch (error) {
+      process.kill();
+      throw error;
+    }
+    if (this.closed) {
+      process.kill();
+      return undefined;
+    }
+    const worker: Worker = { process, slot, busy: false, retiring: false, readyAt: Date.now() };
+    process.onDeath((reason) => this.onDeath(worker, reason));
+    this.workers.push(worker);
+    this.drain();
+    return worker;
   }
 
   private onDeath(worker: Worker, reason: string): void {
-    if (this.closed || worker.retiring) return;
     if (!worker.busy) this.removeWorker(worker);
-    this.options.log?.('warn', 'office process died; starting a replacement', { reason });
-    void this.addWorker().catch(() => {
-      // Logged in addWorker; the next death or recycle tries again.
-    });
+    if (this.closed || worker.retiring) return;
+    const slot = worker.slot;
+    // Another process may serve the slot already (a recycled worker's successor).
+    if (this.workers.some((w) => w !== worker && w.slot === slot && w.process.alive && !w.retiring)) return;
+    this.stats.restarts++;
+    if (Date.now() - worker.readyAt < EARLY_DEATH_MS && worker.process.jobsDone === 0) {
+      this.scheduleRestart(slot, `the office died right after it started: ${reason}`);
+    } else {
+      slot.failures = 0;
+      this.options.log?.('warn', 'office process died; starting a replacement', { slot: slot.name, reason });
+      this.startSlot(slot);
+    }
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const slot of this.slots) if (slot.retry) clearTimeout(slot.retry);
+    for (const waiter of this.startWaiters.splice(0)) waiter.resolve();
     for (const waiter of this.queue.splice(0)) {
       clearTimeout(waiter.timer);
       waiter.reject(new BusyError('The office engine is shutting down.', 5));

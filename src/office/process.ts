@@ -1,9 +1,11 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { prepareProfile } from './profile.js';
+import { randomUUID } from 'node:crypto';
+import { claimProfile, prepareProfile } from './profile.js';
+import type { Sandbox } from './sandbox.js';
 
 /** One conversion as the bridge understands it (see bridge.py). */
 export interface OfficeJob {
@@ -21,6 +23,14 @@ export interface OfficeJob {
   /** Encrypt through OOXML EncryptionData rather than the plain Password property. */
   ooxml?: boolean;
   watermark?: string;
+}
+
+/** Joins documents the office's own way (for the benchmark that compares with it). */
+export interface AppendJob {
+  op: 'append';
+  inputs: string[];
+  output: string;
+  filter: string;
 }
 
 export interface JobResult {
@@ -44,24 +54,19 @@ export class OfficeCrashError extends Error {}
 export class OfficeTimeoutError extends Error {}
 
 export interface OfficeProcessOptions {
-  id: string;
+  /** The pool slot: names the profile, scratch folder and pipe, which a replacement reuses. */
+  slot: string;
+  /** Persistent folder of the office profiles (`profile-<slot>`). */
   workDir: string;
+  /** Scratch folder for this process's temp and job files (`slot-<slot>/`), emptied at each start. */
+  runDir: string;
   sofficePath: string;
   pythonPath: string;
-  /** Wrapper that runs the office without network (`unshare --net`), or none. */
-  isolation: string[];
+  sandbox: Sandbox;
   startTimeoutMs: number;
 }
 
 export const BRIDGE_PATH = fileURLToPath(new URL('./bridge.py', import.meta.url));
-
-/** How to cut the office off the network here, if at all: root may unshare, others map a user. */
-export function networkIsolation(): string[] {
-  for (const candidate of [['unshare', '--net', '--'], ['unshare', '--map-root-user', '--net', '--']]) {
-    if (spawnSync(candidate[0]!, [...candidate.slice(1), 'true'], { stdio: 'ignore' }).status === 0) return candidate;
-  }
-  return [];
-}
 
 /** Exit code of a first start on a new profile: it has set itself up and wants a restart. */
 const RESTART_REQUIRED = 81;
@@ -84,6 +89,8 @@ export class OfficeProcess {
   private dead = false;
   private deathListeners: ((reason: string) => void)[] = [];
   private readyFlag = false;
+  private profile!: { name: string; dir: string; release(): void };
+  private scratch!: { root: string; tmp: string; jobs: string };
   jobsDone = 0;
 
   private constructor(readonly options: OfficeProcessOptions) {}
@@ -106,32 +113,68 @@ export class OfficeProcess {
     this.deathListeners.push(listener);
   }
 
-  private pipeName(): string {
-    return `docsmith-${this.options.id}-${process.pid}`;
+  get slot(): string {
+    return this.options.slot;
   }
 
-  private spawnOffice(profile: string): ChildProcess {
-    const { sofficePath, isolation } = this.options;
-    const args = [
+  private pipeName(): string {
+    return `docsmith-${process.pid}-${this.profile.name}`;
+  }
+
+  /** Where the office puts its pipe: /tmp, which is the slot's own temp folder in a sandbox. */
+  private pipeFile(): string {
+    const uid = process.getuid?.() ?? 0;
+    const dir = this.options.sandbox.kind === 'bubblewrap' ? this.scratch.tmp : '/tmp';
+    return path.join(dir, `OSL_PIPE_${uid}_${this.pipeName()}`);
+  }
+
+  private spawnOffice(): ChildProcess {
+    const { sofficePath, sandbox } = this.options;
+    const profile = this.profile.dir;
+    const argv = [
+      sofficePath,
       `-env:UserInstallation=file://${profile}`,
       '--headless', '--invisible', '--nologo', '--norestore', '--nodefault', '--nolockcheck', '--nofirststartwizard',
       `--accept=pipe,name=${this.pipeName()};urp;StarOffice.ComponentContext`,
     ];
-    const [command, ...prefix] = isolation.length ? isolation : [sofficePath];
-    return spawn(command!, isolation.length ? [...prefix, sofficePath, ...args] : args, {
+    // A program outside the system folders (an operator's wrapper) must be visible in there too.
+    const readable = /^\/(usr|opt\/libreoffice)\//.test(sofficePath) ? [] : [sofficePath];
+    const [command, ...args] = sandbox.wrap(argv, { writable: [profile, this.scratch.jobs], tmp: this.scratch.tmp, readable });
+    const tmp = sandbox.kind === 'bubblewrap' ? '/tmp' : this.scratch.tmp;
+    return spawn(command!, args, {
       detached: true, // its own process group, so a kill reaches every child it starts
       stdio: 'ignore',
       // No lock files: a job retried after a crash must be able to open the same input again.
-      env: { ...process.env, SAL_USE_VCLPLUGIN: 'svp', SAL_ENABLE_FILE_LOCKING: '0', HOME: profile },
+      env: { ...process.env, SAL_USE_VCLPLUGIN: 'svp', SAL_ENABLE_FILE_LOCKING: '0', HOME: profile, TMPDIR: tmp, TMP: tmp, TEMP: tmp },
     });
   }
 
+  /** The slot's scratch folder, empty: what a dead predecessor left in it is gone. */
+  private prepareScratch(): void {
+    const root = path.join(this.options.runDir, `slot-${this.profile.name}`);
+    fs.rmSync(root, { recursive: true, force: true });
+    const scratch = { root, tmp: path.join(root, 'tmp'), jobs: path.join(root, 'jobs') };
+    fs.mkdirSync(scratch.tmp, { recursive: true, mode: 0o700 });
+    fs.mkdirSync(scratch.jobs, { recursive: true, mode: 0o700 });
+    this.scratch = scratch;
+  }
+
   private async launch(): Promise<void> {
-    const profile = path.join(this.options.workDir, `profile-${this.options.id}`);
-    prepareProfile(profile);
+    this.profile = claimProfile(this.options.workDir, this.options.slot);
+    try {
+      prepareProfile(this.profile.dir);
+      this.prepareScratch();
+      fs.rmSync(this.pipeFile(), { force: true });
+    } catch (error) {
+      this.profile.release();
+      throw error;
+    }
     const deadline = Date.now() + this.options.startTimeoutMs;
 
-    this.bridge = spawn(this.options.pythonPath, [BRIDGE_PATH, this.pipeName()], {
+    const [bridgeCommand, ...bridgeArgs] = this.options.sandbox.wrap([this.options.pythonPath, BRIDGE_PATH, this.pipeName()], {
+      writable: [], tmp: this.scratch.tmp, readable: [BRIDGE_PATH],
+    });
+    this.bridge = spawn(bridgeCommand!, bridgeArgs, {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, DOCSMITH_BRIDGE_CONNECT_S: String(Math.ceil(this.options.startTimeoutMs / 1000)) },
     });
@@ -156,7 +199,7 @@ export class OfficeProcess {
 
     // A new profile makes the first start exit with 81; start again until it stays up.
     const startOffice = (attempt: number): void => {
-      this.office = this.spawnOffice(profile);
+      this.office = this.spawnOffice();
       this.office.once('exit', (code, signal) => {
         if (!this.readyFlag && code === RESTART_REQUIRED && attempt < 3) {
           startOffice(attempt + 1);
@@ -200,10 +243,33 @@ export class OfficeProcess {
     }
   }
 
-  /** Runs one job; the process must be idle. */
-  run(job: OfficeJob | { op: 'ping' } | { op: 'append'; inputs: string[]; output: string; filter: string }, timeoutMs: number): Promise<JobResult> {
+  /**
+   * Runs one job; the process must be idle. The files are staged through the slot's own job
+   * folder, the only one a sandboxed office can see, and removed from it afterwards.
+   */
+  async run(job: OfficeJob | { op: 'ping' } | AppendJob, timeoutMs: number): Promise<JobResult> {
+    if (this.dead) throw new OfficeCrashError('the office process is gone');
+    if (this.pending) throw new Error('office process is busy');
+    if ('op' in job && job.op === 'ping') return this.send(job, timeoutMs);
+    const stem = path.join(this.scratch.jobs, randomUUID());
+    const inputs = 'op' in job ? job.inputs : [job.input];
+    const staged = inputs.map((file, i) => `${stem}.in${i}${path.extname(file)}`);
+    const output = `${stem}.out${path.extname(job.output)}`;
+    try {
+      await Promise.all(inputs.map((file, i) => fs.promises.copyFile(file, staged[i]!)));
+      const message = 'op' in job ? { ...job, inputs: staged, output } : { ...job, input: staged[0]!, output };
+      const result = await this.send(message, timeoutMs);
+      await fs.promises.copyFile(output, job.output).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error; // no output: the caller says what that means
+      });
+      return result;
+    } finally {
+      void Promise.all([...staged, output].map((file) => fs.promises.rm(file, { force: true }))).catch(() => undefined);
+    }
+  }
+
+  private send(job: OfficeJob | { op: 'ping' } | AppendJob, timeoutMs: number): Promise<JobResult> {
     if (this.dead) return Promise.reject(new OfficeCrashError('the office process is gone'));
-    if (this.pending) return Promise.reject(new Error('office process is busy'));
     return new Promise<JobResult>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (this.pending?.timer !== timer) return;
@@ -232,6 +298,14 @@ export class OfficeProcess {
     if (this.dead) return;
     this.dead = true;
     this.kill();
+    // Before the slot is free again, so a replacement never finds (or loses) our leftovers.
+    try {
+      if (this.scratch) fs.rmSync(this.scratch.root, { recursive: true, force: true });
+      if (this.profile) fs.rmSync(this.pipeFile(), { force: true });
+    } catch {
+      // best effort; the next start of the slot empties it too
+    }
+    this.profile?.release();
     const pending = this.pending;
     this.pending = undefined;
     if (pending) {

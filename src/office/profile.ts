@@ -33,3 +33,81 @@ export function prepareProfile(dir: string): void {
   // Only on a new profile: the office rewrites this file itself and keeps our values in it.
   if (!fs.existsSync(file)) fs.writeFileSync(file, xml);
 }
+
+const OWNER_FILE = 'docsmith-owner';
+const claimed = new Set<string>();
+
+export function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function ownerOf(dir: string): number | undefined {
+  try {
+    return Number(fs.readFileSync(path.join(dir, OWNER_FILE), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A profile folder for a pool slot, reused by every office that slot ever runs, so replacements
+ * neither leak folders nor pay the slow first start again. A folder another live process (or a
+ * still-serving office of this one) holds is skipped for the next variant: `profile-1`,
+ * `profile-1-b`, ... The number of folders stays bounded by the slots that ever ran at once.
+ */
+export function claimProfile(workDir: string, slot: string): { name: string; dir: string; release(): void } {
+  for (let variant = 0; ; variant++) {
+    const name = variant === 0 ? slot : `${slot}-${String.fromCharCode(98 + (variant - 1) % 25)}${variant > 25 ? Math.floor(variant / 25) : ''}`;
+    const dir = path.join(workDir, `profile-${name}`);
+    if (claimed.has(dir)) continue;
+    const owner = ownerOf(dir);
+    if (owner !== undefined && owner !== process.pid && processAlive(owner)) continue;
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, OWNER_FILE), String(process.pid));
+    claimed.add(dir);
+    return { name, dir, release: () => claimed.delete(dir) };
+  }
+}
+
+/**
+ * Offices left running by a docsmith process that died without cleaning up (kill -9) on this
+ * data folder: their profile's owner is gone. Killed, so a restart can use the profiles again.
+ */
+export function reapOrphanOffices(workDir: string): number {
+  const marker = `UserInstallation=file://${path.join(workDir, 'profile-')}`;
+  let reaped = 0;
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let cmdline: string;
+    try {
+      cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    const at = cmdline.indexOf(marker);
+    if (at < 0) continue;
+    const profile = cmdline.slice(at + 'UserInstallation=file://'.length).split('\0')[0]!;
+    const owner = ownerOf(profile);
+    if (owner !== undefined && owner !== process.pid && processAlive(owner)) continue;
+    if (owner === process.pid) continue;
+    try {
+      process.kill(Number(entry), 'SIGKILL');
+      reaped++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return reaped;
+}

@@ -40,7 +40,13 @@ export function text(value: string): XmlText {
   return { kind: 'text', text: value };
 }
 
-/** Parses a part; DOCTYPEs (and so entity bombs) are refused. `where` names the part in errors. */
+/**
+ * Deepest element nesting a part may have. Word's own documents stay far below it (tables in
+ * tables, content controls); a hostile part thousands deep is refused before any recursive walk.
+ */
+export const MAX_XML_DEPTH = 1000;
+
+/** Parses a part; DOCTYPEs (and so entity bombs) and absurd nesting are refused. `where` names the part in errors. */
 export function parseXml(xml: string, where: string): XmlDocument {
   const parser = new SaxesParser({ position: false });
   let root: XmlElement | undefined;
@@ -61,6 +67,7 @@ export function parseXml(xml: string, where: string): XmlDocument {
     const node = element(tag.name, Object.entries(tag.attributes as Record<string, string>));
     append(node);
     stack.push(node);
+    if (stack.length > MAX_XML_DEPTH) throw new InputError(`${where} nests elements more than ${MAX_XML_DEPTH} levels deep, which no real document does.`);
     if (!root) root = node;
   });
   parser.on('closetag', () => {

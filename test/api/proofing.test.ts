@@ -19,7 +19,7 @@ describe('proofing', () => {
 
   it('lists the installed dictionaries under the names clients expect', async () => {
     const listed = (await c.get('/v1/proofing/availabledictionaries')).json() as string[];
-    const expected = JSON.parse(fs.readFileSync(new URL('../../../shared/fixtures/reportingcloud/dictionaries.json', import.meta.url), 'utf8')) as string[];
+    const expected = JSON.parse(fs.readFileSync(new URL('../fixtures/reportingcloud/dictionaries.json', import.meta.url), 'utf8')) as string[];
     for (const name of ['en_US.dic', 'en_GB.dic', 'de_DE_frami.dic', 'fr.dic', 'es_ES.dic', 'it_IT.dic', 'nl_NL.dic', 'pt_BR.dic', 'pt_PT.dic', 'pl_PL.dic', 'ru_RU.dic', 'sv_SE.dic']) {
       assert.ok(listed.includes(name), name);
     }

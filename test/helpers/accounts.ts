@@ -30,7 +30,7 @@ export async function serverWithAccounts(
   const made = await Promise.all(Object.entries(accounts).map(async ([user, input]) => [user, await makeAccount(admin, user, input)] as const));
   const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, ...env });
   for (const [user, account] of made) clients[user] = client(server.url, { basic: [account.user, account.password] });
-  for (let i = 0; i < 300 && (await request(server.url, 'GET', '/readyz')).status !== 200; i++) await new Promise((r) => setTimeout(r, 200));
+  await untilFullyReady(server.url);
   return {
     server, clients, admin,
     async close() {
@@ -38,4 +38,16 @@ export async function serverWithAccounts(
       await admin.store.close();
     },
   };
+}
+
+/** Ready (one office process warm is enough for /readyz) and every office process warm, so tests see the whole pool. */
+export async function untilFullyReady(url: string, ms = 120_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const reply = await request(url, 'GET', '/readyz');
+    const office = reply.status === 200 ? (reply.json() as { office?: { warm: number; configured: number } }).office : undefined;
+    if (reply.status === 200 && (!office || office.warm >= office.configured)) return;
+    if (Date.now() > deadline) throw new Error(`not fully ready within ${ms} ms: ${reply.status} ${reply.text}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { OfficePool, type PoolOptions } from '../../src/office/pool.js';
-import { networkIsolation } from '../../src/office/process.js';
+import { openSandbox, type SandboxMode } from '../../src/office/sandbox.js';
 import { tempDir } from './server.js';
 import * as mupdf from 'mupdf';
 
 /** A real office pool for tests, with small limits unless overridden. */
-export function testPool(overrides: Partial<PoolOptions> = {}): OfficePool {
+export function testPool(overrides: Partial<PoolOptions> = {}, sandbox: SandboxMode = 'auto'): OfficePool {
   return new OfficePool({
     size: 1,
     queueLimit: 50,
@@ -16,9 +16,10 @@ export function testPool(overrides: Partial<PoolOptions> = {}): OfficePool {
     maxRssBytes: 4 * 1024 * 1024 * 1024,
     process: {
       workDir: tempDir('docsmith-office-'),
+      runDir: tempDir('docsmith-office-run-'),
       sofficePath: '/usr/lib/libreoffice/program/soffice.bin',
       pythonPath: '/usr/bin/python3',
-      isolation: networkIsolation(),
+      sandbox: openSandbox(sandbox),
       startTimeoutMs: 60_000,
     },
     ...overrides,

@@ -6,9 +6,8 @@ import { fileURLToPath } from 'node:url';
 import net from 'node:net';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-/** The shared fixtures sit beside the checkout (`../shared`), or where DOCSMITH_FIXTURES_DIR says. */
-export const FIXTURES = process.env.DOCSMITH_FIXTURES_DIR
-  ?? path.resolve(ROOT, '..', 'shared', 'fixtures', 'reportingcloud');
+/** The ReportingCloud SDKs' test resources, kept in the project with their licence (test/fixtures). */
+export const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'reportingcloud');
 export const fixture = (name: string): Buffer => fs.readFileSync(path.join(FIXTURES, 'resource', name));
 
 export function tempDir(prefix = 'docsmith-test-'): string {

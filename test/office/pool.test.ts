@@ -7,6 +7,7 @@ import { OfficeJobError } from '../../src/office/process.js';
 import { BusyError, ProcessingTimeoutError } from '../../src/errors.js';
 import { FIXTURES, tempDir } from '../helpers/server.js';
 import { pdfFacts, slowRtf, testPool } from '../helpers/office.js';
+import { openSandbox } from '../../src/office/sandbox.js';
 
 // The office opens documents for editing, so it reads copies in a writable folder.
 const docx = path.join(tempDir(), 'test_document.docx');
@@ -61,11 +62,12 @@ describe('office pool (real LibreOffice)', () => {
 
 describe('office pool time limit', () => {
   it('cancels a job over the time limit, replaces the process, and serves the next job', async () => {
-    const pool = testPool({ size: 1, jobTimeoutMs: 1000 });
+    // Only the slow job gets the short limit, so no assumption about this machine's speed.
+    const pool = testPool({ size: 1 });
     await pool.start();
     try {
       await assert.rejects(
-        pool.run({ input: slowRtf(), output: out('t.pdf'), filter: 'writer_pdf_Export', inputFilter: 'Rich Text Format' }),
+        pool.run({ input: slowRtf(), output: out('t.pdf'), filter: 'writer_pdf_Export', inputFilter: 'Rich Text Format' }, undefined, 1000),
         (error: Error) => error instanceof ProcessingTimeoutError && /longer than the limit/.test(error.message),
       );
       assert.equal(pool.stats.timeouts, 1);
@@ -135,4 +137,65 @@ async function waitFor(check: () => boolean, ms: number): Promise<void> {
     if (Date.now() > deadline) throw new Error('condition not reached in time');
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** An office command that fails its first `failures` starts in each profile, then runs the real office. */
+function flakyOffice(failures: number): string {
+  const script = path.join(tempDir(), 'flaky-soffice.sh');
+  fs.writeFileSync(script, `#!/bin/sh
+n=$(cat "$HOME/.docsmith-test-fails" 2>/dev/null || echo 0)
+if [ "$n" -lt ${failures} ]; then echo $((n + 1)) > "$HOME/.docsmith-test-fails"; exit 1; fi
+exec /usr/lib/libreoffice/program/soffice.bin "$@"
+`, { mode: 0o755 });
+  return script;
+}
+
+describe('office pool supervision', () => {
+  it('retries a failed start with back-off until the slot is warm, then serves', async () => {
+    const logged: string[] = [];
+    const pool = testPool({
+      size: 2, restartDelayMs: 100,
+      process: { ...processOptions(), sofficePath: flakyOffice(2) },
+      log: (_level, message, details) => logged.push(`${message} ${JSON.stringify(details ?? {})}`),
+    });
+    await pool.start();
+    try {
+      assert.ok(pool.stats.startFailures >= 4, `start failures: ${pool.stats.startFailures}`);
+      assert.ok(logged.some((line) => /failed to start; trying again/.test(line) && /retryInMs/.test(line)), logged.join('\n'));
+      assert.equal(pool.size, 2);
+      await pool.run(toPdf(docx));
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('heals after its processes are killed again and again, leaking no profiles, scratch folders or pipes', async () => {
+    const pipes = () => fs.readdirSync('/tmp').filter((n) => n.startsWith('OSL_PIPE_')).length;
+    const pipesBefore = pipes();
+    const options = processOptions();
+    const pool = testPool({ size: 1, process: options });
+    await pool.start();
+    try {
+      const workers = () => (pool as unknown as { workers: { process: { pid?: number; alive: boolean } }[] }).workers;
+      for (let i = 0; i < 20; i++) {
+        await pool.run(toPdf(docx)); // a process that did work comes back at once
+        const pid = workers()[0]!.process.pid!;
+        process.kill(-pid, 'SIGKILL');
+        await waitFor(() => pool.size === 1 && workers()[0]!.process.pid !== pid, 60_000);
+      }
+      await pool.run(toPdf(docx));
+      assert.ok(pool.stats.restarts >= 20, `restarts: ${pool.stats.restarts}`);
+      const profiles = fs.readdirSync(options.workDir).filter((n) => n.startsWith('profile-'));
+      assert.ok(profiles.length <= 2, `profiles: ${profiles.join(', ')}`);
+      assert.ok(fs.readdirSync(options.runDir).length <= 2, `scratch: ${fs.readdirSync(options.runDir).join(', ')}`);
+      assert.ok(pipes() <= pipesBefore + 1, `pipes before ${pipesBefore}, after ${pipes()}`);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+function processOptions() {
+  return { workDir: tempDir('docsmith-office-'), runDir: tempDir('docsmith-office-run-'), sofficePath: '/usr/lib/libreoffice/program/soffice.bin',
+    pythonPath: '/usr/bin/python3', sandbox: openSandbox('auto'), startTimeoutMs: 60_000 };
 }

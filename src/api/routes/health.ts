@@ -15,9 +15,11 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
         request.log.warn({ err: error }, 'storage not reachable');
         return sendJson(reply, 503, { message: 'The storage is not reachable.' });
       }
+      const office = services.office?.status();
       if (services.office && !services.office.ready) {
-        return sendJson(reply, 503, { message: 'The office engine is starting.' });
+        const why = office?.lastError ? ` The last start failed: ${office.lastError}` : '';
+        return sendJson(reply, 503, { message: `The office engine is starting (0 of ${office?.configured} processes warm).${why}`, office });
       }
-      return sendJson(reply, 200, { status: 'ready', storage: services.store.kind, officeWorkers: services.office?.size ?? 0 });
+      return sendJson(reply, 200, { status: 'ready', storage: services.store.kind, officeWorkers: office?.warm ?? 0, ...(office ? { office } : {}) });
     });
 }

@@ -1,0 +1,40 @@
+import { detectFormat, type DocumentFormat } from '../formats/detect.js';
+import { inertDoc } from './doc.js';
+import { inertPackage } from './docx.js';
+import { inertHtml } from './html.js';
+import { inertRtf } from './rtf.js';
+
+/** How deep documents nested in documents (altChunk, embedded packages) are followed. */
+const NESTING = 3;
+
+/**
+ * The document with everything removed that could make the office read a file or fetch a URL
+ * (linking fields, external relationships, linked objects, resource URLs). The first line of
+ * defence; the office's sandbox is the second. Returns the input itself when nothing needed
+ * removing.
+ */
+export function makeInert(bytes: Buffer, format: DocumentFormat, depth = NESTING): Buffer {
+  switch (format) {
+    case 'rtf': return inertRtf(bytes);
+    case 'doc': return inertDoc(bytes);
+    case 'html': return Buffer.from(inertHtml(bytes.toString('utf8')), 'utf8');
+    case 'docx':
+    case 'xlsx': return inertPackage(bytes, { depth, nested });
+    case 'pdf': return bytes; // read by MuPDF, never by the office
+  }
+}
+
+/** A part inside a package that is itself a document. */
+function nested(bytes: Buffer, depth: number): Buffer {
+  const detected = detectFormat(bytes);
+  if (!detected.ok) {
+    // An HTML fragment (altChunk) has no doctype to be recognised by; text with markup is treated as HTML.
+    const head = bytes.subarray(0, 4096);
+    return !head.includes(0) && head.includes(0x3c) ? Buffer.from(inertHtml(bytes.toString('utf8')), 'utf8') : bytes;
+  }
+  try {
+    return makeInert(bytes, detected.format, depth);
+  } catch {
+    return Buffer.alloc(0); // a nested part we cannot read is not worth the risk
+  }
+}

@@ -1,0 +1,147 @@
+import { isLinkingField } from './fields.js';
+
+/**
+ * RTF made inert: field instructions that include or link another file lose their instruction
+ * (the field's last result stays as plain text), linked OLE objects and the attached template
+ * are dropped, and shape properties that name a picture file are renamed away. The scanner
+ * follows groups, escapes and `\binN` data the way an RTF reader does, so an instruction split
+ * over groups or written in `\'hh` and `\u` escapes is still recognised.
+ */
+export function inertRtf(input: Buffer): Buffer {
+  const rtf = input.toString('latin1');
+  const edits = findEdits(rtf);
+  if (edits.length === 0) return input;
+  edits.sort((a, b) => a.start - b.start || b.end - a.end);
+  let out = '';
+  let at = 0;
+  for (const edit of edits) {
+    if (edit.start < at) continue; // inside an edit already made
+    out += rtf.slice(at, edit.start) + edit.replacement;
+    at = edit.end;
+  }
+  return Buffer.from(out + rtf.slice(at), 'latin1');
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  replacement: string;
+}
+
+interface Group {
+  start: number;
+  /** Control words before the group's first text: they say what the group is. */
+  leading: string[];
+  seenText: boolean;
+  linkedObject: boolean;
+}
+
+/** Destinations whose content names another file. */
+const DROPPED_DESTINATIONS = new Set(['template']);
+/** Shape properties that point a picture at a file. */
+const LINKED_SHAPE_PROPERTIES = new Set(['pibname', 'piblinkname']);
+
+function findEdits(rtf: string): Edit[] {
+  const edits: Edit[] = [];
+  const stack: Group[] = [];
+  let i = 0;
+  while (i < rtf.length) {
+    const c = rtf[i]!;
+    if (c === '{') {
+      stack.push({ start: i, leading: [], seenText: false, linkedObject: false });
+      i++;
+    } else if (c === '}') {
+      const group = stack.pop();
+      i++;
+      if (group) judge(rtf, group, i, edits);
+    } else if (c === '\\') {
+      const word = /^\\([a-zA-Z]{1,32})(-?\d{1,10})? ?/.exec(rtf.slice(i, i + 48));
+      const top = stack[stack.length - 1];
+      if (!word) {
+        if (top && rtf[i + 1] !== '*') top.seenText = true;
+        i += rtf[i + 1] === "'" ? 4 : 2;
+        continue;
+      }
+      const name = word[1]!.toLowerCase();
+      i += word[0].length;
+      if (name === 'bin') {
+        i += Math.max(0, Number(word[2] ?? 0));
+        continue;
+      }
+      if (top && !top.seenText) top.leading.push(name);
+      if (name === 'objlink' || name === 'objautlink') {
+        for (let k = stack.length - 1; k >= 0; k--) {
+          if (stack[k]!.leading.includes('object')) {
+            stack[k]!.linkedObject = true;
+            break;
+          }
+        }
+      }
+    } else {
+      const top = stack[stack.length - 1];
+      if (top && c !== '\r' && c !== '\n') top.seenText = true;
+      i++;
+    }
+  }
+  return edits;
+}
+
+function judge(rtf: string, group: Group, end: number, edits: Edit[]): void {
+  const lead = group.leading;
+  if (lead.includes('fldinst')) {
+    if (isLinkingField(groupText(rtf.slice(group.start, end)))) {
+      edits.push({ start: group.start, end, replacement: '{\\*\\fldinst  }' });
+    }
+  } else if (lead.includes('object') && group.linkedObject) {
+    edits.push({ start: group.start, end, replacement: '' });
+  } else if (lead.some((word) => DROPPED_DESTINATIONS.has(word))) {
+    edits.push({ start: group.start, end, replacement: '' });
+  } else if (lead[0] === 'sn' && LINKED_SHAPE_PROPERTIES.has(groupText(rtf.slice(group.start, end)).trim().toLowerCase())) {
+    edits.push({ start: group.start, end, replacement: '{\\sn docsmithRemovedLink}' });
+  }
+}
+
+/** The text of a group as a reader sees it: escapes decoded, control words and braces gone. */
+export function groupText(rtf: string): string {
+  let text = '';
+  let skip = 0; // fallback characters after \uN
+  let i = 0;
+  while (i < rtf.length) {
+    const c = rtf[i]!;
+    if (c === '{' || c === '}' || c === '\r' || c === '\n') {
+      i++;
+    } else if (c === '\\') {
+      const next = rtf[i + 1] ?? '';
+      if (next === "'") {
+        const code = parseInt(rtf.slice(i + 2, i + 4), 16);
+        i += 4;
+        if (skip > 0) skip--;
+        else if (!Number.isNaN(code)) text += String.fromCharCode(code);
+        continue;
+      }
+      const word = /^\\([a-zA-Z]{1,32})(-?\d{1,10})? ?/.exec(rtf.slice(i, i + 48));
+      if (!word) {
+        if (next === '~') text += ' ';
+        else if (next === '\\' || next === '{' || next === '}') text += next;
+        i += 2;
+        continue;
+      }
+      i += word[0].length;
+      if (word[1] === 'u' && word[2] !== undefined) {
+        let code = Number(word[2]);
+        if (code < 0) code += 65536;
+        text += String.fromCharCode(code);
+        skip = 1;
+      } else if (word[1] === 'bin') {
+        i += Math.max(0, Number(word[2] ?? 0));
+      } else if (word[1] === 'tab') {
+        text += ' ';
+      }
+    } else {
+      if (skip > 0) skip--;
+      else text += c;
+      i++;
+    }
+  }
+  return text;
+}

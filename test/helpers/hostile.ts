@@ -1,0 +1,190 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import CFB from 'cfb';
+import { zipSync, strToU8 } from 'fflate';
+import * as mupdf from 'mupdf';
+import { mapFieldTypes } from '../../src/inert/doc.js';
+import { tempDir } from './server.js';
+
+/** A colour no document of ours uses: finding it on a page means the secret picture was read. */
+export const SECRET_RGB = [13, 201, 87] as const;
+export const SECRET_TEXT = 'SECRET-7f3a-DO-NOT-LEAK';
+
+function chunk(type: string, data: Buffer): Buffer {
+  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(zlib.crc32(body) >>> 0);
+  return Buffer.concat([length, body, crc]);
+}
+
+/** A plain PNG of one colour. */
+export function solidPng(width: number, height: number, rgb: readonly [number, number, number]): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => rgb).flat())]);
+  const raw = Buffer.concat(Array.from({ length: height }, () => row));
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+export interface Secrets {
+  dir: string;
+  png: string;
+  txt: string;
+  html: string;
+}
+
+/** Files a hostile document tries to read: a picture, a text and an HTML file. */
+export function plantSecrets(dir: string): Secrets {
+  fs.mkdirSync(dir, { recursive: true });
+  const secrets = { dir, png: path.join(dir, 'secret.png'), txt: path.join(dir, 'secret.txt'), html: path.join(dir, 'secret.html') };
+  fs.writeFileSync(secrets.png, solidPng(240, 180, SECRET_RGB));
+  fs.writeFileSync(secrets.txt, `${SECRET_TEXT}\n`);
+  fs.writeFileSync(secrets.html, `<html><body><p>${SECRET_TEXT}</p></body></html>`);
+  return secrets;
+}
+
+export interface Hostile {
+  name: string;
+  format: 'rtf' | 'docx' | 'doc' | 'html';
+  bytes: Buffer;
+}
+
+const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+
+/** A DOCX from a body and extra package parts; `rels` are added to the main document's relationships. */
+export function docx(body: string, options: { rels?: string; parts?: Record<string, string | Buffer>; types?: string; rootAttrs?: string; settings?: string } = {}): Buffer {
+  const files: Record<string, Uint8Array> = {
+    '[Content_Types].xml': strToU8('<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+      + '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>'
+      + '<Default Extension="png" ContentType="image/png"/><Default Extension="html" ContentType="text/html"/>'
+      + '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'
+      + (options.settings ? '<Override PartName="/word/settings.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml"/>' : '')
+      + `${options.types ?? ''}</Types>`),
+    '_rels/.rels': strToU8(`<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${R}/officeDocument" Target="word/document.xml"/></Relationships>`),
+    'word/document.xml': strToU8(`<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}" xmlns:r="${R}" ${options.rootAttrs ?? ''}><w:body>${body}<w:p><w:r><w:t>MARK</w:t></w:r></w:p></w:body></w:document>`),
+    'word/_rels/document.xml.rels': strToU8(`<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${options.rels ?? ''}${options.settings ? `<Relationship Id="rIdS" Type="${R}/settings" Target="settings.xml"/>` : ''}</Relationships>`),
+  };
+  if (options.settings) files['word/settings.xml'] = strToU8(`<?xml version="1.0" encoding="UTF-8"?><w:settings xmlns:w="${W}" xmlns:r="${R}">${options.settings}</w:settings>`);
+  for (const [name, data] of Object.entries(options.parts ?? {})) files[name] = typeof data === 'string' ? strToU8(data) : data;
+  return Buffer.from(zipSync(files));
+}
+
+const complexField = (instruction: string[]) => `<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r>${instruction.map((part) => `<w:r><w:instrText xml:space="preserve">${part}</w:instrText></w:r>`).join('')}`
+  + '<w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>old result</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>';
+
+function hexEscaped(text: string): string {
+  return [...text].map((c) => `\\'${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+}
+
+/** Documents in every input format that try to pull the secret files in. */
+export function hostileDocuments(s: Secrets): Hostile[] {
+  const url = (file: string) => `file://${file}`;
+  const list: Hostile[] = [
+    { name: 'rtf INCLUDEPICTURE', format: 'rtf', bytes: Buffer.from(`{\\rtf1\\ansi {\\field{\\*\\fldinst INCLUDEPICTURE "${s.png}"}{\\fldrslt x}}\\par MARK}`) },
+    { name: 'rtf INCLUDEPICTURE \\d split over groups', format: 'rtf', bytes: Buffer.from(`{\\rtf1\\ansi {\\field{\\*\\fldinst {\\b INCLUDE}{PICTURE  "${s.png}" \\\\d}}{\\fldrslt x}}\\par MARK}`) },
+    { name: 'rtf INCLUDEPICTURE hex-escaped', format: 'rtf', bytes: Buffer.from(`{\\rtf1\\ansi {\\field{\\*\\fldinst ${hexEscaped('INCLUDEPICTURE')} "${s.png}"}{\\fldrslt x}}\\par MARK}`) },
+    { name: 'rtf lower-case includepicture with URL', format: 'rtf', bytes: Buffer.from(`{\\rtf1\\ansi {\\field{\\*\\fldinst includepicture "${url(s.png)}"}{\\fldrslt x}}\\par MARK}`) },
+    { name: 'rtf INCLUDETEXT', format: 'rtf', bytes: Buffer.from(`{\\rtf1\\ansi {\\field{\\*\\fldinst INCLUDETEXT "${s.txt}"}{\\fldrslt x}}\\par MARK}`) },
+    { name: 'docx INCLUDEPICTURE split over runs', format: 'docx', bytes: docx(complexField(['INCLUDE', `PICTURE "${s.png}" \\d`])) },
+    { name: 'docx INCLUDEPICTURE with another prefix and entities', format: 'docx', bytes: docx(`<x:p xmlns:x="${W}"><x:r><x:fldChar x:fldCharType="begin"/></x:r><x:r><x:instrText>&#73;NCLUDEPICTURE "${s.png}"</x:instrText></x:r><x:r><x:fldChar x:fldCharType="end"/></x:r></x:p>`) },
+    { name: 'docx fldSimple INCLUDEPICTURE', format: 'docx', bytes: docx(`<w:p><w:fldSimple w:instr=" INCLUDEPICTURE &quot;${s.png}&quot; "><w:r><w:t>x</w:t></w:r></w:fldSimple></w:p>`) },
+    { name: 'docx INCLUDETEXT', format: 'docx', bytes: docx(complexField([`INCLUDETEXT "${s.txt}"`])) },
+    {
+      name: 'docx linked picture (external relationship)', format: 'docx',
+      bytes: docx(`<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:extent cx="2286000" cy="1714500"/><wp:docPr id="1" name="p"/><a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:nvPicPr><pic:cNvPr id="1" name="p"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip r:link="rIdL"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="2286000" cy="1714500"/></a:xfrm><a:prstGeom prst="rect"/></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>`,
+        { rels: `<Relationship Id="rIdL" Type="${R}/image" Target="${url(s.png)}" TargetMode="External"/>` }),
+    },
+    {
+      name: 'docx VML image data src', format: 'docx',
+      bytes: docx(`<w:p><w:r><w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml" style="width:180pt;height:135pt"><v:imagedata src="${url(s.png)}"/></v:shape></w:pict></w:r></w:p>`),
+    },
+    {
+      name: 'docx altChunk HTML with an image', format: 'docx',
+      bytes: docx('<w:altChunk r:id="rIdA"/>', {
+        rels: `<Relationship Id="rIdA" Type="${R}/aFChunk" Target="chunk.html"/>`,
+        parts: { 'word/chunk.html': `<html><body><p>chunk</p><img src="${url(s.png)}" width="240" height="180"></body></html>` },
+        types: '<Override PartName="/word/chunk.html" ContentType="text/html"/>',
+      }),
+    },
+    { name: 'html img', format: 'html', bytes: Buffer.from(`<!DOCTYPE html><html><body><p>MARK</p><img src="${url(s.png)}" width="240" height="180"></body></html>`) },
+    { name: 'html img/src without quotes', format: 'html', bytes: Buffer.from(`<html><body><p>MARK</p><img/src=${s.png} width=240 height=180></body></html>`) },
+    { name: 'html entity-encoded src and CSS background', format: 'html', bytes: Buffer.from(`<html><body><p>MARK</p><img src="&#x66;ile://${s.png}" width="240" height="180"><div style="width:240px;height:180px;background:u\\72l(${url(s.png)})">x</div></body></html>`) },
+    { name: 'html iframe and object', format: 'html', bytes: Buffer.from(`<html><body><p>MARK</p><iframe src="${url(s.html)}"></iframe><object data="${url(s.html)}"></object></body></html>`) },
+  ];
+  return list;
+}
+
+/**
+ * A Word 97-2003 document whose INCLUDEPICTURE field links the secret picture. LibreOffice
+ * does not write such a field itself, so a MERGEFIELD with room for the path is written and
+ * then turned into INCLUDEPICTURE: its text in place, and its type (0x3B -> 0x43) in the
+ * field table.
+ */
+export function hostileDoc(secretPng: string, soffice = '/usr/lib/libreoffice/program/soffice'): Buffer {
+  const work = tempDir('docsmith-hostile-doc-');
+  const placeholder = `MERGEFIELD ${'A'.repeat(Math.max(60, secretPng.length + 24))}`;
+  fs.writeFileSync(path.join(work, 'in.rtf'), `{\\rtf1\\ansi {\\field{\\*\\fldinst ${placeholder}}{\\fldrslt x}}\\par MARK}`);
+  execFileSync(soffice, [`-env:UserInstallation=file://${path.join(work, 'profile')}`, '--headless', '--convert-to', 'doc', '--outdir', work, path.join(work, 'in.rtf')], { stdio: 'ignore', timeout: 120_000 });
+  const bytes = fs.readFileSync(path.join(work, 'in.doc'));
+  const from = Buffer.from(placeholder, 'utf16le');
+  const at = bytes.indexOf(from);
+  if (at < 0) throw new Error('the placeholder field was not found in the DOC');
+  Buffer.from(`INCLUDEPICTURE "${secretPng}" \\d`.padEnd(placeholder.length), 'utf16le').copy(bytes, at);
+  const container = CFB.read(bytes, { type: 'buffer' });
+  if (!mapFieldTypes(container, (flt) => (flt === 0x3b ? 0x43 : flt))) throw new Error('no field type to change');
+  fs.rmSync(work, { recursive: true, force: true });
+  return Buffer.from(CFB.write(container, { type: 'buffer' }) as Uint8Array);
+}
+
+/** Converts with a plain, unprotected LibreOffice: shows that a document really is hostile. */
+export function unprotectedPdf(bytes: Buffer, extension: string, soffice = '/usr/lib/libreoffice/program/soffice'): Buffer {
+  const work = tempDir('docsmith-unprotected-');
+  fs.writeFileSync(path.join(work, `in.${extension}`), bytes);
+  execFileSync(soffice, [`-env:UserInstallation=file://${path.join(work, 'profile')}`, '--headless', '--convert-to', 'pdf', '--outdir', work, path.join(work, `in.${extension}`)], { stdio: 'ignore', timeout: 120_000 });
+  const pdf = fs.readFileSync(path.join(work, 'in.pdf'));
+  fs.rmSync(work, { recursive: true, force: true });
+  return pdf;
+}
+
+/** Share of pixels of the secret colour over all pages of a PDF (0 when the picture was not read). */
+export function secretShareInPdf(pdf: Uint8Array): number {
+  const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
+  let hits = 0;
+  let total = 0;
+  for (let p = 0; p < doc.countPages(); p++) {
+    const pix = doc.loadPage(p).toPixmap(mupdf.Matrix.scale(0.5, 0.5), mupdf.ColorSpace.DeviceRGB, false, true);
+    const s = pix.getPixels();
+    for (let i = 0; i < s.length; i += 3) {
+      if (Math.abs(s[i]! - SECRET_RGB[0]) < 8 && Math.abs(s[i + 1]! - SECRET_RGB[1]) < 8 && Math.abs(s[i + 2]! - SECRET_RGB[2]) < 8) hits++;
+    }
+    total += s.length / 3;
+  }
+  return total ? hits / total : 0;
+}
+
+/** Share of pixels of the secret colour in a PNG page image. */
+export function secretShareInPng(png: Uint8Array): number {
+  const image = new mupdf.Image(png);
+  const pix = image.toPixmap();
+  const s = pix.getPixels();
+  const n = pix.getNumberOfComponents() + (pix.getAlpha() ? 1 : 0);
+  let hits = 0;
+  for (let i = 0; i < s.length; i += n) {
+    if (Math.abs(s[i]! - SECRET_RGB[0]) < 8 && Math.abs(s[i + 1]! - SECRET_RGB[1]) < 8 && Math.abs(s[i + 2]! - SECRET_RGB[2]) < 8) hits++;
+  }
+  return hits / (s.length / n);
+}
+
+export function pdfText(pdf: Uint8Array): string {
+  const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
+  let text = '';
+  for (let p = 0; p < doc.countPages(); p++) text += doc.loadPage(p).toStructuredText('preserve-whitespace').asText();
+  return text;
+}

@@ -1,0 +1,135 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import fs from 'node:fs';
+import { Converter } from '../../src/convert/converter.js';
+import type { OfficePool } from '../../src/office/pool.js';
+import { availableSandbox } from '../../src/office/sandbox.js';
+import { makeInert } from '../../src/inert/index.js';
+import { serverWithAccounts } from '../helpers/accounts.js';
+import type { Client } from '../helpers/http.js';
+import { testPool } from '../helpers/office.js';
+import { tempDir } from '../helpers/server.js';
+import {
+  hostileDoc, hostileDocuments, pdfText, plantSecrets, secretShareInPdf, secretShareInPng, SECRET_TEXT, unprotectedPdf,
+  type Hostile, type Secrets,
+} from '../helpers/hostile.js';
+
+const EXTENSIONS = { rtf: 'rtf', docx: 'docx', doc: 'doc', html: 'html' } as const;
+const INPUT_FILTERS = { rtf: 'Rich Text Format', docx: 'MS Word 2007 XML', doc: 'MS Word 97', html: 'HTML (StarWriter)' } as const;
+
+/** The documents that a plain LibreOffice really lets read the secret picture (checked below). */
+const KNOWN_HOSTILE = ['rtf INCLUDEPICTURE', 'docx linked picture (external relationship)', 'html img', 'html img/src without quotes',
+  'html entity-encoded src and CSS background', 'doc INCLUDEPICTURE'];
+
+let secrets: Secrets;
+let documents: Hostile[];
+
+before(() => {
+  secrets = plantSecrets(tempDir('docsmith-secrets-'));
+  documents = [...hostileDocuments(secrets), { name: 'doc INCLUDEPICTURE', format: 'doc', bytes: hostileDoc(secrets.png) }];
+});
+
+function leaked(pdf: Buffer): string | undefined {
+  if (secretShareInPdf(pdf) > 0) return 'the secret picture is on a page';
+  if (pdfText(pdf).includes(SECRET_TEXT)) return 'the secret text is on a page';
+  return undefined;
+}
+
+describe('hostile documents: the attack is real', () => {
+  it('a plain LibreOffice shows the secret picture for each known-hostile document', () => {
+    for (const name of KNOWN_HOSTILE) {
+      const document = documents.find((d) => d.name === name)!;
+      const pdf = unprotectedPdf(document.bytes, EXTENSIONS[document.format]);
+      assert.ok(secretShareInPdf(pdf) > 0.01, `${name}: expected the unprotected office to read the file`);
+    }
+  });
+});
+
+describe('first line: documents are made inert before the office sees them (no sandbox)', () => {
+  let pool: OfficePool;
+  let converter: Converter;
+  before(async () => {
+    pool = testPool({ size: 1 }, 'off');
+    await pool.start();
+    converter = new Converter(pool, tempDir());
+  });
+  after(() => pool.close());
+
+  it('reads nothing from outside for any hostile document', async () => {
+    for (const document of documents) {
+      const pdf = (await converter.convert(document.bytes, document.format, 'pdf')).data;
+      assert.equal(leaked(pdf), undefined, document.name);
+      assert.ok(pdfText(pdf).includes('MARK'), `${document.name}: the rest of the document is still there`);
+    }
+  });
+});
+
+describe('second line: the office sandbox (documents not made inert)', { skip: availableSandbox() !== 'bubblewrap' && 'bubblewrap cannot run on this machine' }, () => {
+  let pool: OfficePool;
+  before(async () => {
+    pool = testPool({ size: 1 });
+    await pool.start();
+  });
+  after(() => pool.close());
+
+  it('the sandboxed office cannot read the files the raw documents link', async () => {
+    const work = tempDir();
+    for (const name of KNOWN_HOSTILE) {
+      const document = documents.find((d) => d.name === name)!;
+      const input = path.join(work, `in.${EXTENSIONS[document.format]}`);
+      const output = path.join(work, 'out.pdf');
+      fs.writeFileSync(input, document.bytes);
+      await pool.run({ input, output, filter: 'writer_pdf_Export', inputFilter: INPUT_FILTERS[document.format] });
+      assert.equal(leaked(fs.readFileSync(output)), undefined, name);
+    }
+  });
+
+  it('is what the office runs in', () => {
+    assert.equal(pool.status().sandbox, 'bubblewrap');
+  });
+});
+
+describe('every endpoint that hands a document to the office', () => {
+  let env: Awaited<ReturnType<typeof serverWithAccounts>>;
+  let c: Client;
+  before(async () => {
+    env = await serverWithAccounts({ ann: { licence: 'SN-SEC' } }, { DOCSMITH_OFFICE_WORKERS: '1' });
+    c = env.clients.ann!;
+  });
+  after(() => env.close());
+
+  const b64 = (b: Buffer) => b.toString('base64');
+  const pdfOf = (reply: { status: number; text: string; json(): unknown }, what: string) => {
+    assert.equal(reply.status, 200, `${what}: ${reply.text.slice(0, 300)}`);
+    return Buffer.from(reply.json() as string, 'base64');
+  };
+
+  it('convert, merge, append, thumbnails and stored templates read no local file', async () => {
+    for (const document of documents) {
+      const what = document.name;
+      assert.equal(leaked(pdfOf(await c.post('/v1/document/convert?returnFormat=PDF', { json: b64(document.bytes) }), `convert ${what}`)), undefined, `convert ${what}`);
+      const docx = Buffer.from((await c.post('/v1/document/convert?returnFormat=DOCX', { json: b64(document.bytes) })).json() as string, 'base64');
+      assert.ok(!docx.includes(fs.readFileSync(secrets.png)), `convert to DOCX ${what}: the picture's bytes are in the package`);
+      const shots = (await c.post('/v1/document/thumbnails?zoomFactor=50&imageFormat=PNG', { json: b64(document.bytes) })).json() as string[];
+      for (const shot of shots) assert.equal(secretShareInPng(Buffer.from(shot, 'base64')), 0, `thumbnails ${what}`);
+      const appended = await c.post('/v1/document/append?returnFormat=PDF', { json: { documents: [{ document: b64(document.bytes) }] } });
+      assert.equal(leaked(pdfOf(appended, `append ${what}`)), undefined, `append ${what}`);
+      if (document.format !== 'html') {
+        const merged = await c.post('/v1/document/merge?returnFormat=PDF', { json: { mergeData: [{}], template: b64(document.bytes) } });
+        assert.equal(leaked((merged.json() as string[]).map((d) => Buffer.from(d, 'base64'))[0]!), undefined, `merge ${what}`);
+      }
+    }
+    const rtf = documents.find((d) => d.name === 'rtf INCLUDEPICTURE')!;
+    assert.equal((await c.upload('evil.rtf', rtf.bytes)).status, 201);
+    const pages = (await c.get('/v1/templates/thumbnails?templateName=evil.rtf&zoomFactor=50')).json() as string[];
+    for (const page of pages) assert.equal(secretShareInPng(Buffer.from(page, 'base64')), 0, 'template thumbnails');
+  });
+});
+
+describe('making inert keeps what is harmless', () => {
+  it('returns documents without links unchanged, byte for byte', () => {
+    const plainRtf = Buffer.from('{\\rtf1\\ansi {\\field{\\*\\fldinst MERGEFIELD name}{\\fldrslt x}}\\par}');
+    assert.equal(makeInert(plainRtf, 'rtf'), plainRtf);
+  });
+});

@@ -1,0 +1,267 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { zipSync, unzipSync } from 'fflate';
+import { CompiledTemplate, DEFAULT_MERGE_OPTIONS, type MergeOptions } from '../../../src/merge/engine.js';
+import type { JsonObject } from '../../../src/merge/scope.js';
+import { InputError } from '../../../src/errors.js';
+import { fixture } from '../../helpers/server.js';
+import { block, cell, docx, field, mergefield, nestedField, p, partText, partXml, row, run, simpleField, table } from '../../helpers/docx.js';
+
+function merge(body: string, data: JsonObject | JsonObject[], options: Partial<MergeOptions> = {}, extra: { header?: string; footer?: string } = {}): Buffer[] {
+  const template = CompiledTemplate.compile(docx(body, extra));
+  return template.merge(Array.isArray(data) ? data : [data], { ...DEFAULT_MERGE_OPTIONS, ...options }, false);
+}
+const text = (body: string, data: JsonObject | JsonObject[], options: Partial<MergeOptions> = {}) => partText(merge(body, data, options)[0]!);
+
+describe('merge engine: the worked example', () => {
+  it('gives exactly the text of merge-semantics.md', () => {
+    const body = p(mergefield('company'), run(', '), mergefield('address.street'))
+      + block('contacts', p(mergefield('name'), run(' ('), mergefield('company'), run(')')))
+      + block('orders', p(run('Order '), mergefield('id', '\\b "#"'), run(': ')),
+        block('articles', p(mergefield('qty'), run(' x '), mergefield('product.name'), run(' at '), mergefield('price', '\\# "$#,##0.00"'))));
+    const data = { company: 'ACME', address: { street: '1 Main St' }, contacts: [{ name: 'Tim' }, { name: 'Karl' }],
+      orders: [{ id: 123, articles: [{ qty: 5, product: { name: 'Bolt' }, price: 1234.5 }] }] };
+    assert.equal(text(body, data), 'ACME, 1 Main St\nTim (ACME)\nKarl (ACME)\nOrder #123: \n5 x Bolt at $1,234.50');
+  });
+});
+
+describe('merge engine: fields and values', () => {
+  it('fills complex fields split over runs, simple fields, dotted and case-insensitive names', () => {
+    const body = p(mergefield('Name'), run('|'), simpleField('MERGEFIELD city'), run('|'), mergefield('a.b.c'), run('|'), mergefield('"Unit Price"'));
+    assert.equal(text(body, { name: 'Ann', CITY: 'Bonn', A: { B: { c: 1 } }, 'Unit Price': 9 }), 'Ann|Bonn|1|9');
+  });
+
+  it('renders values by type: numbers invariant, booleans, null and objects empty, line breaks and tabs', () => {
+    const body = p(mergefield('n'), run('|'), mergefield('f'), run('|'), mergefield('t'), run('|'), mergefield('z'), run('|'), mergefield('o'), run('|'), mergefield('s'));
+    const out = merge(body, { n: 1234567.5, f: false, t: true, z: null, o: { x: 1 }, s: 'a\nb\tc' })[0]!;
+    assert.equal(partText(out), '1234567.5|false|true|||a\nb\tc');
+    assert.match(partXml(out), /<w:t xml:space="preserve">a<\/w:t><w:br\/><w:t xml:space="preserve">b<\/w:t><w:tab\/>/);
+  });
+
+  it('keeps the field result formatting on the merged value', () => {
+    const body = p(field('MERGEFIELD name \\* MERGEFORMAT', '«name»', '<w:b/><w:color w:val="FF0000"/>'));
+    assert.match(partXml(merge(body, { name: 'Ann' })[0]!), /<w:r><w:rPr><w:b\/><w:color w:val="FF0000"\/><\/w:rPr><w:t xml:space="preserve">Ann<\/w:t><\/w:r>/);
+  });
+
+  it('applies \\b and \\f only to non-empty values, and the case switches', () => {
+    const body = p(mergefield('a', '\\b "[" \\f "]"'), run('|'), mergefield('e', '\\b "[" \\f "]"'), run('|'),
+      mergefield('u', '\\* Upper'), run('|'), mergefield('l', '\\* Lower'), run('|'), mergefield('fc', '\\* FirstCap'), run('|'), mergefield('c', '\\* Caps'));
+    assert.equal(text(body, { a: 'x', e: '', u: 'up', l: 'LOW', fc: 'first word', c: 'all the words' }), '[x]||UP|low|First word|All The Words');
+  });
+
+  it('formats numbers with .NET pictures and standard formats', () => {
+    const cases: [string, number | string, string][] = [
+      ['$#,###.00', 2.4, '$2.40'], ['$#,###.00', 2400, '$2,400.00'], ['#,##0.00;(#,##0.00)', -5000, '(5,000.00)'],
+      ['C2', 1234.5, '$1,234.50'], ['N0', 1234.5, '1,235'], ['P1', 0.256, '25.6%'], ['0000', 42, '0042'], ['#.##', '3.14159', '3.14'],
+    ];
+    for (const [picture, value, expected] of cases) assert.equal(text(p(mergefield('v', `\\# "${picture}"`)), { v: value }), expected, picture);
+  });
+
+  it('formats by culture: separators, currency, month and day names', () => {
+    const body = p(mergefield('v', '\\# "C2"'), run('|'), mergefield('v', '\\# "#,##0.00"'), run('|'), mergefield('d', '\\@ "dddd, d. MMMM yyyy"'));
+    const data = { v: 1234.5, d: '2024-03-05' };
+    assert.equal(text(body, data, { culture: 'en-US' }), '$1,234.50|1,234.50|Tuesday, 5. March 2024');
+    assert.equal(text(body, data, { culture: 'de-DE' }), '1.234,50 €|1.234,50|Dienstag, 5. März 2024');
+    assert.equal(text(body, data, { culture: 'fr-FR' }), '1 234,50 €|1 234,50|mardi, 5. mars 2024');
+    assert.equal(text(body, data, { culture: 'ja-JP' }), '￥1,234.50|1,234.50|火曜日, 5. 3月 2024');
+    assert.throws(() => text(body, data, { culture: 'xx-NOPE-123' }), InputError);
+  });
+
+  it('formats dates with .NET pictures, parsing ISO and the culture short date', () => {
+    const body = p(mergefield('d', '\\@ "dd.MM.yyyy"'), run('|'), mergefield('d', '\\@ "MM-dd-yy"'), run('|'), mergefield('t', '\\@ "h:mm tt"'), run('|'), mergefield('t', '\\@ "HH:mm"'), run('|'), mergefield('x', '\\@ "dd.MM.yyyy"'));
+    assert.equal(text(body, { d: '2024-03-05', t: '2024-03-05T14:07:00Z', x: 'soon' }), '05.03.2024|03-05-24|2:07 PM|14:07|soon');
+    assert.equal(text(p(mergefield('d', '\\@ "yyyy-MM-dd"')), { d: '05.03.2024' }, { culture: 'de-DE' }), '2024-03-05');
+  });
+
+  it('removes empty fields, or keeps them as they were', () => {
+    const body = p(run('Fax: '), mergefield('fax'), run('|'), mergefield('empty'));
+    assert.equal(text(body, { empty: '' }), 'Fax: |');
+    const kept = merge(body, { empty: '' }, { removeEmptyFields: false })[0]!;
+    assert.equal(partText(kept), 'Fax: «fax»|');
+    assert.match(partXml(kept), /<w:fldChar w:fldCharType="begin"\/>/);
+  });
+
+  it('removes lines that held only empty fields when asked', () => {
+    const body = p(mergefield('a')) + p(mergefield('b'), run(' '), mergefield('c')) + p(run('Literal '), mergefield('b')) + p(run('end'));
+    assert.equal(text(body, { a: 'A' }, { removeEmptyLines: true }), 'A\nLiteral \nend');
+    assert.equal(text(body, { a: 'A' }, { removeEmptyLines: false }), 'A\n \nLiteral \nend');
+  });
+
+  it('keeps fields that are not merge fields for the office to update', () => {
+    const out = merge(p(run('Page '), field('PAGE', '1')), {})[0]!;
+    assert.match(partXml(out), /<w:instrText[^>]*> PA<\/w:instrText>/);
+    assert.equal(partText(out), 'Page 1');
+  });
+
+  it('fills fields in text boxes, in both branches of mc:AlternateContent', () => {
+    const box = (inner: string) => `<w:txbxContent>${p(inner)}</w:txbxContent>`;
+    const body = p('<w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><wps:txbx xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape">'
+      + box(mergefield('boxed')) + '</wps:txbx></w:drawing></mc:Choice><mc:Fallback><w:pict><v:textbox xmlns:v="urn:schemas-microsoft-com:vml">'
+      + box(mergefield('boxed')) + '</v:textbox></w:pict></mc:Fallback></mc:AlternateContent></w:r>');
+    const xml = partXml(merge(body, { boxed: 'In the box' })[0]!);
+    assert.equal((xml.match(/In the box/g) ?? []).length, 2);
+    assert.ok(!xml.includes('«boxed»'));
+  });
+
+  it('fills fields in headers and footers', () => {
+    const out = merge(p(run('body')), { company: 'ACME', page: 'x' }, {}, { header: p(mergefield('company')), footer: p(run('© '), mergefield('company')) })[0]!;
+    assert.equal(partText(out, 'word/header1.xml'), 'ACME');
+    assert.equal(partText(out, 'word/footer1.xml'), '© ACME');
+  });
+});
+
+describe('merge engine: IF and DATE', () => {
+  const ifField = (left: string, op: string, right: string) =>
+    nestedField(['IF ', field(`MERGEFIELD ${left}`), ` ${op} ${right} "yes" "no"`]);
+
+  it('compares numbers numerically and strings exactly, with wildcards', () => {
+    assert.equal(text(p(ifField('n', '>', '9')), { n: 10 }), 'yes');
+    assert.equal(text(p(ifField('n', '>', '9')), { n: 9 }), 'no');
+    assert.equal(text(p(ifField('n', '=', '10.0')), { n: '10' }), 'yes');
+    assert.equal(text(p(ifField('s', '=', '"Berlin"')), { s: 'Berlin' }), 'yes');
+    assert.equal(text(p(ifField('s', '=', '"berlin"')), { s: 'Berlin' }), 'no');
+    assert.equal(text(p(ifField('s', '=', '"B*n"')), { s: 'Berlin' }), 'yes');
+    assert.equal(text(p(ifField('s', '<>', '"Ber?in"')), { s: 'Berlin' }), 'no');
+    assert.equal(text(p(ifField('s', '<', '"C"')), { s: 'Berlin' }), 'yes');
+  });
+
+  it('takes bare field names and texts with nested fields', () => {
+    const body = p(nestedField(['IF country = "DE" "Hallo ', field('MERGEFIELD name'), '" "Hello ', field('MERGEFIELD name'), '"']));
+    assert.equal(text(body, { country: 'DE', name: 'Ann' }), 'Hallo Ann');
+    assert.equal(text(body, { country: 'US', name: 'Ann' }), 'Hello Ann');
+  });
+
+  it('NEXT moves to the next record within the same document (label sheets), NEXTIF when its condition holds', () => {
+    const labels = CompiledTemplate.compile(docx(p(mergefield('name')) + p(field('NEXT', '')) + p(mergefield('name'))));
+    const docs = labels.merge([{ name: 'A' }, { name: 'B' }, { name: 'C' }], DEFAULT_MERGE_OPTIONS, false);
+    assert.deepEqual(docs.map((d) => partText(d)), ['A\n\nB', 'C']);
+    const conditional = CompiledTemplate.compile(docx(p(mergefield('name')) + p(nestedField(['NEXTIF ', field('MERGEFIELD skip'), ' = "yes"'], '')) + p(mergefield('name'))));
+    const out = conditional.merge([{ name: 'A', skip: 'yes' }, { name: 'B', skip: 'no' }, { name: 'C' }], DEFAULT_MERGE_OPTIONS, false);
+    assert.deepEqual(out.map((d) => partText(d)), ['A\n\nB', 'C\n\nC']);
+  });
+
+  it('NEXT inside a block moves to the block\'s next row, not to the next record', () => {
+    const sheet = CompiledTemplate.compile(docx(p(mergefield('title')) + block('people', p(mergefield('name'), run(' | '), field('NEXT', ''), mergefield('name'), run(' '), mergefield('title'))) + p(run('end '), mergefield('title'))));
+    const docs = sheet.merge([{ title: 'T1', people: [{ name: 'A' }, { name: 'B' }, { name: 'C' }] }, { title: 'T2', people: [{ name: 'D' }] }], DEFAULT_MERGE_OPTIONS, false);
+    assert.deepEqual(docs.map((d) => partText(d)), ['T1\nA | B T1\nC |  T1\nend T1', 'T2\nD |  T2\nend T2']);
+  });
+
+  it('refuses broken field instructions, naming the field and the part', () => {
+    assert.throws(() => CompiledTemplate.compile(docx(p(run('x')) + p(field('MERGEFIELD "unclosed', '«x»')))), (e: Error) => e instanceof InputError && /field 1 of word\/document.xml.*unclosed quote/.test(e.message));
+    assert.throws(() => CompiledTemplate.compile(docx(p(mergefield('ok')) + p(field('MERGEFIELD', '«»')))), /field 2 of word\/document.xml.*no field name/);
+    assert.throws(() => CompiledTemplate.compile(docx(p(field('IF x', '?')))), /needs a comparison/);
+  });
+
+  it('evaluates DATE with a picture', () => {
+    const year = String(new Date().getFullYear());
+    assert.equal(text(p(field('DATE \\@ "yyyy"', '2000')), {}), year);
+  });
+});
+
+describe('merge engine: blocks', () => {
+  it('repeats table rows per element and removes an empty table entirely', () => {
+    const body = table(row(cell(p(run('Item'))), cell(p(run('Qty')))), block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('qty'))))))
+      + p(run('after'));
+    assert.equal(text(body, { items: [{ name: 'A', qty: 1 }, { name: 'B', qty: 2 }] }), 'Item\nQty\nA\n1\nB\n2\nafter');
+    const only = table(block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('qty')))))) + p(run('after'));
+    const out = merge(only, { items: [] })[0]!;
+    assert.equal(partText(out), 'after');
+    assert.ok(!partXml(out).includes('<w:tbl>'), 'the table without rows is gone');
+  });
+
+  it('nests blocks three levels deep with fallback to enclosing rows', () => {
+    const body = block('a', p(run('A:'), mergefield('n')), block('b', p(run(' B:'), mergefield('n'), run('/'), mergefield('top')),
+      block('c', p(run('  C:'), mergefield('n'), run('<'), mergefield('bn'), run('<'), mergefield('an')))));
+    const data = { top: 'T', a: [{ n: 1, an: 'a1', b: [{ n: 11, bn: 'b11', c: [{ n: 111 }, { n: 112 }] }] }, { n: 2, an: 'a2', b: [] }] };
+    assert.equal(text(body, data), 'A:1\n B:11/T\n  C:111<b11<a1\n  C:112<b11<a1\nA:2');
+  });
+
+  it('empty blocks: removed, or kept once with empty fields', () => {
+    const body = p(run('before')) + block('list', p(run('- '), mergefield('x'))) + p(run('after'));
+    for (const value of [undefined, null, [], {}]) {
+      const data: JsonObject = value === undefined ? {} : { list: value as JsonObject };
+      assert.equal(text(body, data), 'before\nafter', JSON.stringify(value));
+    }
+    assert.equal(text(body, { x: 'outer' }, { removeEmptyBlocks: false }), 'before\n- \nafter');
+  });
+
+  it('renders an object as a block once (a conditional section)', () => {
+    const body = block('address', p(mergefield('street'))) + p(run('end'));
+    assert.equal(text(body, { address: { street: 'Main St' } }), 'Main St\nend');
+  });
+
+  it('accepts blockstart_/blockend_ bookmarks and TableStart:/TableEnd: regions', () => {
+    const pair = p('<w:bookmarkStart w:id="1" w:name="blockstart_rows"/><w:bookmarkEnd w:id="1"/>', mergefield('v'))
+      + p(mergefield('w'), '<w:bookmarkStart w:id="2" w:name="blockend_rows"/><w:bookmarkEnd w:id="2"/>');
+    assert.equal(text(pair, { rows: [{ v: 1, w: 2 }, { v: 3, w: 4 }] }), '1\n2\n3\n4');
+    const region = table(row(cell(p(mergefield('TableStart:lines'), mergefield('name'))), cell(p(mergefield('qty'), mergefield('TableEnd:lines')))));
+    assert.equal(text(region, { lines: [{ name: 'a', qty: 1 }, { name: 'b', qty: 2 }] }), 'a\n1\nb\n2');
+  });
+
+  it('keeps ids unique when blocks repeat bookmarks and drawings', () => {
+    const body = block('r', p('<w:bookmarkStart w:id="7" w:name="inner"/>', mergefield('v'), '<w:bookmarkEnd w:id="7"/>'));
+    const xml = partXml(merge(body, { r: [{ v: 1 }, { v: 2 }, { v: 3 }] })[0]!);
+    const ids = [...xml.matchAll(/<w:bookmarkStart w:id="(\d+)" w:name="([^"]+)"/g)];
+    assert.equal(ids.length, 3);
+    assert.equal(new Set(ids.map((m) => m[1])).size, 3);
+    assert.equal(new Set(ids.map((m) => m[2])).size, 3);
+    assert.ok(!xml.includes('txmb_'), 'block bookmarks are not repeated');
+  });
+
+  it('refuses unbalanced block bookmarks with a message naming the block', () => {
+    const body = p('<w:bookmarkStart w:id="5" w:name="txmb_orphan"/>', run('x'));
+    assert.throws(() => CompiledTemplate.compile(docx(body)), (e: Error) => e instanceof InputError && /orphan/.test(e.message));
+    const region = p(mergefield('TableStart:lonely'));
+    assert.throws(() => CompiledTemplate.compile(docx(region)), /TableEnd:lonely/);
+  });
+});
+
+describe('merge engine: documents', () => {
+  it('removes trailing empty paragraphs when asked', () => {
+    const body = p(run('text')) + p() + p(mergefield('gone'));
+    const paragraphs = (options: Partial<MergeOptions>) => (partXml(merge(body, {}, options)[0]!).match(/<w:p[ >/]/g) ?? []).length;
+    assert.equal(paragraphs({}), 1);
+    assert.equal(paragraphs({ removeTrailingWhitespace: false }), 3);
+  });
+
+  it('appends records into one document, each in its own section', () => {
+    const template = CompiledTemplate.compile(docx(p(run('Dear '), mergefield('name'))));
+    const [one] = template.merge([{ name: 'A' }, { name: 'B' }, { name: 'C' }], DEFAULT_MERGE_OPTIONS, true);
+    const xml = partXml(one!);
+    assert.equal(partText(one!), 'Dear A\nDear B\nDear C');
+    assert.equal((xml.match(/<w:sectPr>/g) ?? []).length, 3);
+    assert.equal(template.merge([{ name: 'A' }, { name: 'B' }], DEFAULT_MERGE_OPTIONS, false).length, 2);
+  });
+
+  it('merges the fixtures and keeps every other part untouched', () => {
+    const template = CompiledTemplate.compile(fixture('test_template.docx'));
+    const [out] = template.merge([{ name: 'Ann', age: 33 }], DEFAULT_MERGE_OPTIONS, false);
+    assert.match(partText(out!), /Ann/);
+    assert.match(partText(out!), /33/);
+    const before = unzipSync(fixture('test_template.docx'));
+    const after = unzipSync(out!);
+    assert.deepEqual(Object.keys(after).sort(), Object.keys(before).sort());
+    assert.deepEqual(after['word/styles.xml'], before['word/styles.xml']);
+  });
+
+  it('describes a template: blocks, fields with switches, custom properties', () => {
+    const body = p(mergefield('title', '\\b "T: " \\f "!" \\* MERGEFORMAT')) + block('items', p(mergefield('price', '\\# "$#,###.00"'), mergefield('when', '\\@ "dd.MM.yyyy"')),
+      block('notes', p(mergefield('note'))));
+    const info = CompiledTemplate.compile(docx(body)).info;
+    assert.deepEqual(info.mergeFields, [{ name: 'title', text: '«title»', textBefore: 'T: ', textAfter: '!', numericFormat: '', dateTimeFormat: '', preserveFormatting: true }]);
+    assert.equal(info.mergeBlocks[0]!.name, 'items');
+    assert.deepEqual(info.mergeBlocks[0]!.mergeFields.map((f) => [f.name, f.numericFormat, f.dateTimeFormat]), [['price', '$#,###.00', ''], ['when', '', 'dd.MM.yyyy']]);
+    assert.deepEqual(info.mergeBlocks[0]!.mergeBlocks.map((b) => [b.name, b.mergeFields.map((f) => f.name)]), [['notes', ['note']]]);
+    assert.deepEqual(CompiledTemplate.compile(fixture('test_template_with_user_document_properties.docx')).info.userDocumentProperties,
+      { custom_entry1: 'entry1_value', custom_entry2: 'entry2_value' });
+  });
+
+  it('refuses templates that are not well-formed, with a clear message', () => {
+    const broken = unzipSync(docx(p(run('x'))));
+    broken['word/document.xml'] = Buffer.from('<w:document><w:body><w:p></w:body>');
+    assert.throws(() => CompiledTemplate.compile(zipSync(broken)), (e: Error) => e instanceof InputError && /not well-formed XML/.test(e.message));
+    const bomb = unzipSync(docx(p(run('x'))));
+    bomb['word/document.xml'] = Buffer.from('<?xml version="1.0"?><!DOCTYPE lol [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]><w:document>&b;</w:document>');
+    assert.throws(() => CompiledTemplate.compile(zipSync(bomb)), /DOCTYPE/);
+  });
+});
