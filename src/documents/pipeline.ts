@@ -58,6 +58,18 @@ export class DocumentPipeline {
     return this.normaliser.toDocx(bytes, format as 'doc' | 'rtf' | 'html', signal);
   }
 
+  /**
+   * Refuses at upload a template no operation could use (a damaged or bomb package, malformed or
+   * too deeply nested XML, a DOCTYPE), with the same reader the merge uses. DOC and RTF are read
+   * through the office when it runs (the result is cached for the first merge), else at first use.
+   */
+  async validateTemplate(bytes: Buffer, name: string, signal?: AbortSignal): Promise<void> {
+    const what = `The template "${name}"`;
+    const format = Converter.detect(bytes, ['docx', 'doc', 'rtf'], what);
+    if (format !== 'docx' && !this.normaliser) return;
+    this.compile(await this.asDocx(bytes, ['docx', 'doc', 'rtf'], what, signal), what);
+  }
+
   compile(docx: Buffer, what = 'The template'): CompiledTemplate {
     return this.cache.get(docx, what);
   }

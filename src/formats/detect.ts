@@ -1,5 +1,5 @@
 import CFB from 'cfb';
-import { unzipSync } from 'fflate';
+import { DEFAULT_ZIP_LIMITS, readZip, ZipError } from '../ooxml/zip.js';
 
 /** Formats we can tell apart by their bytes. */
 export type DocumentFormat = 'docx' | 'doc' | 'rtf' | 'html' | 'pdf' | 'xlsx';
@@ -44,12 +44,11 @@ function looksLikeHtml(head: string): boolean {
 function detectZip(bytes: Uint8Array): Detection {
   let contentTypes: string | undefined;
   try {
-    const files = unzipSync(bytes, {
-      filter: (file) => file.name === '[Content_Types].xml' && file.originalSize <= MAX_CONTENT_TYPES_BYTES,
-    });
-    const entry = files['[Content_Types].xml'];
+    const files = readZip(bytes, { ...DEFAULT_ZIP_LIMITS, maxPartBytes: MAX_CONTENT_TYPES_BYTES, ratioFloorBytes: MAX_CONTENT_TYPES_BYTES }, (name) => name === '[Content_Types].xml');
+    const entry = files.get('[Content_Types].xml');
     contentTypes = entry ? Buffer.from(entry).toString('utf8') : undefined;
-  } catch {
+  } catch (error) {
+    if (error instanceof ZipError && error.kind === 'limit') return fail('corrupt', `The document is refused: ${error.message}.`);
     return fail('corrupt', 'The document is a damaged ZIP package (truncated or corrupt); it cannot be opened.');
   }
   if (contentTypes === undefined) {

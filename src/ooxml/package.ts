@@ -1,19 +1,10 @@
-import { unzipSync, zipSync, type Zippable } from 'fflate';
+import { zipSync, type Zippable } from 'fflate';
 import { InputError } from '../errors.js';
 import { attr, childElements, parseXml } from './xml.js';
+import { DEFAULT_ZIP_LIMITS, readZip, ZipError, type ZipLimits } from './zip.js';
 
-/** Bounds on what one package may unpack to: a zip bomb gets a 400, never our memory. */
-export interface PackageLimits {
-  maxEntries: number;
-  maxPartBytes: number;
-  maxTotalBytes: number;
-}
-
-export const DEFAULT_LIMITS: PackageLimits = {
-  maxEntries: 5_000,
-  maxPartBytes: 256 * 1024 * 1024,
-  maxTotalBytes: 512 * 1024 * 1024,
-};
+/** `<!DOCTYPE` as UTF-8 and UTF-16 bytes: entity bombs are refused in every part, not only those we parse. */
+const DOCTYPE = [Buffer.from('<!DOCTYPE', 'utf8'), Buffer.from('<!DOCTYPE', 'utf16le'), Buffer.from('\0<\0!\0D\0O\0C\0T\0Y\0P\0E', 'latin1')];
 
 /** The relationships part of a part: `word/document.xml` -> `word/_rels/document.xml.rels`. */
 export function relsPartName(part: string): string {
@@ -34,27 +25,20 @@ export interface Relationship {
 export class OoxmlPackage {
   private constructor(readonly parts: Map<string, Uint8Array>) {}
 
-  static read(bytes: Uint8Array, what = 'The document', limits: PackageLimits = DEFAULT_LIMITS): OoxmlPackage {
-    let entries = 0;
-    let total = 0;
-    let problem: string | undefined;
-    let files: Record<string, Uint8Array>;
+  static read(bytes: Uint8Array, what = 'The document', limits: ZipLimits = DEFAULT_ZIP_LIMITS): OoxmlPackage {
+    let parts: Map<string, Uint8Array>;
     try {
-      files = unzipSync(bytes, {
-        filter: (file) => {
-          entries++;
-          total += file.originalSize;
-          if (entries > limits.maxEntries) problem ??= `it has more than ${limits.maxEntries} parts`;
-          else if (file.originalSize > limits.maxPartBytes) problem ??= `the part ${file.name} unpacks to more than ${limits.maxPartBytes / 1024 / 1024} MB`;
-          else if (total > limits.maxTotalBytes) problem ??= `it unpacks to more than ${limits.maxTotalBytes / 1024 / 1024} MB`;
-          return problem === undefined && !file.name.endsWith('/');
-        },
-      });
+      parts = readZip(bytes, limits);
     } catch (error) {
-      throw new InputError(`${what} is a damaged ZIP package (${(error as Error).message}).`);
+      if (!(error instanceof ZipError)) throw error;
+      throw new InputError(error.kind === 'limit' ? `${what} is refused: ${error.message}.` : `${what} is a damaged ZIP package: ${error.message}.`);
     }
-    if (problem) throw new InputError(`${what} is refused: ${problem}.`);
-    return new OoxmlPackage(new Map(Object.entries(files)));
+    for (const [name, data] of parts) {
+      if (DOCTYPE.some((marker) => Buffer.from(data.buffer, data.byteOffset, data.byteLength).includes(marker))) {
+        throw new InputError(`${what} is refused: its part ${name} contains a DOCTYPE (entity declarations), which Office documents never have.`);
+      }
+    }
+    return new OoxmlPackage(parts);
   }
 
   has(name: string): boolean {

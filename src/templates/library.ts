@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Account, Store, TemplateMeta, TemplateRecord } from '../store/types.js';
 import { ForbiddenError, InputError } from '../errors.js';
 import { detectFormat, FORMAT_NAMES, type DocumentFormat } from '../formats/detect.js';
-import { checkTemplateName } from './names.js';
+import { checkTemplateName, normalName } from './names.js';
 
 /** Formats a template may be stored in. */
 const TEMPLATE_FORMATS: readonly DocumentFormat[] = ['docx', 'doc', 'rtf'];
@@ -11,8 +11,8 @@ const TEMPLATE_FORMATS: readonly DocumentFormat[] = ['docx', 'doc', 'rtf'];
 export class TemplateLibrary {
   constructor(private readonly store: Store) {}
 
-  async upload(account: Account, name: string, data: Buffer): Promise<'created' | 'replaced'> {
-    checkTemplateName(name);
+  async upload(account: Account, raw: string, data: Buffer): Promise<'created' | 'replaced'> {
+    const name = checkTemplateName(raw);
     const detected = detectFormat(data);
     if (!detected.ok) throw new InputError(`The template "${name}" cannot be stored: ${detected.message}`);
     if (!TEMPLATE_FORMATS.includes(detected.format)) {
@@ -27,14 +27,15 @@ export class TemplateLibrary {
   }
 
   /** The stored template; 400 when it does not exist, as the API prescribes. */
-  async require(account: Account, name: string): Promise<TemplateRecord> {
+  async require(account: Account, raw: string): Promise<TemplateRecord> {
+    const name = normalName(raw);
     const template = await this.store.templates.get(account.id, name);
     if (!template) throw new InputError(`There is no template named "${name}" in this account's storage.`);
     return template;
   }
 
   async exists(account: Account, name: string): Promise<boolean> {
-    return (await this.store.templates.meta(account.id, name)) !== null;
+    return (await this.store.templates.meta(account.id, normalName(name))) !== null;
   }
 
   list(account: Account): Promise<TemplateMeta[]> {
@@ -45,7 +46,8 @@ export class TemplateLibrary {
     return this.store.templates.count(account.id);
   }
 
-  async delete(account: Account, name: string): Promise<void> {
+  async delete(account: Account, raw: string): Promise<void> {
+    const name = normalName(raw);
     if (!(await this.store.templates.delete(account.id, name))) {
       throw new InputError(`There is no template named "${name}" in this account's storage.`);
     }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import CFB from 'cfb';
-import { zipSync, strToU8 } from 'fflate';
+import { zipSync, strToU8, unzipSync } from 'fflate';
 import * as mupdf from 'mupdf';
 import { mapFieldTypes } from '../../src/inert/doc.js';
 import { tempDir } from './server.js';
@@ -187,4 +187,57 @@ export function pdfText(pdf: Uint8Array): string {
   let text = '';
   for (let p = 0; p < doc.countPages(); p++) text += doc.loadPage(p).toStructuredText('preserve-whitespace').asText();
   return text;
+}
+
+/**
+ * A ZIP written by hand, so its headers can lie: each entry's declared size may differ from
+ * what it really inflates to.
+ */
+export function handmadeZip(entries: { name: string; deflated: Buffer; declared: number }[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const entry of entries) {
+    const name = Buffer.from(entry.name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(entry.deflated.length, 18);
+    local.writeUInt32LE(entry.declared, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt32LE(entry.deflated.length, 20);
+    central.writeUInt32LE(entry.declared, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(offset, 42);
+    const localPart = Buffer.concat([local, name, entry.deflated]);
+    locals.push(localPart);
+    centrals.push(Buffer.concat([central, name]));
+    offset += localPart.length;
+  }
+  const central = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(central.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, central, end]);
+}
+
+/**
+ * A DOCX whose part `name` inflates to `inflated` bytes of zeros while its headers declare
+ * `declared` bytes: the falsified-size zip bomb. The other parts are those of a real DOCX.
+ */
+export function zipBomb(name: string, inflated: number, declared = 1000): Buffer {
+  const real = unzipSync(docx(''));
+  const entries = Object.entries(real).filter(([n]) => n !== name)
+    .map(([n, data]) => ({ name: n, deflated: zlib.deflateRawSync(data), declared: data.length }));
+  entries.push({ name, deflated: zlib.deflateRawSync(Buffer.alloc(inflated), { level: 9 }), declared });
+  return handmadeZip(entries);
 }

@@ -52,7 +52,7 @@ describe('the service starts, heals and restarts on its own', () => {
     };
 
     const server = await startServer(env);
-    let orphans: number[] = [];
+    let orphans: number[];
     try {
       await untilFullyReady(server.url, 120_000);
       await convert(server.url);

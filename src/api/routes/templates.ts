@@ -5,6 +5,7 @@ import { formatWireDate } from '../../util/dates.js';
 import { accountOf } from '../auth.js';
 import { base64Body, errorResponses, templateNameQuery } from '../schemas.js';
 import { requireQuery, sendEmpty, sendJson, stringBody } from '../wire.js';
+import { checkTemplateName } from '../../templates/names.js';
 
 export function templateRoutes(app: FastifyInstance, services: Services): void {
   const { templates } = services;
@@ -58,6 +59,8 @@ export function templateRoutes(app: FastifyInstance, services: Services): void {
   }, async (request, reply) => {
     const name = requireQuery(request, 'templateName');
     const data = decodeBase64(stringBody(request, 'the template as Base64'), 'The template');
+    checkTemplateName(name);
+    await services.pipeline.validateTemplate(data, name);
     await templates.upload(accountOf(request), name, data);
     return sendEmpty(reply, 201);
   });

@@ -1,0 +1,125 @@
+import zlib from 'node:zlib';
+
+/** Bounds on what one archive may unpack to: a zip bomb gets a clear refusal, never our memory or CPU. */
+export interface ZipLimits {
+  maxEntries: number;
+  /** Largest part, counted in bytes actually inflated (the sizes a ZIP declares can lie). */
+  maxPartBytes: number;
+  /** All parts together, inflated. */
+  maxTotalBytes: number;
+  /** Largest inflated/compressed ratio of a part above `ratioFloorBytes` (real XML stays far below). */
+  maxRatio: number;
+  ratioFloorBytes: number;
+}
+
+export const DEFAULT_ZIP_LIMITS: ZipLimits = {
+  maxEntries: 5_000,
+  maxPartBytes: 256 * 1024 * 1024,
+  maxTotalBytes: 512 * 1024 * 1024,
+  maxRatio: 200,
+  ratioFloorBytes: 8 * 1024 * 1024,
+};
+
+/** Why an archive was refused, in words for the user. */
+export class ZipError extends Error {
+  constructor(message: string, readonly kind: 'damaged' | 'limit') {
+    super(message);
+  }
+}
+
+interface Entry {
+  name: string;
+  method: number;
+  compressedSize: number;
+  localOffset: number;
+}
+
+const EOCD = 0x06054b50;
+const CENTRAL = 0x02014b50;
+const LOCAL = 0x04034b50;
+
+/**
+ * Reads a ZIP archive from its central directory and inflates each wanted entry with Node's
+ * zlib under a hard output cap, so a part that inflates beyond its limit (whatever its header
+ * says) is stopped after at most that many bytes. fflate, which writes our output packages,
+ * trusts the declared sizes when reading and keeps inflating past them; hence this reader.
+ */
+export function readZip(bytes: Uint8Array, limits: ZipLimits = DEFAULT_ZIP_LIMITS, want: (name: string) => boolean = () => true): Map<string, Uint8Array> {
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const entries = centralDirectory(data, limits);
+  const parts = new Map<string, Uint8Array>();
+  let total = 0;
+  for (const entry of entries) {
+    if (entry.name.endsWith('/') || !want(entry.name)) continue;
+    const start = dataStart(data, entry);
+    if (start + entry.compressedSize > data.length) throw new ZipError(`the part ${entry.name} is cut off (truncated archive)`, 'damaged');
+    const compressed = data.subarray(start, start + entry.compressedSize);
+    const cap = Math.min(limits.maxPartBytes, limits.maxTotalBytes - total,
+      Math.max(limits.ratioFloorBytes, entry.compressedSize * limits.maxRatio));
+    let content: Buffer;
+    if (entry.method === 0) {
+      content = compressed;
+    } else if (entry.method === 8) {
+      try {
+        content = zlib.inflateRawSync(compressed, { maxOutputLength: Math.max(1, cap + 1) });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) content = Buffer.alloc(cap + 1);
+        else throw new ZipError(`the part ${entry.name} is damaged (${(error as Error).message})`, 'damaged');
+      }
+    } else {
+      throw new ZipError(`the part ${entry.name} uses compression method ${entry.method}, which Office documents do not use`, 'damaged');
+    }
+    if (content.length > cap) throw new ZipError(overLimit(entry, content.length, limits, total), 'limit');
+    total += content.length;
+    parts.set(entry.name, content);
+  }
+  return parts;
+}
+
+function overLimit(entry: Entry, size: number, limits: ZipLimits, total: number): string {
+  const mb = (n: number) => `${Math.round(n / 1024 / 1024)} MB`;
+  if (size > limits.maxPartBytes) return `the part ${entry.name} unpacks to more than ${mb(limits.maxPartBytes)}`;
+  if (total + size > limits.maxTotalBytes) return `it unpacks to more than ${mb(limits.maxTotalBytes)}`;
+  return `the part ${entry.name} unpacks to more than ${limits.maxRatio} times its packed size (a zip bomb)`;
+}
+
+function centralDirectory(data: Buffer, limits: ZipLimits): Entry[] {
+  // The end record sits in the last 64 KiB + 22 bytes (its comment is at most 65535 bytes).
+  let eocd = -1;
+  for (let i = data.length - 22; i >= Math.max(0, data.length - 22 - 65_535); i--) {
+    if (data.readUInt32LE(i) === EOCD) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) throw new ZipError('it has no ZIP directory (truncated or not a ZIP archive)', 'damaged');
+  const count = data.readUInt16LE(eocd + 10);
+  const size = data.readUInt32LE(eocd + 12);
+  const offset = data.readUInt32LE(eocd + 16);
+  if (count === 0xffff || offset === 0xffffffff) throw new ZipError('it is a ZIP64 archive, larger than any document we accept', 'limit');
+  if (count > limits.maxEntries) throw new ZipError(`it has more than ${limits.maxEntries} parts`, 'limit');
+  if (offset + size > data.length) throw new ZipError('its ZIP directory is cut off (truncated archive)', 'damaged');
+  const entries: Entry[] = [];
+  let at = offset;
+  for (let i = 0; i < count; i++) {
+    if (at + 46 > data.length || data.readUInt32LE(at) !== CENTRAL) throw new ZipError('its ZIP directory is damaged', 'damaged');
+    const nameLength = data.readUInt16LE(at + 28);
+    const extraLength = data.readUInt16LE(at + 30);
+    const commentLength = data.readUInt16LE(at + 32);
+    if (data.readUInt16LE(at + 8) & 0x0001) throw new ZipError('it has encrypted ZIP entries, which Office documents never have', 'damaged');
+    entries.push({
+      method: data.readUInt16LE(at + 10),
+      compressedSize: data.readUInt32LE(at + 20),
+      localOffset: data.readUInt32LE(at + 42),
+      name: data.toString('utf8', at + 46, at + 46 + nameLength),
+    });
+    at += 46 + nameLength + extraLength + commentLength;
+  }
+  return entries;
+}
+
+function dataStart(data: Buffer, entry: Entry): number {
+  const at = entry.localOffset;
+  if (at + 30 > data.length || data.readUInt32LE(at) !== LOCAL) throw new ZipError(`the part ${entry.name} is damaged (no local header)`, 'damaged');
+  return at + 30 + data.readUInt16LE(at + 26) + data.readUInt16LE(at + 28);
+}

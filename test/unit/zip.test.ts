@@ -1,0 +1,44 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { unzipSync, zipSync, strToU8 } from 'fflate';
+import { readZip, ZipError } from '../../src/ooxml/zip.js';
+import { OoxmlPackage } from '../../src/ooxml/package.js';
+import { detectFormat } from '../../src/formats/detect.js';
+import { InputError } from '../../src/errors.js';
+import { docx, zipBomb } from '../helpers/hostile.js';
+
+describe('ZIP reading under hard limits', () => {
+  it('reads what fflate reads from a normal package', () => {
+    const bytes = docx('<w:p><w:r><w:t>hello</w:t></w:r></w:p>');
+    const ours = readZip(bytes);
+    const theirs = unzipSync(bytes);
+    assert.deepEqual([...ours.keys()].sort(), Object.keys(theirs).sort());
+    for (const [name, data] of ours) assert.ok(Buffer.from(data).equals(Buffer.from(theirs[name]!)), name);
+  });
+
+  it('stops a bomb with falsified sizes after the limit, not after the bomb', () => {
+    for (const name of ['word/document.xml', '[Content_Types].xml']) {
+      const bomb = zipBomb(name, 64 * 1024 * 1024);
+      const started = process.hrtime.bigint();
+      assert.throws(() => readZip(bomb), (error: Error) => error instanceof ZipError && error.kind === 'limit' && /zip bomb|more than/.test(error.message));
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      assert.ok(ms < 5000, `took ${ms} ms`);
+    }
+    assert.throws(() => OoxmlPackage.read(zipBomb('word/document.xml', 64 * 1024 * 1024), 'The template'),
+      (error: Error) => error instanceof InputError && /^The template is refused: the part word\/document.xml unpacks to more than 200 times/.test(error.message));
+    const detected = detectFormat(zipBomb('[Content_Types].xml', 64 * 1024 * 1024));
+    assert.equal(detected.ok, false);
+    assert.match((detected as { message: string }).message, /refused/);
+  });
+
+  it('refuses too many parts, too much in total, and damaged archives, each in words', () => {
+    const many: Record<string, Uint8Array> = {};
+    for (let i = 0; i < 20; i++) many[`p${i}.xml`] = strToU8('<a/>');
+    const limits = { maxEntries: 10, maxPartBytes: 1024, maxTotalBytes: 2048, maxRatio: 200, ratioFloorBytes: 1024 };
+    assert.throws(() => readZip(zipSync(many), limits), /more than 10 parts/);
+    assert.throws(() => readZip(zipSync({ a: new Uint8Array(1500), b: new Uint8Array(1500) }), limits), /more than 0 MB|unpacks to more than/);
+    const good = docx('');
+    assert.throws(() => readZip(good.subarray(0, good.length - 30)), (e: Error) => e instanceof ZipError && e.kind === 'damaged');
+    assert.throws(() => readZip(Buffer.from('PK\u0003\u0004 not really')), (e: Error) => e instanceof ZipError && e.kind === 'damaged');
+  });
+});
