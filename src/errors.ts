@@ -40,3 +40,10 @@ export class ProcessingTimeoutError extends DocsmithError {
     super(504, message);
   }
 }
+
+/** The database cannot serve now (down, unreachable, or without its schema): 503, try again. */
+export class StorageUnavailableError extends BusyError {
+  constructor(detail: string) {
+    super(`The storage is not available right now (${detail}); retry shortly.`, 5);
+  }
+}

@@ -15,11 +15,15 @@ async function main(): Promise<void> {
     if (await services.accounts.ensure(user, password, licence)) app.log.info({ user, licence }, 'bootstrap account created');
   }
 
+  const stopSweeping = services.usage.sweepOrphanedReservations((refunded) =>
+    app.log.warn({ refunded }, 'documents counted by requests that never finished (instance killed) were taken back'));
+
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'stopping');
+    stopSweeping();
     await app.close();
     await services.office?.close();
     await services.converter?.close();

@@ -20,6 +20,27 @@ export class UsageGuard {
     private readonly limits: { maxConcurrentMerges: number; jobTimeoutMs: number },
   ) {}
 
+  /**
+   * How long a reservation may stay open before it counts as orphaned (its instance died during
+   * the work): well past the processing limit, so live work is never refunded.
+   */
+  reservationLeaseMs(): number {
+    return this.limits.jobTimeoutMs * 2 + 5_000;
+  }
+
+  /** Takes back reservations of instances that died mid-work, now and then periodically; returns a stop function. */
+  sweepOrphanedReservations(log?: (refunded: number) => void): () => void {
+    const sweep = () => {
+      this.store.usage.refundExpired().then((n) => {
+        if (n > 0) log?.(n);
+      }, () => undefined);
+    };
+    sweep();
+    const timer = setInterval(sweep, Math.min(60_000, this.reservationLeaseMs()));
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   async run<T>(account: Account, options: GuardOptions, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     if (account.validUntil && account.validUntil.getTime() < Date.now()) {
       throw new ForbiddenError(`This account was valid until ${formatWireDate(account.validUntil)}; ask the operator to extend it.`);
@@ -34,16 +55,19 @@ export class UsageGuard {
       throw new ForbiddenError(`At most ${this.limits.maxConcurrentMerges} merge requests may run at once for one account; retry when one has finished.`);
     }
     try {
-      const counted = !options.test;
-      if (counted && !(await this.store.usage.reserveDocument(account.id))) {
+      const reservation = options.test ? null : await this.store.usage.reserveDocument(account.id, this.reservationLeaseMs());
+      if (!options.test && !reservation) {
         throw new ForbiddenError(`The document quota of this account is used up (${account.maxDocuments} documents).`);
       }
+      let result: T;
       try {
-        return await withTimeLimit(this.limits.jobTimeoutMs, work);
+        result = await withTimeLimit(this.limits.jobTimeoutMs, work);
       } catch (error) {
-        if (counted) await this.store.usage.refundDocument(account.id);
+        await reservation?.refund();
         throw error;
       }
+      await reservation?.commit();
+      return result;
     } finally {
       await slot?.release();
     }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { asStorageUnavailable } from '../store/errors.js';
 import sjson from 'secure-json-parse';
 import { DocsmithError, InputError } from '../errors.js';
 
@@ -47,7 +48,8 @@ export function registerWire(app: FastifyInstance, options: { bodyLimitBytes: nu
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { status, message, headers } = describeError(error, options.bodyLimitBytes);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    if (status === 503) request.log.warn({ status, message }, 'request refused: unavailable');
+    else if (status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ status, message }, 'request refused');
     reply.headers(headers);
     sendJson(reply, status, { message: status >= 500 && status !== 503 && status !== 504 ? `${message} (request id ${request.id})` : message });
@@ -67,6 +69,8 @@ function parseJsonBody(body: Buffer): unknown {
 
 function describeError(error: FastifyError, bodyLimitBytes: number): { status: number; message: string; headers: Record<string, string> } {
   if (error instanceof DocsmithError) return { status: error.status, message: error.message, headers: error.headers };
+  const storage = asStorageUnavailable(error);
+  if (storage) return { status: storage.status, message: storage.message, headers: storage.headers };
   if (error.validation) return { status: 400, message: error.message, headers: {} };
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return { status: 413, message: `The request body is larger than the limit of ${formatBytes(bodyLimitBytes)}.`, headers: {} };

@@ -42,6 +42,12 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
      expires_at INTEGER NOT NULL,
      PRIMARY KEY (account_id, slot)
    );`,
+  `CREATE TABLE document_reservations (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     expires_at INTEGER NOT NULL
+   );
+   CREATE INDEX document_reservations_expiry ON document_reservations(expires_at);`,
 ];
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -77,4 +83,10 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
      data BYTEA NOT NULL,
      PRIMARY KEY (account_id, name)
    );`,
+  `CREATE TABLE document_reservations (
+     id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     expires_at BIGINT NOT NULL
+   );
+   CREATE INDEX document_reservations_expiry ON document_reservations(expires_at);`,
 ];

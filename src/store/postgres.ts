@@ -1,10 +1,12 @@
 import pg from 'pg';
 import type {
   Account, AccountPatch, AccountRepository, ApiKeyRecord, ApiKeyRepository, NewAccount, NewTemplate,
-  SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageRepository,
+  DocumentReservation, SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageRepository,
 } from './types.js';
 import { DuplicateError } from './types.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { asStorageUnavailable, NO_SCHEMA } from './errors.js';
+import { StorageUnavailableError } from '../errors.js';
 import { accountColumns, type AccountRow, type ApiKeyRow, rowToAccount, rowToApiKey, rowToTemplateMeta, type TemplateRow } from './rows.js';
 
 /** Advisory lock namespace ('DSM' << 8): +0 migrations, +1.. merge slots. */
@@ -91,7 +93,14 @@ class PostgresStore implements Store {
   }
 
   async ping(): Promise<void> {
-    await this.pool.query('SELECT 1');
+    let version: number | null;
+    try {
+      version = (await this.pool.query<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations')).rows[0]?.v ?? null;
+    } catch (error) {
+      if (/42P01|no such table/.test(`${(error as { code?: string }).code} ${(error as Error).message}`)) throw new StorageUnavailableError(NO_SCHEMA);
+      throw asStorageUnavailable(error) ?? error;
+    }
+    if (version !== POSTGRES_MIGRATIONS.length) throw new StorageUnavailableError(`the database schema is at version ${version ?? 'none'}, this docsmith needs ${POSTGRES_MIGRATIONS.length}; restart docsmith to migrate, or restore the database`);
   }
 
   async close(): Promise<void> {
@@ -270,23 +279,39 @@ class PgUsage implements UsageRepository {
     this.held.clear();
   }
 
-  async reserveDocument(accountId: number): Promise<boolean> {
-    const result = await this.pool.query(
-      'UPDATE accounts SET created_documents = created_documents + 1 WHERE id = $1 AND created_documents < max_documents',
-      [accountId],
-    );
-    return (result.rowCount ?? 0) > 0;
+  async reserveDocument(accountId: number, leaseMs: number): Promise<DocumentReservation | null> {
+    const { rows } = await this.pool.query<{ id: string }>(
+      `WITH counted AS (
+         UPDATE accounts SET created_documents = created_documents + 1 WHERE id = $1 AND created_documents < max_documents RETURNING id)
+       INSERT INTO document_reservations (account_id, expires_at) SELECT id, $2 FROM counted RETURNING id`,
+      [accountId, Date.now() + leaseMs]);
+    const id = rows[0]?.id;
+    if (id === undefined) return null;
+    return {
+      commit: async () => {
+        await this.pool.query('DELETE FROM document_reservations WHERE id = $1', [id]);
+      },
+      refund: async () => {
+        await this.pool.query(
+          `WITH gone AS (DELETE FROM document_reservations WHERE id = $1 RETURNING account_id)
+           UPDATE accounts SET created_documents = created_documents - 1 WHERE id IN (SELECT account_id FROM gone) AND created_documents > 0`, [id]);
+      },
+    };
+  }
+
+  async refundExpired(): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string }>(
+      `WITH gone AS (DELETE FROM document_reservations WHERE expires_at < $1 RETURNING account_id),
+            counts AS (SELECT account_id, count(*) AS n FROM gone GROUP BY account_id),
+            refunded AS (UPDATE accounts a SET created_documents = GREATEST(0, a.created_documents - c.n) FROM counts c WHERE a.id = c.account_id RETURNING c.n)
+       SELECT COALESCE(SUM(n), 0) AS n FROM refunded`, [Date.now()]);
+    return Number(rows[0]?.n ?? 0);
   }
 
   async reserveProofing(accountId: number): Promise<boolean> {
     const result = await this.pool.query(
       'UPDATE accounts SET proofing_transactions = proofing_transactions + 1 WHERE id = $1 AND proofing_transactions < max_proofing', [accountId]);
     return (result.rowCount ?? 0) > 0;
-  }
-
-  async refundDocument(accountId: number): Promise<void> {
-    await this.pool.query(
-      'UPDATE accounts SET created_documents = created_documents - 1 WHERE id = $1 AND created_documents > 0', [accountId]);
   }
 
   async acquireSlot(accountId: number, limit: number, _leaseMs: number): Promise<SlotLease | null> {

@@ -4,9 +4,11 @@ import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type {
   Account, AccountPatch, AccountRepository, ApiKeyRecord, ApiKeyRepository, NewAccount, NewTemplate,
-  SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageRepository,
+  DocumentReservation, SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageRepository,
 } from './types.js';
 import { DuplicateError } from './types.js';
+import { asStorageUnavailable, NO_SCHEMA } from './errors.js';
+import { StorageUnavailableError } from '../errors.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { accountColumns, type AccountRow, type ApiKeyRow, rowToAccount, rowToApiKey, rowToTemplateMeta, type TemplateRow } from './rows.js';
 
@@ -58,7 +60,14 @@ class SqliteStore implements Store {
   }
 
   async ping(): Promise<void> {
-    this.db.prepare('SELECT 1').get();
+    let version: number | null;
+    try {
+      version = (this.db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v;
+    } catch (error) {
+      if (/42P01|no such table/.test(`${(error as { code?: string }).code} ${(error as Error).message}`)) throw new StorageUnavailableError(NO_SCHEMA);
+      throw asStorageUnavailable(error) ?? error;
+    }
+    if (version !== SQLITE_MIGRATIONS.length) throw new StorageUnavailableError(`the database schema is at version ${version ?? 'none'}, this docsmith needs ${SQLITE_MIGRATIONS.length}; restart docsmith to migrate, or restore the database`);
   }
 
   async close(): Promise<void> {
@@ -251,20 +260,43 @@ class SqliteUsage implements UsageRepository {
     }
   }
 
-  async reserveDocument(accountId: number): Promise<boolean> {
-    return this.light(() => this.db
-      .prepare('UPDATE accounts SET created_documents = created_documents + 1 WHERE id = ? AND created_documents < max_documents')
-      .run(accountId).changes > 0);
+  async reserveDocument(accountId: number, leaseMs: number): Promise<DocumentReservation | null> {
+    const id = this.light(() => this.db.transaction((): number | null => {
+      const counted = this.db.prepare('UPDATE accounts SET created_documents = created_documents + 1 WHERE id = ? AND created_documents < max_documents')
+        .run(accountId).changes > 0;
+      if (!counted) return null;
+      return Number(this.db.prepare('INSERT INTO document_reservations (account_id, expires_at) VALUES (?, ?)').run(accountId, Date.now() + leaseMs).lastInsertRowid);
+    }).immediate());
+    if (id === null) return null;
+    return {
+      commit: async () => {
+        this.light(() => this.db.prepare('DELETE FROM document_reservations WHERE id = ?').run(id));
+      },
+      refund: async () => {
+        this.light(() => this.db.transaction(() => {
+          if (this.db.prepare('DELETE FROM document_reservations WHERE id = ?').run(id).changes > 0) {
+            this.db.prepare('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(accountId);
+          }
+        }).immediate());
+      },
+    };
+  }
+
+  async refundExpired(): Promise<number> {
+    return this.light(() => this.db.transaction((): number => {
+      const rows = this.db.prepare('SELECT id, account_id FROM document_reservations WHERE expires_at < ?').all(Date.now()) as { id: number; account_id: number }[];
+      for (const row of rows) {
+        this.db.prepare('DELETE FROM document_reservations WHERE id = ?').run(row.id);
+        this.db.prepare('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(row.account_id);
+      }
+      return rows.length;
+    }).immediate());
   }
 
   async reserveProofing(accountId: number): Promise<boolean> {
     return this.light(() => this.db
       .prepare('UPDATE accounts SET proofing_transactions = proofing_transactions + 1 WHERE id = ? AND proofing_transactions < max_proofing')
       .run(accountId).changes > 0);
-  }
-
-  async refundDocument(accountId: number): Promise<void> {
-    this.light(() => this.db.prepare('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(accountId));
   }
 
   async acquireSlot(accountId: number, limit: number, leaseMs: number): Promise<SlotLease | null> {

@@ -96,13 +96,24 @@ export interface SlotLease {
   release(): Promise<void>;
 }
 
+export interface DocumentReservation {
+  /** The work succeeded: the document stays counted. */
+  commit(): Promise<void>;
+  /** The work failed: the document is taken back. */
+  refund(): Promise<void>;
+}
+
 export interface UsageRepository {
-  /** Adds one created document if the account is below its quota; false when exhausted. */
-  reserveDocument(accountId: number): Promise<boolean>;
+  /**
+   * Adds one created document if the account is below its quota, held as a reservation until
+   * the work settles it; null when the quota is exhausted. A reservation neither committed nor
+   * refunded within `leaseMs` (its instance died) is taken back by `refundExpired`.
+   */
+  reserveDocument(accountId: number, leaseMs: number): Promise<DocumentReservation | null>;
+  /** Takes back every reservation whose lease has run out; returns how many. */
+  refundExpired(): Promise<number>;
   /** Adds one proofing transaction if the account is below its limit; false when exhausted. */
   reserveProofing(accountId: number): Promise<boolean>;
-  /** Takes back a reservation whose work failed. */
-  refundDocument(accountId: number): Promise<void>;
   /** One of `limit` slots for the account, or null when all are held (by any instance). */
   acquireSlot(accountId: number, limit: number, leaseMs: number): Promise<SlotLease | null>;
 }

@@ -11,13 +11,18 @@ const TEMPLATE_FORMATS: readonly DocumentFormat[] = ['docx', 'doc', 'rtf'];
 export class TemplateLibrary {
   constructor(private readonly store: Store) {}
 
-  async upload(account: Account, raw: string, data: Buffer): Promise<'created' | 'replaced'> {
+  /**
+   * Stores a template after checking its name and format; `validate` (the document pipeline's
+   * reader) refuses content no operation could use before anything is stored.
+   */
+  async upload(account: Account, raw: string, data: Buffer, validate?: (name: string) => Promise<void>): Promise<'created' | 'replaced'> {
     const name = checkTemplateName(raw);
     const detected = detectFormat(data);
     if (!detected.ok) throw new InputError(`The template "${name}" cannot be stored: ${detected.message}`);
     if (!TEMPLATE_FORMATS.includes(detected.format)) {
       throw new InputError(`The template "${name}" is a ${FORMAT_NAMES[detected.format]} document; templates must be DOCX, DOC or RTF.`);
     }
+    await validate?.(name);
     const sha256 = createHash('sha256').update(data).digest('hex');
     const result = await this.store.templates.put(account.id, { name, format: detected.format, sha256, data }, account.maxTemplates);
     if (result === 'limit') {

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { zipSync } from 'fflate';
+import { docx } from '../helpers/hostile.js';
 import { startServer, tempDir } from '../helpers/server.js';
 import { client } from '../helpers/http.js';
 import { adminServices, makeAccount } from '../helpers/accounts.js';
@@ -9,9 +9,7 @@ import { createTestDatabase } from '../helpers/postgres.js';
 
 /** A small valid DOCX package with random content, so every upload has distinct bytes. */
 function randomDocx(): Buffer {
-  const types = '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
-    + '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>';
-  return Buffer.from(zipSync({ '[Content_Types].xml': Buffer.from(types), 'word/filler.bin': randomBytes(20_000 + Math.floor(Math.random() * 50_000)) }, { level: 0 }));
+  return docx(`<w:p><w:r><w:t>${randomBytes(8).toString('hex')}</w:t></w:r></w:p>`, { parts: { 'word/filler.bin': randomBytes(20_000 + Math.floor(Math.random() * 50_000)) } });
 }
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');

@@ -162,3 +162,31 @@ describe('two instances on one PostgreSQL', () => {
     assert.equal(status, 200);
   });
 });
+
+describe('requests killed with their instance', () => {
+  it('are taken back from the quota once their lease runs out', async () => {
+    const dataDir = tempDir();
+    const admin = await adminServices({ dataDir });
+    const a = await makeAccount(admin, 'killed', { licence: 'SN-9', maxDocuments: 100 });
+    await admin.store.close();
+    // A 1 s limit makes the lease 7 s, so the test need not wait a minute.
+    const env = { DOCSMITH_DATA_DIR: dataDir, DOCSMITH_JOB_TIMEOUT_MS: '1000' };
+    const server = await startServer(env);
+    const c = client(server.url, { basic: [a.user, a.password] });
+    assert.equal((await op(c)).status, 200);
+    const inFlight = Array.from({ length: 3 }, () => op(c, 'holdMs=900').catch(() => undefined));
+    await new Promise((r) => setTimeout(r, 300));
+    await server.kill();
+    await Promise.all(inFlight);
+    const restarted = await startServer(env);
+    try {
+      const c2 = client(restarted.url, { basic: [a.user, a.password] });
+      assert.equal(await created(c2), 4, 'the killed requests are counted at first');
+      const deadline = Date.now() + 30_000;
+      while ((await created(c2)) !== 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+      assert.equal(await created(c2), 1, 'only the finished request stays counted');
+    } finally {
+      await restarted.stop();
+    }
+  });
+});

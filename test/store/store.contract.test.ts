@@ -123,14 +123,32 @@ for (const make of [sqliteBackend, postgresBackend]) {
 
     it('counts documents exactly under parallel reservations from two instances and stops at the quota', async () => {
       const a = await store.accounts.create(newAccount('quota', { maxDocuments: 1000 }));
-      await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? second : store).usage.reserveDocument(a.id)));
+      const first = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? second : store).usage.reserveDocument(a.id, 60_000)));
+      await Promise.all(first.map((r) => r!.commit()));
       assert.equal((await store.accounts.byId(a.id))?.createdDocuments, 60);
       await store.accounts.update(a.id, { maxDocuments: 70 });
-      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? second : store).usage.reserveDocument(a.id)));
+      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? second : store).usage.reserveDocument(a.id, 60_000)));
       assert.equal(results.filter(Boolean).length, 10);
       assert.equal((await store.accounts.byId(a.id))?.createdDocuments, 70);
-      await store.usage.refundDocument(a.id);
+      await results.find(Boolean)!.refund();
       assert.equal((await store.accounts.byId(a.id))?.createdDocuments, 69);
+    });
+
+    it('takes back reservations whose instance died, never settled ones', async () => {
+      const a = await store.accounts.create(newAccount('orphans', { maxDocuments: 100 }));
+      const committed = await store.usage.reserveDocument(a.id, 1);
+      await committed!.commit();
+      const refunded = await store.usage.reserveDocument(a.id, 1);
+      await refunded!.refund();
+      await store.usage.reserveDocument(a.id, 1); // its instance "dies": never settled
+      await second.usage.reserveDocument(a.id, 60_000); // still running elsewhere
+      assert.equal((await store.accounts.byId(a.id))?.createdDocuments, 3);
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(await second.usage.refundExpired(), 1);
+      assert.equal(await store.usage.refundExpired(), 0);
+      assert.equal((await store.accounts.byId(a.id))?.createdDocuments, 2);
+      await refunded!.refund(); // settling twice changes nothing
+      assert.equal((await store.accounts.byId(a.id))?.createdDocuments, 2);
     });
 
     it('counts proofing transactions up to the limit', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { sendJson } from '../wire.js';
+import { StorageUnavailableError } from '../../errors.js';
 
 /** Liveness and readiness for supervisors and load balancers; no authentication. */
 export function healthRoutes(app: FastifyInstance, services: Services): void {
@@ -12,8 +13,9 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
       try {
         await services.store.ping();
       } catch (error) {
-        request.log.warn({ err: error }, 'storage not reachable');
-        return sendJson(reply, 503, { message: 'The storage is not reachable.' });
+        request.log.warn({ err: error }, 'storage not ready');
+        const detail = error instanceof StorageUnavailableError ? error.message : 'The storage is not reachable.';
+        return sendJson(reply, 503, { message: detail });
       }
       const office = services.office?.status();
       if (services.office && !services.office.ready) {

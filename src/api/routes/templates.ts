@@ -5,7 +5,6 @@ import { formatWireDate } from '../../util/dates.js';
 import { accountOf } from '../auth.js';
 import { base64Body, errorResponses, templateNameQuery } from '../schemas.js';
 import { requireQuery, sendEmpty, sendJson, stringBody } from '../wire.js';
-import { checkTemplateName } from '../../templates/names.js';
 
 export function templateRoutes(app: FastifyInstance, services: Services): void {
   const { templates } = services;
@@ -59,9 +58,7 @@ export function templateRoutes(app: FastifyInstance, services: Services): void {
   }, async (request, reply) => {
     const name = requireQuery(request, 'templateName');
     const data = decodeBase64(stringBody(request, 'the template as Base64'), 'The template');
-    checkTemplateName(name);
-    await services.pipeline.validateTemplate(data, name);
-    await templates.upload(accountOf(request), name, data);
+    await templates.upload(accountOf(request), name, data, (normal) => services.pipeline.validateTemplate(data, normal));
     return sendEmpty(reply, 201);
   });
 

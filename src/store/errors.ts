@@ -1,0 +1,24 @@
+import { StorageUnavailableError } from '../errors.js';
+
+/** PostgreSQL error classes and codes that mean "the database is not there", not "the request is wrong". */
+const PG_UNAVAILABLE = /^(08|53|57P0[123]|3D000|42P01)/;
+const SQLITE_UNAVAILABLE = /^SQLITE_(CANTOPEN|IOERR|NOTADB|CORRUPT|READONLY|BUSY|FULL)/;
+const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
+
+/**
+ * The error as a 503 when it says the storage is unavailable (connection lost, database
+ * dropped, schema gone, disk unreadable); undefined for every other error.
+ */
+export function asStorageUnavailable(error: unknown): StorageUnavailableError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  if (error instanceof StorageUnavailableError) return error;
+  const code = 'code' in error ? String((error as { code: unknown }).code) : '';
+  const message = error.message;
+  if (NETWORK.has(code) || PG_UNAVAILABLE.test(code) || SQLITE_UNAVAILABLE.test(code)
+    || /Connection terminated|connection is not open|no such table|Client has encountered a connection error/i.test(message)) {
+    return new StorageUnavailableError(code ? `${code}: ${message.split('\n')[0]}` : message.split('\n')[0]!);
+  }
+  return undefined;
+}
+
+export const NO_SCHEMA = 'the database has no docsmith schema (was it re-created?); restart docsmith to set it up, or restore a backup';
