@@ -22,6 +22,10 @@ export interface Config {
   office: OfficeConfig;
   /** Where Hunspell dictionaries (.aff/.dic) are found. */
   dictionaryDir: string;
+  /** Lifetime of share links, in days: when a request names none, and at most. */
+  share: { defaultDays: number; maxDays: number };
+  /** Brute-force protection of sign-ins. */
+  authThrottle: { windowMs: number; maxPerUser: number; maxPerAddress: number };
 }
 
 export interface OfficeConfig {
@@ -91,6 +95,15 @@ export function loadConfig(env: Env = process.env): Config {
     maxApiKeys: 10,
     testRoutes: env.DOCSMITH_TEST_ROUTES === '1',
     dictionaryDir: env.DOCSMITH_DICTIONARY_DIR || '/usr/share/hunspell',
+    share: {
+      defaultDays: int(env, 'DOCSMITH_SHARE_DAYS', 7, 1, 3650),
+      maxDays: int(env, 'DOCSMITH_SHARE_MAX_DAYS', 90, 1, 3650),
+    },
+    authThrottle: {
+      windowMs: int(env, 'DOCSMITH_AUTH_WINDOW_S', 900, 1, 86_400) * 1000,
+      maxPerUser: int(env, 'DOCSMITH_AUTH_MAX_FAILURES_PER_USER', 10, 1, 1_000_000),
+      maxPerAddress: int(env, 'DOCSMITH_AUTH_MAX_FAILURES_PER_ADDRESS', 50, 1, 1_000_000),
+    },
     office: {
       workers: int(env, 'DOCSMITH_OFFICE_WORKERS', Math.max(1, os.cpus().length), 0, 64),
       queueLimit: int(env, 'DOCSMITH_OFFICE_QUEUE_LIMIT', 100, 0, 100_000),

@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Store } from './store/types.js';
 import { openStore } from './store/index.js';
 import { Authenticator } from './auth/authenticate.js';
+import { AuthThrottle } from './auth/throttle.js';
 import { KeyRing } from './auth/apikeys.js';
 import { loadMasterSecret } from './auth/secret.js';
 import { AccountAdmin, ApiKeys } from './accounts/accounts.js';
@@ -18,7 +19,7 @@ import { PageRenderer } from './render/renderer.js';
 import { Thumbnails } from './render/thumbnails.js';
 import os from 'node:os';
 import { Spelling } from './proofing/spelling.js';
-import { ShareTokens } from './auth/shareTokens.js';
+import { ShareLinks } from './auth/shareLinks.js';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -45,7 +46,7 @@ export interface Services {
   thumbnails: Thumbnails;
   renderer: PageRenderer;
   spelling: Spelling;
-  shareTokens: ShareTokens;
+  shareLinks: ShareLinks;
 }
 
 export type Logger = (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
@@ -120,7 +121,7 @@ export async function openServices(config: Config, options: { withOffice?: boole
   return {
     config,
     store,
-    authenticator: new Authenticator(store),
+    authenticator: new Authenticator(store, new AuthThrottle(store, config.authThrottle)),
     accounts: new AccountAdmin(store),
     apiKeys: new ApiKeys(store, keyRing, config.maxApiKeys),
     templates,
@@ -134,6 +135,6 @@ export async function openServices(config: Config, options: { withOffice?: boole
     thumbnails: new Thumbnails(renderer, converter),
     renderer,
     spelling: new Spelling(config.dictionaryDir),
-    shareTokens: new ShareTokens(masterSecret),
+    shareLinks: new ShareLinks(store, config.share),
   };
 }

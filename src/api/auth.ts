@@ -13,7 +13,7 @@ declare module 'fastify' {
 export function requireAuthentication(scope: FastifyInstance, authenticator: Authenticator): void {
   scope.decorateRequest('account', null);
   scope.addHook('onRequest', async (request) => {
-    request.account = await authenticator.authenticate(request.headers.authorization);
+    request.account = await authenticator.authenticate(request.headers.authorization, request.ip);
     if (!request.account) {
       throw new ForbiddenError('Not authorized: send "Authorization: ReportingCloud-APIKey <key>" or Basic credentials of an account.');
     }

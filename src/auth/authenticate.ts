@@ -2,6 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Account, Store } from '../store/types.js';
 import { hashApiKey } from './apikeys.js';
 import { verifyAgainstNothing, verifyPassword } from './passwords.js';
+import { addressKey, userKey, type AuthThrottle } from './throttle.js';
 
 /** Scheme names clients send for API keys (compared case-insensitively). */
 const API_KEY_SCHEMES = ['reportingcloud-apikey', 'service-apikey'];
@@ -23,29 +24,38 @@ export class Authenticator {
 
   constructor(
     private readonly store: Store,
+    private readonly throttle?: AuthThrottle,
     private readonly options: { cacheTtlMs: number; cacheSize: number } = { cacheTtlMs: 60_000, cacheSize: 1000 },
   ) {}
 
-  async authenticate(header: string | undefined): Promise<Account | null> {
+  /**
+   * The account the header signs in as, or null. `address` is the client's: failed attempts
+   * count against it and against the user name, and past their limits the answer is 429. A
+   * valid API key always works, so guessing an account's password never locks out its keys.
+   */
+  async authenticate(header: string | undefined, address = 'unknown'): Promise<Account | null> {
     if (!header) return null;
     const space = header.indexOf(' ');
     if (space <= 0) return null;
     const scheme = header.slice(0, space).toLowerCase();
     const credentials = header.slice(space + 1).trim();
     if (!credentials) return null;
-    if (API_KEY_SCHEMES.includes(scheme)) return this.byApiKey(credentials);
-    if (scheme === 'basic') return this.byPassword(credentials);
+    if (API_KEY_SCHEMES.includes(scheme)) return this.byApiKey(credentials, address);
+    if (scheme === 'basic') return this.byPassword(credentials, address);
     return null;
   }
 
-  private async byApiKey(key: string): Promise<Account | null> {
-    if (key.length > 200) return null;
-    const record = await this.store.apiKeys.byHash(hashApiKey(key));
-    if (!record || !record.active) return null;
-    return this.store.accounts.byId(record.accountId);
+  private async byApiKey(key: string, address: string): Promise<Account | null> {
+    const record = key.length > 200 ? null : await this.store.apiKeys.byHash(hashApiKey(key));
+    if (record?.active) return this.store.accounts.byId(record.accountId);
+    if (this.throttle) {
+      await this.throttle.check([addressKey(address)]);
+      await this.throttle.fail([addressKey(address)]);
+    }
+    return null;
   }
 
-  private async byPassword(encoded: string): Promise<Account | null> {
+  private async byPassword(encoded: string, address: string): Promise<Account | null> {
     if (encoded.length > 4096) return null;
     const decoded = Buffer.from(encoded, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
@@ -62,9 +72,15 @@ export class Authenticator {
       this.logins.delete(digest);
     }
 
+    const keys = [addressKey(address), userKey(username)];
+    await this.throttle?.check(keys);
     const account = await this.store.accounts.byUsername(username);
-    if (!account) return verifyAgainstNothing(password).then(() => null);
-    if (!(await verifyPassword(password, account.passwordHash))) return null;
+    const valid = account ? await verifyPassword(password, account.passwordHash) : await verifyAgainstNothing(password).then(() => false);
+    if (!account || !valid) {
+      await this.throttle?.fail(keys);
+      return null;
+    }
+    await this.throttle?.succeed(keys[1]!);
     this.remember(digest, { accountId: account.id, passwordHash: account.passwordHash, expires: Date.now() + this.options.cacheTtlMs });
     return account;
   }

@@ -48,6 +48,20 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
      expires_at INTEGER NOT NULL
    );
    CREATE INDEX document_reservations_expiry ON document_reservations(expires_at);`,
+  `CREATE TABLE auth_failures (
+     key TEXT NOT NULL,
+     at INTEGER NOT NULL
+   );
+   CREATE INDEX auth_failures_key ON auth_failures(key, at);`,
+  `CREATE TABLE share_links (
+     token_hash TEXT PRIMARY KEY,
+     id TEXT NOT NULL UNIQUE,
+     account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     template_name TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL
+   );
+   CREATE INDEX share_links_account ON share_links(account_id, template_name);`,
 ];
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -89,4 +103,18 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
      expires_at BIGINT NOT NULL
    );
    CREATE INDEX document_reservations_expiry ON document_reservations(expires_at);`,
+  `CREATE TABLE auth_failures (
+     key TEXT NOT NULL,
+     at BIGINT NOT NULL
+   );
+   CREATE INDEX auth_failures_key ON auth_failures(key, at);`,
+  `CREATE TABLE share_links (
+     token_hash TEXT PRIMARY KEY,
+     id TEXT NOT NULL UNIQUE,
+     account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     template_name TEXT NOT NULL,
+     created_at BIGINT NOT NULL,
+     expires_at BIGINT NOT NULL
+   );
+   CREATE INDEX share_links_account ON share_links(account_id, template_name);`,
 ];

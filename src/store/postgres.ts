@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type {
   Account, AccountPatch, AccountRepository, ApiKeyRecord, ApiKeyRepository, NewAccount, NewTemplate,
-  DocumentReservation, SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageRepository,
+  AuthFailureRepository, DocumentReservation, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageRepository,
 } from './types.js';
 import { DuplicateError } from './types.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
@@ -84,8 +84,12 @@ class PostgresStore implements Store {
   readonly apiKeys: ApiKeyRepository;
   readonly templates: TemplateRepository;
   readonly usage: PgUsage;
+  readonly authFailures: AuthFailureRepository;
+  readonly shareLinks: ShareLinkRepository;
 
   constructor(private readonly pool: pg.Pool) {
+    this.shareLinks = new PgShareLinks(pool);
+    this.authFailures = new PgAuthFailures(pool);
     this.accounts = new PgAccounts(pool);
     this.apiKeys = new PgApiKeys(pool);
     this.templates = new PgTemplates(pool);
@@ -268,6 +272,61 @@ class PgTemplates implements TemplateRepository {
  * Merge slots are session advisory locks held on a dedicated connection for the duration of
  * the work: visible to every instance, and freed by PostgreSQL when an instance dies.
  */
+interface ShareRow { id: string; account_id: number; template_name: string; created_at: string; expires_at: string }
+const shareLink = (r: ShareRow): ShareLinkRecord => ({
+  id: r.id, accountId: r.account_id, templateName: r.template_name, createdAt: new Date(Number(r.created_at)), expiresAt: new Date(Number(r.expires_at)),
+});
+
+class PgShareLinks implements ShareLinkRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async add(link: ShareLinkRecord & { tokenHash: string }): Promise<void> {
+    await this.pool.query('INSERT INTO share_links (token_hash, id, account_id, template_name, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
+      [link.tokenHash, link.id, link.accountId, link.templateName, link.createdAt.getTime(), link.expiresAt.getTime()]);
+  }
+
+  async byTokenHash(tokenHash: string, now: Date): Promise<ShareLinkRecord | null> {
+    const { rows } = await this.pool.query<ShareRow>('SELECT * FROM share_links WHERE token_hash = $1 AND expires_at > $2', [tokenHash, now.getTime()]);
+    return rows[0] ? shareLink(rows[0]) : null;
+  }
+
+  async list(accountId: number, now: Date): Promise<ShareLinkRecord[]> {
+    const { rows } = await this.pool.query<ShareRow>('SELECT * FROM share_links WHERE account_id = $1 AND expires_at > $2 ORDER BY created_at DESC, id', [accountId, now.getTime()]);
+    return rows.map(shareLink);
+  }
+
+  async revoke(accountId: number, id: string): Promise<boolean> {
+    return ((await this.pool.query('DELETE FROM share_links WHERE account_id = $1 AND id = $2', [accountId, id])).rowCount ?? 0) > 0;
+  }
+
+  async revokeForTemplate(accountId: number, templateName: string): Promise<number> {
+    return (await this.pool.query('DELETE FROM share_links WHERE account_id = $1 AND template_name = $2', [accountId, templateName])).rowCount ?? 0;
+  }
+}
+
+class PgAuthFailures implements AuthFailureRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async record(keys: string[], at: number): Promise<void> {
+    await this.pool.query('INSERT INTO auth_failures (key, at) SELECT k, $2 FROM unnest($1::text[]) AS k', [keys, at]);
+  }
+
+  async since(keys: string[], since: number): Promise<{ count: number; oldest: number | null }[]> {
+    const { rows } = await this.pool.query<{ key: string; count: string; oldest: string | null }>(
+      'SELECT key, COUNT(*) AS count, MIN(at) AS oldest FROM auth_failures WHERE key = ANY($1::text[]) AND at >= $2 GROUP BY key', [keys, since]);
+    const byKey = new Map(rows.map((r) => [r.key, { count: Number(r.count), oldest: r.oldest === null ? null : Number(r.oldest) }]));
+    return keys.map((key) => byKey.get(key) ?? { count: 0, oldest: null });
+  }
+
+  async clear(key: string): Promise<void> {
+    await this.pool.query('DELETE FROM auth_failures WHERE key = $1', [key]);
+  }
+
+  async prune(before: number): Promise<void> {
+    await this.pool.query('DELETE FROM auth_failures WHERE at < $1', [before]);
+  }
+}
+
 class PgUsage implements UsageRepository {
   /** Connections holding slot locks, so closing the store can end them (and their locks). */
   private readonly held = new Set<pg.PoolClient>();

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type {
   Account, AccountPatch, AccountRepository, ApiKeyRecord, ApiKeyRepository, NewAccount, NewTemplate,
-  DocumentReservation, SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageRepository,
+  AuthFailureRepository, DocumentReservation, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageRepository,
 } from './types.js';
 import { DuplicateError } from './types.js';
 import { asStorageUnavailable, NO_SCHEMA } from './errors.js';
@@ -51,8 +51,12 @@ class SqliteStore implements Store {
   readonly apiKeys: ApiKeyRepository;
   readonly templates: TemplateRepository;
   readonly usage: UsageRepository;
+  readonly authFailures: AuthFailureRepository;
+  readonly shareLinks: ShareLinkRepository;
 
   constructor(private readonly db: Database.Database) {
+    this.shareLinks = new SqliteShareLinks(db);
+    this.authFailures = new SqliteAuthFailures(db);
     this.accounts = new SqliteAccounts(db);
     this.apiKeys = new SqliteApiKeys(db);
     this.templates = new SqliteTemplates(db);
@@ -243,6 +247,61 @@ function processAlive(pid: number): boolean {
  * Slots are lease rows so that every process sharing the file sees them. A lease ends when it
  * is released, when it expires, or when the process holding it is gone.
  */
+interface ShareRow { id: string; account_id: number; template_name: string; created_at: number; expires_at: number }
+const shareLink = (r: ShareRow): ShareLinkRecord => ({
+  id: r.id, accountId: r.account_id, templateName: r.template_name, createdAt: new Date(r.created_at), expiresAt: new Date(r.expires_at),
+});
+
+class SqliteShareLinks implements ShareLinkRepository {
+  constructor(private readonly db: Database.Database) {}
+
+  async add(link: ShareLinkRecord & { tokenHash: string }): Promise<void> {
+    this.db.prepare('INSERT INTO share_links (token_hash, id, account_id, template_name, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(link.tokenHash, link.id, link.accountId, link.templateName, link.createdAt.getTime(), link.expiresAt.getTime());
+  }
+
+  async byTokenHash(tokenHash: string, now: Date): Promise<ShareLinkRecord | null> {
+    const row = this.db.prepare('SELECT * FROM share_links WHERE token_hash = ? AND expires_at > ?').get(tokenHash, now.getTime()) as ShareRow | undefined;
+    return row ? shareLink(row) : null;
+  }
+
+  async list(accountId: number, now: Date): Promise<ShareLinkRecord[]> {
+    return (this.db.prepare('SELECT * FROM share_links WHERE account_id = ? AND expires_at > ? ORDER BY created_at DESC, id').all(accountId, now.getTime()) as ShareRow[]).map(shareLink);
+  }
+
+  async revoke(accountId: number, id: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM share_links WHERE account_id = ? AND id = ?').run(accountId, id).changes > 0;
+  }
+
+  async revokeForTemplate(accountId: number, templateName: string): Promise<number> {
+    return this.db.prepare('DELETE FROM share_links WHERE account_id = ? AND template_name = ?').run(accountId, templateName).changes;
+  }
+}
+
+class SqliteAuthFailures implements AuthFailureRepository {
+  constructor(private readonly db: Database.Database) {}
+
+  async record(keys: string[], at: number): Promise<void> {
+    const insert = this.db.prepare('INSERT INTO auth_failures (key, at) VALUES (?, ?)');
+    this.db.transaction(() => {
+      for (const key of keys) insert.run(key, at);
+    })();
+  }
+
+  async since(keys: string[], since: number): Promise<{ count: number; oldest: number | null }[]> {
+    const query = this.db.prepare('SELECT COUNT(*) AS count, MIN(at) AS oldest FROM auth_failures WHERE key = ? AND at >= ?');
+    return keys.map((key) => query.get(key, since) as { count: number; oldest: number | null });
+  }
+
+  async clear(key: string): Promise<void> {
+    this.db.prepare('DELETE FROM auth_failures WHERE key = ?').run(key);
+  }
+
+  async prune(before: number): Promise<void> {
+    this.db.prepare('DELETE FROM auth_failures WHERE at < ?').run(before);
+  }
+}
+
 class SqliteUsage implements UsageRepository {
   constructor(private readonly db: Database.Database) {}
 

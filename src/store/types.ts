@@ -118,12 +118,48 @@ export interface UsageRepository {
   acquireSlot(accountId: number, limit: number, leaseMs: number): Promise<SlotLease | null>;
 }
 
+export interface ShareLinkRecord {
+  /** Public id, for listing and revoking; not the token. */
+  id: string;
+  accountId: number;
+  templateName: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** Share links to stored templates. Only a hash of each token is kept. */
+export interface ShareLinkRepository {
+  add(link: ShareLinkRecord & { tokenHash: string }): Promise<void>;
+  /** The live (unexpired) link with this token hash, or null. */
+  byTokenHash(tokenHash: string, now: Date): Promise<ShareLinkRecord | null>;
+  /** An account's live links, newest first. */
+  list(accountId: number, now: Date): Promise<ShareLinkRecord[]>;
+  /** Ends one link of the account; false when it has none with that id. */
+  revoke(accountId: number, id: string): Promise<boolean>;
+  /** Ends every link to a template (replaced or deleted); returns how many. */
+  revokeForTemplate(accountId: number, templateName: string): Promise<number>;
+}
+
+/** Failed sign-in attempts, by key (an address or a user name), shared by every instance on the store. */
+export interface AuthFailureRepository {
+  /** Records one failed attempt under each key, at `at` (epoch ms). */
+  record(keys: string[], at: number): Promise<void>;
+  /** For each key: attempts since `since`, and when the oldest of them happened (null when none). */
+  since(keys: string[], since: number): Promise<{ count: number; oldest: number | null }[]>;
+  /** Forgets a key's attempts (a successful sign-in). */
+  clear(key: string): Promise<void>;
+  /** Drops attempts older than `before`. */
+  prune(before: number): Promise<void>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   readonly accounts: AccountRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly templates: TemplateRepository;
   readonly usage: UsageRepository;
+  readonly authFailures: AuthFailureRepository;
+  readonly shareLinks: ShareLinkRepository;
   /** Resolves when the store can serve; throws otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -28,6 +28,8 @@ export class TemplateLibrary {
     if (result === 'limit') {
       throw new ForbiddenError(`The template quota of this account is used up (${account.maxTemplates} templates); delete one or replace an existing name.`);
     }
+    // Links showed the old content; they end with it.
+    if (result === 'replaced') await this.store.shareLinks.revokeForTemplate(account.id, name);
     return result;
   }
 
@@ -56,5 +58,6 @@ export class TemplateLibrary {
     if (!(await this.store.templates.delete(account.id, name))) {
       throw new InputError(`There is no template named "${name}" in this account's storage.`);
     }
+    await this.store.shareLinks.revokeForTemplate(account.id, name);
   }
 }

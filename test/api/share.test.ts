@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { fixture } from '../helpers/server.js';
 import { request, type Client } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
@@ -22,7 +23,7 @@ describe('share tokens', () => {
 
   it('opens a read-only preview without credentials', async () => {
     const t = await token(ann, 'letter.docx');
-    assert.match(t, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+    assert.match(t, /^[A-Za-z0-9_-]{43}$/, 'opaque: nothing readable in it');
     const page = await open(`/share/${t}`);
     assert.equal(page.status, 302);
     assert.equal(page.headers.location, `/portal/share/${t}`, 'the portal shows the preview');
@@ -36,17 +37,45 @@ describe('share tokens', () => {
     assert.equal((await open(`/share/${t}/pages/2.png`)).status, 404);
   });
 
-  it('is useless for any other template, and cannot be forged', async () => {
+  it('opens nothing with a changed, suffixed or guessed token, and only its owner can share', async () => {
     const t = await token(ann, 'letter.docx');
-    const [body, mac] = t.split('.');
-    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), n: 'other.docx' })).toString('base64url');
-    assert.equal((await open(`/share/${forged}.${mac}`)).status, 404);
-    assert.equal((await open(`/share/${body}.${'A'.repeat(43)}`)).status, 404);
-    assert.equal((await open('/share/garbage')).status, 404);
+    for (const bad of [`${t}.x`, `${t}x`, t.slice(0, -1), `${t.slice(0, -1)}${t.endsWith('A') ? 'B' : 'A'}`, 'garbage']) {
+      assert.equal((await open(`/share/${bad}`)).status, 404, bad);
+    }
     assert.equal((await bob.get('/v1/document/share?templateName=letter.docx')).status, 400, 'bob cannot share ann\'s template');
   });
 
-  it('dies when the template is replaced or deleted', async () => {
+  it('lists live links without their tokens, and revokes them', async () => {
+    const t = await token(ann, 'other.docx');
+    const links = (await ann.get('/v1/document/share/list')).json() as { id: string; templateName: string; created: string; expires: string }[];
+    const link = links.find((l) => l.templateName === 'other.docx')!;
+    assert.ok(link);
+    assert.ok(!JSON.stringify(links).includes(t), 'tokens are never shown again');
+    const days = (Date.parse(link.expires) - Date.parse(link.created)) / 86_400_000;
+    assert.equal(Math.round(days), 7, 'the default lifetime');
+    assert.deepEqual((await bob.get('/v1/document/share/list')).json(), [], 'bob sees none of ann\'s');
+    assert.equal((await bob.delete(`/v1/document/share?id=${link.id}`)).status, 400, 'nor revokes them');
+    assert.equal((await open(`/share/${t}`)).status, 302);
+    assert.equal((await ann.delete(`/v1/document/share?id=${link.id}`)).status, 204);
+    assert.equal((await open(`/share/${t}`)).status, 404);
+    assert.equal((await ann.delete(`/v1/document/share?id=${link.id}`)).status, 400);
+  });
+
+  it('expires: lifetime asked for within the maximum, and a link past its date opens nothing', async () => {
+    assert.equal((await ann.get('/v1/document/share?templateName=letter.docx&expiresInDays=91')).status, 400);
+    assert.equal((await ann.get('/v1/document/share?templateName=letter.docx&expiresInDays=0')).status, 400);
+    const t = (await ann.get('/v1/document/share?templateName=letter.docx&expiresInDays=90')).json() as string;
+    assert.equal((await open(`/share/${t}`)).status, 302);
+    // One that ran out: written to the store as it would stand a year later.
+    const expired = 'E'.repeat(43);
+    await env.admin.store.shareLinks.add({
+      id: 'expired-link', accountId: (await env.admin.store.accounts.byUsername('ann'))!.id, templateName: 'letter.docx',
+      createdAt: new Date(Date.now() - 2 * 86_400_000), expiresAt: new Date(Date.now() - 1000), tokenHash: createHash('sha256').update(expired).digest('hex'),
+    });
+    assert.equal((await open(`/share/${expired}`)).status, 404);
+  });
+
+  it('dies when the template is replaced or deleted, and stays dead when the same bytes come back', async () => {
     const t = await token(ann, 'letter.docx');
     await ann.upload('letter.docx', fixture('sample_docx.docx'));
     assert.equal((await open(`/share/${t}`)).status, 404);
@@ -56,6 +85,19 @@ describe('share tokens', () => {
     assert.equal((await open(`/share/${fresh}`)).status, 404);
     assert.equal((await open(`/share/${fresh}/pages/1.png`)).status, 404);
     assert.equal((await open(`/share/${fresh}/info`)).status, 404);
+    await ann.upload('letter.docx', fixture('sample_docx.docx'));
+    assert.equal((await open(`/share/${fresh}`)).status, 404, 'the same bytes again do not revive it');
+  });
+
+  it('gives the portal its page images with the user\'s own credentials, uncounted', async () => {
+    await ann.upload('pages.docx', fixture('test_template.docx'));
+    const before = ((await ann.get('/v1/account/settings')).json() as { createdDocuments: number }).createdDocuments;
+    const image = await ann.get('/v1/templates/pageimage?templateName=pages.docx&page=1&zoom=25');
+    assert.equal(image.status, 200);
+    assert.equal(image.headers['content-type'], 'image/png');
+    assert.equal((await ann.get('/v1/templates/pageimage?templateName=pages.docx&page=1&zoom=33')).status, 400);
+    assert.equal((await bob.get('/v1/templates/pageimage?templateName=pages.docx&page=1&zoom=25')).status, 400, 'bob has no such template');
+    assert.equal(((await ann.get('/v1/account/settings')).json() as { createdDocuments: number }).createdDocuments, before);
   });
 
   it('answers a long proofing text in the query string', async () => {

@@ -119,9 +119,23 @@ describe('web portal in Chromium', { skip }, () => {
     await tree.getByText('items').waitFor();
     await tree.getByText('#,##0.00').first().waitFor();
     await loaded(page, 'img[alt="invoice.docx, page 1"]');
+    assert.match(String(await page.locator('img[alt="invoice.docx, page 1"]').getAttribute('src')), /^blob:/, 'pages load with the user\'s credentials');
+    // One throwaway link, revoked from the list; then the one shared below.
+    await page.getByLabel('Link lasts').selectOption('1');
     await page.getByRole('button', { name: 'Share a preview link' }).click();
+    await page.locator('input.share-url').waitFor();
+    const revokedUrl = await page.getByLabel('Preview link').inputValue();
+    const linkList = page.getByLabel('Share links');
+    await linkList.getByRole('button', { name: 'Revoke' }).first().click();
+    await page.getByText('The link is revoked').waitFor();
+    assert.equal((await fetch(revokedUrl.replace(/^.*\/share\//, `${env.server.url}/share/`), { redirect: 'manual' })).status, 404, 'a revoked link opens nothing');
+    await page.getByLabel('Link lasts').selectOption('7');
+    await page.getByRole('button', { name: 'Share a preview link' }).click();
+    await page.waitForFunction((old) => document.querySelector<HTMLInputElement>('input.share-url')?.value !== old, revokedUrl);
     const shareUrl = await page.getByLabel('Preview link').inputValue();
-    assert.match(shareUrl, /\/share\/[\w.-]+$/);
+    assert.match(shareUrl, /\/share\/[\w-]{43}$/);
+    await linkList.getByRole('button', { name: 'Revoke' }).waitFor();
+    assert.equal(await linkList.getByRole('listitem').count(), 1, 'only the link made on purpose: the library made none');
     await page.screenshot({ path: path.join(SHOTS, 'template.png'), fullPage: true });
 
     // Playground: sample data from the fields and blocks, a live preview (test runs: not counted).

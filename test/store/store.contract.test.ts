@@ -151,6 +151,18 @@ for (const make of [sqliteBackend, postgresBackend]) {
       assert.equal((await store.accounts.byId(a.id))?.createdDocuments, 2);
     });
 
+    it('shares failed sign-in attempts between instances, by key and time', async () => {
+      const now = Date.now();
+      await store.authFailures.record(['addr:1.2.3.4', 'user:eve'], now - 5000);
+      await second.authFailures.record(['addr:1.2.3.4'], now);
+      assert.deepEqual(await second.authFailures.since(['addr:1.2.3.4', 'user:eve', 'user:nobody'], now - 10_000),
+        [{ count: 2, oldest: now - 5000 }, { count: 1, oldest: now - 5000 }, { count: 0, oldest: null }]);
+      assert.deepEqual(await store.authFailures.since(['addr:1.2.3.4'], now - 1000), [{ count: 1, oldest: now }]);
+      await store.authFailures.clear('user:eve');
+      await second.authFailures.prune(now - 1000);
+      assert.deepEqual(await store.authFailures.since(['addr:1.2.3.4', 'user:eve'], 0), [{ count: 1, oldest: now }, { count: 0, oldest: null }]);
+    });
+
     it('counts proofing transactions up to the limit', async () => {
       const a = await store.accounts.create(newAccount('proof', { maxProofingTransactions: 5 }));
       const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? second : store).usage.reserveProofing(a.id)));

@@ -20,6 +20,8 @@ export interface AccountSettings {
 
 export interface ApiKey { key: string; active: boolean }
 export interface TemplateListEntry { templateName: string; modified: string; size: number }
+/** A live share link, as listed (its token is shown only once, when it is made). */
+export interface ShareLink { id: string; templateName: string; created: string; expires: string }
 
 export interface MergeField {
   name: string; text: string; textBefore: string; textAfter: string;
@@ -88,7 +90,8 @@ export class DocsmithClient {
       : `Basic ${toBase64(new TextEncoder().encode(`${credentials.username}:${credentials.password}`))}`;
   }
 
-  private async call<T>(method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
+  /** The response of a successful call; a failed one throws DocsmithApiError with the server's message. */
+  private async send(method: string, path: string, query: Query = {}, body?: unknown): Promise<Response> {
     const url = new URL(`${this.baseUrl}/v1${path}`);
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
     const response = await this.fetchImpl(url, {
@@ -96,8 +99,8 @@ export class DocsmithClient {
       headers: { authorization: this.authorization, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
-    const text = await response.text();
     if (!response.ok) {
+      const text = await response.text();
       let message = text || response.statusText;
       try {
         message = (JSON.parse(text) as { message?: string }).message ?? message;
@@ -106,6 +109,11 @@ export class DocsmithClient {
       }
       throw new DocsmithApiError(response.status, message, response.headers.get('x-request-id') ?? undefined);
     }
+    return response;
+  }
+
+  private async call<T>(method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
+    const text = await (await this.send(method, path, query, body)).text();
     return (text === '' ? undefined : JSON.parse(text)) as T;
   }
 
@@ -124,6 +132,10 @@ export class DocsmithClient {
   async deleteTemplate(templateName: string): Promise<void> { await this.call('DELETE', '/templates/delete', { templateName }); }
   templateInfo(templateName: string): Promise<TemplateInfo> { return this.call('GET', '/templates/info', { templateName }); }
   templatePageCount(templateName: string): Promise<number> { return this.call('GET', '/templates/pagecount', { templateName }); }
+  /** One page as PNG for previews (docsmith extension; not counted). */
+  async templatePageImage(templateName: string, page = 1, zoom: 25 | 50 | 100 | 150 = 100): Promise<Bytes> {
+    return new Uint8Array(await (await this.send('GET', '/templates/pageimage', { templateName, page, zoom })).arrayBuffer());
+  }
   async templateThumbnails(templateName: string, options: ThumbnailOptions = {}): Promise<Bytes[]> {
     return (await this.call<string[]>('GET', '/templates/thumbnails', { templateName, ...options })).map(fromBase64);
   }
@@ -161,7 +173,10 @@ export class DocsmithClient {
     return (await this.call<string[]>('POST', '/document/thumbnails', { ...options }, toBase64(document))).map(fromBase64);
   }
 
-  shareToken(templateName: string): Promise<string> { return this.call('GET', '/document/share', { templateName }); }
+  /** A read-only preview link's token (open /share/<token>); it expires after `expiresInDays` (server default when absent). */
+  shareToken(templateName: string, expiresInDays?: number): Promise<string> { return this.call('GET', '/document/share', { templateName, expiresInDays }); }
+  shareLinks(): Promise<ShareLink[]> { return this.call('GET', '/document/share/list'); }
+  async revokeShareLink(id: string): Promise<void> { await this.call('DELETE', '/document/share', { id }); }
   fonts(): Promise<string[]> { return this.call('GET', '/fonts/list'); }
 
   // Proofing

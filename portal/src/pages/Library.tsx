@@ -6,7 +6,7 @@ import { useAction, useLoad } from '../hooks';
 import { DropZone } from '../components/DropZone';
 import { Notice } from '../components/Notice';
 import { TEMPLATE_EXTENSIONS, formatBytes, isTemplateFile, readFile, saveBytes } from '../files';
-import { pageImage, templatePath, useShareTokens } from '../links';
+import { templatePath, useTemplateImage } from '../links';
 
 /** The template library: upload by drag and drop, first-page thumbnails, download, replace, delete. */
 export function Library() {
@@ -14,7 +14,6 @@ export function Library() {
   const list = useLoad(() => client.listTemplates(), []);
   const action = useAction();
   const templates = list.data ?? [];
-  const tokens = useShareTokens(templates.map((t) => t.templateName), templates.map((t) => `${t.modified}:${t.size}`).join());
 
   const upload = (files: File[], replacing?: string) => action.run(async () => {
     const rejected = files.filter((file) => !isTemplateFile(file.name));
@@ -49,7 +48,7 @@ export function Library() {
         <p class="muted">No templates yet. Upload one to start.</p>
       ) : (
         <ul class="cards" aria-label="Template library">
-          {templates.map((t) => <TemplateCard key={t.templateName} template={t} token={tokens[t.templateName]} busy={action.busy}
+          {templates.map((t) => <TemplateCard key={t.templateName} template={t} busy={action.busy}
             onDownload={() => void download(t.templateName)} onReplace={(file) => void upload([file], t.templateName)} onDelete={() => void remove(t.templateName)} />)}
         </ul>
       )}
@@ -59,22 +58,22 @@ export function Library() {
 
 interface CardProps {
   template: TemplateListEntry;
-  token: string | undefined;
   busy: boolean;
   onDownload(): void;
   onReplace(file: File): void;
   onDelete(): void;
 }
 
-function TemplateCard({ template, token, busy, onDownload, onReplace, onDelete }: CardProps) {
+function TemplateCard({ template, busy, onDownload, onReplace, onDelete }: CardProps) {
   const [broken, setBroken] = useState(false);
   const name = template.templateName;
+  const image = useTemplateImage(name, 1, 50, `${template.modified}:${template.size}`);
   return (
     <li class="card template-card" data-template={name}>
       <Link href={templatePath(name)} class="thumb" aria-label={`Open ${name}`}>
-        {token && !broken
-          ? <img src={pageImage(token, 1, 50)} alt={`First page of ${name}`} loading="lazy" onError={() => setBroken(true)} />
-          : <span class="muted">{broken ? 'No preview' : '…'}</span>}
+        {image && !broken
+          ? <img src={image} alt={`First page of ${name}`} onError={() => setBroken(true)} />
+          : <span class="muted">{broken || image === null ? 'No preview' : '…'}</span>}
       </Link>
       <div class="meta">
         <Link href={templatePath(name)} class="name">{name}</Link>

@@ -4,26 +4,35 @@ import { Link, useLocation } from 'wouter-preact';
 import { useSession } from '../session';
 import { useAction, useLoad } from '../hooks';
 import { Notice } from '../components/Notice';
-import { PageImages } from '../components/PageImages';
+import { TemplatePages } from '../components/PageImages';
 import { FieldTree } from '../components/FieldTree';
 import { copyText, saveBytes } from '../files';
-import { pageImage, templatePath } from '../links';
+import { templatePath } from '../links';
 
 /** One template: its pages, its fields and blocks, and what can be done with it. */
 export function TemplateDetail({ name }: { name: string }) {
   const { client } = useSession();
   const [, navigate] = useLocation();
   const details = useLoad(async () => {
-    const [info, pages, token] = await Promise.all([client.templateInfo(name), client.templatePageCount(name), client.shareToken(name)]);
-    return { info, pages, token };
+    const [info, pages] = await Promise.all([client.templateInfo(name), client.templatePageCount(name)]);
+    return { info, pages };
   }, [name]);
+  const links = useLoad(async () => (await client.shareLinks()).filter((l) => l.templateName === name), [name]);
   const action = useAction();
   const [shareUrl, setShareUrl] = useState<string | undefined>(undefined);
+  const [days, setDays] = useState('7');
 
   const share = () => action.run(async () => {
-    const url = `${location.origin}/share/${encodeURIComponent(await client.shareToken(name))}`;
+    const url = `${location.origin}/share/${encodeURIComponent(await client.shareToken(name, Number(days)))}`;
     setShareUrl(url);
-    return (await copyText(url)) ? 'The preview link is copied. It works without signing in, until the template is replaced or deleted.' : 'Here is the preview link; it works without signing in, until the template is replaced or deleted.';
+    links.reload();
+    const lasts = `It works without signing in for ${days} day${days === '1' ? '' : 's'}, until you revoke it or the template is replaced or deleted.`;
+    return (await copyText(url)) ? `The preview link is copied. ${lasts}` : `Here is the preview link. ${lasts}`;
+  });
+  const revoke = (id: string) => action.run(async () => {
+    await client.revokeShareLink(id);
+    links.reload();
+    return 'The link is revoked; it opens nothing any more.';
   });
   const remove = () => action.run(async () => {
     if (!confirm(`Delete the template "${name}"? This cannot be undone.`)) return;
@@ -39,11 +48,29 @@ export function TemplateDetail({ name }: { name: string }) {
       <div class="actions">
         <Link href={templatePath(name, 'playground')} class="button primary">Merge data into it</Link>
         <button type="button" disabled={action.busy} onClick={() => void action.run(async () => saveBytes(await client.downloadTemplate(name), name))}>Download</button>
-        <button type="button" disabled={action.busy} onClick={() => void share()}>Share a preview link</button>
+        <span class="share-make">
+          <button type="button" disabled={action.busy} onClick={() => void share()}>Share a preview link</button>
+          <select aria-label="Link lasts" value={days} onChange={(e) => setDays(e.currentTarget.value)}>
+            {['1', '7', '30', '90'].map((d) => <option key={d} value={d}>{d === '1' ? '1 day' : `${d} days`}</option>)}
+          </select>
+        </span>
         <button type="button" class="danger" disabled={action.busy} onClick={() => void remove()}>Delete</button>
       </div>
       <Notice error={action.error ?? details.error} done={action.done} />
       {shareUrl && <p><input class="share-url" readOnly value={shareUrl} aria-label="Preview link" onFocus={(e) => e.currentTarget.select()} /></p>}
+      {links.data && links.data.length > 0 && (
+        <section aria-label="Share links">
+          <h2>Share links</h2>
+          <ul class="links">
+            {links.data.map((l) => (
+              <li key={l.id}>
+                <span>Made {new Date(l.created).toLocaleString()}, expires {new Date(l.expires).toLocaleString()}</span>{' '}
+                <button type="button" class="danger" disabled={action.busy} onClick={() => void revoke(l.id)}>Revoke</button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
       {details.loading && !data && <p class="muted">Loading…</p>}
       {data && (
         <div class="split">
@@ -59,7 +86,7 @@ export function TemplateDetail({ name }: { name: string }) {
           </section>
           <section>
             <h2>{data.pages} page{data.pages === 1 ? '' : 's'}</h2>
-            <PageImages name={name} sources={Array.from({ length: data.pages }, (_, i) => pageImage(data.token, i + 1, 100))} />
+            <TemplatePages name={name} pages={data.pages} />
           </section>
         </div>
       )}

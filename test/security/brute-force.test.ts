@@ -1,0 +1,69 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { adminServices, makeAccount } from '../helpers/accounts.js';
+import { startServer, tempDir, type RunningServer } from '../helpers/server.js';
+
+/** GET /v1/account/settings from a chosen loopback address, with a given Authorization header. */
+function settings(url: string, authorization: string, from = '127.0.0.1'): Promise<{ status: number; retryAfter?: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}/v1/account/settings`, { headers: { authorization }, localAddress: from, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+describe('brute-force protection of sign-ins', () => {
+  let server: RunningServer;
+  let ann: { user: string; password: string };
+  let bob: { user: string; password: string };
+  let carl: { user: string; password: string };
+  let annKey: string;
+  before(async () => {
+    const dataDir = tempDir();
+    const admin = await adminServices({ dataDir });
+    ann = await makeAccount(admin, 'ann');
+    bob = await makeAccount(admin, 'bob');
+    carl = await makeAccount(admin, 'carl');
+    annKey = (await admin.apiKeys.create((await admin.store.accounts.byUsername('ann'))!.id))!;
+    await admin.store.close();
+    server = await startServer({ DOCSMITH_DATA_DIR: dataDir, HOST: '0.0.0.0', DOCSMITH_AUTH_MAX_FAILURES_PER_USER: '5', DOCSMITH_AUTH_MAX_FAILURES_PER_ADDRESS: '20', DOCSMITH_AUTH_WINDOW_S: '600' });
+  });
+  after(() => server.stop());
+
+  it('answers 429 with Retry-After after too many wrong passwords for a user, and never locks out its API keys', async () => {
+    const statuses: number[] = [];
+    let retryAfter: string | undefined;
+    for (let i = 0; i < 12; i++) {
+      const reply = await settings(server.url, basic(ann.user, `wrong-${i}`), '127.0.0.2');
+      statuses.push(reply.status);
+      retryAfter ??= reply.retryAfter;
+    }
+    assert.deepEqual(statuses.slice(0, 5), [403, 403, 403, 403, 403]);
+    assert.ok(statuses.slice(5).every((s) => s === 429), statuses.join());
+    assert.ok(Number(retryAfter) > 0 && Number(retryAfter) <= 600, `retry-after ${retryAfter}`);
+    // The right password is refused too while the user is blocked: guessing must not pay off.
+    assert.equal((await settings(server.url, basic(ann.user, ann.password), '127.0.0.4')).status, 429);
+    // The owner's API key keeps working, from anywhere.
+    assert.equal((await settings(server.url, `ReportingCloud-APIKey ${annKey}`, '127.0.0.2')).status, 200);
+    // Other users are not affected.
+    assert.equal((await settings(server.url, basic(bob.user, bob.password), '127.0.0.2')).status, 200);
+  });
+
+  it('limits failed attempts per client address across user names and keys', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 24; i++) {
+      const header = i % 2 ? basic(`nobody-${i}`, 'x') : `ReportingCloud-APIKey guessed-key-${i}`;
+      statuses.push((await settings(server.url, header, '127.0.0.3')).status);
+    }
+    assert.ok(statuses.slice(0, 20).every((s) => s === 403), statuses.join());
+    assert.ok(statuses.slice(20).every((s) => s === 429), statuses.join());
+    assert.equal((await settings(server.url, basic(carl.user, carl.password), '127.0.0.3')).status, 429, 'that address is blocked');
+    assert.equal((await settings(server.url, basic(carl.user, carl.password), '127.0.0.5')).status, 200, 'others are not');
+    assert.equal((await settings(server.url, `ReportingCloud-APIKey ${annKey}`, '127.0.0.3')).status, 200, 'a valid key still works');
+  });
+});
