@@ -22,6 +22,8 @@ export interface Config {
   office: OfficeConfig;
   /** Where Hunspell dictionaries (.aff/.dic) are found. */
   dictionaryDir: string;
+  /** Hard limits on what one request may ask for. */
+  limits: { maxRecords: number; maxPages: number };
   /** Lifetime of share links, in days: when a request names none, and at most. */
   share: { defaultDays: number; maxDays: number };
   /** Brute-force protection of sign-ins. */
@@ -95,6 +97,10 @@ export function loadConfig(env: Env = process.env): Config {
     maxApiKeys: 10,
     testRoutes: env.DOCSMITH_TEST_ROUTES === '1',
     dictionaryDir: env.DOCSMITH_DICTIONARY_DIR || '/usr/share/hunspell',
+    limits: {
+      maxRecords: int(env, 'DOCSMITH_MAX_RECORDS', 10_000, 1, 10_000_000),
+      maxPages: int(env, 'DOCSMITH_MAX_PAGES', 2000, 1, 1_000_000),
+    },
     share: {
       defaultDays: int(env, 'DOCSMITH_SHARE_DAYS', 7, 1, 3650),
       maxDays: int(env, 'DOCSMITH_SHARE_MAX_DAYS', 90, 1, 3650),

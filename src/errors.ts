@@ -20,6 +20,13 @@ export class InputError extends DocsmithError {
   }
 }
 
+/** The input is larger than a configured limit allows (413); the message names the limit and its setting. */
+export class PayloadTooLargeError extends DocsmithError {
+  constructor(message: string) {
+    super(413, message);
+  }
+}
+
 /** Not authorised, over a quota or over a limit (403). */
 export class ForbiddenError extends DocsmithError {
   constructor(message: string) {

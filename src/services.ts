@@ -17,6 +17,7 @@ import { TemplateCache } from './merge/cache.js';
 import { DocumentPipeline } from './documents/pipeline.js';
 import { PageRenderer } from './render/renderer.js';
 import { Thumbnails } from './render/thumbnails.js';
+import { pdfLimits } from './render/pdf.js';
 import os from 'node:os';
 import { Spelling } from './proofing/spelling.js';
 import { ShareLinks } from './auth/shareLinks.js';
@@ -81,6 +82,7 @@ function removeStaleScratch(dataDir: string): void {
 /** Wires everything; the office pool is created (not started) only when `withOffice`. */
 export async function openServices(config: Config, options: { withOffice?: boolean; log?: Logger; officeStartAttempts?: number } = {}): Promise<Services> {
   const store = await openStore(config);
+  pdfLimits.maxPages = config.limits.maxPages;
   const withOffice = Boolean(options.withOffice && config.office.workers > 0);
   const sandbox = openSandbox(withOffice ? config.office.sandbox : 'off');
   if (withOffice) {

@@ -41,7 +41,7 @@ export class UsageGuard {
     return () => clearInterval(timer);
   }
 
-  async run<T>(account: Account, options: GuardOptions, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  async run<T>(account: Account, options: GuardOptions, work: (signal: AbortSignal, deadline: number) => Promise<T>): Promise<T> {
     if (account.validUntil && account.validUntil.getTime() < Date.now()) {
       throw new ForbiddenError(`This account was valid until ${formatWireDate(account.validUntil)}; ask the operator to extend it.`);
     }
@@ -74,7 +74,8 @@ export class UsageGuard {
   }
 }
 
-async function withTimeLimit<T>(limitMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/** Runs the work with an abort signal and a deadline: asynchronous steps listen to the signal, synchronous ones check the deadline. */
+async function withTimeLimit<T>(limitMs: number, work: (signal: AbortSignal, deadline: number) => Promise<T>): Promise<T> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
@@ -85,7 +86,7 @@ async function withTimeLimit<T>(limitMs: number, work: (signal: AbortSignal) => 
     }, limitMs);
   });
   try {
-    return await Promise.race([work(controller.signal), expired]);
+    return await Promise.race([work(controller.signal, Date.now() + limitMs), expired]);
   } finally {
     clearTimeout(timer);
   }

@@ -8,7 +8,7 @@ import { exportSpec, type DocumentFamily } from '../office/filters.js';
 import { OfficeCrashError, OfficeJobError, type OfficeJob } from '../office/process.js';
 import { convertOnce } from '../office/oneshot.js';
 import type { OfficePool } from '../office/pool.js';
-import { pdfText } from '../render/pdf.js';
+import { checkPdf, pdfText } from '../render/pdf.js';
 import type { Sandbox } from '../office/sandbox.js';
 import { makeInert } from '../inert/index.js';
 
@@ -132,7 +132,7 @@ export class Converter {
   private async fromPdf(input: Buffer, to: ReturnFormat, options: ConvertOptions): Promise<Converted> {
     if (to === 'txt') return { data: Buffer.from(await pdfText(input), 'utf8'), officeMs: 0 };
     if (to === 'pdf' && !options.test && !options.password) {
-      await pdfText(input); // proves it opens
+      await checkPdf(input);
       return { data: input, officeMs: 0 };
     }
     throw new InputError(`PDF documents can be converted to TXT${options.test || options.password ? '' : ' or PDF'} only; ${to.toUpperCase()} output needs a DOCX, DOC, RTF or HTML source.`);

@@ -1,4 +1,7 @@
-import { InputError } from '../errors.js';
+import { InputError, PayloadTooLargeError } from '../errors.js';
+
+/** Set from the configuration at start (DOCSMITH_MAX_PAGES). */
+export const pdfLimits = { maxPages: 2000 };
 
 type MuPdf = typeof import('mupdf');
 let loaded: Promise<MuPdf> | undefined;
@@ -24,8 +27,12 @@ async function open(bytes: Uint8Array) {
 /** The text of every page, pages separated by a form feed like pdftotext, CRLF line ends. */
 export async function pdfText(bytes: Uint8Array): Promise<string> {
   const doc = await open(bytes);
+  const count = doc.countPages();
+  if (count > pdfLimits.maxPages) {
+    throw new PayloadTooLargeError(`The PDF has ${count} pages; this server reads at most ${pdfLimits.maxPages} (DOCSMITH_MAX_PAGES).`);
+  }
   const pages: string[] = [];
-  for (let i = 0; i < doc.countPages(); i++) {
+  for (let i = 0; i < count; i++) {
     const text = doc.loadPage(i).toStructuredText('preserve-whitespace').asText();
     pages.push(text.replace(/\n{2,}/g, '\n').replace(/\r?\n/g, '\r\n'));
   }
@@ -34,4 +41,9 @@ export async function pdfText(bytes: Uint8Array): Promise<string> {
 
 export async function pdfPageCount(bytes: Uint8Array): Promise<number> {
   return (await open(bytes)).countPages();
+}
+
+/** Refuses a PDF that does not open (damaged, encrypted). */
+export async function checkPdf(bytes: Uint8Array): Promise<void> {
+  await open(bytes);
 }

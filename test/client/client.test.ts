@@ -33,7 +33,14 @@ describe('TypeScript client against a running server', () => {
     assert.deepEqual((await client.templateInfo('letter.docx')).mergeFields.map((f) => f.name), ['name']);
     assert.equal(await client.templatePageCount('letter.docx'), 1);
     assert.equal((await client.templateThumbnails('letter.docx', { zoomFactor: 20, imageFormat: 'JPG' })).length, 1);
-    assert.match(await client.shareToken('letter.docx'), /\./);
+    assert.match(await client.shareToken('letter.docx', 3), /^[\w-]{43}$/);
+    const links = await client.shareLinks();
+    assert.equal(links.length, 1);
+    assert.equal(links[0]!.templateName, 'letter.docx');
+    await client.revokeShareLink(links[0]!.id);
+    assert.deepEqual(await client.shareLinks(), []);
+    const png = await client.templatePageImage('letter.docx', 1, 25);
+    assert.equal(Buffer.from(png.subarray(0, 4)).toString('latin1'), '\x89PNG');
     await client.deleteTemplate('letter.docx');
     await assert.rejects(client.deleteTemplate('letter.docx'), (e: Error) => e instanceof DocsmithApiError && e.status === 400);
   });

@@ -91,3 +91,45 @@ describe('hostile packages get a clear 400 on every path, fast', () => {
     }
   });
 });
+
+/** A PDF of `pages` empty pages, written by hand (no cross-reference table: readers rebuild it). */
+function blankPdf(pages: number): Buffer {
+  const kids = Array.from({ length: pages }, (_, i) => `${i + 3} 0 R`).join(' ');
+  const objects = [`1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj`, `2 0 obj<</Type/Pages/Kids[${kids}]/Count ${pages}>>endobj`,
+    ...Array.from({ length: pages }, (_, i) => `${i + 3} 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]>>endobj`)];
+  return Buffer.from(`%PDF-1.4\n${objects.join('\n')}\ntrailer<</Root 1 0 R/Size ${pages + 3}>>\n%%EOF\n`, 'latin1');
+}
+
+describe('limits on records, pages and time stop the work that exceeds them', () => {
+  let env: Awaited<ReturnType<typeof serverWithAccounts>>;
+  let c: Client;
+  before(async () => {
+    env = await serverWithAccounts({ ann: { licence: 'SN-LIM', maxDocuments: 1_000_000 } }, { DOCSMITH_JOB_TIMEOUT_MS: '500', DOCSMITH_MAX_RECORDS: '8000', DOCSMITH_MAX_PAGES: '3', DOCSMITH_OFFICE_WORKERS: '1' });
+    c = env.clients.ann!;
+  });
+  after(() => env.close());
+
+  const template = docx('<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> MERGEFIELD name </w:instrText></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>');
+
+  it('refuses more records than the limit with a 413 that names the setting', async () => {
+    const reply = await c.post('/v1/document/merge?returnFormat=DOCX', { json: { mergeData: Array.from({ length: 8001 }, (_, i) => ({ name: `n${i}` })), template: b64(template) } });
+    assert.equal(reply.status, 413);
+    assert.match(message(reply), /8001 records; this server merges at most 8000 .*DOCSMITH_MAX_RECORDS/);
+  });
+
+  it('cancels a merge that runs over the time limit with a 504, soon after the limit', async () => {
+    const started = Date.now();
+    const reply = await c.post('/v1/document/merge?returnFormat=DOCX&append=true', { json: { mergeData: Array.from({ length: 8000 }, (_, i) => ({ name: `n${i}` })), template: b64(template) } });
+    const took = Date.now() - started;
+    assert.equal(reply.status, 504, reply.text.slice(0, 200));
+    assert.ok(took < 15_000, `answered after ${took} ms`);
+    assert.equal((await c.post('/v1/document/merge?returnFormat=DOCX', { json: { mergeData: [{ name: 'small' }], template: b64(template) } })).status, 200, 'the next merge is served');
+  });
+
+  it('refuses to read a PDF with more pages than the limit', async () => {
+    assert.equal((await c.post('/v1/document/convert?returnFormat=TXT', { json: b64(blankPdf(3)) })).status, 200);
+    const reply = await c.post('/v1/document/convert?returnFormat=TXT', { json: b64(blankPdf(50)) });
+    assert.equal(reply.status, 413, reply.text);
+    assert.match(message(reply), /50 pages; this server reads at most 3 \(DOCSMITH_MAX_PAGES\)/);
+  });
+});

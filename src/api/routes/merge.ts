@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from '../../services.js';
-import { InputError } from '../../errors.js';
+import { InputError, PayloadTooLargeError } from '../../errors.js';
 import { parseReturnFormat, type ReturnFormat } from '../../formats/returnFormat.js';
 import { parseMergeSettings } from '../../documents/settings.js';
 import type { JsonObject } from '../../merge/scope.js';
@@ -79,10 +79,11 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
     const { template: sent, records, settings } = mergeRequest(request);
     checkPdfProperties(format, settings.document.properties.title, settings.document.properties.subject);
     const account = accountOf(request);
-    const documents = await usage.run(account, { test, merge: true }, async (signal) => {
+    checkRecordCount(records.length, services.config.limits.maxRecords);
+    const documents = await usage.run(account, { test, merge: true }, async (signal, deadline) => {
       const docx = await pipeline.templateDocx(account, queryOf(request).templateName, sent, signal);
       const template = pipeline.compile(docx);
-      const merged = template.merge(records, settings.options, append);
+      const merged = template.merge(records, settings.options, append, { deadline });
       const out: string[] = [];
       for (const document of merged) {
         out.push((await pipeline.output(document, format, { ...settings.document, test, signal })).toString('base64'));
@@ -117,9 +118,10 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
     const test = booleanQuery(request, 'test', false);
     const { template: sent, records, settings } = mergeRequest(request);
     const account = accountOf(request);
-    const images = await usage.run(account, { test, merge: true }, async (signal) => {
+    checkRecordCount(records.length, services.config.limits.maxRecords);
+    const images = await usage.run(account, { test, merge: true }, async (signal, deadline) => {
       const docx = await pipeline.templateDocx(account, query.templateName, sent, signal);
-      const [merged] = pipeline.compile(docx).merge(records, settings.options, true);
+      const [merged] = pipeline.compile(docx).merge(records, settings.options, true, { deadline });
       const pdf = await pipeline.output(merged!, 'pdf', { properties: settings.document.properties, test, signal });
       return thumbnails.render(pdf, 'pdf', view, signal);
     });
@@ -174,4 +176,8 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
     return sendJson(reply, 200, { templateName: name, ...info });
   });
 
+}
+
+function checkRecordCount(count: number, max: number): void {
+  if (count > max) throw new PayloadTooLargeError(`mergeData has ${count} records; this server merges at most ${max} in one request (DOCSMITH_MAX_RECORDS). Split the data into several requests.`);
 }
