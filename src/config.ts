@@ -22,6 +22,8 @@ export interface Config {
   office: OfficeConfig;
   /** Where Hunspell dictionaries (.aff/.dic) are found. */
   dictionaryDir: string;
+  /** Worker threads for merges and other document work in JavaScript. */
+  documentThreads: number;
   /** Hard limits on what one request may ask for. */
   limits: { maxRecords: number; maxPages: number };
   /** Lifetime of share links, in days: when a request names none, and at most. */
@@ -97,6 +99,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxApiKeys: 10,
     testRoutes: env.DOCSMITH_TEST_ROUTES === '1',
     dictionaryDir: env.DOCSMITH_DICTIONARY_DIR || '/usr/share/hunspell',
+    documentThreads: int(env, 'DOCSMITH_DOCUMENT_THREADS', Math.max(1, os.cpus().length), 1, 256),
     limits: {
       maxRecords: int(env, 'DOCSMITH_MAX_RECORDS', 10_000, 1, 10_000_000),
       maxPages: int(env, 'DOCSMITH_MAX_PAGES', 2000, 1, 1_000_000),

@@ -29,6 +29,7 @@ async function main(): Promise<void> {
     await services.converter?.close();
     await fs.rm(services.scratchDir, { recursive: true, force: true });
     await services.renderer.close();
+    await services.workers.close();
     await services.store.close();
     process.exit(0);
   };

@@ -21,6 +21,7 @@ import { pdfLimits } from './render/pdf.js';
 import os from 'node:os';
 import { Spelling } from './proofing/spelling.js';
 import { ShareLinks } from './auth/shareLinks.js';
+import { DocumentWorkers } from './workers/pool.js';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -48,6 +49,8 @@ export interface Services {
   renderer: PageRenderer;
   spelling: Spelling;
   shareLinks: ShareLinks;
+  /** Worker threads for document work in JavaScript (merges). */
+  workers: DocumentWorkers;
 }
 
 export type Logger = (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
@@ -138,5 +141,6 @@ export async function openServices(config: Config, options: { withOffice?: boole
     renderer,
     spelling: new Spelling(config.dictionaryDir),
     shareLinks: new ShareLinks(store, config.share),
+    workers: new DocumentWorkers(config.documentThreads),
   };
 }

@@ -78,6 +78,7 @@ export class LocalBackend implements Backend {
     await this.services.converter?.close();
     await fs.rm(this.services.scratchDir, { recursive: true, force: true });
     await this.services.renderer.close();
+    await this.services.workers.close();
   }
 }
 

@@ -1,8 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverWithAccounts } from '../helpers/accounts.js';
-import { errorMessage as message, type Client } from '../helpers/http.js';
+import { errorMessage as message, request, type Client } from '../helpers/http.js';
 import { docx, zipBomb } from '../helpers/hostile.js';
+import { block, docx as docxWithBlock, mergefield, p } from '../helpers/docx.js';
 import { zipSync, strToU8, unzipSync } from 'fflate';
 
 const b64 = (b: Buffer) => b.toString('base64');
@@ -126,10 +127,45 @@ describe('limits on records, pages and time stop the work that exceeds them', ()
     assert.equal((await c.post('/v1/document/merge?returnFormat=DOCX', { json: { mergeData: [{ name: 'small' }], template: b64(template) } })).status, 200, 'the next merge is served');
   });
 
+  it('stops one huge document in the middle (its thread is terminated), and serves the next request', async () => {
+    const rows = docxWithBlock(block('items', p(mergefield('name'))));
+    const started = Date.now();
+    const reply = await c.post('/v1/document/merge?returnFormat=DOCX', { json: { mergeData: [{ items: Array.from({ length: 400_000 }, (_, i) => ({ name: `row ${i}` })) }], template: b64(rows) } });
+    assert.equal(reply.status, 504, reply.text.slice(0, 200));
+    assert.ok(Date.now() - started < 15_000);
+    assert.equal((await c.post('/v1/document/merge?returnFormat=DOCX', { json: { mergeData: [{ items: [{ name: 'one' }] }], template: b64(rows) } })).status, 200);
+  });
+
   it('refuses to read a PDF with more pages than the limit', async () => {
     assert.equal((await c.post('/v1/document/convert?returnFormat=TXT', { json: b64(blankPdf(3)) })).status, 200);
     const reply = await c.post('/v1/document/convert?returnFormat=TXT', { json: b64(blankPdf(50)) });
     assert.equal(reply.status, 413, reply.text);
     assert.match(message(reply), /50 pages; this server reads at most 3 \(DOCSMITH_MAX_PAGES\)/);
+  });
+});
+
+describe('a heavy merge does not hold up other requests', () => {
+  let env: Awaited<ReturnType<typeof serverWithAccounts>>;
+  let c: Client;
+  before(async () => {
+    env = await serverWithAccounts({ ann: { licence: 'SN-LIM', maxDocuments: 1_000_000 } }, { DOCSMITH_DOCUMENT_THREADS: '2' });
+    c = env.clients.ann!;
+  });
+  after(() => env.close());
+
+  it('answers /healthz and a small merge while a large merge is still running', async () => {
+    const template = docx('<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> MERGEFIELD name </w:instrText></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>');
+    const order: string[] = [];
+    const big = c.post('/v1/document/merge?returnFormat=DOCX&append=true', { json: { mergeData: Array.from({ length: 6000 }, (_, i) => ({ name: `n${i}` })), template: b64(template) } })
+      .then((reply) => { order.push('big'); return reply; });
+    await new Promise((r) => setTimeout(r, 200));
+    const health = request(env.server.url, 'GET', '/healthz').then((reply) => { order.push('healthz'); return reply; });
+    const small = c.post('/v1/document/merge?returnFormat=DOCX', { json: { mergeData: [{ name: 'small' }], template: b64(template) } })
+      .then((reply) => { order.push('small'); return reply; });
+    const [b, h, s] = await Promise.all([big, health, small]);
+    assert.equal(h.status, 200);
+    assert.equal(s.status, 200);
+    assert.equal(b.status, 200, b.text.slice(0, 200));
+    assert.deepEqual(order.slice(-1), ['big'], `finished in the order ${order.join(', ')}`);
   });
 });

@@ -82,8 +82,7 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
     checkRecordCount(records.length, services.config.limits.maxRecords);
     const documents = await usage.run(account, { test, merge: true }, async (signal, deadline) => {
       const docx = await pipeline.templateDocx(account, queryOf(request).templateName, sent, signal);
-      const template = pipeline.compile(docx);
-      const merged = template.merge(records, settings.options, append, { deadline });
+      const merged = await services.workers.merge({ docx, records, options: settings.options, append, deadline }, signal);
       const out: string[] = [];
       for (const document of merged) {
         out.push((await pipeline.output(document, format, { ...settings.document, test, signal })).toString('base64'));
@@ -121,7 +120,7 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
     checkRecordCount(records.length, services.config.limits.maxRecords);
     const images = await usage.run(account, { test, merge: true }, async (signal, deadline) => {
       const docx = await pipeline.templateDocx(account, query.templateName, sent, signal);
-      const [merged] = pipeline.compile(docx).merge(records, settings.options, true, { deadline });
+      const [merged] = await services.workers.merge({ docx, records, options: settings.options, append: true, deadline }, signal);
       const pdf = await pipeline.output(merged!, 'pdf', { properties: settings.document.properties, test, signal });
       return thumbnails.render(pdf, 'pdf', view, signal);
     });

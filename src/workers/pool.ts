@@ -1,0 +1,48 @@
+import os from 'node:os';
+import { Piscina } from 'piscina';
+import { BusyError, DocsmithError } from '../errors.js';
+import type { MergeTask, TaskReply } from './tasks.js';
+
+// Threads run compiled code: beside this file when compiled, from dist/ when run from src/ (tsx).
+const TASKS_URL = new URL(import.meta.url.endsWith('.ts') ? '../../dist/workers/tasks.js' : './tasks.js', import.meta.url);
+
+/**
+ * Document work that runs in JavaScript (merging, joining records) happens in a pool of worker
+ * threads, so that one large request never delays another and a time limit can stop it: an
+ * aborted task's thread is terminated.
+ */
+export class DocumentWorkers {
+  private readonly pool: Piscina;
+
+  constructor(threads = Math.max(1, os.availableParallelism?.() ?? os.cpus().length), queueLimit = 256) {
+    this.pool = new Piscina({ filename: TASKS_URL.href, minThreads: 0, maxThreads: threads, idleTimeout: 30_000, maxQueue: queueLimit });
+  }
+
+  get threads(): number {
+    return this.pool.threads.length;
+  }
+
+  /** Merges in a worker thread; `signal` (the request's time limit) terminates the work. */
+  async merge(task: MergeTask, signal?: AbortSignal): Promise<Buffer[]> {
+    const reply = await this.run<Uint8Array[]>('merge', task, signal);
+    return reply.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength));
+  }
+
+  private async run<T>(name: string, task: unknown, signal?: AbortSignal): Promise<T> {
+    let reply: TaskReply<T>;
+    try {
+      reply = await this.pool.run(task, { name, signal }) as TaskReply<T>;
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason as Error;
+      if (/queue is at limit/i.test((error as Error).message)) throw new BusyError('Too much document work is waiting; retry shortly.', 5);
+      throw error;
+    }
+    if (reply.ok) return reply.value;
+    if (reply.status === 500) throw new Error(`document work failed in its thread: ${reply.message}`);
+    throw new DocsmithError(reply.status, reply.message, reply.headers);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+}

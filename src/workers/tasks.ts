@@ -1,0 +1,37 @@
+/**
+ * The worker-thread side of document work: each export is a task the pool runs by name. Runs
+ * compiled (dist/workers/tasks.js). Errors cross back as plain data with their HTTP status.
+ */
+import { DocsmithError } from '../errors.js';
+import { TemplateCache } from '../merge/cache.js';
+import type { MergeOptions } from '../merge/engine.js';
+import type { JsonObject } from '../merge/scope.js';
+
+export interface MergeTask {
+  docx: Uint8Array;
+  records: JsonObject[];
+  options: MergeOptions;
+  append: boolean;
+  deadline?: number;
+}
+
+/** A task's answer: the result, or the error as the API would answer it. */
+export type TaskReply<T> = { ok: true; value: T } | { ok: false; status: number; message: string; headers: Record<string, string> };
+
+// Each thread keeps its own compiled templates, by content hash.
+const templates = new TemplateCache(32);
+
+function failure(error: unknown): TaskReply<never> {
+  if (error instanceof DocsmithError) return { ok: false, status: error.status, message: error.message, headers: error.headers };
+  return { ok: false, status: 500, message: (error as Error)?.stack ?? String(error), headers: {} };
+}
+
+export function merge(task: MergeTask): TaskReply<Uint8Array[]> {
+  try {
+    const template = templates.get(Buffer.from(task.docx.buffer, task.docx.byteOffset, task.docx.byteLength));
+    const documents = template.merge(task.records, task.options, task.append, { deadline: task.deadline });
+    return { ok: true, value: documents.map((d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength)) };
+  } catch (error) {
+    return failure(error);
+  }
+}
