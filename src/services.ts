@@ -22,6 +22,7 @@ import os from 'node:os';
 import { Spelling } from './proofing/spelling.js';
 import { ShareLinks } from './auth/shareLinks.js';
 import { DocumentWorkers } from './workers/pool.js';
+import { DocumentOperations } from './operations/index.js';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -51,6 +52,8 @@ export interface Services {
   shareLinks: ShareLinks;
   /** Worker threads for document work in JavaScript (merges). */
   workers: DocumentWorkers;
+  /** The document use cases, as routes and the CLI call them. */
+  operations: DocumentOperations;
 }
 
 export type Logger = (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
@@ -123,6 +126,9 @@ export async function openServices(config: Config, options: { withOffice?: boole
   const renderer = new PageRenderer(Math.max(1, os.cpus().length));
   const masterSecret = loadMasterSecret(config.secret, config.dataDir);
   const keyRing = new KeyRing(masterSecret);
+  const pipeline = new DocumentPipeline(templates, new TemplateCache(), converter, normaliser);
+  const thumbnails = new Thumbnails(renderer, converter);
+  const workers = new DocumentWorkers(config.documentThreads);
   return {
     config,
     store,
@@ -136,11 +142,12 @@ export async function openServices(config: Config, options: { withOffice?: boole
     scratchDir: scratch,
     converter,
     normaliser,
-    pipeline: new DocumentPipeline(templates, new TemplateCache(), converter, normaliser),
-    thumbnails: new Thumbnails(renderer, converter),
+    pipeline,
+    thumbnails,
     renderer,
     spelling: new Spelling(config.dictionaryDir),
     shareLinks: new ShareLinks(store, config.share),
-    workers: new DocumentWorkers(config.documentThreads),
+    workers,
+    operations: new DocumentOperations({ pipeline, workers, thumbnails, converter }),
   };
 }

@@ -1,13 +1,13 @@
 import fs from 'node:fs/promises';
 import type { Services } from '../services.js';
 import { Converter } from '../convert/converter.js';
-import { DocumentBuilder, type Divider } from '../compose/builder.js';
+import type { Divider } from '../compose/builder.js';
+import { DocumentOperations } from '../operations/index.js';
 import { parseMergeSettings } from '../documents/settings.js';
 import { parseReturnFormat } from '../formats/returnFormat.js';
 import { parseThumbnailRequest } from '../render/thumbnails.js';
 import type { JsonObject } from '../merge/scope.js';
 import type { TemplateInfo } from '../merge/info.js';
-import type { DocumentFormat } from '../formats/detect.js';
 
 /** What the CLI's document commands need, done in this process or by a server. */
 export interface Backend {
@@ -19,11 +19,14 @@ export interface Backend {
   close(): Promise<void>;
 }
 
-/** In-process: the same engines the server uses, with an office pool started when needed. */
+/** In-process: the same operations the server runs, with an office pool started when first needed. */
 export class LocalBackend implements Backend {
   private officeStarted: Promise<void> | undefined;
+  private readonly operations: DocumentOperations;
 
-  constructor(private readonly services: Services) {}
+  constructor(private readonly services: Services) {
+    this.operations = new DocumentOperations(services, () => this.office());
+  }
 
   private async office(): Promise<void> {
     if (!this.services.office) return;
@@ -31,46 +34,28 @@ export class LocalBackend implements Backend {
     await this.officeStarted;
   }
 
-  private async docx(bytes: Buffer, what: string): Promise<Buffer> {
-    // Only DOC, RTF and HTML need the office; start it before the pipeline converts them.
-    if (Converter.detect(bytes, ['docx', 'doc', 'rtf', 'html'], what) !== 'docx') await this.office();
-    return this.services.pipeline.documentDocx(bytes, what);
-  }
-
   async merge(template: Buffer, records: JsonObject[], format: string, append: boolean, settings: unknown): Promise<Buffer[]> {
-    const to = parseReturnFormat(format);
     const parsed = parseMergeSettings(settings);
-    const docs = this.services.pipeline.compile(await this.docx(template, 'The template')).merge(records, parsed.options, append);
-    if (to !== 'docx' || parsed.document.password) await this.office();
-    return Promise.all(docs.map((d) => this.services.pipeline.output(d, to, { ...parsed.document, test: false })));
+    return this.operations.merge({ template, records, options: parsed.options, document: parsed.document, format: parseReturnFormat(format), append, test: false });
   }
 
   async convert(document: Buffer, format: string): Promise<Buffer> {
-    const to = parseReturnFormat(format);
     const from = Converter.detect(document, ['docx', 'doc', 'rtf', 'html', 'pdf']);
-    await this.office();
-    return (await this.services.converter!.convert(document, from, to)).data;
+    return (await this.operations.convert({ document, from, format: parseReturnFormat(format), test: false })).data;
   }
 
   async append(documents: { bytes: Buffer; divider: Divider }[], format: string): Promise<Buffer> {
-    const to = parseReturnFormat(format);
-    const docx: Buffer[] = [];
-    for (const [i, d] of documents.entries()) docx.push(await this.docx(d.bytes, `document ${i + 1}`));
-    const builder = new DocumentBuilder(docx[0]!);
-    docx.slice(1).forEach((d, i) => builder.append(d, documents[i + 1]!.divider));
-    if (to !== 'docx') await this.office();
-    return this.services.pipeline.output(builder.toBuffer(), to, { properties: {}, test: false });
+    return this.operations.append({ documents, document: { properties: {}, password: undefined }, format: parseReturnFormat(format), test: false });
   }
 
   async thumbnails(document: Buffer, options: { zoom?: number; from?: number; to?: number; imageFormat?: string }): Promise<Buffer[]> {
-    const request = parseThumbnailRequest({ zoomFactor: options.zoom?.toString(), fromPage: options.from?.toString(), toPage: options.to?.toString(), imageFormat: options.imageFormat });
-    const format = Converter.detect(document, ['docx', 'doc', 'rtf', 'html', 'pdf', 'xlsx']);
-    if (format !== 'pdf') await this.office();
-    return this.services.thumbnails.render(document, format as DocumentFormat, request);
+    const view = parseThumbnailRequest({ zoomFactor: options.zoom?.toString(), fromPage: options.from?.toString(), toPage: options.to?.toString(), imageFormat: options.imageFormat });
+    const from = Converter.detect(document, ['docx', 'doc', 'rtf', 'html', 'pdf', 'xlsx']);
+    return this.operations.thumbnails({ document, from, view });
   }
 
-  async info(template: Buffer, name: string): Promise<TemplateInfo> {
-    return { templateName: name, ...this.services.pipeline.compile(await this.docx(template, 'The template')).info };
+  info(template: Buffer, name: string): Promise<TemplateInfo> {
+    return this.operations.info(template, name);
   }
 
   async close(): Promise<void> {

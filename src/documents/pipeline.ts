@@ -24,8 +24,8 @@ export class DocumentPipeline {
     private readonly normaliser: Normaliser | null,
   ) {}
 
-  /** Exactly one of a stored template's name and an uploaded template. */
-  async templateDocx(account: Account, name: string | undefined, uploaded: unknown, signal?: AbortSignal): Promise<Buffer> {
+  /** Exactly one of a stored template's name and an uploaded template: its bytes, and how messages name it. */
+  async templateSource(account: Account, name: string | undefined, uploaded: unknown): Promise<{ bytes: Buffer; what: string }> {
     if (name !== undefined && uploaded !== undefined && uploaded !== null) {
       throw new InputError('Send either templateName or a template in the body, not both.');
     }
@@ -42,12 +42,7 @@ export class DocumentPipeline {
     } else {
       throw new InputError('"template" must be a Base64 string.');
     }
-    return this.asDocx(bytes, ['docx', 'doc', 'rtf'], what, signal);
-  }
-
-  /** Any readable document as DOCX (DOC, RTF and HTML through the office, cached). */
-  documentDocx(bytes: Buffer, what: string, signal?: AbortSignal): Promise<Buffer> {
-    return this.asDocx(bytes, ['docx', 'doc', 'rtf', 'html'], what, signal);
+    return { bytes, what };
   }
 
   /** The bytes as DOCX when they are one of `accepted`; other formats through the normaliser. */

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { InputError } from '../../errors.js';
-import { DocumentBuilder, parseDivider, type Divider } from '../../compose/builder.js';
+import { parseDivider, type Divider } from '../../compose/builder.js';
 import { parseDocumentSettings } from '../../documents/settings.js';
 import { parseReturnFormat } from '../../formats/returnFormat.js';
 import { decodeBase64 } from '../../util/base64.js';
@@ -54,13 +54,8 @@ export function appendRoutes(app: FastifyInstance, services: Services): void {
     const test = booleanQuery(request, 'test', false);
     const { entries, settings: rawSettings } = parseEntries(request.body);
     const settings = parseDocumentSettings(rawSettings, 'documentSettings');
-    const document = await services.usage.run(accountOf(request), { test, merge: false }, async (signal) => {
-      const docx: Buffer[] = [];
-      for (const [i, entry] of entries.entries()) docx.push(await services.pipeline.documentDocx(entry.bytes, `documents[${i}]`, signal));
-      const builder = new DocumentBuilder(docx[0]!, 'documents[0]');
-      docx.slice(1).forEach((d, i) => builder.append(d, entries[i + 1]!.divider, `documents[${i + 1}]`));
-      return services.pipeline.output(builder.toBuffer(), format, { ...settings, test, signal });
-    });
+    const document = await services.usage.run(accountOf(request), { test, merge: false }, (signal, deadline) =>
+      services.operations.append({ documents: entries, document: settings, format, test }, { signal, deadline }));
     return sendJson(reply, 200, document.toString('base64'));
   });
 }

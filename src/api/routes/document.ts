@@ -33,13 +33,13 @@ export function documentRoutes(app: FastifyInstance, services: Services): void {
       response: { 200: base64Body, ...errorResponses },
     },
   }, async (request, reply) => {
-    const converter = requireConverter(services);
+    requireConverter(services);
     const to = parseReturnFormat(queryOf(request).returnFormat);
     const test = booleanQuery(request, 'test', false);
     const input = decodeBase64(stringBody(request, 'the document as Base64'), 'The document');
     const from = Converter.detect(input, ['docx', 'doc', 'rtf', 'html', 'pdf']);
     const result = await services.usage.run(accountOf(request), { test, merge: false },
-      (signal) => converter.convert(input, from, to, { test, signal }));
+      (signal) => services.operations.convert({ document: input, from, format: to, test }, { signal }));
     reply.header('x-office-ms', String(result.officeMs));
     return sendJson(reply, 200, result.data.toString('base64'));
   });

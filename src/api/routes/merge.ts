@@ -4,7 +4,7 @@ import { InputError, PayloadTooLargeError } from '../../errors.js';
 import { parseReturnFormat, type ReturnFormat } from '../../formats/returnFormat.js';
 import { parseMergeSettings } from '../../documents/settings.js';
 import type { JsonObject } from '../../merge/scope.js';
-import { findAndReplace, parsePairs } from '../../merge/replace.js';
+import { parsePairs } from '../../merge/replace.js';
 import { parseThumbnailRequest } from '../../render/thumbnails.js';
 import { accountOf } from '../auth.js';
 import { booleanQuerySchema, errorResponses, templateNameQuery } from '../schemas.js';
@@ -47,7 +47,7 @@ function checkPdfProperties(format: ReturnFormat, title: string | undefined, sub
 }
 
 export function mergeRoutes(app: FastifyInstance, services: Services): void {
-  const { pipeline, usage, thumbnails } = services;
+  const { pipeline, usage, operations } = services;
 
   app.post('/document/merge', {
     schema: {
@@ -80,16 +80,11 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
     checkPdfProperties(format, settings.document.properties.title, settings.document.properties.subject);
     const account = accountOf(request);
     checkRecordCount(records.length, services.config.limits.maxRecords);
-    const documents = await usage.run(account, { test, merge: true }, async (signal, deadline) => {
-      const docx = await pipeline.templateDocx(account, queryOf(request).templateName, sent, signal);
-      const merged = await services.workers.merge({ docx, records, options: settings.options, append, deadline }, signal);
-      const out: string[] = [];
-      for (const document of merged) {
-        out.push((await pipeline.output(document, format, { ...settings.document, test, signal })).toString('base64'));
-      }
-      return out;
-    });
-    return sendJson(reply, 200, documents);
+    const source = await pipeline.templateSource(account, queryOf(request).templateName, sent);
+    const documents = await usage.run(account, { test, merge: true }, (signal, deadline) => operations.merge({
+      template: source.bytes, what: source.what, records, options: settings.options, document: settings.document, format, append, test,
+    }, { signal, deadline }));
+    return sendJson(reply, 200, documents.map((d) => d.toString('base64')));
   });
 
   // A docsmith extension for the portal's playground: one merge, its pages as images, one document.
@@ -118,12 +113,10 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
     const { template: sent, records, settings } = mergeRequest(request);
     const account = accountOf(request);
     checkRecordCount(records.length, services.config.limits.maxRecords);
-    const images = await usage.run(account, { test, merge: true }, async (signal, deadline) => {
-      const docx = await pipeline.templateDocx(account, query.templateName, sent, signal);
-      const [merged] = await services.workers.merge({ docx, records, options: settings.options, append: true, deadline }, signal);
-      const pdf = await pipeline.output(merged!, 'pdf', { properties: settings.document.properties, test, signal });
-      return thumbnails.render(pdf, 'pdf', view, signal);
-    });
+    const source = await pipeline.templateSource(account, query.templateName, sent);
+    const images = await usage.run(account, { test, merge: true }, (signal, deadline) => operations.preview({
+      template: source.bytes, what: source.what, records, options: settings.options, document: settings.document, test, view,
+    }, { signal, deadline }));
     return sendJson(reply, 200, images.map((image) => image.toString('base64')));
   });
 
@@ -154,10 +147,10 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
     const settings = parseMergeSettings(body.mergeSettings);
     checkPdfProperties(format, settings.document.properties.title, settings.document.properties.subject);
     const account = accountOf(request);
-    const document = await usage.run(account, { test, merge: false }, async (signal) => {
-      const docx = await pipeline.templateDocx(account, queryOf(request).templateName, body.template, signal);
-      return pipeline.output(findAndReplace(docx, pairs), format, { ...settings.document, test, signal });
-    });
+    const source = await pipeline.templateSource(account, queryOf(request).templateName, body.template);
+    const document = await usage.run(account, { test, merge: false }, (signal, deadline) => operations.findAndReplace({
+      template: source.bytes, what: source.what, pairs, document: settings.document, format, test,
+    }, { signal, deadline }));
     return sendJson(reply, 200, document.toString('base64'));
   });
 
@@ -170,9 +163,8 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
   }, async (request, reply) => {
     const name = requireQuery(request, 'templateName');
     const account = accountOf(request);
-    const docx = await pipeline.templateDocx(account, name, undefined);
-    const info = pipeline.compile(docx, `The template "${name}"`).info;
-    return sendJson(reply, 200, { templateName: name, ...info });
+    const template = await services.templates.require(account, name);
+    return sendJson(reply, 200, await operations.info(template.data, name));
   });
 
 }

@@ -18,7 +18,7 @@ const thumbnailQuery = {
 const imagesResponse = { type: 'array', items: { type: 'string', description: 'An image as Base64' } } as const;
 
 export function thumbnailRoutes(app: FastifyInstance, services: Services): void {
-  const { thumbnails, usage, templates } = services;
+  const { operations, usage, templates } = services;
 
   app.post('/document/thumbnails', {
     schema: {
@@ -30,7 +30,7 @@ export function thumbnailRoutes(app: FastifyInstance, services: Services): void 
     const options = parseThumbnailRequest(queryOf(request));
     const bytes = decodeBase64(stringBody(request, 'the document as Base64'), 'The document');
     const format = Converter.detect(bytes, ['docx', 'doc', 'rtf', 'html', 'pdf', 'xlsx']);
-    const images = await usage.run(accountOf(request), { test: false, merge: false }, (signal) => thumbnails.render(bytes, format, options, signal));
+    const images = await usage.run(accountOf(request), { test: false, merge: false }, (signal) => operations.thumbnails({ document: bytes, from: format, view: options }, { signal }));
     return sendJson(reply, 200, images.map((i) => i.toString('base64')));
   });
 
@@ -45,7 +45,7 @@ export function thumbnailRoutes(app: FastifyInstance, services: Services): void 
     const account = accountOf(request);
     const template = await templates.require(account, requireQuery(request, 'templateName'));
     const images = await usage.run(account, { test: false, merge: false }, (signal) =>
-      thumbnails.render(template.data, template.format as DocumentFormat, options, signal));
+      operations.thumbnails({ document: template.data, from: template.format as DocumentFormat, view: options }, { signal }));
     return sendJson(reply, 200, images.map((i) => i.toString('base64')));
   });
 
@@ -57,6 +57,6 @@ export function thumbnailRoutes(app: FastifyInstance, services: Services): void 
     },
   }, async (request, reply) => {
     const template = await templates.require(accountOf(request), requireQuery(request, 'templateName'));
-    return sendJson(reply, 200, await thumbnails.pageCount(template.data, template.format as DocumentFormat));
+    return sendJson(reply, 200, await operations.pageCount({ document: template.data, from: template.format as DocumentFormat }));
   });
 }

@@ -1,0 +1,143 @@
+import type { DocumentPipeline } from '../documents/pipeline.js';
+import type { DocumentSettings } from '../documents/settings.js';
+import type { Converter, Converted } from '../convert/converter.js';
+import { DocumentBuilder, type Divider } from '../compose/builder.js';
+import { detectFormat, type DocumentFormat } from '../formats/detect.js';
+import type { ReturnFormat } from '../formats/returnFormat.js';
+import type { MergeOptions } from '../merge/engine.js';
+import type { TemplateInfo } from '../merge/info.js';
+import { findAndReplace } from '../merge/replace.js';
+import type { JsonObject } from '../merge/scope.js';
+import type { Thumbnails, ThumbnailRequest } from '../render/thumbnails.js';
+import { listTrackedChanges, removeTrackedChange, type TrackedChange } from '../review/trackedChanges.js';
+import { BusyError } from '../errors.js';
+import type { DocumentWorkers } from '../workers/pool.js';
+
+/** What every operation may be given by its caller: a way to cancel, and when its time is up. */
+export interface WorkContext {
+  signal?: AbortSignal;
+  /** Epoch ms; synchronous work checks it, since no timer can interrupt it. */
+  deadline?: number;
+}
+
+export interface MergeInput {
+  /** The template's bytes (DOCX, DOC or RTF). */
+  template: Buffer;
+  /** Names the template in messages ("The template" when absent). */
+  what?: string;
+  records: JsonObject[];
+  options: MergeOptions;
+  document: DocumentSettings;
+  format: ReturnFormat;
+  append: boolean;
+  test: boolean;
+}
+
+export interface AppendInput {
+  documents: { bytes: Buffer; divider: Divider }[];
+  document: DocumentSettings;
+  format: ReturnFormat;
+  test: boolean;
+}
+
+export interface OperationParts {
+  pipeline: DocumentPipeline;
+  workers: DocumentWorkers;
+  thumbnails: Thumbnails;
+  converter: Converter | null;
+}
+
+/**
+ * The document use cases, one method each: typed input and a work context in, typed output out.
+ * The HTTP routes and the CLI call these; quotas, merge slots and time limits are the caller's
+ * (UsageGuard) and reach the work as the context's signal and deadline.
+ */
+export class DocumentOperations {
+  /**
+   * @param beforeOffice called before any step that needs the office engine (the CLI starts its
+   *   office lazily here; the server's is always running).
+   */
+  constructor(private readonly parts: OperationParts, private readonly beforeOffice: () => Promise<void> = async () => undefined) {}
+
+  private needsOfficeFor(bytes: Buffer): boolean {
+    const detected = detectFormat(bytes);
+    return detected.ok && detected.format !== 'docx' && detected.format !== 'pdf';
+  }
+
+  /** Any template or document as DOCX, starting the office only when the bytes need it. */
+  private async docx(bytes: Buffer, accepted: readonly ('docx' | 'doc' | 'rtf' | 'html')[], what: string, ctx: WorkContext): Promise<Buffer> {
+    if (this.needsOfficeFor(bytes)) await this.beforeOffice();
+    return this.parts.pipeline.asDocx(bytes, accepted, what, ctx.signal);
+  }
+
+  private async output(docx: Buffer, format: ReturnFormat, document: DocumentSettings, test: boolean, ctx: WorkContext): Promise<Buffer> {
+    if (format !== 'docx' || test || document.password) await this.beforeOffice();
+    return this.parts.pipeline.output(docx, format, { ...document, test, signal: ctx.signal });
+  }
+
+  /** One document per record (or all appended), in the return format. The merge runs in a worker thread. */
+  async merge(input: MergeInput, ctx: WorkContext = {}): Promise<Buffer[]> {
+    const docx = await this.docx(input.template, ['docx', 'doc', 'rtf'], input.what ?? 'The template', ctx);
+    const merged = await this.parts.workers.merge({ docx, records: input.records, options: input.options, append: input.append, deadline: ctx.deadline }, ctx.signal);
+    const out: Buffer[] = [];
+    for (const document of merged) out.push(await this.output(document, input.format, input.document, input.test, ctx));
+    return out;
+  }
+
+  /** The merged result (all records appended) as page images. */
+  async preview(input: Omit<MergeInput, 'format' | 'append'> & { view: ThumbnailRequest }, ctx: WorkContext = {}): Promise<Buffer[]> {
+    const [merged] = await this.merge({ ...input, format: 'pdf', append: true, document: { properties: input.document.properties, password: undefined } }, ctx);
+    return this.parts.thumbnails.render(merged!, 'pdf', input.view, ctx.signal);
+  }
+
+  async findAndReplace(input: { template: Buffer; what?: string; pairs: [string, string][]; document: DocumentSettings; format: ReturnFormat; test: boolean }, ctx: WorkContext = {}): Promise<Buffer> {
+    const docx = await this.docx(input.template, ['docx', 'doc', 'rtf'], input.what ?? 'The template', ctx);
+    return this.output(findAndReplace(docx, input.pairs), input.format, input.document, input.test, ctx);
+  }
+
+  /** Documents joined in order, each after its divider. */
+  async append(input: AppendInput, ctx: WorkContext = {}): Promise<Buffer> {
+    const docx: Buffer[] = [];
+    for (const [i, entry] of input.documents.entries()) docx.push(await this.docx(entry.bytes, ['docx', 'doc', 'rtf', 'html'], `documents[${i}]`, ctx));
+    const builder = new DocumentBuilder(docx[0]!, 'documents[0]');
+    docx.slice(1).forEach((d, i) => builder.append(d, input.documents[i + 1]!.divider, `documents[${i + 1}]`));
+    return this.output(builder.toBuffer(), input.format, input.document, input.test, ctx);
+  }
+
+  async convert(input: { document: Buffer; from: DocumentFormat; format: ReturnFormat; test: boolean }, ctx: WorkContext = {}): Promise<Converted> {
+    if (input.from !== 'pdf') await this.beforeOffice();
+    const converter = this.parts.converter;
+    if (!converter) throw new BusyError('Converting documents needs the office engine, which is not running on this server.', 30);
+    return converter.convert(input.document, input.from, input.format, { test: input.test, signal: ctx.signal });
+  }
+
+  async thumbnails(input: { document: Buffer; from: DocumentFormat; view: ThumbnailRequest }, ctx: WorkContext = {}): Promise<Buffer[]> {
+    if (input.from !== 'pdf') await this.beforeOffice();
+    return this.parts.thumbnails.render(input.document, input.from, input.view, ctx.signal);
+  }
+
+  async pageCount(input: { document: Buffer; from: DocumentFormat }, ctx: WorkContext = {}): Promise<number> {
+    if (input.from !== 'pdf') await this.beforeOffice();
+    return this.parts.thumbnails.pageCount(input.document, input.from, ctx.signal);
+  }
+
+  /** The merge fields and blocks of a template. */
+  async info(template: Buffer, name: string, ctx: WorkContext = {}): Promise<TemplateInfo> {
+    const docx = await this.docx(template, ['docx', 'doc', 'rtf'], `The template "${name}"`, ctx);
+    return { templateName: name, ...this.parts.pipeline.compile(docx, `The template "${name}"`).info };
+  }
+
+  async trackedChanges(document: Buffer, ctx: WorkContext = {}): Promise<TrackedChange[]> {
+    return listTrackedChanges(await this.docx(document, ['docx', 'doc', 'rtf'], 'The document', ctx));
+  }
+
+  /** Accepts or rejects one tracked change; the document comes back in its own format. */
+  async removeTrackedChange(document: Buffer, id: number, accept: boolean, ctx: WorkContext = {}): Promise<Buffer> {
+    const docx = await this.docx(document, ['docx', 'doc', 'rtf'], 'The document', ctx);
+    const changed = removeTrackedChange(docx, id, accept);
+    if (docx === document) return changed;
+    const back = detectFormat(document);
+    const converter = this.parts.converter!;
+    return (await converter.convert(changed, 'docx', back.ok ? back.format as ReturnFormat : 'docx', { signal: ctx.signal })).data;
+  }
+}
