@@ -17,7 +17,7 @@ import { TemplateCache } from './merge/cache.js';
 import { DocumentPipeline } from './documents/pipeline.js';
 import { PageRenderer } from './render/renderer.js';
 import { Thumbnails } from './render/thumbnails.js';
-import { pdfLimits } from './render/pdf.js';
+import { pdfLimits } from './formats/pdf.js';
 import os from 'node:os';
 import { Spelling } from './proofing/spelling.js';
 import { ShareLinks } from './auth/shareLinks.js';

@@ -1,3 +1,4 @@
+import { jsonType } from '../util/json.js';
 import { randomBytes } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { asStorageUnavailable } from '../store/errors.js';
@@ -128,8 +129,4 @@ export function stringBody(request: FastifyRequest, what: string): string {
   return body;
 }
 
-export function jsonType(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value === 'object' ? 'object' : typeof value;
-}
+export { jsonType };

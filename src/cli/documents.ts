@@ -1,3 +1,4 @@
+import { UsageError } from './errors.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +8,6 @@ import { parseDivider } from '../compose/builder.js';
 import type { JsonObject } from '../merge/scope.js';
 import { LocalBackend, RemoteBackend, loadClient, type Backend } from './backends.js';
 
-export class UsageError extends Error {}
 
 export interface DocumentOptions {
   template?: string;

@@ -1,3 +1,4 @@
+import { UsageError } from './errors.js';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { openServices, type Services } from '../services.js';
@@ -32,9 +33,8 @@ Documents (in this process by default; against a server with --url and --api-key
   docsmith info --template t.docx
 `;
 
-import { runDocumentCommand, UsageError as DocumentUsageError } from './documents.js';
+import { runDocumentCommand } from './documents.js';
 
-class UsageError extends Error {}
 const DOCUMENT_COMMANDS = ['merge', 'convert', 'append', 'thumbnails', 'info'];
 
 const OPTIONS = {
@@ -208,7 +208,7 @@ export async function main(argv: string[]): Promise<number> {
       await runDocumentCommand(first, parsed.values, parsed.positionals.slice(1));
       return 0;
     } catch (error) {
-      if (error instanceof DocumentUsageError) {
+      if (error instanceof UsageError) {
         process.stderr.write(`docsmith ${first}: ${error.message}\n`);
         return 2;
       }

@@ -5,7 +5,7 @@ import { OoxmlPackage, relsPartName as relsName, type Relationship } from '../oo
 import { endSection, splitBody } from '../ooxml/body.js';
 import { attr, childElements, element, escapeAttr, parseXml, serialize, serializeDocument, setAttr, walk, type XmlDocument, type XmlElement } from '../ooxml/xml.js';
 import { PPR_ORDER, RPR_ORDER, addMissingProperties } from '../ooxml/properties-order.js';
-import { IdRenumberer } from '../merge/ids.js';
+import { IdRenumberer } from '../ooxml/ids.js';
 
 /** How an appended document joins the one before it. */
 export type Divider = 'none' | 'paragraph' | 'section';

@@ -8,7 +8,7 @@ import { exportSpec, type DocumentFamily } from '../office/filters.js';
 import { OfficeCrashError, OfficeJobError, type OfficeJob } from '../office/process.js';
 import { convertOnce } from '../office/oneshot.js';
 import type { OfficePool } from '../office/pool.js';
-import { checkPdf, pdfText } from '../render/pdf.js';
+import { checkPdf, pdfText } from '../formats/pdf.js';
 import type { Sandbox } from '../office/sandbox.js';
 import { makeInert } from '../inert/index.js';
 

@@ -2,7 +2,7 @@ import { InputError } from '../errors.js';
 import type { DocumentProperties } from '../convert/converter.js';
 import { DEFAULT_MERGE_OPTIONS, type MergeOptions } from '../merge/engine.js';
 import { parseWireDate } from '../util/dates.js';
-import { jsonType } from '../api/wire.js';
+import { jsonType } from '../util/json.js';
 
 export interface DocumentSettings {
   properties: DocumentProperties;

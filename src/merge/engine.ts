@@ -5,7 +5,7 @@ import { splitBody } from '../ooxml/body.js';
 import { DocumentBuilder } from '../compose/builder.js';
 import { compileNodes, type Segment } from './compile.js';
 import { culture as cultureOf } from './format/culture.js';
-import { IdRenumberer } from './ids.js';
+import { IdRenumberer } from '../ooxml/ids.js';
 import { renderSegments, type RenderOptions } from './render.js';
 import type { JsonObject } from './scope.js';
 import { analysePart, type TElement } from './template.js';

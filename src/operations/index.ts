@@ -1,12 +1,11 @@
 import type { DocumentPipeline } from '../documents/pipeline.js';
 import type { DocumentSettings } from '../documents/settings.js';
 import type { Converter, Converted } from '../convert/converter.js';
-import { DocumentBuilder, type Divider } from '../compose/builder.js';
+import type { Divider } from '../compose/builder.js';
 import { detectFormat, type DocumentFormat } from '../formats/detect.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
 import type { MergeOptions } from '../merge/engine.js';
 import type { TemplateInfo } from '../merge/info.js';
-import { findAndReplace } from '../merge/replace.js';
 import type { JsonObject } from '../merge/scope.js';
 import type { Thumbnails, ThumbnailRequest } from '../render/thumbnails.js';
 import { listTrackedChanges, removeTrackedChange, type TrackedChange } from '../review/trackedChanges.js';
@@ -92,16 +91,18 @@ export class DocumentOperations {
 
   async findAndReplace(input: { template: Buffer; what?: string; pairs: [string, string][]; document: DocumentSettings; format: ReturnFormat; test: boolean }, ctx: WorkContext = {}): Promise<Buffer> {
     const docx = await this.docx(input.template, ['docx', 'doc', 'rtf'], input.what ?? 'The template', ctx);
-    return this.output(findAndReplace(docx, input.pairs), input.format, input.document, input.test, ctx);
+    const replaced = await this.parts.workers.findAndReplace({ docx, pairs: input.pairs }, ctx.signal);
+    return this.output(replaced, input.format, input.document, input.test, ctx);
   }
 
   /** Documents joined in order, each after its divider. */
   async append(input: AppendInput, ctx: WorkContext = {}): Promise<Buffer> {
     const docx: Buffer[] = [];
     for (const [i, entry] of input.documents.entries()) docx.push(await this.docx(entry.bytes, ['docx', 'doc', 'rtf', 'html'], `documents[${i}]`, ctx));
-    const builder = new DocumentBuilder(docx[0]!, 'documents[0]');
-    docx.slice(1).forEach((d, i) => builder.append(d, input.documents[i + 1]!.divider, `documents[${i + 1}]`));
-    return this.output(builder.toBuffer(), input.format, input.document, input.test, ctx);
+    const joined = await this.parts.workers.append({
+      documents: docx, dividers: input.documents.slice(1).map((d) => d.divider), deadline: ctx.deadline,
+    }, ctx.signal);
+    return this.output(joined, input.format, input.document, input.test, ctx);
   }
 
   async convert(input: { document: Buffer; from: DocumentFormat; format: ReturnFormat; test: boolean }, ctx: WorkContext = {}): Promise<Converted> {

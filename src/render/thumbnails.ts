@@ -4,7 +4,7 @@ import { BusyError, InputError } from '../errors.js';
 import type { Converter } from '../convert/converter.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import type { ImageFormat } from './encode.js';
-import { mupdf } from './pdf.js';
+import { mupdf } from '../formats/pdf.js';
 import type { PageRenderer } from './renderer.js';
 
 export interface ThumbnailRequest {

@@ -1,13 +1,13 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import { BusyError, DocsmithError } from '../errors.js';
-import type { MergeTask, TaskReply } from './tasks.js';
+import type { AppendTask, FindAndReplaceTask, MergeTask, TaskReply } from './tasks.js';
 
 // Threads run compiled code: beside this file when compiled, from dist/ when run from src/ (tsx).
 const TASKS_URL = new URL(import.meta.url.endsWith('.ts') ? '../../dist/workers/tasks.js' : './tasks.js', import.meta.url);
 
 /**
- * Document work that runs in JavaScript (merging, joining records) happens in a pool of worker
+ * Document work that runs in JavaScript (merging, joining documents, find and replace) happens in a pool of worker
  * threads, so that one large request never delays another and a time limit can stop it: an
  * aborted task's thread is terminated.
  */
@@ -26,6 +26,17 @@ export class DocumentWorkers {
   async merge(task: MergeTask, signal?: AbortSignal): Promise<Buffer[]> {
     const reply = await this.run<Uint8Array[]>('merge', task, signal);
     return reply.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength));
+  }
+
+  /** Joins documents (DOCX) in a worker thread. */
+  async append(task: AppendTask, signal?: AbortSignal): Promise<Buffer> {
+    const u = await this.run<Uint8Array>('append', task, signal);
+    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+  }
+
+  async findAndReplace(task: FindAndReplaceTask, signal?: AbortSignal): Promise<Buffer> {
+    const u = await this.run<Uint8Array>('findAndReplace', task, signal);
+    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
   }
 
   private async run<T>(name: string, task: unknown, signal?: AbortSignal): Promise<T> {

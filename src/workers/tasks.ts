@@ -2,7 +2,9 @@
  * The worker-thread side of document work: each export is a task the pool runs by name. Runs
  * compiled (dist/workers/tasks.js). Errors cross back as plain data with their HTTP status.
  */
-import { DocsmithError } from '../errors.js';
+import { DocsmithError, ProcessingTimeoutError } from '../errors.js';
+import { DocumentBuilder, type Divider } from '../compose/builder.js';
+import { findAndReplace as replaceAll } from '../merge/replace.js';
 import { TemplateCache } from '../merge/cache.js';
 import type { MergeOptions } from '../merge/engine.js';
 import type { JsonObject } from '../merge/scope.js';
@@ -18,6 +20,18 @@ export interface MergeTask {
 /** A task's answer: the result, or the error as the API would answer it. */
 export type TaskReply<T> = { ok: true; value: T } | { ok: false; status: number; message: string; headers: Record<string, string> };
 
+export interface AppendTask {
+  documents: Uint8Array[];
+  /** The divider before each document after the first. */
+  dividers: Divider[];
+  deadline?: number;
+}
+
+export interface FindAndReplaceTask {
+  docx: Uint8Array;
+  pairs: [string, string][];
+}
+
 // Each thread keeps its own compiled templates, by content hash.
 const templates = new TemplateCache(32);
 
@@ -31,6 +45,30 @@ export function merge(task: MergeTask): TaskReply<Uint8Array[]> {
     const template = templates.get(Buffer.from(task.docx.buffer, task.docx.byteOffset, task.docx.byteLength));
     const documents = template.merge(task.records, task.options, task.append, { deadline: task.deadline });
     return { ok: true, value: documents.map((d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength)) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+const asBuffer = (u: Uint8Array) => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+const asBytes = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+
+export function append(task: AppendTask): TaskReply<Uint8Array> {
+  try {
+    const builder = new DocumentBuilder(asBuffer(task.documents[0]!), 'documents[0]');
+    task.documents.slice(1).forEach((d, i) => {
+      if (task.deadline !== undefined && Date.now() > task.deadline) throw new ProcessingTimeoutError('Joining the documents took longer than the processing limit and was cancelled.');
+      builder.append(asBuffer(d), task.dividers[i]!, `documents[${i + 1}]`);
+    });
+    return { ok: true, value: asBytes(builder.toBuffer()) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+export function findAndReplace(task: FindAndReplaceTask): TaskReply<Uint8Array> {
+  try {
+    return { ok: true, value: asBytes(replaceAll(asBuffer(task.docx), task.pairs)) };
   } catch (error) {
     return failure(error);
   }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { FIXTURES, ROOT, tempDir } from '../helpers/server.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
-import { pdfText } from '../../src/render/pdf.js';
+import { pdfText } from '../../src/formats/pdf.js';
 import { block, cell, docx, mergefield, p, row, run, table } from '../helpers/docx.js';
 
 // End to end in Debian's Chromium (installed by `npm test` as root): sign in, upload, merge, preview.

@@ -80,10 +80,12 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
     checkPdfProperties(format, settings.document.properties.title, settings.document.properties.subject);
     const account = accountOf(request);
     checkRecordCount(records.length, services.config.limits.maxRecords);
-    const source = await pipeline.templateSource(account, queryOf(request).templateName, sent);
-    const documents = await usage.run(account, { test, merge: true }, (signal, deadline) => operations.merge({
-      template: source.bytes, what: source.what, records, options: settings.options, document: settings.document, format, append, test,
-    }, { signal, deadline }));
+    const documents = await usage.run(account, { test, merge: true }, async (signal, deadline) => {
+      const source = await pipeline.templateSource(account, queryOf(request).templateName, sent);
+      return operations.merge({
+        template: source.bytes, what: source.what, records, options: settings.options, document: settings.document, format, append, test,
+      }, { signal, deadline });
+    });
     return sendJson(reply, 200, documents.map((d) => d.toString('base64')));
   });
 
@@ -113,10 +115,12 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
     const { template: sent, records, settings } = mergeRequest(request);
     const account = accountOf(request);
     checkRecordCount(records.length, services.config.limits.maxRecords);
-    const source = await pipeline.templateSource(account, query.templateName, sent);
-    const images = await usage.run(account, { test, merge: true }, (signal, deadline) => operations.preview({
-      template: source.bytes, what: source.what, records, options: settings.options, document: settings.document, test, view,
-    }, { signal, deadline }));
+    const images = await usage.run(account, { test, merge: true }, async (signal, deadline) => {
+      const source = await pipeline.templateSource(account, query.templateName, sent);
+      return operations.preview({
+        template: source.bytes, what: source.what, records, options: settings.options, document: settings.document, test, view,
+      }, { signal, deadline });
+    });
     return sendJson(reply, 200, images.map((image) => image.toString('base64')));
   });
 
@@ -147,10 +151,10 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
     const settings = parseMergeSettings(body.mergeSettings);
     checkPdfProperties(format, settings.document.properties.title, settings.document.properties.subject);
     const account = accountOf(request);
-    const source = await pipeline.templateSource(account, queryOf(request).templateName, body.template);
-    const document = await usage.run(account, { test, merge: false }, (signal, deadline) => operations.findAndReplace({
-      template: source.bytes, what: source.what, pairs, document: settings.document, format, test,
-    }, { signal, deadline }));
+    const document = await usage.run(account, { test, merge: false }, async (signal, deadline) => {
+      const source = await pipeline.templateSource(account, queryOf(request).templateName, body.template);
+      return operations.findAndReplace({ template: source.bytes, what: source.what, pairs, document: settings.document, format, test }, { signal, deadline });
+    });
     return sendJson(reply, 200, document.toString('base64'));
   });
 

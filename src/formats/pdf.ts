@@ -39,10 +39,6 @@ export async function pdfText(bytes: Uint8Array): Promise<string> {
   return pages.join('\f');
 }
 
-export async function pdfPageCount(bytes: Uint8Array): Promise<number> {
-  return (await open(bytes)).countPages();
-}
-
 /** Refuses a PDF that does not open (damaged, encrypted). */
 export async function checkPdf(bytes: Uint8Array): Promise<void> {
   await open(bytes);
