@@ -168,4 +168,13 @@ describe('a heavy merge does not hold up other requests', () => {
     assert.equal(b.status, 200, b.text.slice(0, 200));
     assert.deepEqual(order.slice(-1), ['big'], `finished in the order ${order.join(', ')}`);
   });
+
+  it('holds DOCX merges to two at once per account: a third is refused with 403', async () => {
+    const rows = docxWithBlock(block('items', p(mergefield('name'))));
+    const body = { mergeData: [{ items: Array.from({ length: 60_000 }, (_, i) => ({ name: `row ${i}` })) }], template: b64(rows) };
+    const replies = await Promise.all([0, 1, 2].map(() => c.post('/v1/document/merge?returnFormat=DOCX', { json: body })));
+    const statuses = replies.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [200, 200, 403], statuses.join());
+    assert.match(message(replies.find((r) => r.status === 403)!), /At most 2 merge requests may run at once/);
+  });
 });
