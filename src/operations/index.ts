@@ -10,6 +10,7 @@ import type { JsonObject } from '../merge/scope.js';
 import type { Thumbnails, ThumbnailRequest } from '../render/thumbnails.js';
 import { listTrackedChanges, removeTrackedChange, type TrackedChange } from '../review/trackedChanges.js';
 import { BusyError } from '../errors.js';
+import { pdfLimits } from '../formats/pdf.js';
 import type { DocumentWorkers } from '../workers/pool.js';
 
 /** What every operation may be given by its caller: a way to cancel, and when its time is up. */
@@ -106,6 +107,10 @@ export class DocumentOperations {
   }
 
   async convert(input: { document: Buffer; from: DocumentFormat; format: ReturnFormat; test: boolean }, ctx: WorkContext = {}): Promise<Converted> {
+    if (input.from === 'pdf' && input.format === 'txt') {
+      // MuPDF reads the text in a worker thread: a long PDF never holds up other requests.
+      return { data: Buffer.from(await this.parts.workers.pdfText(input.document, pdfLimits.maxPages, ctx.signal), 'utf8'), officeMs: 0 };
+    }
     if (input.from !== 'pdf') await this.beforeOffice();
     const converter = this.parts.converter;
     if (!converter) throw new BusyError('Converting documents needs the office engine, which is not running on this server.', 30);

@@ -39,6 +39,11 @@ export class DocumentWorkers {
     return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
   }
 
+  /** The text of a PDF, read with MuPDF in a worker thread (at most `maxPages` pages). */
+  pdfText(pdf: Uint8Array, maxPages: number, signal?: AbortSignal): Promise<string> {
+    return this.run<string>('pdfText', { pdf, maxPages }, signal);
+  }
+
   private async run<T>(name: string, task: unknown, signal?: AbortSignal): Promise<T> {
     let reply: TaskReply<T>;
     try {

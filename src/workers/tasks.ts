@@ -5,6 +5,7 @@
 import { DocsmithError, ProcessingTimeoutError } from '../errors.js';
 import { DocumentBuilder, type Divider } from '../compose/builder.js';
 import { findAndReplace as replaceAll } from '../merge/replace.js';
+import { pdfLimits, pdfText as readPdfText } from '../formats/pdf.js';
 import { TemplateCache } from '../merge/cache.js';
 import type { MergeOptions } from '../merge/engine.js';
 import type { JsonObject } from '../merge/scope.js';
@@ -69,6 +70,15 @@ export function append(task: AppendTask): TaskReply<Uint8Array> {
 export function findAndReplace(task: FindAndReplaceTask): TaskReply<Uint8Array> {
   try {
     return { ok: true, value: asBytes(replaceAll(asBuffer(task.docx), task.pairs)) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+export async function pdfText(task: { pdf: Uint8Array; maxPages: number }): Promise<TaskReply<string>> {
+  try {
+    pdfLimits.maxPages = task.maxPages;
+    return { ok: true, value: await readPdfText(task.pdf) };
   } catch (error) {
     return failure(error);
   }
