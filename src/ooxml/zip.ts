@@ -123,3 +123,66 @@ function dataStart(data: Buffer, entry: Entry): number {
   if (at + 30 > data.length || data.readUInt32LE(at) !== LOCAL) throw new ZipError(`the part ${entry.name} is damaged (no local header)`, 'damaged');
   return at + 30 + data.readUInt16LE(at + 26) + data.readUInt16LE(at + 28);
 }
+
+/** Parts worth deflating: markup. Media and embedded packages are compressed already. */
+const COMPRESSED_PARTS = /\.(xml|rels|vml|txt|html?|svg|emf|wmf|bmp|tiff?)$/i;
+
+/** 1980-01-01 00:00, the earliest DOS date: output does not depend on the clock. */
+const DOS_TIME = 0;
+const DOS_DATE = (1 << 5) | 1;
+
+/**
+ * Writes a ZIP archive: XML parts deflated with Node's native zlib (an order of magnitude faster
+ * than fflate's JavaScript deflate on merged documents, and smaller at the same level), media
+ * stored as they are (already compressed).
+ */
+export function writeZip(parts: Iterable<[string, Uint8Array]>, level = 6): Buffer {
+  const chunks: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  let count = 0;
+  for (const [name, data] of parts) {
+    const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    const compress = COMPRESSED_PARTS.test(name);
+    const body = compress ? zlib.deflateRawSync(bytes, { level }) : bytes;
+    const method = compress ? 8 : 0;
+    const crc = zlib.crc32(bytes) >>> 0;
+    const fileName = Buffer.from(name, 'utf8');
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(LOCAL, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x0800, 6); // names in UTF-8
+    local.writeUInt16LE(method, 8);
+    local.writeUInt16LE(DOS_TIME, 10);
+    local.writeUInt16LE(DOS_DATE, 12);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(body.length, 18);
+    local.writeUInt32LE(bytes.length, 22);
+    local.writeUInt16LE(fileName.length, 26);
+    const entry = Buffer.alloc(46);
+    entry.writeUInt32LE(CENTRAL, 0);
+    entry.writeUInt16LE(20, 4);
+    entry.writeUInt16LE(20, 6);
+    entry.writeUInt16LE(0x0800, 8);
+    entry.writeUInt16LE(method, 10);
+    entry.writeUInt16LE(DOS_TIME, 12);
+    entry.writeUInt16LE(DOS_DATE, 14);
+    entry.writeUInt32LE(crc, 16);
+    entry.writeUInt32LE(body.length, 20);
+    entry.writeUInt32LE(bytes.length, 24);
+    entry.writeUInt16LE(fileName.length, 28);
+    entry.writeUInt32LE(offset, 42);
+    chunks.push(local, fileName, body);
+    central.push(entry, fileName);
+    offset += 30 + fileName.length + body.length;
+    count++;
+  }
+  const directory = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(EOCD, 0);
+  end.writeUInt16LE(count, 8);
+  end.writeUInt16LE(count, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...chunks, directory, end]);
+}
