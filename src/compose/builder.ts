@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { InputError } from '../errors.js';
-import { OoxmlPackage, relsPartName as relsName, type Relationship } from '../ooxml/package.js';
+import { OoxmlPackage, relsPartName as relsName, type NewRelationship, type Relationship } from '../ooxml/package.js';
 import { endSection, splitBody } from '../ooxml/body.js';
 import { attr, childElements, element, escapeAttr, parseXml, serialize, serializeDocument, setAttr, walk, type XmlDocument, type XmlElement } from '../ooxml/xml.js';
 import { PPR_ORDER, RPR_ORDER, addMissingProperties } from '../ooxml/properties-order.js';
@@ -18,15 +18,6 @@ const NOTE_PARTS = [
   { type: 'comments', element: 'w:comment', reference: 'w:comment(?:RangeStart|RangeEnd|Reference)', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.comments+xml' },
 ] as const;
 
-
-function contentTypeOf(pkg: OoxmlPackage, part: string): string | undefined {
-  const types = pkg.text('[Content_Types].xml') ?? '';
-  const override = new RegExp(`PartName="/${part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"\\s+ContentType="([^"]+)"`).exec(types)
-    ?? new RegExp(`ContentType="([^"]+)"\\s+PartName="/${part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`).exec(types);
-  if (override) return override[1];
-  const ext = path.posix.extname(part).slice(1).toLowerCase();
-  return new RegExp(`Extension="${ext}"\\s+ContentType="([^"]+)"`, 'i').exec(types)?.[1];
-}
 
 /** Renames the ids in reference attributes of one element kind: `<w:pStyle w:val="X"/>`. */
 const STYLE_REFERENCES = ['w:pStyle', 'w:rStyle', 'w:tblStyle'];
@@ -50,12 +41,10 @@ export class DocumentBuilder {
   private readonly after: string;
   private content: string;
   private finalSectPr: string;
-  private readonly relEntries: string[] = [];
   private readonly mediaByHash = new Map<string, string>();
   private styles: XmlDocument | undefined;
   private numbering: XmlDocument | undefined;
   private readonly notes = new Map<string, XmlDocument>();
-  private types: string;
   private documents = 1;
   private emptyHeaders = new Map<string, string>();
 
@@ -68,7 +57,6 @@ export class DocumentBuilder {
     this.after = split.after;
     this.content = split.content;
     this.finalSectPr = split.sectPr;
-    this.types = this.pkg.text('[Content_Types].xml') ?? '';
     for (const [name, data] of this.pkg.parts) {
       if (name.startsWith('word/media/')) this.mediaByHash.set(createHash('sha256').update(data).digest('hex'), name);
     }
@@ -85,7 +73,7 @@ export class DocumentBuilder {
 
     // Relationships used by the body: copy their targets, give them ids of their own here.
     const { map: relMap, entries, copied } = this.copyRelationships(source, main, this.mainPart, n, HANDLED_APART);
-    this.relEntries.push(...entries);
+    this.pkg.addRelationships(this.mainPart, entries);
     const remapRels = (xml: string) => xml.replace(/\b(r:[A-Za-z]+)="([^"]+)"/g, (whole, name: string, value: string) => (relMap.has(value) ? `${name}="${relMap.get(value)}"` : whole));
     content = remapRels(content);
     sectPr = remapRels(sectPr);
@@ -116,15 +104,15 @@ export class DocumentBuilder {
    * Copies the targets of `fromPart`'s relationships and makes entries for them, with ids of
    * their own, relative to `toPart`; the map says which old id became which.
    */
-  private copyRelationships(source: OoxmlPackage, fromPart: string, toPart: string, n: number, skip: readonly string[] = []): { map: Map<string, string>; entries: string[]; copied: { type: string; part: string }[] } {
+  private copyRelationships(source: OoxmlPackage, fromPart: string, toPart: string, n: number, skip: readonly string[] = []): { map: Map<string, string>; entries: NewRelationship[]; copied: { type: string; part: string }[] } {
     const map = new Map<string, string>();
-    const entries: string[] = [];
+    const entries: NewRelationship[] = [];
     const copied: { type: string; part: string }[] = [];
     for (const rel of source.relationships(fromPart)) {
       if (skip.includes(rel.type.slice(rel.type.lastIndexOf('/') + 1))) continue;
       const id = `rIdJ${n}_${rel.id}`;
       if (rel.external) {
-        entries.push(`<Relationship Id="${id}" Type="${escapeAttr(rel.type)}" Target="${escapeAttr(rel.target)}" TargetMode="External"/>`);
+        entries.push({ id, type: rel.type, target: rel.target, external: true });
         map.set(rel.id, id);
         continue;
       }
@@ -132,7 +120,7 @@ export class DocumentBuilder {
       if (!target) continue;
       map.set(rel.id, id);
       copied.push({ type: rel.type, part: target });
-      entries.push(`<Relationship Id="${id}" Type="${escapeAttr(rel.type)}" Target="${escapeAttr(path.posix.relative(path.posix.dirname(toPart), target))}"/>`);
+      entries.push({ id, type: rel.type, target: path.posix.relative(path.posix.dirname(toPart), target) });
     }
     return { map, entries, copied };
   }
@@ -141,7 +129,7 @@ export class DocumentBuilder {
   private copyPart(source: OoxmlPackage, part: string, n: number): string | undefined {
     const data = source.parts.get(part);
     if (!data) return undefined;
-    const contentType = contentTypeOf(source, part);
+    const contentType = source.contentTypeOf(part);
     if (part.startsWith('word/media/') || contentType?.startsWith('image/')) {
       const hash = createHash('sha256').update(data).digest('hex');
       const existing = this.mediaByHash.get(hash);
@@ -175,10 +163,7 @@ export class DocumentBuilder {
   }
 
   private addContentType(part: string, contentType: string | undefined): void {
-    if (!contentType) return;
-    const ext = path.posix.extname(part).slice(1).toLowerCase();
-    const byDefault = new RegExp(`Extension="${ext}"\\s+ContentType="${contentType.replace(/[+.]/g, '\\$&')}"`, 'i').test(this.types);
-    if (!byDefault) this.types = this.types.replace('</Types>', `<Override PartName="/${part}" ContentType="${contentType}"/></Types>`);
+    if (contentType) this.pkg.addContentTypeOverride(part, contentType);
   }
 
   private relatedPart(pkg: OoxmlPackage, main: string, kind: string): string | undefined {
@@ -188,12 +173,12 @@ export class DocumentBuilder {
 
   /** Ensures the base document has a part of this kind, returning its name (created empty if needed). */
   private basePart(kind: string, emptyXml: string, contentType: string): string {
-    const existing = this.relatedPart(this.pkg, this.mainPart, kind) ?? this.relEntries.map((e) => new RegExp(`Type="${REL}${kind}" Target="([^"]+)"`).exec(e)?.[1]).find(Boolean);
-    if (existing) return existing.includes('/') && existing.startsWith('word/') ? existing : OoxmlPackage.resolve(this.mainPart, existing);
+    const existing = this.relatedPart(this.pkg, this.mainPart, kind);
+    if (existing) return existing;
     const name = `word/${kind}.xml`;
     this.pkg.setText(name, emptyXml);
-    this.relEntries.push(`<Relationship Id="rIdJ${kind}" Type="${REL}${kind}" Target="${kind}.xml"/>`);
-    this.types = this.types.replace('</Types>', `<Override PartName="/${name}" ContentType="${contentType}"/></Types>`);
+    this.pkg.addRelationships(this.mainPart, [{ id: `rIdJ${kind}`, type: `${REL}${kind}`, target: `${kind}.xml` }]);
+    this.pkg.addContentTypeOverride(name, contentType);
     return name;
   }
 
@@ -292,7 +277,7 @@ export class DocumentBuilder {
     let next = Math.max(0, ...childElements(base.root, note.element).map((e) => Number(attr(e, 'w:id') ?? 0))) + 1;
     // Images and links inside notes relate from the notes part: they move with the notes.
     const { map: relMap, entries } = this.copyRelationships(source, sourcePart, basePart, this.documents);
-    this.pkg.addRelationships(basePart, entries.join(''));
+    this.pkg.addRelationships(basePart, entries);
     const map = new Map<string, string>();
     const incoming = parseXml(source.text(sourcePart)!, sourcePart).root;
     adoptNamespaces(base.root, incoming);
@@ -325,9 +310,9 @@ export class DocumentBuilder {
     const tag = kind === 'header' ? 'w:hdr' : 'w:ftr';
     const name = this.freshName(`word/${kind}-empty.xml`);
     this.pkg.setText(name, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<${tag} xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><w:p/></${tag}>`);
-    this.types = this.types.replace('</Types>', `<Override PartName="/${name}" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.${kind}+xml"/></Types>`);
+    this.pkg.addContentTypeOverride(name, `application/vnd.openxmlformats-officedocument.wordprocessingml.${kind}+xml`);
     const id = `rIdJEmpty${kind}`;
-    this.relEntries.push(`<Relationship Id="${id}" Type="${REL}${kind}" Target="${path.posix.basename(name)}"/>`);
+    this.pkg.addRelationships(this.mainPart, [{ id, type: `${REL}${kind}`, target: path.posix.basename(name) }]);
     this.emptyHeaders.set(kind, id);
     return id;
   }
@@ -370,9 +355,6 @@ export class DocumentBuilder {
   toBuffer(): Buffer {
     const ids = new IdRenumberer();
     this.pkg.setText(this.mainPart, ids.part(this.before + this.content + this.finalSectPr + this.after));
-    this.pkg.addRelationships(this.mainPart, this.relEntries.join(''));
-    this.relEntries.length = 0;
-    this.pkg.setText('[Content_Types].xml', this.types);
     return this.pkg.toBuffer();
   }
 }

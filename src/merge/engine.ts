@@ -1,6 +1,6 @@
 import { ProcessingTimeoutError } from '../errors.js';
 import { OoxmlPackage } from '../ooxml/package.js';
-import { escapeAttr, parseXml } from '../ooxml/xml.js';
+import { parseXml } from '../ooxml/xml.js';
 import { splitBody } from '../ooxml/body.js';
 import { DocumentBuilder } from '../compose/builder.js';
 import { compileNodes, type Segment } from './compile.js';
@@ -127,23 +127,16 @@ const HYPERLINK_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/rel
 /** Stores merged images and relates them from the parts that show them. */
 function addMedia(pkg: OoxmlPackage, sink: MediaSink): void {
   for (const [source, links] of sink.linkEntries()) {
-    pkg.addRelationships(source, links.map(([url, id]) => `<Relationship Id="${id}" Type="${HYPERLINK_REL}" Target="${escapeAttr(url)}" TargetMode="External"/>`).join(''));
+    pkg.addRelationships(source, links.map(([url, id]) => ({ id, type: HYPERLINK_REL, target: url, external: true })));
   }
-  const entries = sink.entries();
-  if (entries.length === 0) return;
-  let types = pkg.text('[Content_Types].xml') ?? '';
-  for (const [source, media] of entries) {
-    const slash = source.lastIndexOf('/');
-    const added = media.map((m) => {
+  for (const [source, media] of sink.entries()) {
+    const folder = source.slice(0, source.lastIndexOf('/'));
+    pkg.addRelationships(source, media.map((m) => {
       pkg.parts.set(m.part, m.bytes);
-      if (!new RegExp(`Extension="${m.format.extension}"`, 'i').test(types)) {
-        types = types.replace('</Types>', `<Default Extension="${m.format.extension}" ContentType="${m.format.contentType}"/></Types>`);
-      }
-      return `<Relationship Id="${m.relId}" Type="${IMAGE_REL}" Target="${path.posix.relative(source.slice(0, slash), m.part)}"/>`;
-    }).join('');
-    pkg.addRelationships(source, added);
+      pkg.addContentTypeDefault(m.format.extension, m.format.contentType);
+      return { id: m.relId, type: IMAGE_REL, target: path.posix.relative(folder, m.part) };
+    }));
   }
-  pkg.setText('[Content_Types].xml', types);
 }
 
 /** Drops empty paragraphs at the end of the body (no text, drawing, field or section break). */

@@ -37,7 +37,7 @@ export function addListNumbering(pkg: OoxmlPackage, mainPart: string, lists: Lis
   const part = rel ? OoxmlPackage.resolve(mainPart, rel.target) : 'word/numbering.xml';
   if (!pkg.has(part)) {
     pkg.setText(part, '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"></w:numbering>');
-    if (!rel) pkg.addRelationships(mainPart, `<Relationship Id="rIdDocsmithNumbering" Type="${NUMBERING_REL}" Target="numbering.xml"/>`);
+    if (!rel) pkg.addRelationships(mainPart, [{ id: 'rIdDocsmithNumbering', type: NUMBERING_REL, target: 'numbering.xml' }]);
     pkg.addContentTypeOverride(part, NUMBERING_TYPE);
   }
   let xml = pkg.text(part)!;

@@ -1,5 +1,5 @@
 import { InputError } from '../errors.js';
-import { attr, childElements, parseXml } from './xml.js';
+import { attr, childElements, escapeAttr, parseXml } from './xml.js';
 import { DEFAULT_ZIP_LIMITS, readZip, writeZip, ZipError, type ZipLimits } from './zip.js';
 
 /** `<!DOCTYPE` as UTF-8 and UTF-16 bytes: entity bombs are refused in every part, not only those we parse. */
@@ -20,8 +20,32 @@ export interface Relationship {
   external: boolean;
 }
 
-/** An OPC package (DOCX): its parts by name, read and written as a ZIP. */
+/** A relationship to add: external targets are URLs, internal ones are relative to the source part. */
+export interface NewRelationship {
+  id: string;
+  type: string;
+  target: string;
+  external?: boolean;
+}
+
+const CONTENT_TYPES = '[Content_Types].xml';
+
+interface ContentTypes {
+  defaults: Map<string, string>;
+  overrides: Map<string, string>;
+}
+
+/**
+ * An OPC package (DOCX): its parts by name, read and written as a ZIP. It is the one owner of
+ * the package's bookkeeping: content types and added relationships are kept as data and
+ * written into `[Content_Types].xml` and the `.rels` parts when the package is read back or
+ * written out.
+ */
 export class OoxmlPackage {
+  private types: ContentTypes | undefined;
+  private typesChanged = false;
+  private readonly pendingRels = new Map<string, NewRelationship[]>();
+
   private constructor(readonly parts: Map<string, Uint8Array>) {}
 
   static read(bytes: Uint8Array, what = 'The document', limits: ZipLimits = DEFAULT_ZIP_LIMITS): OoxmlPackage {
@@ -45,42 +69,101 @@ export class OoxmlPackage {
   }
 
   text(name: string): string | undefined {
+    if (name === CONTENT_TYPES || name.endsWith('.rels')) this.flush();
     const data = this.parts.get(name);
     return data ? Buffer.from(data).toString('utf8') : undefined;
   }
 
   setText(name: string, value: string): void {
+    if (name === CONTENT_TYPES) {
+      this.types = undefined;
+      this.typesChanged = false;
+    }
     this.parts.set(name, Buffer.from(value, 'utf8'));
   }
 
-  /** Relationships of a part (`word/document.xml` -> `word/_rels/document.xml.rels`). */
+  /** Relationships of a part (`word/document.xml` -> `word/_rels/document.xml.rels`), those added included. */
   relationships(partName: string): Relationship[] {
     const relsName = relsPartName(partName);
-    const xml = this.text(relsName);
-    if (!xml) return [];
-    const doc = parseXml(xml, relsName);
-    return childElements(doc.root, 'Relationship').map((r) => ({
+    const data = this.parts.get(relsName);
+    const stored = data ? childElements(parseXml(Buffer.from(data).toString('utf8'), relsName).root, 'Relationship').map((r) => ({
       id: attr(r, 'Id') ?? '',
       type: attr(r, 'Type') ?? '',
       target: attr(r, 'Target') ?? '',
       external: attr(r, 'TargetMode') === 'External',
-    }));
+    })) : [];
+    const pending = (this.pendingRels.get(relsName) ?? []).map((r) => ({ id: r.id, type: r.type, target: r.target, external: r.external === true }));
+    return [...stored, ...pending];
   }
 
-  /** Adds relationship entries (XML) to a part's relationships; makes the rels part when missing. */
-  addRelationships(partName: string, entries: string): void {
-    if (!entries) return;
+  /** Adds relationships to a part's relationships (written out with the package). */
+  addRelationships(partName: string, relationships: NewRelationship[]): void {
+    if (relationships.length === 0) return;
     const relsName = relsPartName(partName);
-    const xml = this.text(relsName) ?? '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
-    this.setText(relsName, xml.replace('</Relationships>', `${entries}</Relationships>`));
+    const list = this.pendingRels.get(relsName) ?? [];
+    list.push(...relationships);
+    this.pendingRels.set(relsName, list);
   }
 
-  /** Declares a part's content type in [Content_Types].xml, unless it is declared there already. */
+  /** The content type of a part: its override, else the default of its extension. */
+  contentTypeOf(partName: string): string | undefined {
+    const types = this.contentTypes();
+    const extension = partName.slice(partName.lastIndexOf('.') + 1).toLowerCase();
+    return types.overrides.get(`/${partName}`) ?? types.defaults.get(extension);
+  }
+
+  /** Declares a default content type for an extension, unless one is declared. */
+  addContentTypeDefault(extension: string, contentType: string): void {
+    const types = this.contentTypes();
+    if (types.defaults.has(extension.toLowerCase())) return;
+    types.defaults.set(extension.toLowerCase(), contentType);
+    this.typesChanged = true;
+  }
+
+  /** Declares a part's content type, unless the package already gives it that type. */
   addContentTypeOverride(partName: string, contentType: string): void {
-    const types = this.text('[Content_Types].xml');
-    if (types && !types.includes(`PartName="/${partName}"`)) {
-      this.setText('[Content_Types].xml', types.replace('</Types>', `<Override PartName="/${partName}" ContentType="${contentType}"/></Types>`));
+    if (this.contentTypeOf(partName) === contentType) return;
+    this.contentTypes().overrides.set(`/${partName}`, contentType);
+    this.typesChanged = true;
+  }
+
+  private contentTypes(): ContentTypes {
+    if (this.types) return this.types;
+    const types: ContentTypes = { defaults: new Map(), overrides: new Map() };
+    const data = this.parts.get(CONTENT_TYPES);
+    if (data) {
+      for (const node of parseXml(Buffer.from(data).toString('utf8'), CONTENT_TYPES).root.children) {
+        if (node.kind !== 'element') continue;
+        const contentType = attr(node, 'ContentType');
+        if (!contentType) continue;
+        const local = node.name.slice(node.name.indexOf(':') + 1);
+        const extension = attr(node, 'Extension');
+        const part = attr(node, 'PartName');
+        if (local === 'Default' && extension) types.defaults.set(extension.toLowerCase(), contentType);
+        else if (local === 'Override' && part) types.overrides.set(part, contentType);
+      }
     }
+    this.types = types;
+    return types;
+  }
+
+  /** Writes what was added (content types, relationships) into the parts that hold it. */
+  private flush(): void {
+    if (this.typesChanged && this.types) {
+      const defaults = [...this.types.defaults].map(([ext, type]) => `<Default Extension="${escapeAttr(ext)}" ContentType="${escapeAttr(type)}"/>`);
+      const overrides = [...this.types.overrides].map(([part, type]) => `<Override PartName="${escapeAttr(part)}" ContentType="${escapeAttr(type)}"/>`);
+      this.parts.set(CONTENT_TYPES, Buffer.from('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+        + `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">${defaults.join('')}${overrides.join('')}</Types>`, 'utf8'));
+      this.typesChanged = false;
+    }
+    for (const [relsName, added] of this.pendingRels) {
+      const data = this.parts.get(relsName);
+      const xml = data ? Buffer.from(data).toString('utf8') : '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
+      const entries = added.map((r) => `<Relationship Id="${escapeAttr(r.id)}" Type="${escapeAttr(r.type)}" Target="${escapeAttr(r.target)}"${r.external ? ' TargetMode="External"' : ''}/>`).join('');
+      const closed = xml.replace(/<Relationships([^>]*)\/>\s*$/, '<Relationships$1></Relationships>');
+      this.parts.set(relsName, Buffer.from(closed.replace('</Relationships>', `${entries}</Relationships>`), 'utf8'));
+    }
+    this.pendingRels.clear();
   }
 
   /** Resolves a relationship target against the folder of its source part. */
@@ -115,10 +198,12 @@ export class OoxmlPackage {
   }
 
   toBuffer(): Buffer {
+    this.flush();
     return writeZip(this.parts);
   }
 
   clone(): OoxmlPackage {
+    this.flush();
     return new OoxmlPackage(new Map(this.parts));
   }
 }

@@ -27,7 +27,7 @@ export function writeDocumentProperties(pkg: OoxmlPackage, p: DocumentProperties
   if (!corePart || !pkg.has(corePart)) {
     corePart = 'docProps/core.xml';
     pkg.setText(corePart, EMPTY_CORE);
-    pkg.addRelationships('', `<Relationship Id="rIdCore${rels.length + 1}" Type="${CORE_TYPE}" Target="docProps/core.xml"/>`);
+    pkg.addRelationships('', [{ id: `rIdCore${rels.length + 1}`, type: CORE_TYPE, target: 'docProps/core.xml' }]);
     pkg.addContentTypeOverride(corePart, CORE_CONTENT_TYPE);
   }
   const core = parseXml(pkg.text(corePart)!, corePart);
