@@ -3,9 +3,9 @@ import type { Services } from '../services.js';
 import { Converter } from '../convert/converter.js';
 import type { Divider } from '../compose/builder.js';
 import { DocumentOperations } from '../operations/index.js';
-import { parseMergeSettings } from '../documents/settings.js';
-import { parseReturnFormat } from '../formats/returnFormat.js';
-import { parseThumbnailRequest } from '../render/thumbnails.js';
+import { parseMergeSettings } from '../api/requests/settings.js';
+import { parseReturnFormat } from '../api/requests/returnFormat.js';
+import { parseThumbnailRequest } from '../api/requests/thumbnails.js';
 import type { JsonObject } from '../merge/scope.js';
 import type { TemplateInfo } from '../merge/info.js';
 

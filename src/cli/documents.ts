@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../config.js';
 import { openServices } from '../services.js';
-import { parseDivider } from '../compose/builder.js';
+import { parseDivider } from '../api/requests/append.js';
 import type { JsonObject } from '../merge/scope.js';
 import { LocalBackend, RemoteBackend, loadClient, type Backend } from './backends.js';
 

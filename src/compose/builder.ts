@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { InputError } from '../errors.js';
 import { OoxmlPackage, relsPartName as relsName, type NewRelationship, type Relationship } from '../ooxml/package.js';
 import { endSection, splitBody } from '../ooxml/body.js';
 import { attr, childElements, element, escapeAttr, parseXml, serialize, serializeDocument, setAttr, walk, type XmlDocument, type XmlElement } from '../ooxml/xml.js';
@@ -448,12 +447,3 @@ function adoptNamespaces(target: XmlElement, from: XmlElement): void {
   }
 }
 
-/** `documentDivider`: 1|2|3 or "None"|"NewParagraph"|"NewSection". */
-export function parseDivider(value: unknown, index: number): Divider {
-  if (value === undefined || value === null) return 'section';
-  const text = String(value).toLowerCase();
-  if (text === '1' || text === 'none') return 'none';
-  if (text === '2' || text === 'newparagraph') return 'paragraph';
-  if (text === '3' || text === 'newsection') return 'section';
-  throw new InputError(`documents[${index}].documentDivider must be 1 (None), 2 (NewParagraph) or 3 (NewSection), not ${JSON.stringify(value)}.`);
-}

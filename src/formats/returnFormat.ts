@@ -1,19 +1,5 @@
-import { InputError } from '../errors.js';
-
 /** Output formats a document operation can return. */
 export type ReturnFormat = 'pdf' | 'pdfa' | 'docx' | 'doc' | 'rtf' | 'html' | 'txt';
 
 export const RETURN_FORMATS: readonly ReturnFormat[] = ['pdf', 'pdfa', 'docx', 'doc', 'rtf', 'html', 'txt'];
 
-/** `returnFormat` as sent (any case); TX is recognised and refused with the reason. */
-export function parseReturnFormat(value: string | undefined): ReturnFormat {
-  if (value === undefined) throw new InputError(`The query parameter "returnFormat" is required (${RETURN_FORMATS.map((f) => f.toUpperCase()).join(', ')}).`);
-  const lower = value.trim().toLowerCase();
-  if (lower === 'tx') {
-    throw new InputError('returnFormat TX is a proprietary format that cannot be written here; choose PDF, PDFA, DOCX, DOC, RTF, HTML or TXT.');
-  }
-  if (!(RETURN_FORMATS as readonly string[]).includes(lower)) {
-    throw new InputError(`returnFormat "${value}" is not supported; choose PDF, PDFA, DOCX, DOC, RTF, HTML or TXT.`);
-  }
-  return lower as ReturnFormat;
-}

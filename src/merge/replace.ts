@@ -89,16 +89,3 @@ export function findAndReplace(docx: Uint8Array, pairs: [string, string][]): Buf
   }
   return pkg.toBuffer();
 }
-
-/** `findAndReplaceData`: an array of [find, replace] string pairs. */
-export function parsePairs(value: unknown): [string, string][] {
-  if (value === undefined || value === null) throw new InputError('findAndReplaceData is missing: send an array of ["find", "replace"] pairs.');
-  if (!Array.isArray(value)) throw new InputError('findAndReplaceData must be an array of ["find", "replace"] pairs.');
-  if (value.length === 0) throw new InputError('findAndReplaceData is an empty array; send at least one pair.');
-  return value.map((pair, i) => {
-    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || (typeof pair[1] !== 'string' && pair[1] !== null)) {
-      throw new InputError(`findAndReplaceData[${i}] must be a pair of strings, like ["«name»", "Ann"].`);
-    }
-    return [pair[0], pair[1] ?? ''] as [string, string];
-  });
-}

@@ -1,7 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { unzipSync, zipSync } from 'fflate';
-import { DocumentBuilder, parseDivider } from '../../src/compose/builder.js';
+import { DocumentBuilder } from '../../src/compose/builder.js';
+import { parseDivider } from '../../src/api/requests/append.js';
 import { Converter } from '../../src/convert/converter.js';
 import type { OfficePool } from '../../src/office/pool.js';
 import { fixture, tempDir } from '../helpers/server.js';

@@ -1,50 +1,12 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
-import { InputError, PayloadTooLargeError } from '../../errors.js';
-import { parseReturnFormat, type ReturnFormat } from '../../formats/returnFormat.js';
-import { parseMergeSettings } from '../../documents/settings.js';
-import type { JsonObject } from '../../merge/scope.js';
-import { parsePairs } from '../../merge/replace.js';
-import { parseThumbnailRequest } from '../../render/thumbnails.js';
+import { parseReturnFormat } from '../requests/returnFormat.js';
+import { parseMergeSettings } from '../requests/settings.js';
+import { bodyObject, checkPdfProperties, checkRecordCount, mergeRequest, parsePairs } from '../requests/merge.js';
+import { parseThumbnailRequest } from '../requests/thumbnails.js';
 import { accountOf } from '../auth.js';
 import { booleanQuerySchema, errorResponses, templateNameQuery } from '../schemas.js';
-import { booleanQuery, jsonType, queryOf, requireQuery, sendJson } from '../wire.js';
-
-const MAX_RECORDS = 100_000;
-
-function bodyObject(request: FastifyRequest, what: string): Record<string, unknown> {
-  const body = request.body;
-  if (body === undefined || body === null) throw new InputError(`The request body is empty; send a JSON object with ${what}.`);
-  if (typeof body !== 'object' || Array.isArray(body)) throw new InputError(`The request body must be a JSON object with ${what}, not a JSON ${jsonType(body)}.`);
-  return body as Record<string, unknown>;
-}
-
-/** `mergeData`: an array of records or one record. */
-export function parseRecords(value: unknown): JsonObject[] {
-  if (value === undefined || value === null) throw new InputError('mergeData is missing: send an array of records (JSON objects) or one record.');
-  const records = Array.isArray(value) ? value : [value];
-  if (typeof value !== 'object') throw new InputError(`mergeData must be an array of records or one record (a JSON object), not a JSON ${jsonType(value)}.`);
-  if (records.length === 0) throw new InputError('mergeData is an empty array; send at least one record.');
-  if (records.length > MAX_RECORDS) throw new InputError(`mergeData has ${records.length} records; at most ${MAX_RECORDS} are allowed in one request.`);
-  records.forEach((record, i) => {
-    if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-      throw new InputError(`mergeData[${i}] must be a record (a JSON object), not a JSON ${jsonType(record)}.`);
-    }
-  });
-  return records as JsonObject[];
-}
-
-/** The merge body both /document/merge and /document/preview take. */
-function mergeRequest(request: FastifyRequest) {
-  const body = bodyObject(request, '"mergeData" (and "template" when no templateName is given)');
-  return { template: body.template, records: parseRecords(body.mergeData), settings: parseMergeSettings(body.mergeSettings) };
-}
-
-function checkPdfProperties(format: ReturnFormat, title: string | undefined, subject: string | undefined): void {
-  if (format !== 'pdf' && format !== 'pdfa') return;
-  if ((title?.length ?? 0) > 2000) throw new InputError('mergeSettings.documentTitle is longer than 2000 characters, the limit for PDF output.');
-  if ((subject?.length ?? 0) > 2000) throw new InputError('mergeSettings.documentSubject is longer than 2000 characters, the limit for PDF output.');
-}
+import { booleanQuery, queryOf, requireQuery, sendJson } from '../wire.js';
 
 export function mergeRoutes(app: FastifyInstance, services: Services): void {
   const { pipeline, usage, operations } = services;
@@ -173,6 +135,3 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
 
 }
 
-function checkRecordCount(count: number, max: number): void {
-  if (count > max) throw new PayloadTooLargeError(`mergeData has ${count} records; this server merges at most ${max} in one request (DOCSMITH_MAX_RECORDS). Split the data into several requests.`);
-}

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { Converter } from '../../convert/converter.js';
-import { parseThumbnailRequest } from '../../render/thumbnails.js';
+import { parseThumbnailRequest } from '../requests/thumbnails.js';
 import { decodeBase64 } from '../../util/base64.js';
 import type { DocumentFormat } from '../../formats/detect.js';
 import { accountOf } from '../auth.js';

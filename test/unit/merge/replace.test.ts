@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { findAndReplace, parsePairs } from '../../../src/merge/replace.js';
+import { findAndReplace } from '../../../src/merge/replace.js';
+import { parsePairs } from '../../../src/api/requests/merge.js';
 import { InputError } from '../../../src/errors.js';
 import { docx, p, partText, partXml, run } from '../../helpers/docx.js';
 
