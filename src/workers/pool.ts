@@ -12,14 +12,22 @@ const TASKS_URL = new URL(import.meta.url.endsWith('.ts') ? '../../dist/workers/
  * aborted task's thread is terminated.
  */
 export class DocumentWorkers {
-  private readonly pool: Piscina;
+  private started: Piscina | undefined;
 
-  constructor(threads = Math.max(1, os.availableParallelism?.() ?? os.cpus().length), queueLimit = 256) {
-    this.pool = new Piscina({ filename: TASKS_URL.href, minThreads: 0, maxThreads: threads, idleTimeout: 30_000, maxQueue: queueLimit });
+  constructor(private readonly size = Math.max(1, os.availableParallelism?.() ?? os.cpus().length), private readonly queueLimit = 256) {}
+
+  /**
+   * Started at the first task with every thread at once, and kept: a thread started while a
+   * request waits costs that request the start-up (tens of ms). Processes that never merge
+   * (account commands) start none.
+   */
+  private get pool(): Piscina {
+    this.started ??= new Piscina({ filename: TASKS_URL.href, minThreads: this.size, maxThreads: this.size, idleTimeout: Infinity, maxQueue: this.queueLimit });
+    return this.started;
   }
 
   get threads(): number {
-    return this.pool.threads.length;
+    return this.started?.threads.length ?? 0;
   }
 
   /** Merges in a worker thread; `signal` (the request's time limit) terminates the work. */
@@ -59,6 +67,6 @@ export class DocumentWorkers {
   }
 
   async close(): Promise<void> {
-    await this.pool.destroy();
+    await this.started?.destroy();
   }
 }
