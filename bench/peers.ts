@@ -1,0 +1,139 @@
+/**
+ * docsmith against Carbone (npm `carbone`, in-process) and docxtemplater on the same content,
+ * in one run on this machine, each output checked (rows and a total in the document text):
+ *  1. a 20,000-row table to DOCX: time;
+ *  2. a 100-row invoice to DOCX, 8 concurrent clients: documents per second, docsmith over HTTP
+ *     (worker threads) against Carbone in-process (its render is asynchronous).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createRequire } from 'node:module';
+import PizZip from 'pizzip';
+import Docxtemplater from 'docxtemplater';
+import { unzipSync, strFromU8 } from 'fflate';
+import { CompiledTemplate, DEFAULT_MERGE_OPTIONS } from '../src/merge/engine.js';
+import { block, cell, docx, mergefield, p, row, run, table } from '../test/helpers/docx.js';
+import { tempDir } from '../test/helpers/server.js';
+import { median } from './support.js';
+import { startServer } from '../test/helpers/server.js';
+import { adminServices, makeAccount } from '../test/helpers/accounts.js';
+
+type Render = (template: string, data: object, options: object, done: (error: Error | null, result: Buffer) => void) => void;
+const carbone = createRequire(import.meta.url)('carbone') as { render: Render };
+
+function invoice(rows: number) {
+  return {
+    company: 'ACME Corporation', number: 'INV-2026-0042',
+    items: Array.from({ length: rows }, (_, i) => ({ name: `Article ${i + 1}`, qty: (i % 7) + 1, price: (9.99 + i).toFixed(2) })),
+    total: 'TOTAL-OK',
+  };
+}
+
+const header = (c: string, n: string) => p(run(c)) + p(run(`Invoice ${n}`));
+const titleRow = row(cell(p(run('Article'))), cell(p(run('Qty'))), cell(p(run('Price'))));
+
+/** The same invoice three ways: MERGEFIELDs with a row block, Carbone tags, docxtemplater tags. */
+function templates() {
+  const ours = docx(p(mergefield('company')) + p(run('Invoice '), mergefield('number'))
+    + table(titleRow, block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('qty'))), cell(p(mergefield('price'))))))
+    + p(mergefield('total')));
+  const carboneTemplate = docx(header('{d.company}', '{d.number}')
+    + table(titleRow, row(cell(p(run('{d.items[i].name}'))), cell(p(run('{d.items[i].qty}'))), cell(p(run('{d.items[i].price}')))),
+      row(cell(p(run('{d.items[i+1].name}'))), cell(p(run(''))), cell(p(run('')))))
+    + p(run('{d.total}')));
+  const theirs = docx(header('{company}', '{number}')
+    + table(titleRow, row(cell(p(run('{#items}{name}'))), cell(p(run('{qty}'))), cell(p(run('{price}{/items}')))))
+    + p(run('{total}')));
+  return { ours, carboneTemplate, theirs };
+}
+
+function textOf(docxBytes: Uint8Array): string {
+  return strFromU8(unzipSync(docxBytes)['word/document.xml']!).replace(/<[^>]+>/g, ' ');
+}
+
+function check(name: string, out: Uint8Array, rows: number): void {
+  const text = textOf(out);
+  const found = (text.match(/Article \d+/g) ?? []).length;
+  if (found !== rows || !text.includes('TOTAL-OK')) throw new Error(`${name}: ${found} rows of ${rows}, total ${text.includes('TOTAL-OK')}`);
+}
+
+function renderCarbone(file: string, data: object): Promise<Buffer> {
+  return new Promise((resolve, reject) => carbone.render(file, data, {}, (error, result) => (error ? reject(error) : resolve(result))));
+}
+
+async function bigTable(t: ReturnType<typeof templates>, carboneFile: string): Promise<void> {
+  console.log('1. a 20,000-row table to DOCX (median of 3)');
+  const data = invoice(20_000);
+  const time = async (name: string, fn: () => Promise<Uint8Array> | Uint8Array) => {
+    const xs: number[] = [];
+    let out: Uint8Array = new Uint8Array();
+    for (let i = 0; i < 3; i++) {
+      const s = performance.now();
+      out = await fn();
+      xs.push(performance.now() - s);
+    }
+    check(name, out, 20_000);
+    return median(xs);
+  };
+  const ours = await time('docsmith', () => CompiledTemplate.compile(t.ours).merge([data], DEFAULT_MERGE_OPTIONS, false)[0]!);
+  const theirs = await time('Carbone', () => renderCarbone(carboneFile, data));
+  const dt = await time('docxtemplater', () => {
+    const doc = new Docxtemplater(new PizZip(t.theirs), { paragraphLoop: true, linebreaks: true });
+    doc.render(data);
+    return doc.getZip().generate({ type: 'uint8array', compression: 'DEFLATE' });
+  });
+  console.log(`  docsmith ${ours.toFixed(0)} ms, Carbone ${theirs.toFixed(0)} ms, docxtemplater ${dt.toFixed(0)} ms: docsmith is ${(theirs / ours).toFixed(1)}x Carbone, ${(dt / ours).toFixed(1)}x docxtemplater`);
+}
+
+async function throughput(t: ReturnType<typeof templates>, carboneFile: string): Promise<void> {
+  console.log('\n2. a 100-row invoice to DOCX, 8 concurrent clients, 6 s each');
+  const data = invoice(100);
+  const clients = 8;
+  const seconds = 6;
+  const run8 = async (name: string, one: (client: number) => Promise<Uint8Array>) => {
+    check(name, await one(0), 100);
+    let done = 0;
+    const until = performance.now() + seconds * 1000;
+    await Promise.all(Array.from({ length: clients }, async (_, client) => {
+      while (performance.now() < until) {
+        await one(client);
+        done++;
+      }
+    }));
+    return done / seconds;
+  };
+  // Four accounts, two clients each: an account may run two merges at once.
+  const dataDir = tempDir();
+  const admin = await adminServices({ dataDir });
+  const auths: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    const account = await makeAccount(admin, `bench${i}`, { licence: 'SN-BENCH', maxDocuments: 100_000_000 });
+    auths.push(`Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}`);
+  }
+  await admin.store.close();
+  const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_LOG_LEVEL: 'warn', DOCSMITH_OFFICE_WORKERS: '0' });
+  try {
+    const body = JSON.stringify({ mergeData: [data], template: t.ours.toString('base64') });
+    const ours = await run8('docsmith', async (client) => {
+      const authorization = auths[client % auths.length]!;
+      const reply = await fetch(`${server.url}/v1/document/merge?returnFormat=DOCX`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body });
+      if (reply.status !== 200) throw new Error(`merge answered ${reply.status}: ${await reply.text()}`);
+      return Buffer.from(((await reply.json()) as string[])[0]!, 'base64');
+    });
+    const theirs = await run8('Carbone', () => renderCarbone(carboneFile, data));
+    console.log(`  docsmith ${ours.toFixed(0)} docs/s over HTTP, Carbone ${theirs.toFixed(0)} docs/s in-process: docsmith is ${(ours / theirs).toFixed(2)}x`);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const t = templates();
+  const carboneFile = path.join(tempDir(), 'carbone-invoice.docx');
+  fs.writeFileSync(carboneFile, t.carboneTemplate);
+  await bigTable(t, carboneFile);
+  await throughput(t, carboneFile);
+}
+
+await main();
