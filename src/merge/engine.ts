@@ -142,19 +142,28 @@ function addMedia(pkg: OoxmlPackage, sink: MediaSink): void {
 /** Drops empty paragraphs at the end of the body (no text, drawing, field or section break). */
 function trimTrailingParagraphs(xml: string): string {
   const { before, content, sectPr, after } = splitBody(xml);
-  let body = content.trimEnd();
+  // Works on an end index into the body, so a long document is not copied for each check.
+  let end = trimmedEnd(content, content.length);
   for (;;) {
-    if (!body.endsWith('</w:p>') && !body.endsWith('/>')) break;
-    const start = Math.max(body.lastIndexOf('<w:p>'), body.lastIndexOf('<w:p '), body.lastIndexOf('<w:p/>'));
+    if (!content.endsWith('</w:p>', end) && !content.endsWith('/>', end)) break;
+    const start = Math.max(content.lastIndexOf('<w:p>', end - 1), content.lastIndexOf('<w:p ', end - 1), content.lastIndexOf('<w:p/>', end - 1));
     if (start < 0) break;
-    const paragraph = body.slice(start);
+    const paragraph = content.slice(start, end);
     const selfClosing = paragraph.startsWith('<w:p/>') || /^<w:p [^>]*\/>$/.test(paragraph);
     if (!selfClosing && !paragraph.endsWith('</w:p>')) break;
     if (/<w:(t|drawing|pict|object|sectPr|fldChar|fldSimple|instrText|br|tab|sym)\b/.test(paragraph)) break;
     // A start found inside a text box or other container belongs to a paragraph we keep.
     if (/<\/(w:txbxContent|w:drawing|w:pict|mc:AlternateContent|w:sdtContent|w:hyperlink|w:tc|w:r)>/.test(paragraph)) break;
-    if (body.slice(0, start).trimEnd().endsWith('</w:tbl>')) break; // a table must not end the body
-    body = body.slice(0, start).trimEnd();
+    const previous = trimmedEnd(content, start);
+    if (content.endsWith('</w:tbl>', previous)) break; // a table must not end the body
+    end = previous;
   }
-  return before + body + sectPr + after;
+  return before + (end === content.length ? content : content.slice(0, end)) + sectPr + after;
+}
+
+/** The end of `text` before `end` without trailing white space. */
+function trimmedEnd(text: string, end: number): number {
+  let i = end;
+  while (i > 0 && /\s/.test(text[i - 1]!)) i--;
+  return i;
 }
