@@ -24,6 +24,17 @@ export function openSqliteStore(file: string): Store {
   return new SqliteStore(db);
 }
 
+/** Prepared statements by connection and SQL: preparing costs more than running a small one. */
+const statements = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+
+function prepared(db: Database.Database, sql: string): Database.Statement {
+  let cache = statements.get(db);
+  if (!cache) statements.set(db, (cache = new Map()));
+  let statement = cache.get(sql);
+  if (!statement) cache.set(sql, (statement = db.prepare(sql)));
+  return statement;
+}
+
 function migrate(db: Database.Database): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
   db.transaction(() => {
@@ -66,7 +77,7 @@ class SqliteStore implements Store {
   async ping(): Promise<void> {
     let version: number | null;
     try {
-      version = (this.db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v;
+      version = (prepared(this.db, 'SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v;
     } catch (error) {
       if (/42P01|no such table/.test(`${(error as { code?: string }).code} ${(error as Error).message}`)) throw new StorageUnavailableError(NO_SCHEMA);
       throw asStorageUnavailable(error) ?? error;
@@ -113,17 +124,17 @@ class SqliteAccounts implements AccountRepository {
   }
 
   async byId(id: number): Promise<Account | null> {
-    const row = this.db.prepare(`${ACCOUNT_SELECT} WHERE id = ?`).get(id) as AccountRow | undefined;
+    const row = prepared(this.db, `${ACCOUNT_SELECT} WHERE id = ?`).get(id) as AccountRow | undefined;
     return row ? rowToAccount(row) : null;
   }
 
   async byUsername(username: string): Promise<Account | null> {
-    const row = this.db.prepare(`${ACCOUNT_SELECT} WHERE username = ?`).get(username) as AccountRow | undefined;
+    const row = prepared(this.db, `${ACCOUNT_SELECT} WHERE username = ?`).get(username) as AccountRow | undefined;
     return row ? rowToAccount(row) : null;
   }
 
   async list(): Promise<Account[]> {
-    return (this.db.prepare(`${ACCOUNT_SELECT} ORDER BY id`).all() as AccountRow[]).map(rowToAccount);
+    return (prepared(this.db, `${ACCOUNT_SELECT} ORDER BY id`).all() as AccountRow[]).map(rowToAccount);
   }
 
   async update(id: number, patch: AccountPatch): Promise<Account | null> {
@@ -141,13 +152,13 @@ class SqliteAccounts implements AccountRepository {
     if (patch.validUntil !== undefined) add('valid_until', patch.validUntil ? patch.validUntil.getTime() : null);
     if (patch.createdDocuments !== undefined) add('created_documents', patch.createdDocuments);
     if (sets.length > 0) {
-      this.db.prepare(`UPDATE accounts SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
+      prepared(this.db, `UPDATE accounts SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
     }
     return this.byId(id);
   }
 
   async delete(id: number): Promise<boolean> {
-    return this.db.prepare('DELETE FROM accounts WHERE id = ?').run(id).changes > 0;
+    return prepared(this.db, 'DELETE FROM accounts WHERE id = ?').run(id).changes > 0;
   }
 }
 
@@ -156,7 +167,7 @@ class SqliteApiKeys implements ApiKeyRepository {
 
   async add(accountId: number, key: { keyHash: string; keySealed: string }, maxKeys: number): Promise<'added' | 'limit'> {
     return this.db.transaction((): 'added' | 'limit' => {
-      const { n } = this.db.prepare('SELECT COUNT(*) AS n FROM api_keys WHERE account_id = ?').get(accountId) as { n: number };
+      const { n } = prepared(this.db, 'SELECT COUNT(*) AS n FROM api_keys WHERE account_id = ?').get(accountId) as { n: number };
       if (n >= maxKeys) return 'limit';
       this.db
         .prepare('INSERT INTO api_keys (account_id, key_hash, key_sealed, active, created_at) VALUES (?, ?, ?, 1, ?)')
@@ -166,17 +177,17 @@ class SqliteApiKeys implements ApiKeyRepository {
   }
 
   async list(accountId: number): Promise<ApiKeyRecord[]> {
-    const rows = this.db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY id').all(accountId) as ApiKeyRow[];
+    const rows = prepared(this.db, 'SELECT * FROM api_keys WHERE account_id = ? ORDER BY id').all(accountId) as ApiKeyRow[];
     return rows.map(rowToApiKey);
   }
 
   async byHash(keyHash: string): Promise<ApiKeyRecord | null> {
-    const row = this.db.prepare('SELECT * FROM api_keys WHERE key_hash = ?').get(keyHash) as ApiKeyRow | undefined;
+    const row = prepared(this.db, 'SELECT * FROM api_keys WHERE key_hash = ?').get(keyHash) as ApiKeyRow | undefined;
     return row ? rowToApiKey(row) : null;
   }
 
   async delete(accountId: number, keyHash: string): Promise<boolean> {
-    return this.db.prepare('DELETE FROM api_keys WHERE account_id = ? AND key_hash = ?').run(accountId, keyHash).changes > 0;
+    return prepared(this.db, 'DELETE FROM api_keys WHERE account_id = ? AND key_hash = ?').run(accountId, keyHash).changes > 0;
   }
 }
 
@@ -187,9 +198,9 @@ class SqliteTemplates implements TemplateRepository {
 
   async put(accountId: number, t: NewTemplate, maxTemplates: number): Promise<'created' | 'replaced' | 'limit'> {
     return this.db.transaction((): 'created' | 'replaced' | 'limit' => {
-      const exists = this.db.prepare('SELECT 1 FROM templates WHERE account_id = ? AND name = ?').get(accountId, t.name);
+      const exists = prepared(this.db, 'SELECT 1 FROM templates WHERE account_id = ? AND name = ?').get(accountId, t.name);
       if (!exists) {
-        const { n } = this.db.prepare('SELECT COUNT(*) AS n FROM templates WHERE account_id = ?').get(accountId) as { n: number };
+        const { n } = prepared(this.db, 'SELECT COUNT(*) AS n FROM templates WHERE account_id = ?').get(accountId) as { n: number };
         if (n >= maxTemplates) return 'limit';
       }
       this.db
@@ -225,11 +236,11 @@ class SqliteTemplates implements TemplateRepository {
   }
 
   async count(accountId: number): Promise<number> {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM templates WHERE account_id = ?').get(accountId) as { n: number }).n;
+    return (prepared(this.db, 'SELECT COUNT(*) AS n FROM templates WHERE account_id = ?').get(accountId) as { n: number }).n;
   }
 
   async delete(accountId: number, name: string): Promise<boolean> {
-    return this.db.prepare('DELETE FROM templates WHERE account_id = ? AND name = ?').run(accountId, name).changes > 0;
+    return prepared(this.db, 'DELETE FROM templates WHERE account_id = ? AND name = ?').run(accountId, name).changes > 0;
   }
 }
 
@@ -256,25 +267,25 @@ class SqliteShareLinks implements ShareLinkRepository {
   constructor(private readonly db: Database.Database) {}
 
   async add(link: ShareLinkRecord & { tokenHash: string }): Promise<void> {
-    this.db.prepare('INSERT INTO share_links (token_hash, id, account_id, template_name, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
+    prepared(this.db, 'INSERT INTO share_links (token_hash, id, account_id, template_name, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run(link.tokenHash, link.id, link.accountId, link.templateName, link.createdAt.getTime(), link.expiresAt.getTime());
   }
 
   async byTokenHash(tokenHash: string, now: Date): Promise<ShareLinkRecord | null> {
-    const row = this.db.prepare('SELECT * FROM share_links WHERE token_hash = ? AND expires_at > ?').get(tokenHash, now.getTime()) as ShareRow | undefined;
+    const row = prepared(this.db, 'SELECT * FROM share_links WHERE token_hash = ? AND expires_at > ?').get(tokenHash, now.getTime()) as ShareRow | undefined;
     return row ? shareLink(row) : null;
   }
 
   async list(accountId: number, now: Date): Promise<ShareLinkRecord[]> {
-    return (this.db.prepare('SELECT * FROM share_links WHERE account_id = ? AND expires_at > ? ORDER BY created_at DESC, id').all(accountId, now.getTime()) as ShareRow[]).map(shareLink);
+    return (prepared(this.db, 'SELECT * FROM share_links WHERE account_id = ? AND expires_at > ? ORDER BY created_at DESC, id').all(accountId, now.getTime()) as ShareRow[]).map(shareLink);
   }
 
   async revoke(accountId: number, id: string): Promise<boolean> {
-    return this.db.prepare('DELETE FROM share_links WHERE account_id = ? AND id = ?').run(accountId, id).changes > 0;
+    return prepared(this.db, 'DELETE FROM share_links WHERE account_id = ? AND id = ?').run(accountId, id).changes > 0;
   }
 
   async revokeForTemplate(accountId: number, templateName: string): Promise<number> {
-    return this.db.prepare('DELETE FROM share_links WHERE account_id = ? AND template_name = ?').run(accountId, templateName).changes;
+    return prepared(this.db, 'DELETE FROM share_links WHERE account_id = ? AND template_name = ?').run(accountId, templateName).changes;
   }
 }
 
@@ -282,23 +293,23 @@ class SqliteAuthFailures implements AuthFailureRepository {
   constructor(private readonly db: Database.Database) {}
 
   async record(keys: string[], at: number): Promise<void> {
-    const insert = this.db.prepare('INSERT INTO auth_failures (key, at) VALUES (?, ?)');
+    const insert = prepared(this.db, 'INSERT INTO auth_failures (key, at) VALUES (?, ?)');
     this.db.transaction(() => {
       for (const key of keys) insert.run(key, at);
     })();
   }
 
   async since(keys: string[], since: number): Promise<{ count: number; oldest: number | null }[]> {
-    const query = this.db.prepare('SELECT COUNT(*) AS count, MIN(at) AS oldest FROM auth_failures WHERE key = ? AND at >= ?');
+    const query = prepared(this.db, 'SELECT COUNT(*) AS count, MIN(at) AS oldest FROM auth_failures WHERE key = ? AND at >= ?');
     return keys.map((key) => query.get(key, since) as { count: number; oldest: number | null });
   }
 
   async clear(key: string): Promise<void> {
-    this.db.prepare('DELETE FROM auth_failures WHERE key = ?').run(key);
+    prepared(this.db, 'DELETE FROM auth_failures WHERE key = ?').run(key);
   }
 
   async prune(before: number): Promise<void> {
-    this.db.prepare('DELETE FROM auth_failures WHERE at < ?').run(before);
+    prepared(this.db, 'DELETE FROM auth_failures WHERE at < ?').run(before);
   }
 }
 
@@ -311,30 +322,30 @@ class SqliteUsage implements UsageRepository {
    * accounts and keys keep a full fsync per commit.
    */
   private light<T>(work: () => T): T {
-    this.db.pragma('synchronous = NORMAL');
+    prepared(this.db, 'PRAGMA synchronous = NORMAL').run();
     try {
       return work();
     } finally {
-      this.db.pragma('synchronous = FULL');
+      prepared(this.db, 'PRAGMA synchronous = FULL').run();
     }
   }
 
   async reserveDocument(accountId: number, leaseMs: number): Promise<DocumentReservation | null> {
     const id = this.light(() => this.db.transaction((): number | null => {
-      const counted = this.db.prepare('UPDATE accounts SET created_documents = created_documents + 1 WHERE id = ? AND created_documents < max_documents')
+      const counted = prepared(this.db, 'UPDATE accounts SET created_documents = created_documents + 1 WHERE id = ? AND created_documents < max_documents')
         .run(accountId).changes > 0;
       if (!counted) return null;
-      return Number(this.db.prepare('INSERT INTO document_reservations (account_id, expires_at) VALUES (?, ?)').run(accountId, Date.now() + leaseMs).lastInsertRowid);
+      return Number(prepared(this.db, 'INSERT INTO document_reservations (account_id, expires_at) VALUES (?, ?)').run(accountId, Date.now() + leaseMs).lastInsertRowid);
     }).immediate());
     if (id === null) return null;
     return {
       commit: async () => {
-        this.light(() => this.db.prepare('DELETE FROM document_reservations WHERE id = ?').run(id));
+        this.light(() => prepared(this.db, 'DELETE FROM document_reservations WHERE id = ?').run(id));
       },
       refund: async () => {
         this.light(() => this.db.transaction(() => {
-          if (this.db.prepare('DELETE FROM document_reservations WHERE id = ?').run(id).changes > 0) {
-            this.db.prepare('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(accountId);
+          if (prepared(this.db, 'DELETE FROM document_reservations WHERE id = ?').run(id).changes > 0) {
+            prepared(this.db, 'UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(accountId);
           }
         }).immediate());
       },
@@ -343,10 +354,10 @@ class SqliteUsage implements UsageRepository {
 
   async refundExpired(): Promise<number> {
     return this.light(() => this.db.transaction((): number => {
-      const rows = this.db.prepare('SELECT id, account_id FROM document_reservations WHERE expires_at < ?').all(Date.now()) as { id: number; account_id: number }[];
+      const rows = prepared(this.db, 'SELECT id, account_id FROM document_reservations WHERE expires_at < ?').all(Date.now()) as { id: number; account_id: number }[];
       for (const row of rows) {
-        this.db.prepare('DELETE FROM document_reservations WHERE id = ?').run(row.id);
-        this.db.prepare('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(row.account_id);
+        prepared(this.db, 'DELETE FROM document_reservations WHERE id = ?').run(row.id);
+        prepared(this.db, 'UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(row.account_id);
       }
       return rows.length;
     }).immediate());
@@ -362,14 +373,14 @@ class SqliteUsage implements UsageRepository {
     const holder = `${process.pid}:${randomUUID()}`;
     const slot = this.light(() => this.db.transaction((): number | null => {
       const now = Date.now();
-      const rows = this.db.prepare('SELECT slot, holder, expires_at FROM merge_slots WHERE account_id = ?').all(accountId) as {
+      const rows = prepared(this.db, 'SELECT slot, holder, expires_at FROM merge_slots WHERE account_id = ?').all(accountId) as {
         slot: number; holder: string; expires_at: number;
       }[];
       const taken = new Set<number>();
       for (const row of rows) {
         const pid = Number(row.holder.split(':')[0]);
         if (row.expires_at <= now || !processAlive(pid)) {
-          this.db.prepare('DELETE FROM merge_slots WHERE account_id = ? AND slot = ?').run(accountId, row.slot);
+          prepared(this.db, 'DELETE FROM merge_slots WHERE account_id = ? AND slot = ?').run(accountId, row.slot);
         } else {
           taken.add(row.slot);
         }
@@ -389,7 +400,7 @@ class SqliteUsage implements UsageRepository {
       release: async () => {
         if (released) return;
         released = true;
-        if (this.db.open) this.light(() => this.db.prepare('DELETE FROM merge_slots WHERE holder = ?').run(holder));
+        if (this.db.open) this.light(() => prepared(this.db, 'DELETE FROM merge_slots WHERE holder = ?').run(holder));
       },
     };
   }
