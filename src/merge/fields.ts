@@ -136,14 +136,16 @@ function conditionTokens(field: FieldNode, ctx: FieldContext, keyword: string): 
 function compare(tokens: { text: string; quoted: boolean }[], ctx: FieldContext): boolean {
   const [left, op, right] = tokens;
   if (!left || !op || !right) return false;
-  const resolve = (t: { text: string; quoted: boolean }): string => {
-    if (t.quoted) return t.text;
+  // The first operand is a field's value when it names a field, quoted or not (TX Text Control
+  // writes IF "TotalDue" > "2000" ...); the second only when bare, so "Germany" stays a text.
+  const resolve = (t: { text: string; quoted: boolean }, first: boolean): string => {
+    if (t.quoted && !first) return t.text;
     const value = ctx.scope.get(t.text);
     if (value === MISSING) return t.text;
     return value === null || typeof value === 'object' ? '' : String(value);
   };
-  const a = resolve(left);
-  const b = resolve(right);
+  const a = resolve(left, true);
+  const b = resolve(right, false);
   let holds: boolean;
   if (isNumeric(a) && isNumeric(b)) {
     const x = Number(a);

@@ -161,5 +161,8 @@ export function renderSegments(segments: Segment[], context: Omit<FieldContext, 
     return true;
   };
   render(segments, state, out);
+  // A NEXT at the very end (a label sheet whose every label ends with one) moves to a record
+  // of which nothing is merged: that record starts the next document instead of being lost.
+  if (used > 1 && state.scope !== EMPTY_SCOPE && state.scope.readCount === 0) used--;
   return { xml: out.join(''), used };
 }

@@ -20,7 +20,12 @@ function isObject(value: Json | undefined): value is JsonObject {
 }
 
 export class Scope {
-  private constructor(private readonly frames: readonly JsonObject[]) {}
+  /** Look-ups of a record, its blocks' rows included: zero means nothing of it was merged. */
+  private readonly reads: { count: number };
+
+  private constructor(private readonly frames: readonly JsonObject[], reads?: { count: number }) {
+    this.reads = reads ?? { count: 0 };
+  }
 
   static of(record: JsonObject): Scope {
     return new Scope([record]);
@@ -28,11 +33,16 @@ export class Scope {
 
   /** A scope for one row of a block, falling back to this one. */
   enter(row: JsonObject): Scope {
-    return new Scope([row, ...this.frames]);
+    return new Scope([row, ...this.frames], this.reads);
+  }
+
+  get readCount(): number {
+    return this.reads.count;
   }
 
   /** The value of `name` (dotted), or MISSING when no frame has it. */
   get(name: string): Lookup {
+    this.reads.count++;
     const path = name.split('.');
     for (const frame of this.frames) {
       let value: Lookup = getKey(frame, path[0]!);

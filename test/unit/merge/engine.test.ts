@@ -125,6 +125,20 @@ describe('merge engine: IF and DATE', () => {
     assert.equal(text(p(ifField('s', '<', '"C"')), { s: 'Berlin' }), 'yes');
   });
 
+  it('reads a quoted first operand that names a field as that field (as TX Text Control writes it), with every operator', () => {
+    const tx = p(field('IF "TotalDue" > "2000" "Credit card payment is not accepted." "Call us: 704 544 7445"', 'x'));
+    assert.equal(text(tx, { TotalDue: 1716.18 }), 'Call us: 704 544 7445');
+    assert.equal(text(tx, { TotalDue: 2500 }), 'Credit card payment is not accepted.');
+    const country = p(field('IF "country" = "Germany" "yes" "no"', 'x'));
+    assert.equal(text(country, { country: 'Germany' }), 'yes');
+    assert.equal(text(country, { country: 'France' }), 'no');
+    assert.equal(text(country, {}), 'no', 'no such field: the name itself is compared');
+    const cases: [string, number, string][] = [['=', 5, 'yes'], ['<>', 5, 'no'], ['<', 4, 'yes'], ['>', 4, 'no'], ['<=', 5, 'yes'], ['>=', 6, 'yes'], ['>=', 4, 'no']];
+    for (const [op, value, expected] of cases) assert.equal(text(p(field(`IF "n" ${op} "5" "yes" "no"`, 'x')), { n: value }), expected, `${value} ${op} 5`);
+    assert.equal(text(p(field('IF "city" = "Ber*" "yes" "no"', 'x')), { city: 'Berlin' }), 'yes', 'wildcards in the second operand');
+    assert.equal(text(p(field('IF "10" > "9" "yes" "no"', 'x')), {}), 'yes', 'numbers compare as numbers');
+  });
+
   it('takes bare field names and texts with nested fields', () => {
     const body = p(nestedField(['IF country = "DE" "Hallo ', field('MERGEFIELD name'), '" "Hello ', field('MERGEFIELD name'), '"']));
     assert.equal(text(body, { country: 'DE', name: 'Ann' }), 'Hallo Ann');
@@ -138,6 +152,12 @@ describe('merge engine: IF and DATE', () => {
     const conditional = CompiledTemplate.compile(docx(p(mergefield('name')) + p(nestedField(['NEXTIF ', field('MERGEFIELD skip'), ' = "yes"'], '')) + p(mergefield('name'))));
     const out = conditional.merge([{ name: 'A', skip: 'yes' }, { name: 'B', skip: 'no' }, { name: 'C' }], DEFAULT_MERGE_OPTIONS, false);
     assert.deepEqual(out.map((d) => partText(d)), ['A\n\nB', 'C\n\nC']);
+  });
+
+  it('loses no record when every label ends with NEXT, the last one included', () => {
+    const sheet = CompiledTemplate.compile(docx(p(mergefield('name'), field('NEXT', '')) + p(mergefield('name'), field('NEXT', ''))));
+    const records = ['A', 'B', 'C', 'D', 'E'].map((name) => ({ name }));
+    assert.deepEqual(sheet.merge(records, DEFAULT_MERGE_OPTIONS, false).map((d) => partText(d)), ['A\nB', 'C\nD', 'E']);
   });
 
   it('NEXT inside a block moves to the block\'s next row, not to the next record', () => {
