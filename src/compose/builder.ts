@@ -47,6 +47,7 @@ export class DocumentBuilder {
     this.numbering = new NumberingMerger(this.copier);
     this.notes = new NoteMerger(this.copier);
     this.sections = new Sections(this.copier);
+    this.sections.observe(this.content + this.finalSectPr);
   }
 
   append(docx: Uint8Array, divider: Divider, what = `document ${this.documents + 1}`): void {
@@ -87,17 +88,6 @@ export class DocumentBuilder {
     this.join(content, sectPr, divider);
   }
 
-
-
-
-
-
-
-
-
-
-
-
   private join(content: string, sectPr: string, divider: Divider): void {
     if (divider === 'section') {
       const fixed = this.sections.firstSectionOwnPage(content, sectPr || this.finalSectPr);
@@ -111,6 +101,7 @@ export class DocumentBuilder {
     } else {
       this.content += content;
     }
+    this.sections.observe(content + sectPr);
   }
 
   toBuffer(): Buffer {

@@ -4,6 +4,8 @@ import { REL, type PartCopier } from './parts.js';
 /** Section breaks between appended documents: each starts on a new page with its own headers. */
 export class Sections {
   private readonly emptyHeaders = new Map<string, string>();
+  /** Whether any section so far shows a header (footer): only then must a new one hide it. */
+  private readonly seen = { header: false, footer: false };
 
   constructor(private readonly copier: PartCopier) {}
 
@@ -21,21 +23,35 @@ export class Sections {
     return id;
   }
 
-  /** The first section of an appended document starts on a new page and shows only its own headers. */
+  /** Notes which kinds of header and footer the document shows so far. */
+  observe(xml: string): void {
+    if (!this.seen.header && xml.includes('<w:headerReference')) this.seen.header = true;
+    if (!this.seen.footer && xml.includes('<w:footerReference')) this.seen.footer = true;
+  }
+
+  /**
+   * The first section of an appended document starts on a new page and shows only its own
+   * headers: where it has none of a kind that an earlier section shows, an empty one stops
+   * it from inheriting that one; where no earlier section has one, nothing is added.
+   */
   firstSectionOwnPage(content: string, sectPr: string): { content: string; sectPr: string } {
     const fix = (s: string) => {
-      let out = s.replace(/<w:type\b[^>]*\/>/, '');
+      // `<w:sectPr/>` opens up so that references can go inside it.
+      let out = s.replace(/^<w:sectPr\b([^>]*?)\s*\/>$/, '<w:sectPr$1></w:sectPr>').replace(/<w:type\b[^>]*\/>/, '');
       for (const kind of ['header', 'footer'] as const) {
-        if (new RegExp(`<w:${kind}Reference\\b[^>]*w:type="default"`).test(out)) continue;
+        if (!this.seen[kind] || new RegExp(`<w:${kind}Reference\\b[^>]*w:type="default"`).test(out)) continue;
         const id = this.emptyHeaderFooter(kind);
         out = out.replace(/^<w:sectPr\b[^>]*>/, (open) => `${open}<w:${kind}Reference w:type="default" r:id="${id}"/>`);
       }
-      // Header and footer references come first in sectPr; the section type right after them.
-      return out.replace(/((?:<w:(?:header|footer)Reference\b[^>]*\/>)+)/, '$1<w:type w:val="nextPage"/>');
+      // Header and footer references come first in sectPr (with or without white space between
+      // them); the section type right after them, else first.
+      const refs = /^(<w:sectPr\b[^>]*>)((?:\s*<w:(?:header|footer)Reference\b[^>]*\/>)*)/.exec(out);
+      return refs ? out.replace(refs[0], `${refs[1]}${refs[2]}<w:type w:val="nextPage"/>`) : out;
     };
     const inner = content.indexOf('<w:sectPr');
     if (inner >= 0) {
-      const end = content.indexOf('</w:sectPr>', inner) + '</w:sectPr>'.length;
+      const open = content.indexOf('>', inner);
+      const end = content[open - 1] === '/' ? open + 1 : content.indexOf('</w:sectPr>', inner) + '</w:sectPr>'.length;
       return { content: content.slice(0, inner) + fix(content.slice(inner, end)) + content.slice(end), sectPr };
     }
     return { content, sectPr: sectPr ? fix(sectPr) : sectPr };

@@ -139,7 +139,10 @@ function addMedia(pkg: OoxmlPackage, sink: MediaSink): void {
   }
 }
 
-/** Drops empty paragraphs at the end of the body (no text, drawing, field or section break). */
+/**
+ * Drops what is empty at the end of the body: paragraphs without text, drawing, field or section
+ * break (page and line breaks alone count as empty), and breaks that end the last paragraph.
+ */
 function trimTrailingParagraphs(xml: string): string {
   const { before, content, sectPr, after } = splitBody(xml);
   // Works on an end index into the body, so a long document is not copied for each check.
@@ -151,14 +154,19 @@ function trimTrailingParagraphs(xml: string): string {
     const paragraph = content.slice(start, end);
     const selfClosing = paragraph.startsWith('<w:p/>') || /^<w:p [^>]*\/>$/.test(paragraph);
     if (!selfClosing && !paragraph.endsWith('</w:p>')) break;
-    if (/<w:(t|drawing|pict|object|sectPr|fldChar|fldSimple|instrText|br|tab|sym)\b/.test(paragraph)) break;
+    if (/<w:(t|drawing|pict|object|sectPr|fldChar|fldSimple|instrText|tab|ptab|sym|footnoteReference|endnoteReference|commentReference|ruby)\b/.test(paragraph)) break;
     // A start found inside a text box or other container belongs to a paragraph we keep.
-    if (/<\/(w:txbxContent|w:drawing|w:pict|mc:AlternateContent|w:sdtContent|w:hyperlink|w:tc|w:r)>/.test(paragraph)) break;
+    if (/<\/(w:txbxContent|w:drawing|w:pict|mc:AlternateContent|w:sdtContent|w:hyperlink|w:tc)>/.test(paragraph)) break;
     const previous = trimmedEnd(content, start);
     if (content.endsWith('</w:tbl>', previous)) break; // a table must not end the body
     end = previous;
   }
-  return before + (end === content.length ? content : content.slice(0, end)) + sectPr + after;
+  let body = end === content.length ? content : content.slice(0, end);
+  // The last paragraph kept may still end with a page break: a blank page after the text.
+  if (body.endsWith('</w:p>')) {
+    body = body.replace(/(?:<w:r>(?:<w:rPr>(?:(?!<\/w:rPr>)[\s\S])*<\/w:rPr>)?<w:br\b[^>]*\/><\/w:r>\s*)+<\/w:p>$/, '</w:p>');
+  }
+  return before + body + sectPr + after;
 }
 
 /** The end of `text` before `end` without trailing white space. */

@@ -30,7 +30,9 @@ export function splitBody(xml: string): { before: string; content: string; sectP
   const bodyStart = open.index + open[0].length;
   const inner = xml.slice(bodyStart, close);
   const sect = inner.lastIndexOf('<w:sectPr');
-  const hasFinalSect = sect >= 0 && inner.slice(sect).trimEnd().endsWith('</w:sectPr>') && !inner.slice(sect).includes('</w:p>');
+  const tail = sect >= 0 ? inner.slice(sect).trimEnd() : '';
+  // The body's own section properties: `<w:sectPr>...</w:sectPr>` or `<w:sectPr/>`, last in the body.
+  const hasFinalSect = sect >= 0 && !tail.includes('</w:p>') && (tail.endsWith('</w:sectPr>') || /^<w:sectPr\b[^>]*\/>$/.test(tail));
   return {
     before: xml.slice(0, bodyStart),
     content: hasFinalSect ? inner.slice(0, sect) : inner,

@@ -181,6 +181,44 @@ describe('document builder (append)', () => {
     assert.match(fontOf('Sans eleven').name, /Sans/);
   });
 
+  it('adds no empty header or footer where no earlier section shows one, and one where it does', () => {
+    const bare = docx(p(run('label')));
+    const plain = new DocumentBuilder(bare);
+    plain.append(bare, 'section');
+    const xml = partXml(plain.toBuffer());
+    assert.ok(!/headerReference|footerReference/.test(xml), 'nothing to hide, nothing added');
+    const headed = docx(p(run('letter')), { header: p(run('Letterhead')) });
+    const mixed = new DocumentBuilder(headed);
+    mixed.append(bare, 'section');
+    const sections = [...partXml(mixed.toBuffer()).matchAll(/<w:sectPr\b[\s\S]*?<\/w:sectPr>/g)].map((m) => m[0]);
+    assert.equal(sections.length, 2);
+    assert.match(sections[1]!, /<w:headerReference w:type="default"/, 'the letterhead is hidden in the appended section');
+    assert.ok(!/footerReference/.test(sections[1]!), 'no footer anywhere: none added');
+  });
+
+  it('keeps sectPr children in schema order, with pretty-printed and self-closing section properties', () => {
+    const pretty = (header: boolean) => {
+      const bytes = unzipSync(docx(p(run('x')), header ? { header: p(run('H')), footer: p(run('F')) } : {}));
+      const xml = new TextDecoder().decode(bytes['word/document.xml']);
+      bytes['word/document.xml'] = new TextEncoder().encode(header
+        ? xml.replace(/(<w:headerReference[^>]*\/>)(<w:footerReference)/, '$1\n    $2')
+        : xml.replace(/<w:sectPr>[\s\S]*<\/w:sectPr>/, '<w:sectPr/>'));
+      return Buffer.from(zipSync(bytes));
+    };
+    for (const header of [true, false]) {
+      const builder = new DocumentBuilder(pretty(header));
+      builder.append(pretty(header), 'section');
+      builder.append(pretty(header), 'section');
+      const xml = partXml(builder.toBuffer());
+      for (const sect of xml.match(/<w:sectPr\b[^>]*>[\s\S]*?<\/w:sectPr>|<w:sectPr\b[^>]*\/>/g)!) {
+        const children = [...sect.matchAll(/<w:(\w+)\b/g)].map((m) => m[1]).slice(1);
+        const firstOther = children.findIndex((c) => c !== 'headerReference' && c !== 'footerReference');
+        assert.ok(children.slice(firstOther).every((c) => c !== 'headerReference' && c !== 'footerReference'), `references first: ${children.join(',')}`);
+      }
+      assert.ok(!/<w:sectPr\/><w:/.test(xml), 'a self-closing sectPr took no children after it');
+    }
+  });
+
   it('carries comments with renumbered ids', () => {
     const commented = docx(p('<w:commentRangeStart w:id="0"/>', run('Reviewed text'), '<w:commentRangeEnd w:id="0"/><w:r><w:commentReference w:id="0"/></w:r>'),
       { comments: `<w:comment w:id="0" w:author="Ann" w:date="2024-01-01T00:00:00Z">${p(run('Check this'))}</w:comment>` });

@@ -244,6 +244,19 @@ describe('merge engine: documents', () => {
     assert.equal(paragraphs({ removeTrailingWhitespace: false }), 3);
   });
 
+  it('removes trailing page breaks, alone or ending the last paragraph, so no blank page follows', () => {
+    const pageBreak = '<w:r><w:br w:type="page"/></w:r>';
+    const alone = merge(p(run('report')) + `<w:p>${pageBreak}</w:p>`, {})[0]!;
+    assert.ok(!partXml(alone).includes('w:br'), partXml(alone));
+    const ending = merge(`<w:p>${run('report')}${pageBreak}</w:p>`, {})[0]!;
+    assert.ok(!partXml(ending).includes('w:br'), partXml(ending));
+    assert.match(partText(ending), /report/);
+    const inside = merge(`<w:p>${run('one')}${pageBreak}${run('two')}</w:p>`, {})[0]!;
+    assert.ok(partXml(inside).includes('w:br'), 'a break between texts stays');
+    const kept = merge(p(run('report')) + `<w:p>${pageBreak}</w:p>`, {}, { removeTrailingWhitespace: false })[0]!;
+    assert.ok(partXml(kept).includes('w:br'));
+  });
+
   it('appends records into one document, each in its own section', () => {
     const template = CompiledTemplate.compile(docx(p(run('Dear '), mergefield('name'))));
     const [one] = template.merge([{ name: 'A' }, { name: 'B' }, { name: 'C' }], DEFAULT_MERGE_OPTIONS, true);
