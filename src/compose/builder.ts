@@ -11,6 +11,9 @@ import { StyleMerger, withParagraphStyle } from './styles.js';
 /** How an appended document joins the one before it. */
 export type Divider = 'none' | 'paragraph' | 'section';
 
+/** Parts with text of their own (stories) besides the body. */
+const STORY_PART = /^word\/(?:[^/]*_)?(?:header|footer|footnotes|endnotes|comments)[^/]*\.xml$/;
+
 const HANDLED_APART = ['styles', 'numbering', 'fontTable', 'settings', 'webSettings', 'theme', 'footnotes', 'endnotes', 'comments', 'customXml', 'glossaryDocument', 'people', 'commentsExtended', 'commentsIds'];
 
 /**
@@ -107,6 +110,11 @@ export class DocumentBuilder {
   toBuffer(): Buffer {
     const ids = new IdRenumberer();
     this.pkg.setText(this.mainPart, ids.part(this.before + this.content + this.finalSectPr + this.after));
+    // Drawing and paragraph ids must be unique in the whole document: headers, footers and
+    // notes of every joined document continue the body's numbering.
+    for (const name of [...this.pkg.parts.keys()].sort()) {
+      if (name !== this.mainPart && STORY_PART.test(name)) this.pkg.setText(name, ids.part(this.pkg.text(name)!));
+    }
     return this.pkg.toBuffer();
   }
 }

@@ -45,13 +45,15 @@ export class CompiledTemplate {
     const main = pkg.mainDocument();
     const names = pkg.textParts();
     let mainTree: TElement | undefined;
+    const others: TElement[] = [];
     const parts = names.map((name) => {
       const doc = parseXml(pkg.text(name)!, `${what} (${name})`);
       const tree = analysePart(doc.root, name);
       if (name === main) mainTree = tree;
+      else others.push(tree);
       return { name, segments: [doc.prolog, ...compileNodes([tree])] };
     });
-    return new CompiledTemplate(pkg, main, parts, templateInfo(mainTree!, pkg));
+    return new CompiledTemplate(pkg, main, parts, templateInfo(mainTree!, pkg, others));
   }
 
   /**

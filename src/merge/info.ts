@@ -51,11 +51,15 @@ function collect(nodes: TNode[], fields: MergeFieldInfo[], blocks: MergeBlockInf
   }
 }
 
-/** Fields and blocks of the main document, in document order, and custom properties. */
-export function templateInfo(main: TElement, pkg: OoxmlPackage): Omit<TemplateInfo, 'templateName'> {
+/**
+ * Fields and blocks of the main document, in document order, then the fields of headers,
+ * footers and notes (data built from the list must fill those too), and custom properties.
+ */
+export function templateInfo(main: TElement, pkg: OoxmlPackage, others: TElement[] = []): Omit<TemplateInfo, 'templateName'> {
   const mergeFields: MergeFieldInfo[] = [];
   const mergeBlocks: MergeBlockInfo[] = [];
   collect([main], mergeFields, mergeBlocks);
+  for (const part of others) collect([part], mergeFields, mergeBlocks);
   const userDocumentProperties: Record<string, string> = {};
   const custom = pkg.text('docProps/custom.xml');
   if (custom) {

@@ -219,6 +219,19 @@ describe('document builder (append)', () => {
     }
   });
 
+  it('keeps drawing ids unique across the body, headers and footers of every joined document', () => {
+    const drawing = (id: number) => `<w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:extent cx="1" cy="1"/><wp:docPr id="${id}" name="d${id}"/></wp:inline></w:drawing></w:r>`;
+    const withDrawings = docx(`<w:p>${drawing(1)}</w:p>`, { header: `<w:p>${drawing(1)}</w:p>`, footer: `<w:p>${drawing(2)}</w:p>` });
+    const builder = new DocumentBuilder(withDrawings);
+    builder.append(withDrawings, 'section');
+    builder.append(withDrawings, 'section');
+    const out = builder.toBuffer();
+    const ids = Object.entries(unzipSync(out)).filter(([name]) => name.endsWith('.xml'))
+      .flatMap(([, data]) => [...new TextDecoder().decode(data).matchAll(/<wp:docPr\b[^>]*\bid="(\d+)"/g)].map((m) => m[1]));
+    assert.equal(ids.length, 9);
+    assert.equal(new Set(ids).size, ids.length, `ids ${ids.join(',')}`);
+  });
+
   it('carries comments with renumbered ids', () => {
     const commented = docx(p('<w:commentRangeStart w:id="0"/>', run('Reviewed text'), '<w:commentRangeEnd w:id="0"/><w:r><w:commentReference w:id="0"/></w:r>'),
       { comments: `<w:comment w:id="0" w:author="Ann" w:date="2024-01-01T00:00:00Z">${p(run('Check this'))}</w:comment>` });

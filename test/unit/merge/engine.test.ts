@@ -289,6 +289,11 @@ describe('merge engine: documents', () => {
       { custom_entry1: 'entry1_value', custom_entry2: 'entry2_value' });
   });
 
+  it('lists the fields of headers and footers too, after the body\'s', () => {
+    const info = CompiledTemplate.compile(docx(p(mergefield('name')), { header: p(mergefield('company')), footer: p(run('Page '), mergefield('reference')) })).info;
+    assert.deepEqual(info.mergeFields.map((f) => f.name), ['name', 'company', 'reference']);
+  });
+
   it('refuses templates that are not well-formed, with a clear message', () => {
     const broken = unzipSync(docx(p(run('x'))));
     broken['word/document.xml'] = Buffer.from('<w:document><w:body><w:p></w:body>');
