@@ -32,3 +32,41 @@ export function addMissingProperties(target: XmlElement, extra: XmlElement[], or
   elements.sort((a, b) => rank(a) - rank(b));
   target.children = elements;
 }
+
+/** Section property elements in the order the schema requires (CT_SectPr). */
+export const SECTPR_ORDER = ['w:headerReference', 'w:footerReference', 'w:footnotePr', 'w:endnotePr', 'w:type', 'w:pgSz', 'w:pgMar',
+  'w:paperSrc', 'w:pgBorders', 'w:lnNumType', 'w:pgNumType', 'w:cols', 'w:formProt', 'w:vAlign', 'w:noEndnote', 'w:titlePg',
+  'w:textDirection', 'w:bidi', 'w:rtlGutter', 'w:docGrid', 'w:printerSettings', 'w:sectPrChange'];
+
+const ORDERS: Record<string, readonly string[]> = { 'w:sectPr': SECTPR_ORDER, 'w:pPr': PPR_ORDER, 'w:rPr': RPR_ORDER };
+
+/**
+ * Where a part breaks the schema's element order in section, paragraph or run properties (the
+ * orders Word and strict readers enforce): one line per problem, empty when there is none.
+ * Elements of other namespaces (extensions) are not judged.
+ */
+export function schemaOrderProblems(root: XmlElement, part: string): string[] {
+  const problems: string[] = [];
+  const stack: XmlElement[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const order = ORDERS[node.name];
+    if (order) {
+      let last = -1;
+      let lastName = '';
+      for (const child of node.children) {
+        if (child.kind !== 'element' || !child.name.startsWith('w:')) continue;
+        // Header and footer references form one group (EG_HdrFtrReferences): any order among them.
+        const rank = order.indexOf(child.name === 'w:footerReference' ? 'w:headerReference' : child.name);
+        if (rank < 0) continue;
+        if (rank < last) problems.push(`${part}: <${node.name}> has <${child.name}> after <${lastName}>`);
+        else {
+          last = rank;
+          lastName = child.name;
+        }
+      }
+    }
+    for (const child of node.children) if (child.kind === 'element') stack.push(child);
+  }
+  return problems;
+}

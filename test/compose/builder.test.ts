@@ -8,7 +8,7 @@ import type { OfficePool } from '../../src/office/pool.js';
 import { fixture, tempDir } from '../helpers/server.js';
 import { pdfFacts, testPool } from '../helpers/office.js';
 import * as mupdf from 'mupdf';
-import { decimalList, docx, headingStyle, listItem, p, partText, partXml, picture, png, run } from '../helpers/docx.js';
+import { decimalList, docx, headingStyle, listItem, p, partText, partXml, picture, png, run, schemaOrderProblemsOf } from '../helpers/docx.js';
 
 function pageTexts(pdf: Buffer): string[] {
   const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
@@ -216,6 +216,7 @@ describe('document builder (append)', () => {
         assert.ok(children.slice(firstOther).every((c) => c !== 'headerReference' && c !== 'footerReference'), `references first: ${children.join(',')}`);
       }
       assert.ok(!/<w:sectPr\/><w:/.test(xml), 'a self-closing sectPr took no children after it');
+      assert.deepEqual(schemaOrderProblemsOf(builder.toBuffer()), []);
     }
   });
 

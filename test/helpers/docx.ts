@@ -1,5 +1,7 @@
 import { deflateSync } from 'node:zlib';
 import { unzipSync, zipSync } from 'fflate';
+import { parseXml } from '../../src/ooxml/xml.js';
+import { schemaOrderProblems } from '../../src/ooxml/properties-order.js';
 
 /** Builds small DOCX templates for tests, with fields and blocks written in a few words. */
 
@@ -158,3 +160,11 @@ export const headingStyle = (color: string) =>
 export const decimalList = '<w:abstractNum w:abstractNumId="0"><w:nsid w:val="1A2B3C4D"/><w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%1."/><w:pPr><w:ind w:left="720" w:hanging="360"/></w:pPr></w:lvl></w:abstractNum><w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>';
 
 export const listItem = (text: string) => `<w:p><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr></w:pPr>${run(text)}</w:p>`;
+
+/** Schema-order problems of every XML part of a package (see src/ooxml/properties-order.ts). */
+export function schemaOrderProblemsOf(docxBytes: Uint8Array): string[] {
+  const files = unzipSync(docxBytes);
+  return Object.entries(files)
+    .filter(([name]) => name.startsWith('word/') && name.endsWith('.xml'))
+    .flatMap(([name, data]) => schemaOrderProblems(parseXml(new TextDecoder().decode(data), name).root, name));
+}

@@ -4,8 +4,10 @@ import { zipSync, unzipSync } from 'fflate';
 import { CompiledTemplate, DEFAULT_MERGE_OPTIONS, type MergeOptions } from '../../../src/merge/engine.js';
 import type { JsonObject } from '../../../src/merge/scope.js';
 import { InputError } from '../../../src/errors.js';
+import { parseXml } from '../../../src/ooxml/xml.js';
+import { schemaOrderProblems } from '../../../src/ooxml/properties-order.js';
 import { fixture } from '../../helpers/server.js';
-import { block, cell, docx, field, mergefield, nestedField, p, partText, partXml, row, run, simpleField, table } from '../../helpers/docx.js';
+import { block, cell, docx, field, mergefield, nestedField, p, partText, partXml, row, run, schemaOrderProblemsOf, simpleField, table } from '../../helpers/docx.js';
 
 function merge(body: string, data: JsonObject | JsonObject[], options: Partial<MergeOptions> = {}, extra: { header?: string; footer?: string } = {}): Buffer[] {
   const template = CompiledTemplate.compile(docx(body, extra));
@@ -257,9 +259,18 @@ describe('merge engine: documents', () => {
     assert.ok(partXml(kept).includes('w:br'));
   });
 
+  it('has an order check that finds misordered properties, and lets header and footer references mix', () => {
+    const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
+    const root = (xml: string) => parseXml(`<w:body ${W}>${xml}</w:body>`, 'test').root;
+    assert.deepEqual(schemaOrderProblems(root('<w:p><w:pPr><w:jc w:val="left"/><w:pStyle w:val="a"/></w:pPr></w:p>'), 'x'), ['x: <w:pPr> has <w:pStyle> after <w:jc>']);
+    assert.equal(schemaOrderProblems(root('<w:sectPr><w:pgSz/><w:type/></w:sectPr>'), 'x').length, 1);
+    assert.deepEqual(schemaOrderProblems(root('<w:sectPr><w:footerReference/><w:headerReference/><w:type/><w:pgSz/></w:sectPr>'), 'x'), []);
+  });
+
   it('appends records into one document, each in its own section', () => {
     const template = CompiledTemplate.compile(docx(p(run('Dear '), mergefield('name'))));
     const [one] = template.merge([{ name: 'A' }, { name: 'B' }, { name: 'C' }], DEFAULT_MERGE_OPTIONS, true);
+    assert.deepEqual(schemaOrderProblemsOf(one!), [], 'every part keeps the schema order');
     const xml = partXml(one!);
     assert.equal(partText(one!), 'Dear A\nDear B\nDear C');
     assert.equal((xml.match(/<w:sectPr>/g) ?? []).length, 3);
