@@ -75,7 +75,7 @@ export class CompiledTemplate {
         rest = records.slice(next, next + window);
         rendered = this.render(rest, context, options);
       }
-      documents.push(this.write(rendered.parts, options, rendered.sink));
+      documents.push(this.write(rendered.parts, options, rendered.sink, append && records.length > 1 && this.numbersEachRecord()));
       next += rendered.used;
     }
     if (!append || documents.length < 2) return documents;
@@ -101,12 +101,28 @@ export class CompiledTemplate {
     return { parts, sink, used };
   }
 
-  private write(parts: Map<string, string>, options: MergeOptions, sink: MediaSink): Buffer {
+  /**
+   * Whether the template restarts page numbering in its one section (`<w:pgNumType w:start>`):
+   * then each record is numbered on its own when records are joined, and "page X of Y" counts
+   * the record's pages (NUMPAGES becomes SECTIONPAGES).
+   */
+  private numbersEachRecord(): boolean {
+    this.perRecordNumbering ??= (() => {
+      const xml = this.pkg.text(this.mainPart) ?? '';
+      return /<w:pgNumType\b[^>]*\bw:start=/.test(xml) && (xml.match(/<w:sectPr\b/g) ?? []).length === 1;
+    })();
+    return this.perRecordNumbering;
+  }
+
+  private perRecordNumbering: boolean | undefined;
+
+  private write(parts: Map<string, string>, options: MergeOptions, sink: MediaSink, sectionPages = false): Buffer {
     const pkg = this.pkg.clone();
     const ids = new IdRenumberer();
     const withListIds = addListNumbering(pkg, this.mainPart, sink.listRequests());
     for (const [name, xml] of parts) {
       let out = withListIds(ids.part(xml));
+      if (sectionPages && (out.includes('<w:instrText') || out.includes('w:instr='))) out = renameField(out, 'NUMPAGES', 'SECTIONPAGES');
       if (name === this.mainPart && options.removeTrailingWhitespace) out = trimTrailingParagraphs(out);
       pkg.setText(name, out);
     }
@@ -114,6 +130,23 @@ export class CompiledTemplate {
     return pkg.toBuffer();
   }
 
+}
+
+/** Gives fields of one kind another keyword, in simple fields and in complex ones whose instruction is split over runs. */
+function renameField(xml: string, from: string, to: string): string {
+  const keyword = new RegExp(`^(\\s*)${from}\\b`, 'i');
+  return xml
+    .replace(/(\bw:instr=")([^"]*)"/g, (all, open: string, instr: string) => (keyword.test(instr) ? `${open}${instr.replace(keyword, `$1${to}`)}"` : all))
+    .replace(/(<w:fldChar\b[^>]*w:fldCharType="begin"[^>]*\/>)((?:(?!<w:fldChar\b)[\s\S])*?)(?=<w:fldChar\b)/g, (all, begin: string, middle: string) => {
+      const texts = [...middle.matchAll(/<w:instrText\b[^>]*>([^<]*)<\/w:instrText>/g)].map((m) => m[1]).join('');
+      if (!keyword.test(texts)) return all;
+      let first = true;
+      return begin + middle.replace(/(<w:instrText\b[^>]*>)([^<]*)(<\/w:instrText>)/g, (_m, a: string, _t: string, b: string) => {
+        if (!first) return a + b;
+        first = false;
+        return a + texts.replace(keyword, `$1${to}`) + b;
+      });
+    });
 }
 
 /** The merge runs synchronously, so the time limit's timer cannot fire: it checks the clock itself. */

@@ -19,7 +19,9 @@ function pdfFilterData(pdfa: boolean, password: string | undefined): Record<stri
     UseLosslessCompression: false,
     Quality: 90,
     EmbedStandardFonts: true,
-    IsSkipEmptyPages: false,
+    // Pages the office inserts to put an odd page number on a right-hand page (a section that
+    // restarts numbering at 1) are not the document's: Word prints none of them.
+    IsSkipEmptyPages: true,
   };
   if (password) {
     data.EncryptFile = true;

@@ -6,7 +6,7 @@ import { FIXTURES, fixture } from '../helpers/server.js';
 import { errorMessage as message, type Client } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { pdfFacts, redShare } from '../helpers/office.js';
-import { block, docx, mergefield, p, partText, run } from '../helpers/docx.js';
+import { block, docx, field, mergefield, p, partText, run } from '../helpers/docx.js';
 import * as mupdf from 'mupdf';
 
 const b64 = (b: Buffer) => b.toString('base64');
@@ -62,6 +62,20 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     const text = Buffer.from(xml!).toString('utf8');
     assert.equal((text.match(/<w:sectPr\b/g) ?? []).length, 1000);
     assert.ok(text.includes('Person 999'));
+  });
+
+  it('numbers each record on its own when the template restarts page numbering: no blank pages, "1 of 1"', async () => {
+    const template = docx(p(run('Invoice for '), mergefield('name')), { footer: p(run('Page '), field('PAGE', '1'), run(' of '), field('NUMPAGES', '1')) });
+    const files = (await import('fflate')).unzipSync(template);
+    files['word/document.xml'] = Buffer.from(Buffer.from(files['word/document.xml']!).toString('utf8').replace(/(<w:pgMar[^>]*\/>)/, '$1<w:pgNumType w:start="1"/>'));
+    const restarting = Buffer.from((await import('fflate')).zipSync(files));
+    const [pdf] = decode(await merge('returnFormat=PDF', { mergeData: [{ name: 'A' }, { name: 'B' }, { name: 'C' }], template: b64(restarting) }));
+    const doc = mupdf.Document.openDocument(pdf!, 'application/pdf');
+    const pages = Array.from({ length: doc.countPages() }, (_, i) => doc.loadPage(i).toStructuredText('preserve-whitespace').asText().replace(/\s+/g, ' ').trim());
+    assert.deepEqual(pages, ['Invoice for A Page 1 of 1', 'Invoice for B Page 1 of 1', 'Invoice for C Page 1 of 1']);
+    // Without a restart, the whole document is counted.
+    const [whole] = decode(await merge('returnFormat=PDF', { mergeData: [{ name: 'A' }, { name: 'B' }], template: b64(template) }));
+    assert.match(pdfFacts(whole!).text, /Page 2 of 2/);
   });
 
   it('writes DOCX that LibreOffice opens, in every return format', async () => {
