@@ -28,7 +28,14 @@ function testFiles(dir) {
 
 // `--unit`: the pure tier (test/unit), no office, database server or browser: seconds.
 const unit = process.argv.includes('--unit');
-const only = process.argv.slice(2).filter((arg) => arg !== '--unit');
+// `--visual [--update]`: the visual regression suite alone; --update writes new approved images.
+const visual = process.argv.includes('--visual');
+const only = process.argv.slice(2).filter((arg) => !['--unit', '--visual', '--update'].includes(arg));
+if (visual) {
+  process.env.DOCSMITH_VISUAL_UPDATE = process.argv.includes('--update') ? '1' : '0';
+  step('visual regression', process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', path.join('test', 'visual', 'visual.test.ts')]);
+  process.exit(0);
+}
 if (unit) {
   step('unit tests', process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...testFiles(path.join(root, 'test', 'unit'))]);
   process.exit(0);

@@ -1,0 +1,123 @@
+/**
+ * Visual regression: real-world-like templates merged to PDF, each page rendered to PNG and
+ * compared with an approved reference image (test/visual/references/) within a tolerance. A
+ * failing comparison leaves the page and a diff image in .test-output/visual/. References are
+ * replaced only on purpose: `npm run test:visual -- --update`.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as mupdf from 'mupdf';
+import { CompiledTemplate, DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
+import { Converter } from '../../src/convert/converter.js';
+import type { OfficePool } from '../../src/office/pool.js';
+import type { JsonObject } from '../../src/merge/scope.js';
+import { testPool } from '../helpers/office.js';
+import { ROOT, tempDir } from '../helpers/server.js';
+import { block, cell, docx, field, mergefield, p, row, run, table } from '../helpers/docx.js';
+
+const REFERENCES = path.join(ROOT, 'test', 'visual', 'references');
+const OUTPUT = path.join(ROOT, '.test-output', 'visual');
+const UPDATE = process.env.DOCSMITH_VISUAL_UPDATE === '1';
+/** Share of pixels that may differ (anti-aliasing, font hinting). */
+const TOLERANCE = 0.002;
+
+interface Case {
+  name: string;
+  template: Buffer;
+  records: JsonObject[];
+  append: boolean;
+}
+
+const bold = '<w:b/>';
+const cases: Case[] = [
+  {
+    name: 'invoice',
+    template: docx(p(run('ACME Corporation', bold)) + p(run('Invoice '), mergefield('number'), run(' for '), mergefield('customer'))
+      + table(row(cell(p(run('Item', bold))), cell(p(run('Price', bold)))), block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('price', '\\# "#,##0.00"'))))))
+      + p(run('Total: '), mergefield('total', '\\# "#,##0.00"'))
+      + p(field('IF "total" > "2000" "Credit card payment is not accepted." "Call us: 704 544 7445"', 'x')),
+    { footer: p(run('Page '), field('PAGE', '1'), run(' of '), field('NUMPAGES', '1')) }),
+    records: [{ number: 'INV-1', customer: 'Ann', total: 1716.18, items: [{ name: 'Bolts', price: 1200 }, { name: 'Nuts', price: 516.18 }] }],
+    append: false,
+  },
+  {
+    name: 'letter',
+    template: docx(p(run('Dear '), mergefield('name'), run(',')) + p(run('thank you for your order of '), mergefield('date', '\\@ "d MMMM yyyy"'), run('.')) + p(run('Kind regards')),
+      { header: p(run('ACME Corporation — '), mergefield('city')), footer: p(run('Reference '), mergefield('reference')) }),
+    records: [{ name: 'Ann', date: '2026-11-23', city: 'Springfield', reference: 'R-1' }, { name: 'Bob', date: '2026-01-02', city: 'Shelbyville', reference: 'R-2' }],
+    append: true,
+  },
+];
+
+function pagesOf(pdf: Uint8Array): mupdf.Pixmap[] {
+  const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
+  return Array.from({ length: doc.countPages() }, (_, i) => doc.loadPage(i).toPixmap(mupdf.Matrix.scale(0.75, 0.75), mupdf.ColorSpace.DeviceRGB, false, true));
+}
+
+/** Share of pixels that differ by more than a small amount, and an image marking them red. */
+function compare(actual: mupdf.Pixmap, expected: mupdf.Pixmap): { share: number; diff: Uint8Array } | undefined {
+  if (actual.getWidth() !== expected.getWidth() || actual.getHeight() !== expected.getHeight()) return undefined;
+  const a = actual.getPixels();
+  const b = expected.getPixels();
+  const out = new mupdf.Pixmap(mupdf.ColorSpace.DeviceRGB, [0, 0, actual.getWidth(), actual.getHeight()], false);
+  const d = out.getPixels();
+  let differing = 0;
+  for (let i = 0; i < a.length; i += 3) {
+    const delta = Math.abs(a[i]! - b[i]!) + Math.abs(a[i + 1]! - b[i + 1]!) + Math.abs(a[i + 2]! - b[i + 2]!);
+    const faint = Math.round((a[i]! + a[i + 1]! + a[i + 2]!) / 3 * 0.3 + 178);
+    if (delta > 48) {
+      differing++;
+      d[i] = 255; d[i + 1] = 0; d[i + 2] = 0;
+    } else {
+      d[i] = faint; d[i + 1] = faint; d[i + 2] = faint;
+    }
+  }
+  return { share: differing / (a.length / 3), diff: out.asPNG() };
+}
+
+describe('visual regression: merged real-world-like templates against approved images', () => {
+  let pool: OfficePool;
+  let converter: Converter;
+  before(async () => {
+    pool = testPool({ size: 1 });
+    await pool.start();
+    converter = new Converter(pool, tempDir());
+    fs.mkdirSync(OUTPUT, { recursive: true });
+  });
+  after(() => pool.close());
+
+  for (const c of cases) {
+    it(`${c.name} looks as approved`, async () => {
+      const merged = CompiledTemplate.compile(c.template).merge(c.records, { ...DEFAULT_MERGE_OPTIONS, culture: 'en-US' }, c.append);
+      const pages = (await Promise.all(merged.map(async (d) => pagesOf((await converter.convert(d, 'docx', 'pdf')).data)))).flat();
+      const problems: string[] = [];
+      pages.forEach((page, i) => {
+        const file = `${c.name}-${i + 1}.png`;
+        const reference = path.join(REFERENCES, file);
+        if (UPDATE) {
+          fs.mkdirSync(REFERENCES, { recursive: true });
+          fs.writeFileSync(reference, page.asPNG());
+          return;
+        }
+        fs.writeFileSync(path.join(OUTPUT, file), page.asPNG());
+        if (!fs.existsSync(reference)) {
+          problems.push(`${file}: no approved reference (run npm run test:visual -- --update and look at it)`);
+          return;
+        }
+        const result = compare(page, new mupdf.Image(fs.readFileSync(reference)).toPixmap());
+        if (!result) problems.push(`${file}: the page size differs from the reference`);
+        else if (result.share > TOLERANCE) {
+          fs.writeFileSync(path.join(OUTPUT, file.replace('.png', '.diff.png')), result.diff);
+          problems.push(`${file}: ${(result.share * 100).toFixed(2)}% of the pixels differ (diff in .test-output/visual/)`);
+        }
+      });
+      if (!UPDATE) {
+        const approved = fs.existsSync(REFERENCES) ? fs.readdirSync(REFERENCES).filter((f) => f.startsWith(`${c.name}-`) && !f.includes('.diff')).length : 0;
+        if (approved !== pages.length) problems.push(`${c.name}: ${pages.length} pages, ${approved} approved`);
+      }
+      assert.deepEqual(problems, []);
+    });
+  }
+});
