@@ -11,6 +11,8 @@ import { StyleMerger, withParagraphStyle } from './styles.js';
 /** How an appended document joins the one before it. */
 export type Divider = 'none' | 'paragraph' | 'section';
 
+const HAIRLINE_PARAGRAPH = '<w:p><w:pPr><w:spacing w:before="0" w:after="0" w:line="20" w:lineRule="exact"/><w:rPr><w:sz w:val="2"/><w:szCs w:val="2"/></w:rPr></w:pPr></w:p>';
+
 /** Parts with text of their own (stories) besides the body. */
 const STORY_PART = /^word\/(?:[^/]*_)?(?:header|footer|footnotes|endnotes|comments)[^/]*\.xml$/;
 
@@ -94,6 +96,9 @@ export class DocumentBuilder {
   private join(content: string, sectPr: string, divider: Divider): void {
     if (divider === 'section') {
       const fixed = this.sections.firstSectionOwnPage(content, sectPr || this.finalSectPr);
+      // LibreOffice loses the page break of a section that starts with a table (a label sheet):
+      // a paragraph one point high before the table keeps it.
+      if (/^\s*<w:tbl\b/.test(fixed.content)) fixed.content = HAIRLINE_PARAGRAPH + fixed.content;
       this.content = endSection(this.content, this.finalSectPr) + fixed.content;
       this.finalSectPr = fixed.sectPr;
     } else if (divider === 'none' && this.content.trimEnd().endsWith('</w:p>') && /^\s*<w:p[\s>]/.test(content)) {

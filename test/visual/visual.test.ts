@@ -43,6 +43,13 @@ const cases: Case[] = [
     append: false,
   },
   {
+    // Every label ends with NEXT, the last one too; each sheet is a table starting its section.
+    name: 'labels',
+    template: docx(table(row(cell(p(mergefield('name')), p(mergefield('city')), p(field('NEXT', ''))), cell(p(mergefield('name')), p(mergefield('city')), p(field('NEXT', '')))))),
+    records: ['Ann/Berlin', 'Bob/Paris', 'Cy/Rome', 'Di/Oslo', 'Ed/Lima'].map((s) => ({ name: s.split('/')[0]!, city: s.split('/')[1]! })),
+    append: true,
+  },
+  {
     name: 'letter',
     template: docx(p(run('Dear '), mergefield('name'), run(',')) + p(run('thank you for your order of '), mergefield('date', '\\@ "d MMMM yyyy"'), run('.')) + p(run('Kind regards')),
       { header: p(run('ACME Corporation — '), mergefield('city')), footer: p(run('Reference '), mergefield('reference')) }),
