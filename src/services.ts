@@ -11,7 +11,7 @@ import { TemplateLibrary } from './templates/library.js';
 import { OfficePool } from './office/pool.js';
 import { openSandbox, type Sandbox } from './office/sandbox.js';
 import { Converter } from './convert/converter.js';
-import { processAlive } from './office/profile.js';
+import { processAlive } from './util/process.js';
 import { Normaliser } from './convert/normalise.js';
 import { TemplateCache } from './merge/cache.js';
 import { DocumentPipeline } from './documents/pipeline.js';

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { processAlive } from '../util/process.js';
 
 /**
  * Settings written into each office profile before its first start: no macros, no link
@@ -36,16 +37,6 @@ export function prepareProfile(dir: string): void {
 
 const OWNER_FILE = 'docsmith-owner';
 const claimed = new Set<string>();
-
-export function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function ownerOf(dir: string): number | undefined {
   try {

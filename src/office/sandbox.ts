@@ -51,22 +51,23 @@ function works(argv: string[]): boolean {
   return spawnSync(argv[0]!, [...argv.slice(1), 'true'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
 }
 
-let probed: SandboxKind | undefined;
+let probed: { kind: SandboxKind; networkPrefix: string[] } | undefined;
 
-/** The strongest isolation this machine allows (probed once). */
-export function availableSandbox(): SandboxKind {
+/** What this machine allows, probed once: bubblewrap, else the `unshare` prefix that cuts the network. */
+function probe(): { kind: SandboxKind; networkPrefix: string[] } {
   if (probed) return probed;
-  if (works(bubblewrapPrefix({ writable: [] }))) probed = 'bubblewrap';
-  else if (works(['unshare', '--net', '--']) || works(['unshare', '--map-root-user', '--net', '--'])) probed = 'network';
-  else probed = 'none';
+  if (works(bubblewrapPrefix({ writable: [] }))) {
+    probed = { kind: 'bubblewrap', networkPrefix: [] };
+  } else {
+    const networkPrefix = [['unshare', '--net', '--'], ['unshare', '--map-root-user', '--net', '--']].find(works) ?? [];
+    probed = { kind: networkPrefix.length ? 'network' : 'none', networkPrefix };
+  }
   return probed;
 }
 
-function networkPrefix(): string[] {
-  for (const candidate of [['unshare', '--net', '--'], ['unshare', '--map-root-user', '--net', '--']]) {
-    if (works(candidate)) return candidate;
-  }
-  return [];
+/** The strongest isolation this machine allows. */
+export function availableSandbox(): SandboxKind {
+  return probe().kind;
 }
 
 export class SandboxUnavailableError extends Error {}
@@ -78,7 +79,7 @@ export function openSandbox(mode: SandboxMode): Sandbox {
   }
   if (kind === 'bubblewrap') return { kind, wrap: (argv, options) => [...bubblewrapPrefix(options), ...argv] };
   if (kind === 'network') {
-    const prefix = networkPrefix();
+    const prefix = probe().networkPrefix;
     return { kind, wrap: (argv) => [...prefix, ...argv] };
   }
   return { kind, wrap: (argv) => argv };

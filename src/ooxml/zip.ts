@@ -131,6 +131,19 @@ const COMPRESSED_PARTS = /\.(xml|rels|vml|txt|html?|svg|emf|wmf|bmp|tiff?)$/i;
 const DOS_TIME = 0;
 const DOS_DATE = (1 << 5) | 1;
 
+/** The fields a local header and a central directory entry share, in the same order, from `at`. */
+function writeEntryFields(header: Buffer, at: number, f: { method: number; crc: number; compressed: number; size: number; nameLength: number }): void {
+  header.writeUInt16LE(20, at); // version needed
+  header.writeUInt16LE(0x0800, at + 2); // names in UTF-8
+  header.writeUInt16LE(f.method, at + 4);
+  header.writeUInt16LE(DOS_TIME, at + 6);
+  header.writeUInt16LE(DOS_DATE, at + 8);
+  header.writeUInt32LE(f.crc, at + 10);
+  header.writeUInt32LE(f.compressed, at + 14);
+  header.writeUInt32LE(f.size, at + 18);
+  header.writeUInt16LE(f.nameLength, at + 22);
+}
+
 /**
  * Writes a ZIP archive: XML parts deflated with Node's native zlib (an order of magnitude faster
  * than fflate's JavaScript deflate on merged documents, and smaller at the same level), media
@@ -148,29 +161,14 @@ export function writeZip(parts: Iterable<[string, Uint8Array]>, level = 6): Buff
     const method = compress ? 8 : 0;
     const crc = zlib.crc32(bytes) >>> 0;
     const fileName = Buffer.from(name, 'utf8');
+    const fields = { method, crc, compressed: body.length, size: bytes.length, nameLength: fileName.length };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(LOCAL, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6); // names in UTF-8
-    local.writeUInt16LE(method, 8);
-    local.writeUInt16LE(DOS_TIME, 10);
-    local.writeUInt16LE(DOS_DATE, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(bytes.length, 22);
-    local.writeUInt16LE(fileName.length, 26);
+    writeEntryFields(local, 4, fields);
     const entry = Buffer.alloc(46);
     entry.writeUInt32LE(CENTRAL, 0);
-    entry.writeUInt16LE(20, 4);
-    entry.writeUInt16LE(20, 6);
-    entry.writeUInt16LE(0x0800, 8);
-    entry.writeUInt16LE(method, 10);
-    entry.writeUInt16LE(DOS_TIME, 12);
-    entry.writeUInt16LE(DOS_DATE, 14);
-    entry.writeUInt32LE(crc, 16);
-    entry.writeUInt32LE(body.length, 20);
-    entry.writeUInt32LE(bytes.length, 24);
-    entry.writeUInt16LE(fileName.length, 28);
+    entry.writeUInt16LE(20, 4); // made by
+    writeEntryFields(entry, 6, fields);
     entry.writeUInt32LE(offset, 42);
     chunks.push(local, fileName, body);
     central.push(entry, fileName);

@@ -8,6 +8,7 @@ import type {
 } from './types.js';
 import { DuplicateError } from './types.js';
 import { asStorageUnavailable, NO_SCHEMA } from './errors.js';
+import { processAlive } from '../util/process.js';
 import { StorageUnavailableError } from '../errors.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { accountColumns, type AccountRow, type ApiKeyRow, rowToAccount, rowToApiKey, rowToTemplateMeta, type TemplateRow } from './rows.js';
@@ -241,16 +242,6 @@ class SqliteTemplates implements TemplateRepository {
 
   async delete(accountId: number, name: string): Promise<boolean> {
     return prepared(this.db, 'DELETE FROM templates WHERE account_id = ? AND name = ?').run(accountId, name).changes > 0;
-  }
-}
-
-/** Whether a process with this pid still runs on this machine (the SQLite file is local). */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

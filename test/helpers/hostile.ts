@@ -7,30 +7,12 @@ import { zipSync, strToU8, unzipSync } from 'fflate';
 import * as mupdf from 'mupdf';
 import { mapFieldTypes } from '../../src/inert/doc.js';
 import { tempDir } from './server.js';
+import { png } from './docx.js';
+import { pdfFacts } from './office.js';
 
 /** A colour no document of ours uses: finding it on a page means the secret picture was read. */
 export const SECRET_RGB = [13, 201, 87] as const;
 export const SECRET_TEXT = 'SECRET-7f3a-DO-NOT-LEAK';
-
-function chunk(type: string, data: Buffer): Buffer {
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(zlib.crc32(body) >>> 0);
-  return Buffer.concat([length, body, crc]);
-}
-
-/** A plain PNG of one colour. */
-export function solidPng(width: number, height: number, rgb: readonly [number, number, number]): Buffer {
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => rgb).flat())]);
-  const raw = Buffer.concat(Array.from({ length: height }, () => row));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
 
 export interface Secrets {
   dir: string;
@@ -43,7 +25,7 @@ export interface Secrets {
 export function plantSecrets(dir: string): Secrets {
   fs.mkdirSync(dir, { recursive: true });
   const secrets = { dir, png: path.join(dir, 'secret.png'), txt: path.join(dir, 'secret.txt'), html: path.join(dir, 'secret.html') };
-  fs.writeFileSync(secrets.png, solidPng(240, 180, SECRET_RGB));
+  fs.writeFileSync(secrets.png, png(240, 180, [...SECRET_RGB]));
   fs.writeFileSync(secrets.txt, `${SECRET_TEXT}\n`);
   fs.writeFileSync(secrets.html, `<html><body><p>${SECRET_TEXT}</p></body></html>`);
   return secrets;
@@ -153,40 +135,39 @@ export function unprotectedPdf(bytes: Buffer, extension: string, soffice = '/usr
   return pdf;
 }
 
-/** Share of pixels of the secret colour over all pages of a PDF (0 when the picture was not read). */
-export function secretShareInPdf(pdf: Uint8Array): number {
-  const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
-  let hits = 0;
-  let total = 0;
-  for (let p = 0; p < doc.countPages(); p++) {
-    const pix = doc.loadPage(p).toPixmap(mupdf.Matrix.scale(0.5, 0.5), mupdf.ColorSpace.DeviceRGB, false, true);
-    const s = pix.getPixels();
-    for (let i = 0; i < s.length; i += 3) {
-      if (Math.abs(s[i]! - SECRET_RGB[0]) < 8 && Math.abs(s[i + 1]! - SECRET_RGB[1]) < 8 && Math.abs(s[i + 2]! - SECRET_RGB[2]) < 8) hits++;
-    }
-    total += s.length / 3;
-  }
-  return total ? hits / total : 0;
-}
-
-/** Share of pixels of the secret colour in a PNG page image. */
-export function secretShareInPng(png: Uint8Array): number {
-  const image = new mupdf.Image(png);
-  const pix = image.toPixmap();
+/** Pixels of the secret colour in a pixmap, and all its pixels. */
+function secretPixels(pix: mupdf.Pixmap): { hits: number; total: number } {
   const s = pix.getPixels();
   const n = pix.getNumberOfComponents() + (pix.getAlpha() ? 1 : 0);
   let hits = 0;
   for (let i = 0; i < s.length; i += n) {
     if (Math.abs(s[i]! - SECRET_RGB[0]) < 8 && Math.abs(s[i + 1]! - SECRET_RGB[1]) < 8 && Math.abs(s[i + 2]! - SECRET_RGB[2]) < 8) hits++;
   }
-  return hits / (s.length / n);
+  return { hits, total: s.length / n };
 }
 
-export function pdfText(pdf: Uint8Array): string {
+/** Share of pixels of the secret colour over all pages of a PDF (0 when the picture was not read). */
+export function secretShareInPdf(pdf: Uint8Array): number {
   const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
-  let text = '';
-  for (let p = 0; p < doc.countPages(); p++) text += doc.loadPage(p).toStructuredText('preserve-whitespace').asText();
-  return text;
+  let hits = 0;
+  let total = 0;
+  for (let p = 0; p < doc.countPages(); p++) {
+    const counted = secretPixels(doc.loadPage(p).toPixmap(mupdf.Matrix.scale(0.5, 0.5), mupdf.ColorSpace.DeviceRGB, false, true));
+    hits += counted.hits;
+    total += counted.total;
+  }
+  return total ? hits / total : 0;
+}
+
+/** Share of pixels of the secret colour in a PNG page image. */
+export function secretShareInPng(image: Uint8Array): number {
+  const { hits, total } = secretPixels(new mupdf.Image(image).toPixmap());
+  return hits / total;
+}
+
+/** The text of every page of a PDF. */
+export function pdfText(pdf: Uint8Array): string {
+  return pdfFacts(pdf).text;
 }
 
 /**
