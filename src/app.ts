@@ -17,6 +17,7 @@ import { proofingRoutes } from './api/routes/proofing.js';
 import { sharePreviewRoutes, shareTokenRoute } from './api/routes/share.js';
 import { portalRoutes } from './api/routes/portal.js';
 import { renderReference, type OpenApiLike } from './api/reference.js';
+import { describeSchemaFailure, type SchemaFailure } from './api/requests/validation.js';
 
 export const VERSION = '0.1.0';
 
@@ -33,20 +34,16 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     // Proofing texts travel in the query string; allow long ones.
     http: { maxHeaderSize: 1024 * 1024 },
-    ajv: { customOptions: { coerceTypes: false, allErrors: false } },
-    schemaErrorFormatter: (errors, dataVar) => {
-      const first = errors[0];
-      const missing = first?.keyword === 'required' ? (first.params as { missingProperty?: string }).missingProperty : undefined;
-      if (missing && dataVar === 'querystring') return new Error(`The query parameter "${missing}" is required.`);
-      return new Error(`Invalid request: ${dataVar}${first?.instancePath ?? ''} ${first?.message ?? 'is not valid'}.`);
-    },
+    // verbose: messages quote the value and the schema's description; union types are the SDKs' nulls and "true"s.
+    ajv: { customOptions: { coerceTypes: false, allErrors: false, verbose: true, allowUnionTypes: true } },
+    schemaErrorFormatter: (errors, dataVar) => new Error(describeSchemaFailure(errors[0] as SchemaFailure | undefined, dataVar)),
   });
 
   registerWire(app, config);
 
   await app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: {
         title: 'docsmith',
         version: VERSION,
@@ -59,13 +56,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         },
       },
       security: [{ apiKey: [] }, { basic: [] }],
-    },
-    // Routes document their one-string bodies as `documentBody` and validate them by hand,
-    // so that a wrong body gets a message that names what to send.
-    transform: ({ schema, url }) => {
-      if (!schema || !('documentBody' in schema)) return { schema, url };
-      const { documentBody, ...rest } = schema as Record<string, unknown>;
-      return { schema: { ...rest, body: documentBody } as typeof schema, url };
     },
   });
 

@@ -1,12 +1,19 @@
 /** Renders the OpenAPI description as one self-contained HTML page (no scripts, no CDN). */
 
 interface Parameter { name: string; in: string; required?: boolean; description?: string; schema?: { type?: string | string[] } }
+interface BodySchema {
+  type?: string | string[];
+  description?: string;
+  properties?: Record<string, { description?: string }>;
+  required?: string[];
+  examples?: unknown[];
+}
 interface Operation {
   summary?: string;
   description?: string;
   tags?: string[];
   parameters?: Parameter[];
-  requestBody?: { content?: Record<string, { schema?: { type?: string; description?: string } }> };
+  requestBody?: { content?: Record<string, { schema?: BodySchema; example?: unknown }> };
   responses?: Record<string, { description?: string }>;
 }
 export interface OpenApiLike {
@@ -56,6 +63,17 @@ export function exampleFor(method: string, path: string): string | undefined {
 const escape = (text: string): string =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
+/** A request body from its schema: what it is, its fields, and the schema's own example. */
+function renderBody(body: BodySchema, mediaExample: unknown): string {
+  const type = Array.isArray(body.type) ? body.type[0] : body.type;
+  const fields = Object.entries(body.properties ?? {})
+    .map(([name, field]) => `<tr><td><code>${escape(name)}</code></td><td>${body.required?.includes(name) ? 'yes' : 'no'}</td><td>${escape(field.description ?? '')}</td></tr>`).join('');
+  const example = mediaExample ?? body.examples?.[0];
+  return `<p>Body: JSON ${escape(String(type ?? 'value'))}${body.description ? `, ${escape(body.description)}` : ''}</p>`
+    + (fields ? `<table><tr><th>Field</th><th>Required</th><th>Meaning</th></tr>${fields}</table>` : '')
+    + (example !== undefined ? `<p>Example body:</p><pre>${escape(JSON.stringify(example, null, 2))}</pre>` : '');
+}
+
 export function renderReference(doc: OpenApiLike): string {
   const sections: string[] = [];
   for (const [path, methods] of Object.entries(doc.paths ?? {})) {
@@ -63,7 +81,8 @@ export function renderReference(doc: OpenApiLike): string {
       const params = (op.parameters ?? [])
         .map((p) => `<tr><td><code>${escape(p.name)}</code></td><td>${p.in}</td><td>${p.required ? 'yes' : 'no'}</td><td>${escape(p.description ?? '')}</td></tr>`)
         .join('');
-      const body = op.requestBody?.content?.['application/json']?.schema;
+      const media = op.requestBody?.content?.['application/json'];
+      const body = media?.schema;
       const responses = Object.entries(op.responses ?? {})
         .map(([status, r]) => `<li><b>${status}</b> ${escape(r.description ?? '')}</li>`).join('');
       const curl = exampleFor(method, path) ?? `curl $A -X ${method.toUpperCase()} "$B${path}"`;
@@ -71,7 +90,7 @@ export function renderReference(doc: OpenApiLike): string {
 <h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escape(path)}</code></h3>
 <p>${escape(op.summary ?? '')}</p>${op.description ? `<p>${escape(op.description)}</p>` : ''}
 ${params ? `<table><tr><th>Parameter</th><th>In</th><th>Required</th><th>Meaning</th></tr>${params}</table>` : ''}
-${body ? `<p>Body: JSON ${escape(String(body.type ?? 'value'))}${body.description ? ` — ${escape(body.description)}` : ''}</p>` : ''}
+${body ? renderBody(body, media?.example) : ''}
 <ul>${responses}</ul><pre>${escape(curl)}</pre></section>`);
     }
   }

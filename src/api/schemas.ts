@@ -27,3 +27,93 @@ export const errorResponses = {
   400: { description: 'Bad input', ...errorSchema },
   403: { description: 'Not authorized, or over a quota or limit', ...errorSchema },
 } as const;
+
+// Response shapes. Every property is always sent, so all are required. `x-type` names a shape the
+// client generator refers to instead of inlining it (merge blocks nest).
+
+export const accountSettingsSchema = {
+  type: 'object',
+  properties: {
+    serialNumber: { type: 'string', description: 'FREE, TRIAL or the serial number of the licence' },
+    createdDocuments: { type: 'integer' },
+    uploadedTemplates: { type: 'integer' },
+    maxDocuments: { type: 'integer' },
+    maxTemplates: { type: 'integer' },
+    validUntil: { type: 'string', description: 'YYYY-MM-DDTHH:MM:SS+00:00 (9999-12-31T23:59:59+00:00 when the account does not expire)' },
+    proofingTransactions: { type: 'integer' },
+    maxProofingTransactions: { type: 'integer' },
+  },
+  required: ['serialNumber', 'createdDocuments', 'uploadedTemplates', 'maxDocuments', 'maxTemplates', 'validUntil', 'proofingTransactions', 'maxProofingTransactions'],
+} as const;
+
+export const apiKeySchema = {
+  type: 'object',
+  properties: { key: { type: 'string' }, active: { type: 'boolean' } },
+  required: ['key', 'active'],
+} as const;
+
+export const templateListEntrySchema = {
+  type: 'object',
+  properties: {
+    templateName: { type: 'string' },
+    modified: { type: 'string', description: 'YYYY-MM-DDTHH:MM:SS+00:00' },
+    size: { type: 'integer', description: 'bytes' },
+  },
+  required: ['templateName', 'modified', 'size'],
+} as const;
+
+export const shareLinkSchema = {
+  type: 'object',
+  description: 'a live share link, as listed (its token is shown only once, when it is made)',
+  properties: { id: { type: 'string' }, templateName: { type: 'string' }, created: { type: 'string' }, expires: { type: 'string' } },
+  required: ['id', 'templateName', 'created', 'expires'],
+} as const;
+
+export const mergeFieldSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' }, text: { type: 'string' }, textBefore: { type: 'string' }, textAfter: { type: 'string' },
+    numericFormat: { type: 'string' }, dateTimeFormat: { type: 'string' }, preserveFormatting: { type: 'boolean' },
+  },
+  required: ['name', 'text', 'textBefore', 'textAfter', 'numericFormat', 'dateTimeFormat', 'preserveFormatting'],
+} as const;
+
+export const mergeBlockSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    mergeFields: { type: 'array', items: mergeFieldSchema },
+    mergeBlocks: { type: 'array', items: { type: 'object', 'x-type': 'MergeBlock', description: 'a nested merge block of the same shape' } },
+  },
+  required: ['name', 'mergeFields', 'mergeBlocks'],
+} as const;
+
+export const templateInfoSchema = {
+  type: 'object',
+  properties: {
+    templateName: { type: 'string' },
+    mergeBlocks: { type: 'array', items: mergeBlockSchema },
+    mergeFields: { type: 'array', items: mergeFieldSchema },
+    userDocumentProperties: { type: 'object', additionalProperties: { type: 'string' } },
+  },
+  required: ['templateName', 'mergeBlocks', 'mergeFields', 'userDocumentProperties'],
+} as const;
+
+export const incorrectWordSchema = {
+  type: 'object',
+  properties: {
+    length: { type: 'integer' }, start: { type: 'integer' }, text: { type: 'string' }, isDuplicate: { type: 'boolean' }, language: { type: 'string' },
+  },
+  required: ['length', 'start', 'text', 'isDuplicate', 'language'],
+} as const;
+
+export const trackedChangeSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    changeKind: { type: 'integer', description: '4096 inserted text, 8192 deleted text, 16384 formatting, 32768 paragraph mark' },
+    changeTime: { type: 'string' }, userName: { type: 'string' }, text: { type: 'string' }, start: { type: 'integer' }, length: { type: 'integer' },
+    highlightMode: { type: 'integer' }, highlightColor: { type: 'string' }, defaultHighlightColor: { type: 'string' },
+  },
+  required: ['id', 'changeKind', 'changeTime', 'userName', 'text', 'start', 'length', 'highlightMode', 'highlightColor', 'defaultHighlightColor'],
+} as const;

@@ -115,9 +115,17 @@ describe('accounts and authentication over HTTP', () => {
       assert.ok(doc.paths[path], path);
     }
     assert.ok(!Object.keys(doc.paths).some((p) => p.includes('_test')), 'test routes are hidden');
+    // Bodies are described by the very schemas that validate them, with an example.
+    const { mergeBodySchema } = await import('../../src/api/requests/schemas.js');
+    const merge = (doc.paths['/v1/document/merge'] as { post: { requestBody: { content: Record<string, { schema: unknown; example: unknown }> } } }).post;
+    const { examples, ...validated } = mergeBodySchema;
+    assert.deepEqual(merge.requestBody.content['application/json']!.schema, JSON.parse(JSON.stringify(validated)));
+    assert.deepEqual(merge.requestBody.content['application/json']!.example, examples[0]);
     const page = await request(server.url, 'GET', '/docs');
     assert.equal(page.status, 200);
     assert.match(page.text, /\/v1\/templates\/upload/);
+    assert.match(page.text, /<td><code>mergeData<\/code><\/td><td>yes<\/td>/);
+    assert.match(page.text, /Example body:/);
     // Every documented endpoint has a worked example on the page.
     const { exampleFor } = await import('../../src/api/reference.js');
     const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) => Object.keys(methods).map((m) => [m, path] as const));

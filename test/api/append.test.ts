@@ -61,7 +61,9 @@ describe('POST /v1/document/append', () => {
     const good = { document: b64(fixture('test_document.docx')), documentDivider: 1 };
     const cases: [unknown, RegExp][] = [
       [undefined, /request body is empty/],
-      [{}, /"documents" is missing/],
+      [{}, /^documents is missing: send an array/],
+      [{ documents: [{ document: 5 }] }, /documents\[0\]\.document must be the document .* as a Base64 string, not a JSON number/],
+      [{ documents: [good], documentSettings: { author: 7 } }, /documentSettings\.author must be the author .*, not a JSON number/],
       [{ documents: [] }, /empty array/],
       [{ documents: 'x' }, /must be an array/],
       [{ documents: [good, 5] }, /documents\[1\] must be an object/],

@@ -44,7 +44,7 @@ describe('docsmith CLI: accounts and API keys', () => {
     assert.equal((JSON.parse(updated.out) as Record<string, unknown>[])[0]!.maxDocuments, 99);
     const dave = client(server.url, { basic: ['dave', 'dave-secret-2'] });
     const settings = (await dave.get('/v1/account/settings')).json() as Record<string, unknown>;
-    assert.equal(settings.validUntil, null);
+    assert.equal(settings.validUntil, '9999-12-31T23:59:59+00:00', 'never expires: a far date, as the SDKs parse a date');
     assert.equal((await client(server.url, { basic: ['dave', 'dave-secret-1'] }).get('/v1/account/settings')).status, 403, 'old password is gone');
   });
 

@@ -7,47 +7,12 @@ export type ReturnFormat = 'PDF' | 'PDFA' | 'DOCX' | 'DOC' | 'RTF' | 'HTML' | 'T
 export type ImageFormat = 'PNG' | 'JPG' | 'GIF' | 'BMP';
 export type Divider = 1 | 2 | 3 | 'None' | 'NewParagraph' | 'NewSection';
 
-export interface AccountSettings {
-  serialNumber: string;
-  createdDocuments: number;
-  uploadedTemplates: number;
-  maxDocuments: number;
-  maxTemplates: number;
-  validUntil: string | null;
-  proofingTransactions: number;
-  maxProofingTransactions: number;
-}
+import type {
+  AccountSettings, ApiKey, DocumentSettings, IncorrectWord, MergeSettings, ShareLink, TemplateInfo, TemplateListEntry, TrackedChange,
+} from './wire.js';
 
-export interface ApiKey { key: string; active: boolean }
-export interface TemplateListEntry { templateName: string; modified: string; size: number }
-/** A live share link, as listed (its token is shown only once, when it is made). */
-export interface ShareLink { id: string; templateName: string; created: string; expires: string }
-
-export interface MergeField {
-  name: string; text: string; textBefore: string; textAfter: string;
-  numericFormat: string; dateTimeFormat: string; preserveFormatting: boolean;
-}
-export interface MergeBlock { name: string; mergeFields: MergeField[]; mergeBlocks: MergeBlock[] }
-export interface TemplateInfo {
-  templateName: string; mergeBlocks: MergeBlock[]; mergeFields: MergeField[]; userDocumentProperties: Record<string, string>;
-}
-
-export interface DocumentSettings {
-  author?: string; creationDate?: string; lastModificationDate?: string; creatorApplication?: string;
-  documentSubject?: string; documentTitle?: string; userPassword?: string;
-}
-
-export interface MergeSettings extends DocumentSettings {
-  removeEmptyFields?: boolean; removeEmptyBlocks?: boolean; removeEmptyImages?: boolean; removeEmptyLines?: boolean;
-  removeTrailingWhitespace?: boolean; mergeHtml?: boolean; culture?: string;
-}
-
-export interface IncorrectWord { length: number; start: number; text: string; isDuplicate: boolean; language: string }
-
-export interface TrackedChange {
-  id: number; changeKind: number; changeTime: string; userName: string; text: string; start: number; length: number;
-  highlightMode: number; highlightColor: string; defaultHighlightColor: string;
-}
+// The wire shapes are generated from the server's schemas (packages/client/src/wire.ts).
+export type * from './wire.js';
 
 export interface ThumbnailOptions { zoomFactor?: number; fromPage?: number; toPage?: number; imageFormat?: ImageFormat }
 

@@ -24,7 +24,7 @@ export function Usage() {
       <Notice error={settings.error} />
       {s && (
         <section class="card stack">
-          <p>Licence <strong>{s.serialNumber}</strong>{s.validUntil ? <> · valid until {new Date(s.validUntil).toLocaleDateString()}</> : ' · no end date'}</p>
+          <p>Licence <strong>{s.serialNumber}</strong>{s.validUntil.startsWith('9999-') ? ' · no end date' : <> · valid until {new Date(s.validUntil).toLocaleDateString()}</>}</p>
           <Meter label="Documents created" used={s.createdDocuments} limit={s.maxDocuments} />
           <Meter label="Templates stored" used={s.uploadedTemplates} limit={s.maxTemplates} />
           <Meter label="Proofing requests" used={s.proofingTransactions} limit={s.maxProofingTransactions} />

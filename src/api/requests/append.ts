@@ -2,8 +2,7 @@ import { InputError } from '../../errors.js';
 import type { Divider } from '../../compose/builder.js';
 import { decodeBase64 } from '../../util/base64.js';
 import { jsonType } from '../../util/json.js';
-
-const MAX_DOCUMENTS = 1000;
+import { MAX_APPEND_DOCUMENTS as MAX_DOCUMENTS } from './schemas.js';
 
 export interface Entry {
   bytes: Buffer;

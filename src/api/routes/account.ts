@@ -3,28 +3,17 @@ import type { Services } from '../../services.js';
 import { InputError } from '../../errors.js';
 import { formatWireDate } from '../../util/dates.js';
 import { accountOf } from '../auth.js';
-import { errorResponses } from '../schemas.js';
-import { requireQuery, sendEmpty, sendJson } from '../wire.js';
+import { accountSettingsSchema, apiKeySchema, errorResponses } from '../schemas.js';
 
-const accountSettings = {
-  type: 'object',
-  properties: {
-    serialNumber: { type: 'string', description: 'FREE, TRIAL or the serial number of the licence' },
-    createdDocuments: { type: 'integer' },
-    uploadedTemplates: { type: 'integer' },
-    maxDocuments: { type: 'integer' },
-    maxTemplates: { type: 'integer' },
-    validUntil: { type: ['string', 'null'], description: 'YYYY-MM-DDTHH:MM:SS+00:00' },
-    proofingTransactions: { type: 'integer' },
-    maxProofingTransactions: { type: 'integer' },
-  },
-} as const;
+// The SDKs parse validUntil as a date and fail on null (Java throws): "never" is a date far away.
+const NEVER_EXPIRES = new Date('9999-12-31T23:59:59Z');
+import { requireQuery, sendEmpty, sendJson } from '../wire.js';
 
 export function accountRoutes(app: FastifyInstance, services: Services): void {
   app.get('/account/settings', {
     schema: {
       tags: ['account'], summary: 'Licence, quotas and usage of the account',
-      response: { 200: accountSettings, ...errorResponses },
+      response: { 200: accountSettingsSchema, ...errorResponses },
     },
   }, async (request, reply) => {
     const account = accountOf(request);
@@ -34,7 +23,7 @@ export function accountRoutes(app: FastifyInstance, services: Services): void {
       uploadedTemplates: await services.templates.count(account),
       maxDocuments: account.maxDocuments,
       maxTemplates: account.maxTemplates,
-      validUntil: account.validUntil ? formatWireDate(account.validUntil) : null,
+      validUntil: formatWireDate(account.validUntil ?? NEVER_EXPIRES),
       proofingTransactions: account.proofingTransactions,
       maxProofingTransactions: account.maxProofingTransactions,
     });
@@ -44,7 +33,7 @@ export function accountRoutes(app: FastifyInstance, services: Services): void {
     schema: {
       tags: ['account'], summary: 'The API keys of the account',
       response: {
-        200: { type: 'array', items: { type: 'object', properties: { key: { type: 'string' }, active: { type: 'boolean' } } } },
+        200: { type: 'array', items: apiKeySchema },
         ...errorResponses,
       },
     },

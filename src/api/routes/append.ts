@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { parseEntries } from '../requests/append.js';
+import { appendBodySchema } from '../requests/schemas.js';
 import { parseDocumentSettings } from '../requests/settings.js';
 import { parseReturnFormat } from '../requests/returnFormat.js';
 import { accountOf } from '../auth.js';
@@ -13,14 +14,7 @@ export function appendRoutes(app: FastifyInstance, services: Services): void {
       tags: ['document'], summary: 'Join documents into one',
       description: 'Dividers: 1 None (continues the last paragraph), 2 NewParagraph, 3 NewSection (a new page with the appended document\'s own page setup, headers and footers). DOCX, DOC, RTF and HTML inputs.',
       querystring: { type: 'object', properties: { returnFormat: { type: 'string' }, test: booleanQuerySchema }, required: ['returnFormat'] },
-      documentBody: {
-        type: 'object',
-        properties: {
-          documents: { type: 'array', items: { type: 'object', properties: { document: { type: 'string' }, documentDivider: { description: '1, 2, 3 or None, NewParagraph, NewSection' } } } },
-          documentSettings: { type: 'object' },
-        },
-        required: ['documents'],
-      },
+      body: appendBodySchema,
       response: { 200: { type: 'string', description: 'The document as Base64' }, ...errorResponses },
     },
   }, async (request, reply) => {

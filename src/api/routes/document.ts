@@ -6,6 +6,7 @@ import { RETURN_FORMATS } from '../../formats/returnFormat.js';
 import { parseReturnFormat } from '../requests/returnFormat.js';
 import { decodeBase64 } from '../../util/base64.js';
 import { accountOf } from '../auth.js';
+import { base64BodySchema } from '../requests/schemas.js';
 import { base64Body, booleanQuerySchema, errorResponses } from '../schemas.js';
 import { booleanQuery, queryOf, sendJson, stringBody } from '../wire.js';
 
@@ -30,7 +31,7 @@ export function documentRoutes(app: FastifyInstance, services: Services): void {
         properties: { returnFormat: returnFormatSchema, test: booleanQuerySchema },
         required: ['returnFormat'],
       },
-      documentBody: base64Body,
+      body: base64BodySchema,
       response: { 200: base64Body, ...errorResponses },
     },
   }, async (request, reply) => {

@@ -4,8 +4,9 @@ import { parseReturnFormat } from '../requests/returnFormat.js';
 import { parseMergeSettings } from '../requests/settings.js';
 import { bodyObject, checkPdfProperties, checkRecordCount, mergeRequest, parsePairs } from '../requests/merge.js';
 import { parseThumbnailRequest } from '../requests/thumbnails.js';
+import { findAndReplaceBodySchema, mergeBodySchema } from '../requests/schemas.js';
 import { accountOf } from '../auth.js';
-import { booleanQuerySchema, errorResponses, templateNameQuery } from '../schemas.js';
+import { booleanQuerySchema, errorResponses, templateInfoSchema, templateNameQuery } from '../schemas.js';
 import { booleanQuery, queryOf, requireQuery, sendJson } from '../wire.js';
 
 export function mergeRoutes(app: FastifyInstance, services: Services): void {
@@ -23,15 +24,7 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
         },
         required: ['returnFormat'],
       },
-      documentBody: {
-        type: 'object',
-        properties: {
-          mergeData: { description: 'An array of records, or one record' },
-          template: { type: 'string', description: 'Base64 template (DOCX, DOC, RTF) when templateName is absent' },
-          mergeSettings: { type: 'object' },
-        },
-        required: ['mergeData'],
-      },
+      body: mergeBodySchema,
       response: { 200: { type: 'array', items: { type: 'string' } }, ...errorResponses },
     },
   }, async (request, reply) => {
@@ -63,11 +56,7 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
           zoomFactor: { type: 'string' }, fromPage: { type: 'string' }, toPage: { type: 'string' }, imageFormat: { type: 'string' },
         },
       },
-      documentBody: {
-        type: 'object',
-        properties: { mergeData: { description: 'An array of records, or one record' }, template: { type: 'string' }, mergeSettings: { type: 'object' } },
-        required: ['mergeData'],
-      },
+      body: mergeBodySchema,
       response: { 200: { type: 'array', items: { type: 'string', description: 'A page image as Base64' } }, ...errorResponses },
     },
   }, async (request, reply) => {
@@ -95,14 +84,7 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
         properties: { returnFormat: { type: 'string' }, templateName: { type: 'string' }, test: booleanQuerySchema },
         required: ['returnFormat'],
       },
-      documentBody: {
-        type: 'object',
-        properties: {
-          findAndReplaceData: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
-          template: { type: 'string' }, mergeSettings: { type: 'object' },
-        },
-        required: ['findAndReplaceData'],
-      },
+      body: findAndReplaceBodySchema,
       response: { 200: { type: 'string', description: 'The document as Base64' }, ...errorResponses },
     },
   }, async (request, reply) => {
@@ -124,7 +106,7 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
     schema: {
       tags: ['templates'], summary: 'The merge fields and blocks of a stored template',
       querystring: templateNameQuery,
-      response: { 200: { type: 'object' }, ...errorResponses },
+      response: { 200: templateInfoSchema, ...errorResponses },
     },
   }, async (request, reply) => {
     const name = requireQuery(request, 'templateName');

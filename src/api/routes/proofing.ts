@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from '../../services.js';
 import { ForbiddenError, InputError } from '../../errors.js';
 import { accountOf } from '../auth.js';
-import { errorResponses } from '../schemas.js';
+import { errorResponses, incorrectWordSchema } from '../schemas.js';
 import { queryOf, requireQuery, sendJson } from '../wire.js';
 
 const MAX_TEXT = 1_000_000;
@@ -26,7 +26,7 @@ export function proofingRoutes(app: FastifyInstance, services: Services): void {
     schema: {
       tags: ['proofing'], summary: 'Misspelled and repeated words of a text, with UTF-16 offsets',
       querystring: { type: 'object', properties: { text: { type: 'string' }, language: { type: 'string', description: 'e.g. en_US.dic' } }, required: ['text', 'language'] },
-      response: { 200: { type: 'array', items: { type: 'object' } }, ...errorResponses },
+      response: { 200: { type: 'array', items: incorrectWordSchema }, ...errorResponses },
     },
   }, async (request, reply) => {
     const text = requireQuery(request, 'text');

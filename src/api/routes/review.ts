@@ -2,23 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { InputError } from '../../errors.js';
 import { decodeBase64 } from '../../util/base64.js';
-import { base64Body, booleanQuerySchema, errorResponses } from '../schemas.js';
+import { base64BodySchema } from '../requests/schemas.js';
+import { booleanQuerySchema, errorResponses, trackedChangeSchema } from '../schemas.js';
 import { booleanQuery, requireQuery, sendJson, stringBody } from '../wire.js';
-
-const trackedChange = {
-  type: 'object',
-  properties: {
-    id: { type: 'integer' }, changeKind: { type: 'integer', description: '4096 inserted text, 8192 deleted text, 16384 formatting, 32768 paragraph mark' },
-    changeTime: { type: 'string' }, userName: { type: 'string' }, text: { type: 'string' }, start: { type: 'integer' }, length: { type: 'integer' },
-    highlightMode: { type: 'integer' }, highlightColor: { type: 'string' }, defaultHighlightColor: { type: 'string' },
-  },
-} as const;
 
 export function reviewRoutes(app: FastifyInstance, services: Services): void {
   app.post('/processing/review/trackedchanges', {
     schema: {
       tags: ['review'], summary: 'The tracked changes of a document (DOCX, DOC, RTF), in document order',
-      documentBody: base64Body, response: { 200: { type: 'array', items: trackedChange }, ...errorResponses },
+      body: base64BodySchema, response: { 200: { type: 'array', items: trackedChangeSchema }, ...errorResponses },
     },
   }, async (request, reply) => {
     const document = decodeBase64(stringBody(request, 'the document as Base64'), 'The document');
@@ -29,7 +21,7 @@ export function reviewRoutes(app: FastifyInstance, services: Services): void {
     schema: {
       tags: ['review'], summary: 'Accept or reject one tracked change',
       querystring: { type: 'object', properties: { id: { type: 'string' }, accept: booleanQuerySchema }, required: ['id', 'accept'] },
-      documentBody: base64Body,
+      body: base64BodySchema,
       response: { 200: { type: 'object', properties: { document: { type: 'string' }, removed: { type: 'boolean' } } }, ...errorResponses },
     },
   }, async (request, reply) => {

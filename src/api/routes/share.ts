@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Services } from '../../services.js';
 import type { DocumentFormat } from '../../formats/detect.js';
 import { accountOf } from '../auth.js';
-import { errorResponses, templateNameQuery } from '../schemas.js';
+import { errorResponses, shareLinkSchema, templateNameQuery } from '../schemas.js';
 import { queryOf, requireQuery, sendEmpty, sendJson } from '../wire.js';
 import type { ShareLinkRecord } from '../../store/types.js';
 import { formatWireDate } from '../../util/dates.js';
@@ -37,7 +37,7 @@ export function shareTokenRoute(app: FastifyInstance, services: Services): void 
     schema: {
       tags: ['document'], summary: 'The account\'s live share links (not their tokens)',
       response: {
-        200: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, templateName: { type: 'string' }, created: { type: 'string' }, expires: { type: 'string' } } } },
+        200: { type: 'array', items: shareLinkSchema },
         ...errorResponses,
       },
     },

@@ -3,7 +3,8 @@ import type { Services } from '../../services.js';
 import { decodeBase64 } from '../../util/base64.js';
 import { formatWireDate } from '../../util/dates.js';
 import { accountOf } from '../auth.js';
-import { base64Body, errorResponses, templateNameQuery } from '../schemas.js';
+import { base64BodySchema } from '../requests/schemas.js';
+import { base64Body, errorResponses, templateListEntrySchema, templateNameQuery } from '../schemas.js';
 import { requireQuery, sendEmpty, sendJson, stringBody } from '../wire.js';
 
 export function templateRoutes(app: FastifyInstance, services: Services): void {
@@ -13,13 +14,7 @@ export function templateRoutes(app: FastifyInstance, services: Services): void {
     schema: {
       tags: ['templates'], summary: 'The stored templates, by name',
       response: {
-        200: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: { templateName: { type: 'string' }, modified: { type: 'string' }, size: { type: 'integer' } },
-          },
-        },
+        200: { type: 'array', items: templateListEntrySchema },
         ...errorResponses,
       },
     },
@@ -52,7 +47,7 @@ export function templateRoutes(app: FastifyInstance, services: Services): void {
   app.post('/templates/upload', {
     schema: {
       tags: ['templates'], summary: 'Store a template (DOCX, DOC or RTF); the same name replaces it',
-      querystring: templateNameQuery, documentBody: base64Body,
+      querystring: templateNameQuery, body: base64BodySchema,
       response: { 201: { type: 'null', description: 'Empty body' }, ...errorResponses },
     },
   }, async (request, reply) => {

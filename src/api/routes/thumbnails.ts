@@ -5,7 +5,8 @@ import { parseThumbnailRequest } from '../requests/thumbnails.js';
 import { decodeBase64 } from '../../util/base64.js';
 import type { DocumentFormat } from '../../formats/detect.js';
 import { accountOf } from '../auth.js';
-import { base64Body, errorResponses } from '../schemas.js';
+import { base64BodySchema } from '../requests/schemas.js';
+import { errorResponses } from '../schemas.js';
 import { queryOf, requireQuery, sendJson, stringBody } from '../wire.js';
 
 const thumbnailQuery = {
@@ -23,7 +24,7 @@ export function thumbnailRoutes(app: FastifyInstance, services: Services): void 
   app.post('/document/thumbnails', {
     schema: {
       tags: ['document'], summary: 'Page images of a document (DOCX, DOC, RTF, HTML, PDF, XLSX)',
-      querystring: { type: 'object', properties: thumbnailQuery }, documentBody: base64Body,
+      querystring: { type: 'object', properties: thumbnailQuery }, body: base64BodySchema,
       response: { 200: imagesResponse, ...errorResponses },
     },
   }, async (request, reply) => {

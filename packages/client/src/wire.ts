@@ -1,0 +1,240 @@
+// Generated from the server's schemas by scripts/client-types.ts; do not edit by hand.
+
+/**
+ * a JSON object with "mergeData" (and "template" when no templateName is given)
+ */
+export interface MergeBody {
+  /**
+   * an array of records (JSON objects) or one record
+   *
+   * @minItems 1
+   *
+   * Items: a record (a JSON object)
+   */
+  mergeData: {
+    [k: string]: unknown;
+  }[];
+  /**
+   * the template (DOCX, DOC or RTF) as a Base64 string, when no templateName is given
+   */
+  template?: string;
+  mergeSettings?: MergeSettings;
+}
+/**
+ * a JSON object of merge options (removeEmptyFields, removeEmptyBlocks, removeEmptyImages, removeEmptyLines, removeTrailingWhitespace, mergeHtml, culture) and document properties
+ */
+export interface MergeSettings {
+  /**
+   * true or false
+   */
+  removeEmptyFields?: boolean;
+  /**
+   * true or false
+   */
+  removeEmptyBlocks?: boolean;
+  /**
+   * true or false
+   */
+  removeEmptyImages?: boolean;
+  /**
+   * true or false
+   */
+  removeEmptyLines?: boolean;
+  /**
+   * true or false
+   */
+  removeTrailingWhitespace?: boolean;
+  /**
+   * true or false
+   */
+  mergeHtml?: boolean;
+  /**
+   * a culture name such as en-US or de-DE, for number and date formats
+   */
+  culture?: string;
+  /**
+   * the author written into the document properties
+   */
+  author?: string;
+  /**
+   * the title written into the document properties (at most 2000 characters for PDF)
+   */
+  documentTitle?: string;
+  /**
+   * the subject written into the document properties (at most 2000 characters for PDF)
+   */
+  documentSubject?: string;
+  /**
+   * the creating application written into the document properties
+   */
+  creatorApplication?: string;
+  /**
+   * a date like 2024-05-06T07:08:09Z
+   */
+  creationDate?: string;
+  /**
+   * a date like 2024-05-06T07:08:09Z
+   */
+  lastModificationDate?: string;
+  /**
+   * a password to open the document, for PDF and DOCX/DOC output (ignored by formats that cannot carry one)
+   */
+  userPassword?: string;
+}
+/**
+ * a JSON object with "findAndReplaceData" (and "template" when no templateName is given)
+ */
+export interface FindAndReplaceBody {
+  /**
+   * an array of ["find", "replace"] pairs
+   *
+   * @minItems 1
+   */
+  findAndReplaceData: string[][];
+  /**
+   * the template (DOCX, DOC or RTF) as a Base64 string, when no templateName is given
+   */
+  template?: string;
+  mergeSettings?: MergeSettings;
+}
+/**
+ * a JSON object with "documents"
+ */
+export interface AppendBody {
+  /**
+   * an array of {"document": "<Base64>", "documentDivider": 1|2|3}
+   *
+   * @minItems 1
+   * @maxItems 1000
+   *
+   * Items: an object with "document" and "documentDivider"
+   */
+  documents: {
+    /**
+     * the document (DOCX, DOC, RTF or HTML) as a Base64 string
+     */
+    document: string;
+    /**
+     * 1 (None), 2 (NewParagraph) or 3 (NewSection)
+     */
+    documentDivider?: number;
+  }[];
+  documentSettings?: DocumentSettings;
+}
+/**
+ * a JSON object of document properties (author, documentTitle, documentSubject, creatorApplication, creationDate, lastModificationDate, userPassword)
+ */
+export interface DocumentSettings {
+  /**
+   * the author written into the document properties
+   */
+  author?: string;
+  /**
+   * the title written into the document properties (at most 2000 characters for PDF)
+   */
+  documentTitle?: string;
+  /**
+   * the subject written into the document properties (at most 2000 characters for PDF)
+   */
+  documentSubject?: string;
+  /**
+   * the creating application written into the document properties
+   */
+  creatorApplication?: string;
+  /**
+   * a date like 2024-05-06T07:08:09Z
+   */
+  creationDate?: string;
+  /**
+   * a date like 2024-05-06T07:08:09Z
+   */
+  lastModificationDate?: string;
+  /**
+   * a password to open the document, for PDF and DOCX/DOC output (ignored by formats that cannot carry one)
+   */
+  userPassword?: string;
+}
+export interface AccountSettings {
+  /**
+   * FREE, TRIAL or the serial number of the licence
+   */
+  serialNumber: string;
+  createdDocuments: number;
+  uploadedTemplates: number;
+  maxDocuments: number;
+  maxTemplates: number;
+  /**
+   * YYYY-MM-DDTHH:MM:SS+00:00 (9999-12-31T23:59:59+00:00 when the account does not expire)
+   */
+  validUntil: string;
+  proofingTransactions: number;
+  maxProofingTransactions: number;
+}
+export interface ApiKey {
+  key: string;
+  active: boolean;
+}
+export interface TemplateListEntry {
+  templateName: string;
+  /**
+   * YYYY-MM-DDTHH:MM:SS+00:00
+   */
+  modified: string;
+  /**
+   * bytes
+   */
+  size: number;
+}
+/**
+ * a live share link, as listed (its token is shown only once, when it is made)
+ */
+export interface ShareLink {
+  id: string;
+  templateName: string;
+  created: string;
+  expires: string;
+}
+export interface MergeField {
+  name: string;
+  text: string;
+  textBefore: string;
+  textAfter: string;
+  numericFormat: string;
+  dateTimeFormat: string;
+  preserveFormatting: boolean;
+}
+export interface MergeBlock {
+  name: string;
+  mergeFields: MergeField[];
+  mergeBlocks: MergeBlock[];
+}
+export interface TemplateInfo {
+  templateName: string;
+  mergeBlocks: MergeBlock[];
+  mergeFields: MergeField[];
+  userDocumentProperties: {
+    [k: string]: string;
+  };
+}
+export interface IncorrectWord {
+  length: number;
+  start: number;
+  text: string;
+  isDuplicate: boolean;
+  language: string;
+}
+export interface TrackedChange {
+  id: number;
+  /**
+   * 4096 inserted text, 8192 deleted text, 16384 formatting, 32768 paragraph mark
+   */
+  changeKind: number;
+  changeTime: string;
+  userName: string;
+  text: string;
+  start: number;
+  length: number;
+  highlightMode: number;
+  highlightColor: string;
+  defaultHighlightColor: string;
+}
