@@ -65,7 +65,7 @@ export class DocumentBuilder {
     let sectPr = rawSectPr;
 
     // Relationships used by the body: copy their targets, give them ids of their own here.
-    const { map: relMap, entries, copied } = this.copier.copyRelationships(source, main, this.mainPart, n, HANDLED_APART);
+    const { map: relMap, entries, copied } = this.copier.copyRelationships(source, main, this.mainPart, n, HANDLED_APART, content);
     this.pkg.addRelationships(this.mainPart, entries);
     const remapRels = (xml: string) => xml.replace(/\b(r:[A-Za-z]+)="([^"]+)"/g, (whole, name: string, value: string) => (relMap.has(value) ? `${name}="${relMap.get(value)}"` : whole));
     content = remapRels(content);

@@ -26,14 +26,15 @@ export class PartCopier {
 
   /**
    * Copies the targets of `fromPart`'s relationships and makes entries for them, with ids of
-   * their own, relative to `toPart`; the map says which old id became which.
+   * their own, relative to `toPart`; the map says which old id became which. Relationships of a
+   * `skip` type are left out unless `body` refers to them (a TX barcode's custom XML).
    */
-  copyRelationships(source: OoxmlPackage, fromPart: string, toPart: string, n: number, skip: readonly string[] = []): { map: Map<string, string>; entries: NewRelationship[]; copied: { type: string; part: string }[] } {
+  copyRelationships(source: OoxmlPackage, fromPart: string, toPart: string, n: number, skip: readonly string[] = [], body = ''): { map: Map<string, string>; entries: NewRelationship[]; copied: { type: string; part: string }[] } {
     const map = new Map<string, string>();
     const entries: NewRelationship[] = [];
     const copied: { type: string; part: string }[] = [];
     for (const rel of source.relationships(fromPart)) {
-      if (skip.includes(rel.type.slice(rel.type.lastIndexOf('/') + 1))) continue;
+      if (skip.includes(rel.type.slice(rel.type.lastIndexOf('/') + 1)) && !body.includes(`"${rel.id}"`)) continue;
       const id = `rIdJ${n}_${rel.id}`;
       if (rel.external) {
         entries.push({ id, type: rel.type, target: rel.target, external: true });

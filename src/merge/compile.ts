@@ -1,5 +1,13 @@
 import { escapeText, openTag, type XmlElement } from '../ooxml/xml.js';
 import { serializeT, type BlockNode, type FieldNode, type TElement, type TNode } from './template.js';
+import type { TxBarcode } from './barcodes.js';
+
+/** What compiling a part needs from its package: the TX barcode a relationship id points to. */
+export interface CompileContext {
+  barcode(relId: string): TxBarcode | undefined;
+}
+
+const NO_CONTEXT: CompileContext = { barcode: () => undefined };
 
 /**
  * A template tree flattened for rendering: runs of static XML are single strings, and only
@@ -16,6 +24,8 @@ export interface ImageSegment {
   embed: string;
   cx: number;
   cy: number;
+  /** A TX barcode picture: its value is drawn as a barcode; `relId` relates its custom XML. */
+  barcode?: TxBarcode & { relId: string };
 }
 
 export interface FieldSegment {
@@ -87,25 +97,25 @@ class Builder {
   }
 }
 
-function emit(node: TNode, b: Builder): void {
+function emit(node: TNode, b: Builder, ctx: CompileContext): void {
   if (node.kind === 'field') return b.push({ kind: 'field', field: node });
-  if (node.kind === 'block') return b.push({ kind: 'block', name: node.name, body: compileNodes(node.children) });
+  if (node.kind === 'block') return b.push({ kind: 'block', name: node.name, body: compileNodes(node.children, ctx) });
   if (node.kind === 'text') return b.text(escapeText(node.text));
   if (node.kind === 'raw') return b.text(node.xml);
   if (node.name === 'w:drawing') {
-    const image = imageSegment(node);
+    const image = imageSegment(node, ctx);
     if (image) return b.push(image);
   }
   const dynamic = contains(node, (n) => isField(n) || isBlock(n) || isImage(n));
   if (!dynamic) return b.text(serializeT(node));
   if (node.name === 'w:p' && !contains(node, isBlock)) {
-    return b.push({ kind: 'paragraph', body: compileChildren(node), onlyFields: !hasLiteralText(node) });
+    return b.push({ kind: 'paragraph', body: compileChildren(node, ctx), onlyFields: !hasLiteralText(node) });
   }
   if ((node.name === 'w:tbl' || node.name === 'w:tc') && contains(node, isBlock)) {
-    return b.push({ kind: node.name === 'w:tbl' ? 'table' : 'cell', open: openTag(node as XmlElement), body: compileNodes(node.children), close: `</${node.name}>` });
+    return b.push({ kind: node.name === 'w:tbl' ? 'table' : 'cell', open: openTag(node as XmlElement), body: compileNodes(node.children, ctx), close: `</${node.name}>` });
   }
   b.text(openTag(node as XmlElement));
-  for (const child of node.children) emit(child, b);
+  for (const child of node.children) emit(child, b, ctx);
   b.text(`</${node.name}>`);
 }
 
@@ -119,33 +129,52 @@ function find(node: TNode, name: string): TElement | undefined {
   return undefined;
 }
 
+/** An element by local name, whatever its prefix (TX writes tx19:, tx20:...). */
+function findLocal(node: TNode, local: string): TElement | undefined {
+  if (node.kind !== 'element' && node.kind !== 'block') return undefined;
+  for (const child of node.children) {
+    if (child.kind === 'element' && child.name.slice(child.name.indexOf(':') + 1) === local) return child;
+    const deeper = findLocal(child, local);
+    if (deeper) return deeper;
+  }
+  return undefined;
+}
+
+function attrLocal(node: TElement, local: string): string | undefined {
+  return node.attrs.find(([key]) => key.slice(key.indexOf(':') + 1) === local)?.[1];
+}
+
 function attrOf(node: TElement | undefined, name: string): string | undefined {
   return node?.attrs.find(([key]) => key === name)?.[1];
 }
 
-function imageSegment(drawing: TElement): ImageSegment | undefined {
+function imageSegment(drawing: TElement, ctx: CompileContext): ImageSegment | undefined {
   const name = attrOf(find(drawing, 'wp:docPr'), 'name');
   const embed = attrOf(find(drawing, 'a:blip'), 'r:embed');
   const extent = find(drawing, 'wp:extent');
   if (!name || !embed || !extent) return undefined;
   const stripped = name.replace(/^_tx_id_\d+_/, '');
+  const control = findLocal(drawing, 'NetControl');
+  const controlRel = control && /barcode/i.test(attrLocal(control, 'val') ?? '') ? attrOf(control, 'r:id') : undefined;
+  const barcode = controlRel ? ctx.barcode(controlRel) : undefined;
   return {
     kind: 'image', names: stripped === name ? [name] : [name, stripped], xml: serializeT(drawing), embed,
     cx: Number(attrOf(extent, 'cx') ?? 0), cy: Number(attrOf(extent, 'cy') ?? 0),
+    ...(barcode && controlRel ? { barcode: { ...barcode, relId: controlRel } } : {}),
   };
 }
 
-function compileChildren(node: TElement): Segment[] {
+function compileChildren(node: TElement, ctx: CompileContext): Segment[] {
   const b = new Builder();
   b.text(openTag(node as XmlElement));
-  for (const child of node.children) emit(child, b);
+  for (const child of node.children) emit(child, b, ctx);
   b.text(`</${node.name}>`);
   return b.done();
 }
 
-export function compileNodes(nodes: TNode[]): Segment[] {
+export function compileNodes(nodes: TNode[], ctx: CompileContext = NO_CONTEXT): Segment[] {
   const b = new Builder();
-  for (const node of nodes) emit(node, b);
+  for (const node of nodes) emit(node, b, ctx);
   return b.done();
 }
 

@@ -3,7 +3,8 @@ import { OoxmlPackage } from '../ooxml/package.js';
 import { parseXml } from '../ooxml/xml.js';
 import { splitBody } from '../ooxml/body.js';
 import { DocumentBuilder } from '../compose/builder.js';
-import { compileNodes, type Segment } from './compile.js';
+import { compileNodes, type CompileContext, type Segment } from './compile.js';
+import { readTxBarcode, type TxBarcode } from './barcodes.js';
 import { culture as cultureOf } from './format/culture.js';
 import { IdRenumberer } from '../ooxml/ids.js';
 import { renderSegments, type RenderOptions } from './render.js';
@@ -51,7 +52,7 @@ export class CompiledTemplate {
       const tree = analysePart(doc.root, name);
       if (name === main) mainTree = tree;
       else others.push(tree);
-      return { name, segments: [doc.prolog, ...compileNodes([tree])] };
+      return { name, segments: [doc.prolog, ...compileNodes([tree], barcodeContext(pkg, name))] };
     });
     return new CompiledTemplate(pkg, main, parts, templateInfo(mainTree!, pkg, others));
   }
@@ -132,6 +133,23 @@ export class CompiledTemplate {
 
 }
 
+/** TX barcode pictures point (tx:NetControl r:id) at a custom XML part describing the symbol. */
+function barcodeContext(pkg: OoxmlPackage, part: string): CompileContext {
+  let byId: Map<string, TxBarcode> | undefined;
+  return {
+    barcode(relId) {
+      byId ??= new Map(pkg.relationships(part).flatMap((rel) => {
+        if (rel.external) return [];
+        const target = OoxmlPackage.resolve(part, rel.target);
+        const xml = pkg.text(target);
+        const barcode = xml?.includes('BarcodeData') ? readTxBarcode(xml, target) : undefined;
+        return barcode ? [[rel.id, barcode] as const] : [];
+      }));
+      return byId.get(relId);
+    },
+  };
+}
+
 /** Gives fields of one kind another keyword, in simple fields and in complex ones whose instruction is split over runs. */
 function renameField(xml: string, from: string, to: string): string {
   const keyword = new RegExp(`^(\\s*)${from}\\b`, 'i');
@@ -158,11 +176,18 @@ function checkDeadline(deadline: number | undefined): void {
 
 const IMAGE_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/image';
 const HYPERLINK_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink';
+const CUSTOM_XML_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/customXml';
 
 /** Stores merged images and relates them from the parts that show them. */
 function addMedia(pkg: OoxmlPackage, sink: MediaSink): void {
   for (const [source, links] of sink.linkEntries()) {
     pkg.addRelationships(source, links.map(([url, id]) => ({ id, type: HYPERLINK_REL, target: url, external: true })));
+  }
+  for (const [source, items] of sink.customXmlEntries()) {
+    pkg.addRelationships(source, items.map((item) => {
+      pkg.parts.set(item.part, Buffer.from(item.xml, 'utf8'));
+      return { id: item.relId, type: CUSTOM_XML_REL, target: path.posix.relative(source.slice(0, source.lastIndexOf('/')), item.part) };
+    }));
   }
   for (const [source, media] of sink.entries()) {
     const folder = source.slice(0, source.lastIndexOf('/'));

@@ -4,6 +4,7 @@ import { formatDate, parseDateValue, wallClockOf } from './format/date.js';
 import { caseSwitch, parseInstruction, switchValue, tokenize, type FieldInstruction } from './instruction.js';
 import { MISSING, type Json, type Scope } from './scope.js';
 import type { FieldNode } from './template.js';
+import { wordBarcodeSpec, type WordBarcodeSpec } from './barcodes.js';
 
 /** What a field comes to for one record. */
 export type FieldResult =
@@ -11,7 +12,9 @@ export type FieldResult =
   /** The data has no value for the field ("empty field"). */
   | { kind: 'missing' }
   /** Not ours to evaluate (PAGE, TOC, REF...): left for the office to update. */
-  | { kind: 'keep' };
+  | { kind: 'keep' }
+  /** MERGEBARCODE / DISPLAYBARCODE: the value drawn as a barcode. */
+  | { kind: 'barcode'; value: string; spec: WordBarcodeSpec; field: string };
 
 export interface FieldContext {
   scope: Scope;
@@ -77,9 +80,41 @@ export function evaluateField(field: FieldNode, ctx: FieldContext): FieldResult 
     case 'MERGEREC':
     case 'MERGESEQ':
       return { kind: 'text', text: '' };
+    case 'MERGEBARCODE':
+    case 'DISPLAYBARCODE': {
+      const tokens = tokenize(expandedInstruction(field, ctx)).slice(1);
+      const [data, type] = tokens;
+      if (!data) return MISSING_RESULT;
+      let value: string;
+      if (instruction.type === 'DISPLAYBARCODE') {
+        value = data.text;
+      } else {
+        const found = ctx.scope.get(data.text);
+        if (found === MISSING || found === null || typeof found === 'object') return MISSING_RESULT;
+        value = String(found);
+      }
+      if (value === '') return MISSING_RESULT;
+      const name = `${instruction.type} ${data.text}`;
+      return { kind: 'barcode', value, spec: wordBarcodeSpec(type?.text, barcodeSwitches(tokens.slice(2)), name), field: name };
+    }
     default:
       return KEEP;
   }
+}
+
+/** Barcode switches: `\t`, `\d`, `\x` stand alone; the others take the next token. */
+function barcodeSwitches(tokens: { text: string; quoted: boolean }[]): { name: string; value: string | undefined }[] {
+  const switches: { name: string; value: string | undefined }[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    if (token.quoted || !token.text.startsWith('\\')) continue;
+    const name = token.text.slice(1, 2).toLowerCase();
+    const glued = token.text.slice(2);
+    const takesValue = !['t', 'd', 'x'].includes(name);
+    const value = glued || (takesValue && i + 1 < tokens.length ? tokens[++i]!.text : undefined);
+    switches.push({ name, value });
+  }
+  return switches;
 }
 
 function isNumeric(value: string): boolean {

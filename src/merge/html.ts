@@ -2,7 +2,7 @@ import { parseDocument } from 'htmlparser2';
 import type { ChildNode, Element } from 'domhandler';
 import { escapeAttr, escapeText } from '../ooxml/xml.js';
 import { RPR_ORDER } from '../ooxml/properties-order.js';
-import { decodeImage, type MediaSink } from './images.js';
+import { inlinePicture, decodeImage, type MediaSink } from './images.js';
 
 /**
  * HTML values (mergeHtml) as real WordprocessingML: paragraphs, headings, lists, tables, line
@@ -176,10 +176,7 @@ class Builder {
     const cx = Math.round(image.widthPx * EMU_PER_PIXEL * scale);
     const cy = Math.round(image.heightPx * EMU_PER_PIXEL * scale);
     const id = this.drawing++;
-    this.run(`<w:r>${serializeRunProps(props)}<w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:extent cx="${cx}" cy="${cy}"/><wp:docPr id="${id}" name="HTML image ${id}"/>`
-      + `<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture">`
-      + `<pic:nvPicPr><pic:cNvPr id="${id}" name="image"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:embed="${relId}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>`
-      + `<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r>`);
+    this.run(`<w:r>${serializeRunProps(props)}${inlinePicture(relId, cx, cy, id, `HTML image ${id}`)}</w:r>`);
   }
 }
 

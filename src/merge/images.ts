@@ -50,6 +50,14 @@ export function fitExtent(image: DecodedImage, placeholder: { cx: number; cy: nu
   return { cx: Math.max(1, Math.round(naturalCx * scale)), cy: Math.max(1, Math.round(naturalCy * scale)) };
 }
 
+/** An inline picture (w:drawing) showing the related image at the given size in EMU. */
+export function inlinePicture(relId: string, cx: number, cy: number, id: number, name: string): string {
+  return `<w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:extent cx="${cx}" cy="${cy}"/><wp:docPr id="${id}" name="${name}"/>`
+    + '<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture">'
+    + `<pic:nvPicPr><pic:cNvPr id="${id}" name="image"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:embed="${relId}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>`
+    + `<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing>`;
+}
+
 export interface MediaPart {
   part: string;
   relId: string;
@@ -94,6 +102,22 @@ export class MediaSink {
       links.set(url, id);
     }
     return id;
+  }
+
+  private readonly customXml = new Map<string, { part: string; relId: string; xml: string }[]>();
+
+  /** A custom XML part related from a part (a TX barcode's description, one per drawn barcode). */
+  addCustomXml(sourcePart: string, xml: string): string {
+    const list = this.customXml.get(sourcePart) ?? [];
+    this.customXml.set(sourcePart, list);
+    const n = [...this.customXml.values()].reduce((sum, l) => sum + l.length, 0) + 1;
+    const entry = { part: `customXml/docsmith-item${n}.xml`, relId: `rIdDocsmithXml${list.length + 1}`, xml };
+    list.push(entry);
+    return entry.relId;
+  }
+
+  customXmlEntries(): [string, { part: string; relId: string; xml: string }[]][] {
+    return [...this.customXml];
   }
 
   private readonly lists: ListRequest[] = [];

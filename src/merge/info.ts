@@ -40,6 +40,9 @@ function collect(nodes: TNode[], fields: MergeFieldInfo[], blocks: MergeBlockInf
           dateTimeFormat: switchValue(parsed, '@') ?? '',
           preserveFormatting: parsed.switches.some((s) => s.name === '*' && /^MERGEFORMAT$/i.test(s.value ?? '')),
         });
+      } else if (parsed?.type === 'MERGEBARCODE' && parsed.args[0]) {
+        // A barcode's data is a merge field like any other for whoever builds the data.
+        fields.push({ name: parsed.args[0], text: '', textBefore: '', textAfter: '', numericFormat: '', dateTimeFormat: '', preserveFormatting: false });
       }
     } else if (node.kind === 'block') {
       const block: MergeBlockInfo = { name: node.name, mergeFields: [], mergeBlocks: [] };

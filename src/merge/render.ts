@@ -2,8 +2,9 @@ import { escapeText } from '../ooxml/xml.js';
 import type { Segment } from './compile.js';
 import { evaluateField, type FieldContext } from './fields.js';
 import { MISSING, Scope, type JsonObject } from './scope.js';
-import { decodeImage, fitExtent, type MediaSink } from './images.js';
+import { decodeImage, fitExtent, inlinePicture, type MediaSink } from './images.js';
 import { htmlToWordprocessingML, isHtmlValue } from './html.js';
+import { drawBarcode, wordBarcodeExtent, withTxText } from './barcodes.js';
 
 export interface RenderOptions {
   removeEmptyFields: boolean;
@@ -65,6 +66,14 @@ function render(segments: Segment[], state: State, out: string[]): void {
           if (segment.field.hostPPr === undefined) out.push(html.inline);
           else if (!html.blocks) out.push(html.leading, html.trailing);
           else out.push(html.leading, `</w:p>${html.blocks}<w:p>${segment.field.hostPPr}`, html.trailing);
+        } else if (result.kind === 'barcode') {
+          if (state.media) {
+            const image = drawBarcode(result.value, result.spec, result.field);
+            const relId = state.media.sink.add(state.media.part, image);
+            const { cx, cy } = wordBarcodeExtent(result.spec, image);
+            out.push(`<w:r>${segment.field.runProps}${inlinePicture(relId, cx, cy, 1, 'Barcode')}</w:r>`);
+            state.visible++;
+          }
         } else if (result.kind === 'text') {
           if (result.text !== '') state.visible++;
           out.push(valueRuns(result.text, segment.field.runProps));
@@ -105,7 +114,15 @@ function render(segments: Segment[], state: State, out: string[]): void {
       }
       case 'image': {
         const value = segment.names.map((name) => state.scope.get(name)).find((v) => v !== MISSING);
-        if (typeof value === 'string' && value !== '' && state.media) {
+        if (segment.barcode && (typeof value === 'string' || typeof value === 'number') && value !== '' && state.media) {
+          const text = String(value);
+          const relId = state.media.sink.add(state.media.part, drawBarcode(text, segment.barcode.spec, segment.names[segment.names.length - 1]!));
+          const xmlId = state.media.sink.addCustomXml(state.media.part, withTxText(segment.barcode.xml, text));
+          out.push(segment.xml
+            .replace(`r:embed="${segment.embed}"`, `r:embed="${relId}"`)
+            .replace(new RegExp(`(NetControl\\b[^>]*?\\br:id=")${segment.barcode.relId}"`), `$1${xmlId}"`));
+          state.visible++;
+        } else if (typeof value === 'string' && value !== '' && state.media) {
           const image = decodeImage(value, segment.names[segment.names.length - 1]!);
           const relId = state.media.sink.add(state.media.part, image);
           const { cx, cy } = fitExtent(image, segment);

@@ -211,6 +211,8 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
       ['returnFormat=PDF', { mergeData: [{}], template, mergeSettings: { documentTitle: 'x'.repeat(2001) } }, /longer than 2000/],
       ['returnFormat=TXT', { mergeData: [{}], template, mergeSettings: { userPassword: 'pw' } }, /cannot be applied to TXT/],
       ['returnFormat=PDF', { mergeData: [{}], template: unbalanced }, /merge block "open"/],
+      ['returnFormat=PDF', { mergeData: [{ ean: 'ABC' }], template: b64(docx(p(field('MERGEBARCODE ean EAN13')))) }, /"ABC" for the barcode .* cannot be drawn as EAN13/],
+      ['returnFormat=DOCX', { mergeData: [{ x: 1 }], template: b64(docx(p(field('MERGEBARCODE x EAN99')))) }, /type "EAN99"; use QR/],
       ['returnFormat=TX', { mergeData: [{}], template }, /TX is a proprietary format/],
       ['', { mergeData: [{}], template }, /"returnFormat" is required/],
     ];

@@ -60,7 +60,7 @@ export const table = (...rows: string[]) => `<w:tbl><w:tblPr><w:tblW w:w="0" w:t
 
 const SECT = '<w:sectPr><w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/></w:sectPr>';
 
-export function docx(body: string, options: { header?: string; footer?: string; styles?: string; numbering?: string; footnotes?: string; comments?: string } = {}): Buffer {
+export function docx(body: string, options: { header?: string; footer?: string; styles?: string; numbering?: string; footnotes?: string; comments?: string; customXml?: Record<string, string> } = {}): Buffer {
   const placeholder = body.includes('r:embed="rIdPh"');
   const rels: string[] = [];
   const overrides: string[] = ['<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'];
@@ -87,6 +87,10 @@ export function docx(body: string, options: { header?: string; footer?: string; 
     rels.push(`<Relationship Id="r${name}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${type}" Target="${name}.xml"/>`);
     overrides.push(`<Override PartName="/word/${name}.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.${name}+xml"/>`);
   }
+  Object.entries(options.customXml ?? {}).forEach(([id, xml], i) => {
+    files[`customXml/item${i + 1}.xml`] = Buffer.from(xml);
+    rels.push(`<Relationship Id="${id}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/customXml" Target="../customXml/item${i + 1}.xml"/>`);
+  });
   if (placeholder) {
     files['word/media/placeholder.png'] = png(10, 10, [220, 220, 220]);
     rels.push('<Relationship Id="rIdPh" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/placeholder.png"/>');
@@ -123,6 +127,20 @@ export function picture(name: string, widthPx: number, heightPx: number): string
     + '<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic><pic:nvPicPr><pic:cNvPr id="0" name="p"/><pic:cNvPicPr/></pic:nvPicPr>'
     + `<pic:blipFill><a:blip r:embed="rIdPh"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"/></pic:spPr></pic:pic></a:graphicData></a:graphic>`
     + '</wp:inline></w:drawing></w:r>';
+}
+
+/**
+ * A TX Text Control barcode: a picture named after its merge field whose drawing carries
+ * `tx:NetControl val="barcode"` pointing at a custom XML part that describes the symbol.
+ * Returns the picture and the custom XML to pass as `docx(..., { customXml: { [relId]: xml } })`.
+ */
+export function txBarcode(name: string, relId: string, type: string, options: { widthPx?: number; heightPx?: number; foreColor?: string; backColor?: string; showText?: boolean; text?: string } = {}): { xml: string; customXml: string } {
+  const control = `<a:extLst><a:ext uri="{B1D3C5A0-7E3C-4C3B-9E8A-TXBARCODE}"><tx19:NetControl xmlns:tx19="http://schemas.textcontrol.com/2019/wordml" tx19:val="barcode" r:id="${relId}"/></a:ext></a:extLst>`;
+  const xml = picture(name, options.widthPx ?? 120, options.heightPx ?? 120).replace(/(<wp:docPr [^>]*?)\/>/, `$1>${control}</wp:docPr>`);
+  const customXml = `<?xml version="1.0" encoding="utf-8"?><BarcodeData_TXBarcode_3.0><BarcodeType>${type}</BarcodeType>`
+    + `<ForeColor>${options.foreColor ?? '#000000'}</ForeColor><BackColor>${options.backColor ?? '#FFFFFF'}</BackColor>`
+    + `<ShowText>${options.showText ? 'true' : 'false'}</ShowText><Size>100</Size><Text>${options.text ?? 'design time'}</Text></BarcodeData_TXBarcode_3.0>`;
+  return { xml, customXml };
 }
 
 function crc32(bytes: Buffer): number {

@@ -15,7 +15,7 @@ import type { OfficePool } from '../../src/office/pool.js';
 import type { JsonObject } from '../../src/merge/scope.js';
 import { testPool } from '../helpers/office.js';
 import { ROOT, tempDir } from '../helpers/server.js';
-import { block, cell, docx, field, mergefield, p, row, run, table } from '../helpers/docx.js';
+import { block, cell, docx, field, mergefield, p, row, run, table, txBarcode } from '../helpers/docx.js';
 
 const REFERENCES = path.join(ROOT, 'test', 'visual', 'references');
 const OUTPUT = path.join(ROOT, '.test-output', 'visual');
@@ -31,6 +31,8 @@ interface Case {
 }
 
 const bold = '<w:b/>';
+const tracking = txBarcode('TrackingCode', 'rIdBc1', 'QRCode', { foreColor: '#1F3A93', widthPx: 110, heightPx: 110 });
+const order = txBarcode('OrderNo', 'rIdBc2', 'Code128', { showText: true, widthPx: 240, heightPx: 70 });
 const cases: Case[] = [
   {
     name: 'invoice',
@@ -47,6 +49,18 @@ const cases: Case[] = [
     name: 'labels',
     template: docx(table(row(cell(p(mergefield('name')), p(mergefield('city')), p(field('NEXT', ''))), cell(p(mergefield('name')), p(mergefield('city')), p(field('NEXT', '')))))),
     records: ['Ann/Berlin', 'Bob/Paris', 'Cy/Rome', 'Di/Oslo', 'Ed/Lima'].map((s) => ({ name: s.split('/')[0]!, city: s.split('/')[1]! })),
+    append: true,
+  },
+  {
+    // TX barcode pictures (QR in a colour, Code 128 with its text) and Word's MERGEBARCODE.
+    name: 'shipping-label',
+    template: docx(p(run('Ship to ', bold), mergefield('name')) + p(mergefield('street')) + p(tracking.xml, run('  '), order.xml)
+      + p(run('Article: '), field('MERGEBARCODE ean EAN13 \\t \\h 720')),
+    { customXml: { rIdBc1: tracking.customXml, rIdBc2: order.customXml } }),
+    records: [
+      { name: 'Ann Lee', street: '1 Main St, Springfield', TrackingCode: 'https://example.com/t/1Z999AA10123456784', OrderNo: 'ORD-2026-0001', ean: '400638133393' },
+      { name: 'Bob Kay', street: '9 Elm Rd, Shelbyville', TrackingCode: 'https://example.com/t/1Z999AA10123456799', OrderNo: 'ORD-2026-0002', ean: '590123412345' },
+    ],
     append: true,
   },
   {

@@ -1,0 +1,112 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { unzipSync } from 'fflate';
+import bwipjs from 'bwip-js';
+import { CompiledTemplate, DEFAULT_MERGE_OPTIONS, type MergeOptions } from '../../../src/merge/engine.js';
+import type { JsonObject } from '../../../src/merge/scope.js';
+import { InputError } from '../../../src/errors.js';
+import { parseColour, readTxBarcode } from '../../../src/merge/barcodes.js';
+import { docx, field, p, partXml, run, schemaOrderProblemsOf, txBarcode } from '../../helpers/docx.js';
+
+const W_EXT = /<wp:extent cx="(\d+)" cy="(\d+)"\/>/g;
+
+function merge(body: string, data: JsonObject[], customXml: Record<string, string> = {}, options: Partial<MergeOptions> = {}, append = true): Buffer[] {
+  return CompiledTemplate.compile(docx(body, { customXml })).merge(data, { ...DEFAULT_MERGE_OPTIONS, ...options }, append);
+}
+
+/** The media each picture of the main document shows, in order. */
+function pictures(out: Buffer): { target: string; bytes: string }[] {
+  const files = unzipSync(out);
+  const xml = partXml(out);
+  const rels = partXml(out, 'word/_rels/document.xml.rels');
+  return [...xml.matchAll(/r:embed="([^"]+)"/g)].map((m) => {
+    const target = new RegExp(`Id="${m[1]}"[^>]*Target="([^"]+)"`).exec(rels)![1]!;
+    return { target, bytes: Buffer.from(files[`word/${target}`]!).toString('utf8') };
+  });
+}
+
+/** The custom XML part the barcode's NetControl points to. */
+function controlXml(out: Buffer, nth = 0): string {
+  const xml = partXml(out);
+  const id = [...xml.matchAll(/NetControl [^>]*r:id="([^"]+)"/g)][nth]![1]!;
+  const rels = partXml(out, 'word/_rels/document.xml.rels');
+  const target = new RegExp(`Id="${id}"[^>]*Target="([^"]+)"`).exec(rels)![1]!;
+  return Buffer.from(unzipSync(out)[target.replace(/^\.\.\//, '')]!).toString('utf8');
+}
+
+describe('merge engine: barcodes', () => {
+  it('draws a TX barcode picture from the field value, in its type and colours, and keeps its custom XML Text in step', () => {
+    const qr = txBarcode('TrackingCode', 'rIdBc1', 'QRCode', { foreColor: '#1F3A93' });
+    const [out] = merge(p(qr.xml), [{ TrackingCode: 'https://example.com/t/1Z999' }], { rIdBc1: qr.customXml });
+    const [shown] = pictures(out!);
+    assert.match(shown!.target, /\.svg$/);
+    const expected = bwipjs.toSVG({ bcid: 'qrcode', text: 'https://example.com/t/1Z999', scale: 3, barcolor: '1F3A93', textcolor: '1F3A93', backgroundcolor: 'FFFFFF' });
+    assert.equal(shown!.bytes.replace(/ width="\d+" height="\d+" preserveAspectRatio="none"/, ''), expected, 'the symbol encodes the value');
+    assert.match(shown!.bytes, /#1F3A93/i);
+    assert.match(controlXml(out!), /<Text>https:\/\/example\.com\/t\/1Z999<\/Text>/);
+    // The frame keeps the template's size.
+    assert.deepEqual([...partXml(out!).matchAll(W_EXT)].map((m) => [m[1], m[2]]), [['1143000', '1143000']]);
+    assert.match(partXml(out!, '[Content_Types].xml'), /Extension="svg" ContentType="image\/svg\+xml"/);
+    assert.deepEqual(schemaOrderProblemsOf(out!), []);
+  });
+
+  it('gives each appended record its own barcode and its own custom XML', () => {
+    const code = txBarcode('OrderNo', 'rIdBc', 'Code128', { showText: true, widthPx: 260, heightPx: 70 });
+    const [out] = merge(p(code.xml), [{ OrderNo: 'ORD-1' }, { OrderNo: 'ORD-2' }, { OrderNo: 'ORD-3' }], { rIdBc: code.customXml });
+    const shown = pictures(out!);
+    assert.equal(new Set(shown.map((s) => s.bytes)).size, 3);
+    assert.deepEqual([0, 1, 2].map((i) => /<Text>([^<]*)<\/Text>/.exec(controlXml(out!, i))![1]), ['ORD-1', 'ORD-2', 'ORD-3']);
+  });
+
+  it('answers 400 for a value the symbology cannot encode, and for a type it does not know', () => {
+    const ean = txBarcode('Ean', 'rIdBc', 'EAN13');
+    assert.throws(() => merge(p(ean.xml), [{ Ean: 'ABC' }], { rIdBc: ean.customXml }),
+      (e: Error) => e instanceof InputError && /"ABC" for the barcode "Ean" cannot be drawn as EAN13/.test(e.message));
+    const odd = txBarcode('X', 'rIdBc', 'Hieroglyphs');
+    assert.throws(() => merge(p(odd.xml), [{ X: '1' }], { rIdBc: odd.customXml }), /barcode type "Hieroglyphs"/);
+  });
+
+  it('leaves a barcode without a value as designed, or removes it with removeEmptyImages', () => {
+    const qr = txBarcode('Code', 'rIdBc', 'QRCode');
+    assert.match(pictures(merge(p(qr.xml), [{}], { rIdBc: qr.customXml })[0]!)[0]!.target, /placeholder\.png$/);
+    assert.equal(pictures(merge(p(qr.xml), [{}], { rIdBc: qr.customXml }, { removeEmptyImages: true })[0]!).length, 0);
+  });
+
+  it('draws MERGEBARCODE from the data and DISPLAYBARCODE from its text, with Word\'s switches', () => {
+    const body = p(run('QR: '), field('MERGEBARCODE Url QR \\q 3 \\h 1440 \\f 0xB5413B'))
+      + p(run('EAN: '), field('MERGEBARCODE Ean EAN13 \\t \\h 720'))
+      + p(run('Fixed: '), field('DISPLAYBARCODE "HELLO-39" CODE39 \\t'));
+    const [out] = merge(body, [{ Url: 'https://docsmith.dev', Ean: '400638133393' }]);
+    const shown = pictures(out!);
+    assert.equal(shown.length, 3);
+    assert.equal(shown[0]!.bytes.replace(/ width="\d+" height="\d+" preserveAspectRatio="none"/, ''),
+      bwipjs.toSVG({ bcid: 'qrcode', text: 'https://docsmith.dev', scale: 3, barcolor: 'B5413B', textcolor: 'B5413B', eclevel: 'H' } as Parameters<typeof bwipjs.toSVG>[0]));
+    const sizes = [...partXml(out!).matchAll(W_EXT)].map((m) => [Number(m[1]), Number(m[2])]);
+    assert.deepEqual(sizes[0], [914400, 914400], '\\h 1440 twips is one inch, square for QR');
+    assert.equal(sizes[1]?.[1], 457200);
+    assert.ok(sizes[1]![0]! > sizes[1]![1]!, 'a linear code is wider than high');
+    assert.doesNotMatch(partXml(out!), /MERGEBARCODE|DISPLAYBARCODE/);
+    assert.deepEqual(schemaOrderProblemsOf(out!), []);
+    // A record without the value leaves nothing (removeEmptyFields), like an empty MERGEFIELD.
+    assert.equal(pictures(merge(p(field('MERGEBARCODE Url QR')), [{}])[0]!).length, 0);
+    assert.throws(() => merge(p(field('MERGEBARCODE Ean EAN8')), [{ Ean: 'nope' }]), /cannot be drawn as EAN8/);
+    assert.throws(() => merge(p(field('MERGEBARCODE Ean POSTCARD')), [{ Ean: '1' }]), /use QR, CODE128/);
+  });
+
+  it('reads TX barcode descriptions and colours in the forms TX writes', () => {
+    assert.equal(parseColour('#1f3a93'), '1F3A93');
+    assert.equal(parseColour('-16777216'), '000000');
+    assert.equal(parseColour('0xFFB5413B'), 'B5413B');
+    assert.equal(parseColour('Red'), 'FF0000');
+    assert.equal(parseColour('no such colour'), undefined);
+    assert.equal(readTxBarcode('<other/>', 'x'), undefined);
+    assert.equal(readTxBarcode('<BarcodeData_TXBarcode_3.0><BarcodeType>DataMatrix</BarcodeType><ShowText>True</ShowText></BarcodeData_TXBarcode_3.0>', 'x')!.spec.bcid, 'datamatrix');
+  });
+});
+
+describe('template info: barcodes', () => {
+  it('lists the data field of a MERGEBARCODE', () => {
+    const info = CompiledTemplate.compile(docx(p(field('MERGEBARCODE Url QR \\q 3')) + p(field('MERGEFIELD Name')))).info;
+    assert.deepEqual(info.mergeFields.map((f) => f.name), ['Url', 'Name']);
+  });
+});
