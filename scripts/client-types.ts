@@ -10,6 +10,9 @@ import * as responses from '../src/api/schemas.js';
 
 export const CLIENT_TYPES_FILE = path.join(path.dirname(path.dirname(fileURLToPath(import.meta.url))), 'packages', 'client', 'src', 'wire.ts');
 
+/** Request bodies: the client sends the canonical type; responses say every type they may hold. */
+const REQUESTS = new Set(['MergeBody', 'FindAndReplaceBody', 'AppendBody', 'MergeSettings', 'DocumentSettings']);
+
 /** The named shapes of the contract, as the client sees them. */
 const CONTRACT: Record<string, object> = {
   MergeBody: requests.mergeBodySchema,
@@ -23,6 +26,7 @@ const CONTRACT: Record<string, object> = {
   ShareLink: responses.shareLinkSchema,
   MergeField: responses.mergeFieldSchema,
   MergeBlock: responses.mergeBlockSchema,
+  ChartInfo: responses.chartInfoSchema,
   TemplateInfo: responses.templateInfoSchema,
   IncorrectWord: responses.incorrectWordSchema,
   TrackedChange: responses.trackedChangeSchema,
@@ -31,11 +35,11 @@ const CONTRACT: Record<string, object> = {
 type Schema = Record<string, unknown>;
 
 /**
- * The schema as a client should send it: the first of several types is the canonical one (the
- * rest are tolerated for the SDKs), nested titles are labels for messages, not type names, and a
+ * The schema as a client should see it: in a request body the first of several types is the
+ * canonical one (the rest are tolerated for the SDKs); nested titles are labels for messages, not type names, and a
  * shape that is itself named in the contract is referred to by name.
  */
-function canonical(schema: Schema, root: boolean): Schema {
+function canonical(schema: Schema, root: boolean, request: boolean): Schema {
   if (!root) {
     const named = Object.entries(CONTRACT).find(([, value]) => value === schema)?.[0] ?? schema['x-type'];
     if (typeof named === 'string') return { $ref: `#/definitions/${named}` };
@@ -43,16 +47,16 @@ function canonical(schema: Schema, root: boolean): Schema {
   const out: Schema = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'title' || key === 'examples' || key.startsWith('x-')) continue;
-    if (key === 'type' && Array.isArray(value)) out.type = value[0];
-    else if (key === 'properties') out.properties = Object.fromEntries(Object.entries(value as Record<string, Schema>).map(([name, sub]) => [name, canonical(sub, false)]));
-    else if ((key === 'items' || key === 'additionalProperties') && typeof value === 'object' && value !== null) out[key] = canonical(value as Schema, false);
+    if (key === 'type' && Array.isArray(value) && request) out.type = value[0];
+    else if (key === 'properties') out.properties = Object.fromEntries(Object.entries(value as Record<string, Schema>).map(([name, sub]) => [name, canonical(sub, false, request)]));
+    else if ((key === 'items' || key === 'additionalProperties') && typeof value === 'object' && value !== null) out[key] = canonical(value as Schema, false, request);
     else out[key] = value;
   }
   return out;
 }
 
 export async function generateClientTypes(): Promise<string> {
-  const definitions = Object.fromEntries(Object.entries(CONTRACT).map(([name, schema]) => [name, { ...canonical(schema as Schema, true), title: name }]));
+  const definitions = Object.fromEntries(Object.entries(CONTRACT).map(([name, schema]) => [name, { ...canonical(schema as Schema, true, REQUESTS.has(name)), title: name }]));
   const source = await compile({ title: 'WireContract', type: 'object', definitions, additionalProperties: false } as JSONSchema, 'WireContract', {
     additionalProperties: false,
     ignoreMinAndMaxItems: true,

@@ -88,6 +88,18 @@ export const mergeBlockSchema = {
   required: ['name', 'mergeFields', 'mergeBlocks'],
 } as const;
 
+export const chartInfoSchema = {
+  type: 'object',
+  description: 'a chart and the merge block whose rows it shows (docsmith extension)',
+  properties: {
+    name: { type: 'string', description: 'the chart\'s name, which names the block it shows' },
+    mergeBlock: { type: ['string', 'null'], description: 'the block the chart is bound to, or null' },
+    series: { type: 'array', items: { type: 'string' }, description: 'each series shows the column named like it' },
+    problem: { type: ['string', 'null'], description: 'why the chart cannot show merged data (it then keeps its design-time data), or null' },
+  },
+  required: ['name', 'mergeBlock', 'series', 'problem'],
+} as const;
+
 export const templateInfoSchema = {
   type: 'object',
   properties: {
@@ -95,6 +107,7 @@ export const templateInfoSchema = {
     mergeBlocks: { type: 'array', items: mergeBlockSchema },
     mergeFields: { type: 'array', items: mergeFieldSchema },
     userDocumentProperties: { type: 'object', additionalProperties: { type: 'string' } },
+    charts: { type: 'array', items: chartInfoSchema, description: 'present only when the template has charts' },
   },
   required: ['templateName', 'mergeBlocks', 'mergeFields', 'userDocumentProperties'],
 } as const;

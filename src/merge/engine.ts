@@ -8,9 +8,10 @@ import { readTxBarcode, type TxBarcode } from './barcodes.js';
 import { culture as cultureOf } from './format/culture.js';
 import { IdRenumberer } from '../ooxml/ids.js';
 import { renderSegments, type RenderOptions } from './render.js';
-import type { JsonObject } from './scope.js';
+import { Scope, type JsonObject } from './scope.js';
+import { describeCharts, fillChart, findCharts, type ChartBinding } from './charts.js';
 import { analysePart, type TElement } from './template.js';
-import { templateInfo, type TemplateInfo } from './info.js';
+import { templateInfo, type MergeBlockInfo, type TemplateInfo } from './info.js';
 import { MediaSink } from './images.js';
 import { addListNumbering } from './lists.js';
 import path from 'node:path';
@@ -39,6 +40,7 @@ export class CompiledTemplate {
     private readonly mainPart: string,
     private readonly parts: CompiledPart[],
     readonly info: Omit<TemplateInfo, 'templateName'>,
+    private readonly charts: ChartBinding[],
   ) {}
 
   static compile(docx: Uint8Array, what = 'The template'): CompiledTemplate {
@@ -54,7 +56,10 @@ export class CompiledTemplate {
       else others.push(tree);
       return { name, segments: [doc.prolog, ...compileNodes([tree], barcodeContext(pkg, name))] };
     });
-    return new CompiledTemplate(pkg, main, parts, templateInfo(mainTree!, pkg, others));
+    const info = templateInfo(mainTree!, pkg, others);
+    const charts = findCharts(pkg, main);
+    if (charts.length) info.charts = describeCharts(charts, flattenBlocks(info.mergeBlocks));
+    return new CompiledTemplate(pkg, main, parts, info, charts);
   }
 
   /**
@@ -76,7 +81,7 @@ export class CompiledTemplate {
         rest = records.slice(next, next + window);
         rendered = this.render(rest, context, options);
       }
-      documents.push(this.write(rendered.parts, options, rendered.sink, append && records.length > 1 && this.numbersEachRecord()));
+      documents.push(this.write(rendered.parts, options, rendered.sink, append && records.length > 1 && this.numbersEachRecord(), rest[0]!));
       next += rendered.used;
     }
     if (!append || documents.length < 2) return documents;
@@ -117,8 +122,15 @@ export class CompiledTemplate {
 
   private perRecordNumbering: boolean | undefined;
 
-  private write(parts: Map<string, string>, options: MergeOptions, sink: MediaSink, sectionPages = false): Buffer {
+  private write(parts: Map<string, string>, options: MergeOptions, sink: MediaSink, sectionPages: boolean, record: JsonObject): Buffer {
     const pkg = this.pkg.clone();
+    for (const chart of this.charts) {
+      // A chart of a block the record has no rows for is empty, like the block; one that names
+      // no block keeps its design (and /templates/info says why).
+      const bound = this.info.charts?.some((c) => c.name === chart.name && c.mergeBlock !== null);
+      const rows = Scope.of(record).rows(chart.name) ?? (bound ? [] : null);
+      if (rows) fillChart(pkg, chart, rows);
+    }
     const ids = new IdRenumberer();
     const withListIds = addListNumbering(pkg, this.mainPart, sink.listRequests());
     for (const [name, xml] of parts) {
@@ -131,6 +143,10 @@ export class CompiledTemplate {
     return pkg.toBuffer();
   }
 
+}
+
+function flattenBlocks(blocks: MergeBlockInfo[]): { name: string; fields: string[] }[] {
+  return blocks.flatMap((b) => [{ name: b.name, fields: b.mergeFields.map((f) => f.name) }, ...flattenBlocks(b.mergeBlocks)]);
 }
 
 /** TX barcode pictures point (tx:NetControl r:id) at a custom XML part describing the symbol. */

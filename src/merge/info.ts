@@ -2,6 +2,7 @@ import type { OoxmlPackage } from '../ooxml/package.js';
 import { attr, childElements, parseXml } from '../ooxml/xml.js';
 import { switchValue } from './instruction.js';
 import type { TElement, TNode } from './template.js';
+import type { ChartInfo } from './charts.js';
 
 export interface MergeFieldInfo {
   name: string;
@@ -24,6 +25,8 @@ export interface TemplateInfo {
   mergeBlocks: MergeBlockInfo[];
   mergeFields: MergeFieldInfo[];
   userDocumentProperties: Record<string, string>;
+  /** Charts, and the block each one shows (present only when the template has charts). */
+  charts?: ChartInfo[];
 }
 
 function collect(nodes: TNode[], fields: MergeFieldInfo[], blocks: MergeBlockInfo[]): void {

@@ -60,7 +60,7 @@ export const table = (...rows: string[]) => `<w:tbl><w:tblPr><w:tblW w:w="0" w:t
 
 const SECT = '<w:sectPr><w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/></w:sectPr>';
 
-export function docx(body: string, options: { header?: string; footer?: string; styles?: string; numbering?: string; footnotes?: string; comments?: string; customXml?: Record<string, string> } = {}): Buffer {
+export function docx(body: string, options: { header?: string; footer?: string; styles?: string; numbering?: string; footnotes?: string; comments?: string; customXml?: Record<string, string>; charts?: Record<string, { xml: string; workbook?: Buffer }> } = {}): Buffer {
   const placeholder = body.includes('r:embed="rIdPh"');
   const rels: string[] = [];
   const overrides: string[] = ['<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'];
@@ -87,6 +87,16 @@ export function docx(body: string, options: { header?: string; footer?: string; 
     rels.push(`<Relationship Id="r${name}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${type}" Target="${name}.xml"/>`);
     overrides.push(`<Override PartName="/word/${name}.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.${name}+xml"/>`);
   }
+  Object.entries(options.charts ?? {}).forEach(([id, chart], i) => {
+    files[`word/charts/chart${i + 1}.xml`] = Buffer.from(chart.xml);
+    rels.push(`<Relationship Id="${id}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/chart" Target="charts/chart${i + 1}.xml"/>`);
+    overrides.push(`<Override PartName="/word/charts/chart${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.drawingml.chart+xml"/>`);
+    if (chart.workbook) {
+      files[`word/embeddings/Workbook${i + 1}.xlsx`] = chart.workbook;
+      files[`word/charts/_rels/chart${i + 1}.xml.rels`] = Buffer.from(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rIdWb" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/package" Target="../embeddings/Workbook${i + 1}.xlsx"/></Relationships>`);
+      if (!overrides.some((o) => o.includes('Extension="xlsx"'))) overrides.push('<Default Extension="xlsx" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"/>');
+    }
+  });
   Object.entries(options.customXml ?? {}).forEach(([id, xml], i) => {
     files[`customXml/item${i + 1}.xml`] = Buffer.from(xml);
     rels.push(`<Relationship Id="${id}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/customXml" Target="../customXml/item${i + 1}.xml"/>`);
@@ -141,6 +151,30 @@ export function txBarcode(name: string, relId: string, type: string, options: { 
     + `<ForeColor>${options.foreColor ?? '#000000'}</ForeColor><BackColor>${options.backColor ?? '#FFFFFF'}</BackColor>`
     + `<ShowText>${options.showText ? 'true' : 'false'}</ShowText><Size>100</Size><Text>${options.text ?? 'design time'}</Text></BarcodeData_TXBarcode_3.0>`;
   return { xml, customXml };
+}
+
+/**
+ * A column chart named `name` (which binds it to the merge block of that name) with design-time
+ * data, as Word or TX save one: the drawing for the body and the chart part for `docx(..., { charts })`.
+ */
+export function chart(name: string, relId: string, series: string[] = ['Sales'], design: { categories: string[]; values: number[][] } = { categories: ['United States', 'Europe', 'Asia'], values: [[700, 600, 500]] }): { xml: string; chartXml: string } {
+  const cx = 4572000;
+  const cy = 2743200;
+  const xml = `<w:r><w:drawing><wp:inline><wp:extent cx="${cx}" cy="${cy}"/><wp:docPr id="7" name="${name}"/><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/chart">`
+    + `<c:chart xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" r:id="${relId}"/></a:graphicData></a:graphic></wp:inline></w:drawing></w:r>`;
+  const n = design.categories.length;
+  const col = (i: number) => String.fromCharCode(66 + i);
+  const ser = series.map((s, i) => `<c:ser><c:idx val="${i}"/><c:order val="${i}"/><c:tx><c:strRef><c:f>Sheet1!$${col(i)}$1</c:f><c:strCache><c:ptCount val="1"/><c:pt idx="0"><c:v>${esc(s)}</c:v></c:pt></c:strCache></c:strRef></c:tx>`
+    + `<c:spPr><a:solidFill><a:srgbClr val="${['4472C4', 'ED7D31', 'A5A5A5', 'FFC000'][i % 4]}"/></a:solidFill></c:spPr><c:invertIfNegative val="0"/>`
+    + `<c:cat><c:strRef><c:f>Sheet1!$A$2:$A$${n + 1}</c:f><c:strCache><c:ptCount val="${n}"/>${design.categories.map((c, k) => `<c:pt idx="${k}"><c:v>${esc(c)}</c:v></c:pt>`).join('')}</c:strCache></c:strRef></c:cat>`
+    + `<c:val><c:numRef><c:f>Sheet1!$${col(i)}$2:$${col(i)}$${n + 1}</c:f><c:numCache><c:formatCode>General</c:formatCode><c:ptCount val="${n}"/>${(design.values[i] ?? []).map((v, k) => `<c:pt idx="${k}"><c:v>${v}</c:v></c:pt>`).join('')}</c:numCache></c:numRef></c:val></c:ser>`).join('');
+  const chartXml = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><c:chartSpace xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">'
+    + '<c:chart><c:autoTitleDeleted val="1"/><c:plotArea><c:layout/><c:barChart><c:barDir val="col"/><c:grouping val="clustered"/><c:varyColors val="0"/>'
+    + `${ser}<c:axId val="111"/><c:axId val="222"/></c:barChart>`
+    + '<c:catAx><c:axId val="111"/><c:scaling><c:orientation val="minMax"/></c:scaling><c:delete val="0"/><c:axPos val="b"/><c:crossAx val="222"/></c:catAx>'
+    + '<c:valAx><c:axId val="222"/><c:scaling><c:orientation val="minMax"/></c:scaling><c:delete val="0"/><c:axPos val="l"/><c:majorGridlines/><c:crossAx val="111"/></c:valAx>'
+    + '</c:plotArea><c:legend><c:legendPos val="b"/></c:legend><c:plotVisOnly val="1"/></c:chart></c:chartSpace>';
+  return { xml, chartXml };
 }
 
 function crc32(bytes: Buffer): number {

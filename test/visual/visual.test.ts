@@ -15,7 +15,8 @@ import type { OfficePool } from '../../src/office/pool.js';
 import type { JsonObject } from '../../src/merge/scope.js';
 import { testPool } from '../helpers/office.js';
 import { ROOT, tempDir } from '../helpers/server.js';
-import { block, cell, docx, field, mergefield, p, row, run, table, txBarcode } from '../helpers/docx.js';
+import { block, cell, chart, docx, field, mergefield, p, row, run, table, txBarcode } from '../helpers/docx.js';
+import { workbook } from '../../src/merge/charts.js';
 
 const REFERENCES = path.join(ROOT, 'test', 'visual', 'references');
 const OUTPUT = path.join(ROOT, '.test-output', 'visual');
@@ -32,6 +33,7 @@ interface Case {
 
 const bold = '<w:b/>';
 const tracking = txBarcode('TrackingCode', 'rIdBc1', 'QRCode', { foreColor: '#1F3A93', widthPx: 110, heightPx: 110 });
+const sales = chart('sales', 'rIdCh1', ['Revenue', 'Cost']);
 const order = txBarcode('OrderNo', 'rIdBc2', 'Code128', { showText: true, widthPx: 240, heightPx: 70 });
 const cases: Case[] = [
   {
@@ -62,6 +64,25 @@ const cases: Case[] = [
       { name: 'Bob Kay', street: '9 Elm Rd, Shelbyville', TrackingCode: 'https://example.com/t/1Z999AA10123456799', OrderNo: 'ORD-2026-0002', ean: '590123412345' },
     ],
     append: true,
+  },
+  {
+    // A report with nested blocks and a chart bound to the outer block by its name.
+    name: 'sales-report',
+    template: docx(p(run('Sales report ', bold), mergefield('region'))
+      + block('sales', p(run('Quarter ', bold), mergefield('quarter'), run(': revenue '), mergefield('Revenue', '\\# "#,##0"'), run(', cost '), mergefield('Cost', '\\# "#,##0"')),
+        block('deals', p(run('    • '), mergefield('client'), run(' '), mergefield('amount', '\\# "#,##0"'))))
+      + p(sales.xml),
+    { charts: { rIdCh1: { xml: sales.chartXml, workbook: workbook('Sheet1', [['', 'Revenue', 'Cost'], ['United States', '700', '1']]) } } }),
+    records: [{
+      region: 'North',
+      sales: [
+        { quarter: 'Q1', Revenue: 1200, Cost: 800, deals: [{ client: 'Ann', amount: 700 }, { client: 'Bob', amount: 500 }] },
+        { quarter: 'Q2', Revenue: 1800, Cost: 900, deals: [{ client: 'Cy', amount: 1800 }] },
+        { quarter: 'Q3', Revenue: 1500, Cost: 1400, deals: [] },
+        { quarter: 'Q4', Revenue: 2100, Cost: 1200, deals: [{ client: 'Di', amount: 2100 }] },
+      ],
+    }],
+    append: false,
   },
   {
     name: 'letter',

@@ -208,6 +208,27 @@ export interface MergeBlock {
   mergeFields: MergeField[];
   mergeBlocks: MergeBlock[];
 }
+/**
+ * a chart and the merge block whose rows it shows (docsmith extension)
+ */
+export interface ChartInfo {
+  /**
+   * the chart's name, which names the block it shows
+   */
+  name: string;
+  /**
+   * the block the chart is bound to, or null
+   */
+  mergeBlock: string | null;
+  /**
+   * each series shows the column named like it
+   */
+  series: string[];
+  /**
+   * why the chart cannot show merged data (it then keeps its design-time data), or null
+   */
+  problem: string | null;
+}
 export interface TemplateInfo {
   templateName: string;
   mergeBlocks: MergeBlock[];
@@ -215,6 +236,10 @@ export interface TemplateInfo {
   userDocumentProperties: {
     [k: string]: string;
   };
+  /**
+   * present only when the template has charts
+   */
+  charts?: ChartInfo[];
 }
 export interface IncorrectWord {
   length: number;
