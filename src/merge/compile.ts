@@ -5,6 +5,8 @@ import type { TxBarcode } from './barcodes.js';
 /** What compiling a part needs from its package: the TX barcode a relationship id points to. */
 export interface CompileContext {
   barcode(relId: string): TxBarcode | undefined;
+  /** Inside a table cell (long values are split into paragraphs there). */
+  inCell?: boolean;
 }
 
 const NO_CONTEXT: CompileContext = { barcode: () => undefined };
@@ -31,6 +33,7 @@ export interface ImageSegment {
 export interface FieldSegment {
   kind: 'field';
   field: FieldNode;
+  inCell?: boolean;
 }
 
 export interface BlockSegment {
@@ -98,7 +101,8 @@ class Builder {
 }
 
 function emit(node: TNode, b: Builder, ctx: CompileContext): void {
-  if (node.kind === 'field') return b.push({ kind: 'field', field: node });
+  if (node.kind === 'field') return b.push(ctx.inCell ? { kind: 'field', field: node, inCell: true } : { kind: 'field', field: node });
+  if (node.kind === 'element' && node.name === 'w:tc' && !ctx.inCell) ctx = { ...ctx, inCell: true };
   if (node.kind === 'block') return b.push({ kind: 'block', name: node.name, body: compileNodes(node.children, ctx) });
   if (node.kind === 'text') return b.text(escapeText(node.text));
   if (node.kind === 'raw') return b.text(node.xml);

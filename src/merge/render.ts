@@ -1,4 +1,5 @@
 import { escapeText } from '../ooxml/xml.js';
+import { PPR_ORDER } from '../ooxml/properties-order.js';
 import type { Segment } from './compile.js';
 import { evaluateField, type FieldContext } from './fields.js';
 import { MISSING, Scope, type JsonObject } from './scope.js';
@@ -44,6 +45,40 @@ export function valueRuns(text: string, runProps: string): string {
   return `<w:r>${runProps}${body}</w:r>`;
 }
 
+/**
+ * Longer values in a table cell are split into paragraphs: LibreOffice lays out a table row that
+ * spans many pages in time that grows with the square of its one paragraph (100,000 characters:
+ * 45-65 s as one paragraph, 2 s as paragraphs of 1,000).
+ */
+const LONG_VALUE = 4000;
+const CHUNK = 1000;
+
+function splitIntoParagraphs(text: string, runProps: string, hostPPr: string): string {
+  const chunks: string[] = [];
+  let rest = text.replace(/\r\n?/g, '\n');
+  while (rest.length > CHUNK) {
+    // Prefer a line break, then a space, near the chunk size; a token without either is cut.
+    const window = rest.slice(0, CHUNK * 1.5);
+    let at = window.lastIndexOf('\n');
+    if (at < CHUNK / 2) at = window.lastIndexOf(' ', CHUNK);
+    if (at < CHUNK / 2) at = CHUNK;
+    chunks.push(rest.slice(0, at));
+    rest = rest.slice(rest[at] === '\n' || rest[at] === ' ' ? at + 1 : at);
+  }
+  chunks.push(rest);
+  // The paragraphs in between share the host's style; contextual spacing keeps them together.
+  const between = withContextualSpacing(hostPPr.replace(/<w:sectPr\b[\s\S]*?<\/w:sectPr>/, ''));
+  return chunks.map((chunk) => valueRuns(chunk, runProps)).join(`</w:p><w:p>${between}`);
+}
+
+function withContextualSpacing(pPr: string): string {
+  if (pPr === '' || /^<w:pPr\s*\/>$/.test(pPr)) return '<w:pPr><w:contextualSpacing/></w:pPr>';
+  if (pPr.includes('<w:contextualSpacing')) return pPr;
+  const after = PPR_ORDER.slice(PPR_ORDER.indexOf('w:contextualSpacing') + 1);
+  const next = [...pPr.matchAll(/<(w:[A-Za-z]+)\b/g)].find((m) => after.includes(m[1]!));
+  return next ? `${pPr.slice(0, next.index)}<w:contextualSpacing/>${pPr.slice(next.index)}` : pPr.replace(/<\/w:pPr>$/, '<w:contextualSpacing/></w:pPr>');
+}
+
 function render(segments: Segment[], state: State, out: string[]): void {
   for (const segment of segments) {
     if (typeof segment === 'string') {
@@ -74,6 +109,9 @@ function render(segments: Segment[], state: State, out: string[]): void {
             out.push(`<w:r>${segment.field.runProps}${inlinePicture(relId, cx, cy, 1, 'Barcode')}</w:r>`);
             state.visible++;
           }
+        } else if (result.kind === 'text' && segment.inCell && segment.field.hostPPr !== undefined && result.text.length > LONG_VALUE) {
+          state.visible++;
+          out.push(splitIntoParagraphs(result.text, segment.field.runProps, segment.field.hostPPr));
         } else if (result.kind === 'text') {
           if (result.text !== '') state.visible++;
           out.push(valueRuns(result.text, segment.field.runProps));

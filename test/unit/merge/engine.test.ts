@@ -314,3 +314,29 @@ describe('merge engine: documents', () => {
     assert.throws(() => CompiledTemplate.compile(zipSync(bomb)), /DOCTYPE/);
   });
 });
+
+describe('merge engine: long values in table cells', () => {
+  const words = Array.from({ length: 2000 }, (_, i) => `word${i}`).join(' ');
+  const token = 'X'.repeat(9000);
+  const cellTemplate = docx(table(row(cell(p(run('Key'))), cell('<w:p><w:pPr><w:spacing w:after="120"/><w:jc w:val="left"/></w:pPr>' + mergefield('v') + '</w:p>'))));
+
+  it('splits a long value in a cell into paragraphs of the cell\'s style, keeping every character', () => {
+    for (const value of [words, token, `${'line\n'.repeat(1500)}end`]) {
+      const [out] = CompiledTemplate.compile(cellTemplate).merge([{ v: value }], DEFAULT_MERGE_OPTIONS, false);
+      const xml = partXml(out!);
+      const paragraphs = xml.match(/<w:p>/g)!.length;
+      assert.ok(paragraphs >= 5, `paragraphs: ${paragraphs}`);
+      assert.match(xml, /<w:pPr><w:spacing w:after="120"\/><w:contextualSpacing\/><w:jc w:val="left"\/><\/w:pPr>/);
+      const kept = [...xml.matchAll(/<w:t[^>]*>([^<]*)<\/w:t>/g)].map((m) => m[1]).join('');
+      assert.equal(kept.replace(/\s+/g, ''), `Key${value.replace(/\s+/g, '')}`, 'every character is kept');
+      assert.deepEqual(schemaOrderProblemsOf(out!), []);
+    }
+  });
+
+  it('leaves short values, and long values outside tables, in one paragraph', () => {
+    const [short] = CompiledTemplate.compile(cellTemplate).merge([{ v: 'short' }], DEFAULT_MERGE_OPTIONS, false);
+    assert.equal(partXml(short!).match(/<w:p>/g)!.length, 2);
+    const [body] = CompiledTemplate.compile(docx(p(mergefield('v')))).merge([{ v: words }], DEFAULT_MERGE_OPTIONS, false);
+    assert.equal(partXml(body!).match(/<w:p>/g)!.length, 1);
+  });
+});
