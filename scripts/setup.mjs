@@ -49,12 +49,22 @@ const SYSTEM_PARTS = [
     { check: 'fc-list | grep -q Caladea', packages: ['fonts-crosextra-caladea'] },
     { check: 'fc-list | grep -q "Liberation Sans"', packages: ['fonts-liberation2'] },
     { check: 'fc-list | grep -q "DejaVu Sans"', packages: ['fonts-dejavu-core'] },
-    // Spelling dictionaries for /proofing (Hunspell format).
-    ...['en-us', 'en-gb', 'de-de', 'de-at', 'de-ch', 'fr', 'es', 'it', 'nl', 'pt-br', 'pt-pt', 'pl', 'ru', 'sv', 'da', 'cs', 'uk']
-      .map((lang) => ({ check: `dpkg -s hunspell-${lang} >/dev/null 2>&1 || ! command -v dpkg`, packages: [`hunspell-${lang}`] })),
+    // Spelling dictionaries for /proofing (Hunspell format), ReportingCloud's set as far as Debian has it.
+    ...dictionaryPackages().map((pkg) => ({ check: `dpkg -s ${pkg} >/dev/null 2>&1 || ! command -v dpkg`, packages: [pkg] })),
   ] : []),
   ...(browserWanted ? [{ check: 'test -x /usr/bin/chromium', packages: ['chromium'] }] : []),
 ];
+/** The Debian packages of the dictionaries DOCSMITH_DICTIONARIES asks for (default: all of them). */
+function dictionaryPackages() {
+  const table = JSON.parse(readFileSync(path.join(root, 'src', 'proofing', 'dictionaries.json'), 'utf8'));
+  const wanted = (process.env.DOCSMITH_DICTIONARIES ?? '').split(',').map((n) => n.trim().toLowerCase()).filter(Boolean);
+  const all = wanted.length === 0 || wanted.includes('all');
+  const chosen = table.filter((d) => all || wanted.includes(d.name.toLowerCase()));
+  const unavailable = chosen.filter((d) => !d.package).map((d) => `${d.name} (${d.missing})`);
+  if (unavailable.length && process.env.npm_lifecycle_event !== 'prestart') console.log(`setup: dictionaries no package provides: ${unavailable.join(', ')}`);
+  return [...new Set(chosen.filter((d) => d.package).map((d) => d.package))];
+}
+
 const missing = [...new Set(SYSTEM_PARTS.filter((part) => !has(part.check)).flatMap((part) => part.packages))];
 if (missing.length > 0) {
   if (process.getuid?.() === 0 && has('command -v apt-get')) {

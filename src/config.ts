@@ -22,6 +22,8 @@ export interface Config {
   office: OfficeConfig;
   /** Where Hunspell dictionaries (.aff/.dic) are found. */
   dictionaryDir: string;
+  /** Client names of the dictionaries to offer (DOCSMITH_DICTIONARIES); all installed ones when absent. */
+  dictionaries: string[] | undefined;
   /** Worker threads for merges and other document work in JavaScript. */
   documentThreads: number;
   /** Hard limits on what one request may ask for. */
@@ -99,6 +101,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxApiKeys: 10,
     testRoutes: env.DOCSMITH_TEST_ROUTES === '1',
     dictionaryDir: env.DOCSMITH_DICTIONARY_DIR || '/usr/share/hunspell',
+    dictionaries: dictionaryList(env.DOCSMITH_DICTIONARIES),
     documentThreads: int(env, 'DOCSMITH_DOCUMENT_THREADS', Math.max(1, os.cpus().length), 1, 256),
     limits: {
       maxRecords: int(env, 'DOCSMITH_MAX_RECORDS', 10_000, 1, 10_000_000),
@@ -125,4 +128,10 @@ export function loadConfig(env: Env = process.env): Config {
       sandbox: sandboxMode(env.DOCSMITH_OFFICE_SANDBOX),
     },
   };
+}
+
+/** `DOCSMITH_DICTIONARIES`: `all` (the default) or client names, comma-separated (`en_US.dic,de_DE_frami.dic`). */
+function dictionaryList(value: string | undefined): string[] | undefined {
+  const names = (value ?? '').split(',').map((n) => n.trim()).filter(Boolean);
+  return names.length === 0 || names.some((n) => n.toLowerCase() === 'all') ? undefined : names;
 }

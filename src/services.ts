@@ -145,7 +145,7 @@ export async function openServices(config: Config, options: { withOffice?: boole
     pipeline,
     thumbnails,
     renderer,
-    spelling: new Spelling(config.dictionaryDir),
+    spelling: new Spelling(config.dictionaryDir, config.dictionaries),
     shareLinks: new ShareLinks(store, config.share),
     workers,
     operations: new DocumentOperations({ pipeline, workers, thumbnails, converter }),

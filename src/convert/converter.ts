@@ -10,6 +10,7 @@ import { convertOnce } from '../office/oneshot.js';
 import type { OfficePool } from '../office/pool.js';
 import { checkPdf, pdfText } from '../formats/pdf.js';
 import type { Sandbox } from '../office/sandbox.js';
+import { unwrapHtmlText } from './html.js';
 import { makeInert } from '../inert/index.js';
 
 /** Document properties written into every output that can carry them. */
@@ -119,8 +120,9 @@ export class Converter {
 
   private finish(data: Buffer, to: ReturnFormat, options: ConvertOptions): Buffer {
     if (to === 'txt' && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) return data.subarray(3);
-    if (to === 'html' && options.test) {
-      const html = data.toString('utf8');
+    if (to === 'html') {
+      const html = unwrapHtmlText(data.toString('utf8'));
+      if (!options.test) return Buffer.from(html);
       const titled = /<title>[\s\S]*?<\/title>/i.test(html)
         ? html.replace(/<title>[\s\S]*?<\/title>/i, `<title>${TEST_MODE_TITLE}</title>`)
         : html.replace(/<head([^>]*)>/i, `<head$1><title>${TEST_MODE_TITLE}</title>`);

@@ -35,10 +35,17 @@ function startsWith(bytes: Uint8Array, signature: number[]): boolean {
   return signature.every((b, i) => bytes[i] === b);
 }
 
+/** Elements a fragment a browser renders may start with (after comments and white space). */
+const HTML_START = /^<(?:html|head|body|div|p|table|span|h[1-6]|ul|ol|li|dl|br|hr|b|i|u|s|strong|em|font|center|a|img|meta|title|style|link|section|article|header|footer|main|nav|aside|pre|blockquote|form|tt|small|big|sup|sub|code|address|figure|base)[\s>/]/;
+
 function looksLikeHtml(head: string): boolean {
   const text = head.replace(/^\uFEFF|^\xEF\xBB\xBF/, '').trimStart().toLowerCase();
   if (!text.startsWith('<')) return false;
-  return /^<!doctype html|<html[\s>]|<body[\s>]|<head[\s>]/.test(text) || /<html[\s>]/.test(text.slice(0, 1024));
+  if (/^<!doctype html|<html[\s>]|<body[\s>]|<head[\s>]/.test(text) || /<html[\s>]/.test(text.slice(0, 1024))) return true;
+  // A fragment (no doctype, html or body): what a browser would render, and text, not binary.
+  const start = text.replace(/^(?:<!--[\s\S]*?-->\s*)+/, '');
+  // eslint-disable-next-line no-control-regex
+  return HTML_START.test(start) && !/[\x00-\x08\x0e-\x1f]/.test(head);
 }
 
 function detectZip(bytes: Uint8Array): Detection {
@@ -75,11 +82,12 @@ function detectCompound(bytes: Uint8Array): Detection {
   } catch {
     return fail('corrupt', 'The document is a damaged OLE compound file (truncated or corrupt); it cannot be opened.');
   }
-  const names = new Set(container.FileIndex.map((entry) => entry.name));
-  if (names.has('EncryptionInfo') || names.has('EncryptedPackage')) {
+  // Stream names are case-insensitive in the compound file format.
+  const names = new Set(container.FileIndex.map((entry) => entry.name.toLowerCase()));
+  if (names.has('encryptioninfo') || names.has('encryptedpackage')) {
     return fail('encrypted', 'The document is password-protected (encrypted); remove the password and send it again.');
   }
-  const word = container.FileIndex.find((entry) => entry.name === 'WordDocument');
+  const word = container.FileIndex.find((entry) => entry.name.toLowerCase() === 'worddocument');
   if (word) {
     const content = word.content as Uint8Array | undefined;
     if (!content || content.length < 12) return fail('corrupt', 'The Word 97-2003 document is damaged (its main stream is missing or too short).');
@@ -87,7 +95,7 @@ function detectCompound(bytes: Uint8Array): Detection {
     if (flags & 0x0100) return fail('encrypted', 'The Word 97-2003 document is password-protected; remove the password and send it again.');
     return { ok: true, format: 'doc' };
   }
-  if (names.has('Workbook') || names.has('Book')) {
+  if (names.has('workbook') || names.has('book')) {
     return fail('unknown', 'Excel 97-2003 workbooks (XLS) are not supported; save it as XLSX.');
   }
   return fail('unknown', 'The data is an OLE compound file but not a Word document.');

@@ -12,16 +12,62 @@ export function mupdf(): Promise<MuPdf> {
   return loaded;
 }
 
-async function open(bytes: Uint8Array) {
-  const lib = await mupdf();
+type Doc = ReturnType<MuPdf['Document']['openDocument']>;
+
+/**
+ * Opens a PDF for reading pages, the one way every endpoint counts them. A damaged page tree
+ * (a wrong /Count, missing /Kids) is rebuilt from the page objects, as poppler and LibreOffice
+ * read such files: otherwise convert passed a PDF that thumbnails said had 0 pages.
+ */
+export function openPdf(lib: MuPdf, bytes: Uint8Array): Doc {
+  let doc: Doc;
   try {
-    const doc = lib.Document.openDocument(bytes, 'application/pdf');
-    if (doc.needsPassword()) throw new InputError('The PDF is password-protected; remove the password and send it again.');
-    return doc;
+    doc = lib.Document.openDocument(bytes, 'application/pdf');
   } catch (error) {
-    if (error instanceof InputError) throw error;
     throw new InputError(`The PDF cannot be read (${(error as Error).message}).`);
   }
+  if (doc.needsPassword()) throw new InputError('The PDF is password-protected; remove the password and send it again.');
+  if (!pagesLoad(doc)) rebuildPageTree(doc);
+  return doc;
+}
+
+function pagesLoad(doc: Doc): boolean {
+  try {
+    const count = doc.countPages();
+    if (count === 0) return false;
+    doc.loadPage(0);
+    doc.loadPage(count - 1);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function rebuildPageTree(doc: Doc): void {
+  const pdf = doc.asPDF();
+  if (!pdf) return;
+  try {
+    const tree = pdf.getTrailer().get('Root').get('Pages');
+    if (!tree.isDictionary()) return;
+    const kids = pdf.newArray();
+    let count = 0;
+    for (let i = 1; i < pdf.countObjects() && count <= pdfLimits.maxPages; i++) {
+      const ref = pdf.newIndirect(i);
+      const object = ref.resolve();
+      if (!object.isDictionary() || object.get('Type').toString() !== '/Page') continue;
+      object.put('Parent', tree);
+      kids.push(ref);
+      count++;
+    }
+    tree.put('Kids', kids);
+    tree.put('Count', count);
+  } catch {
+    // Left as it is: the page count says what can be read.
+  }
+}
+
+async function open(bytes: Uint8Array): Promise<Doc> {
+  return openPdf(await mupdf(), bytes);
 }
 
 /** The text of every page, pages separated by a form feed like pdftotext, CRLF line ends. */

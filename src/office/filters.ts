@@ -30,12 +30,16 @@ function pdfFilterData(pdfa: boolean, password: string | undefined): Record<stri
   return data;
 }
 
-/** How the office writes `format` for a document of this family; 400 for what cannot be. */
-export function exportSpec(family: DocumentFamily, format: ReturnFormat, password?: string): ExportSpec {
-  if (password && !['pdf', 'docx', 'doc'].includes(format)) {
-    throw new InputError(`userPassword cannot be applied to ${format.toUpperCase()} output; only PDF, DOCX and DOC can carry a password.`);
-  }
-  if (password && format === 'pdfa') throw new InputError('userPassword cannot be applied to PDF/A output: PDF/A forbids encryption.');
+/** Formats that carry an open password; PDF/A forbids encryption. */
+export const PASSWORD_FORMATS: readonly ReturnFormat[] = ['pdf', 'docx', 'doc'];
+
+/**
+ * How the office writes `format` for a document of this family; 400 for what cannot be. A
+ * password is applied where the format can carry one and ignored elsewhere, as ReportingCloud's
+ * clients expect (their suites send one with every format).
+ */
+export function exportSpec(family: DocumentFamily, format: ReturnFormat, requestedPassword?: string): ExportSpec {
+  const password = requestedPassword && PASSWORD_FORMATS.includes(format) ? requestedPassword : undefined;
   if (family === 'calc') {
     if (format === 'pdf' || format === 'pdfa') return { filter: 'calc_pdf_Export', filterData: pdfFilterData(format === 'pdfa', password) };
     throw new InputError(`Spreadsheets can be converted to PDF or PDFA only, not ${format.toUpperCase()}.`);

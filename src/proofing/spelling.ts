@@ -3,15 +3,23 @@ import path from 'node:path';
 import { loadModule } from 'hunspell-asm';
 import type { Hunspell, HunspellFactory } from 'hunspell-asm';
 import { InputError } from '../errors.js';
+import table from './dictionaries.json' with { type: 'json' };
 
-/** Dictionary names clients know (ReportingCloud's list) whose Hunspell files we look for. */
-const CLIENT_NAMES = [
-  'af_ZA.dic', 'an_ES.dic', 'ar.dic', 'be_BY.dic', 'bg_BG.dic', 'br_FR.dic', 'ca.dic', 'cs_CZ.dic', 'da_DK.dic', 'de_AT_frami.dic',
-  'de_CH_frami.dic', 'de_DE_frami.dic', 'el_GR.dic', 'en_AU.dic', 'en_CA.dic', 'en_GB.dic', 'en_US.dic', 'en_ZA.dic', 'es_ES.dic',
-  'et_EE.dic', 'fa.dic', 'fr.dic', 'gd_GB.dic', 'gl_ES.dic', 'he_IL.dic', 'hr_HR.dic', 'hy_AM.dic', 'it_IT.dic', 'ku_TR.dic', 'lt_LT.dic',
-  'nb_NO.dic', 'nl_NL.dic', 'nn_NO.dic', 'oc_FR.dic', 'pl_PL.dic', 'pt_BR.dic', 'pt_PT.dic', 'ro_RO.dic', 'ru_RU.dic', 'sh.dic',
-  'sk_SK.dic', 'sl_SI.dic', 'sr.dic', 'sv_SE.dic', 'uk_UA.dic', 'ur.dic', 'vi_VN.dic',
-];
+/**
+ * ReportingCloud's dictionaries under the names clients know, and the Debian package and file
+ * stem that provide each (scripts/setup.mjs installs them from the same table).
+ */
+export interface DictionaryEntry {
+  name: string;
+  stem?: string;
+  /** A word list added to the stem's dictionary (medical terms). */
+  extra?: string;
+  package?: string;
+  /** Why no package provides it. */
+  missing?: string;
+}
+
+export const DICTIONARIES: readonly DictionaryEntry[] = table;
 
 export interface IncorrectWord {
   length: number;
@@ -21,11 +29,12 @@ export interface IncorrectWord {
   language: string;
 }
 
-/** The file stem a client name means: `de_DE_frami.dic` -> `de_DE`, `en-us` -> `en_US`. */
-function stemOf(name: string): string {
-  const bare = name.replace(/\.dic$/i, '').replace(/_frami$/i, '').replace('-', '_');
-  const [lang, region] = bare.split('_');
-  return region ? `${lang!.toLowerCase()}_${region.toUpperCase()}` : lang!.toLowerCase();
+/** What a requested language means: a client name (`en_US.dic`) or a locale (`en-us`, `de_DE`). */
+function entryFor(language: string): DictionaryEntry | undefined {
+  const wanted = language.trim().toLowerCase().replace(/\.(dic|txd)$/, '').replace(/-/g, '_');
+  return DICTIONARIES.find((d) => d.name.toLowerCase().replace(/\.(dic|txd)$/, '') === wanted)
+    ?? DICTIONARIES.find((d) => d.stem?.toLowerCase() === wanted)
+    ?? DICTIONARIES.find((d) => d.name.toLowerCase().replace(/\.(dic|txd)$/, '').replace(/_frami$/, '') === wanted);
 }
 
 /**
@@ -34,50 +43,57 @@ function stemOf(name: string): string {
  */
 export class Spelling {
   private factory: Promise<HunspellFactory> | undefined;
-  private readonly loaded = new Map<string, Promise<Hunspell>>();
+  private readonly loaded = new Map<string, Promise<Loaded>>();
 
-  constructor(private readonly dictionaryDir = '/usr/share/hunspell') {}
+  /** `allowed`: client names to offer (DOCSMITH_DICTIONARIES); all installed ones when absent. */
+  constructor(private readonly dictionaryDir = '/usr/share/hunspell', private readonly allowed?: readonly string[]) {}
 
-  private fileFor(stem: string): string | undefined {
-    const dic = path.join(this.dictionaryDir, `${stem}.dic`);
-    return fs.existsSync(dic) && fs.existsSync(path.join(this.dictionaryDir, `${stem}.aff`)) ? stem : undefined;
+  private installed(entry: DictionaryEntry): boolean {
+    if (!entry.stem) return false;
+    if (this.allowed && !this.allowed.some((a) => a.toLowerCase() === entry.name.toLowerCase())) return false;
+    const has = (file: string) => fs.existsSync(path.join(this.dictionaryDir, file));
+    return has(`${entry.stem}.dic`) && has(`${entry.stem}.aff`) && (!entry.extra || has(`${entry.extra}.dic`));
   }
 
-  /** Client names of the dictionaries installed here. */
+  /** Client names of the dictionaries installed (and allowed) here. */
   available(): string[] {
-    return CLIENT_NAMES.filter((name) => this.fileFor(stemOf(name)));
+    return DICTIONARIES.filter((d) => this.installed(d)).map((d) => d.name);
   }
 
-  /** The client name to report for a requested language, or a 400 listing what exists. */
-  resolve(language: string): { name: string; stem: string } {
-    const stem = stemOf(language.trim());
-    const name = CLIENT_NAMES.find((n) => stemOf(n) === stem) ?? `${stem}.dic`;
-    if (!this.fileFor(stem)) {
-      throw new InputError(`There is no dictionary for language "${language}"; available: ${this.available().join(', ') || 'none'}.`);
+  /** The dictionary for a requested language, or a 400 listing what exists. */
+  resolve(language: string): DictionaryEntry & { stem: string } {
+    const entry = entryFor(language);
+    if (!entry || !this.installed(entry)) {
+      const why = entry?.missing ? ` (${entry.name}: ${entry.missing})` : '';
+      throw new InputError(`There is no dictionary for language "${language}"${why}; available: ${this.available().join(', ') || 'none'}.`);
     }
-    return { name, stem };
+    return entry as DictionaryEntry & { stem: string };
   }
 
-  private dictionary(stem: string): Promise<Hunspell> {
-    let pending = this.loaded.get(stem);
+  private dictionary(entry: DictionaryEntry & { stem: string }): Promise<Loaded> {
+    const key = entry.name;
+    let pending = this.loaded.get(key);
     if (!pending) {
       pending = (async () => {
         this.factory ??= loadModule();
         const factory = await this.factory;
-        const aff = factory.mountBuffer(fs.readFileSync(path.join(this.dictionaryDir, `${stem}.aff`)), `${stem}.aff`);
-        const dic = factory.mountBuffer(fs.readFileSync(path.join(this.dictionaryDir, `${stem}.dic`)), `${stem}.dic`);
-        return factory.create(aff, dic);
+        const files = utf8Dictionary(this.dictionaryDir, entry.stem, entry.extra);
+        const mount = (name: string, text: string) => factory.mountBuffer(Buffer.from(text, 'utf8'), `${key}-${name}`);
+        const hunspell = factory.create(mount('aff', files.aff), mount('dic', files.dics[0]!));
+        files.dics.slice(1).forEach((dic, i) => hunspell.addDictionary(mount(`extra${i}.dic`, dic)));
+        return { hunspell, words: new WordIndex(files.dics) };
       })();
-      pending.catch(() => this.loaded.delete(stem));
-      this.loaded.set(stem, pending);
+      pending.catch(() => this.loaded.delete(key));
+      this.loaded.set(key, pending);
     }
     return pending;
   }
 
   /** Misspelled words and repeated words, with UTF-16 offsets into `text`. */
   async check(text: string, language: string): Promise<IncorrectWord[]> {
-    const { name, stem } = this.resolve(language);
-    const hunspell = await this.dictionary(stem);
+    const entry = this.resolve(language);
+    const name = entry.name;
+    const { hunspell } = await this.dictionary(entry);
     const out: IncorrectWord[] = [];
     let previous: { word: string; end: number } | undefined;
     for (const match of text.matchAll(/[\p{L}\p{M}][\p{L}\p{M}\p{N}'’-]*[\p{L}\p{M}\p{N}]|[\p{L}\p{M}]/gu)) {
@@ -97,17 +113,124 @@ export class Spelling {
   /**
    * Hunspell's suggestions, best first: fewest edits (case counts), single words before split
    * ones, the longest shared start (typos fall later in words more often), the shorter (a
-   * doubled letter is the commonest slip), then Hunspell's own order.
+   * doubled letter is the commonest slip), then Hunspell's own order. When Hunspell has fewer
+   * than `max`, the nearest dictionary words (edit distance up to 2) fill the list, as clients
+   * expect `max` suggestions for a plain misspelling.
    */
   async suggest(word: string, language: string, max: number): Promise<string[]> {
-    const { stem } = this.resolve(language);
-    const hunspell = await this.dictionary(stem);
+    const entry = this.resolve(language);
+    const { hunspell, words } = await this.dictionary(entry);
     const ranked = hunspell.suggest(word).map((candidate, index) => ({ candidate, index, distance: editDistance(word, candidate), prefix: sharedStart(word, candidate) }));
     const spaced = (x: string) => (x.includes(' ') ? 1 : 0);
     ranked.sort((a, b) => a.distance - b.distance || spaced(a.candidate) - spaced(b.candidate) || b.prefix - a.prefix
       || a.candidate.length - b.candidate.length || a.index - b.index);
-    return ranked.slice(0, max).map((r) => r.candidate);
+    const out = ranked.slice(0, max).map((r) => r.candidate);
+    if (out.length >= max || hunspell.spell(word)) return out;
+    const seen = new Set(out.map((s) => s.toLowerCase()));
+    for (const candidate of words.nearest(word, 2, max * 4)) {
+      if (out.length >= max) break;
+      const cased = matchCase(word, candidate);
+      if (seen.has(cased.toLowerCase()) || !hunspell.spell(cased)) continue;
+      seen.add(cased.toLowerCase());
+      out.push(cased);
+    }
+    return out;
   }
+}
+
+/**
+ * A dictionary's files as UTF-8 text. Hunspell compiled to WebAssembly takes words as UTF-8, so
+ * a dictionary in a legacy encoding (German and Estonian are ISO 8859) would never match a word
+ * with an umlaut: it is decoded and declared UTF-8.
+ */
+function utf8Dictionary(dir: string, stem: string, extra: string | undefined): { aff: string; dics: string[] } {
+  const affBytes = fs.readFileSync(path.join(dir, `${stem}.aff`));
+  const declared = /^SET\s+(\S+)/m.exec(affBytes.toString('latin1'))?.[1] ?? 'UTF-8';
+  const label = declared.toLowerCase().replace(/^iso-?8859-?(\d+)$/, 'iso-8859-$1').replace(/^microsoft-cp(\d+)$/, 'windows-$1');
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(label);
+  } catch {
+    decoder = new TextDecoder('utf-8');
+  }
+  const decode = (bytes: Buffer) => decoder.decode(bytes);
+  const aff = decode(affBytes).replace(/^SET\s+\S+/m, 'SET UTF-8');
+  const dics = [stem, ...(extra ? [extra] : [])].map((name) => decode(fs.readFileSync(path.join(dir, `${name}.dic`))));
+  return { aff, dics };
+}
+
+interface Loaded {
+  hunspell: Hunspell;
+  words: WordIndex;
+}
+
+/** "Thiss" -> "This": a capitalised or upper-case word gets candidates in its case. */
+function matchCase(word: string, candidate: string): string {
+  if (word.length > 1 && word === word.toUpperCase()) return candidate.toUpperCase();
+  if (word[0] === word[0]!.toUpperCase() && candidate[0] === candidate[0]!.toLowerCase()) return candidate[0]!.toUpperCase() + candidate.slice(1);
+  return candidate;
+}
+
+/** A dictionary's stems by length, indexed on first use, for the nearest words to a misspelling. */
+class WordIndex {
+  private byLength: Map<number, string[]> | undefined;
+
+  constructor(private dics: string[]) {}
+
+  private index(): Map<number, string[]> {
+    if (this.byLength) return this.byLength;
+    const byLength = new Map<number, string[]>();
+    for (const dic of this.dics) {
+      const lines = dic.split('\n');
+      for (let i = 1; i < lines.length; i++) {
+        const stem = lines[i]!.split('/')[0]!.split(/\s/)[0]!;
+        if (!stem || /[\d.]/.test(stem)) continue;
+        const list = byLength.get(stem.length) ?? [];
+        list.push(stem);
+        byLength.set(stem.length, list);
+      }
+    }
+    this.byLength = byLength;
+    this.dics = [];
+    return byLength;
+  }
+
+  /** Words within `limit` edits, nearest first (then those sharing a longer start). */
+  nearest(word: string, limit: number, most: number): string[] {
+    const lower = word.toLowerCase();
+    const found: { word: string; distance: number; prefix: number }[] = [];
+    const index = this.index();
+    for (let length = Math.max(1, word.length - limit); length <= word.length + limit; length++) {
+      for (const candidate of index.get(length) ?? []) {
+        const distance = boundedDistance(lower, candidate.toLowerCase(), limit);
+        if (distance <= limit) found.push({ word: candidate, distance, prefix: sharedStart(lower, candidate.toLowerCase()) });
+      }
+    }
+    found.sort((a, b) => a.distance - b.distance || b.prefix - a.prefix || a.word.length - b.word.length || (a.word < b.word ? -1 : 1));
+    return found.slice(0, most).map((f) => f.word);
+  }
+}
+
+/** The edit distance, or limit + 1 as soon as it must exceed `limit` (most words stop at once). */
+function boundedDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let before: number[] = [];
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, before[j - 2]! + 1);
+      row.push(value);
+      best = Math.min(best, value);
+    }
+    if (best > limit) return limit + 1;
+    before = previous;
+    previous = row;
+  }
+  return previous[b.length]!;
 }
 
 function sharedStart(a: string, b: string): number {

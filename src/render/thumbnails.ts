@@ -4,7 +4,7 @@ import { BusyError, InputError } from '../errors.js';
 import type { Converter } from '../convert/converter.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import type { ImageFormat } from './encode.js';
-import { mupdf } from '../formats/pdf.js';
+import { mupdf, openPdf } from '../formats/pdf.js';
 import type { PageRenderer } from './renderer.js';
 
 export interface ThumbnailRequest {
@@ -64,14 +64,7 @@ export class Thumbnails {
   }
 
   private async readPageSizes(pdf: Buffer): Promise<PageSize[]> {
-    const lib = await mupdf();
-    let doc;
-    try {
-      doc = lib.Document.openDocument(pdf, 'application/pdf');
-    } catch (error) {
-      throw new InputError(`The PDF cannot be read (${(error as Error).message}).`);
-    }
-    if (doc.needsPassword()) throw new InputError('The PDF is password-protected; remove the password and send it again.');
+    const doc = openPdf(await mupdf(), pdf);
     return Array.from({ length: doc.countPages() }, (_, i) => {
       const [x0, y0, x1, y1] = doc.loadPage(i).getBounds();
       return { width: x1 - x0, height: y1 - y0 };

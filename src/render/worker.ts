@@ -1,6 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import * as mupdf from 'mupdf';
 import { encodeBmp, encodeGif, type ImageFormat } from './encode.js';
+import { openPdf } from '../formats/pdf.js';
 
 /** One render job: pages of a PDF as images. Runs in a worker thread, off the event loop. */
 export interface RenderJob {
@@ -15,7 +16,7 @@ export interface RenderJob {
 export type RenderReply = { id: number; images: Uint8Array[] } | { id: number; error: string };
 
 function render(job: RenderJob): Uint8Array[] {
-  const doc = mupdf.Document.openDocument(job.pdf, 'application/pdf');
+  const doc = openPdf(mupdf, job.pdf);
   return job.pages.map((index): Uint8Array => {
     const pixmap = doc.loadPage(index).toPixmap(mupdf.Matrix.scale(job.scale, job.scale), mupdf.ColorSpace.DeviceRGB, false, true);
     try {

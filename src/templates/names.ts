@@ -1,8 +1,11 @@
 import path from 'node:path';
 import { InputError } from '../errors.js';
 
-/** Extensions a stored template may carry; the content decides the real format. */
-export const TEMPLATE_EXTENSIONS = ['docx', 'doc', 'rtf'] as const;
+/**
+ * Extensions a stored template may carry; the content decides the real format. `.tx` is allowed
+ * because ReportingCloud users name templates so; real TX bytes get their own clear 400.
+ */
+export const TEMPLATE_EXTENSIONS = ['docx', 'doc', 'rtf', 'tx'] as const;
 
 // Control characters are forbidden on purpose.
 // eslint-disable-next-line no-control-regex
@@ -35,9 +38,6 @@ export function checkTemplateName(raw: string): string {
     throw new InputError(`templateName "${name}" must not start with a dot or begin or end with spaces.`);
   }
   const extension = path.extname(name).slice(1).toLowerCase();
-  if (extension === 'tx') {
-    throw new InputError(`templateName "${name}": TX templates are a proprietary format that cannot be read here; use ${TEMPLATE_EXTENSIONS.map((e) => `.${e}`).join(', ')}.`);
-  }
   if (!(TEMPLATE_EXTENSIONS as readonly string[]).includes(extension)) {
     throw new InputError(`templateName "${name}" must end with ${TEMPLATE_EXTENSIONS.map((e) => `.${e}`).join(', ')}.`);
   }

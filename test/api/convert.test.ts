@@ -88,6 +88,14 @@ describe('POST /v1/document/convert with the real office engine', () => {
     assert.ok((html.match(/src="data:image\//g) ?? []).length >= 2);
   });
 
+  it('writes HTML without line breaks inside text, and reads HTML fragments', async () => {
+    const words = Array.from({ length: 60 }, (_, i) => `Awesome Facts number ${i}`).join(', ');
+    const html = (await convert(Buffer.from(`<div><p>${words}.</p></div>`), 'HTML')).toString('utf8');
+    assert.ok(html.includes(words), 'the paragraph comes out as one line of text');
+    const docxOut = await convert(Buffer.from('<p>Just a <b>fragment</b></p>'), 'TXT');
+    assert.match(docxOut.toString('utf8'), /Just a fragment/);
+  });
+
   it('extracts the text of a PDF, and passes a PDF through', async () => {
     const txt = (await convert(fixture('maelzel_machine.pdf'), 'TXT')).toString('utf8');
     assert.match(txt, /^Mälzel and the Machine\r\n/);

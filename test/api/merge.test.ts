@@ -131,6 +131,20 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.equal(reopened.status, 200, 'the package with new core properties opens');
   });
 
+  it('applies userPassword where the format carries one and ignores it elsewhere, as the SDK suites expect', async () => {
+    const body = { mergeData: [{ a: 'Secret text' }], template: b64(docx(p(mergefield('a')))), mergeSettings: { userPassword: 'pw-123' } };
+    const [pdf] = decode(await merge('returnFormat=PDF', body));
+    assert.equal(pdfFacts(pdf!).needsPassword, true);
+    assert.match(pdfFacts(pdf!, 'pw-123').text, /Secret text/);
+    for (const format of ['HTML', 'RTF', 'TXT', 'PDFA']) {
+      const reply = await merge(`returnFormat=${format}`, body);
+      assert.equal(reply.status, 200, `${format}: ${reply.text.slice(0, 200)}`);
+      const [out] = decode(reply);
+      if (format === 'PDFA') assert.equal(pdfFacts(out!).needsPassword, false, 'PDF/A forbids encryption');
+      else assert.match(out!.toString('utf8'), /Secret text/);
+    }
+  });
+
   it('describes a stored template in the shape clients parse', async () => {
     const template = docx(p(mergefield('title', '\\* MERGEFORMAT')) + block('items', p(mergefield('price', '\\# "$#,###.00"'))));
     assert.equal((await paid.upload('info.docx', template)).status, 201);
@@ -209,7 +223,6 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
       ['returnFormat=PDF', { mergeData: [{}], template, mergeSettings: { removeEmptyFields: 'maybe' } }, /removeEmptyFields must be true or false/],
       ['returnFormat=PDF', { mergeData: [{}], template, mergeSettings: 'yes' }, /mergeSettings must be a JSON object/],
       ['returnFormat=PDF', { mergeData: [{}], template, mergeSettings: { documentTitle: 'x'.repeat(2001) } }, /longer than 2000/],
-      ['returnFormat=TXT', { mergeData: [{}], template, mergeSettings: { userPassword: 'pw' } }, /cannot be applied to TXT/],
       ['returnFormat=PDF', { mergeData: [{}], template: unbalanced }, /merge block "open"/],
       ['returnFormat=PDF', { mergeData: [{ ean: 'ABC' }], template: b64(docx(p(field('MERGEBARCODE ean EAN13')))) }, /"ABC" for the barcode .* cannot be drawn as EAN13/],
       ['returnFormat=DOCX', { mergeData: [{ x: 1 }], template: b64(docx(p(field('MERGEBARCODE x EAN99')))) }, /type "EAN99"; use QR/],

@@ -24,12 +24,16 @@ describe('proofing', () => {
       assert.ok(listed.includes(name), name);
     }
     assert.ok(listed.every((name) => expected.includes(name)));
-    // Every listed name is backed by an installed Hunspell dictionary, and every installed one that clients know is listed.
-    const installed = new Set(fs.readdirSync('/usr/share/hunspell').filter((f) => f.endsWith('.dic')).map((f) => f.slice(0, -4)));
-    const stem = (name: string) => name.replace(/\.dic$/, '').replace(/_frami$/, '');
-    for (const name of listed) assert.ok(installed.has(stem(name)), name);
-    for (const name of expected) if (name.endsWith('.dic') && installed.has(stem(name))) assert.ok(listed.includes(name), name);
+    // Set-up installs every one Debian has: all of the vendor's list but its own legal word list and Urdu.
+    assert.deepEqual(expected.filter((name) => !listed.includes(name)), ['en_US_Legal.txd', 'ur.dic']);
     assert.equal((await check('colour', 'en_GB.dic')).text, '[]');
+    // Each is a real dictionary under its name: a common word passes, nonsense does not.
+    for (const [language, word] of [['sh.dic', 'kuća'], ['sr.dic', 'кућа'], ['fa.dic', 'کتاب'], ['hy_AM.dic', 'գիրք'], ['de_DE_frami.dic', 'Straße'], ['ku_TR.dic', 'av']] as const) {
+      assert.equal((await check(word, language)).text, '[]', `${language} ${word}`);
+      assert.equal(((await check('qzxqzxqzx', language)).json() as unknown[]).length, 1, language);
+    }
+    // The medical list adds terms to en_US.
+    assert.equal(((await check('erythrocytosis', 'en_US_OpenMedSpel.dic')).json() as unknown[]).length, 0);
   });
 
   it('finds exactly the two misspellings of "Thiss is a testt"', async () => {
@@ -52,6 +56,16 @@ describe('proofing', () => {
     assert.equal(suggestions[0], 'This');
     assert.ok(suggestions.length <= 3);
     assert.equal(((await c.get('/v1/proofing/suggestions?word=Thiss&language=en_US.dic&max=1')).json() as string[]).length, 1);
+  });
+
+  it('fills the suggestions up to max with the nearest dictionary words after Hunspell\'s own', async () => {
+    const ten = (await c.get('/v1/proofing/suggestions?word=Thiss&language=en_US.dic&max=10')).json() as string[];
+    assert.equal(ten.length, 10, ten.join(', '));
+    assert.equal(ten[0], 'This');
+    assert.equal(new Set(ten.map((s) => s.toLowerCase())).size, 10, 'no repeats');
+    assert.ok(ten.every((s) => /^[A-Z]/.test(s)), `capitalised like the word: ${ten.join(', ')}`);
+    const umlaut = (await c.get(`/v1/proofing/suggestions?word=${encodeURIComponent('Strase')}&language=de_DE_frami.dic&max=5`)).json() as string[];
+    assert.ok(umlaut.includes('Straße'), umlaut.join(', '));
   });
 
   it('counts transactions against the proofing quota', async () => {

@@ -62,6 +62,14 @@ describe('template storage over HTTP', () => {
     assert.equal((await ann.delete(`/v1/templates/delete?templateName=${encodeURIComponent('Überweisung ß.docx')}`)).status, 204);
   });
 
+  it('judges a .tx name by its bytes: DOCX saved under a .tx name is stored and read', async () => {
+    assert.equal((await ann.upload('invoice.tx', fixture('test_document.docx'))).status, 201);
+    assert.equal((await ann.get('/v1/templates/exists?templateName=invoice.tx')).text, 'true');
+    const info = await ann.get('/v1/templates/info?templateName=invoice.tx');
+    assert.equal(info.status, 200, info.text);
+    assert.equal((await ann.delete('/v1/templates/delete?templateName=invoice.tx')).status, 204);
+  });
+
   it('accepts \\/ escapes and MIME line breaks in the Base64 string', async () => {
     const b64 = fixture('test_document.docx').toString('base64');
     const body = JSON.stringify(b64.replace(/(.{76})/g, '$1\r\n')).replace(/\//g, '\\/');
@@ -99,8 +107,8 @@ describe('template storage over HTTP', () => {
       ['invoice.docx', { json: fixture('cash.xlsx').toString('base64') }, /XLSX document/],
       ['../etc/passwd.docx', { json: fixture('test_template.docx').toString('base64') }, /not allowed in a file name/],
       ['dir/a.docx', { json: fixture('test_template.docx').toString('base64') }, /not allowed/],
-      ['template.txt', { json: fixture('test_template.docx').toString('base64') }, /must end with \.docx, \.doc, \.rtf/],
-      ['template.tx', { json: fixture('test_template.docx').toString('base64') }, /TX templates/],
+      ['template.txt', { json: fixture('test_template.docx').toString('base64') }, /must end with \.docx, \.doc, \.rtf, \.tx/],
+      ['template.tx', { json: fixture('test_template.tx').toString('base64') }, /TX Text Control/],
       ['.docx', { json: fixture('test_template.docx').toString('base64') }, /must not start with a dot/],
       ['x'.repeat(300) + '.docx', { json: fixture('test_template.docx').toString('base64') }, /longer than 255/],
     ];

@@ -9,7 +9,6 @@ import type { OfficePool } from '../../src/office/pool.js';
 import { Converter } from '../../src/convert/converter.js';
 import { Normaliser } from '../../src/convert/normalise.js';
 import { detectFormat } from '../../src/formats/detect.js';
-import { InputError } from '../../src/errors.js';
 import { fixture, tempDir } from '../helpers/server.js';
 import { pdfFacts, redShare, slowRtf, testPool } from '../helpers/office.js';
 import { docx, field, p } from '../helpers/docx.js';
@@ -73,10 +72,13 @@ describe('converter: passwords, properties, normalisation, no network', () => {
     }
   });
 
-  it('refuses a password for formats that cannot carry one', async () => {
-    for (const format of ['rtf', 'html', 'txt', 'pdfa'] as const) {
-      await assert.rejects(converter.convert(fixture('test_document.docx'), 'docx', format, { password: 'x' }), InputError);
+  it('ignores a password for formats that cannot carry one, as ReportingCloud clients expect', async () => {
+    for (const format of ['rtf', 'html', 'txt'] as const) {
+      const { data } = await converter.convert(fixture('test_document.docx'), 'docx', format, { password: 'x' });
+      assert.match(data.toString('utf8'), /A Test File|A\\~?Test/, format);
     }
+    const { data: pdfa } = await converter.convert(fixture('test_document.docx'), 'docx', 'pdfa', { password: 'x' });
+    assert.equal(mupdf.Document.openDocument(pdfa, 'application/pdf').needsPassword(), false, 'PDF/A is never encrypted');
   });
 
   it('writes document properties into the output', async () => {
