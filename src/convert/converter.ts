@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { DocsmithError, InputError } from '../errors.js';
-import { detectFormat, FORMAT_NAMES, type DocumentFormat } from '../formats/detect.js';
+import { detectFormat, FORMAT_NAMES, wordVersion, type DocumentFormat, type WordVersion } from '../formats/detect.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
 import { exportSpec, type DocumentFamily } from '../office/filters.js';
 import { OfficeCrashError, OfficeJobError, type OfficeJob } from '../office/process.js';
@@ -70,21 +70,32 @@ export class Converter {
   constructor(private readonly pool: OfficePool, private readonly workDir: string, private readonly oneShot?: OneShotOptions) {}
 
   /**
-   * The office crashed on this document twice. Some documents crash an office driven over UNO
-   * yet convert on the command line, so a one-off process tries, when the job needs nothing
-   * the command line cannot do.
+   * The office crashed on this document twice (LibreOffice 7.4 crashes loading some documents
+   * over UNO that it converts on the command line). A one-off process converts it: straight to
+   * the result when the job needs nothing else, or else to ODT, which the pool then loads to
+   * apply the properties, watermark and password, so no setting is lost on this path.
    */
-  private async fallback(job: OfficeJob, crash: Error): Promise<number> {
-    const commandLineCan = !job.watermark && !job.properties && !(job.password && job.ooxml) && !job.inputPassword;
-    if (!this.oneShot || !commandLineCan) {
+  private async fallback(job: OfficeJob, crash: Error, signal?: AbortSignal): Promise<number> {
+    if (!this.oneShot || job.inputPassword) {
       if (crash instanceof OfficeJobError) throw mapJobError(crash);
       throw new InputError('The office engine failed on this document twice; it cannot be processed with these settings.');
     }
     const started = Date.now();
+    const direct = !job.watermark && !job.properties && !(job.password && job.ooxml);
+    const calc = job.filter.startsWith('calc_');
+    const native = calc ? 'calc8' : 'writer8';
+    const normalised = `${job.output}.fallback.${calc ? 'ods' : 'odt'}`;
     try {
-      await convertOnce(job, this.oneShot);
+      await convertOnce(direct ? job : { input: job.input, output: normalised, filter: native }, this.oneShot);
     } catch {
       throw new InputError(`The office engine could not process this document (${crash.message}).`);
+    }
+    try {
+      if (!direct) await this.pool.run({ ...job, input: normalised, inputFilter: native }, signal);
+    } catch (error) {
+      throw error instanceof OfficeJobError ? mapJobError(error) : new InputError(`The office engine could not process this document (${(error as Error).message}).`);
+    } finally {
+      if (!direct) void fs.rm(normalised, { force: true }).catch(() => undefined);
     }
     return Date.now() - started;
   }
@@ -151,7 +162,7 @@ export class Converter {
     try {
       await fs.writeFile(input, source);
       let officeMs: number;
-      const full: OfficeJob = { ...job, input, output, inputFilter: inputFilterFor(from) };
+      const full: OfficeJob = { ...job, input, output, inputFilter: inputFilterFor(from, source) };
       try {
         ({ officeMs } = await this.pool.run(full, signal));
       } catch (error) {
@@ -159,7 +170,7 @@ export class Converter {
         // trouble rather than the document's: the command line gets one try.
         const officeTrouble = error instanceof OfficeCrashError || (error instanceof OfficeJobError && error.code === 'export_failed');
         if (!officeTrouble) throw mapJobError(error);
-        officeMs = await this.fallback(full, error as Error);
+        officeMs = await this.fallback(full, error as Error, signal);
       }
       const data = await fs.readFile(output).catch(() => null);
       // The office "succeeds" without writing anything when it cannot really read a file.
@@ -172,11 +183,13 @@ export class Converter {
   }
 }
 
+const DOC_FILTERS: Record<WordVersion, string> = { word97: 'MS Word 97', word95: 'MS Word 95', word6: 'MS WinWord 6.0' };
+
 /** Forcing the import filter stops the office from guessing (and reading junk as text). */
-function inputFilterFor(format: DocumentFormat): string {
+function inputFilterFor(format: DocumentFormat, bytes: Uint8Array): string {
   switch (format) {
     case 'docx': return 'MS Word 2007 XML';
-    case 'doc': return 'MS Word 97';
+    case 'doc': return DOC_FILTERS[wordVersion(bytes)];
     case 'rtf': return 'Rich Text Format';
     case 'html': return 'HTML (StarWriter)';
     case 'xlsx': return 'Calc MS Excel 2007 XML';

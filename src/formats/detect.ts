@@ -75,6 +75,23 @@ function detectZip(bytes: Uint8Array): Detection {
   return fail('unknown', 'The data is an Office package of a kind we do not read (not DOCX or XLSX).');
 }
 
+/** Which Word wrote a DOC: 97-2003, 95 or 6.0 (the FIB's nFib), for the office's import filter. */
+export type WordVersion = 'word97' | 'word95' | 'word6';
+
+export function wordVersion(bytes: Uint8Array): WordVersion {
+  try {
+    const container = CFB.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { type: 'buffer' });
+    const word = container.FileIndex.find((entry) => entry.name.toLowerCase() === 'worddocument')?.content as Uint8Array | undefined;
+    if (!word || word.length < 4) return 'word97';
+    const nFib = word[2]! | (word[3]! << 8);
+    // Word 97 and later write 193 or more; Word 95 104, Word 6.0 101.
+    if (nFib >= 193 || nFib < 101) return 'word97';
+    return nFib >= 104 ? 'word95' : 'word6';
+  } catch {
+    return 'word97';
+  }
+}
+
 function detectCompound(bytes: Uint8Array): Detection {
   let container: CFB.CFB$Container;
   try {

@@ -54,6 +54,8 @@ export function mapFieldTypes(container: CFB.CFB$Container, map: (flt: number) =
   const wordBytes = word?.content as Uint8Array | undefined;
   if (!wordBytes || wordBytes.length < 64) return false;
   const fib = Buffer.from(wordBytes);
+  const nFib = fib.readUInt16LE(0x02);
+  if (nFib >= 101 && nFib < 193) return mapWord6FieldTypes(word!, fib, map);
   const flags = fib.readUInt16LE(0x0a);
   const tableEntry = stream(container, flags & 0x0200 ? '1Table' : '0Table');
   if (!tableEntry?.content) return false;
@@ -87,6 +89,35 @@ export function mapFieldTypes(container: CFB.CFB$Container, map: (flt: number) =
     }
   }
   if (changed) tableEntry.content = table;
+  return changed;
+}
+
+/**
+ * Word 6.0 and 95 keep the field tables in the WordDocument stream itself, and their FIB is a
+ * fixed list of (offset, size) pairs; every pair that points at something shaped like a field
+ * table is taken for one.
+ */
+function mapWord6FieldTypes(word: CFB.CFB$Entry, bytes: Buffer, map: (flt: number) => number): boolean {
+  let changed = false;
+  const end = Math.min(bytes.length - 8, 0x200);
+  for (let at = 0x40; at <= end; at += 2) {
+    const fc = bytes.readUInt32LE(at);
+    const lcb = bytes.readUInt32LE(at + 4);
+    if (lcb < 10 || (lcb - 4) % 6 !== 0 || fc < 0x80 || fc + lcb > bytes.length) continue;
+    const n = (lcb - 4) / 6;
+    const flds = fc + 4 * (n + 1);
+    if (!looksLikePlcFld(bytes, fc, n, flds)) continue;
+    for (let i = 0; i < n; i++) {
+      if ((bytes[flds + i * 2]! & 0x1f) !== FIELD_BEGIN) continue;
+      const flt = bytes[flds + i * 2 + 1]!;
+      const next = map(flt);
+      if (next !== flt) {
+        bytes[flds + i * 2 + 1] = next;
+        changed = true;
+      }
+    }
+  }
+  if (changed) word.content = bytes;
   return changed;
 }
 

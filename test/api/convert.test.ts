@@ -88,6 +88,13 @@ describe('POST /v1/document/convert with the real office engine', () => {
     assert.ok((html.match(/src="data:image\//g) ?? []).length >= 2);
   });
 
+  it('reads Word 6.0 and Word 95 documents with their own import filters', async () => {
+    const { legacyWordDoc } = await import('../helpers/hostile.js');
+    assert.match((await convert(legacyWordDoc('Hello from Word six.'), 'TXT')).toString('utf8'), /Hello from Word six\./);
+    assert.match((await convert(legacyWordDoc('Hello from Word 95.', { nFib: 104 }), 'TXT')).toString('utf8'), /Hello from Word 95\./);
+    assert.ok(pdfFacts(await convert(legacyWordDoc('To PDF.'), 'PDF')).text.includes('To PDF.'));
+  });
+
   it('writes HTML without line breaks inside text, and reads HTML fragments', async () => {
     const words = Array.from({ length: 60 }, (_, i) => `Awesome Facts number ${i}`).join(', ');
     const html = (await convert(Buffer.from(`<div><p>${words}.</p></div>`), 'HTML')).toString('utf8');

@@ -222,3 +222,41 @@ export function zipBomb(name: string, inflated: number, declared = 1000): Buffer
   entries.push({ name, deflated: zlib.deflateRawSync(Buffer.alloc(inflated), { level: 9 }), declared });
   return handmadeZip(entries);
 }
+
+/**
+ * A minimal Word 6.0 (nFib 101) or Word 95 (nFib 104) document: a fixed FIB, 8-bit text, and,
+ * when `field` is given, one field whose table (plcffldMom, FIB offset 0xD8) LibreOffice reads.
+ */
+export function legacyWordDoc(text: string, options: { nFib?: 101 | 104; field?: { instruction: string; flt: number } } = {}): Buffer {
+  const field = options.field;
+  const parts = field
+    ? [Buffer.from(text, 'latin1'), Buffer.from([0x13]), Buffer.from(` ${field.instruction} `, 'latin1'), Buffer.from([0x14]), Buffer.from('old', 'latin1'), Buffer.from([0x15]), Buffer.from('\r', 'latin1')]
+    : [Buffer.from(`${text}\r`, 'latin1')];
+  const body = Buffer.concat(parts);
+  const fibSize = 0x200;
+  const plc = field ? Buffer.alloc(4 * 4 + 3 * 2) : Buffer.alloc(0);
+  if (field) {
+    const begin = parts[0]!.length;
+    const separator = begin + 1 + parts[2]!.length;
+    const end = separator + 1 + parts[4]!.length;
+    [begin, separator, end, body.length].forEach((cp, i) => plc.writeUInt32LE(cp, i * 4));
+    plc.set([0x13, field.flt, 0x14, 0xff, 0x15, 0x80], 16);
+  }
+  const word = Buffer.alloc(fibSize + body.length + plc.length + 0x100);
+  word.writeUInt16LE(0xa5dc, 0x00); // wIdent
+  word.writeUInt16LE(options.nFib ?? 101, 0x02);
+  word.writeUInt16LE(0x0409, 0x06); // lid: English
+  word.writeUInt32LE(fibSize, 0x18); // fcMin
+  word.writeUInt32LE(fibSize + body.length, 0x1c); // fcMac
+  word.writeUInt32LE(word.length, 0x20); // cbMac
+  word.writeUInt32LE(body.length, 0x34); // ccpText
+  body.copy(word, fibSize);
+  if (field) {
+    plc.copy(word, fibSize + body.length);
+    word.writeUInt32LE(fibSize + body.length, 0xd8);
+    word.writeUInt32LE(plc.length, 0xdc);
+  }
+  const container = CFB.utils.cfb_new();
+  CFB.utils.cfb_add(container, '/WordDocument', word);
+  return Buffer.from(CFB.write(container, { type: 'buffer' }) as Uint8Array);
+}

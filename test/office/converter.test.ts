@@ -6,6 +6,8 @@ import path from 'node:path';
 import { zipSync } from 'fflate';
 import * as mupdf from 'mupdf';
 import type { OfficePool } from '../../src/office/pool.js';
+import { OfficeCrashError, type OfficeJob } from '../../src/office/process.js';
+import { openSandbox } from '../../src/office/sandbox.js';
 import { Converter } from '../../src/convert/converter.js';
 import { Normaliser } from '../../src/convert/normalise.js';
 import { detectFormat } from '../../src/formats/detect.js';
@@ -154,3 +156,43 @@ describe('converter: passwords, properties, normalisation, no network', () => {
     }
   });
 });
+
+describe('converter: documents that crash the pooled office', () => {
+  let pool: OfficePool;
+  let converter: Converter;
+  let crashed = 0;
+  before(async () => {
+    pool = testPool({ size: 1 });
+    await pool.start();
+    // LibreOffice 7.4 crashes loading some real documents over UNO (a bug we cannot trigger on
+    // demand): this pool crashes on any input that is not the fallback's own ODT, like those.
+    const crashing = {
+      run: (job: OfficeJob, signal?: AbortSignal) => {
+        if (!job.input.endsWith('.odt')) {
+          crashed++;
+          return Promise.reject(new OfficeCrashError('the office process died while loading'));
+        }
+        return pool.run(job, signal);
+      },
+    } as unknown as OfficePool;
+    converter = new Converter(crashing, tempDir(), { sofficePath: '/usr/lib/libreoffice/program/soffice.bin', sandbox: openSandbox('auto'), timeoutMs: 60_000 });
+  });
+  after(() => pool.close());
+
+  it('converts through a one-off office and still applies properties, the watermark and the password', async () => {
+    const plain = await converter.convert(fixture('test_document.docx'), 'docx', 'pdf');
+    assert.match(pdfFacts(plain.data).text, /A Test File/);
+    const properties = { author: 'Ann Author', title: 'Fallback' };
+    const { data } = await converter.convert(fixture('test_document.docx'), 'docx', 'pdf', { properties, test: true, password: 'pw-1' });
+    assert.equal(pdfFacts(data).needsPassword, true);
+    assert.match(pdfFacts(data, 'pw-1').text, /A Test File/);
+    const doc = mupdf.Document.openDocument(data, 'application/pdf');
+    assert.ok(doc.authenticatePassword('pw-1'));
+    assert.equal(doc.getMetaData('info:Author'), 'Ann Author');
+    assert.equal(doc.getMetaData('info:Title'), 'Fallback');
+    const { data: marked } = await converter.convert(fixture('test_document.docx'), 'docx', 'pdf', { test: true });
+    assert.ok(redShare(marked) > 0.001, 'the TEST MODE watermark is on the page');
+    assert.ok(crashed >= 3);
+  });
+});
+

@@ -66,6 +66,15 @@ describe('format detection from bytes', () => {
     assert.equal(format(CFB.write(upper, { type: 'buffer' }) as Buffer), 'encrypted');
   });
 
+  it('tells Word 6.0 and 95 documents from Word 97-2003 ones', async () => {
+    const { wordVersion } = await import('../../src/formats/detect.js');
+    const { legacyWordDoc } = await import('../helpers/hostile.js');
+    assert.equal(format(legacyWordDoc('six')), 'doc');
+    assert.equal(wordVersion(legacyWordDoc('six')), 'word6');
+    assert.equal(wordVersion(legacyWordDoc('ninety-five', { nFib: 104 })), 'word95');
+    assert.equal(wordVersion(fixture('test.doc')), 'word97');
+  });
+
   it('reads a DOC whose stream names are upper case', () => {
     const doc = CFB.read(fixture('test.doc'), { type: 'buffer' });
     const renamed = CFB.utils.cfb_new();

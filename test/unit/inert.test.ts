@@ -122,3 +122,22 @@ describe('HTML made inert', () => {
     assert.equal(inertCss('a{background:url(x.png);behavior:url(x.htc)}'), 'a{background:none;}');
   });
 });
+
+describe('inert Word 6.0 and 95 documents', () => {
+  it('turns linking fields into unknown ones in the field table of the WordDocument stream, and blanks their keyword', async () => {
+    const { legacyWordDoc } = await import('../helpers/hostile.js');
+    const CFB = (await import('cfb')).default;
+    for (const nFib of [101, 104] as const) {
+      const input = legacyWordDoc('Before ', { nFib, field: { instruction: 'INCLUDEPICTURE "/etc/secret.png"', flt: 0x43 } });
+      const out = makeInert(input, 'doc');
+      const word = Buffer.from(CFB.read(out, { type: 'buffer' }).FileIndex.find((e) => e.name === 'WordDocument')!.content as Uint8Array);
+      const plc = word.readUInt32LE(0xd8);
+      assert.equal(word[plc + 16], 0x13);
+      assert.equal(word[plc + 17], 0x01, 'the field type is "unknown"');
+      assert.ok(!word.toString('latin1').includes('INCLUDEPICTURE'), 'the keyword is gone');
+      assert.ok(word.toString('latin1').includes('/etc/secret.png'), 'nothing else moves');
+    }
+    const plain = legacyWordDoc('No fields here');
+    assert.equal(makeInert(plain, 'doc'), plain, 'a document without links is returned as it is');
+  });
+});
