@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadModule } from 'hunspell-asm';
 import type { Hunspell, HunspellFactory } from 'hunspell-asm';
+import { TextDecoder } from 'node:util';
 import { InputError } from '../errors.js';
 import table from './dictionaries.json' with { type: 'json' };
 
