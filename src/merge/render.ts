@@ -30,9 +30,12 @@ interface State extends FieldContext {
 
 const EMPTY_SCOPE = Scope.of({});
 
+const LINE_OR_TAB = /[\r\n\t]/;
+
 /** A value as runs with the field's formatting: line breaks and tabs become real ones. */
 export function valueRuns(text: string, runProps: string): string {
   if (text === '') return '';
+  if (!LINE_OR_TAB.test(text)) return `<w:r>${runProps}<w:t xml:space="preserve">${escapeText(text)}</w:t></w:r>`;
   let body = '';
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   lines.forEach((line, i) => {
@@ -77,6 +80,14 @@ function withContextualSpacing(pPr: string): string {
   const after = PPR_ORDER.slice(PPR_ORDER.indexOf('w:contextualSpacing') + 1);
   const next = [...pPr.matchAll(/<(w:[A-Za-z]+)\b/g)].find((m) => after.includes(m[1]!));
   return next ? `${pPr.slice(0, next.index)}<w:contextualSpacing/>${pPr.slice(next.index)}` : pPr.replace(/<\/w:pPr>$/, '<w:contextualSpacing/></w:pPr>');
+}
+
+const ROW = /<w:tr[\s>]/;
+const PARAGRAPH = /<w:p[\s>/]/;
+
+function someMatch(pieces: string[], from: number, pattern: RegExp): boolean {
+  for (let i = from; i < pieces.length; i++) if (pattern.test(pieces[i]!)) return true;
+  return false;
 }
 
 function render(segments: Segment[], state: State, out: string[]): void {
@@ -177,21 +188,26 @@ function render(segments: Segment[], state: State, out: string[]): void {
         break;
       }
       case 'paragraph': {
+        // Rendered in place and cut off again if it turns out empty: no array per paragraph.
         const before = state.visible;
-        const inner: string[] = [];
-        render(segment.body, state, inner);
-        if (!(state.options.removeEmptyLines && segment.onlyFields && state.visible === before)) out.push(...inner);
+        const start = out.length;
+        render(segment.body, state, out);
+        if (state.options.removeEmptyLines && segment.onlyFields && state.visible === before) out.length = start;
         break;
       }
       case 'table':
       case 'cell': {
-        const inner: string[] = [];
-        render(segment.body, state, inner);
-        const body = inner.join('');
+        const start = out.length;
+        out.push(segment.open);
+        render(segment.body, state, out);
         if (segment.kind === 'table') {
-          if (/<w:tr[\s>]/.test(body)) out.push(segment.open, body, segment.close);
+          // A table left without rows goes.
+          if (someMatch(out, start + 1, ROW)) out.push(segment.close);
+          else out.length = start;
         } else {
-          out.push(segment.open, body, /<w:p[\s>/]/.test(body) ? '' : '<w:p/>', segment.close);
+          // A cell must keep a paragraph.
+          if (!someMatch(out, start + 1, PARAGRAPH)) out.push('<w:p/>');
+          out.push(segment.close);
         }
         break;
       }

@@ -9,10 +9,10 @@ import { InputError } from '../errors.js';
 export function endSection(content: string, sectPr: string): string {
   const trimmed = content.trimEnd();
   if (trimmed.endsWith('</w:p>')) {
-    const start = trimmed.lastIndexOf('<w:p>') > trimmed.lastIndexOf('<w:p ') ? trimmed.lastIndexOf('<w:p>') : trimmed.lastIndexOf('<w:p ');
+    const start = lastParagraphStart(trimmed);
     const paragraph = trimmed.slice(start);
     // Only a plain paragraph (no nested paragraphs, no section break of its own) takes it.
-    if (start >= 0 && !paragraph.slice(4).includes('<w:p') && !paragraph.includes('<w:sectPr')) {
+    if (start >= 0 && !paragraph.startsWith('<w:p/>') && !paragraph.slice(4).includes('<w:p') && !paragraph.includes('<w:sectPr')) {
       const withProps = paragraph.includes('<w:pPr>')
         ? paragraph.replace('</w:pPr>', `${sectPr}</w:pPr>`)
         : paragraph.replace(/^<w:p( [^>]*)?>/, (open) => `${open}<w:pPr>${sectPr}</w:pPr>`);
@@ -20,6 +20,18 @@ export function endSection(content: string, sectPr: string): string {
     }
   }
   return `${content}<w:p><w:pPr>${sectPr}</w:pPr></w:p>`;
+}
+
+/**
+ * Where the last paragraph starts (`<w:p>`, `<w:p ...>` or `<w:p/>`), found by walking back over
+ * `<w:p` prefixes: a search for a form the document lacks would scan all of it.
+ */
+export function lastParagraphStart(text: string, end = text.length): number {
+  for (let at = text.lastIndexOf('<w:p', end - 1); at >= 0; at = text.lastIndexOf('<w:p', at - 1)) {
+    const next = text[at + 4];
+    if (next === '>' || next === ' ' || next === '/') return at;
+  }
+  return -1;
 }
 
 /** Body content, its final section properties, and what surrounds them. */

@@ -90,7 +90,10 @@ export function parseXml(xml: string, where: string): XmlDocument {
   return { prolog, root };
 }
 
+const NEEDS_ESCAPE = /[&<>]/;
+
 export function escapeText(value: string): string {
+  if (!NEEDS_ESCAPE.test(value)) return value;
   return value.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 }
 

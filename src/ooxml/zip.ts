@@ -149,6 +149,22 @@ function writeEntryFields(header: Buffer, at: number, f: { method: number; crc: 
  * than fflate's JavaScript deflate on merged documents, and smaller at the same level), media
  * stored as they are (already compressed).
  */
+/**
+ * Deflated bodies by part content. A merged document shares most of its parts (styles, theme,
+ * fonts, settings) with its template, byte array for byte array: those are deflated once, not
+ * for every document.
+ */
+const deflated = new WeakMap<Uint8Array, { level: number; body: Buffer; crc: number }>();
+
+function deflate(bytes: Uint8Array, level: number): { body: Buffer; crc: number } {
+  const known = deflated.get(bytes);
+  if (known && known.level === level) return known;
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const entry = { level, body: zlib.deflateRawSync(view, { level }), crc: zlib.crc32(view) >>> 0 };
+  deflated.set(bytes, entry);
+  return entry;
+}
+
 export function writeZip(parts: Iterable<[string, Uint8Array]>, level = 6): Buffer {
   const chunks: Buffer[] = [];
   const central: Buffer[] = [];
@@ -157,9 +173,8 @@ export function writeZip(parts: Iterable<[string, Uint8Array]>, level = 6): Buff
   for (const [name, data] of parts) {
     const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
     const compress = COMPRESSED_PARTS.test(name);
-    const body = compress ? zlib.deflateRawSync(bytes, { level }) : bytes;
+    const { body, crc } = compress ? deflate(data, level) : { body: bytes, crc: zlib.crc32(bytes) >>> 0 };
     const method = compress ? 8 : 0;
-    const crc = zlib.crc32(bytes) >>> 0;
     const fileName = Buffer.from(name, 'utf8');
     const fields = { method, crc, compressed: body.length, size: bytes.length, nameLength: fileName.length };
     const local = Buffer.alloc(30);

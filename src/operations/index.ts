@@ -1,6 +1,6 @@
 import type { DocumentPipeline } from '../documents/pipeline.js';
 import type { DocumentSettings } from '../documents/settings.js';
-import type { Converter, Converted } from '../convert/converter.js';
+import { Converter, type Converted } from '../convert/converter.js';
 import type { Divider } from '../compose/builder.js';
 import { detectFormat, type DocumentFormat } from '../formats/detect.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
@@ -59,15 +59,11 @@ export class DocumentOperations {
    */
   constructor(private readonly parts: OperationParts, private readonly beforeOffice: () => Promise<void> = async () => undefined) {}
 
-  private needsOfficeFor(bytes: Buffer): boolean {
-    const detected = detectFormat(bytes);
-    return detected.ok && detected.format !== 'docx' && detected.format !== 'pdf';
-  }
-
-  /** Any template or document as DOCX, starting the office only when the bytes need it. */
+  /** Any template or document as DOCX, starting the office only when the bytes need it (detected once). */
   private async docx(bytes: Buffer, accepted: readonly ('docx' | 'doc' | 'rtf' | 'html')[], what: string, ctx: WorkContext): Promise<Buffer> {
-    if (this.needsOfficeFor(bytes)) await this.beforeOffice();
-    return this.parts.pipeline.asDocx(bytes, accepted, what, ctx.signal);
+    const format = Converter.detect(bytes, accepted, what);
+    if (format !== 'docx') await this.beforeOffice();
+    return this.parts.pipeline.asDocx(bytes, accepted, what, ctx.signal, format);
   }
 
   private async output(docx: Buffer, format: ReturnFormat, document: DocumentSettings, test: boolean, ctx: WorkContext): Promise<Buffer> {

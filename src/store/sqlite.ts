@@ -22,7 +22,14 @@ export function openSqliteStore(file: string): Store {
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 10000');
   migrate(db);
-  return new SqliteStore(db);
+  // Counters and leases are written on every document request: they go through a connection of
+  // their own that commits without an fsync (WAL with synchronous=NORMAL survives a process
+  // crash, not a power cut), while templates, accounts and keys keep a full fsync per commit.
+  const counters = new Database(file);
+  counters.pragma('synchronous = NORMAL');
+  counters.pragma('foreign_keys = ON');
+  counters.pragma('busy_timeout = 10000');
+  return new SqliteStore(db, counters);
 }
 
 /** Prepared statements by connection and SQL: preparing costs more than running a small one. */
@@ -66,13 +73,13 @@ class SqliteStore implements Store {
   readonly authFailures: AuthFailureRepository;
   readonly shareLinks: ShareLinkRepository;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: Database.Database, private readonly counters: Database.Database) {
     this.shareLinks = new SqliteShareLinks(db);
     this.authFailures = new SqliteAuthFailures(db);
     this.accounts = new SqliteAccounts(db);
     this.apiKeys = new SqliteApiKeys(db);
     this.templates = new SqliteTemplates(db);
-    this.usage = new SqliteUsage(db);
+    this.usage = new SqliteUsage(counters);
   }
 
   async ping(): Promise<void> {
@@ -87,6 +94,7 @@ class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    if (this.counters.open) this.counters.close();
     if (this.db.open) this.db.close();
   }
 }
@@ -305,93 +313,88 @@ class SqliteAuthFailures implements AuthFailureRepository {
 }
 
 class SqliteUsage implements UsageRepository {
-  constructor(private readonly db: Database.Database) {}
+  // Made once: better-sqlite3 builds a transaction function per call otherwise.
+  private readonly reserveTx: (accountId: number, leaseMs: number) => number | null;
+  private readonly refundTx: (id: number, accountId: number) => void;
+  private readonly refundExpiredTx: () => number;
+  private readonly acquireTx: (accountId: number, limit: number, leaseMs: number, holder: string) => number | null;
 
-  /**
-   * Counters and leases are written on every document request; they commit without an fsync
-   * (WAL with synchronous=NORMAL survives a process crash, not a power cut), while templates,
-   * accounts and keys keep a full fsync per commit.
-   */
-  private light<T>(work: () => T): T {
-    prepared(this.db, 'PRAGMA synchronous = NORMAL').run();
-    try {
-      return work();
-    } finally {
-      prepared(this.db, 'PRAGMA synchronous = FULL').run();
-    }
-  }
-
-  async reserveDocument(accountId: number, leaseMs: number): Promise<DocumentReservation | null> {
-    const id = this.light(() => this.db.transaction((): number | null => {
-      const counted = prepared(this.db, 'UPDATE accounts SET created_documents = created_documents + 1 WHERE id = ? AND created_documents < max_documents')
-        .run(accountId).changes > 0;
+  constructor(private readonly db: Database.Database) {
+    const sql = (text: string) => prepared(db, text);
+    const reserve = db.transaction((accountId: number, leaseMs: number): number | null => {
+      const counted = sql('UPDATE accounts SET created_documents = created_documents + 1 WHERE id = ? AND created_documents < max_documents').run(accountId).changes > 0;
       if (!counted) return null;
-      return Number(prepared(this.db, 'INSERT INTO document_reservations (account_id, expires_at) VALUES (?, ?)').run(accountId, Date.now() + leaseMs).lastInsertRowid);
-    }).immediate());
-    if (id === null) return null;
-    return {
-      commit: async () => {
-        this.light(() => prepared(this.db, 'DELETE FROM document_reservations WHERE id = ?').run(id));
-      },
-      refund: async () => {
-        this.light(() => this.db.transaction(() => {
-          if (prepared(this.db, 'DELETE FROM document_reservations WHERE id = ?').run(id).changes > 0) {
-            prepared(this.db, 'UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(accountId);
-          }
-        }).immediate());
-      },
-    };
-  }
-
-  async refundExpired(): Promise<number> {
-    return this.light(() => this.db.transaction((): number => {
-      const rows = prepared(this.db, 'SELECT id, account_id FROM document_reservations WHERE expires_at < ?').all(Date.now()) as { id: number; account_id: number }[];
+      return Number(sql('INSERT INTO document_reservations (account_id, expires_at) VALUES (?, ?)').run(accountId, Date.now() + leaseMs).lastInsertRowid);
+    });
+    this.reserveTx = (accountId, leaseMs) => reserve.immediate(accountId, leaseMs);
+    const refund = db.transaction((id: number, accountId: number) => {
+      if (sql('DELETE FROM document_reservations WHERE id = ?').run(id).changes > 0) {
+        sql('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(accountId);
+      }
+    });
+    this.refundTx = (id, accountId) => refund.immediate(id, accountId);
+    const refundExpired = db.transaction((): number => {
+      const rows = sql('SELECT id, account_id FROM document_reservations WHERE expires_at < ?').all(Date.now()) as { id: number; account_id: number }[];
       for (const row of rows) {
-        prepared(this.db, 'DELETE FROM document_reservations WHERE id = ?').run(row.id);
-        prepared(this.db, 'UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(row.account_id);
+        sql('DELETE FROM document_reservations WHERE id = ?').run(row.id);
+        sql('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(row.account_id);
       }
       return rows.length;
-    }).immediate());
-  }
-
-  async reserveProofing(accountId: number): Promise<boolean> {
-    return this.light(() => this.db
-      .prepare('UPDATE accounts SET proofing_transactions = proofing_transactions + 1 WHERE id = ? AND proofing_transactions < max_proofing')
-      .run(accountId).changes > 0);
-  }
-
-  async acquireSlot(accountId: number, limit: number, leaseMs: number): Promise<SlotLease | null> {
-    const holder = `${process.pid}:${randomUUID()}`;
-    const slot = this.light(() => this.db.transaction((): number | null => {
+    });
+    this.refundExpiredTx = () => refundExpired.immediate();
+    const acquire = db.transaction((accountId: number, limit: number, leaseMs: number, holder: string): number | null => {
       const now = Date.now();
-      const rows = prepared(this.db, 'SELECT slot, holder, expires_at FROM merge_slots WHERE account_id = ?').all(accountId) as {
-        slot: number; holder: string; expires_at: number;
-      }[];
+      const rows = sql('SELECT slot, holder, expires_at FROM merge_slots WHERE account_id = ?').all(accountId) as { slot: number; holder: string; expires_at: number }[];
       const taken = new Set<number>();
       for (const row of rows) {
         const pid = Number(row.holder.split(':')[0]);
         if (row.expires_at <= now || !processAlive(pid)) {
-          prepared(this.db, 'DELETE FROM merge_slots WHERE account_id = ? AND slot = ?').run(accountId, row.slot);
+          sql('DELETE FROM merge_slots WHERE account_id = ? AND slot = ?').run(accountId, row.slot);
         } else {
           taken.add(row.slot);
         }
       }
       for (let candidate = 0; candidate < limit; candidate++) {
         if (taken.has(candidate)) continue;
-        this.db
-          .prepare('INSERT INTO merge_slots (account_id, slot, holder, expires_at) VALUES (?, ?, ?, ?)')
-          .run(accountId, candidate, holder, now + leaseMs);
+        sql('INSERT INTO merge_slots (account_id, slot, holder, expires_at) VALUES (?, ?, ?, ?)').run(accountId, candidate, holder, now + leaseMs);
         return candidate;
       }
       return null;
-    }).immediate());
+    });
+    this.acquireTx = (accountId, limit, leaseMs, holder) => acquire.immediate(accountId, limit, leaseMs, holder);
+  }
+
+  async reserveDocument(accountId: number, leaseMs: number): Promise<DocumentReservation | null> {
+    const id = this.reserveTx(accountId, leaseMs);
+    if (id === null) return null;
+    return {
+      commit: async () => {
+        prepared(this.db, 'DELETE FROM document_reservations WHERE id = ?').run(id);
+      },
+      refund: async () => {
+        this.refundTx(id, accountId);
+      },
+    };
+  }
+
+  async refundExpired(): Promise<number> {
+    return this.refundExpiredTx();
+  }
+
+  async reserveProofing(accountId: number): Promise<boolean> {
+    return prepared(this.db, 'UPDATE accounts SET proofing_transactions = proofing_transactions + 1 WHERE id = ? AND proofing_transactions < max_proofing').run(accountId).changes > 0;
+  }
+
+  async acquireSlot(accountId: number, limit: number, leaseMs: number): Promise<SlotLease | null> {
+    const holder = `${process.pid}:${randomUUID()}`;
+    const slot = this.acquireTx(accountId, limit, leaseMs, holder);
     if (slot === null) return null;
     let released = false;
     return {
       release: async () => {
         if (released) return;
         released = true;
-        if (this.db.open) this.light(() => prepared(this.db, 'DELETE FROM merge_slots WHERE holder = ?').run(holder));
+        if (this.db.open) prepared(this.db, 'DELETE FROM merge_slots WHERE holder = ?').run(holder);
       },
     };
   }

@@ -12,7 +12,8 @@ import type { JsonObject } from '../merge/scope.js';
 
 export interface MergeTask {
   docx: Uint8Array;
-  records: JsonObject[];
+  /** The records as JSON text. */
+  records: string;
   options: MergeOptions;
   append: boolean;
   deadline?: number;
@@ -44,7 +45,7 @@ function failure(error: unknown): TaskReply<never> {
 export function merge(task: MergeTask): TaskReply<Uint8Array[]> {
   try {
     const template = templates.get(Buffer.from(task.docx.buffer, task.docx.byteOffset, task.docx.byteLength));
-    const documents = template.merge(task.records, task.options, task.append, { deadline: task.deadline });
+    const documents = template.merge(JSON.parse(task.records) as JsonObject[], task.options, task.append, { deadline: task.deadline });
     return { ok: true, value: documents.map((d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength)) };
   } catch (error) {
     return failure(error);
