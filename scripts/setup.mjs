@@ -32,6 +32,11 @@ function has(command) {
 }
 // `--npm-only` (npm run test:unit): the npm packages and their build tools, nothing else.
 const npmOnly = process.argv.includes('--npm-only');
+// Node.js 20 reached end of life in April 2026: it still works, but say so.
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+if (nodeMajor < 22) {
+  console.warn(`setup: warning: Node.js ${process.version} is past its end of life (April 2026); docsmith still runs on it, but use Node.js 24 or 22 (the LTS lines it is tested on).`);
+}
 const officeWanted = !npmOnly && process.env.DOCSMITH_OFFICE_WORKERS !== '0';
 // The portal's end-to-end tests drive Debian's Chromium; only `npm test` needs it.
 const browserWanted = !npmOnly && process.env.npm_lifecycle_event === 'pretest' && process.env.DOCSMITH_BROWSER_TESTS !== '0';

@@ -30,7 +30,9 @@ function testFiles(dir) {
 const unit = process.argv.includes('--unit');
 // `--visual [--update]`: the visual regression suite alone; --update writes new approved images.
 const visual = process.argv.includes('--visual');
-const only = process.argv.slice(2).filter((arg) => !['--unit', '--visual', '--update'].includes(arg));
+// `--no-browser`: every tier but the portal's Chromium tests (CI's second runtime).
+const noBrowser = process.argv.includes('--no-browser');
+const only = process.argv.slice(2).filter((arg) => !['--unit', '--visual', '--update', '--no-browser'].includes(arg));
 if (visual) {
   process.env.DOCSMITH_VISUAL_UPDATE = process.argv.includes('--update') ? '1' : '0';
   step('visual regression', process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', path.join('test', 'visual', 'visual.test.ts')]);
@@ -40,12 +42,13 @@ if (unit) {
   step('unit tests', process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...testFiles(path.join(root, 'test', 'unit'))]);
   process.exit(0);
 }
-if (only.length === 0) {
+// Type-check and lint once, on the default runtime; a second runtime runs the tests only.
+if (only.length === 0 && !noBrowser) {
   step('type-check', bin('tsc'), ['-p', 'tsconfig.json']);
   step('type-check (portal)', bin('tsc'), ['-p', 'portal/tsconfig.json']);
   step('lint', bin('eslint'), ['.']);
 }
 step('tests', process.execPath, [
   '--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=120000',
-  ...(only.length ? only : testFiles(path.join(root, 'test'))),
+  ...(only.length ? only : testFiles(path.join(root, 'test')).filter((file) => !(noBrowser && file.startsWith(path.join('test', 'portal'))))),
 ]);

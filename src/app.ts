@@ -19,7 +19,8 @@ import { portalRoutes } from './api/routes/portal.js';
 import { renderReference, type OpenApiLike } from './api/reference.js';
 import { describeSchemaFailure, type SchemaFailure } from './api/requests/validation.js';
 
-export const VERSION = '0.1.0';
+export { VERSION } from './version.js';
+import { VERSION } from './version.js';
 
 /** The HTTP service: wire rules, open operational routes, and the authenticated /v1 API. */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
@@ -40,6 +41,12 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   });
 
   registerWire(app, config);
+
+  // Requests in flight, for a stop that lets them finish (src/lifecycle.ts).
+  app.addHook('onRequest', async (_request, reply) => {
+    services.lifecycle.started();
+    reply.raw.once('close', () => services.lifecycle.finished());
+  });
 
   await app.register(swagger, {
     openapi: {

@@ -20,6 +20,8 @@ export interface Config {
   /** Registers routes used by the test suite to drive the quota and slot machinery. */
   testRoutes: boolean;
   office: OfficeConfig;
+  /** How long a stop waits for running requests (DOCSMITH_SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs: number;
   /** Where Hunspell dictionaries (.aff/.dic) are found. */
   dictionaryDir: string;
   /** Client names of the dictionaries to offer (DOCSMITH_DICTIONARIES); all installed ones when absent. */
@@ -97,6 +99,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     bodyLimitBytes: int(env, 'DOCSMITH_BODY_LIMIT', 100 * 1024 * 1024, 1024, 2 ** 31 - 1),
     jobTimeoutMs: int(env, 'DOCSMITH_JOB_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    shutdownGraceMs: int(env, 'DOCSMITH_SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
     maxConcurrentMerges: 2,
     maxApiKeys: 10,
     testRoutes: env.DOCSMITH_TEST_ROUTES === '1',

@@ -18,19 +18,28 @@ async function main(): Promise<void> {
   const stopSweeping = services.usage.sweepOrphanedReservations((refunded) =>
     app.log.warn({ refunded }, 'documents counted by requests that never finished (instance killed) were taken back'));
 
-  let stopping = false;
+  let signals = 0;
   const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info({ signal }, 'stopping');
+    if (++signals > 1) {
+      app.log.warn({ signal }, 'second stop signal: exiting now');
+      process.exit(1);
+    }
+    // Readiness turns 503 at once; running requests (and any still sent) are served until none
+    // is left or the grace period ends.
+    app.log.info({ signal, running: services.lifecycle.running, graceMs: config.shutdownGraceMs }, 'stopping: draining requests');
     stopSweeping();
-    await app.close();
+    const drained = await services.lifecycle.drain(config.shutdownGraceMs);
+    if (!drained) app.log.warn({ cutOff: services.lifecycle.running }, 'grace period over: closing with requests still running');
+    const closing = app.close();
+    if (!drained) app.server.closeAllConnections();
+    await closing;
     await services.office?.close();
     await services.converter?.close();
     await fs.rm(services.scratchDir, { recursive: true, force: true });
     await services.renderer.close();
     await services.workers.close();
     await services.store.close();
+    app.log.info('stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import { Lifecycle } from './lifecycle.js';
 import type { Store } from './store/types.js';
 import { openStore } from './store/index.js';
 import { Authenticator } from './auth/authenticate.js';
@@ -54,6 +55,8 @@ export interface Services {
   workers: DocumentWorkers;
   /** The document use cases, as routes and the CLI call them. */
   operations: DocumentOperations;
+  /** Requests in flight and whether the service is draining for a stop. */
+  lifecycle: Lifecycle;
 }
 
 export type Logger = (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
@@ -130,6 +133,7 @@ export async function openServices(config: Config, options: { withOffice?: boole
   const thumbnails = new Thumbnails(renderer, converter);
   const workers = new DocumentWorkers(config.documentThreads);
   return {
+    lifecycle: new Lifecycle(),
     config,
     store,
     authenticator: new Authenticator(store, new AuthThrottle(store, config.authThrottle)),

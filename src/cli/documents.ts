@@ -82,7 +82,35 @@ async function backendFor(options: DocumentOptions): Promise<Backend> {
   return new LocalBackend(await openServices(loadConfig(env), { withOffice: true, officeStartAttempts: 3 }));
 }
 
+const RETURN_FORMATS = ['pdf', 'pdfa', 'docx', 'doc', 'rtf', 'html', 'txt'];
+const IMAGE_FORMATS = ['png', 'jpg', 'gif', 'bmp'];
+
+/** Option values are checked before any work, so a mistyped one is a usage error (exit 2). */
+function checkOptions(command: string, options: DocumentOptions): void {
+  if (options.format !== undefined && command !== 'thumbnails' && command !== 'info' && !RETURN_FORMATS.includes(options.format.toLowerCase())) {
+    throw new UsageError(`--format must be one of ${RETURN_FORMATS.join(', ')}, not "${options.format}"`);
+  }
+  if (command === 'thumbnails') {
+    for (const [name, min, max] of [['zoom', 1, 400], ['from', 1, 1_000_000], ['to', 0, 1_000_000]] as const) {
+      const value = options[name];
+      if (value === undefined) continue;
+      if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, not "${value}"`);
+    }
+    if (options['image-format'] !== undefined && !IMAGE_FORMATS.includes(options['image-format'].toLowerCase())) {
+      throw new UsageError(`--image-format must be one of ${IMAGE_FORMATS.join(', ')}, not "${options['image-format']}"`);
+    }
+  }
+}
+
+/** Output names for a folder's files: `report.docx` and `report.doc` would both give `report.txt`, so those keep their extension. */
+export function folderOutputNames(files: string[], extension: string): Map<string, string> {
+  const stems = new Map<string, number>();
+  for (const file of files) stems.set(path.parse(file).name, (stems.get(path.parse(file).name) ?? 0) + 1);
+  return new Map(files.map((file) => [file, `${(stems.get(path.parse(file).name) ?? 0) > 1 ? file : path.parse(file).name}.${extension}`]));
+}
+
 export async function runDocumentCommand(command: string, options: DocumentOptions, positionals: string[]): Promise<void> {
+  checkOptions(command, options);
   const format = (options.format ?? 'pdf').toLowerCase();
   const backend = await backendFor(options);
   try {
@@ -113,12 +141,13 @@ export async function runDocumentCommand(command: string, options: DocumentOptio
           const outDir = options['out-dir'] ?? throwUsage('--out-dir is required when --input is a folder');
           fs.mkdirSync(outDir, { recursive: true });
           const files = fs.readdirSync(input).filter((f) => fs.statSync(path.join(input, f)).isFile()).sort();
+          const outputs = folderOutputNames(files, EXTENSIONS[format] ?? format);
           const progress = new Progress(files.length, 'converting');
           let failed = 0;
           for (const [i, file] of files.entries()) {
             try {
               const out = await backend.convert(fs.readFileSync(path.join(input, file)), format);
-              fs.writeFileSync(path.join(outDir, `${path.parse(file).name}.${EXTENSIONS[format] ?? format}`), out);
+              fs.writeFileSync(path.join(outDir, outputs.get(file)!), out);
             } catch (error) {
               failed++;
               process.stderr.write(`\n${file}: ${(error as Error).message}\n`);

@@ -1,5 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { UsageError } from './errors.js';
 import { parseArgs } from 'node:util';
+import { VERSION } from '../version.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { openServices, type Services } from '../services.js';
 import { DocsmithError } from '../errors.js';
@@ -21,6 +24,8 @@ DOCSMITH_DATA_DIR or DOCSMITH_DATABASE_URL as for the server).
   docsmith apikey create --user NAME
   docsmith apikey list --user NAME [--json]
   docsmith apikey revoke --user NAME --key KEY
+  docsmith backup --out FILE      a consistent copy of the SQLite database, taken while it runs
+  docsmith --version
 
   --password-stdin reads the password from standard input instead of --password.
 
@@ -66,6 +71,8 @@ const OPTIONS = {
   'image-format': { type: 'string' },
   url: { type: 'string' },
   'api-key': { type: 'string' },
+  out: { type: 'string' },
+  version: { type: 'boolean', short: 'v' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -140,9 +147,25 @@ function print(rows: Record<string, unknown>[], json: boolean): void {
   for (const row of rows) process.stdout.write(line(columns.map((c) => String(row[c]))));
 }
 
+const STORE_COMMANDS = ['account create', 'account list', 'account update', 'account delete', 'apikey create', 'apikey list', 'apikey revoke', 'backup'];
+
+/** Where the commands' data lives, said in one line (no password). */
+function describeDatabase(services: Services): string {
+  const url = services.config.databaseUrl;
+  if (url) return `PostgreSQL at ${url.replace(/\/\/([^:@/]+)(:[^@/]*)?@/, '//$1@')}`;
+  return `SQLite at ${path.resolve(services.config.dataDir, 'docsmith.sqlite')}`;
+}
+
 async function run(services: Services, command: string, values: Values): Promise<void> {
   const json = Boolean(values.json);
   switch (command) {
+    case 'backup': {
+      if (!values.out) throw new UsageError('--out FILE is required');
+      const out = path.resolve(values.out);
+      await services.store.backup(out);
+      process.stdout.write(`backed up ${describeDatabase(services)} to ${out}\n`);
+      return;
+    }
     case 'account create': {
       const input = await accountInput(values);
       if (!input.password) throw new UsageError('--password (or --password-stdin) is required');
@@ -151,6 +174,7 @@ async function run(services: Services, command: string, values: Values): Promise
       return;
     }
     case 'account list':
+      process.stderr.write(`docsmith: accounts in ${describeDatabase(services)}\n`);
       print((await services.store.accounts.list()).map(describe), json);
       return;
     case 'account update': {
@@ -198,6 +222,10 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`docsmith: ${(error as Error).message}\n\n${USAGE}`);
     return 2;
   }
+  if (parsed.values.version) {
+    process.stdout.write(`docsmith ${VERSION}\n`);
+    return 0;
+  }
   if (parsed.values.help || parsed.positionals.length === 0) {
     process.stdout.write(USAGE);
     return parsed.values.help ? 0 : 2;
@@ -216,10 +244,22 @@ export async function main(argv: string[]): Promise<number> {
       return 1;
     }
   }
+  const command = first === 'backup' ? 'backup' : parsed.positionals.slice(0, 2).join(' ');
+  if (!STORE_COMMANDS.includes(command)) {
+    // Checked before the database is opened: a typo creates nothing.
+    process.stderr.write(`docsmith: unknown command "${command}"\n\n${USAGE}`);
+    return 2;
+  }
   let services: Services | undefined;
   try {
-    services = await openServices(loadConfig());
-    await run(services, parsed.positionals.slice(0, 2).join(' '), parsed.values);
+    const config = loadConfig();
+    // Only a command that makes an account may start a new database; the others say where they looked.
+    if (!config.databaseUrl && command !== 'account create' && !fs.existsSync(path.join(config.dataDir, 'docsmith.sqlite'))) {
+      process.stderr.write(`docsmith: there is no database at ${path.resolve(config.dataDir, 'docsmith.sqlite')}; set DOCSMITH_DATA_DIR (or DOCSMITH_DATABASE_URL) as for the server\n`);
+      return 1;
+    }
+    services = await openServices(config);
+    await run(services, command, parsed.values);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {

@@ -1,3 +1,4 @@
+import { DocsmithError } from '../errors.js';
 import pg from 'pg';
 import type {
   Account, AccountPatch, AccountRepository, ApiKeyRecord, ApiKeyRepository, NewAccount, NewTemplate,
@@ -105,6 +106,10 @@ class PostgresStore implements Store {
       throw asStorageUnavailable(error) ?? error;
     }
     if (version !== POSTGRES_MIGRATIONS.length) throw new StorageUnavailableError(`the database schema is at version ${version ?? 'none'}, this docsmith needs ${POSTGRES_MIGRATIONS.length}; restart docsmith to migrate, or restore the database`);
+  }
+
+  async backup(): Promise<void> {
+    throw new DocsmithError(400, 'PostgreSQL databases are backed up with its own tools: pg_dump --format=custom --file=docsmith.dump "$DOCSMITH_DATABASE_URL" (restore with pg_restore --clean --dbname=...).');
   }
 
   async close(): Promise<void> {

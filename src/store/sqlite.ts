@@ -1,7 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+
+/**
+ * better-sqlite3 13 is built on Node-API and ships binaries that load on Node 22 and later; 12
+ * (compiled at install) is the one that runs on Node 20. On Node 24, 12 aborts the process when
+ * the garbage collector frees a statement (node::ObjectWrap's cleanup hook), so each Node gets
+ * the line that works there.
+ */
+const Database = createRequire(import.meta.url)(Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3' : 'better-sqlite3-node20') as typeof BetterSqlite3;
+type Database = BetterSqlite3.Database;
 import type {
   Account, AccountPatch, AccountRepository, ApiKeyRecord, ApiKeyRepository, NewAccount, NewTemplate,
   AuthFailureRepository, DocumentReservation, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageRepository,
@@ -33,9 +43,9 @@ export function openSqliteStore(file: string): Store {
 }
 
 /** Prepared statements by connection and SQL: preparing costs more than running a small one. */
-const statements = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+const statements = new WeakMap<Database, Map<string, BetterSqlite3.Statement>>();
 
-function prepared(db: Database.Database, sql: string): Database.Statement {
+function prepared(db: Database, sql: string): BetterSqlite3.Statement {
   let cache = statements.get(db);
   if (!cache) statements.set(db, (cache = new Map()));
   let statement = cache.get(sql);
@@ -43,7 +53,7 @@ function prepared(db: Database.Database, sql: string): Database.Statement {
   return statement;
 }
 
-function migrate(db: Database.Database): void {
+function migrate(db: Database): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
   db.transaction(() => {
     const done = new Set(
@@ -73,7 +83,7 @@ class SqliteStore implements Store {
   readonly authFailures: AuthFailureRepository;
   readonly shareLinks: ShareLinkRepository;
 
-  constructor(private readonly db: Database.Database, private readonly counters: Database.Database) {
+  constructor(private readonly db: Database, private readonly counters: Database) {
     this.shareLinks = new SqliteShareLinks(db);
     this.authFailures = new SqliteAuthFailures(db);
     this.accounts = new SqliteAccounts(db);
@@ -93,14 +103,26 @@ class SqliteStore implements Store {
     if (version !== SQLITE_MIGRATIONS.length) throw new StorageUnavailableError(`the database schema is at version ${version ?? 'none'}, this docsmith needs ${SQLITE_MIGRATIONS.length}; restart docsmith to migrate, or restore the database`);
   }
 
+  async backup(file: string): Promise<void> {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const partial = `${file}.partial`;
+    fs.rmSync(partial, { force: true });
+    await this.db.backup(partial);
+    fs.renameSync(partial, file);
+  }
+
   async close(): Promise<void> {
     if (this.counters.open) this.counters.close();
-    if (this.db.open) this.db.close();
+    if (this.db.open) {
+      // Everything back into the one file, so copying docsmith.sqlite alone after a stop is a backup.
+      this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+      this.db.close();
+    }
   }
 }
 
 class SqliteAccounts implements AccountRepository {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly db: Database) {}
 
   async create(account: NewAccount): Promise<Account> {
     try {
@@ -122,7 +144,7 @@ class SqliteAccounts implements AccountRepository {
     }
   }
 
-  private insert(a: NewAccount): Database.RunResult {
+  private insert(a: NewAccount): BetterSqlite3.RunResult {
     return this.db
       .prepare(
         `INSERT INTO accounts (username, password_hash, licence, max_documents, max_templates, max_proofing, valid_until, created_at)
@@ -172,7 +194,7 @@ class SqliteAccounts implements AccountRepository {
 }
 
 class SqliteApiKeys implements ApiKeyRepository {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly db: Database) {}
 
   async add(accountId: number, key: { keyHash: string; keySealed: string }, maxKeys: number): Promise<'added' | 'limit'> {
     return this.db.transaction((): 'added' | 'limit' => {
@@ -203,7 +225,7 @@ class SqliteApiKeys implements ApiKeyRepository {
 const TEMPLATE_META = 'name, format, size, sha256, modified_at';
 
 class SqliteTemplates implements TemplateRepository {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly db: Database) {}
 
   async put(accountId: number, t: NewTemplate, maxTemplates: number): Promise<'created' | 'replaced' | 'limit'> {
     return this.db.transaction((): 'created' | 'replaced' | 'limit' => {
@@ -263,7 +285,7 @@ const shareLink = (r: ShareRow): ShareLinkRecord => ({
 });
 
 class SqliteShareLinks implements ShareLinkRepository {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly db: Database) {}
 
   async add(link: ShareLinkRecord & { tokenHash: string }): Promise<void> {
     prepared(this.db, 'INSERT INTO share_links (token_hash, id, account_id, template_name, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
@@ -289,7 +311,7 @@ class SqliteShareLinks implements ShareLinkRepository {
 }
 
 class SqliteAuthFailures implements AuthFailureRepository {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly db: Database) {}
 
   async record(keys: string[], at: number): Promise<void> {
     const insert = prepared(this.db, 'INSERT INTO auth_failures (key, at) VALUES (?, ?)');
@@ -319,7 +341,7 @@ class SqliteUsage implements UsageRepository {
   private readonly refundExpiredTx: () => number;
   private readonly acquireTx: (accountId: number, limit: number, leaseMs: number, holder: string) => number | null;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: Database) {
     const sql = (text: string) => prepared(db, text);
     const reserve = db.transaction((accountId: number, leaseMs: number): number | null => {
       const counted = sql('UPDATE accounts SET created_documents = created_documents + 1 WHERE id = ? AND created_documents < max_documents').run(accountId).changes > 0;

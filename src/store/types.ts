@@ -162,6 +162,11 @@ export interface Store {
   readonly shareLinks: ShareLinkRepository;
   /** Resolves when the store can serve; throws otherwise. */
   ping(): Promise<void>;
+  /**
+   * A consistent copy of the whole database in one file, taken while it serves (SQLite's online
+   * backup). PostgreSQL refuses with the pg_dump line to use instead.
+   */
+  backup(file: string): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, startServer, tempDir, type RunningServer } from '../helpers/server.js';
 import { client } from '../helpers/http.js';
@@ -89,5 +90,51 @@ describe('docsmith CLI: accounts and API keys', () => {
     const badConfig = cli({ ...env, DOCSMITH_DATABASE_URL: 'mysql://x' }, ['account', 'list']);
     assert.equal(badConfig.code, 1);
     assert.match(badConfig.err, /postgres:\/\//);
+  });
+});
+
+describe('docsmith CLI: where the data is, and backups', () => {
+  it('creates nothing for a mistyped command, and says which database it reads', () => {
+    const cwd = tempDir();
+    const typo = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'docsmith.js'), 'acount', 'list'], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    assert.equal(typo.status, 2);
+    assert.match(typo.stderr, /unknown command "acount list"/);
+    const nothing = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'docsmith.js'), 'account', 'list'], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    assert.equal(nothing.status, 1);
+    assert.match(nothing.stderr, /there is no database at .*data\/docsmith\.sqlite; set DOCSMITH_DATA_DIR/);
+    assert.deepEqual(fs.readdirSync(cwd), [], 'no ./data was made');
+    const env = { DOCSMITH_DATA_DIR: tempDir() };
+    assert.equal(cli(env, ['account', 'create', '--user', 'dan', '--password', 'dan-secret-1']).code, 0);
+    const list = cli(env, ['account', 'list']);
+    assert.match(list.err, new RegExp(`accounts in SQLite at ${env.DOCSMITH_DATA_DIR.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/docsmith\\.sqlite`));
+  });
+
+  it('backs up a running service\'s database into one file that a fresh data folder starts from', async () => {
+    const env = { DOCSMITH_DATA_DIR: tempDir() };
+    assert.equal(cli(env, ['account', 'create', '--user', 'erin', '--password', 'erin-secret-1', '--max-documents', '77']).code, 0);
+    const server = await startServer(env);
+    try {
+      const erin = client(server.url, { basic: ['erin', 'erin-secret-1'] });
+      assert.equal((await erin.upload('kept.docx', fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'reportingcloud', 'resource', 'test_document.docx')))).status, 201);
+      const file = path.join(tempDir(), 'docsmith-backup.sqlite');
+      const backup = cli(env, ['backup', '--out', file]);
+      assert.equal(backup.code, 0, backup.err);
+      assert.match(backup.out, /backed up SQLite at .* to /);
+      // Restore: the backup becomes docsmith.sqlite of a new data folder (with the same secret.key).
+      const restored = { DOCSMITH_DATA_DIR: tempDir() };
+      fs.copyFileSync(file, path.join(restored.DOCSMITH_DATA_DIR, 'docsmith.sqlite'));
+      fs.copyFileSync(path.join(env.DOCSMITH_DATA_DIR, 'secret.key'), path.join(restored.DOCSMITH_DATA_DIR, 'secret.key'));
+      const second = await startServer(restored);
+      try {
+        const again = client(second.url, { basic: ['erin', 'erin-secret-1'] });
+        assert.equal((await again.get('/v1/templates/exists?templateName=kept.docx')).text, 'true');
+        assert.equal(((await again.get('/v1/account/settings')).json() as { maxDocuments: number }).maxDocuments, 77);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await server.stop();
+    }
+    assert.equal(cli(env, ['backup']).code, 2, '--out is required');
   });
 });

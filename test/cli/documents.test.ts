@@ -42,6 +42,14 @@ describe('docsmith CLI: document commands', () => {
     assert.equal(bulk.code, 0, bulk.err);
     assert.equal(fs.readFileSync(path.join(dir, 'out', 'a.txt'), 'latin1'), 'A Test File\r\n');
     assert.ok(fs.existsSync(path.join(dir, 'out', 'b.txt')));
+    // Two inputs with one name: each keeps its extension rather than one overwriting the other.
+    const twins = path.join(dir, 'twins');
+    fs.mkdirSync(twins);
+    fs.writeFileSync(path.join(twins, 'report.docx'), fixture('test_document.docx'));
+    fs.writeFileSync(path.join(twins, 'report.doc'), fixture('test.doc'));
+    const both = cli(['convert', '--input', twins, '--format', 'txt', '--out-dir', 'twins-out'], dir);
+    assert.equal(both.code, 0, both.err);
+    assert.deepEqual(fs.readdirSync(path.join(dir, 'twins-out')).sort(), ['report.doc.txt', 'report.docx.txt']);
     const appended = cli(['append', path.join(folder, 'a.docx'), path.join(folder, 'b.doc'), '--divider', 'NewParagraph', '--format', 'txt', '-o', 'joined.txt'], dir);
     assert.equal(appended.code, 0, appended.err);
     assert.match(fs.readFileSync(path.join(dir, 'joined.txt'), 'utf8'), /A Test File[\s\S]*Test/);
@@ -53,6 +61,12 @@ describe('docsmith CLI: document commands', () => {
     assert.deepEqual((JSON.parse(info.out) as { mergeFields: { name: string }[] }).mergeFields.map((f) => f.name), ['name']);
   });
 
+  it('says its version', () => {
+    const version = cli(['--version'], dir);
+    assert.equal(version.code, 0);
+    assert.equal(version.out.trim(), `docsmith ${(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}`);
+  });
+
   it('explains bad input with a message and a non-zero exit', () => {
     fs.writeFileSync(path.join(dir, 'broken.json'), '{"name": ');
     const cases: [string[], number, RegExp][] = [
@@ -61,6 +75,9 @@ describe('docsmith CLI: document commands', () => {
       [['merge', '--template', data, '--data', data], 1, /not a document in a format we read/],
       [['convert'], 2, /--input/],
       [['merge', '--template', template, '--data', data, '--url', 'http://127.0.0.1:9'], 2, /--url needs --api-key/],
+      [['merge', '--template', template, '--data', data, '--format', 'xyz'], 2, /--format must be one of pdf, pdfa, docx/],
+      [['thumbnails', '--input', template, '--zoom', '9999'], 2, /--zoom must be a whole number from 1 to 400/],
+      [['thumbnails', '--input', template, '--image-format', 'tiff'], 2, /--image-format must be one of png/],
     ];
     for (const [args, code, expected] of cases) {
       const result = cli(args, dir);

@@ -169,6 +169,20 @@ describe('web portal in Chromium', { skip }, () => {
     const [german] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Merge and download PDF' }).click()]);
     assert.match(await pdfText(fs.readFileSync((await german.path())!)), /Bolt\s+1\.234,50/);
 
+    // Keys typed at machine speed (no delay, then 30 ms apart) never lock the tab in a render
+    // loop, and the editor keeps every one of them.
+    for (const delay of [0, 30]) {
+      await editor.click();
+      await page.keyboard.press('ControlOrMeta+a');
+      const typed = Array.from({ length: 12 }, (_, i) => `fast typing ${i}`).join(' ');
+      await page.keyboard.type(typed, { delay });
+      const answers = await Promise.race([page.evaluate(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5000))]);
+      assert.equal(answers, true, `the page answers after typing with ${delay} ms between keys`);
+      await page.waitForFunction((text) => document.querySelector('.cm-content')?.textContent === text, typed, { timeout: 5000 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(await editor.innerText(), typed, 'nothing typed is lost or replaced afterwards');
+    }
+
     // Usage: the two downloads counted; the previews were test runs.
     await page.getByRole('link', { name: 'Usage' }).click();
     await page.getByText('2 of 1,000,000').waitFor();

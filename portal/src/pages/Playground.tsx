@@ -38,7 +38,14 @@ export function Playground({ name }: { name: string | undefined }) {
   const info = useLoad(async () => (name ? client.templateInfo(name) : undefined), [name]);
   const sample = useMemo(() => (info.data ? JSON.stringify([sampleRecord(info.data)], null, 2) : '[\n  {}\n]'), [info.data]);
   const [text, setText] = useState(sample);
-  useEffect(() => setText(sample), [sample]);
+  // The editor owns its text while one types; only these replacements (a new sample) are pushed
+  // into it, each with a new version.
+  const [replaced, setReplaced] = useState(0);
+  const replaceText = (next: string) => {
+    setText(next);
+    setReplaced((n) => n + 1);
+  };
+  useEffect(() => replaceText(sample), [sample]);
 
   const [format, setFormat] = useState<ReturnFormat>('PDF');
   const [culture, setCulture] = useState(MERGE_DEFAULTS.culture);
@@ -129,9 +136,9 @@ export function Playground({ name }: { name: string | undefined }) {
           <section>
             <div class="section-head">
               <h2>Data</h2>
-              <button type="button" onClick={() => setText(sample)} disabled={!info.data}>Sample data</button>
+              <button type="button" onClick={() => replaceText(sample)} disabled={!info.data}>Sample data</button>
             </div>
-            <JsonEditor label="Merge data (JSON)" value={text} onChange={setText} />
+            <JsonEditor label="Merge data (JSON)" value={text} version={replaced} onChange={setText} />
             {checked.ok
               ? <p class="muted" role="status">Valid: {checked.records.length} record{checked.records.length === 1 ? '' : 's'}.{missing.length > 0 && ` Not in the first record: ${missing.join(', ')}.`}</p>
               : <p class="notice error" role="alert">{checked.message}</p>}

@@ -5,11 +5,13 @@ import { StorageUnavailableError } from '../../errors.js';
 
 /** Liveness and readiness for supervisors and load balancers; no authentication. */
 export function healthRoutes(app: FastifyInstance, services: Services): void {
-  app.get('/healthz', { schema: { tags: ['operations'], summary: 'The process is alive' } },
+  // Probes come every few seconds: they are not logged unless something is wrong.
+  app.get('/healthz', { logLevel: 'warn', schema: { tags: ['operations'], summary: 'The process is alive' } },
     async (_request, reply) => sendJson(reply, 200, { status: 'ok' }));
 
-  app.get('/readyz', { schema: { tags: ['operations'], summary: 'The service can serve requests (storage reachable, office engine warm)' } },
+  app.get('/readyz', { logLevel: 'warn', schema: { tags: ['operations'], summary: 'The service can serve requests (storage reachable, office engine warm)' } },
     async (request, reply) => {
+      if (services.lifecycle.draining) return sendJson(reply, 503, { message: 'The service is shutting down; it finishes the requests it has and takes no more.' });
       try {
         await services.store.ping();
       } catch (error) {
