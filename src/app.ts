@@ -18,11 +18,21 @@ import { sharePreviewRoutes, shareTokenRoute } from './api/routes/share.js';
 import { portalRoutes } from './api/routes/portal.js';
 import { renderReference, type OpenApiLike } from './api/reference.js';
 import { describeSchemaFailure, type SchemaFailure } from './api/requests/validation.js';
+import { Metrics } from './metrics.js';
+import { ForbiddenError } from './errors.js';
+import { sendJson } from './api/wire.js';
 
 export { VERSION } from './version.js';
 import { VERSION } from './version.js';
 
 /** The HTTP service: wire rules, open operational routes, and the authenticated /v1 API. */
+/** The trace and parent span of a valid W3C `traceparent` header, for the request's logs. */
+export function traceOf(header: string | string[] | undefined): { traceId: string; parentSpanId: string } | undefined {
+  const match = typeof header === 'string' ? /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/.exec(header.trim()) : null;
+  if (!match || /^0+$/.test(match[1]!) || /^0+$/.test(match[2]!)) return undefined;
+  return { traceId: match[1]!, parentSpanId: match[2]! };
+}
+
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
@@ -42,10 +52,23 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
 
   registerWire(app, config);
 
-  // Requests in flight, for a stop that lets them finish (src/lifecycle.ts).
-  app.addHook('onRequest', async (_request, reply) => {
+  // Requests in flight, for a stop that lets them finish (src/lifecycle.ts); a W3C trace
+  // context (traceparent) joins the request's log lines.
+  app.addHook('onRequest', async (request, reply) => {
     services.lifecycle.started();
     reply.raw.once('close', () => services.lifecycle.finished());
+    const trace = traceOf(request.headers.traceparent);
+    if (trace) {
+      request.log = request.log.child(trace);
+      reply.header('traceparent', request.headers.traceparent as string);
+    }
+  });
+  const metrics = new Metrics({ office: services.office, workers: services.workers });
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.answered(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+  });
+  app.addHook('onError', async (_request, _reply, error) => {
+    if (error instanceof ForbiddenError) metrics.refused(error.refusal);
   });
 
   await app.register(swagger, {
@@ -67,6 +90,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   });
 
   healthRoutes(app, services);
+  app.get('/metrics', { logLevel: 'warn', schema: { hide: true } }, async (_request, reply) =>
+    reply.type(metrics.contentType).send(await metrics.text()));
+  app.get('/version', { logLevel: 'warn', schema: { tags: ['operations'], summary: 'The version of docsmith and of its runtime' } }, async (_request, reply) =>
+    sendJson(reply, 200, { version: VERSION, node: process.version, storage: services.store.kind }));
   sharePreviewRoutes(app, services);
   await portalRoutes(app);
 
@@ -75,7 +102,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     accountRoutes(v1, services);
     templateRoutes(v1, services);
     documentRoutes(v1, services);
-    fontRoutes(v1);
+    fontRoutes(v1, services);
     mergeRoutes(v1, services);
     appendRoutes(v1, services);
     thumbnailRoutes(v1, services);

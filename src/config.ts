@@ -22,6 +22,8 @@ export interface Config {
   office: OfficeConfig;
   /** How long a stop waits for running requests (DOCSMITH_SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;
+  /** An extra folder of TTF/OTF fonts the office uses (DOCSMITH_FONTS_DIR). */
+  fontsDir: string | undefined;
   /** Where Hunspell dictionaries (.aff/.dic) are found. */
   dictionaryDir: string;
   /** Client names of the dictionaries to offer (DOCSMITH_DICTIONARIES); all installed ones when absent. */
@@ -104,6 +106,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxApiKeys: 10,
     testRoutes: env.DOCSMITH_TEST_ROUTES === '1',
     dictionaryDir: env.DOCSMITH_DICTIONARY_DIR || '/usr/share/hunspell',
+    fontsDir: env.DOCSMITH_FONTS_DIR ? path.resolve(env.DOCSMITH_FONTS_DIR) : undefined,
     dictionaries: dictionaryList(env.DOCSMITH_DICTIONARIES),
     documentThreads: int(env, 'DOCSMITH_DOCUMENT_THREADS', Math.max(1, os.cpus().length), 1, 256),
     limits: {

@@ -27,9 +27,12 @@ export class PayloadTooLargeError extends DocsmithError {
   }
 }
 
+/** Why a 403 was given, for /metrics. */
+export type Refusal = 'documents' | 'templates' | 'proofing' | 'merge_slots' | 'expired' | 'licence' | 'other';
+
 /** Not authorised, over a quota or over a limit (403). */
 export class ForbiddenError extends DocsmithError {
-  constructor(message: string) {
+  constructor(message: string, readonly refusal: Refusal = 'other') {
     super(403, message);
   }
 }

@@ -1,20 +1,41 @@
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
 import { openServices, type Logger } from './services.js';
 import { buildApp } from './app.js';
+import { startupProblem } from './startup.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  if (config.fontsDir && !fs.existsSync(config.fontsDir)) {
+    throw new ConfigError(`the fonts folder ${config.fontsDir} (DOCSMITH_FONTS_DIR) does not exist: create it, or unset DOCSMITH_FONTS_DIR`);
+  }
+  if (config.office.workers > 0 && !fs.existsSync(config.office.sofficePath)) {
+    throw new ConfigError(`the office program ${config.office.sofficePath} does not exist: install LibreOffice (apt-get install libreoffice-writer-nogui libreoffice-calc-nogui python3-uno), fix DOCSMITH_SOFFICE, or set DOCSMITH_OFFICE_WORKERS=0 to run without document conversion`);
+  }
   let log: Logger = () => undefined;
   const services = await openServices(config, { withOffice: true, log: (level, message, details) => log(level, message, details) });
+  if ((await services.apiKeys.secretMatches()) === false) {
+    await services.store.close();
+    throw new ConfigError(`the API keys in the database were sealed with another master secret: start with the DOCSMITH_SECRET (or the data folder's secret.key) this database was used with`);
+  }
   const app = await buildApp(services);
   log = (level, message, details) => app.log[level](details ?? {}, message);
 
   if (config.bootstrap) {
     const { user, password, licence } = config.bootstrap;
-    if (await services.accounts.ensure(user, password, licence)) app.log.info({ user, licence }, 'bootstrap account created');
+    try {
+      if (await services.accounts.ensure(user, password, licence)) app.log.info({ user, licence }, 'bootstrap account created');
+    } catch (error) {
+      await services.store.close();
+      throw new ConfigError(`the bootstrap account (DOCSMITH_BOOTSTRAP_USER, DOCSMITH_BOOTSTRAP_PASSWORD, DOCSMITH_BOOTSTRAP_LICENSE) cannot be made: ${(error as Error).message}`);
+    }
   }
 
+  // Fonts added to DOCSMITH_FONTS_DIR: each office process is replaced when free, reading them.
+  const stopWatchingFonts = services.fonts.watch(() => {
+    app.log.info({ fontsDir: config.fontsDir }, 'fonts changed: replacing the office processes');
+    services.office?.recycleAll();
+  });
   const stopSweeping = services.usage.sweepOrphanedReservations((refunded) =>
     app.log.warn({ refunded }, 'documents counted by requests that never finished (instance killed) were taken back'));
 
@@ -28,6 +49,7 @@ async function main(): Promise<void> {
     // is left or the grace period ends.
     app.log.info({ signal, running: services.lifecycle.running, graceMs: config.shutdownGraceMs }, 'stopping: draining requests');
     stopSweeping();
+    stopWatchingFonts();
     const drained = await services.lifecycle.drain(config.shutdownGraceMs);
     if (!drained) app.log.warn({ cutOff: services.lifecycle.running }, 'grace period over: closing with requests still running');
     const closing = app.close();
@@ -35,7 +57,7 @@ async function main(): Promise<void> {
     await closing;
     await services.office?.close();
     await services.converter?.close();
-    await fs.rm(services.scratchDir, { recursive: true, force: true });
+    await fs.promises.rm(services.scratchDir, { recursive: true, force: true });
     await services.renderer.close();
     await services.workers.close();
     await services.store.close();
@@ -61,10 +83,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
-    console.error(`docsmith: ${error.message}`);
-  } else {
-    console.error('docsmith: failed to start:', error);
-  }
+  // One line that says what to fix; the stack only when asked for (DOCSMITH_LOG_LEVEL=debug).
+  console.error(`docsmith: cannot start: ${startupProblem(error)}`);
+  if (process.env.DOCSMITH_LOG_LEVEL === 'debug' || process.env.DOCSMITH_LOG_LEVEL === 'trace') console.error(error);
   process.exit(1);
 });

@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import { Lifecycle } from './lifecycle.js';
+import { Fonts } from './office/fonts.js';
 import type { Store } from './store/types.js';
 import { openStore } from './store/index.js';
 import { Authenticator } from './auth/authenticate.js';
@@ -57,6 +58,8 @@ export interface Services {
   operations: DocumentOperations;
   /** Requests in flight and whether the service is draining for a stop. */
   lifecycle: Lifecycle;
+  /** The fonts the office renders with, the operator's folder included. */
+  fonts: Fonts;
 }
 
 export type Logger = (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
@@ -101,6 +104,7 @@ export async function openServices(config: Config, options: { withOffice?: boole
     }
   }
   const scratch = scratchDirectory(config.dataDir);
+  const fonts = new Fonts(config.fontsDir, path.join(scratch, 'fonts'));
   const office = withOffice
     ? new OfficePool({
       size: config.office.workers,
@@ -116,6 +120,7 @@ export async function openServices(config: Config, options: { withOffice?: boole
         pythonPath: config.office.pythonPath,
         sandbox,
         startTimeoutMs: config.office.startTimeoutMs,
+        ...(fonts.configFile && fonts.dir ? { fonts: { configFile: fonts.configFile, dir: fonts.dir } } : {}),
       },
       log: options.log,
       maxStartAttempts: options.officeStartAttempts,
@@ -134,6 +139,7 @@ export async function openServices(config: Config, options: { withOffice?: boole
   const workers = new DocumentWorkers(config.documentThreads);
   return {
     lifecycle: new Lifecycle(),
+    fonts,
     config,
     store,
     authenticator: new Authenticator(store, new AuthThrottle(store, config.authThrottle)),

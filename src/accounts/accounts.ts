@@ -122,4 +122,15 @@ export class ApiKeys {
   async revoke(accountId: number, key: string): Promise<boolean> {
     return this.store.apiKeys.delete(accountId, hashApiKey(key));
   }
+
+  /**
+   * Whether this instance's master secret is the one the stored keys were sealed with: false
+   * when none of the newest keys opens (another DOCSMITH_SECRET or secret.key), null when there
+   * are no keys to tell by.
+   */
+  async secretMatches(): Promise<boolean | null> {
+    const keys = await this.store.apiKeys.sample(5);
+    if (keys.length === 0) return null;
+    return keys.some((k) => this.keyRing.open(k.keySealed) !== null);
+  }
 }

@@ -43,21 +43,21 @@ export class UsageGuard {
 
   async run<T>(account: Account, options: GuardOptions, work: (signal: AbortSignal, deadline: number) => Promise<T>): Promise<T> {
     if (account.validUntil && account.validUntil.getTime() < Date.now()) {
-      throw new ForbiddenError(`This account was valid until ${formatWireDate(account.validUntil)}; ask the operator to extend it.`);
+      throw new ForbiddenError(`This account was valid until ${formatWireDate(account.validUntil)}; ask the operator to extend it.`, 'expired');
     }
     if (options.test && !allowsTestRuns(account.licence)) {
-      throw new ForbiddenError(`Test runs (test=true) are not available with a ${account.licence} licence; send the request without test=true.`);
+      throw new ForbiddenError(`Test runs (test=true) are not available with a ${account.licence} licence; send the request without test=true.`, 'licence');
     }
     const slot = options.merge
       ? await this.store.usage.acquireSlot(account.id, this.limits.maxConcurrentMerges, this.limits.jobTimeoutMs + 30_000)
       : null;
     if (options.merge && !slot) {
-      throw new ForbiddenError(`At most ${this.limits.maxConcurrentMerges} merge requests may run at once for one account; retry when one has finished.`);
+      throw new ForbiddenError(`At most ${this.limits.maxConcurrentMerges} merge requests may run at once for one account; retry when one has finished.`, 'merge_slots');
     }
     try {
       const reservation = options.test ? null : await this.store.usage.reserveDocument(account.id, this.reservationLeaseMs());
       if (!options.test && !reservation) {
-        throw new ForbiddenError(`The document quota of this account is used up (${account.maxDocuments} documents).`);
+        throw new ForbiddenError(`The document quota of this account is used up (${account.maxDocuments} documents).`, 'documents');
       }
       let result: T;
       try {

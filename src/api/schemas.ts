@@ -35,13 +35,13 @@ export const accountSettingsSchema = {
   type: 'object',
   properties: {
     serialNumber: { type: 'string', description: 'FREE, TRIAL or the serial number of the licence' },
-    createdDocuments: { type: 'integer' },
+    createdDocuments: { type: 'integer', description: 'documents created this calendar month (UTC); the count starts again on the 1st' },
     uploadedTemplates: { type: 'integer' },
-    maxDocuments: { type: 'integer' },
+    maxDocuments: { type: 'integer', description: 'documents allowed per calendar month' },
     maxTemplates: { type: 'integer' },
     validUntil: { type: 'string', description: 'YYYY-MM-DDTHH:MM:SS+00:00 (9999-12-31T23:59:59+00:00 when the account does not expire)' },
-    proofingTransactions: { type: 'integer' },
-    maxProofingTransactions: { type: 'integer' },
+    proofingTransactions: { type: 'integer', description: 'proofing calls this calendar month (UTC)' },
+    maxProofingTransactions: { type: 'integer', description: 'proofing calls allowed per calendar month' },
   },
   required: ['serialNumber', 'createdDocuments', 'uploadedTemplates', 'maxDocuments', 'maxTemplates', 'validUntil', 'proofingTransactions', 'maxProofingTransactions'],
 } as const;

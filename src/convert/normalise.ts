@@ -1,3 +1,4 @@
+import { countLookup } from '../util/cacheStats.js';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -27,6 +28,7 @@ export class Normaliser {
     if (format === 'docx') return bytes;
     const key = createHash('sha256').update(format).update('\0').update(bytes).digest('hex');
     const hit = this.memory.get(key);
+    countLookup('normalised', hit !== undefined);
     if (hit) return hit;
     let pending = this.inFlight.get(key);
     if (!pending) {

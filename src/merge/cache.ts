@@ -1,3 +1,4 @@
+import { countLookup } from '../util/cacheStats.js';
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { CompiledTemplate } from './engine.js';
@@ -13,6 +14,7 @@ export class TemplateCache {
   get(docx: Buffer, what?: string): CompiledTemplate {
     const key = createHash('sha256').update(docx).digest('hex');
     const hit = this.entries.get(key);
+    countLookup('templates', hit !== undefined);
     if (hit) return hit;
     const compiled = CompiledTemplate.compile(docx, what);
     this.entries.set(key, compiled);

@@ -75,11 +75,11 @@ export class CompiledTemplate {
     for (let next = 0; next < records.length;) {
       checkDeadline(limits.deadline);
       let rest = records.slice(next, next + window);
-      let rendered = this.render(rest, context, options);
+      let rendered = this.render(rest, context, options, limits.deadline);
       while (rendered.used >= rest.length && next + rest.length < records.length) {
         window *= 2;
         rest = records.slice(next, next + window);
-        rendered = this.render(rest, context, options);
+        rendered = this.render(rest, context, options, limits.deadline);
       }
       documents.push(this.write(rendered.parts, options, rendered.sink, append && records.length > 1 && this.numbersEachRecord(), rest[0]!));
       next += rendered.used;
@@ -95,12 +95,12 @@ export class CompiledTemplate {
     return [builder.toBuffer()];
   }
 
-  private render(records: JsonObject[], context: { culture: ReturnType<typeof cultureOf>; now: Date }, options: MergeOptions) {
+  private render(records: JsonObject[], context: { culture: ReturnType<typeof cultureOf>; now: Date }, options: MergeOptions, deadline?: number) {
     const sink = new MediaSink();
     const parts = new Map<string, string>();
     let used = 1;
     for (const part of this.parts) {
-      const result = renderSegments(part.segments, context, part.name === this.mainPart ? records : records.slice(0, 1), options, { sink, part: part.name });
+      const result = renderSegments(part.segments, { ...context, deadline }, part.name === this.mainPart ? records : records.slice(0, 1), options, { sink, part: part.name });
       parts.set(part.name, result.xml);
       if (part.name === this.mainPart) used = result.used;
     }

@@ -1,4 +1,5 @@
 import { escapeText } from '../ooxml/xml.js';
+import { ProcessingTimeoutError } from '../errors.js';
 import { PPR_ORDER } from '../ooxml/properties-order.js';
 import type { Segment } from './compile.js';
 import { evaluateField, type FieldContext } from './fields.js';
@@ -23,6 +24,9 @@ export interface MediaTarget {
 
 interface State extends FieldContext {
   options: RenderOptions;
+  /** When the request's time is up (epoch ms): rendering stops with a 504 by itself, so the thread need not be killed. */
+  deadline?: number;
+  steps: number;
   media: MediaTarget | undefined;
   /** Fields that produced visible output so far (for removeEmptyLines). */
   visible: number;
@@ -92,6 +96,9 @@ function someMatch(pieces: string[], from: number, pattern: RegExp): boolean {
 
 function render(segments: Segment[], state: State, out: string[]): void {
   for (const segment of segments) {
+    if (state.deadline !== undefined && (++state.steps & 4095) === 0 && Date.now() > state.deadline) {
+      throw new ProcessingTimeoutError('The merge took longer than the processing limit and was cancelled.');
+    }
     if (typeof segment === 'string') {
       out.push(segment);
       continue;
@@ -219,10 +226,10 @@ function render(segments: Segment[], state: State, out: string[]): void {
  * Renders one document. `records` are the ones not merged yet: the document starts with the
  * first, and NEXT / NEXTIF fields move on through them. Returns the XML and how many it used.
  */
-export function renderSegments(segments: Segment[], context: Omit<FieldContext, 'scope' | 'nextRecord'>, records: JsonObject[], options: RenderOptions, media?: MediaTarget): { xml: string; used: number } {
+export function renderSegments(segments: Segment[], context: Omit<FieldContext, 'scope' | 'nextRecord'> & { deadline?: number }, records: JsonObject[], options: RenderOptions, media?: MediaTarget): { xml: string; used: number } {
   const out: string[] = [];
   let used = 1;
-  const state: State = { ...context, scope: Scope.of(records[0] ?? {}), options, media, visible: 0 };
+  const state: State = { ...context, scope: Scope.of(records[0] ?? {}), options, media, visible: 0, steps: 0 };
   state.nextRecord = () => {
     if (used >= records.length) {
       state.scope = EMPTY_SCOPE;

@@ -29,6 +29,8 @@ interface Worker {
   /** Replaced as soon as its successor is warm; serves until then. */
   retiring: boolean;
   readyAt: number;
+  /** The pool's generation it was started in: an older one is replaced (new fonts, say). */
+  generation: number;
 }
 
 /** One place in the pool: it always has a process, is starting one, or waits to try again. */
@@ -97,6 +99,22 @@ export class OfficePool {
   /** Warm processes now. */
   get size(): number {
     return this.workers.filter((w) => w.process.alive).length;
+  }
+
+  private generation = 0;
+
+  /**
+   * Replaces every process, each as soon as it is free (its successor starts first, so nothing
+   * waits): what processes read at start (the fonts) changed.
+   */
+  recycleAll(): void {
+    this.generation++;
+    for (const worker of [...this.workers]) if (!worker.busy && !worker.retiring) this.release(worker);
+  }
+
+  /** Jobs waiting for a free process. */
+  get queueLength(): number {
+    return this.queue.length;
   }
 
   /** What each slot is doing, for /readyz and logs. */
@@ -194,7 +212,7 @@ export class OfficePool {
     worker.busy = false;
     if (!worker.process.alive) {
       this.removeWorker(worker);
-    } else if (!worker.retiring && (worker.process.jobsDone >= this.options.maxJobsPerProcess || worker.process.rssBytes() > this.options.maxRssBytes)) {
+    } else if (!worker.retiring && (worker.generation < this.generation || worker.process.jobsDone >= this.options.maxJobsPerProcess || worker.process.rssBytes() > this.options.maxRssBytes)) {
       worker.retiring = true;
       this.stats.recycled++;
       this.options.log?.('info', 'recycling office process', { jobs: worker.process.jobsDone, rss: worker.process.rssBytes() });
@@ -284,7 +302,7 @@ export class OfficePool {
       process.kill();
       return undefined;
     }
-    const worker: Worker = { process, slot, busy: false, retiring: false, readyAt: Date.now() };
+    const worker: Worker = { process, slot, busy: false, retiring: false, readyAt: Date.now(), generation: this.generation };
     process.onDeath((reason) => this.onDeath(worker, reason));
     this.workers.push(worker);
     this.drain();

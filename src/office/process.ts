@@ -64,6 +64,8 @@ export interface OfficeProcessOptions {
   pythonPath: string;
   sandbox: Sandbox;
   startTimeoutMs: number;
+  /** A fontconfig file adding the operator's fonts folder (src/office/fonts.ts), and that folder. */
+  fonts?: { configFile: string; dir: string };
 }
 
 export const BRIDGE_PATH = fileURLToPath(new URL('./bridge.py', import.meta.url));
@@ -139,13 +141,15 @@ export class OfficeProcess {
     ];
     // A program outside the system folders (an operator's wrapper) must be visible in there too.
     const readable = /^\/(usr|opt\/libreoffice)\//.test(sofficePath) ? [] : [sofficePath];
+    const fonts = this.options.fonts;
+    if (fonts) readable.push(fonts.configFile, path.resolve(fonts.dir));
     const [command, ...args] = sandbox.wrap(argv, { writable: [profile, this.scratch.jobs], tmp: this.scratch.tmp, readable });
     const tmp = sandbox.kind === 'bubblewrap' ? '/tmp' : this.scratch.tmp;
     return spawn(command!, args, {
       detached: true, // its own process group, so a kill reaches every child it starts
       stdio: 'ignore',
       // No lock files: a job retried after a crash must be able to open the same input again.
-      env: { ...process.env, SAL_USE_VCLPLUGIN: 'svp', SAL_ENABLE_FILE_LOCKING: '0', HOME: profile, TMPDIR: tmp, TMP: tmp, TEMP: tmp },
+      env: { ...process.env, SAL_USE_VCLPLUGIN: 'svp', SAL_ENABLE_FILE_LOCKING: '0', HOME: profile, TMPDIR: tmp, TMP: tmp, TEMP: tmp, ...(fonts ? { FONTCONFIG_FILE: fonts.configFile } : {}) },
     });
   }
 

@@ -1,3 +1,4 @@
+import { countLookup } from '../util/cacheStats.js';
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { BusyError, InputError } from '../errors.js';
@@ -48,6 +49,7 @@ export class Thumbnails {
     const key = createHash('sha256').update(bytes).digest('hex');
     if (format === 'pdf') return { pdf: bytes, key };
     const cached = this.pdfs.get(key);
+    countLookup('pdfs', cached !== undefined);
     if (cached) return { pdf: cached, key };
     if (!this.converter) throw new BusyError('Rendering this document needs the office engine, which is not running on this server.', 30);
     const { data } = await this.converter.convert(bytes, format, 'pdf', { signal });

@@ -22,3 +22,10 @@ export function asStorageUnavailable(error: unknown): StorageUnavailableError | 
 }
 
 export const NO_SCHEMA = 'the database has no docsmith schema (was it re-created?); restart docsmith to set it up, or restore a backup';
+
+/** The database was migrated by a newer docsmith: this one must not write to it. */
+export class NewerSchemaError extends Error {
+  constructor(found: number, known: number) {
+    super(`the database schema is at version ${found}, newer than this docsmith knows (${known}): run the docsmith version that migrated it, or restore a backup made for this one`);
+  }
+}

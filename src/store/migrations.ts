@@ -62,6 +62,8 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
      expires_at INTEGER NOT NULL
    );
    CREATE INDEX share_links_account ON share_links(account_id, template_name);`,
+  // The document and proofing counts are per calendar month (UTC): the month they count.
+  'ALTER TABLE accounts ADD COLUMN usage_month TEXT',
 ];
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -117,4 +119,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
      expires_at BIGINT NOT NULL
    );
    CREATE INDEX share_links_account ON share_links(account_id, template_name);`,
+  // The document and proofing counts are per calendar month (UTC): the month they count.
+  'ALTER TABLE accounts ADD COLUMN usage_month TEXT',
 ];

@@ -6,9 +6,9 @@ import type {
 } from './types.js';
 import { DuplicateError } from './types.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
-import { asStorageUnavailable, NO_SCHEMA } from './errors.js';
+import { asStorageUnavailable, NewerSchemaError, NO_SCHEMA } from './errors.js';
 import { StorageUnavailableError } from '../errors.js';
-import { accountColumns, type AccountRow, type ApiKeyRow, rowToAccount, rowToApiKey, rowToTemplateMeta, type TemplateRow } from './rows.js';
+import { usageMonth, accountColumns, type AccountRow, type ApiKeyRow, rowToAccount, rowToApiKey, rowToTemplateMeta, type TemplateRow } from './rows.js';
 
 /** Advisory lock namespace ('DSM' << 8): +0 migrations, +1.. merge slots. */
 const LOCK_BASE = 0x44534d00;
@@ -41,6 +41,8 @@ async function migrate(pool: pg.Pool): Promise<void> {
     await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
     const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
     const done = new Set(rows.map((r) => r.version));
+    const newest = Math.max(0, ...done);
+    if (newest > POSTGRES_MIGRATIONS.length) throw new NewerSchemaError(newest, POSTGRES_MIGRATIONS.length);
     for (const [index, sql] of POSTGRES_MIGRATIONS.entries()) {
       const version = index + 1;
       if (done.has(version)) continue;
@@ -118,6 +120,8 @@ class PostgresStore implements Store {
   }
 }
 
+/** Counts of an earlier calendar month: the next count starts them again. */
+const stale = (month: string) => `usage_month IS NOT NULL AND usage_month <> ${month}`;
 const ACCOUNT_SELECT = `SELECT ${accountColumns} FROM accounts`;
 const ACCOUNT_INSERT = `INSERT INTO accounts (username, password_hash, licence, max_documents, max_templates, max_proofing, valid_until, created_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`;
@@ -217,6 +221,11 @@ class PgApiKeys implements ApiKeyRepository {
   async delete(accountId: number, keyHash: string): Promise<boolean> {
     const result = await this.pool.query('DELETE FROM api_keys WHERE account_id = $1 AND key_hash = $2', [accountId, keyHash]);
     return (result.rowCount ?? 0) > 0;
+  }
+
+  async sample(limit: number): Promise<ApiKeyRecord[]> {
+    const { rows } = await this.pool.query<ApiKeyRow>('SELECT * FROM api_keys ORDER BY id DESC LIMIT $1', [limit]);
+    return rows.map(rowToApiKey);
   }
 }
 
@@ -346,9 +355,13 @@ class PgUsage implements UsageRepository {
   async reserveDocument(accountId: number, leaseMs: number): Promise<DocumentReservation | null> {
     const { rows } = await this.pool.query<{ id: string }>(
       `WITH counted AS (
-         UPDATE accounts SET created_documents = created_documents + 1 WHERE id = $1 AND created_documents < max_documents RETURNING id)
+         UPDATE accounts SET
+           created_documents = CASE WHEN ${stale('$3')} THEN 1 ELSE created_documents + 1 END,
+           proofing_transactions = CASE WHEN ${stale('$3')} THEN 0 ELSE proofing_transactions END,
+           usage_month = $3
+         WHERE id = $1 AND (CASE WHEN ${stale('$3')} THEN 0 ELSE created_documents END) < max_documents RETURNING id)
        INSERT INTO document_reservations (account_id, expires_at) SELECT id, $2 FROM counted RETURNING id`,
-      [accountId, Date.now() + leaseMs]);
+      [accountId, Date.now() + leaseMs, usageMonth()]);
     const id = rows[0]?.id;
     if (id === undefined) return null;
     return {
@@ -374,7 +387,11 @@ class PgUsage implements UsageRepository {
 
   async reserveProofing(accountId: number): Promise<boolean> {
     const result = await this.pool.query(
-      'UPDATE accounts SET proofing_transactions = proofing_transactions + 1 WHERE id = $1 AND proofing_transactions < max_proofing', [accountId]);
+      `UPDATE accounts SET
+         proofing_transactions = CASE WHEN ${stale('$2')} THEN 1 ELSE proofing_transactions + 1 END,
+         created_documents = CASE WHEN ${stale('$2')} THEN 0 ELSE created_documents END,
+         usage_month = $2
+       WHERE id = $1 AND (CASE WHEN ${stale('$2')} THEN 0 ELSE proofing_transactions END) < max_proofing`, [accountId, usageMonth()]);
     return (result.rowCount ?? 0) > 0;
   }
 

@@ -2,7 +2,12 @@ import type { Account, ApiKeyRecord, TemplateMeta } from './types.js';
 
 /** Column lists and row mapping shared by both SQL backends (times are epoch milliseconds). */
 export const accountColumns =
-  'id, username, password_hash, licence, max_documents, max_templates, max_proofing, valid_until, created_documents, proofing_transactions, created_at';
+  'id, username, password_hash, licence, max_documents, max_templates, max_proofing, valid_until, created_documents, proofing_transactions, created_at, usage_month';
+
+/** The calendar month (UTC) usage counts belong to, as stored: `2026-11`. */
+export function usageMonth(at = new Date()): string {
+  return at.toISOString().slice(0, 7);
+}
 
 type Num = number | string;
 
@@ -18,6 +23,7 @@ export interface AccountRow {
   created_documents: Num;
   proofing_transactions: Num;
   created_at: Num;
+  usage_month?: string | null;
 }
 
 export interface ApiKeyRow {
@@ -47,8 +53,9 @@ export function rowToAccount(r: AccountRow): Account {
     maxTemplates: Number(r.max_templates),
     maxProofingTransactions: Number(r.max_proofing),
     validUntil: r.valid_until === null ? null : new Date(Number(r.valid_until)),
-    createdDocuments: Number(r.created_documents),
-    proofingTransactions: Number(r.proofing_transactions),
+    // Counts of an earlier month are this month's zero (they are reset at the next count).
+    createdDocuments: r.usage_month == null || r.usage_month === usageMonth() ? Number(r.created_documents) : 0,
+    proofingTransactions: r.usage_month == null || r.usage_month === usageMonth() ? Number(r.proofing_transactions) : 0,
     createdAt: new Date(Number(r.created_at)),
   };
 }

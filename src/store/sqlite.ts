@@ -10,18 +10,18 @@ import type BetterSqlite3 from 'better-sqlite3';
  * the garbage collector frees a statement (node::ObjectWrap's cleanup hook), so each Node gets
  * the line that works there.
  */
-const Database = createRequire(import.meta.url)(Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3' : 'better-sqlite3-node20') as typeof BetterSqlite3;
+export const Database = createRequire(import.meta.url)(Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3' : 'better-sqlite3-node20') as typeof BetterSqlite3;
 type Database = BetterSqlite3.Database;
 import type {
   Account, AccountPatch, AccountRepository, ApiKeyRecord, ApiKeyRepository, NewAccount, NewTemplate,
   AuthFailureRepository, DocumentReservation, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageRepository,
 } from './types.js';
 import { DuplicateError } from './types.js';
-import { asStorageUnavailable, NO_SCHEMA } from './errors.js';
+import { asStorageUnavailable, NewerSchemaError, NO_SCHEMA } from './errors.js';
 import { processAlive } from '../util/process.js';
 import { StorageUnavailableError } from '../errors.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
-import { accountColumns, type AccountRow, type ApiKeyRow, rowToAccount, rowToApiKey, rowToTemplateMeta, type TemplateRow } from './rows.js';
+import { usageMonth, accountColumns, type AccountRow, type ApiKeyRow, rowToAccount, rowToApiKey, rowToTemplateMeta, type TemplateRow } from './rows.js';
 
 /** The embedded store: one SQLite file in WAL mode, fsync on every commit. */
 export function openSqliteStore(file: string): Store {
@@ -59,6 +59,8 @@ function migrate(db: Database): void {
     const done = new Set(
       (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
     );
+    const newest = Math.max(0, ...done);
+    if (newest > SQLITE_MIGRATIONS.length) throw new NewerSchemaError(newest, SQLITE_MIGRATIONS.length);
     SQLITE_MIGRATIONS.forEach((sql, index) => {
       const version = index + 1;
       if (done.has(version)) return;
@@ -220,6 +222,10 @@ class SqliteApiKeys implements ApiKeyRepository {
   async delete(accountId: number, keyHash: string): Promise<boolean> {
     return prepared(this.db, 'DELETE FROM api_keys WHERE account_id = ? AND key_hash = ?').run(accountId, keyHash).changes > 0;
   }
+
+  async sample(limit: number): Promise<ApiKeyRecord[]> {
+    return (prepared(this.db, 'SELECT * FROM api_keys ORDER BY id DESC LIMIT ?').all(limit) as ApiKeyRow[]).map(rowToApiKey);
+  }
 }
 
 const TEMPLATE_META = 'name, format, size, sha256, modified_at';
@@ -340,10 +346,18 @@ class SqliteUsage implements UsageRepository {
   private readonly refundTx: (id: number, accountId: number) => void;
   private readonly refundExpiredTx: () => number;
   private readonly acquireTx: (accountId: number, limit: number, leaseMs: number, holder: string) => number | null;
+  private readonly proofingTx: (accountId: number) => boolean;
 
   constructor(private readonly db: Database) {
     const sql = (text: string) => prepared(db, text);
+    // A new calendar month starts the counts again (an account's first count only stamps the month).
+    const newMonth = (accountId: number) => {
+      const month = usageMonth();
+      sql('UPDATE accounts SET created_documents = 0, proofing_transactions = 0, usage_month = ? WHERE id = ? AND usage_month IS NOT NULL AND usage_month <> ?').run(month, accountId, month);
+      sql('UPDATE accounts SET usage_month = ? WHERE id = ? AND usage_month IS NULL').run(month, accountId);
+    };
     const reserve = db.transaction((accountId: number, leaseMs: number): number | null => {
+      newMonth(accountId);
       const counted = sql('UPDATE accounts SET created_documents = created_documents + 1 WHERE id = ? AND created_documents < max_documents').run(accountId).changes > 0;
       if (!counted) return null;
       return Number(sql('INSERT INTO document_reservations (account_id, expires_at) VALUES (?, ?)').run(accountId, Date.now() + leaseMs).lastInsertRowid);
@@ -384,6 +398,11 @@ class SqliteUsage implements UsageRepository {
       return null;
     });
     this.acquireTx = (accountId, limit, leaseMs, holder) => acquire.immediate(accountId, limit, leaseMs, holder);
+    const proofing = db.transaction((accountId: number): boolean => {
+      newMonth(accountId);
+      return sql('UPDATE accounts SET proofing_transactions = proofing_transactions + 1 WHERE id = ? AND proofing_transactions < max_proofing').run(accountId).changes > 0;
+    });
+    this.proofingTx = (accountId) => proofing.immediate(accountId);
   }
 
   async reserveDocument(accountId: number, leaseMs: number): Promise<DocumentReservation | null> {
@@ -404,7 +423,7 @@ class SqliteUsage implements UsageRepository {
   }
 
   async reserveProofing(accountId: number): Promise<boolean> {
-    return prepared(this.db, 'UPDATE accounts SET proofing_transactions = proofing_transactions + 1 WHERE id = ? AND proofing_transactions < max_proofing').run(accountId).changes > 0;
+    return this.proofingTx(accountId);
   }
 
   async acquireSlot(accountId: number, limit: number, leaseMs: number): Promise<SlotLease | null> {

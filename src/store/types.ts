@@ -79,6 +79,8 @@ export interface ApiKeyRepository {
   list(accountId: number): Promise<ApiKeyRecord[]>;
   byHash(keyHash: string): Promise<ApiKeyRecord | null>;
   delete(accountId: number, keyHash: string): Promise<boolean>;
+  /** Up to `limit` keys of any account (the start-up check that the secret is the right one). */
+  sample(limit: number): Promise<ApiKeyRecord[]>;
 }
 
 export interface TemplateRepository {

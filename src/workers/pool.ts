@@ -15,7 +15,7 @@ const TASKS_URL = new URL(import.meta.url.endsWith('.ts') ? '../../dist/workers/
 export class DocumentWorkers {
   private started: Piscina | undefined;
 
-  constructor(private readonly size = Math.max(1, os.availableParallelism?.() ?? os.cpus().length), private readonly queueLimit = 256) {}
+  constructor(private readonly size = Math.max(1, os.availableParallelism?.() ?? os.cpus().length), private readonly queueLimit = 256, private readonly terminateAfterMs = 5000) {}
 
   /**
    * Started at the first task with every thread at once, and kept: a thread started while a
@@ -59,10 +59,29 @@ export class DocumentWorkers {
     return this.run<string>('pdfText', { pdf, maxPages }, signal);
   }
 
+  /**
+   * Runs a task. When `signal` aborts (the time limit), the request is answered at once; the
+   * task stops itself at its deadline, and only one still running `terminateAfterMs` later has
+   * its thread terminated. Terminating a thread inside a native call (zlib) can abort the whole
+   * process on Node 20, so it is the last resort, not the first.
+   */
   private async run<T>(name: string, task: unknown, signal?: AbortSignal): Promise<T> {
     let reply: TaskReply<T>;
+    const terminate = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      timer = setTimeout(() => terminate.abort(signal?.reason), this.terminateAfterMs);
+      timer.unref();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const running = this.pool.run(task, { name, signal: terminate.signal }) as Promise<TaskReply<T>>;
+    const finished = running.finally(() => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    });
+    finished.catch(() => undefined);
     try {
-      reply = await this.pool.run(task, { name, signal }) as TaskReply<T>;
+      reply = await (signal ? Promise.race([finished, aborted(signal)]) : finished);
     } catch (error) {
       if (signal?.aborted) throw signal.reason as Error;
       if (/queue is at limit/i.test((error as Error).message)) throw new BusyError('Too much document work is waiting; retry shortly.', 5);
@@ -76,4 +95,12 @@ export class DocumentWorkers {
   async close(): Promise<void> {
     await this.started?.destroy();
   }
+}
+
+/** Rejects with the signal's reason when it aborts. */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (signal.aborted) reject(signal.reason as Error);
+    else signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+  });
 }

@@ -107,6 +107,27 @@ describe('accounts and authentication over HTTP', () => {
     assert.notEqual(replaced.headers['x-request-id'], 'bad id\twith junk');
   });
 
+  it('serves Prometheus metrics, its version, and joins W3C trace context to the logs', async () => {
+    await basic.get('/v1/templates/count');
+    await basic.get('/v1/templates/count', { headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
+    const traced = await basic.get('/v1/account/settings', { headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
+    assert.equal(traced.headers.traceparent, '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
+    const metrics = await request(server.url, 'GET', '/metrics');
+    assert.equal(metrics.status, 200);
+    assert.match(String(metrics.headers['content-type']), /text\/plain/);
+    assert.match(metrics.text, /docsmith_http_requests_total\{method="GET",route="\/v1\/templates\/count",status="200"\} [2-9]/);
+    assert.match(metrics.text, /docsmith_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/v1\/templates\/count"\}/);
+    assert.match(metrics.text, /docsmith_office_processes\{state="configured"\} 0/);
+    assert.match(metrics.text, /docsmith_process_heap_size_total_bytes|docsmith_process_resident_memory_bytes/);
+    const version = (await request(server.url, 'GET', '/version')).json() as { version: string; node: string };
+    assert.match(version.version, /^\d+\.\d+\.\d+/);
+    assert.equal(version.node, process.version.replace(/^v/, 'v'));
+    const { traceOf } = await import('../../src/app.js');
+    assert.deepEqual(traceOf('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'), { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentSpanId: '00f067aa0ba902b7' });
+    assert.equal(traceOf('00-00000000000000000000000000000000-00f067aa0ba902b7-01'), undefined);
+    assert.equal(traceOf('garbage'), undefined);
+  });
+
   it('publishes an OpenAPI description and a readable reference', async () => {
     const doc = (await request(server.url, 'GET', '/openapi.json')).json() as { openapi: string; paths: Record<string, unknown> };
     assert.match(doc.openapi, /^3\./);

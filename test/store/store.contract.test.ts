@@ -4,7 +4,8 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Store, NewAccount } from '../../src/store/types.js';
 import { DuplicateError } from '../../src/store/types.js';
-import { openSqliteStore } from '../../src/store/sqlite.js';
+import { Database, openSqliteStore } from '../../src/store/sqlite.js';
+import pg from 'pg';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/server.js';
@@ -14,11 +15,20 @@ interface Backend {
   name: string;
   open(): Promise<Store>;
   cleanup(): Promise<void>;
+  /** Runs SQL on the data behind the store's back (to age an account's usage month). */
+  sql(statement: string): Promise<void>;
 }
 
 function sqliteBackend(): Backend {
   const file = path.join(tempDir(), 'store.sqlite');
-  return { name: 'sqlite', open: async () => openSqliteStore(file), cleanup: async () => undefined };
+  return {
+    name: 'sqlite', open: async () => openSqliteStore(file), cleanup: async () => undefined,
+    async sql(statement) {
+      const db = new Database(file);
+      db.exec(statement);
+      db.close();
+    },
+  };
 }
 
 function postgresBackend(): Backend {
@@ -30,6 +40,12 @@ function postgresBackend(): Backend {
       return openPostgresStore(db.url);
     },
     cleanup: async () => db?.drop(),
+    async sql(statement) {
+      const client = new pg.Client({ connectionString: db!.url });
+      await client.connect();
+      await client.query(statement);
+      await client.end();
+    },
   };
 }
 
@@ -170,6 +186,24 @@ for (const make of [sqliteBackend, postgresBackend]) {
       const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? second : store).usage.reserveProofing(a.id)));
       assert.equal(results.filter(Boolean).length, 5);
       assert.equal((await store.accounts.byId(a.id))?.proofingTransactions, 5);
+    });
+
+    it('counts documents and proofing per calendar month: a new month starts from zero', async () => {
+      const a = await store.accounts.create(newAccount('monthly', { maxDocuments: 3, maxProofingTransactions: 2 }));
+      for (let i = 0; i < 3; i++) await (await store.usage.reserveDocument(a.id, 60_000))!.commit();
+      assert.equal(await store.usage.reserveDocument(a.id, 60_000), null, 'the quota is used up this month');
+      assert.equal(await store.usage.reserveProofing(a.id), true);
+      await backend.sql(`UPDATE accounts SET usage_month = '2001-01' WHERE id = ${a.id}`);
+      const aged = await store.accounts.byId(a.id);
+      assert.equal(aged?.createdDocuments, 0, 'last month\'s documents do not count');
+      assert.equal(aged?.proofingTransactions, 0);
+      const again = await second.usage.reserveDocument(a.id, 60_000);
+      assert.ok(again, 'a new month has the whole quota');
+      await again.commit();
+      assert.equal(await store.usage.reserveProofing(a.id), true);
+      const now = await store.accounts.byId(a.id);
+      assert.equal(now?.createdDocuments, 1);
+      assert.equal(now?.proofingTransactions, 1);
     });
 
     it('grants at most `limit` slots per account across instances and frees them on release', async () => {

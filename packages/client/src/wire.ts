@@ -159,15 +159,27 @@ export interface AccountSettings {
    * FREE, TRIAL or the serial number of the licence
    */
   serialNumber: string;
+  /**
+   * documents created this calendar month (UTC); the count starts again on the 1st
+   */
   createdDocuments: number;
   uploadedTemplates: number;
+  /**
+   * documents allowed per calendar month
+   */
   maxDocuments: number;
   maxTemplates: number;
   /**
    * YYYY-MM-DDTHH:MM:SS+00:00 (9999-12-31T23:59:59+00:00 when the account does not expire)
    */
   validUntil: string;
+  /**
+   * proofing calls this calendar month (UTC)
+   */
   proofingTransactions: number;
+  /**
+   * proofing calls allowed per calendar month
+   */
   maxProofingTransactions: number;
 }
 export interface ApiKey {

@@ -13,6 +13,12 @@ function Meter({ label, used, limit }: { label: string; used: number; limit: num
   );
 }
 
+/** The first day of next month (UTC), as the reader writes dates. */
+function nextMonth(): string {
+  const now = new Date();
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toLocaleDateString(undefined, { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
+}
+
 /** What the account has used against its licence's limits. */
 export function Usage() {
   const { client } = useSession();
@@ -25,9 +31,10 @@ export function Usage() {
       {s && (
         <section class="card stack">
           <p>Licence <strong>{s.serialNumber}</strong>{s.validUntil.startsWith('9999-') ? ' · no end date' : <> · valid until {new Date(s.validUntil).toLocaleDateString()}</>}</p>
-          <Meter label="Documents created" used={s.createdDocuments} limit={s.maxDocuments} />
+          <Meter label="Documents created this month" used={s.createdDocuments} limit={s.maxDocuments} />
           <Meter label="Templates stored" used={s.uploadedTemplates} limit={s.maxTemplates} />
-          <Meter label="Proofing requests" used={s.proofingTransactions} limit={s.maxProofingTransactions} />
+          <Meter label="Proofing requests this month" used={s.proofingTransactions} limit={s.maxProofingTransactions} />
+          <p class="muted small">Documents and proofing requests count per calendar month (UTC); the counts start again on {nextMonth()}.</p>
         </section>
       )}
     </main>

@@ -14,7 +14,7 @@ export function proofingRoutes(app: FastifyInstance, services: Services): void {
   async function count(request: FastifyRequest): Promise<void> {
     const account = accountOf(request);
     if (!(await store.usage.reserveProofing(account.id))) {
-      throw new ForbiddenError(`The proofing quota of this account is used up (${account.maxProofingTransactions} transactions).`);
+      throw new ForbiddenError(`The proofing quota of this account is used up (${account.maxProofingTransactions} transactions).`, 'proofing');
     }
   }
 

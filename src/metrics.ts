@@ -1,0 +1,90 @@
+/**
+ * Prometheus metrics (prom-client): requests by route and status, latency per route, refusals
+ * by reason, the office pool, the document threads and this process's caches. Served at /metrics.
+ */
+import client from 'prom-client';
+import type { OfficePool } from './office/pool.js';
+import type { DocumentWorkers } from './workers/pool.js';
+import type { Refusal } from './errors.js';
+import { cacheLookups } from './util/cacheStats.js';
+
+/** A counter that follows a total kept elsewhere (the pool's own statistics). */
+function followingCounter(registry: client.Registry, name: string, help: string, read: () => number | undefined): void {
+  let seen = 0;
+  new client.Counter({
+    name, help, registers: [registry],
+    collect() {
+      const now = read();
+      if (now === undefined) return;
+      if (now > seen) this.inc(now - seen);
+      seen = now;
+    },
+  });
+}
+
+export class Metrics {
+  readonly registry = new client.Registry();
+  private readonly requests: client.Counter<'method' | 'route' | 'status'>;
+  private readonly duration: client.Histogram<'method' | 'route'>;
+  private readonly refusals: client.Counter<'reason'>;
+
+  constructor(parts: { office: OfficePool | null; workers: DocumentWorkers }) {
+    const registers = [this.registry];
+    client.collectDefaultMetrics({ register: this.registry, prefix: 'docsmith_process_' });
+    this.requests = new client.Counter({ name: 'docsmith_http_requests_total', help: 'HTTP requests answered, by route and status', labelNames: ['method', 'route', 'status'], registers });
+    this.duration = new client.Histogram({
+      name: 'docsmith_http_request_duration_seconds', help: 'Time to answer a request, by route', labelNames: ['method', 'route'], registers,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    });
+    this.refusals = new client.Counter({ name: 'docsmith_refusals_total', help: '403 answers by reason: quotas, merge slots, expired accounts, licences', labelNames: ['reason'], registers });
+    const office = parts.office;
+    new client.Gauge({
+      name: 'docsmith_office_processes', help: 'Office processes by state', labelNames: ['state'], registers,
+      collect() {
+        const status = office?.status();
+        this.set({ state: 'configured' }, status?.configured ?? 0);
+        this.set({ state: 'warm' }, status?.warm ?? 0);
+        this.set({ state: 'busy' }, status?.busy ?? 0);
+        this.set({ state: 'starting' }, status?.starting ?? 0);
+      },
+    });
+    new client.Gauge({ name: 'docsmith_office_queue_length', help: 'Office jobs waiting for a process', registers, collect() { this.set(office?.queueLength ?? 0); } });
+    followingCounter(this.registry, 'docsmith_office_jobs_total', 'Office jobs run', () => office?.stats.jobs);
+    followingCounter(this.registry, 'docsmith_office_restarts_total', 'Office processes restarted', () => office?.stats.restarts);
+    followingCounter(this.registry, 'docsmith_office_crashes_total', 'Office processes that died during a job', () => office?.stats.crashes);
+    followingCounter(this.registry, 'docsmith_office_timeouts_total', 'Office jobs stopped by the time limit', () => office?.stats.timeouts);
+    followingCounter(this.registry, 'docsmith_office_refused_total', 'Office jobs refused (queue full or waited too long)', () => office?.stats.refused);
+    new client.Gauge({ name: 'docsmith_document_threads', help: 'Worker threads for document work', registers, collect() { this.set(parts.workers.threads); } });
+    const seen = new Map<string, number>();
+    new client.Counter({
+      name: 'docsmith_cache_lookups_total', help: 'Cache lookups of the main thread (templates, normalised DOC/RTF, rendered PDFs), by cache and result', labelNames: ['cache', 'result'], registers,
+      collect() {
+        for (const [cache, counts] of cacheLookups()) {
+          for (const [result, value] of [['hit', counts.hits], ['miss', counts.misses]] as const) {
+            const key = `${cache}/${result}`;
+            const delta = value - (seen.get(key) ?? 0);
+            if (delta > 0) this.inc({ cache, result }, delta);
+            seen.set(key, value);
+          }
+        }
+      },
+    });
+  }
+
+  answered(method: string, route: string, status: number, seconds: number): void {
+    this.requests.inc({ method, route, status: String(status) });
+    this.duration.observe({ method, route }, seconds);
+  }
+
+  refused(reason: Refusal): void {
+    this.refusals.inc({ reason });
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

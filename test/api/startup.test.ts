@@ -1,0 +1,61 @@
+// Configuration mistakes stop the service with one line that says what to fix (no stack).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { Database } from '../../src/store/sqlite.js';
+import { ROOT, startServer, tempDir } from '../helpers/server.js';
+import { client } from '../helpers/http.js';
+
+/** Runs the server until it exits by itself; its exit code and what it printed. */
+function failedStart(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'main.js')], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', DOCSMITH_OFFICE_WORKERS: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+function oneLine(result: { code: number | null; output: string }, expected: RegExp): void {
+  assert.equal(result.code, 1, result.output);
+  const line = result.output.split('\n').find((l) => l.startsWith('docsmith: cannot start: '));
+  assert.ok(line, result.output);
+  assert.match(line, expected);
+  assert.doesNotMatch(result.output, /^\s+at /m, 'no stack trace');
+}
+
+describe('start-up says what is wrong in one line', () => {
+  it('refuses another master secret than the one the API keys were sealed with', async () => {
+    const dataDir = tempDir();
+    const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_BOOTSTRAP_USER: 'ann', DOCSMITH_BOOTSTRAP_PASSWORD: 'ann-password-1' });
+    assert.equal((await client(server.url, { basic: ['ann', 'ann-password-1'] }).put('/v1/account/apikey')).status, 201);
+    await server.stop();
+    oneLine(await failedStart({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_SECRET: 'a-different-secret-for-another-instance' }), /sealed with another master secret/);
+  });
+
+  it('refuses a database a newer docsmith migrated', async () => {
+    const dataDir = tempDir();
+    const server = await startServer({ DOCSMITH_DATA_DIR: dataDir });
+    await server.stop();
+    const db = new Database(path.join(dataDir, 'docsmith.sqlite'));
+    db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (999, 0)').run();
+    db.close();
+    oneLine(await failedStart({ DOCSMITH_DATA_DIR: dataDir }), /schema is at version 999, newer than this docsmith knows/);
+  });
+
+  it('names a missing office program, an unusable data folder, an unreachable PostgreSQL and a bad bootstrap password', async () => {
+    oneLine(await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_SOFFICE: '/nowhere/soffice.bin' }), /office program \/nowhere\/soffice\.bin does not exist: install LibreOffice/);
+    oneLine(await failedStart({ DOCSMITH_DATA_DIR: '/proc/docsmith-data' }), /\/proc\/docsmith-data.*(DOCSMITH_DATA_DIR|does not exist)/);
+    oneLine(await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/docsmith' }), /cannot reach PostgreSQL at 127\.0\.0\.1:1 \(ECONNREFUSED\): start it, or fix DOCSMITH_DATABASE_URL/);
+    oneLine(await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_BOOTSTRAP_USER: 'ann', DOCSMITH_BOOTSTRAP_PASSWORD: 'short' }), /bootstrap account .* cannot be made: password must have 8/);
+  });
+});
