@@ -30,7 +30,7 @@ export class Metrics {
 
   constructor(parts: { office: OfficePool | null; workers: DocumentWorkers }) {
     const registers = [this.registry];
-    client.collectDefaultMetrics({ register: this.registry, prefix: 'docsmith_process_' });
+    client.collectDefaultMetrics({ register: this.registry, prefix: 'docsmith_' });
     this.requests = new client.Counter({ name: 'docsmith_http_requests_total', help: 'HTTP requests answered, by route and status', labelNames: ['method', 'route', 'status'], registers });
     this.duration = new client.Histogram({
       name: 'docsmith_http_request_duration_seconds', help: 'Time to answer a request, by route', labelNames: ['method', 'route'], registers,

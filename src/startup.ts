@@ -20,6 +20,9 @@ export function startupProblem(error: unknown): string {
       return `no permission to ${e.syscall ?? 'use'}${where} (${e.code}): give the service's user access to its data folder (DOCSMITH_DATA_DIR), or choose another one`;
     case 'ENOENT':
       return `${where.trim() || 'a file'} does not exist (${e.syscall ?? 'ENOENT'}): check DOCSMITH_DATA_DIR and the paths in the environment`;
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return `${where.trim() || 'a path'} is not a folder (${e.code}): DOCSMITH_DATA_DIR must name a folder docsmith may create and write`;
     case 'EROFS':
     case 'ENOSPC':
       return `cannot write${where} (${e.code}): the data folder's disk is ${e.code === 'ENOSPC' ? 'full' : 'read-only'}`;

@@ -54,6 +54,7 @@ const EXAMPLES: Record<string, string> = {
   'post /v1/processing/review/removetrackedchange': 'curl $A -X POST "$B/v1/processing/review/removetrackedchange?id=1&accept=true" -d "\\"$(base64 -w0 reviewed.docx)\\""',
   'get /healthz': 'curl $B/healthz',
   'get /readyz': 'curl $B/readyz',
+  'get /version': 'curl $B/version   # {"version": "0.1.0", "node": "v24.21.0", "storage": "sqlite"}',
 };
 
 export function exampleFor(method: string, path: string): string | undefined {

@@ -2,6 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { Database } from '../../src/store/sqlite.js';
 import { ROOT, startServer, tempDir } from '../helpers/server.js';
@@ -54,7 +55,9 @@ describe('start-up says what is wrong in one line', () => {
 
   it('names a missing office program, an unusable data folder, an unreachable PostgreSQL and a bad bootstrap password', async () => {
     oneLine(await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_SOFFICE: '/nowhere/soffice.bin' }), /office program \/nowhere\/soffice\.bin does not exist: install LibreOffice/);
-    oneLine(await failedStart({ DOCSMITH_DATA_DIR: '/proc/docsmith-data' }), /\/proc\/docsmith-data.*(DOCSMITH_DATA_DIR|does not exist)/);
+    const file = path.join(tempDir(), 'a-file');
+    fs.writeFileSync(file, 'not a folder');
+    oneLine(await failedStart({ DOCSMITH_DATA_DIR: path.join(file, 'data') }), /a-file\/data is not a folder \(ENOTDIR\): DOCSMITH_DATA_DIR must name a folder/);
     oneLine(await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/docsmith' }), /cannot reach PostgreSQL at 127\.0\.0\.1:1 \(ECONNREFUSED\): start it, or fix DOCSMITH_DATABASE_URL/);
     oneLine(await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_BOOTSTRAP_USER: 'ann', DOCSMITH_BOOTSTRAP_PASSWORD: 'short' }), /bootstrap account .* cannot be made: password must have 8/);
   });
