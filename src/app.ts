@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import type { Services } from './services.js';
 import { registerWire, requestIdFor } from './api/wire.js';
 import { requireAuthentication } from './api/auth.js';
@@ -87,7 +88,19 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       },
       security: [{ apiKey: [] }, { basic: [] }],
     },
+    // Every operation gets a stable id from its method and path (getTemplatesList,
+    // postDocumentMerge), which generated clients name their methods after.
+    transform: ({ schema, url, route }) => {
+      if (!schema || (schema as { hide?: boolean }).hide) return { schema, url };
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      const words = url.replace(/^\/v1\//, '/').split(/[/_-]/).filter(Boolean).map((w) => w.replace(/^:/, 'by-'));
+      const operationId = methods[0]!.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+      return { schema: { ...schema, operationId } as typeof schema, url };
+    },
   });
+
+  // The interactive reference (Swagger UI, served from the package: nothing from a CDN).
+  await app.register(swaggerUi, { routePrefix: '/docs/try', uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true } });
 
   healthRoutes(app, services);
   app.get('/metrics', { logLevel: 'warn', schema: { hide: true } }, async (_request, reply) =>

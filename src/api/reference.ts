@@ -104,7 +104,7 @@ table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.2rem .5rem;t
 .m.get{background:#2a7}.m.post{background:#27a}.m.put{background:#a72}.m.delete{background:#a33}section{border-top:1px solid #eee;padding-top:.5rem}</style>
 </head><body><h1>${escape(doc.info.title)} <small>${escape(doc.info.version)}</small></h1>
 <p>${escape(doc.info.description ?? '')}</p>
-<p>Machine-readable description: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3).
+<p>Machine-readable description: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1); to call the API from the browser, <a href="/docs/try">/docs/try</a> (Swagger UI).
 The examples use <code>B=http://localhost:8080</code> and <code>A='-H "Authorization: ReportingCloud-APIKey KEY"'</code> (or <code>A='-u user:password'</code>).</p>
 <p>Authenticate every <code>/v1</code> call with <code>Authorization: ReportingCloud-APIKey &lt;key&gt;</code> or HTTP Basic.
 Documents travel as Base64 strings in JSON. Errors answer <code>{"message": "…"}</code> and carry an <code>X-Request-Id</code> header.</p>

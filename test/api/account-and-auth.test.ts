@@ -142,11 +142,21 @@ describe('accounts and authentication over HTTP', () => {
     const { examples, ...validated } = mergeBodySchema;
     assert.deepEqual(merge.requestBody.content['application/json']!.schema, JSON.parse(JSON.stringify(validated)));
     assert.deepEqual(merge.requestBody.content['application/json']!.example, examples[0]);
+    // Stable, unique operation ids for generated clients.
+    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
+    assert.ok(ids.every((id) => typeof id === 'string' && /^[a-z]+[A-Za-z]+$/.test(id)), ids.join(', '));
+    assert.equal(new Set(ids).size, ids.length, 'unique');
+    assert.ok(ids.includes('postDocumentMerge') && ids.includes('getTemplatesList') && ids.includes('deleteDocumentShare'));
     const page = await request(server.url, 'GET', '/docs');
     assert.equal(page.status, 200);
     assert.match(page.text, /\/v1\/templates\/upload/);
     assert.match(page.text, /<td><code>mergeData<\/code><\/td><td>yes<\/td>/);
     assert.match(page.text, /Example body:/);
+    assert.match(page.text, /href="\/docs\/try"/);
+    const ui = await request(server.url, 'GET', '/docs/try/');
+    assert.equal(ui.status, 200);
+    assert.match(ui.text, /swagger-ui/i);
+    assert.doesNotMatch(ui.text, /https?:\/\/(cdn|unpkg|cdnjs)/, 'nothing from a CDN');
     // Every documented endpoint has a worked example on the page.
     const { exampleFor } = await import('../../src/api/reference.js');
     const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) => Object.keys(methods).map((m) => [m, path] as const));
