@@ -3,10 +3,15 @@
  * part describes the symbology) and Word's MERGEBARCODE / DISPLAYBARCODE fields. Symbols are
  * drawn by bwip-js as SVG, so PDF output keeps them vector.
  */
-import bwipjs from 'bwip-js';
+import { createRequire } from 'node:module';
+import type BwipJs from 'bwip-js';
 import { InputError } from '../errors.js';
 import { childElements, parseXml, textOf, type XmlElement } from '../ooxml/xml.js';
 import type { DecodedImage } from './images.js';
+
+// bwip-js is large (its symbol encoders): loaded on the first barcode, not with every merge thread.
+let bwip: typeof BwipJs | undefined;
+const bwipjs = () => (bwip ??= createRequire(import.meta.url)('bwip-js') as typeof BwipJs);
 
 export interface BarcodeSpec {
   /** The bwip-js symbology. */
@@ -142,7 +147,7 @@ export function drawBarcode(value: string, spec: BarcodeSpec, field: string): De
   const twoD = TWO_D.test(spec.bcid);
   let svg: string;
   try {
-    svg = bwipjs.toSVG({
+    svg = bwipjs().toSVG({
       bcid: spec.bcid, text: value, scale: 3,
       ...(twoD ? {} : { height: 12, includetext: spec.showText, textxalign: 'center' }),
       ...(spec.foreground ? { barcolor: spec.foreground, textcolor: spec.foreground } : {}),
