@@ -8,19 +8,27 @@ import type { DocumentWorkers } from './workers/pool.js';
 import type { Refusal } from './errors.js';
 import { cacheLookups } from './util/cacheStats.js';
 
-/** A counter that follows a total kept elsewhere (the pool's own statistics). */
-function followingCounter(registry: client.Registry, name: string, help: string, read: () => number | undefined): void {
-  let seen = 0;
+/** A counter that follows totals kept elsewhere (the pool's statistics, the cache counts), by labels. */
+function followingCounter(registry: client.Registry, name: string, help: string, labelNames: string[], read: () => Iterable<[Record<string, string>, number]>): void {
+  const seen = new Map<string, number>();
   new client.Counter({
-    name, help, registers: [registry],
+    name, help, labelNames, registers: [registry],
     collect() {
-      const now = read();
-      if (now === undefined) return;
-      if (now > seen) this.inc(now - seen);
-      seen = now;
+      for (const [labels, now] of read()) {
+        const key = JSON.stringify(labels);
+        const delta = now - (seen.get(key) ?? 0);
+        if (delta > 0) this.inc(labels, delta);
+        seen.set(key, now);
+      }
     },
   });
 }
+
+/** One unlabelled total, when it is known. */
+const total = (read: () => number | undefined) => (): [Record<string, string>, number][] => {
+  const now = read();
+  return now === undefined ? [] : [[{}, now]];
+};
 
 export class Metrics {
   readonly registry = new client.Registry();
@@ -49,26 +57,14 @@ export class Metrics {
       },
     });
     new client.Gauge({ name: 'docsmith_office_queue_length', help: 'Office jobs waiting for a process', registers, collect() { this.set(office?.queueLength ?? 0); } });
-    followingCounter(this.registry, 'docsmith_office_jobs_total', 'Office jobs run', () => office?.stats.jobs);
-    followingCounter(this.registry, 'docsmith_office_restarts_total', 'Office processes restarted', () => office?.stats.restarts);
-    followingCounter(this.registry, 'docsmith_office_crashes_total', 'Office processes that died during a job', () => office?.stats.crashes);
-    followingCounter(this.registry, 'docsmith_office_timeouts_total', 'Office jobs stopped by the time limit', () => office?.stats.timeouts);
-    followingCounter(this.registry, 'docsmith_office_refused_total', 'Office jobs refused (queue full or waited too long)', () => office?.stats.refused);
+    followingCounter(this.registry, 'docsmith_office_jobs_total', 'Office jobs run', [], total(() => office?.stats.jobs));
+    followingCounter(this.registry, 'docsmith_office_restarts_total', 'Office processes restarted', [], total(() => office?.stats.restarts));
+    followingCounter(this.registry, 'docsmith_office_crashes_total', 'Office processes that died during a job', [], total(() => office?.stats.crashes));
+    followingCounter(this.registry, 'docsmith_office_timeouts_total', 'Office jobs stopped by the time limit', [], total(() => office?.stats.timeouts));
+    followingCounter(this.registry, 'docsmith_office_refused_total', 'Office jobs refused (queue full or waited too long)', [], total(() => office?.stats.refused));
     new client.Gauge({ name: 'docsmith_document_threads', help: 'Worker threads for document work', registers, collect() { this.set(parts.workers.threads); } });
-    const seen = new Map<string, number>();
-    new client.Counter({
-      name: 'docsmith_cache_lookups_total', help: 'Cache lookups of the main thread (templates, normalised DOC/RTF, rendered PDFs), by cache and result', labelNames: ['cache', 'result'], registers,
-      collect() {
-        for (const [cache, counts] of cacheLookups()) {
-          for (const [result, value] of [['hit', counts.hits], ['miss', counts.misses]] as const) {
-            const key = `${cache}/${result}`;
-            const delta = value - (seen.get(key) ?? 0);
-            if (delta > 0) this.inc({ cache, result }, delta);
-            seen.set(key, value);
-          }
-        }
-      },
-    });
+    followingCounter(this.registry, 'docsmith_cache_lookups_total', 'Cache lookups of the main thread (templates, normalised DOC/RTF, rendered PDFs), by cache and result', ['cache', 'result'],
+      () => [...cacheLookups()].flatMap(([cache, counts]): [Record<string, string>, number][] => [[{ cache, result: 'hit' }, counts.hits], [{ cache, result: 'miss' }, counts.misses]]));
   }
 
   answered(method: string, route: string, status: number, seconds: number): void {

@@ -1,4 +1,5 @@
 import { UsageError } from './errors.js';
+import { RETURN_FORMATS } from '../formats/returnFormat.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -82,12 +83,11 @@ async function backendFor(options: DocumentOptions): Promise<Backend> {
   return new LocalBackend(await openServices(loadConfig(env), { withOffice: true, officeStartAttempts: 3 }));
 }
 
-const RETURN_FORMATS = ['pdf', 'pdfa', 'docx', 'doc', 'rtf', 'html', 'txt'];
 const IMAGE_FORMATS = ['png', 'jpg', 'gif', 'bmp'];
 
 /** Option values are checked before any work, so a mistyped one is a usage error (exit 2). */
 function checkOptions(command: string, options: DocumentOptions): void {
-  if (options.format !== undefined && command !== 'thumbnails' && command !== 'info' && !RETURN_FORMATS.includes(options.format.toLowerCase())) {
+  if (options.format !== undefined && command !== 'thumbnails' && command !== 'info' && !(RETURN_FORMATS as readonly string[]).includes(options.format.toLowerCase())) {
     throw new UsageError(`--format must be one of ${RETURN_FORMATS.join(', ')}, not "${options.format}"`);
   }
   if (command === 'thumbnails') {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { UsageError } from './errors.js';
 import { parseArgs } from 'node:util';
 import { VERSION } from '../version.js';
+import { sqliteFile } from '../store/index.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { openServices, type Services } from '../services.js';
 import { DocsmithError } from '../errors.js';
@@ -153,7 +154,7 @@ const STORE_COMMANDS = ['account create', 'account list', 'account update', 'acc
 function describeDatabase(services: Services): string {
   const url = services.config.databaseUrl;
   if (url) return `PostgreSQL at ${url.replace(/\/\/([^:@/]+)(:[^@/]*)?@/, '//$1@')}`;
-  return `SQLite at ${path.resolve(services.config.dataDir, 'docsmith.sqlite')}`;
+  return `SQLite at ${sqliteFile(services.config.dataDir)}`;
 }
 
 async function run(services: Services, command: string, values: Values): Promise<void> {
@@ -254,8 +255,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const config = loadConfig();
     // Only a command that makes an account may start a new database; the others say where they looked.
-    if (!config.databaseUrl && command !== 'account create' && !fs.existsSync(path.join(config.dataDir, 'docsmith.sqlite'))) {
-      process.stderr.write(`docsmith: there is no database at ${path.resolve(config.dataDir, 'docsmith.sqlite')}; set DOCSMITH_DATA_DIR (or DOCSMITH_DATABASE_URL) as for the server\n`);
+    if (!config.databaseUrl && command !== 'account create' && !fs.existsSync(sqliteFile(config.dataDir))) {
+      process.stderr.write(`docsmith: there is no database at ${sqliteFile(config.dataDir)}; set DOCSMITH_DATA_DIR (or DOCSMITH_DATABASE_URL) as for the server\n`);
       return 1;
     }
     services = await openServices(config);

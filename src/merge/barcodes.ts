@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import type BwipJs from 'bwip-js';
 import { InputError } from '../errors.js';
-import { childElements, parseXml, textOf, type XmlElement } from '../ooxml/xml.js';
+import { childElements, escapeText, parseXml, textOf, type XmlElement } from '../ooxml/xml.js';
 import type { DecodedImage } from './images.js';
 
 // bwip-js is large (its symbol encoders): loaded on the first barcode, not with every merge thread.
@@ -98,7 +98,7 @@ export function readTxBarcode(xml: string, where: string): TxBarcode | undefined
 
 /** The custom XML with its Text element holding the merged value. */
 export function withTxText(xml: string, value: string): string {
-  const escaped = value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const escaped = escapeText(value);
   return xml.replace(/(<(?:\w+:)?Text>)[\s\S]*?(<\/(?:\w+:)?Text>)/, `$1${escaped}$2`).replace(/<((?:\w+:)?Text)\s*\/>/, `<$1>${escaped}</$1>`);
 }
 

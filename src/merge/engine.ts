@@ -1,4 +1,3 @@
-import { ProcessingTimeoutError } from '../errors.js';
 import { OoxmlPackage } from '../ooxml/package.js';
 import { parseXml } from '../ooxml/xml.js';
 import { lastParagraphStart, splitBody } from '../ooxml/body.js';
@@ -7,7 +6,7 @@ import { compileNodes, type CompileContext, type Segment } from './compile.js';
 import { readTxBarcode, type TxBarcode } from './barcodes.js';
 import { culture as cultureOf } from './format/culture.js';
 import { IdRenumberer } from '../ooxml/ids.js';
-import { renderSegments, type RenderOptions } from './render.js';
+import { checkDeadline, renderSegments, type RenderOptions } from './render.js';
 import { Scope, type JsonObject } from './scope.js';
 import { describeCharts, fillChart, findCharts, type ChartBinding } from './charts.js';
 import { analysePart, type TElement } from './template.js';
@@ -183,12 +182,6 @@ function renameField(xml: string, from: string, to: string): string {
     });
 }
 
-/** The merge runs synchronously, so the time limit's timer cannot fire: it checks the clock itself. */
-function checkDeadline(deadline: number | undefined): void {
-  if (deadline !== undefined && Date.now() > deadline) {
-    throw new ProcessingTimeoutError('The merge took longer than the processing limit and was cancelled.');
-  }
-}
 
 const IMAGE_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/image';
 const HYPERLINK_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink';

@@ -86,6 +86,13 @@ function withContextualSpacing(pPr: string): string {
   return next ? `${pPr.slice(0, next.index)}<w:contextualSpacing/>${pPr.slice(next.index)}` : pPr.replace(/<\/w:pPr>$/, '<w:contextualSpacing/></w:pPr>');
 }
 
+/** The merge runs synchronously, so the time limit's timer cannot fire: it checks the clock itself. */
+export function checkDeadline(deadline: number | undefined): void {
+  if (deadline !== undefined && Date.now() > deadline) {
+    throw new ProcessingTimeoutError('The merge took longer than the processing limit and was cancelled.');
+  }
+}
+
 const ROW = /<w:tr[\s>]/;
 const PARAGRAPH = /<w:p[\s>/]/;
 
@@ -96,9 +103,7 @@ function someMatch(pieces: string[], from: number, pattern: RegExp): boolean {
 
 function render(segments: Segment[], state: State, out: string[]): void {
   for (const segment of segments) {
-    if (state.deadline !== undefined && (++state.steps & 4095) === 0 && Date.now() > state.deadline) {
-      throw new ProcessingTimeoutError('The merge took longer than the processing limit and was cancelled.');
-    }
+    if ((++state.steps & 4095) === 0) checkDeadline(state.deadline);
     if (typeof segment === 'string') {
       out.push(segment);
       continue;

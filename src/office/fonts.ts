@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { escapeText } from '../ooxml/xml.js';
 
 const run = promisify(execFile);
 
@@ -28,12 +29,11 @@ export class Fonts {
     if (!dir) return;
     fs.mkdirSync(scratch, { recursive: true });
     this.configFile = path.join(scratch, 'fonts.conf');
-    const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
     fs.writeFileSync(this.configFile, `<?xml version="1.0"?>
 <fontconfig>
   <include ignore_missing="yes">/etc/fonts/fonts.conf</include>
-  <dir>${escape(path.resolve(dir))}</dir>
-  <cachedir>${escape(path.join(scratch, 'fontconfig-cache'))}</cachedir>
+  <dir>${escapeText(path.resolve(dir))}</dir>
+  <cachedir>${escapeText(path.join(scratch, 'fontconfig-cache'))}</cachedir>
 </fontconfig>
 `);
   }

@@ -121,7 +121,7 @@ export class Spelling {
   async suggest(word: string, language: string, max: number): Promise<string[]> {
     const entry = this.resolve(language);
     const { hunspell, words } = await this.dictionary(entry);
-    const ranked = hunspell.suggest(word).map((candidate, index) => ({ candidate, index, distance: editDistance(word, candidate), prefix: sharedStart(word, candidate) }));
+    const ranked = hunspell.suggest(word).map((candidate, index) => ({ candidate, index, distance: boundedDistance(word, candidate, Infinity), prefix: sharedStart(word, candidate) }));
     const spaced = (x: string) => (x.includes(' ') ? 1 : 0);
     ranked.sort((a, b) => a.distance - b.distance || spaced(a.candidate) - spaced(b.candidate) || b.prefix - a.prefix
       || a.candidate.length - b.candidate.length || a.index - b.index);
@@ -212,7 +212,7 @@ class WordIndex {
   }
 }
 
-/** The edit distance, or limit + 1 as soon as it must exceed `limit` (most words stop at once). */
+/** Damerau-Levenshtein distance (optimal string alignment), or limit + 1 as soon as it must exceed `limit` (most words stop at once). */
 function boundedDistance(a: string, b: string, limit: number): number {
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -240,17 +240,3 @@ function sharedStart(a: string, b: string): number {
   return i;
 }
 
-/** Damerau-Levenshtein distance (optimal string alignment). */
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = best;
-    }
-  }
-  return d[a.length]![b.length]!;
-}

@@ -5,8 +5,13 @@ import { openPostgresStore } from './postgres.js';
 
 export type { Store } from './types.js';
 
+/** The embedded database's file in a data folder. */
+export function sqliteFile(dataDir: string): string {
+  return path.resolve(dataDir, 'docsmith.sqlite');
+}
+
 /** PostgreSQL when a URL is given, else the embedded SQLite file in the data directory. */
 export async function openStore(options: { databaseUrl: string | undefined; dataDir: string }): Promise<Store> {
   if (options.databaseUrl) return openPostgresStore(options.databaseUrl);
-  return openSqliteStore(path.join(options.dataDir, 'docsmith.sqlite'));
+  return openSqliteStore(sqliteFile(options.dataDir));
 }

@@ -60,9 +60,9 @@ export class DocumentWorkers {
   }
 
   /**
-   * Runs a task. When `signal` aborts (the time limit), the request is answered at once; the
-   * task stops itself at its deadline, and only one still running `terminateAfterMs` later has
-   * its thread terminated. Terminating a thread inside a native call (zlib) can abort the whole
+   * Runs a task. When `signal` aborts (the time limit; the usage guard answers the request at
+   * once), the task stops itself at its deadline, and only one still running `terminateAfterMs`
+   * later has its thread terminated. Terminating a thread inside a native call (zlib) can abort the whole
    * process on Node 20, so it is the last resort, not the first.
    */
   private async run<T>(name: string, task: unknown, signal?: AbortSignal): Promise<T> {
@@ -74,18 +74,15 @@ export class DocumentWorkers {
       timer.unref();
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    const running = this.pool.run(task, { name, signal: terminate.signal }) as Promise<TaskReply<T>>;
-    const finished = running.finally(() => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    });
-    finished.catch(() => undefined);
     try {
-      reply = await (signal ? Promise.race([finished, aborted(signal)]) : finished);
+      reply = await (this.pool.run(task, { name, signal: terminate.signal }) as Promise<TaskReply<T>>);
     } catch (error) {
       if (signal?.aborted) throw signal.reason as Error;
       if (/queue is at limit/i.test((error as Error).message)) throw new BusyError('Too much document work is waiting; retry shortly.', 5);
       throw error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
     }
     if (reply.ok) return reply.value;
     if (reply.status === 500) throw new Error(`document work failed in its thread: ${reply.message}`);
@@ -97,10 +94,3 @@ export class DocumentWorkers {
   }
 }
 
-/** Rejects with the signal's reason when it aborts. */
-function aborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_resolve, reject) => {
-    if (signal.aborted) reject(signal.reason as Error);
-    else signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
-  });
-}
