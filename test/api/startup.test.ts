@@ -60,5 +60,6 @@ describe('start-up says what is wrong in one line', () => {
     oneLine(await failedStart({ DOCSMITH_DATA_DIR: path.join(file, 'data') }), /a-file\/data is not a folder \(ENOTDIR\): DOCSMITH_DATA_DIR must name a folder/);
     oneLine(await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/docsmith' }), /cannot reach PostgreSQL at 127\.0\.0\.1:1 \(ECONNREFUSED\): start it, or fix DOCSMITH_DATABASE_URL/);
     oneLine(await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_BOOTSTRAP_USER: 'ann', DOCSMITH_BOOTSTRAP_PASSWORD: 'short' }), /bootstrap account .* cannot be made: password must have 8/);
+    oneLine(await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_FONTS_DIR: '/nowhere/fonts' }), /the fonts folder \/nowhere\/fonts \(DOCSMITH_FONTS_DIR\) does not exist/);
   });
 });
