@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { AccountInput } from '../src/accounts/accounts.js';
 import { startServer, tempDir } from '../test/helpers/server.js';
 import { adminServices, makeAccount } from '../test/helpers/accounts.js';
@@ -26,3 +27,12 @@ export async function benchServer(env: Record<string, string> = {}, limits: Acco
     stop: () => server.stop(),
   };
 }
+
+/** CPU time (user + system, ms) a process has used so far, all its threads (Linux /proc). */
+export function processCpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * (1000 / CLOCK_TICKS);
+}
+// USER_HZ: 100 on every Linux this runs on (sysconf(_SC_CLK_TCK)).
+const CLOCK_TICKS = 100;
