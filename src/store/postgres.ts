@@ -2,13 +2,14 @@ import { DocsmithError } from '../errors.js';
 import pg from 'pg';
 import type {
   Account, AccountPatch, AccountRepository, ApiKeyRecord, ApiKeyRepository, NewAccount, NewTemplate,
-  AuthFailureRepository, DocumentReservation, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageRepository,
+  AuthFailureRepository, ClaimedJob, DocumentReservation, JobOutcome, JobProgress, JobRecord, JobRepository, NewJob, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageRepository,
 } from './types.js';
 import { DuplicateError } from './types.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { asStorageUnavailable, NewerSchemaError, NO_SCHEMA } from './errors.js';
 import { StorageUnavailableError } from '../errors.js';
-import { usageMonth, accountColumns, type AccountRow, type ApiKeyRow, rowToAccount, rowToApiKey, rowToTemplateMeta, type TemplateRow } from './rows.js';
+import { usageMonth, accountColumns, jobColumns, type AccountRow, type ApiKeyRow, type JobRow, rowToAccount, rowToApiKey, rowToJob, rowToTemplateMeta, type TemplateRow } from './rows.js';
+import { randomUUID } from 'node:crypto';
 
 /** Advisory lock namespace ('DSM' << 8): +0 migrations, +1.. merge slots. */
 const LOCK_BASE = 0x44534d00;
@@ -89,8 +90,10 @@ class PostgresStore implements Store {
   readonly usage: PgUsage;
   readonly authFailures: AuthFailureRepository;
   readonly shareLinks: ShareLinkRepository;
+  readonly jobs: JobRepository;
 
   constructor(private readonly pool: pg.Pool) {
+    this.jobs = new PgJobs(pool);
     this.shareLinks = new PgShareLinks(pool);
     this.authFailures = new PgAuthFailures(pool);
     this.accounts = new PgAccounts(pool);
@@ -424,5 +427,107 @@ class PgUsage implements UsageRepository {
         }
       },
     };
+  }
+}
+
+const JOB_SELECT = `SELECT ${jobColumns} FROM jobs`;
+
+/** Jobs on PostgreSQL: instances take them up with FOR UPDATE SKIP LOCKED, so none waits on another. */
+class PgJobs implements JobRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async add(job: NewJob, maxWaiting: number): Promise<'added' | 'limit'> {
+    return inTransaction(this.pool, async (client) => {
+      // One account's submissions queue behind each other here, so the count holds.
+      await client.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [job.accountId]);
+      const { rows } = await client.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM jobs WHERE account_id = $1 AND state IN ('queued', 'running')", [job.accountId]);
+      if ((rows[0]?.n ?? 0) >= maxWaiting) return 'limit';
+      const now = Date.now();
+      await client.query(`INSERT INTO jobs (id, account_id, kind, state, request, created_at, due_at, callback_url)
+        VALUES ($1, $2, $3, 'queued', $4, $5, $5, $6)`, [job.id, job.accountId, job.kind, job.request, now, job.callbackUrl]);
+      return 'added';
+    });
+  }
+
+  async get(accountId: number, id: string): Promise<JobRecord | null> {
+    const { rows } = await this.pool.query<JobRow>(`${JOB_SELECT} WHERE account_id = $1 AND id = $2`, [accountId, id]);
+    return rows[0] ? rowToJob(rows[0]) : null;
+  }
+
+  async list(accountId: number, limit: number): Promise<JobRecord[]> {
+    const { rows } = await this.pool.query<JobRow>(`${JOB_SELECT} WHERE account_id = $1 ORDER BY created_at DESC, id LIMIT $2`, [accountId, limit]);
+    return rows.map(rowToJob);
+  }
+
+  async result(accountId: number, id: string): Promise<Buffer | null> {
+    const { rows } = await this.pool.query<{ result: Buffer | null }>("SELECT result FROM jobs WHERE account_id = $1 AND id = $2 AND state = 'done'", [accountId, id]);
+    return rows[0]?.result ?? null;
+  }
+
+  async claim(leaseMs: number): Promise<ClaimedJob | null> {
+    const holder = `${process.pid}:${randomUUID()}`;
+    const now = Date.now();
+    const { rows } = await this.pool.query<JobRow & { request: Buffer }>(
+      `UPDATE jobs SET state = 'running', holder = $1, lease_until = $2, started_at = COALESCE(started_at, $3), attempts = attempts + 1
+       WHERE id = (SELECT id FROM jobs WHERE (state = 'queued' AND due_at <= $3) OR (state = 'running' AND lease_until < $3)
+                   ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+       RETURNING ${jobColumns}, request`, [holder, now + leaseMs, now]);
+    return rows[0] ? { job: rowToJob(rows[0]), request: rows[0].request, holder } : null;
+  }
+
+  async renew(id: string, holder: string, leaseMs: number, progress?: JobProgress): Promise<boolean> {
+    const result = await this.pool.query(
+      "UPDATE jobs SET lease_until = $1, progress = COALESCE($2, progress) WHERE id = $3 AND holder = $4 AND state = 'running'",
+      [Date.now() + leaseMs, progress ? JSON.stringify(progress) : null, id, holder]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async requeue(id: string, holder: string, delayMs: number): Promise<void> {
+    await this.pool.query(
+      "UPDATE jobs SET state = 'queued', holder = NULL, lease_until = NULL, progress = NULL, due_at = $1 WHERE id = $2 AND holder = $3 AND state = 'running'",
+      [Date.now() + delayMs, id, holder]);
+  }
+
+  async finish(id: string, holder: string, outcome: JobOutcome, retainMs: number): Promise<boolean> {
+    const now = Date.now();
+    const ok = 'result' in outcome;
+    const result = await this.pool.query(
+      `UPDATE jobs SET state = $1, result = $2, error_status = $3, error_message = $4, request = NULL,
+         finished_at = $5::bigint, expires_at = $6, holder = NULL, lease_until = NULL, progress = NULL,
+         callback_state = CASE WHEN callback_url IS NULL THEN NULL ELSE 'pending' END,
+         callback_due_at = CASE WHEN callback_url IS NULL THEN NULL ELSE $5::bigint END
+       WHERE id = $7 AND holder = $8 AND state = 'running'`,
+      [ok ? 'done' : 'failed', ok ? outcome.result : null, ok ? null : outcome.error.status, ok ? null : outcome.error.message, now, now + retainMs, id, holder]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async claimCallbacks(leaseMs: number, limit: number): Promise<JobRecord[]> {
+    const now = Date.now();
+    const { rows } = await this.pool.query<JobRow>(
+      `UPDATE jobs SET callback_due_at = $1
+       WHERE id IN (SELECT id FROM jobs WHERE callback_state = 'pending' AND callback_due_at <= $2
+                    ORDER BY callback_due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+       RETURNING ${jobColumns}`, [now + leaseMs, now, limit]);
+    return rows.map(rowToJob);
+  }
+
+  async callbackAttempted(id: string, outcome: { delivered: true } | { delivered: false; error: string; retryInMs: number | null }): Promise<void> {
+    if (outcome.delivered) {
+      await this.pool.query("UPDATE jobs SET callback_state = 'delivered', callback_attempts = callback_attempts + 1, callback_due_at = NULL, callback_error = NULL WHERE id = $1", [id]);
+    } else if (outcome.retryInMs === null) {
+      await this.pool.query("UPDATE jobs SET callback_state = 'failed', callback_attempts = callback_attempts + 1, callback_due_at = NULL, callback_error = $1 WHERE id = $2", [outcome.error, id]);
+    } else {
+      await this.pool.query('UPDATE jobs SET callback_attempts = callback_attempts + 1, callback_due_at = $1, callback_error = $2 WHERE id = $3', [Date.now() + outcome.retryInMs, outcome.error, id]);
+    }
+  }
+
+  async delete(accountId: number, id: string): Promise<boolean> {
+    return ((await this.pool.query('DELETE FROM jobs WHERE account_id = $1 AND id = $2', [accountId, id])).rowCount ?? 0) > 0;
+  }
+
+  async deleteExpired(): Promise<number> {
+    // A finished job waits for its callback's last attempt before it goes.
+    const result = await this.pool.query("DELETE FROM jobs WHERE expires_at < $1 AND (callback_state IS NULL OR callback_state <> 'pending')", [Date.now()]);
+    return result.rowCount ?? 0;
   }
 }

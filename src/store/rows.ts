@@ -1,4 +1,4 @@
-import type { Account, ApiKeyRecord, TemplateMeta } from './types.js';
+import type { Account, ApiKeyRecord, JobKind, JobProgress, JobRecord, JobState, TemplateMeta } from './types.js';
 
 /** Column lists and row mapping shared by both SQL backends (times are epoch milliseconds). */
 export const accountColumns =
@@ -78,5 +78,52 @@ export function rowToTemplateMeta(r: TemplateRow): TemplateMeta {
     size: Number(r.size),
     sha256: r.sha256,
     modifiedAt: new Date(Number(r.modified_at)),
+  };
+}
+
+/** Every job column but the request and result bytes. */
+export const jobColumns =
+  'id, account_id, kind, state, created_at, started_at, finished_at, expires_at, attempts, progress, error_status, error_message, callback_url, callback_state, callback_attempts, callback_error';
+
+export interface JobRow {
+  id: string;
+  account_id: Num;
+  kind: string;
+  state: string;
+  created_at: Num;
+  started_at: Num | null;
+  finished_at: Num | null;
+  expires_at: Num | null;
+  attempts: Num;
+  progress: string | null;
+  error_status: Num | null;
+  error_message: string | null;
+  callback_url: string | null;
+  callback_state: string | null;
+  callback_attempts: Num;
+  callback_error: string | null;
+}
+
+const dateOrNull = (value: Num | null) => (value === null ? null : new Date(Number(value)));
+
+export function rowToJob(r: JobRow): JobRecord {
+  return {
+    id: r.id,
+    accountId: Number(r.account_id),
+    kind: r.kind as JobKind,
+    state: r.state as JobState,
+    createdAt: new Date(Number(r.created_at)),
+    startedAt: dateOrNull(r.started_at),
+    finishedAt: dateOrNull(r.finished_at),
+    expiresAt: dateOrNull(r.expires_at),
+    attempts: Number(r.attempts),
+    progress: r.progress ? JSON.parse(r.progress) as JobProgress : null,
+    error: r.error_status === null ? null : { status: Number(r.error_status), message: r.error_message ?? '' },
+    callback: r.callback_url === null ? null : {
+      url: r.callback_url,
+      state: (r.callback_state ?? 'pending') as 'pending' | 'delivered' | 'failed',
+      attempts: Number(r.callback_attempts),
+      lastError: r.callback_error,
+    },
   };
 }

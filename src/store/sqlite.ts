@@ -14,14 +14,14 @@ export const Database = createRequire(import.meta.url)(Number(process.versions.n
 type Database = BetterSqlite3.Database;
 import type {
   Account, AccountPatch, AccountRepository, ApiKeyRecord, ApiKeyRepository, NewAccount, NewTemplate,
-  AuthFailureRepository, DocumentReservation, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageRepository,
+  AuthFailureRepository, ClaimedJob, DocumentReservation, JobOutcome, JobProgress, JobRecord, JobRepository, NewJob, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageRepository,
 } from './types.js';
 import { DuplicateError } from './types.js';
 import { asStorageUnavailable, NewerSchemaError, NO_SCHEMA } from './errors.js';
 import { processAlive } from '../util/process.js';
 import { StorageUnavailableError } from '../errors.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
-import { usageMonth, accountColumns, type AccountRow, type ApiKeyRow, rowToAccount, rowToApiKey, rowToTemplateMeta, type TemplateRow } from './rows.js';
+import { usageMonth, accountColumns, jobColumns, type AccountRow, type ApiKeyRow, type JobRow, rowToAccount, rowToApiKey, rowToJob, rowToTemplateMeta, type TemplateRow } from './rows.js';
 
 /** The embedded store: one SQLite file in WAL mode, fsync on every commit. */
 export function openSqliteStore(file: string): Store {
@@ -84,8 +84,10 @@ class SqliteStore implements Store {
   readonly usage: UsageRepository;
   readonly authFailures: AuthFailureRepository;
   readonly shareLinks: ShareLinkRepository;
+  readonly jobs: JobRepository;
 
   constructor(private readonly db: Database, private readonly counters: Database) {
+    this.jobs = new SqliteJobs(db);
     this.shareLinks = new SqliteShareLinks(db);
     this.authFailures = new SqliteAuthFailures(db);
     this.accounts = new SqliteAccounts(db);
@@ -438,5 +440,116 @@ class SqliteUsage implements UsageRepository {
         if (this.db.open) prepared(this.db, 'DELETE FROM merge_slots WHERE holder = ?').run(holder);
       },
     };
+  }
+}
+
+const JOB_SELECT = `SELECT ${jobColumns} FROM jobs`;
+const WAITING = "state IN ('queued', 'running')";
+
+class SqliteJobs implements JobRepository {
+  private readonly addTx: (job: NewJob, maxWaiting: number) => 'added' | 'limit';
+  private readonly claimTx: (leaseMs: number, holder: string) => ClaimedJob | null;
+  private readonly claimCallbacksTx: (leaseMs: number, limit: number) => JobRecord[];
+
+  constructor(private readonly db: Database) {
+    const sql = (text: string) => prepared(db, text);
+    const add = db.transaction((job: NewJob, maxWaiting: number) => {
+      const { n } = sql(`SELECT COUNT(*) AS n FROM jobs WHERE account_id = ? AND ${WAITING}`).get(job.accountId) as { n: number };
+      if (n >= maxWaiting) return 'limit' as const;
+      const now = Date.now();
+      sql(`INSERT INTO jobs (id, account_id, kind, state, request, created_at, due_at, callback_url)
+        VALUES (?, ?, ?, 'queued', ?, ?, ?, ?)`).run(job.id, job.accountId, job.kind, job.request, now, now, job.callbackUrl);
+      return 'added' as const;
+    });
+    this.addTx = (job, maxWaiting) => add.immediate(job, maxWaiting);
+    const claim = db.transaction((leaseMs: number, holder: string): ClaimedJob | null => {
+      const now = Date.now();
+      const due = sql(`SELECT id FROM jobs WHERE (state = 'queued' AND due_at <= ?) OR (state = 'running' AND lease_until < ?)
+        ORDER BY created_at LIMIT 1`).get(now, now) as { id: string } | undefined;
+      if (!due) return null;
+      sql(`UPDATE jobs SET state = 'running', holder = ?, lease_until = ?, started_at = COALESCE(started_at, ?), attempts = attempts + 1
+        WHERE id = ?`).run(holder, now + leaseMs, now, due.id);
+      const row = sql(`SELECT ${jobColumns}, request FROM jobs WHERE id = ?`).get(due.id) as JobRow & { request: Buffer };
+      return { job: rowToJob(row), request: row.request, holder };
+    });
+    this.claimTx = (leaseMs, holder) => claim.immediate(leaseMs, holder);
+    const claimCallbacks = db.transaction((leaseMs: number, limit: number): JobRecord[] => {
+      const now = Date.now();
+      const rows = sql(`${JOB_SELECT} WHERE callback_state = 'pending' AND callback_due_at <= ? ORDER BY callback_due_at LIMIT ?`).all(now, limit) as JobRow[];
+      for (const row of rows) sql('UPDATE jobs SET callback_due_at = ? WHERE id = ?').run(now + leaseMs, row.id);
+      return rows.map(rowToJob);
+    });
+    this.claimCallbacksTx = (leaseMs, limit) => claimCallbacks.immediate(leaseMs, limit);
+  }
+
+  async add(job: NewJob, maxWaiting: number): Promise<'added' | 'limit'> {
+    return this.addTx(job, maxWaiting);
+  }
+
+  async get(accountId: number, id: string): Promise<JobRecord | null> {
+    const row = prepared(this.db, `${JOB_SELECT} WHERE account_id = ? AND id = ?`).get(accountId, id) as JobRow | undefined;
+    return row ? rowToJob(row) : null;
+  }
+
+  async list(accountId: number, limit: number): Promise<JobRecord[]> {
+    return (prepared(this.db, `${JOB_SELECT} WHERE account_id = ? ORDER BY created_at DESC, id LIMIT ?`).all(accountId, limit) as JobRow[]).map(rowToJob);
+  }
+
+  async result(accountId: number, id: string): Promise<Buffer | null> {
+    const row = prepared(this.db, "SELECT result FROM jobs WHERE account_id = ? AND id = ? AND state = 'done'").get(accountId, id) as { result: Buffer | null } | undefined;
+    return row?.result ?? null;
+  }
+
+  async claim(leaseMs: number): Promise<ClaimedJob | null> {
+    return this.claimTx(leaseMs, `${process.pid}:${randomUUID()}`);
+  }
+
+  async renew(id: string, holder: string, leaseMs: number, progress?: JobProgress): Promise<boolean> {
+    const sql = progress
+      ? prepared(this.db, "UPDATE jobs SET lease_until = ?, progress = ? WHERE id = ? AND holder = ? AND state = 'running'")
+      : prepared(this.db, "UPDATE jobs SET lease_until = ? WHERE id = ? AND holder = ? AND state = 'running'");
+    const args = progress ? [Date.now() + leaseMs, JSON.stringify(progress), id, holder] : [Date.now() + leaseMs, id, holder];
+    return sql.run(...args).changes > 0;
+  }
+
+  async requeue(id: string, holder: string, delayMs: number): Promise<void> {
+    prepared(this.db, "UPDATE jobs SET state = 'queued', holder = NULL, lease_until = NULL, progress = NULL, due_at = ? WHERE id = ? AND holder = ? AND state = 'running'")
+      .run(Date.now() + delayMs, id, holder);
+  }
+
+  async finish(id: string, holder: string, outcome: JobOutcome, retainMs: number): Promise<boolean> {
+    const now = Date.now();
+    const ok = 'result' in outcome;
+    return prepared(this.db, `UPDATE jobs SET state = ?, result = ?, error_status = ?, error_message = ?, request = NULL,
+        finished_at = ?, expires_at = ?, holder = NULL, lease_until = NULL, progress = NULL,
+        callback_state = CASE WHEN callback_url IS NULL THEN NULL ELSE 'pending' END,
+        callback_due_at = CASE WHEN callback_url IS NULL THEN NULL ELSE ? END
+      WHERE id = ? AND holder = ? AND state = 'running'`).run(
+      ok ? 'done' : 'failed', ok ? outcome.result : null, ok ? null : outcome.error.status, ok ? null : outcome.error.message,
+      now, now + retainMs, now, id, holder,
+    ).changes > 0;
+  }
+
+  async claimCallbacks(leaseMs: number, limit: number): Promise<JobRecord[]> {
+    return this.claimCallbacksTx(leaseMs, limit);
+  }
+
+  async callbackAttempted(id: string, outcome: { delivered: true } | { delivered: false; error: string; retryInMs: number | null }): Promise<void> {
+    if (outcome.delivered) {
+      prepared(this.db, "UPDATE jobs SET callback_state = 'delivered', callback_attempts = callback_attempts + 1, callback_due_at = NULL, callback_error = NULL WHERE id = ?").run(id);
+    } else if (outcome.retryInMs === null) {
+      prepared(this.db, "UPDATE jobs SET callback_state = 'failed', callback_attempts = callback_attempts + 1, callback_due_at = NULL, callback_error = ? WHERE id = ?").run(outcome.error, id);
+    } else {
+      prepared(this.db, 'UPDATE jobs SET callback_attempts = callback_attempts + 1, callback_due_at = ?, callback_error = ? WHERE id = ?').run(Date.now() + outcome.retryInMs, outcome.error, id);
+    }
+  }
+
+  async delete(accountId: number, id: string): Promise<boolean> {
+    return prepared(this.db, 'DELETE FROM jobs WHERE account_id = ? AND id = ?').run(accountId, id).changes > 0;
+  }
+
+  async deleteExpired(): Promise<number> {
+    // A finished job waits for its callback's last attempt before it goes.
+    return prepared(this.db, "DELETE FROM jobs WHERE expires_at < ? AND (callback_state IS NULL OR callback_state <> 'pending')").run(Date.now()).changes;
   }
 }

@@ -154,8 +154,96 @@ export interface AuthFailureRepository {
   prune(before: number): Promise<void>;
 }
 
+export type JobKind = 'merge' | 'append' | 'convert';
+export type JobState = 'queued' | 'running' | 'done' | 'failed';
+
+/** Where a running job is: a stage and, where it counts documents, how many of how many. */
+export interface JobProgress {
+  stage: string;
+  done?: number;
+  total?: number;
+}
+
+/** Delivery of a job's callback (HMAC-signed POST to the URL the request named). */
+export interface JobCallback {
+  url: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  /** Why the last attempt failed. */
+  lastError: string | null;
+}
+
+/** A job as its owner sees it (request and result bytes are read separately). */
+export interface JobRecord {
+  id: string;
+  accountId: number;
+  kind: JobKind;
+  state: JobState;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  /** Done or failed: when the job and its result are removed. */
+  expiresAt: Date | null;
+  /** How many times an instance took it up (more than one: an instance stopped while running it). */
+  attempts: number;
+  progress: JobProgress | null;
+  /** A failed job: the answer the request would have had. */
+  error: { status: number; message: string } | null;
+  callback: JobCallback | null;
+}
+
+export interface NewJob {
+  id: string;
+  accountId: number;
+  kind: JobKind;
+  /** The parsed request, serialised (operations/requests.ts). */
+  request: Buffer;
+  callbackUrl: string | null;
+}
+
+/** A job an instance took up, with its request, under a lease the instance renews. */
+export interface ClaimedJob {
+  job: JobRecord;
+  request: Buffer;
+  /** Names the lease: only its holder may report progress or finish the job. */
+  holder: string;
+}
+
+export type JobOutcome = { result: Buffer } | { error: { status: number; message: string } };
+
+/**
+ * Jobs for work that outlives a request. Any instance on the store may take up a queued job, and a
+ * running job whose lease ran out (its instance died) is taken up again, so a restart loses none.
+ */
+export interface JobRepository {
+  /** Queues the job unless the account already has `maxWaiting` jobs queued or running. */
+  add(job: NewJob, maxWaiting: number): Promise<'added' | 'limit'>;
+  get(accountId: number, id: string): Promise<JobRecord | null>;
+  /** The account's jobs, newest first. */
+  list(accountId: number, limit: number): Promise<JobRecord[]>;
+  /** The result of a done job (the body the synchronous endpoint answers), or null. */
+  result(accountId: number, id: string): Promise<Buffer | null>;
+  /** Takes up the oldest job that is due (queued, or running with its lease run out). */
+  claim(leaseMs: number): Promise<ClaimedJob | null>;
+  /** Extends the lease and records progress; false when the holder lost the job (deleted, taken over). */
+  renew(id: string, holder: string, leaseMs: number, progress?: JobProgress): Promise<boolean>;
+  /** Puts a running job back in the queue, due after `delayMs` (waiting for a merge slot, or a stop). */
+  requeue(id: string, holder: string, delayMs: number): Promise<void>;
+  /** Ends the job; kept `retainMs`; a job with a callback URL gets its delivery due at once. */
+  finish(id: string, holder: string, outcome: JobOutcome, retainMs: number): Promise<boolean>;
+  /** Takes up to `limit` due callback deliveries, each leased for `leaseMs` against other instances. */
+  claimCallbacks(leaseMs: number, limit: number): Promise<JobRecord[]>;
+  /** Records a delivery attempt: delivered, failed for good, or due again after `retryInMs`. */
+  callbackAttempted(id: string, outcome: { delivered: true } | { delivered: false; error: string; retryInMs: number | null }): Promise<void>;
+  /** Removes a job (cancelling it if it has not started; a running one stops at its next renewal). */
+  delete(accountId: number, id: string): Promise<boolean>;
+  /** Removes finished jobs past their retention; returns how many. */
+  deleteExpired(): Promise<number>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
+  readonly jobs: JobRepository;
   readonly accounts: AccountRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly templates: TemplateRepository;

@@ -241,5 +241,72 @@ for (const make of [sqliteBackend, postgresBackend]) {
       assert.ok(lease);
       await lease.release();
     });
+
+    it('queues jobs, hands each to one instance, and takes over a job whose lease ran out', async () => {
+      const a = await store.accounts.create(newAccount('jobs'));
+      const other = await store.accounts.create(newAccount('jobs-other'));
+      const job = (id: string, callbackUrl: string | null = null) => ({ id, accountId: a.id, kind: 'merge' as const, request: Buffer.from(`{"id":"${id}"}`), callbackUrl });
+      assert.equal(await store.jobs.add(job('j1', 'https://hooks.example/cb'), 2), 'added');
+      assert.equal(await second.jobs.add(job('j2'), 2), 'added');
+      assert.equal(await store.jobs.add(job('j3'), 2), 'limit', 'two waiting jobs are the limit');
+      assert.equal((await store.jobs.get(a.id, 'j1'))?.state, 'queued');
+      assert.equal(await store.jobs.get(other.id, 'j1'), null, 'no job is visible to another account');
+
+      // Two instances claiming at once get different jobs, oldest first.
+      const [c1, c2] = await Promise.all([store.jobs.claim(60_000), second.jobs.claim(60_000)]);
+      assert.deepEqual(new Set([c1?.job.id, c2?.job.id]), new Set(['j1', 'j2']));
+      assert.equal(await store.jobs.claim(60_000), null);
+      const first = c1!.job.id === 'j1' ? c1! : c2!;
+      assert.equal(first.request.toString(), '{"id":"j1"}');
+      assert.equal(first.job.attempts, 1);
+
+      assert.ok(await store.jobs.renew('j1', first.holder, 60_000, { stage: 'converting', done: 1, total: 3 }));
+      assert.deepEqual((await second.jobs.get(a.id, 'j1'))?.progress, { stage: 'converting', done: 1, total: 3 });
+      assert.equal(await store.jobs.renew('j1', 'someone-else', 60_000), false);
+      assert.ok(await store.jobs.finish('j1', first.holder, { result: Buffer.from('["ok"]') }, 60_000));
+      const done = (await store.jobs.get(a.id, 'j1'))!;
+      assert.equal(done.state, 'done');
+      assert.ok(done.finishedAt && done.expiresAt && done.expiresAt > done.finishedAt);
+      assert.deepEqual(done.callback, { url: 'https://hooks.example/cb', state: 'pending', attempts: 0, lastError: null });
+      assert.equal((await second.jobs.result(a.id, 'j1'))?.toString(), '["ok"]');
+      assert.equal(await store.jobs.result(other.id, 'j1'), null);
+
+      // The callback: one instance takes the delivery; a failure comes due again; then delivered.
+      const [d1, d2] = await Promise.all([store.jobs.claimCallbacks(60_000, 10), second.jobs.claimCallbacks(60_000, 10)]);
+      assert.equal(d1.length + d2.length, 1);
+      await store.jobs.callbackAttempted('j1', { delivered: false, error: 'HTTP 500', retryInMs: 0 });
+      assert.deepEqual((await store.jobs.get(a.id, 'j1'))?.callback, { url: 'https://hooks.example/cb', state: 'pending', attempts: 1, lastError: 'HTTP 500' });
+      assert.equal((await second.jobs.claimCallbacks(60_000, 10)).length, 1);
+      await second.jobs.callbackAttempted('j1', { delivered: true });
+      assert.equal((await store.jobs.get(a.id, 'j1'))?.callback?.state, 'delivered');
+      assert.deepEqual(await store.jobs.claimCallbacks(60_000, 10), []);
+
+      // The instance holding j2 dies: once its lease runs out another takes j2 up again.
+      const holder2 = (c1!.job.id === 'j2' ? c1! : c2!).holder;
+      assert.ok(await store.jobs.renew('j2', holder2, 1));
+      await new Promise((r) => setTimeout(r, 20));
+      const again = await second.jobs.claim(60_000);
+      assert.equal(again?.job.id, 'j2');
+      assert.equal(again?.job.attempts, 2);
+      assert.equal(await store.jobs.finish('j2', holder2, { result: Buffer.from('x') }, 1), false, 'the old holder cannot finish it');
+      await second.jobs.requeue('j2', again!.holder, 0);
+      const third = await store.jobs.claim(60_000);
+      assert.equal(third?.job.id, 'j2');
+      assert.ok(await store.jobs.finish('j2', third!.holder, { error: { status: 504, message: 'too long' } }, 1));
+      assert.deepEqual((await store.jobs.get(a.id, 'j2'))?.error, { status: 504, message: 'too long' });
+      assert.equal(await store.jobs.result(a.id, 'j2'), null);
+
+      // Retention: j2 (kept 1 ms) goes; j1 (kept a minute) stays; deleting is per account.
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(await store.jobs.deleteExpired(), 1);
+      assert.deepEqual((await store.jobs.list(a.id, 10)).map((j) => j.id), ['j1']);
+      assert.equal(await store.jobs.delete(other.id, 'j1'), false);
+      assert.equal(await store.jobs.delete(a.id, 'j1'), true);
+      assert.deepEqual(await store.jobs.list(a.id, 10), []);
+      // An account's removal takes its jobs with it.
+      assert.equal(await store.jobs.add(job('j4'), 2), 'added');
+      await store.accounts.delete(a.id);
+      assert.equal(await store.jobs.claim(60_000), null);
+    });
   });
 }
