@@ -17,6 +17,7 @@ import { reviewRoutes } from './api/routes/review.js';
 import { proofingRoutes } from './api/routes/proofing.js';
 import { sharePreviewRoutes, shareTokenRoute } from './api/routes/share.js';
 import { portalRoutes } from './api/routes/portal.js';
+import { jobRoutes } from './api/routes/jobs.js';
 import { renderReference, type OpenApiLike } from './api/reference.js';
 import { describeSchemaFailure, type SchemaFailure } from './api/requests/validation.js';
 import { Metrics } from './metrics.js';
@@ -122,6 +123,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     reviewRoutes(v1, services);
     proofingRoutes(v1, services);
     shareTokenRoute(v1, services);
+    jobRoutes(v1, services);
     if (config.testRoutes) testingRoutes(v1, services);
   }, { prefix: '/v1' });
 

@@ -36,6 +36,27 @@ export interface Config {
   share: { defaultDays: number; maxDays: number };
   /** Brute-force protection of sign-ins. */
   authThrottle: { windowMs: number; maxPerUser: number; maxPerAddress: number };
+  /** Background jobs (async=true) and their callbacks. */
+  jobs: JobsConfig;
+}
+
+export interface JobsConfig {
+  /** Jobs this instance runs at once; 0: it takes none up (another instance on the store does). */
+  workers: number;
+  /** The processing limit of one job (the request limit does not apply). */
+  timeLimitMs: number;
+  /** How long finished jobs and their results are kept. */
+  retentionMs: number;
+  /** Jobs one account may have queued or running. */
+  maxWaiting: number;
+  /** How often an idle instance looks for jobs other instances queued. */
+  pollMs: number;
+  /** Where callbacks may go: `public` (any public address), host names, addresses, CIDR ranges; `none`. */
+  callbackAllow: string[];
+  /** Delivery attempts of one callback, and the wait before the first retry (doubling each time). */
+  callbackAttempts: number;
+  callbackBackoffMs: number;
+  callbackTimeoutMs: number;
 }
 
 export interface OfficeConfig {
@@ -121,6 +142,17 @@ export function loadConfig(env: Env = process.env): Config {
       windowMs: int(env, 'DOCSMITH_AUTH_WINDOW_S', 900, 1, 86_400) * 1000,
       maxPerUser: int(env, 'DOCSMITH_AUTH_MAX_FAILURES_PER_USER', 10, 1, 1_000_000),
       maxPerAddress: int(env, 'DOCSMITH_AUTH_MAX_FAILURES_PER_ADDRESS', 50, 1, 1_000_000),
+    },
+    jobs: {
+      workers: int(env, 'DOCSMITH_JOB_WORKERS', 1, 0, 64),
+      timeLimitMs: int(env, 'DOCSMITH_JOB_TIME_LIMIT_S', 1800, 1, 86_400) * 1000,
+      retentionMs: int(env, 'DOCSMITH_JOB_RETENTION_HOURS', 24, 1, 24 * 365) * 3_600_000,
+      maxWaiting: int(env, 'DOCSMITH_JOB_MAX_WAITING', 20, 1, 100_000),
+      pollMs: int(env, 'DOCSMITH_JOB_POLL_MS', 1000, 10, 600_000),
+      callbackAllow: (env.DOCSMITH_CALLBACK_ALLOW ?? 'public').split(',').map((e) => e.trim()).filter(Boolean),
+      callbackAttempts: int(env, 'DOCSMITH_CALLBACK_ATTEMPTS', 6, 1, 100),
+      callbackBackoffMs: int(env, 'DOCSMITH_CALLBACK_BACKOFF_MS', 10_000, 10, 3_600_000),
+      callbackTimeoutMs: int(env, 'DOCSMITH_CALLBACK_TIMEOUT_MS', 10_000, 100, 600_000),
     },
     office: {
       workers: int(env, 'DOCSMITH_OFFICE_WORKERS', Math.max(1, os.cpus().length), 0, 64),

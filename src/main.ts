@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { openServices, type Logger } from './services.js';
 import { buildApp } from './app.js';
 import { startupProblem } from './startup.js';
+import { JobRunner } from './jobs/runner.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -18,6 +19,11 @@ async function main(): Promise<void> {
     await services.store.close();
     throw new ConfigError(`the API keys in the database were sealed with another master secret: start with the DOCSMITH_SECRET (or the data folder's secret.key) this database was used with`);
   }
+  const jobs = new JobRunner({
+    store: services.store, requests: services.requests, config: config.jobs, policy: services.callbacks.policy,
+    masterSecret: services.masterSecret, log: (level, message, details) => log(level, message, details),
+  });
+  services.jobs.onQueued = () => jobs.wake();
   const app = await buildApp(services);
   log = (level, message, details) => app.log[level](details ?? {}, message);
 
@@ -50,7 +56,11 @@ async function main(): Promise<void> {
     app.log.info({ signal, running: services.lifecycle.running, graceMs: config.shutdownGraceMs }, 'stopping: draining requests');
     stopSweeping();
     stopWatchingFonts();
-    const drained = await services.lifecycle.drain(config.shutdownGraceMs);
+    const [drained] = await Promise.all([
+      services.lifecycle.drain(config.shutdownGraceMs),
+      // Jobs still running when the grace period ends go back to the queue for the next instance.
+      jobs.stop(config.shutdownGraceMs).then(() => app.log.info('jobs stopped')),
+    ]);
     if (!drained) app.log.warn({ cutOff: services.lifecycle.running }, 'grace period over: closing with requests still running');
     const closing = app.close();
     if (!drained) app.server.closeAllConnections();
@@ -69,6 +79,7 @@ async function main(): Promise<void> {
 
   await app.listen({ port: config.port, host: config.host });
   app.log.info({ storage: services.store.kind, dataDir: config.dataDir }, 'docsmith listening');
+  if (config.jobs.workers > 0) jobs.start();
   if (services.office) {
     const started = Date.now();
     // Never gives up: a slot that fails to start is tried again with back-off (logged each time),

@@ -25,6 +25,9 @@ import { Spelling } from './proofing/spelling.js';
 import { ShareLinks } from './auth/shareLinks.js';
 import { DocumentWorkers } from './workers/pool.js';
 import { DocumentOperations } from './operations/index.js';
+import { DocumentRequests } from './operations/requests.js';
+import { CallbackPolicy, callbackSecret } from './jobs/callbacks.js';
+import { JobQueue } from './jobs/queue.js';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -56,6 +59,14 @@ export interface Services {
   workers: DocumentWorkers;
   /** The document use cases, as routes and the CLI call them. */
   operations: DocumentOperations;
+  /** Merge, append and convert requests, performed under the usage guard: now, or as a background job. */
+  requests: DocumentRequests;
+  /** Where job callbacks may go, and each account's signing secret. */
+  callbacks: { policy: CallbackPolicy; secretFor(accountId: number): string };
+  /** The master secret (API key sealing, callback signing). */
+  masterSecret: string;
+  /** Requests queued as background jobs (async=true). */
+  jobs: JobQueue;
   /** Requests in flight and whether the service is draining for a stop. */
   lifecycle: Lifecycle;
   /** The fonts the office renders with, the operator's folder included. */
@@ -137,6 +148,9 @@ export async function openServices(config: Config, options: { withOffice?: boole
   const pipeline = new DocumentPipeline(templates, new TemplateCache(), converter, normaliser);
   const thumbnails = new Thumbnails(renderer, converter);
   const workers = new DocumentWorkers(config.documentThreads);
+  const operations = new DocumentOperations({ pipeline, workers, thumbnails, converter });
+  const usage = new UsageGuard(store, config);
+  const policy = new CallbackPolicy(config.jobs.callbackAllow);
   return {
     lifecycle: new Lifecycle(),
     fonts,
@@ -146,7 +160,7 @@ export async function openServices(config: Config, options: { withOffice?: boole
     accounts: new AccountAdmin(store),
     apiKeys: new ApiKeys(store, keyRing, config.maxApiKeys),
     templates,
-    usage: new UsageGuard(store, config),
+    usage,
     office,
     sandbox,
     scratchDir: scratch,
@@ -158,6 +172,10 @@ export async function openServices(config: Config, options: { withOffice?: boole
     spelling: new Spelling(config.dictionaryDir, config.dictionaries),
     shareLinks: new ShareLinks(store, config.share),
     workers,
-    operations: new DocumentOperations({ pipeline, workers, thumbnails, converter }),
+    operations,
+    requests: new DocumentRequests({ usage, pipeline, operations }),
+    callbacks: { policy, secretFor: (accountId) => callbackSecret(masterSecret, accountId) },
+    masterSecret,
+    jobs: new JobQueue({ store, config: config.jobs, usage, pipeline, policy }),
   };
 }

@@ -8,6 +8,10 @@ export interface GuardOptions {
   test: boolean;
   /** Merges also hold one of the account's concurrent-merge slots. */
   merge: boolean;
+  /** The processing limit for this work (background jobs have their own); default: the request limit. */
+  timeLimitMs?: number;
+  /** Stops the work from outside (a cancelled job, a stopping server). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -24,8 +28,8 @@ export class UsageGuard {
    * How long a reservation may stay open before it counts as orphaned (its instance died during
    * the work): well past the processing limit, so live work is never refunded.
    */
-  reservationLeaseMs(): number {
-    return this.limits.jobTimeoutMs * 2 + 5_000;
+  reservationLeaseMs(limitMs = this.limits.jobTimeoutMs): number {
+    return limitMs * 2 + 5_000;
   }
 
   /** Takes back reservations of instances that died mid-work, now and then periodically; returns a stop function. */
@@ -41,27 +45,33 @@ export class UsageGuard {
     return () => clearInterval(timer);
   }
 
-  async run<T>(account: Account, options: GuardOptions, work: (signal: AbortSignal, deadline: number) => Promise<T>): Promise<T> {
+  /** The account may run such work at all (valid, licence allows test runs): 403 otherwise. */
+  check(account: Account, options: { test: boolean }): void {
     if (account.validUntil && account.validUntil.getTime() < Date.now()) {
       throw new ForbiddenError(`This account was valid until ${formatWireDate(account.validUntil)}; ask the operator to extend it.`, 'expired');
     }
     if (options.test && !allowsTestRuns(account.licence)) {
       throw new ForbiddenError(`Test runs (test=true) are not available with a ${account.licence} licence; send the request without test=true.`, 'licence');
     }
+  }
+
+  async run<T>(account: Account, options: GuardOptions, work: (signal: AbortSignal, deadline: number) => Promise<T>): Promise<T> {
+    this.check(account, options);
+    const limitMs = options.timeLimitMs ?? this.limits.jobTimeoutMs;
     const slot = options.merge
-      ? await this.store.usage.acquireSlot(account.id, this.limits.maxConcurrentMerges, this.limits.jobTimeoutMs + 30_000)
+      ? await this.store.usage.acquireSlot(account.id, this.limits.maxConcurrentMerges, limitMs + 30_000)
       : null;
     if (options.merge && !slot) {
       throw new ForbiddenError(`At most ${this.limits.maxConcurrentMerges} merge requests may run at once for one account; retry when one has finished.`, 'merge_slots');
     }
     try {
-      const reservation = options.test ? null : await this.store.usage.reserveDocument(account.id, this.reservationLeaseMs());
+      const reservation = options.test ? null : await this.store.usage.reserveDocument(account.id, this.reservationLeaseMs(limitMs));
       if (!options.test && !reservation) {
         throw new ForbiddenError(`The document quota of this account is used up (${account.maxDocuments} documents).`, 'documents');
       }
       let result: T;
       try {
-        result = await withTimeLimit(this.limits.jobTimeoutMs, work);
+        result = await withTimeLimit(limitMs, work, options.signal);
       } catch (error) {
         await reservation?.refund();
         throw error;
@@ -75,20 +85,25 @@ export class UsageGuard {
 }
 
 /** Runs the work with an abort signal and a deadline: asynchronous steps listen to the signal, synchronous ones check the deadline. */
-async function withTimeLimit<T>(limitMs: number, work: (signal: AbortSignal, deadline: number) => Promise<T>): Promise<T> {
+async function withTimeLimit<T>(limitMs: number, work: (signal: AbortSignal, deadline: number) => Promise<T>, outside?: AbortSignal): Promise<T> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
+  let onOutside: (() => void) | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new ProcessingTimeoutError(`Processing took longer than the limit of ${Math.round(limitMs / 1000)} s and was cancelled.`);
+    const stop = (error: Error) => {
       controller.abort(error);
       reject(error);
-    }, limitMs);
+    };
+    timer = setTimeout(() => stop(new ProcessingTimeoutError(`Processing took longer than the limit of ${Math.round(limitMs / 1000)} s and was cancelled.`)), limitMs);
+    onOutside = () => stop(outside!.reason as Error);
+    if (outside?.aborted) onOutside();
+    else outside?.addEventListener('abort', onOutside, { once: true });
   });
   try {
     return await Promise.race([work(controller.signal, Date.now() + limitMs), expired]);
   } finally {
     clearTimeout(timer);
+    if (onOutside) outside?.removeEventListener('abort', onOutside);
   }
 }
 

@@ -130,3 +130,49 @@ export const trackedChangeSchema = {
   },
   required: ['id', 'changeKind', 'changeTime', 'userName', 'text', 'start', 'length', 'highlightMode', 'highlightColor', 'defaultHighlightColor'],
 } as const;
+
+/** A background job (async=true on merge, append and convert; docsmith extension). */
+export const jobSchema = {
+  type: 'object',
+  'x-type': 'Job',
+  properties: {
+    id: { type: 'string' },
+    kind: { type: 'string', enum: ['merge', 'append', 'convert'] },
+    state: { type: 'string', enum: ['queued', 'running', 'done', 'failed'] },
+    createdAt: { type: 'string', description: 'ISO 8601' },
+    startedAt: { type: ['string', 'null'] },
+    finishedAt: { type: ['string', 'null'] },
+    expiresAt: { type: ['string', 'null'], description: 'when a finished job and its result are removed' },
+    attempts: { type: 'integer', description: 'how often a server took it up (more than 1: one stopped while running it)' },
+    progress: {
+      type: ['object', 'null'],
+      description: 'while running: the stage (merging, joining, converting) and documents done of total',
+      properties: { stage: { type: 'string' }, done: { type: 'integer' }, total: { type: 'integer' } },
+      required: ['stage'],
+    },
+    error: {
+      type: ['object', 'null'], description: 'a failed job: the status and message the request would have had',
+      properties: { status: { type: 'integer' }, message: { type: 'string' } }, required: ['status', 'message'],
+    },
+    callback: {
+      type: ['object', 'null'],
+      properties: {
+        url: { type: 'string' }, state: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+        attempts: { type: 'integer' }, lastError: { type: ['string', 'null'] },
+      },
+      required: ['url', 'state', 'attempts', 'lastError'],
+    },
+    links: {
+      type: 'object',
+      properties: { self: { type: 'string' }, result: { type: 'string' } },
+      required: ['self', 'result'],
+    },
+  },
+  required: ['id', 'kind', 'state', 'createdAt', 'startedAt', 'finishedAt', 'expiresAt', 'attempts', 'progress', 'error', 'callback', 'links'],
+} as const;
+
+/** The query parameters that make merge, append and convert a background job. */
+export const asyncQueryProperties = {
+  async: { type: 'string', description: 'true: answer 202 with a job at once and do the work in the background (docsmith extension)' },
+  callbackUrl: { type: 'string', description: 'with async=true: POSTed an HMAC-signed notice when the job ends' },
+} as const;

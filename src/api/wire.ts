@@ -95,7 +95,7 @@ export function sendEmpty(reply: FastifyReply, status: number): FastifyReply {
   return reply.code(status).send();
 }
 
-type Query = Record<string, string | undefined>;
+export type Query = Record<string, string | undefined>;
 
 export function queryOf(request: FastifyRequest): Query {
   return (request.query ?? {}) as Query;
@@ -112,7 +112,11 @@ const FALSE = new Set(['false', '0']);
 
 /** `true|false|True|False|1|0`; absent gives the default. */
 export function booleanQuery(request: FastifyRequest, name: string, fallback: boolean): boolean {
-  const value = queryOf(request)[name];
+  return booleanParam(queryOf(request), name, fallback);
+}
+
+export function booleanParam(query: Query, name: string, fallback: boolean): boolean {
+  const value = query[name];
   if (value === undefined) return fallback;
   const lower = value.toLowerCase();
   if (TRUE.has(lower)) return true;
@@ -121,7 +125,7 @@ export function booleanQuery(request: FastifyRequest, name: string, fallback: bo
 }
 
 /** The body as the one JSON string an endpoint expects (a Base64 document, usually). */
-export function stringBody(request: FastifyRequest, what: string): string {
+export function stringBody(request: FastifyRequest | { body: unknown }, what: string): string {
   const body = request.body;
   if (body === undefined || body === null) throw new InputError(`The request body is empty; send ${what} as a JSON string.`);
   if (typeof body !== 'string') throw new InputError(`The request body must be a JSON string holding ${what}, not a JSON ${jsonType(body)}.`);

@@ -29,6 +29,8 @@ export interface ConvertOptions {
   /** Test run: a TEST MODE watermark on every page. */
   test?: boolean;
   signal?: AbortSignal;
+  /** The office's time on this document (default: the pool's limit); background jobs have their own. */
+  timeoutMs?: number;
 }
 
 export interface Converted {
@@ -125,7 +127,7 @@ export class Converter {
       ...spec,
       properties: officeProperties(options.properties),
       watermark: options.test ? 'TEST MODE' : undefined,
-    }, options.signal);
+    }, options.signal, options.timeoutMs);
     return { data: this.finish(result.data, to, options), officeMs: result.officeMs };
   }
 
@@ -151,7 +153,7 @@ export class Converter {
     throw new InputError(`PDF documents can be converted to TXT${options.test || options.password ? '' : ' or PDF'} only; ${to.toUpperCase()} output needs a DOCX, DOC, RTF or HTML source.`);
   }
 
-  private async runOffice(source: Buffer, from: DocumentFormat, to: ReturnFormat, job: Omit<OfficeJob, 'input' | 'output'>, signal?: AbortSignal): Promise<{ data: Buffer; officeMs: number }> {
+  private async runOffice(source: Buffer, from: DocumentFormat, to: ReturnFormat, job: Omit<OfficeJob, 'input' | 'output'>, signal?: AbortSignal, timeoutMs?: number): Promise<{ data: Buffer; officeMs: number }> {
     if (!this.workDirReady) {
       await fs.mkdir(this.workDir, { recursive: true });
       this.workDirReady = true;
@@ -164,7 +166,7 @@ export class Converter {
       let officeMs: number;
       const full: OfficeJob = { ...job, input, output, inputFilter: inputFilterFor(from, source) };
       try {
-        ({ officeMs } = await this.pool.run(full, signal));
+        ({ officeMs } = await this.pool.run(full, signal, timeoutMs));
       } catch (error) {
         // A crash (twice) or a failed export of a document that loaded may be the UNO path's
         // trouble rather than the document's: the command line gets one try.

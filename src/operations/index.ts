@@ -18,6 +18,19 @@ export interface WorkContext {
   signal?: AbortSignal;
   /** Epoch ms; synchronous work checks it, since no timer can interrupt it. */
   deadline?: number;
+  /** Told where long work is (a background job shows it to its owner). */
+  progress?: (progress: WorkProgress) => void;
+}
+
+export interface WorkProgress {
+  stage: 'merging' | 'joining' | 'converting';
+  done?: number;
+  total?: number;
+}
+
+/** The office's time on one document: what is left before the deadline. */
+function officeTimeout(ctx: WorkContext): number | undefined {
+  return ctx.deadline === undefined ? undefined : Math.max(1000, ctx.deadline - Date.now());
 }
 
 export interface MergeInput {
@@ -68,15 +81,19 @@ export class DocumentOperations {
 
   private async output(docx: Buffer, format: ReturnFormat, document: DocumentSettings, test: boolean, ctx: WorkContext): Promise<Buffer> {
     if (format !== 'docx' || test || document.password) await this.beforeOffice();
-    return this.parts.pipeline.output(docx, format, { ...document, test, signal: ctx.signal });
+    return this.parts.pipeline.output(docx, format, { ...document, test, signal: ctx.signal, timeoutMs: officeTimeout(ctx) });
   }
 
   /** One document per record (or all appended), in the return format. The merge runs in a worker thread. */
   async merge(input: MergeInput, ctx: WorkContext = {}): Promise<Buffer[]> {
     const docx = await this.docx(input.template, ['docx', 'doc', 'rtf'], input.what ?? 'The template', ctx);
+    ctx.progress?.({ stage: 'merging', done: 0, total: input.records.length });
     const merged = await this.parts.workers.merge({ docx, records: input.records, options: input.options, append: input.append, deadline: ctx.deadline }, ctx.signal);
     const out: Buffer[] = [];
-    for (const document of merged) out.push(await this.output(document, input.format, input.document, input.test, ctx));
+    for (const document of merged) {
+      if (input.format !== 'docx') ctx.progress?.({ stage: 'converting', done: out.length, total: merged.length });
+      out.push(await this.output(document, input.format, input.document, input.test, ctx));
+    }
     return out;
   }
 
@@ -95,10 +112,14 @@ export class DocumentOperations {
   /** Documents joined in order, each after its divider. */
   async append(input: AppendInput, ctx: WorkContext = {}): Promise<Buffer> {
     const docx: Buffer[] = [];
-    for (const [i, entry] of input.documents.entries()) docx.push(await this.docx(entry.bytes, ['docx', 'doc', 'rtf', 'html'], `documents[${i}]`, ctx));
+    for (const [i, entry] of input.documents.entries()) {
+      ctx.progress?.({ stage: 'joining', done: i, total: input.documents.length });
+      docx.push(await this.docx(entry.bytes, ['docx', 'doc', 'rtf', 'html'], `documents[${i}]`, ctx));
+    }
     const joined = await this.parts.workers.append({
       documents: docx, dividers: input.documents.slice(1).map((d) => d.divider), deadline: ctx.deadline,
     }, ctx.signal);
+    if (input.format !== 'docx') ctx.progress?.({ stage: 'converting' });
     return this.output(joined, input.format, input.document, input.test, ctx);
   }
 
@@ -110,7 +131,8 @@ export class DocumentOperations {
     if (input.from !== 'pdf') await this.beforeOffice();
     const converter = this.parts.converter;
     if (!converter) throw new BusyError('Converting documents needs the office engine, which is not running on this server.', 30);
-    return converter.convert(input.document, input.from, input.format, { test: input.test, signal: ctx.signal });
+    ctx.progress?.({ stage: 'converting' });
+    return converter.convert(input.document, input.from, input.format, { test: input.test, signal: ctx.signal, timeoutMs: officeTimeout(ctx) });
   }
 
   async thumbnails(input: { document: Buffer; from: DocumentFormat; view: ThumbnailRequest }, ctx: WorkContext = {}): Promise<Buffer[]> {

@@ -484,7 +484,7 @@ class PgJobs implements JobRepository {
 
   async requeue(id: string, holder: string, delayMs: number): Promise<void> {
     await this.pool.query(
-      "UPDATE jobs SET state = 'queued', holder = NULL, lease_until = NULL, progress = NULL, due_at = $1 WHERE id = $2 AND holder = $3 AND state = 'running'",
+      "UPDATE jobs SET state = 'queued', holder = NULL, lease_until = NULL, progress = NULL, attempts = attempts - 1, due_at = $1 WHERE id = $2 AND holder = $3 AND state = 'running'",
       [Date.now() + delayMs, id, holder]);
   }
 

@@ -513,7 +513,7 @@ class SqliteJobs implements JobRepository {
   }
 
   async requeue(id: string, holder: string, delayMs: number): Promise<void> {
-    prepared(this.db, "UPDATE jobs SET state = 'queued', holder = NULL, lease_until = NULL, progress = NULL, due_at = ? WHERE id = ? AND holder = ? AND state = 'running'")
+    prepared(this.db, "UPDATE jobs SET state = 'queued', holder = NULL, lease_until = NULL, progress = NULL, attempts = attempts - 1, due_at = ? WHERE id = ? AND holder = ? AND state = 'running'")
       .run(Date.now() + delayMs, id, holder);
   }
 

@@ -227,7 +227,7 @@ export interface JobRepository {
   claim(leaseMs: number): Promise<ClaimedJob | null>;
   /** Extends the lease and records progress; false when the holder lost the job (deleted, taken over). */
   renew(id: string, holder: string, leaseMs: number, progress?: JobProgress): Promise<boolean>;
-  /** Puts a running job back in the queue, due after `delayMs` (waiting for a merge slot, or a stop). */
+  /** Puts a running job back in the queue, due after `delayMs` (waiting for a merge slot, or a stop); the take-up does not count as an attempt. */
   requeue(id: string, holder: string, delayMs: number): Promise<void>;
   /** Ends the job; kept `retainMs`; a job with a callback URL gets its delivery due at once. */
   finish(id: string, holder: string, outcome: JobOutcome, retainMs: number): Promise<boolean>;

@@ -6,7 +6,7 @@ import type { JsonObject } from '../../merge/scope.js';
 import { jsonType } from '../../util/json.js';
 import { parseMergeSettings } from './settings.js';
 
-export function bodyObject(request: FastifyRequest, what: string): Record<string, unknown> {
+export function bodyObject(request: FastifyRequest | { body: unknown }, what: string): Record<string, unknown> {
   const body = request.body;
   if (body === undefined || body === null) throw new InputError(`The request body is empty; send a JSON object with ${what}.`);
   if (typeof body !== 'object' || Array.isArray(body)) throw new InputError(`The request body must be a JSON object with ${what}, not a JSON ${jsonType(body)}.`);
@@ -28,7 +28,7 @@ export function parseRecords(value: unknown): JsonObject[] {
 }
 
 /** The merge body both /document/merge and /document/preview take. */
-export function mergeRequest(request: FastifyRequest) {
+export function mergeRequest(request: FastifyRequest | { body: unknown }) {
   const body = bodyObject(request, '"mergeData" (and "template" when no templateName is given)');
   return { template: body.template, records: parseRecords(body.mergeData), settings: parseMergeSettings(body.mergeSettings) };
 }

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
-import { parseEntries } from '../requests/append.js';
 import { appendBodySchema } from '../requests/schemas.js';
-import { parseDocumentSettings } from '../requests/settings.js';
-import { parseReturnFormat } from '../requests/returnFormat.js';
+import { parseAppendRequest } from '../requests/documents.js';
 import { accountOf } from '../auth.js';
-import { booleanQuerySchema, errorResponses } from '../schemas.js';
+import { asyncQueryProperties, booleanQuerySchema, errorResponses, jobSchema } from '../schemas.js';
+import { answerAsJob, wantsJob } from './jobs.js';
 import { booleanQuery, queryOf, sendJson } from '../wire.js';
 
 export function appendRoutes(app: FastifyInstance, services: Services): void {
@@ -13,17 +12,15 @@ export function appendRoutes(app: FastifyInstance, services: Services): void {
     schema: {
       tags: ['document'], summary: 'Join documents into one',
       description: 'Dividers: 1 None (continues the last paragraph), 2 NewParagraph, 3 NewSection (a new page with the appended document\'s own page setup, headers and footers). DOCX, DOC, RTF and HTML inputs.',
-      querystring: { type: 'object', properties: { returnFormat: { type: 'string' }, test: booleanQuerySchema }, required: ['returnFormat'] },
+      querystring: { type: 'object', properties: { returnFormat: { type: 'string' }, test: booleanQuerySchema, ...asyncQueryProperties }, required: ['returnFormat'] },
       body: appendBodySchema,
-      response: { 200: { type: 'string', description: 'The document as Base64' }, ...errorResponses },
+      response: { 200: { type: 'string', description: 'The document as Base64' }, 202: jobSchema, ...errorResponses },
     },
   }, async (request, reply) => {
-    const format = parseReturnFormat(queryOf(request).returnFormat);
-    const test = booleanQuery(request, 'test', false);
-    const { entries, settings: rawSettings } = parseEntries(request.body);
-    const settings = parseDocumentSettings(rawSettings, 'documentSettings');
-    const document = await services.usage.run(accountOf(request), { test, merge: false }, (signal, deadline) =>
-      services.operations.append({ documents: entries, document: settings, format, test }, { signal, deadline }));
-    return sendJson(reply, 200, document.toString('base64'));
+    const query = queryOf(request);
+    const work = parseAppendRequest(query, request.body);
+    const account = accountOf(request);
+    if (wantsJob(query, booleanQuery(request, 'async', false))) return answerAsJob(services, reply, account, work, query);
+    return sendJson(reply, 200, (await services.requests.perform(account, work)).value);
   });
 }

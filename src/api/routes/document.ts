@@ -3,12 +3,12 @@ import type { Services } from '../../services.js';
 import { BusyError } from '../../errors.js';
 import { Converter } from '../../convert/converter.js';
 import { RETURN_FORMATS } from '../../formats/returnFormat.js';
-import { parseReturnFormat } from '../requests/returnFormat.js';
-import { decodeBase64 } from '../../util/base64.js';
 import { accountOf } from '../auth.js';
 import { base64BodySchema } from '../requests/schemas.js';
-import { base64Body, booleanQuerySchema, errorResponses } from '../schemas.js';
-import { booleanQuery, queryOf, sendJson, stringBody } from '../wire.js';
+import { asyncQueryProperties, base64Body, booleanQuerySchema, errorResponses, jobSchema } from '../schemas.js';
+import { parseConvertRequest } from '../requests/documents.js';
+import { answerAsJob, wantsJob } from './jobs.js';
+import { booleanQuery, queryOf, sendJson } from '../wire.js';
 
 const returnFormatSchema = {
   type: 'string',
@@ -28,21 +28,21 @@ export function documentRoutes(app: FastifyInstance, services: Services): void {
       description: 'Counts one document against the quota unless test=true, which stamps TEST MODE on every page. PDF input converts to TXT (its text) or PDF.',
       querystring: {
         type: 'object',
-        properties: { returnFormat: returnFormatSchema, test: booleanQuerySchema },
+        properties: { returnFormat: returnFormatSchema, test: booleanQuerySchema, ...asyncQueryProperties },
         required: ['returnFormat'],
       },
       body: base64BodySchema,
-      response: { 200: base64Body, ...errorResponses },
+      response: { 200: base64Body, 202: jobSchema, ...errorResponses },
     },
   }, async (request, reply) => {
+    const query = queryOf(request);
+    const work = parseConvertRequest(query, request.body);
+    const account = accountOf(request);
+    // A job may wait for an instance with the office; a request needs this one's.
+    if (wantsJob(query, booleanQuery(request, 'async', false))) return answerAsJob(services, reply, account, work, query);
     requireConverter(services);
-    const to = parseReturnFormat(queryOf(request).returnFormat);
-    const test = booleanQuery(request, 'test', false);
-    const input = decodeBase64(stringBody(request, 'the document as Base64'), 'The document');
-    const from = Converter.detect(input, ['docx', 'doc', 'rtf', 'html', 'pdf']);
-    const result = await services.usage.run(accountOf(request), { test, merge: false },
-      (signal) => services.operations.convert({ document: input, from, format: to, test }, { signal }));
-    reply.header('x-office-ms', String(result.officeMs));
-    return sendJson(reply, 200, result.data.toString('base64'));
+    const answer = await services.requests.perform(account, work);
+    reply.headers(answer.headers);
+    return sendJson(reply, 200, answer.value);
   });
 }

@@ -6,7 +6,9 @@ import { bodyObject, checkPdfProperties, checkRecordCount, mergeRequest, parsePa
 import { parseThumbnailRequest } from '../requests/thumbnails.js';
 import { findAndReplaceBodySchema, mergeBodySchema } from '../requests/schemas.js';
 import { accountOf } from '../auth.js';
-import { booleanQuerySchema, errorResponses, templateInfoSchema, templateNameQuery } from '../schemas.js';
+import { asyncQueryProperties, booleanQuerySchema, errorResponses, jobSchema, templateInfoSchema, templateNameQuery } from '../schemas.js';
+import { parseMergeRequest } from '../requests/documents.js';
+import { answerAsJob, wantsJob } from './jobs.js';
 import { booleanQuery, queryOf, requireQuery, sendJson } from '../wire.js';
 
 export function mergeRoutes(app: FastifyInstance, services: Services): void {
@@ -20,28 +22,20 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
         type: 'object',
         properties: {
           returnFormat: { type: 'string', description: 'PDF, PDFA, DOCX, DOC, RTF, HTML or TXT' },
-          templateName: { type: 'string' }, append: booleanQuerySchema, test: booleanQuerySchema,
+          templateName: { type: 'string' }, append: booleanQuerySchema, test: booleanQuerySchema, ...asyncQueryProperties,
         },
         required: ['returnFormat'],
       },
       body: mergeBodySchema,
-      response: { 200: { type: 'array', items: { type: 'string' } }, ...errorResponses },
+      response: { 200: { type: 'array', items: { type: 'string' } }, 202: jobSchema, ...errorResponses },
     },
   }, async (request, reply) => {
-    const format = parseReturnFormat(queryOf(request).returnFormat);
-    const append = booleanQuery(request, 'append', true);
-    const test = booleanQuery(request, 'test', false);
-    const { template: sent, records, settings } = mergeRequest(request);
-    checkPdfProperties(format, settings.document.properties.title, settings.document.properties.subject);
+    const query = queryOf(request);
+    const work = parseMergeRequest(query, request.body, services.config.limits.maxRecords);
     const account = accountOf(request);
-    checkRecordCount(records.length, services.config.limits.maxRecords);
-    const documents = await usage.run(account, { test, merge: true }, async (signal, deadline) => {
-      const source = await pipeline.templateSource(account, queryOf(request).templateName, sent);
-      return operations.merge({
-        template: source.bytes, what: source.what, records, options: settings.options, document: settings.document, format, append, test,
-      }, { signal, deadline });
-    });
-    return sendJson(reply, 200, documents.map((d) => d.toString('base64')));
+    if (wantsJob(query, booleanQuery(request, 'async', false))) return answerAsJob(services, reply, account, work, query);
+    const answer = await services.requests.perform(account, work);
+    return sendJson(reply, 200, answer.value);
   });
 
   // A docsmith extension for the portal's playground: one merge, its pages as images, one document.

@@ -1,0 +1,100 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Services } from '../../services.js';
+import type { JobRecord } from '../../store/types.js';
+import type { DocumentRequest } from '../../operations/requests.js';
+import type { Account } from '../../store/types.js';
+import { DocsmithError, InputError } from '../../errors.js';
+import { accountOf } from '../auth.js';
+import { errorResponses, errorSchema, jobSchema } from '../schemas.js';
+import { sendEmpty, sendJson, type Query } from '../wire.js';
+
+/** A job as its owner sees it. */
+export function jobView(job: JobRecord) {
+  return {
+    id: job.id, kind: job.kind, state: job.state,
+    createdAt: job.createdAt.toISOString(),
+    startedAt: job.startedAt?.toISOString() ?? null,
+    finishedAt: job.finishedAt?.toISOString() ?? null,
+    expiresAt: job.expiresAt?.toISOString() ?? null,
+    attempts: job.attempts, progress: job.progress, error: job.error, callback: job.callback,
+    links: { self: `/v1/jobs/${job.id}`, result: `/v1/jobs/${job.id}/result` },
+  };
+}
+
+/** `async=true` on merge, append or convert: the request becomes a job; 202 with the job and its address. */
+export async function answerAsJob(services: Services, reply: FastifyReply, account: Account, request: DocumentRequest, query: Query): Promise<FastifyReply> {
+  const job = await services.jobs.submit(account, request, query.callbackUrl);
+  reply.header('location', `/v1/jobs/${job.id}`);
+  return sendJson(reply, 202, jobView(job));
+}
+
+const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 64 } }, required: ['id'] } as const;
+const notFound = { 404: { ...errorSchema, description: 'No such job (or it was removed after its retention time)' } };
+
+export function jobRoutes(app: FastifyInstance, services: Services): void {
+  const { store, config } = services;
+  const job = async (accountId: number, id: string) => {
+    const found = await store.jobs.get(accountId, id);
+    if (!found) throw new DocsmithError(404, `There is no job "${id}"; finished jobs are removed ${Math.round(config.jobs.retentionMs / 3_600_000)} hours after they end.`);
+    return found;
+  };
+
+  app.get('/jobs', {
+    schema: {
+      tags: ['jobs'], summary: 'The account\'s background jobs, newest first (docsmith extension)',
+      response: { 200: { type: 'array', items: jobSchema }, ...errorResponses },
+    },
+  }, async (request, reply) => sendJson(reply, 200, (await store.jobs.list(accountOf(request).id, 100)).map(jobView)));
+
+  app.get('/jobs/callbacksecret', {
+    schema: {
+      tags: ['jobs'], summary: 'The secret job callbacks are signed with (docsmith extension)',
+      description: 'Each callback carries X-Docsmith-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with this secret>.',
+      response: { 200: { type: 'string' }, ...errorResponses },
+    },
+  }, async (request, reply) => sendJson(reply, 200, services.callbacks.secretFor(accountOf(request).id)));
+
+  app.get('/jobs/:id', {
+    schema: {
+      tags: ['jobs'], summary: 'A background job: its state and progress (docsmith extension)',
+      params: idParams, response: { 200: jobSchema, ...errorResponses, ...notFound },
+    },
+  }, async (request, reply) => sendJson(reply, 200, jobView(await job(accountOf(request).id, (request.params as { id: string }).id))));
+
+  app.get('/jobs/:id/result', {
+    schema: {
+      tags: ['jobs'], summary: 'The result of a finished job: what the request would have answered (docsmith extension)',
+      params: idParams,
+      response: {
+        200: { description: 'merge: an array of Base64 documents; append and convert: one Base64 document' },
+        409: { ...errorSchema, description: 'The job has not finished, or failed' },
+        ...errorResponses, ...notFound,
+      },
+    },
+  }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const account = accountOf(request);
+    const result = await store.jobs.result(account.id, id);
+    if (result) return reply.code(200).type('application/json; charset=utf-8').send(result);
+    const found = await job(account.id, id);
+    if (found.state === 'failed') throw new DocsmithError(409, `The job failed, so it has no result: ${found.error?.message ?? 'no reason recorded'} (status ${found.error?.status ?? 500}).`);
+    throw new DocsmithError(409, `The job is ${found.state}; its result is ready when its state is "done" (GET /v1/jobs/${id}).`, { 'retry-after': '1' });
+  });
+
+  app.delete('/jobs/:id', {
+    schema: {
+      tags: ['jobs'], summary: 'Cancels a job that has not finished, or removes a finished one with its result (docsmith extension)',
+      params: idParams, response: { 204: { type: 'null' }, ...errorResponses, ...notFound },
+    },
+  }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    if (!(await store.jobs.delete(accountOf(request).id, id))) await job(accountOf(request).id, id);
+    return sendEmpty(reply, 204);
+  });
+}
+
+/** `async` and `callbackUrl` read together: a callback without async is a mistake worth saying. */
+export function wantsJob(query: Query, asyncFlag: boolean): boolean {
+  if (!asyncFlag && query.callbackUrl !== undefined) throw new InputError('callbackUrl is only used with async=true; add async=true or drop callbackUrl.');
+  return asyncFlag;
+}

@@ -1,0 +1,31 @@
+/** Queuing a request as a background job: checked as far as it can be now, then stored for any instance. */
+import { randomUUID } from 'node:crypto';
+import type { JobsConfig } from '../config.js';
+import type { UsageGuard } from '../accounts/usage.js';
+import type { DocumentPipeline } from '../documents/pipeline.js';
+import { DocsmithError } from '../errors.js';
+import { serialiseRequest, type DocumentRequest } from '../operations/requests.js';
+import type { Account, JobRecord, Store } from '../store/types.js';
+import type { CallbackPolicy } from './callbacks.js';
+
+export class JobQueue {
+  /** Called when a job is queued here (the local runner looks for work at once). */
+  onQueued: () => void = () => undefined;
+
+  constructor(private readonly parts: { store: Store; config: JobsConfig; usage: UsageGuard; pipeline: DocumentPipeline; policy: CallbackPolicy }) {}
+
+  async submit(account: Account, request: DocumentRequest, callbackUrl: string | undefined): Promise<JobRecord> {
+    const { store, config, usage, pipeline, policy } = this.parts;
+    // What can be known now answers now: the licence, the template, the callback address.
+    usage.check(account, request);
+    if (request.kind === 'merge') await pipeline.templateSource(account, request.templateName, request.template);
+    const callback = callbackUrl === undefined ? null : (await policy.check(callbackUrl)).href;
+    const id = randomUUID();
+    const added = await store.jobs.add({ id, accountId: account.id, kind: request.kind, request: serialiseRequest(request), callbackUrl: callback }, config.maxWaiting);
+    if (added === 'limit') {
+      throw new DocsmithError(429, `This account has ${config.maxWaiting} jobs queued or running, the most this server keeps (DOCSMITH_JOB_MAX_WAITING); wait for one to finish.`, { 'retry-after': '10' });
+    }
+    this.onQueued();
+    return (await store.jobs.get(account.id, id))!;
+  }
+}

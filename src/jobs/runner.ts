@@ -1,0 +1,203 @@
+/**
+ * Runs background jobs: takes up due jobs from the store (any instance may), performs them as the
+ * synchronous endpoint would, keeps the result, and delivers callbacks. A job whose instance
+ * stops is put back (or, if the instance dies, taken over when its lease runs out).
+ */
+import type { Logger } from '../services.js';
+import type { JobsConfig } from '../config.js';
+import type { ClaimedJob, JobProgress, JobRecord, Store } from '../store/types.js';
+import { deserialiseRequest, type DocumentRequests } from '../operations/requests.js';
+import { BusyError, DocsmithError, ForbiddenError } from '../errors.js';
+import { callbackSecret, postCallback, signCallback, type CallbackPolicy } from './callbacks.js';
+
+/** A running job's lease: renewed every third of it, so a dead instance's job waits at most this long. */
+const LEASE_MS = 30_000;
+/** Take-ups after which a job that keeps stopping its instance fails instead of running again. */
+const MAX_ATTEMPTS = 3;
+const SWEEP_MS = 60_000;
+
+class Stopping extends Error {}
+class Cancelled extends Error {}
+
+export interface JobRunnerParts {
+  store: Store;
+  requests: DocumentRequests;
+  config: JobsConfig;
+  policy: CallbackPolicy;
+  masterSecret: string;
+  log: Logger;
+}
+
+/** What a callback receiver gets (and what `GET /v1/jobs/{id}` shows, in part). */
+export function callbackPayload(job: JobRecord): Record<string, unknown> {
+  return {
+    id: job.id, kind: job.kind, state: job.state,
+    createdAt: job.createdAt.toISOString(), finishedAt: job.finishedAt?.toISOString() ?? null, expiresAt: job.expiresAt?.toISOString() ?? null,
+    error: job.error,
+    status: `/v1/jobs/${job.id}`, result: job.state === 'done' ? `/v1/jobs/${job.id}/result` : null,
+  };
+}
+
+export class JobRunner {
+  private readonly running = new Map<string, AbortController>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private stopped = false;
+  private polling: Promise<void> | null = null;
+  private pollAgain = false;
+  private delivering = false;
+
+  constructor(private readonly parts: JobRunnerParts) {}
+
+  get active(): number {
+    return this.running.size;
+  }
+
+  start(): void {
+    const { config } = this.parts;
+    this.timers.push(setInterval(() => this.wake(), config.pollMs));
+    this.timers.push(setInterval(() => void this.sweep(), SWEEP_MS));
+    for (const timer of this.timers) timer.unref();
+    this.wake();
+    void this.sweep();
+  }
+
+  /** Looks for work now (a job was just queued here, or one ended). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    this.polling = this.poll().catch((error: Error) => this.parts.log('warn', 'looking for jobs failed', { reason: error.message })).finally(() => {
+      this.polling = null;
+      if (this.pollAgain) {
+        this.pollAgain = false;
+        this.wake();
+      }
+    });
+    void this.deliverCallbacks();
+  }
+
+  private async poll(): Promise<void> {
+    const { store, config } = this.parts;
+    while (!this.stopped && this.running.size < config.workers) {
+      const claimed = await store.jobs.claim(LEASE_MS);
+      if (!claimed) return;
+      if (this.stopped) {
+        await store.jobs.requeue(claimed.job.id, claimed.holder, 0);
+        return;
+      }
+      void this.run(claimed);
+    }
+  }
+
+  private async run(claimed: ClaimedJob): Promise<void> {
+    const { store, requests, config, log } = this.parts;
+    const { job, holder } = claimed;
+    const controller = new AbortController();
+    this.running.set(job.id, controller);
+    let progress: JobProgress | undefined;
+    let written = 0;
+    const renew = async () => {
+      written = Date.now();
+      if (!(await store.jobs.renew(job.id, holder, LEASE_MS, progress).catch(() => true))) controller.abort(new Cancelled('the job was deleted'));
+    };
+    const renewal = setInterval(() => void renew(), LEASE_MS / 3);
+    renewal.unref();
+    const finish = async (outcome: Parameters<Store['jobs']['finish']>[2]) => {
+      if (!(await store.jobs.finish(job.id, holder, outcome, config.retentionMs))) log('info', 'job ended after it was deleted or taken over', { job: job.id });
+    };
+    try {
+      if (job.attempts > MAX_ATTEMPTS) {
+        await finish({ error: { status: 500, message: `The job stopped the server running it ${MAX_ATTEMPTS} times and was given up.` } });
+        return;
+      }
+      const account = await store.accounts.byId(job.accountId);
+      if (!account) return; // the account is gone, and its jobs with it
+      const answer = await requests.perform(account, deserialiseRequest(claimed.request), {
+        timeLimitMs: config.timeLimitMs,
+        signal: controller.signal,
+        progress: (p) => {
+          progress = p;
+          if (Date.now() - written > 1000) void renew();
+        },
+      });
+      await finish({ result: Buffer.from(JSON.stringify(answer.value)) });
+      log('info', 'job done', { job: job.id, kind: job.kind });
+    } catch (error) {
+      if (error instanceof Cancelled) {
+        log('info', 'job cancelled', { job: job.id });
+      } else if (error instanceof Stopping) {
+        await store.jobs.requeue(job.id, holder, 0);
+      } else if ((error instanceof ForbiddenError && error.refusal === 'merge_slots') || error instanceof BusyError) {
+        // The account's merge slots or the office are busy: wait, as a request would retry.
+        await store.jobs.requeue(job.id, holder, 2000);
+      } else if (error instanceof DocsmithError) {
+        await finish({ error: { status: error.status, message: error.message } });
+        log('info', 'job failed', { job: job.id, status: error.status, reason: error.message });
+      } else {
+        log('error', 'job failed unexpectedly', { job: job.id, reason: (error as Error).stack ?? String(error) });
+        await finish({ error: { status: 500, message: `The job failed unexpectedly; the server log has the details (job ${job.id}).` } }).catch(() => undefined);
+      }
+    } finally {
+      clearInterval(renewal);
+      this.running.delete(job.id);
+      this.wake();
+    }
+  }
+
+  /** Due callback deliveries, one attempt each; failures come due again with a doubling wait. */
+  private async deliverCallbacks(): Promise<void> {
+    const { store, config, policy, masterSecret, log } = this.parts;
+    if (this.delivering || this.stopped) return;
+    this.delivering = true;
+    try {
+      for (;;) {
+        const due = await store.jobs.claimCallbacks(config.callbackTimeoutMs + 5000, 8);
+        if (due.length === 0) return;
+        await Promise.all(due.map(async (job) => {
+          const body = JSON.stringify(callbackPayload(job));
+          const attempt = (job.callback?.attempts ?? 0) + 1;
+          try {
+            await postCallback(job.callback!.url, body, {
+              'x-docsmith-job': job.id,
+              'x-docsmith-delivery-attempt': String(attempt),
+              'x-docsmith-signature': signCallback(callbackSecret(masterSecret, job.accountId), body),
+            }, policy, config.callbackTimeoutMs);
+            await store.jobs.callbackAttempted(job.id, { delivered: true });
+          } catch (error) {
+            const reason = (error as Error).message;
+            const last = attempt >= config.callbackAttempts;
+            await store.jobs.callbackAttempted(job.id, {
+              delivered: false, error: reason, retryInMs: last ? null : Math.min(3_600_000, config.callbackBackoffMs * 2 ** (attempt - 1)),
+            });
+            log(last ? 'warn' : 'info', last ? 'job callback failed for good' : 'job callback failed; retrying', { job: job.id, attempt, reason });
+          }
+        }));
+      }
+    } catch (error) {
+      log('warn', 'delivering job callbacks failed', { reason: (error as Error).message });
+    } finally {
+      this.delivering = false;
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    const removed = await this.parts.store.jobs.deleteExpired().catch(() => 0);
+    if (removed > 0) this.parts.log('info', 'removed finished jobs past their retention', { removed });
+  }
+
+  /**
+   * Stops taking up jobs; running ones get `graceMs` to finish, then go back to the queue for the
+   * next instance (or this one's next start).
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers) clearInterval(timer);
+    await this.polling;
+    const deadline = Date.now() + graceMs;
+    while (this.running.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    for (const controller of this.running.values()) controller.abort(new Stopping('the server is stopping'));
+    while (this.running.size > 0) await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,0 +1,235 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import { createHmac } from 'node:crypto';
+import { startServer, tempDir, type RunningServer } from '../helpers/server.js';
+import { adminServices, makeAccount, serverWithAccounts, untilFullyReady } from '../helpers/accounts.js';
+import { client, errorMessage as message, type Client } from '../helpers/http.js';
+import { docx, mergefield, p, partText } from '../helpers/docx.js';
+import { pdfFacts, slowRtf } from '../helpers/office.js';
+
+interface Job {
+  id: string; kind: string; state: string; attempts: number;
+  progress: { stage: string; done?: number; total?: number } | null;
+  error: { status: number; message: string } | null;
+  callback: { url: string; state: string; attempts: number; lastError: string | null } | null;
+  links: { self: string; result: string };
+}
+
+const template = docx(p(run('Dear '), mergefield('name'))).toString('base64');
+function run(text: string) {
+  return `<w:r><w:t xml:space="preserve">${text}</w:t></w:r>`;
+}
+
+/** A local callback receiver; answers 500 to the first `failures` deliveries. */
+async function receiver(failures = 0) {
+  const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+  let left = failures;
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body });
+      res.statusCode = left-- > 0 ? 500 : 200;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, received, close: () => new Promise((r) => server.close(r)) };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const jobOf = async (c: Client, id: string) => (await c.get(`/v1/jobs/${id}`)).json() as Job;
+const finished = (c: Client, id: string) => until(`job ${id} finished`, async () => {
+  const job = await jobOf(c, id);
+  return job.state === 'done' || job.state === 'failed' ? job : undefined;
+});
+
+describe('background jobs (async=true) with callbacks', () => {
+  let env: Awaited<ReturnType<typeof serverWithAccounts>>;
+  let ann: Client;
+  let bob: Client;
+  before(async () => {
+    env = await serverWithAccounts({ ann: { licence: 'SN-1' }, bob: { licence: 'SN-2' } }, {
+      DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_JOB_TIMEOUT_MS: '700', DOCSMITH_JOB_POLL_MS: '100',
+      DOCSMITH_CALLBACK_ALLOW: 'public,127.0.0.1', DOCSMITH_CALLBACK_BACKOFF_MS: '100', DOCSMITH_CALLBACK_ATTEMPTS: '3',
+    });
+    ann = env.clients.ann!;
+    bob = env.clients.bob!;
+  });
+  after(() => env.close());
+
+  it('merges in the background: 202 with the job, the same result as a request, a signed callback retried after a failure', async () => {
+    const hook = await receiver(1);
+    try {
+      const body = { template, mergeData: [{ name: 'Ann' }, { name: 'Bob' }] };
+      const reply = await ann.post(`/v1/document/merge?returnFormat=DOCX&append=false&async=true&callbackUrl=${encodeURIComponent(hook.url)}`, { json: body });
+      assert.equal(reply.status, 202, reply.text);
+      const queued = reply.json() as Job;
+      assert.equal(reply.headers.location, `/v1/jobs/${queued.id}`);
+      assert.equal(queued.kind, 'merge');
+      assert.deepEqual(queued.links, { self: `/v1/jobs/${queued.id}`, result: `/v1/jobs/${queued.id}/result` });
+
+      const done = await finished(ann, queued.id);
+      assert.equal(done.state, 'done', JSON.stringify(done));
+      const result = await ann.get(done.links.result);
+      assert.equal(result.status, 200);
+      const documents = (result.json() as string[]).map((d) => partText(Buffer.from(d, 'base64')));
+      const direct = ((await ann.post('/v1/document/merge?returnFormat=DOCX&append=false', { json: body })).json() as string[]).map((d) => partText(Buffer.from(d, 'base64')));
+      assert.deepEqual(documents, direct);
+      assert.match(documents[1]!, /Dear Bob/);
+
+      // The first delivery got a 500; the second one is delivered.
+      const job = await until('callback delivered', async () => {
+        const j = await jobOf(ann, queued.id);
+        return j.callback?.state === 'delivered' ? j : undefined;
+      });
+      assert.equal(job.callback?.attempts, 2);
+      assert.equal(hook.received.length, 2);
+      const secret = (await ann.get('/v1/jobs/callbacksecret')).json() as string;
+      for (const [i, delivery] of hook.received.entries()) {
+        const payload = JSON.parse(delivery.body) as { id: string; state: string; result: string };
+        assert.deepEqual([payload.id, payload.state, payload.result], [queued.id, 'done', `/v1/jobs/${queued.id}/result`]);
+        assert.equal(delivery.headers['x-docsmith-job'], queued.id);
+        assert.equal(delivery.headers['x-docsmith-delivery-attempt'], String(i + 1));
+        const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(delivery.headers['x-docsmith-signature']))!;
+        assert.equal(v1, createHmac('sha256', secret).update(`${t}.${delivery.body}`).digest('hex'), 'the signature checks out with the account secret');
+      }
+      assert.notEqual((await bob.get('/v1/jobs/callbacksecret')).json(), secret, 'each account signs with its own secret');
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('keeps jobs to their account', async () => {
+    const reply = await ann.post('/v1/document/merge?returnFormat=DOCX&async=true', { json: { template, mergeData: [{ name: 'A' }] } });
+    const { id } = reply.json() as Job;
+    await finished(ann, id);
+    assert.equal((await bob.get(`/v1/jobs/${id}`)).status, 404);
+    assert.equal((await bob.get(`/v1/jobs/${id}/result`)).status, 404);
+    assert.equal((await bob.delete(`/v1/jobs/${id}`)).status, 404);
+    assert.ok(((await ann.get('/v1/jobs')).json() as Job[]).some((j) => j.id === id));
+    assert.ok(!((await bob.get('/v1/jobs')).json() as Job[]).some((j) => j.id === id));
+    assert.equal((await ann.delete(`/v1/jobs/${id}`)).status, 204);
+    assert.equal((await ann.get(`/v1/jobs/${id}`)).status, 404);
+  });
+
+  it('answers what it can at once: bad input, a missing template, a callback to an internal address', async () => {
+    const bad = await ann.post('/v1/document/merge?returnFormat=DOCX&async=true', { json: { template: 'not base64!', mergeData: [{}] } });
+    assert.equal(bad.status, 400);
+    assert.match(message(bad), /Base64/);
+    const missing = await ann.post('/v1/document/merge?returnFormat=DOCX&async=true&templateName=nothing.docx', { json: { mergeData: [{}] } });
+    assert.equal(missing.status, 400);
+    assert.match(message(missing), /no template named "nothing.docx"/);
+    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://10.0.0.8/hook', 'http://[::1]/hook', 'file:///etc/passwd', 'http://user:pw@example.com/']) {
+      const refused = await ann.post(`/v1/document/convert?returnFormat=TXT&async=true&callbackUrl=${encodeURIComponent(url)}`, { json: Buffer.from('<p>x</p>').toString('base64') });
+      assert.equal(refused.status, 400, url);
+      assert.match(message(refused), /callbackUrl/);
+    }
+    const noAsync = await ann.post(`/v1/document/append?returnFormat=DOCX&callbackUrl=${encodeURIComponent('http://127.0.0.1/x')}`, { json: { documents: [{ document: template }] } });
+    assert.equal(noAsync.status, 400);
+    assert.match(message(noAsync), /async=true/);
+    const result = await ann.get('/v1/jobs/no-such-job/result');
+    assert.equal(result.status, 404);
+  });
+
+  it('gives jobs their own time limit, reports progress, and records a failure as the request would have had it', async () => {
+    // Five documents to PDF take longer than the request limit here (0.7 s), not than the job limit.
+    const records = Array.from({ length: 5 }, (_, i) => ({ name: `Reader ${i}` }));
+    const long = { template: docx(Array.from({ length: 400 }, (_, i) => p(run(`Line ${i} `), mergefield('name'))).join('')).toString('base64'), mergeData: records };
+    const sync = await ann.post('/v1/document/merge?returnFormat=PDF&append=false', { json: long });
+    assert.equal(sync.status, 504, sync.text.slice(0, 200));
+    const reply = await ann.post('/v1/document/merge?returnFormat=PDF&append=false&async=true', { json: long });
+    const { id } = reply.json() as Job;
+    const seen = await until('progress while converting', async () => {
+      const job = await jobOf(ann, id);
+      return job.progress?.stage === 'converting' || job.state === 'done' ? job : undefined;
+    });
+    if (seen.state !== 'done') assert.equal(seen.progress?.total, 5);
+    const done = await finished(ann, id);
+    assert.equal(done.state, 'done', JSON.stringify(done.error));
+    const pdfs = ((await ann.get(done.links.result)).json() as string[]).map((d) => pdfFacts(Buffer.from(d, 'base64')));
+    assert.equal(pdfs.length, 5);
+    assert.match(pdfs[4]!.text, /Reader 4/);
+
+    // A job that fails keeps the status and message the request would have answered.
+    const broken = await ann.post('/v1/document/append?returnFormat=PDF&async=true', { json: { documents: [{ document: Buffer.from('PK\x03\x04 broken').toString('base64') }] } });
+    const failed = await finished(ann, (broken.json() as Job).id);
+    assert.equal(failed.state, 'failed');
+    assert.equal(failed.error?.status, 400);
+    const noResult = await ann.get(failed.links.result);
+    assert.equal(noResult.status, 409);
+    assert.match(message(noResult), /failed/);
+  });
+
+  it('gives up a callback after the configured attempts', async () => {
+    const hook = await receiver(100);
+    try {
+      const reply = await ann.post(`/v1/document/merge?returnFormat=TXT&async=true&callbackUrl=${encodeURIComponent(hook.url)}`, { json: { template, mergeData: [{ name: 'A' }] } });
+      const { id } = reply.json() as Job;
+      const job = await until('callback failed', async () => {
+        const j = await jobOf(ann, id);
+        return j.callback?.state === 'failed' ? j : undefined;
+      });
+      assert.equal(job.callback?.attempts, 3);
+      assert.equal(job.callback?.lastError, 'HTTP 500');
+      assert.equal(hook.received.length, 3);
+    } finally {
+      await hook.close();
+    }
+  });
+});
+
+describe('background jobs across instances and restarts', () => {
+  it('queues jobs on an instance that runs none, cancels and limits them, and another instance runs them; the job limit stops a long job', async () => {
+    const dataDir = tempDir();
+    const admin = await adminServices({ dataDir });
+    const account = await makeAccount(admin, 'ann', { licence: 'SN-1' });
+    await admin.store.close();
+    let server: RunningServer = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_JOB_WORKERS: '0', DOCSMITH_JOB_MAX_WAITING: '3' });
+    let ann = client(server.url, { basic: [account.user, account.password] });
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const reply = await ann.post('/v1/document/merge?returnFormat=DOCX&async=true', { json: { template, mergeData: [{ name: `N${i}` }] } });
+        assert.equal(reply.status, 202);
+        ids.push((reply.json() as Job).id);
+      }
+      const over = await ann.post('/v1/document/merge?returnFormat=DOCX&async=true', { json: { template, mergeData: [{ name: 'x' }] } });
+      assert.equal(over.status, 429);
+      assert.match(message(over), /DOCSMITH_JOB_MAX_WAITING/);
+      assert.equal((await ann.delete(`/v1/jobs/${ids[0]}`)).status, 204, 'a queued job is cancelled');
+      const slow = await ann.post('/v1/document/convert?returnFormat=PDF&async=true', { json: fs.readFileSync(slowRtf(20_000)).toString('base64') });
+      assert.equal(slow.status, 202, slow.text);
+      assert.equal(((await ann.get(`/v1/jobs/${ids[1]}/result`)).status), 409);
+      await server.stop();
+
+      // The next instance (jobs on, a 1 s job limit) runs what was queued; nothing is lost.
+      server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_JOB_TIME_LIMIT_S: '1', DOCSMITH_JOB_POLL_MS: '100' });
+      await untilFullyReady(server.url);
+      ann = client(server.url, { basic: [account.user, account.password] });
+      for (const [i, id] of ids.slice(1).entries()) {
+        const done = await finished(ann, id);
+        assert.equal(done.state, 'done');
+        const [document] = (await ann.get(done.links.result)).json() as string[];
+        assert.match(partText(Buffer.from(document!, 'base64')), new RegExp(`Dear N${i + 1}`));
+      }
+      const stopped = await finished(ann, (slow.json() as Job).id);
+      assert.equal(stopped.state, 'failed');
+      assert.equal(stopped.error?.status, 504);
+      assert.equal((await ann.get(`/v1/jobs/${ids[0]}`)).status, 404);
+    } finally {
+      await server.stop();
+    }
+  });
+});
