@@ -30,6 +30,7 @@ const CONTRACT: Record<string, object> = {
   TemplateInfo: responses.templateInfoSchema,
   IncorrectWord: responses.incorrectWordSchema,
   TrackedChange: responses.trackedChangeSchema,
+  Job: responses.jobSchema,
 };
 
 type Schema = Record<string, unknown>;

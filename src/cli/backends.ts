@@ -79,6 +79,23 @@ export interface ClientLike {
   uploadTemplate(name: string, template: Bytes): Promise<void>;
   templateInfo(name: string): Promise<TemplateInfo>;
   deleteTemplate(name: string): Promise<void>;
+  mergeJob(request: { returnFormat: ClientFormat; template?: Bytes; mergeData: object; append?: boolean; mergeSettings?: never }): Promise<JobLike>;
+  convertJob(document: Bytes, returnFormat: ClientFormat): Promise<JobLike>;
+  appendJob(request: { returnFormat: ClientFormat; documents: { document: Bytes; documentDivider?: 1 | 2 | 3 }[] }): Promise<JobLike>;
+  waitForJob(id: string, options: { onProgress?: (job: JobLike) => void }): Promise<JobLike>;
+  jobResult(id: string): Promise<Bytes[]>;
+}
+
+export interface JobLike {
+  id: string;
+  state: string;
+  progress: { stage: string; done?: number; total?: number } | null;
+}
+
+/** One line per change of a job's state or progress: `job 3f2c…: running, converting 2 of 5`. */
+export function describeJob(job: JobLike): string {
+  const progress = job.progress ? `, ${job.progress.stage}${job.progress.total !== undefined ? ` ${job.progress.done ?? 0} of ${job.progress.total}` : ''}` : '';
+  return `job ${job.id}: ${job.state}${progress}`;
 }
 
 /** The published client package, loaded when the CLI talks to a server. */
@@ -91,20 +108,42 @@ export async function loadClient(url: string, credentials: { apiKey: string } | 
 
 /** Against a running server, through the TypeScript client. */
 export class RemoteBackend implements Backend {
-  constructor(private readonly client: ClientLike) {}
+  /**
+   * @param jobs merge, convert and append run as background jobs (--async): no request time
+   *   limit; `progress` hears each change of the job's state.
+   */
+  constructor(private readonly client: ClientLike, private readonly jobs?: { progress: (line: string) => void }) {}
+
+  /** Queues the work as a job, follows it to the end, and fetches its documents. */
+  private async viaJob(queued: Promise<JobLike>): Promise<Buffer[]> {
+    const job = await queued;
+    let last = '';
+    await this.client.waitForJob(job.id, {
+      onProgress: (seen) => {
+        const line = describeJob(seen);
+        if (line !== last) this.jobs!.progress((last = line));
+      },
+    });
+    return (await this.client.jobResult(job.id)).map((d) => Buffer.from(d));
+  }
 
   async merge(template: Buffer, records: JsonObject[], format: string, append: boolean, settings: unknown): Promise<Buffer[]> {
-    const docs = await this.client.merge({ returnFormat: format.toUpperCase() as ClientFormat, template, mergeData: records, append, mergeSettings: settings as never });
+    const request = { returnFormat: format.toUpperCase() as ClientFormat, template, mergeData: records, append, mergeSettings: settings as never };
+    if (this.jobs) return this.viaJob(this.client.mergeJob(request));
+    const docs = await this.client.merge(request);
     return docs.map((d) => Buffer.from(d));
   }
 
   async convert(document: Buffer, format: string): Promise<Buffer> {
+    if (this.jobs) return (await this.viaJob(this.client.convertJob(document, format.toUpperCase() as ClientFormat)))[0]!;
     return Buffer.from(await this.client.convert(document, format.toUpperCase() as ClientFormat));
   }
 
   async append(documents: { bytes: Buffer; divider: Divider }[], format: string): Promise<Buffer> {
     const divider = { none: 1, paragraph: 2, section: 3 } as const;
-    return Buffer.from(await this.client.append({ returnFormat: format.toUpperCase() as ClientFormat, documents: documents.map((d) => ({ document: d.bytes, documentDivider: divider[d.divider] })) }));
+    const request = { returnFormat: format.toUpperCase() as ClientFormat, documents: documents.map((d) => ({ document: d.bytes, documentDivider: divider[d.divider] })) };
+    if (this.jobs) return (await this.viaJob(this.client.appendJob(request)))[0]!;
+    return Buffer.from(await this.client.append(request));
   }
 
   async thumbnails(document: Buffer, options: { zoom?: number; from?: number; to?: number; imageFormat?: string }): Promise<Buffer[]> {

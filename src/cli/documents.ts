@@ -28,6 +28,7 @@ export interface DocumentOptions {
   user?: string;
   password?: string;
   'api-key'?: string;
+  async?: boolean;
 }
 
 const EXTENSIONS: Record<string, string> = { pdf: 'pdf', pdfa: 'pdf', docx: 'docx', doc: 'doc', rtf: 'rtf', html: 'html', txt: 'txt' };
@@ -73,8 +74,10 @@ async function backendFor(options: DocumentOptions): Promise<Backend> {
   if (options.url) {
     const credentials = options['api-key'] ? { apiKey: options['api-key'] } : options.user && options.password ? { username: options.user, password: options.password } : undefined;
     if (!credentials) throw new UsageError('--url needs --api-key, or --user and --password');
-    return new RemoteBackend(await loadClient(options.url, credentials));
+    const jobs = options.async ? { progress: (line: string) => process.stderr.write(`${line}\n`) } : undefined;
+    return new RemoteBackend(await loadClient(options.url, credentials), jobs);
   }
+  if (options.async) throw new UsageError('--async runs the work as a job on a server: add --url and credentials');
   // In-process: no server, no stored data; a scratch folder for the office's caches.
   const env = { ...process.env };
   env.DOCSMITH_DATA_DIR ??= path.join(os.tmpdir(), 'docsmith-cli');

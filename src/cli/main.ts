@@ -37,6 +37,9 @@ Documents (in this process by default; against a server with --url and --api-key
   docsmith append a.docx b.rtf c.doc [--divider None|NewParagraph|NewSection] [--format pdf] [-o out.pdf]
   docsmith thumbnails --input in.pdf [--zoom 100] [--from 1] [--to 0] [--image-format png] [--out-dir dir]
   docsmith info --template t.docx
+
+  With --url, --async runs merge, convert and append as background jobs on the server (no request
+  time limit; the job's progress is printed to standard error).
 `;
 
 import { runDocumentCommand } from './documents.js';
@@ -72,6 +75,7 @@ const OPTIONS = {
   'image-format': { type: 'string' },
   url: { type: 'string' },
   'api-key': { type: 'string' },
+  async: { type: 'boolean' },
   out: { type: 'string' },
   version: { type: 'boolean', short: 'v' },
 } as const;

@@ -78,6 +78,7 @@ describe('docsmith CLI: document commands', () => {
       [['merge', '--template', template, '--data', data, '--format', 'xyz'], 2, /--format must be one of pdf, pdfa, docx/],
       [['thumbnails', '--input', template, '--zoom', '9999'], 2, /--zoom must be a whole number from 1 to 400/],
       [['thumbnails', '--input', template, '--image-format', 'tiff'], 2, /--image-format must be one of png/],
+      [['merge', '--template', template, '--data', data, '--async'], 2, /--async runs the work as a job on a server: add --url/],
     ];
     for (const [args, code, expected] of cases) {
       const result = cli(args, dir);
@@ -106,5 +107,22 @@ describe('docsmith CLI against a server (--url)', () => {
     const denied = cli(['convert', '--input', 't.docx', '--url', env.server.url, '--user', 'remote', '--password', 'wrong-password'], dir);
     assert.equal(denied.code, 1);
     assert.match(denied.err, /Not authorized/);
+  });
+
+  it('runs merges, conversions and appends as background jobs with --async, printing their progress', () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 't.docx'), docx(p(run('Hi '), mergefield('name'))));
+    fs.writeFileSync(path.join(dir, 'd.json'), JSON.stringify([{ name: 'Ann' }, { name: 'Bob' }]));
+    const login = ['--url', env.server.url, '--user', 'remote', '--password', 'pw-remote-secret', '--async'];
+    const merged = cli(['merge', '--template', 't.docx', '--data', 'd.json', '--format', 'pdf', '--separate', '-o', 'r.pdf', ...login], dir);
+    assert.equal(merged.code, 0, merged.err);
+    assert.match(merged.err, /job [0-9a-f-]{36}: done/);
+    assert.match(pdfFacts(fs.readFileSync(path.join(dir, 'r-2.pdf'))).text, /Hi Bob/);
+    const converted = cli(['convert', '--input', 't.docx', '--format', 'txt', '-o', 't.txt', ...login], dir);
+    assert.equal(converted.code, 0, converted.err);
+    assert.match(fs.readFileSync(path.join(dir, 't.txt'), 'utf8'), /Hi/);
+    const appended = cli(['append', 't.docx', 't.docx', '--format', 'docx', '-o', 'both.docx', ...login], dir);
+    assert.equal(appended.code, 0, appended.err);
+    assert.equal((partText(fs.readFileSync(path.join(dir, 'both.docx'))).match(/Hi/g) ?? []).length, 2);
   });
 });

@@ -65,6 +65,27 @@ describe('TypeScript client against a running server', () => {
     assert.ok((await client.fonts()).includes('Arial'));
   });
 
+  it('runs background jobs and follows their progress', async () => {
+    const template = docx(p(run('Dear '), mergefield('name')));
+    const job = await client.mergeJob({ returnFormat: 'PDF', template, mergeData: [{ name: 'Ann' }, { name: 'Bob' }], append: false });
+    assert.equal(job.kind, 'merge');
+    const states: string[] = [];
+    const done = await client.waitForJob(job.id, { intervalMs: 50, onProgress: (j) => states.push(j.state) });
+    assert.equal(done.state, 'done');
+    assert.equal(states.at(-1), 'done');
+    const pdfs = await client.jobResult(job.id);
+    assert.equal(pdfs.length, 2);
+    assert.equal(Buffer.from(pdfs[1]!.subarray(0, 5)).toString('latin1'), '%PDF-');
+    assert.ok((await client.jobs()).some((j) => j.id === job.id));
+    const converted = await client.waitForJob((await client.convertJob(template, 'TXT')).id, { intervalMs: 50 });
+    assert.match(Buffer.from((await client.jobResult(converted.id))[0]!).toString('utf8'), /Dear/);
+    const failing = await client.appendJob({ returnFormat: 'DOCX', documents: [{ document: new TextEncoder().encode('not a document') }] });
+    await assert.rejects(client.waitForJob(failing.id, { intervalMs: 50 }), (e: Error) => e instanceof DocsmithApiError && e.status === 400);
+    await client.deleteJob(job.id);
+    await assert.rejects(client.job(job.id), (e: Error) => e instanceof DocsmithApiError && e.status === 404);
+    assert.equal(typeof await client.callbackSecret(), 'string');
+  });
+
   it('covers proofing and review', async () => {
     assert.ok((await client.availableDictionaries()).includes('en_US.dic'));
     assert.deepEqual((await client.checkSpelling('Thiss is fine', 'en_US.dic')).map((w) => w.text), ['Thiss']);

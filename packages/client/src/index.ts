@@ -8,7 +8,7 @@ export type ImageFormat = 'PNG' | 'JPG' | 'GIF' | 'BMP';
 export type Divider = 1 | 2 | 3 | 'None' | 'NewParagraph' | 'NewSection';
 
 import type {
-  AccountSettings, ApiKey, DocumentSettings, IncorrectWord, MergeSettings, ShareLink, TemplateInfo, TemplateListEntry, TrackedChange,
+  AccountSettings, ApiKey, DocumentSettings, IncorrectWord, Job, MergeSettings, ShareLink, TemplateInfo, TemplateListEntry, TrackedChange,
 } from './wire.js';
 
 // The wire shapes are generated from the server's schemas (packages/client/src/wire.ts).
@@ -132,6 +132,55 @@ export class DocsmithClient {
 
   async convert(document: Bytes, returnFormat: ReturnFormat, options: { test?: boolean } = {}): Promise<Bytes> {
     return fromBase64(await this.call<string>('POST', '/document/convert', { returnFormat, test: options.test }, toBase64(document)));
+  }
+
+  // Background jobs (docsmith extension): the same work, answered at once with a job to follow.
+  /** Queues a merge; `callbackUrl` is POSTed a signed notice when it ends. */
+  mergeJob(request: Parameters<DocsmithClient['merge']>[0] & { callbackUrl?: string }): Promise<Job> {
+    const { returnFormat, templateName, append, test, template, mergeData, mergeSettings, callbackUrl } = request;
+    const body = { mergeData, template: template ? toBase64(template) : undefined, mergeSettings };
+    return this.call('POST', '/document/merge', { returnFormat, templateName, append, test, async: true, callbackUrl }, body);
+  }
+
+  appendJob(request: Parameters<DocsmithClient['append']>[0] & { callbackUrl?: string }): Promise<Job> {
+    const body = { documents: request.documents.map((d) => ({ document: toBase64(d.document), documentDivider: d.documentDivider ?? 3 })), documentSettings: request.documentSettings };
+    return this.call('POST', '/document/append', { returnFormat: request.returnFormat, test: request.test, async: true, callbackUrl: request.callbackUrl }, body);
+  }
+
+  convertJob(document: Bytes, returnFormat: ReturnFormat, options: { test?: boolean; callbackUrl?: string } = {}): Promise<Job> {
+    return this.call('POST', '/document/convert', { returnFormat, test: options.test, async: true, callbackUrl: options.callbackUrl }, toBase64(document));
+  }
+
+  job(id: string): Promise<Job> { return this.call('GET', `/jobs/${encodeURIComponent(id)}`); }
+  jobs(): Promise<Job[]> { return this.call('GET', '/jobs'); }
+  async deleteJob(id: string): Promise<void> { await this.call('DELETE', `/jobs/${encodeURIComponent(id)}`); }
+  /** The secret callbacks are signed with: X-Docsmith-Signature is t=<s>,v1=<hex HMAC-SHA256 of "<t>.<body>">. */
+  callbackSecret(): Promise<string> { return this.call('GET', '/jobs/callbacksecret'); }
+
+  /** A done job's documents (a merge gives one per record, or one; append and convert give one). */
+  async jobResult(id: string): Promise<Bytes[]> {
+    const value = await this.call<string | string[]>('GET', `/jobs/${encodeURIComponent(id)}/result`);
+    return (Array.isArray(value) ? value : [value]).map(fromBase64);
+  }
+
+  /**
+   * Polls until the job ends; `onProgress` hears each state seen. A failed job throws
+   * DocsmithApiError with the status and message the request would have had.
+   */
+  async waitForJob(id: string, options: { intervalMs?: number; onProgress?: (job: Job) => void; signal?: AbortSignal } = {}): Promise<Job> {
+    for (;;) {
+      const job = await this.job(id);
+      options.onProgress?.(job);
+      if (job.state === 'done') return job;
+      if (job.state === 'failed') throw new DocsmithApiError(job.error?.status ?? 500, job.error?.message ?? 'The job failed.', undefined);
+      await new Promise((resolve, reject) => {
+        const timer = setTimeout(resolve, options.intervalMs ?? 500);
+        options.signal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(options.signal!.reason as Error);
+        }, { once: true });
+      });
+    }
   }
 
   async thumbnails(document: Bytes, options: ThumbnailOptions = {}): Promise<Bytes[]> {

@@ -275,3 +275,47 @@ export interface TrackedChange {
   highlightColor: string;
   defaultHighlightColor: string;
 }
+export interface Job {
+  id: string;
+  kind: 'merge' | 'append' | 'convert';
+  state: 'queued' | 'running' | 'done' | 'failed';
+  /**
+   * ISO 8601
+   */
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  /**
+   * when a finished job and its result are removed
+   */
+  expiresAt: string | null;
+  /**
+   * how often a server took it up (more than 1: one stopped while running it)
+   */
+  attempts: number;
+  /**
+   * while running: the stage (merging, joining, converting) and documents done of total
+   */
+  progress: {
+    stage: string;
+    done?: number;
+    total?: number;
+  } | null;
+  /**
+   * a failed job: the status and message the request would have had
+   */
+  error: {
+    status: number;
+    message: string;
+  } | null;
+  callback: {
+    url: string;
+    state: 'pending' | 'delivered' | 'failed';
+    attempts: number;
+    lastError: string | null;
+  } | null;
+  links: {
+    self: string;
+    result: string;
+  };
+}
