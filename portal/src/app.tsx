@@ -10,10 +10,11 @@ import { Tools } from './pages/Tools';
 import { Keys } from './pages/Keys';
 import { Usage } from './pages/Usage';
 import { Share } from './pages/Share';
+import { Jobs } from './pages/Jobs';
 
 const NAV = [
   { href: '/', label: 'Templates' }, { href: '/playground', label: 'Playground' }, { href: '/tools', label: 'Append & convert' },
-  { href: '/keys', label: 'API keys' }, { href: '/usage', label: 'Usage' },
+  { href: '/jobs', label: 'Jobs' }, { href: '/keys', label: 'API keys' }, { href: '/usage', label: 'Usage' },
 ];
 
 function NavLink({ href, label }: { href: string; label: string }) {
@@ -39,6 +40,7 @@ function SignedIn({ session }: { session: Session }) {
         <Route path="/playground">{() => <Playground name={undefined} />}</Route>
         <Route path="/playground/:name">{(params) => <Playground name={param(params.name)} />}</Route>
         <Route path="/tools">{() => <Tools />}</Route>
+        <Route path="/jobs">{() => <Jobs />}</Route>
         <Route path="/keys">{() => <Keys />}</Route>
         <Route path="/usage">{() => <Usage />}</Route>
         <Route>{() => <main><h1>Not found</h1><p>There is no such page. <Link href="/">Back to the templates</Link>.</p></main>}</Route>

@@ -228,6 +228,20 @@ describe('background jobs across instances and restarts', () => {
       assert.equal(stopped.state, 'failed');
       assert.equal(stopped.error?.status, 504);
       assert.equal((await ann.get(`/v1/jobs/${ids[0]}`)).status, 404);
+      await server.stop();
+
+      // An instance that stops while a job runs puts it back in the queue after its grace period.
+      server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_SHUTDOWN_GRACE_MS: '300', DOCSMITH_JOB_POLL_MS: '100' });
+      await untilFullyReady(server.url);
+      ann = client(server.url, { basic: [account.user, account.password] });
+      const long = (await ann.post('/v1/document/convert?returnFormat=PDF&async=true', { json: fs.readFileSync(slowRtf(20_000)).toString('base64') })).json() as Job;
+      await until('the long job runs', async () => ((await jobOf(ann, long.id)).state === 'running' ? true : undefined));
+      await server.stop();
+      server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_JOB_WORKERS: '0' });
+      ann = client(server.url, { basic: [account.user, account.password] });
+      const requeued = await jobOf(ann, long.id);
+      assert.equal(requeued.state, 'queued');
+      assert.equal(requeued.attempts, 0, 'a stop is not counted as a failed attempt');
     } finally {
       await server.stop();
     }

@@ -253,12 +253,38 @@ describe('web portal in Chromium', { skip }, () => {
     assert.ok(await noSideScroll(page), 'the playground fits 360 px');
     await page.screenshot({ path: path.join(SHOTS, 'playground-360.png'), fullPage: true });
 
-    for (const route of ['/portal/templates/invoice.docx', '/portal/keys', '/portal/usage', '/portal/tools']) {
+    for (const route of ['/portal/templates/invoice.docx', '/portal/keys', '/portal/usage', '/portal/tools', '/portal/jobs']) {
       await page.goto(`${env.server.url}${route}`);
       await page.getByRole('heading').first().waitFor();
       await page.waitForLoadState('networkidle');
       assert.ok(await noSideScroll(page), `${route} fits 360 px`);
     }
+    await context.close();
+  });
+
+  it('converts in the background and follows the job to its download', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    const page = await open(context, '/portal/tools');
+    await signIn(page, 'ann', 'pw-ann-secret');
+    await page.getByRole('heading', { name: 'Append and convert' }).waitFor();
+    const convert = page.getByRole('region', { name: 'Convert' });
+    await convert.getByLabel('Document to convert').setInputFiles(path.join(files, 'invoice.docx'));
+    await convert.getByLabel('In the background').check();
+    await convert.getByRole('button', { name: 'Convert in the background' }).click();
+    await convert.getByRole('status').filter({ hasText: /Queued job/ }).waitFor();
+    await convert.getByRole('link', { name: 'Jobs' }).click();
+    await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+    const job = page.getByRole('list', { name: 'Jobs' }).getByRole('listitem').first();
+    // The page follows the job by itself until it is done.
+    await job.getByRole('button', { name: 'Download' }).waitFor({ timeout: 60_000 });
+    assert.match(await job.textContent() ?? '', /convert.*done/);
+    const [download] = await Promise.all([page.waitForEvent('download'), job.getByRole('button', { name: 'Download' }).click()]);
+    assert.match(download.suggestedFilename(), /^convert-[0-9a-f]{8}\.pdf$/);
+    const pdf = fs.readFileSync(await download.path());
+    assert.match(await pdfText(pdf), /Invoice for/);
+    await page.screenshot({ path: path.join(SHOTS, 'jobs.png'), fullPage: true });
+    await job.getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('status').filter({ hasText: 'Removed the job.' }).waitFor();
     await context.close();
   });
 

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { Link } from 'wouter-preact';
 import type { Divider, ReturnFormat } from '@docsmith/client';
 import { useSession } from '../session';
 import { useAction } from '../hooks';
@@ -12,13 +13,29 @@ const DIVIDERS: { value: Divider; label: string }[] = [
   { value: 'NewSection', label: 'on a new page' }, { value: 'NewParagraph', label: 'in a new paragraph' }, { value: 'None', label: 'in the same paragraph' },
 ];
 
+/** Run the work as a background job (no request time limit); its result waits on the Jobs page. */
+function Background({ value, onChange }: { value: boolean; onChange: (value: boolean) => void }) {
+  return <label class="inline"><input type="checkbox" checked={value} onChange={(e) => onChange(e.currentTarget.checked)} /> In the background</label>;
+}
+
+function Queued({ id }: { id: string | undefined }) {
+  return id ? <p class="notice done" role="status">Queued job {id.slice(0, 8)}…: follow it on the <Link href="/jobs">Jobs</Link> page.</p> : null;
+}
+
 function Convert() {
   const { client } = useSession();
   const [file, setFile] = useState<File | undefined>(undefined);
   const [format, setFormat] = useState<ReturnFormat>('PDF');
+  const [background, setBackground] = useState(false);
+  const [queued, setQueued] = useState<string | undefined>(undefined);
   const action = useAction();
   const convert = () => action.run(async () => {
     if (!file) return;
+    setQueued(undefined);
+    if (background) {
+      setQueued((await client.convertJob(await readFile(file), format)).id);
+      return;
+    }
     saveBytes(await client.convert(await readFile(file), format), `${baseName(file.name)}.${extensionOf(format)}`, format);
     return `Converted ${file.name} to ${format}.`;
   });
@@ -28,9 +45,11 @@ function Convert() {
       <DropZone label="Document to convert" hint={file ? file.name : 'DOCX, DOC, RTF or HTML'} accept={DOCUMENTS} onFiles={([f]) => { setFile(f); action.clear(); }} />
       <div class="toolbar">
         <FormatSelect value={format} onChange={setFormat} />
-        <button type="button" class="primary" disabled={!file || action.busy} onClick={() => void convert()}>{action.busy ? 'Converting…' : 'Convert and download'}</button>
+        <Background value={background} onChange={setBackground} />
+        <button type="button" class="primary" disabled={!file || action.busy} onClick={() => void convert()}>{action.busy ? 'Converting…' : background ? 'Convert in the background' : 'Convert and download'}</button>
       </div>
       <Notice error={action.error} done={action.done} />
+      <Queued id={queued} />
     </section>
   );
 }
@@ -41,6 +60,8 @@ function Append() {
   const { client } = useSession();
   const [parts, setParts] = useState<Part[]>([]);
   const [format, setFormat] = useState<ReturnFormat>('PDF');
+  const [background, setBackground] = useState(false);
+  const [queued, setQueued] = useState<string | undefined>(undefined);
   const action = useAction();
   const add = (files: File[]) => setParts((old) => [...old, ...files.map((file, i) => ({ id: Date.now() + i, file, divider: 'NewSection' as Divider }))]);
   const move = (index: number, by: number) => setParts((old) => {
@@ -52,6 +73,11 @@ function Append() {
   const join = () => action.run(async () => {
     if (parts.length < 2) throw new Error('Add at least two documents to append.');
     const documents = await Promise.all(parts.map(async (part) => ({ document: await readFile(part.file), documentDivider: part.divider })));
+    setQueued(undefined);
+    if (background) {
+      setQueued((await client.appendJob({ returnFormat: format, documents })).id);
+      return;
+    }
     saveBytes(await client.append({ returnFormat: format, documents }), `appended.${extensionOf(format)}`, format);
     return `Appended ${parts.length} documents as ${format}.`;
   });
@@ -81,9 +107,11 @@ function Append() {
       )}
       <div class="toolbar">
         <FormatSelect value={format} onChange={setFormat} />
-        <button type="button" class="primary" disabled={parts.length < 2 || action.busy} onClick={() => void join()}>{action.busy ? 'Appending…' : 'Append and download'}</button>
+        <Background value={background} onChange={setBackground} />
+        <button type="button" class="primary" disabled={parts.length < 2 || action.busy} onClick={() => void join()}>{action.busy ? 'Appending…' : background ? 'Append in the background' : 'Append and download'}</button>
       </div>
       <Notice error={action.error} done={action.done} />
+      <Queued id={queued} />
     </section>
   );
 }
