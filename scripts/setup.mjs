@@ -32,6 +32,9 @@ function has(command) {
 }
 // `--npm-only` (npm run test:unit): the npm packages and their build tools, nothing else.
 const npmOnly = process.argv.includes('--npm-only');
+// `--system-only` (the container image's runtime stage): the Debian packages the service runs
+// with (office, fonts, dictionaries), no build tools, no npm packages.
+const systemOnly = process.argv.includes('--system-only');
 // Node.js 20 reached end of life in April 2026: it still works, but say so.
 const nodeMajor = Number(process.versions.node.split('.')[0]);
 if (nodeMajor < 22) {
@@ -41,9 +44,11 @@ const officeWanted = !npmOnly && process.env.DOCSMITH_OFFICE_WORKERS !== '0';
 // The portal's end-to-end tests drive Debian's Chromium; only `npm test` needs it.
 const browserWanted = !npmOnly && process.env.npm_lifecycle_event === 'pretest' && process.env.DOCSMITH_BROWSER_TESTS !== '0';
 const SYSTEM_PARTS = [
-  { check: 'command -v python3', packages: ['python3'] },
-  { check: 'command -v make', packages: ['make'] },
-  { check: 'command -v g++', packages: ['g++'] },
+  ...(systemOnly ? [] : [
+    { check: 'command -v python3', packages: ['python3'] },
+    { check: 'command -v make', packages: ['make'] },
+    { check: 'command -v g++', packages: ['g++'] },
+  ]),
   ...(officeWanted ? [
     { check: 'test -x /usr/lib/libreoffice/program/soffice.bin', packages: ['libreoffice-writer-nogui', 'libreoffice-calc-nogui'] },
     { check: '/usr/bin/python3 -c "import uno"', packages: ['python3-uno'] },
@@ -83,6 +88,8 @@ if (missing.length > 0) {
     process.exit(1);
   }
 }
+
+if (systemOnly) process.exit(0);
 
 // npm packages: reinstall when package.json or the lock file changed since the last install.
 const lock = existsSync(path.join(root, 'package-lock.json')) ? 'package-lock.json' : null;

@@ -94,7 +94,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     transform: ({ schema, url, route }) => {
       if (!schema || (schema as { hide?: boolean }).hide) return { schema, url };
       const methods = Array.isArray(route.method) ? route.method : [route.method];
-      const words = url.replace(/^\/v1\//, '/').split(/[/_-]/).filter(Boolean).map((w) => w.replace(/^:/, 'by-'));
+      const words = url.replace(/^\/v1\//, '/').split(/[/_-]/).filter(Boolean).map((w) => (w.startsWith(':') ? `by${w[1]!.toUpperCase()}${w.slice(2)}` : w));
       const operationId = methods[0]!.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
       return { schema: { ...schema, operationId } as typeof schema, url };
     },

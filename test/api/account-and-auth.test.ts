@@ -146,7 +146,7 @@ describe('accounts and authentication over HTTP', () => {
     const ids = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
     assert.ok(ids.every((id) => typeof id === 'string' && /^[a-z]+[A-Za-z]+$/.test(id)), ids.join(', '));
     assert.equal(new Set(ids).size, ids.length, 'unique');
-    assert.ok(ids.includes('postDocumentMerge') && ids.includes('getTemplatesList') && ids.includes('deleteDocumentShare'));
+    assert.ok(ids.includes('postDocumentMerge') && ids.includes('getTemplatesList') && ids.includes('deleteDocumentShare') && ids.includes('getJobsByIdResult'));
     const page = await request(server.url, 'GET', '/docs');
     assert.equal(page.status, 200);
     assert.match(page.text, /\/v1\/templates\/upload/);

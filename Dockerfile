@@ -1,0 +1,40 @@
+# docsmith with LibreOffice, fonts and spelling dictionaries, run as a non-root user.
+#   docker build -t docsmith .          (podman build works the same)
+#   docker run -p 8080:8080 -v docsmith-data:/data -e DOCSMITH_BOOTSTRAP_USER=me -e DOCSMITH_BOOTSTRAP_PASSWORD=... docsmith
+# BASE_IMAGE: a Debian bookworm image with Node.js (20.10+, 22 or 24) and npm.
+ARG BASE_IMAGE=node:20-bookworm-slim
+
+# Build: npm packages (the SQLite binding compiles here), TypeScript, the portal, the client.
+FROM ${BASE_IMAGE} AS build
+WORKDIR /app
+ENV DOCSMITH_BROWSER_TESTS=0 DOCSMITH_OFFICE_WORKERS=0
+COPY package.json package-lock.json ./
+COPY scripts ./scripts
+COPY src/proofing/dictionaries.json ./src/proofing/dictionaries.json
+RUN node scripts/setup.mjs --npm-only
+COPY . .
+RUN node scripts/setup.mjs && npm prune --omit=dev --no-audit --no-fund
+
+# Run: the office, fonts and dictionaries from Debian (one list: scripts/setup.mjs), no compilers.
+FROM ${BASE_IMAGE}
+WORKDIR /app
+COPY package.json ./
+COPY scripts/setup.mjs ./scripts/setup.mjs
+COPY src/proofing/dictionaries.json ./src/proofing/dictionaries.json
+RUN node scripts/setup.mjs --system-only && apt-get clean && rm -rf /var/lib/apt/lists/*
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/bin ./bin
+COPY --from=build /app/packages/client/dist ./packages/client/dist
+COPY --from=build /app/packages/client/package.json ./packages/client/package.json
+RUN useradd --system --uid 10001 --user-group --home-dir /data --shell /usr/sbin/nologin docsmith \
+ && mkdir -p /data && chown docsmith:docsmith /data
+USER docsmith
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DOCSMITH_DATA_DIR=/data HOME=/data
+VOLUME /data
+EXPOSE 8080
+# Ready: the database answers and an office process is warm (the start takes a few seconds).
+HEALTHCHECK --interval=15s --timeout=5s --start-period=90s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# node itself is PID 1: SIGTERM drains requests and jobs (DOCSMITH_SHUTDOWN_GRACE_MS), then exits.
+CMD ["node", "dist/main.js"]

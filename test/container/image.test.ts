@@ -1,0 +1,83 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import net from 'node:net';
+import { ROOT } from '../helpers/server.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { client } from '../helpers/http.js';
+import { docx, mergefield, p, run } from '../helpers/docx.js';
+import { pdfFacts } from '../helpers/office.js';
+
+// The container image, built and run with podman where it is installed (no registry is needed:
+// scripts/container-base.mjs makes the Debian base from Debian's mirror with debootstrap).
+const has = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
+const skip = process.env.DOCSMITH_CONTAINER_TESTS === '0' ? 'DOCSMITH_CONTAINER_TESTS=0'
+  : !has('podman') || !has('debootstrap') ? 'podman and debootstrap are not installed: apt-get install podman debootstrap to build and test the container image'
+    : process.getuid?.() !== 0 ? 'building the base image with debootstrap needs root'
+      : false;
+
+const IMAGE = 'localhost/docsmith:test';
+
+function sh(command: string, args: string[], timeout = 30 * 60_000) {
+  const result = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', timeout, maxBuffer: 64 * 1024 * 1024 });
+  return { code: result.status, out: result.stdout ?? '', err: result.stderr ?? '' };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+describe('container image (podman)', { skip, timeout: 45 * 60_000 }, () => {
+  let db: TestDatabase;
+  const name = `docsmith-test-${process.pid}`;
+  before(async () => {
+    db = await createTestDatabase();
+  });
+  after(async () => {
+    sh('podman', ['rm', '--force', name]);
+    await db?.drop();
+  });
+
+  it('builds from the Dockerfile, runs as a non-root user on PostgreSQL, merges, reports healthy and stops cleanly', { timeout: 45 * 60_000 }, async () => {
+    const base = sh(process.execPath, ['scripts/container-base.mjs']);
+    assert.equal(base.code, 0, base.err);
+    const build = sh('podman', ['build', '--network', 'host', '--build-arg', `BASE_IMAGE=${base.out.trim()}`, '-t', IMAGE, '.']);
+    assert.equal(build.code, 0, build.err.slice(-4000));
+
+    const port = await freePort();
+    const started = sh('podman', ['run', '--detach', '--name', name, '--network', 'host',
+      '-e', `PORT=${port}`, '-e', 'HOST=127.0.0.1', '-e', `DOCSMITH_DATABASE_URL=${db.url}`, '-e', 'DOCSMITH_SECRET=container-test-secret',
+      '-e', 'DOCSMITH_BOOTSTRAP_USER=boss', '-e', 'DOCSMITH_BOOTSTRAP_PASSWORD=a-long-container-password', '-e', 'DOCSMITH_BOOTSTRAP_LICENSE=SN-C',
+      '-e', 'DOCSMITH_OFFICE_WORKERS=1', IMAGE]);
+    assert.equal(started.code, 0, started.err);
+
+    const url = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + 180_000;
+    for (;;) {
+      const ready = await fetch(`${url}/readyz`).then((r) => r.status, () => 0);
+      if (ready === 200) break;
+      assert.ok(Date.now() < deadline, `not ready within 3 minutes: ${sh('podman', ['logs', name]).err.slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    assert.equal(sh('podman', ['exec', name, 'id', '-u']).out.trim(), '10001', 'the service runs as the docsmith user, not root');
+    assert.equal(sh('podman', ['healthcheck', 'run', name]).code, 0, 'the image\'s health check passes');
+
+    const boss = client(url, { basic: ['boss', 'a-long-container-password'] });
+    const template = docx(p(run('Hello '), mergefield('name'))).toString('base64');
+    const merged = await boss.post('/v1/document/merge?returnFormat=PDF', { json: { template, mergeData: [{ name: 'Container' }] } });
+    assert.equal(merged.status, 200, merged.text);
+    assert.match(pdfFacts(Buffer.from((merged.json() as string[])[0]!, 'base64')).text, /Hello Container/);
+    const dictionaries = (await boss.get('/v1/proofing/availabledictionaries')).json() as string[];
+    assert.ok(dictionaries.includes('en_US.dic') && dictionaries.length > 40, `dictionaries: ${dictionaries.length}`);
+
+    const stopped = sh('podman', ['stop', '--time', '30', name], 60_000);
+    assert.equal(stopped.code, 0, stopped.err);
+    assert.equal(sh('podman', ['inspect', '--format', '{{.State.ExitCode}}', name]).out.trim(), '0', 'SIGTERM ends it with exit 0');
+    assert.match(sh('podman', ['logs', name]).out, /"msg":"stopped"/);
+  });
+});
