@@ -4,7 +4,9 @@
  *  1. a 20,000-row table to DOCX: time;
  *  2. a 100-row invoice to DOCX, 8 concurrent clients: documents per second, docsmith over HTTP
  *     (worker threads; autocannon drives the load) against Carbone in-process (its render is
- *     asynchronous), with the CPU each side spends per document.
+ *     asynchronous), with the CPU each side spends per document;
+ *  3. an 8-row and a 100-row invoice to PDF, one request at a time: docsmith over HTTP (office
+ *     pool of 2) against Carbone in-process (its LibreOffice converter, 2 factories), interleaved.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,11 +20,15 @@ import { CompiledTemplate, DEFAULT_MERGE_OPTIONS } from '../src/merge/engine.js'
 import { block, cell, docx, mergefield, p, row, run, table } from '../test/helpers/docx.js';
 import { tempDir } from '../test/helpers/server.js';
 import { median, processCpuMs } from './support.js';
+import { pdfText } from '../src/formats/pdf.js';
 import { startServer } from '../test/helpers/server.js';
 import { adminServices, makeAccount } from '../test/helpers/accounts.js';
 
 type Render = (template: string, data: object, options: object, done: (error: Error | null, result: Buffer) => void) => void;
-const carbone = createRequire(import.meta.url)('carbone') as { render: Render };
+// Carbone finds soffice.bin and a Python with `uno` on PATH when it loads: LibreOffice's program
+// folder and the system Python (python3-uno) come first.
+process.env.PATH = `/usr/lib/libreoffice/program:/usr/bin:${process.env.PATH ?? ''}`;
+const carbone = createRequire(import.meta.url)('carbone') as { render: Render; set(options: object): void };
 
 function invoice(rows: number) {
   return {
@@ -145,12 +151,62 @@ async function throughput(t: ReturnType<typeof templates>, carboneFile: string):
   }
 }
 
+async function pdfLines(t: ReturnType<typeof templates>, carboneFile: string): Promise<void> {
+  console.log('\n3. invoices to PDF, one request at a time (median of 15, interleaved)');
+  carbone.set({ factories: 2, startFactory: true });
+  const dataDir = tempDir();
+  const admin = await adminServices({ dataDir });
+  const account = await makeAccount(admin, 'pdf', { licence: 'SN-BENCH', maxDocuments: 100_000_000 });
+  await admin.store.close();
+  const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_LOG_LEVEL: 'warn', DOCSMITH_OFFICE_WORKERS: '2' });
+  const authorization = `Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}`;
+  try {
+    while ((await fetch(`${server.url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
+    const checkPdf = async (name: string, pdf: Uint8Array, rows: number) => {
+      const text = await pdfText(pdf);
+      const found = (text.match(/Article \d+/g) ?? []).length;
+      if (found !== rows || !text.includes('TOTAL-OK')) throw new Error(`${name}: ${found} rows of ${rows} in the PDF, total ${text.includes('TOTAL-OK')}`);
+    };
+    for (const rows of [8, 100]) {
+      const data = invoice(rows);
+      const body = JSON.stringify({ mergeData: [data], template: t.ours.toString('base64') });
+      const ours = async () => {
+        const reply = await fetch(`${server.url}/v1/document/merge?returnFormat=PDF`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body });
+        if (reply.status !== 200) throw new Error(`merge answered ${reply.status}: ${await reply.text()}`);
+        return Buffer.from(((await reply.json()) as string[])[0]!, 'base64');
+      };
+      const theirs = () => new Promise<Buffer>((resolve, reject) => carbone.render(carboneFile, data, { convertTo: 'pdf' }, (error, result) => (error ? reject(error) : resolve(result))));
+      await checkPdf('docsmith', await ours(), rows);
+      await checkPdf('Carbone', await theirs(), rows);
+      for (let i = 0; i < 3; i++) {
+        await ours();
+        await theirs();
+      }
+      const a: number[] = [];
+      const b: number[] = [];
+      for (let i = 0; i < 15; i++) {
+        let s = performance.now();
+        await ours();
+        a.push(performance.now() - s);
+        s = performance.now();
+        await theirs();
+        b.push(performance.now() - s);
+      }
+      console.log(`  ${rows} rows: docsmith ${median(a).toFixed(0)} ms over HTTP, Carbone ${median(b).toFixed(0)} ms in-process: docsmith is ${(median(b) / median(a)).toFixed(2)}x`);
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const t = templates();
   const carboneFile = path.join(tempDir(), 'carbone-invoice.docx');
   fs.writeFileSync(carboneFile, t.carboneTemplate);
   await bigTable(t, carboneFile);
   await throughput(t, carboneFile);
+  await pdfLines(t, carboneFile);
+  process.exit(0); // Carbone's office converters keep the process alive
 }
 
 await main();

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // A local base image for the Dockerfile where no image registry is reachable: Debian bookworm
-// from Debian's own mirror (debootstrap) with this machine's Node.js and npm. Needs root, podman
-// and debootstrap (apt-get install podman debootstrap). Prints the image's name.
+// from Debian's own mirror (debootstrap) with this machine's Node.js and npm, and the extra CA
+// certificates this machine trusts (an egress proxy's, say). Needs root, podman and debootstrap
+// (apt-get install podman debootstrap). Prints the image's name.
 //   node scripts/container-base.mjs            -> localhost/docsmith-base:bookworm-node20
 //   podman build --build-arg BASE_IMAGE=localhost/docsmith-base:bookworm-node20 -t docsmith .
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
@@ -37,7 +38,15 @@ try {
   cpSync(path.join(prefix, 'include/node'), path.join(rootfs, 'usr/local/include/node'), { recursive: true });
   symlinkSync('../lib/node_modules/npm/bin/npm-cli.js', path.join(rootfs, 'usr/local/bin/npm'));
   symlinkSync('../lib/node_modules/npm/bin/npx-cli.js', path.join(rootfs, 'usr/local/bin/npx'));
-  const tar = spawnSync('sh', ['-c', `tar -C "${rootfs}" -c . | podman import --change 'ENV npm_config_nodedir=/usr/local' --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' - ${tag}`], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // Certificates the machine added to its trust store; Node.js reads the system bundle with them.
+  const extra = '/usr/local/share/ca-certificates';
+  if (existsSync(extra) && readdirSync(extra).length > 0) {
+    cpSync(extra, path.join(rootfs, extra), { recursive: true });
+    run('chroot', [rootfs, 'update-ca-certificates'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  const env = ['npm_config_nodedir=/usr/local', 'NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt', 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'];
+  const changes = env.map((e) => `--change 'ENV ${e}'`).join(' ');
+  const tar = spawnSync('sh', ['-c', `tar -C "${rootfs}" -c . | podman import ${changes} - ${tag}`], { stdio: ['ignore', 'ignore', 'inherit'] });
   if (tar.status !== 0) process.exit(1);
   console.log(tag);
 } finally {

@@ -2,6 +2,38 @@
  * Schema versions, applied in order on start. Append new entries; never edit an applied one.
  * Times are epoch milliseconds in both dialects.
  */
+/** Jobs: work that outlives a request (async merge, append, convert), with its callback delivery. */
+function jobsTable(bytes: string, time: string): string {
+  return `CREATE TABLE jobs (
+     id TEXT PRIMARY KEY,
+     account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     kind TEXT NOT NULL,
+     state TEXT NOT NULL,
+     request ${bytes},
+     created_at ${time} NOT NULL,
+     due_at ${time} NOT NULL,
+     started_at ${time},
+     finished_at ${time},
+     expires_at ${time},
+     holder TEXT,
+     lease_until ${time},
+     attempts INTEGER NOT NULL DEFAULT 0,
+     progress TEXT,
+     error_status INTEGER,
+     error_message TEXT,
+     result ${bytes},
+     callback_url TEXT,
+     callback_state TEXT,
+     callback_attempts INTEGER NOT NULL DEFAULT 0,
+     callback_due_at ${time},
+     callback_error TEXT
+   );
+   CREATE INDEX jobs_due ON jobs(state, due_at);
+   CREATE INDEX jobs_account ON jobs(account_id, created_at);
+   CREATE INDEX jobs_callbacks ON jobs(callback_state, callback_due_at);
+   CREATE INDEX jobs_expiry ON jobs(expires_at);`;
+}
+
 export const SQLITE_MIGRATIONS: readonly string[] = [
   `CREATE TABLE accounts (
      id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -63,35 +95,8 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX share_links_account ON share_links(account_id, template_name);`,
   // The document and proofing counts are per calendar month (UTC): the month they count.
-  'ALTER TABLE accounts ADD COLUMN usage_month TEXT',  // Jobs: work that outlives a request (async merge, append, convert), with its callback delivery.
-  `CREATE TABLE jobs (
-     id TEXT PRIMARY KEY,
-     account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
-     kind TEXT NOT NULL,
-     state TEXT NOT NULL,
-     request BLOB,
-     created_at INTEGER NOT NULL,
-     due_at INTEGER NOT NULL,
-     started_at INTEGER,
-     finished_at INTEGER,
-     expires_at INTEGER,
-     holder TEXT,
-     lease_until INTEGER,
-     attempts INTEGER NOT NULL DEFAULT 0,
-     progress TEXT,
-     error_status INTEGER,
-     error_message TEXT,
-     result BLOB,
-     callback_url TEXT,
-     callback_state TEXT,
-     callback_attempts INTEGER NOT NULL DEFAULT 0,
-     callback_due_at INTEGER,
-     callback_error TEXT
-   );
-   CREATE INDEX jobs_due ON jobs(state, due_at);
-   CREATE INDEX jobs_account ON jobs(account_id, created_at);
-   CREATE INDEX jobs_callbacks ON jobs(callback_state, callback_due_at);
-   CREATE INDEX jobs_expiry ON jobs(expires_at);`,
+  'ALTER TABLE accounts ADD COLUMN usage_month TEXT',
+  jobsTable('BLOB', 'INTEGER'),
 ];
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -148,33 +153,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX share_links_account ON share_links(account_id, template_name);`,
   // The document and proofing counts are per calendar month (UTC): the month they count.
-  'ALTER TABLE accounts ADD COLUMN usage_month TEXT',  // Jobs: work that outlives a request (async merge, append, convert), with its callback delivery.
-  `CREATE TABLE jobs (
-     id TEXT PRIMARY KEY,
-     account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
-     kind TEXT NOT NULL,
-     state TEXT NOT NULL,
-     request BYTEA,
-     created_at BIGINT NOT NULL,
-     due_at BIGINT NOT NULL,
-     started_at BIGINT,
-     finished_at BIGINT,
-     expires_at BIGINT,
-     holder TEXT,
-     lease_until BIGINT,
-     attempts INTEGER NOT NULL DEFAULT 0,
-     progress TEXT,
-     error_status INTEGER,
-     error_message TEXT,
-     result BYTEA,
-     callback_url TEXT,
-     callback_state TEXT,
-     callback_attempts INTEGER NOT NULL DEFAULT 0,
-     callback_due_at BIGINT,
-     callback_error TEXT
-   );
-   CREATE INDEX jobs_due ON jobs(state, due_at);
-   CREATE INDEX jobs_account ON jobs(account_id, created_at);
-   CREATE INDEX jobs_callbacks ON jobs(callback_state, callback_due_at);
-   CREATE INDEX jobs_expiry ON jobs(expires_at);`,
+  'ALTER TABLE accounts ADD COLUMN usage_month TEXT',
+  jobsTable('BYTEA', 'BIGINT'),
 ];

@@ -17,6 +17,9 @@ const skip = process.env.DOCSMITH_CONTAINER_TESTS === '0' ? 'DOCSMITH_CONTAINER_
       : false;
 
 const IMAGE = 'localhost/docsmith:test';
+// runc where installed (crun refuses hybrid cgroup hierarchies), and limits below the host's (a
+// VM without CAP_SYS_RESOURCE cannot hand a container podman's defaults).
+const RUNTIME = [...(has('runc') ? ['--runtime', 'runc'] : []), '--ulimit', 'nofile=16384:16384', '--ulimit', 'nproc=16384:16384'];
 
 function sh(command: string, args: string[], timeout = 30 * 60_000) {
   const result = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', timeout, maxBuffer: 64 * 1024 * 1024 });
@@ -46,11 +49,12 @@ describe('container image (podman)', { skip, timeout: 45 * 60_000 }, () => {
   it('builds from the Dockerfile, runs as a non-root user on PostgreSQL, merges, reports healthy and stops cleanly', { timeout: 45 * 60_000 }, async () => {
     const base = sh(process.execPath, ['scripts/container-base.mjs']);
     assert.equal(base.code, 0, base.err);
-    const build = sh('podman', ['build', '--network', 'host', '--build-arg', `BASE_IMAGE=${base.out.trim()}`, '-t', IMAGE, '.']);
+    // The docker format keeps HEALTHCHECK (OCI images have no such field).
+    const build = sh('podman', ['build', ...RUNTIME, '--format', 'docker', '--network', 'host', '--build-arg', `BASE_IMAGE=${base.out.trim()}`, '-t', IMAGE, '.']);
     assert.equal(build.code, 0, build.err.slice(-4000));
 
     const port = await freePort();
-    const started = sh('podman', ['run', '--detach', '--name', name, '--network', 'host',
+    const started = sh('podman', ['run', ...RUNTIME, '--detach', '--name', name, '--network', 'host',
       '-e', `PORT=${port}`, '-e', 'HOST=127.0.0.1', '-e', `DOCSMITH_DATABASE_URL=${db.url}`, '-e', 'DOCSMITH_SECRET=container-test-secret',
       '-e', 'DOCSMITH_BOOTSTRAP_USER=boss', '-e', 'DOCSMITH_BOOTSTRAP_PASSWORD=a-long-container-password', '-e', 'DOCSMITH_BOOTSTRAP_LICENSE=SN-C',
       '-e', 'DOCSMITH_OFFICE_WORKERS=1', IMAGE]);
