@@ -65,7 +65,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       reply.header('traceparent', request.headers.traceparent as string);
     }
   });
-  const metrics = new Metrics({ office: services.office, workers: services.workers });
+  const metrics = new Metrics({ office: services.office, workers: services.workers, jobs: services.jobRunner });
   app.addHook('onResponse', async (request, reply) => {
     metrics.answered(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });

@@ -3,7 +3,6 @@ import { ConfigError, loadConfig } from './config.js';
 import { openServices, type Logger } from './services.js';
 import { buildApp } from './app.js';
 import { startupProblem } from './startup.js';
-import { JobRunner } from './jobs/runner.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -19,11 +18,7 @@ async function main(): Promise<void> {
     await services.store.close();
     throw new ConfigError(`the API keys in the database were sealed with another master secret: start with the DOCSMITH_SECRET (or the data folder's secret.key) this database was used with`);
   }
-  const jobs = new JobRunner({
-    store: services.store, requests: services.requests, config: config.jobs, policy: services.callbacks.policy,
-    masterSecret: services.masterSecret, log: (level, message, details) => log(level, message, details),
-  });
-  services.jobs.onQueued = () => jobs.wake();
+  const jobs = services.jobRunner;
   const app = await buildApp(services);
   log = (level, message, details) => app.log[level](details ?? {}, message);
 

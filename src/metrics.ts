@@ -5,6 +5,7 @@
 import client from 'prom-client';
 import type { OfficePool } from './office/pool.js';
 import type { DocumentWorkers } from './workers/pool.js';
+import type { JobRunner } from './jobs/runner.js';
 import type { Refusal } from './errors.js';
 import { cacheLookups } from './util/cacheStats.js';
 
@@ -36,7 +37,7 @@ export class Metrics {
   private readonly duration: client.Histogram<'method' | 'route'>;
   private readonly refusals: client.Counter<'reason'>;
 
-  constructor(parts: { office: OfficePool | null; workers: DocumentWorkers }) {
+  constructor(parts: { office: OfficePool | null; workers: DocumentWorkers; jobs?: JobRunner }) {
     const registers = [this.registry];
     client.collectDefaultMetrics({ register: this.registry, prefix: 'docsmith_' });
     this.requests = new client.Counter({ name: 'docsmith_http_requests_total', help: 'HTTP requests answered, by route and status', labelNames: ['method', 'route', 'status'], registers });
@@ -63,6 +64,12 @@ export class Metrics {
     followingCounter(this.registry, 'docsmith_office_timeouts_total', 'Office jobs stopped by the time limit', [], total(() => office?.stats.timeouts));
     followingCounter(this.registry, 'docsmith_office_refused_total', 'Office jobs refused (queue full or waited too long)', [], total(() => office?.stats.refused));
     new client.Gauge({ name: 'docsmith_document_threads', help: 'Worker threads for document work', registers, collect() { this.set(parts.workers.threads); } });
+    const jobs = parts.jobs;
+    new client.Gauge({ name: 'docsmith_jobs_running', help: 'Background jobs this instance is running', registers, collect() { this.set(jobs?.active ?? 0); } });
+    followingCounter(this.registry, 'docsmith_jobs_finished_total', 'Background jobs this instance finished, by outcome', ['outcome'],
+      () => (jobs ? [[{ outcome: 'done' }, jobs.stats.done], [{ outcome: 'failed' }, jobs.stats.failed], [{ outcome: 'requeued' }, jobs.stats.requeued]] : []));
+    followingCounter(this.registry, 'docsmith_job_callbacks_total', 'Job callback attempts, by result', ['result'],
+      () => (jobs ? [[{ result: 'delivered' }, jobs.stats.callbacksDelivered], [{ result: 'failed' }, jobs.stats.callbackAttemptsFailed]] : []));
     followingCounter(this.registry, 'docsmith_cache_lookups_total', 'Cache lookups of the main thread (templates, normalised DOC/RTF, rendered PDFs), by cache and result', ['cache', 'result'],
       () => [...cacheLookups()].flatMap(([cache, counts]): [Record<string, string>, number][] => [[{ cache, result: 'hit' }, counts.hits], [{ cache, result: 'miss' }, counts.misses]]));
   }

@@ -28,6 +28,7 @@ import { DocumentOperations } from './operations/index.js';
 import { DocumentRequests } from './operations/requests.js';
 import { CallbackPolicy, callbackSecret } from './jobs/callbacks.js';
 import { JobQueue } from './jobs/queue.js';
+import { JobRunner } from './jobs/runner.js';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -67,6 +68,8 @@ export interface Services {
   masterSecret: string;
   /** Requests queued as background jobs (async=true). */
   jobs: JobQueue;
+  /** Runs jobs from the store (started by the server, not the CLI). */
+  jobRunner: JobRunner;
   /** Requests in flight and whether the service is draining for a stop. */
   lifecycle: Lifecycle;
   /** The fonts the office renders with, the operator's folder included. */
@@ -151,6 +154,10 @@ export async function openServices(config: Config, options: { withOffice?: boole
   const operations = new DocumentOperations({ pipeline, workers, thumbnails, converter });
   const usage = new UsageGuard(store, config);
   const policy = new CallbackPolicy(config.jobs.callbackAllow);
+  const requests = new DocumentRequests({ usage, pipeline, operations });
+  const jobs = new JobQueue({ store, config: config.jobs, usage, pipeline, policy });
+  const jobRunner = new JobRunner({ store, requests, config: config.jobs, policy, masterSecret, log: (...args) => options.log?.(...args) });
+  jobs.onQueued = () => jobRunner.wake();
   return {
     lifecycle: new Lifecycle(),
     fonts,
@@ -173,9 +180,10 @@ export async function openServices(config: Config, options: { withOffice?: boole
     shareLinks: new ShareLinks(store, config.share),
     workers,
     operations,
-    requests: new DocumentRequests({ usage, pipeline, operations }),
+    requests,
     callbacks: { policy, secretFor: (accountId) => callbackSecret(masterSecret, accountId) },
     masterSecret,
-    jobs: new JobQueue({ store, config: config.jobs, usage, pipeline, policy }),
+    jobs,
+    jobRunner,
   };
 }

@@ -38,7 +38,18 @@ export function callbackPayload(job: JobRecord): Record<string, unknown> {
   };
 }
 
+/** What this instance's runner did, for /metrics. */
+export interface JobStats {
+  done: number;
+  failed: number;
+  /** Put back in the queue: waiting for a merge slot or the office, or a stop. */
+  requeued: number;
+  callbacksDelivered: number;
+  callbackAttemptsFailed: number;
+}
+
 export class JobRunner {
+  readonly stats: JobStats = { done: 0, failed: 0, requeued: 0, callbacksDelivered: 0, callbackAttemptsFailed: 0 };
   private readonly running = new Map<string, AbortController>();
   private readonly timers: NodeJS.Timeout[] = [];
   private stopped = false;
@@ -105,6 +116,8 @@ export class JobRunner {
     const renewal = setInterval(() => void renew(), LEASE_MS / 3);
     renewal.unref();
     const finish = async (outcome: Parameters<Store['jobs']['finish']>[2]) => {
+      if ('result' in outcome) this.stats.done++;
+      else this.stats.failed++;
       if (!(await store.jobs.finish(job.id, holder, outcome, config.retentionMs))) log('info', 'job ended after it was deleted or taken over', { job: job.id });
     };
     try {
@@ -128,9 +141,11 @@ export class JobRunner {
       if (error instanceof Cancelled) {
         log('info', 'job cancelled', { job: job.id });
       } else if (error instanceof Stopping) {
+        this.stats.requeued++;
         await store.jobs.requeue(job.id, holder, 0);
       } else if ((error instanceof ForbiddenError && error.refusal === 'merge_slots') || error instanceof BusyError) {
         // The account's merge slots or the office are busy: wait, as a request would retry.
+        this.stats.requeued++;
         await store.jobs.requeue(job.id, holder, 2000);
       } else if (error instanceof DocsmithError) {
         await finish({ error: { status: error.status, message: error.message } });
@@ -165,7 +180,9 @@ export class JobRunner {
               'x-docsmith-signature': signCallback(callbackSecret(masterSecret, job.accountId), body),
             }, policy, config.callbackTimeoutMs);
             await store.jobs.callbackAttempted(job.id, { delivered: true });
+            this.stats.callbacksDelivered++;
           } catch (error) {
+            this.stats.callbackAttemptsFailed++;
             const reason = (error as Error).message;
             const last = attempt >= config.callbackAttempts;
             await store.jobs.callbackAttempted(job.id, {

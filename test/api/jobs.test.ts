@@ -5,7 +5,7 @@ import http from 'node:http';
 import { createHmac } from 'node:crypto';
 import { startServer, tempDir, type RunningServer } from '../helpers/server.js';
 import { adminServices, makeAccount, serverWithAccounts, untilFullyReady } from '../helpers/accounts.js';
-import { client, errorMessage as message, type Client } from '../helpers/http.js';
+import { client, errorMessage as message, request, type Client } from '../helpers/http.js';
 import { docx, mergefield, p, partText } from '../helpers/docx.js';
 import { pdfFacts, slowRtf } from '../helpers/office.js';
 
@@ -106,6 +106,10 @@ describe('background jobs (async=true) with callbacks', () => {
         assert.equal(v1, createHmac('sha256', secret).update(`${t}.${delivery.body}`).digest('hex'), 'the signature checks out with the account secret');
       }
       assert.notEqual((await bob.get('/v1/jobs/callbacksecret')).json(), secret, 'each account signs with its own secret');
+      const metrics = (await request(env.server.url, 'GET', '/metrics')).text;
+      assert.match(metrics, /docsmith_jobs_finished_total\{outcome="done"\} [1-9]/);
+      assert.match(metrics, /docsmith_job_callbacks_total\{result="failed"\} 1\b/);
+      assert.match(metrics, /docsmith_job_callbacks_total\{result="delivered"\} 1\b/);
     } finally {
       await hook.close();
     }
@@ -144,9 +148,9 @@ describe('background jobs (async=true) with callbacks', () => {
   });
 
   it('gives jobs their own time limit, reports progress, and records a failure as the request would have had it', async () => {
-    // Five documents to PDF take longer than the request limit here (0.7 s), not than the job limit.
-    const records = Array.from({ length: 5 }, (_, i) => ({ name: `Reader ${i}` }));
-    const long = { template: docx(Array.from({ length: 400 }, (_, i) => p(run(`Line ${i} `), mergefield('name'))).join('')).toString('base64'), mergeData: records };
+    // Twelve 25-page documents to PDF take longer than the request limit here (0.7 s), not than the job limit.
+    const records = Array.from({ length: 12 }, (_, i) => ({ name: `Reader ${i}` }));
+    const long = { template: docx(Array.from({ length: 1200 }, (_, i) => p(run(`Line ${i} `), mergefield('name'))).join('')).toString('base64'), mergeData: records };
     const sync = await ann.post('/v1/document/merge?returnFormat=PDF&append=false', { json: long });
     assert.equal(sync.status, 504, sync.text.slice(0, 200));
     const reply = await ann.post('/v1/document/merge?returnFormat=PDF&append=false&async=true', { json: long });
@@ -155,12 +159,12 @@ describe('background jobs (async=true) with callbacks', () => {
       const job = await jobOf(ann, id);
       return job.progress?.stage === 'converting' || job.state === 'done' ? job : undefined;
     });
-    if (seen.state !== 'done') assert.equal(seen.progress?.total, 5);
+    if (seen.state !== 'done') assert.equal(seen.progress?.total, 12);
     const done = await finished(ann, id);
     assert.equal(done.state, 'done', JSON.stringify(done.error));
     const pdfs = ((await ann.get(done.links.result)).json() as string[]).map((d) => pdfFacts(Buffer.from(d, 'base64')));
-    assert.equal(pdfs.length, 5);
-    assert.match(pdfs[4]!.text, /Reader 4/);
+    assert.equal(pdfs.length, 12);
+    assert.match(pdfs[11]!.text, /Reader 11/);
 
     // A job that fails keeps the status and message the request would have answered.
     const broken = await ann.post('/v1/document/append?returnFormat=PDF&async=true', { json: { documents: [{ document: Buffer.from('PK\x03\x04 broken').toString('base64') }] } });

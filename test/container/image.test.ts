@@ -43,6 +43,7 @@ describe('container image (podman)', { skip, timeout: 45 * 60_000 }, () => {
   });
   after(async () => {
     sh('podman', ['rm', '--force', name]);
+    sh('podman', ['image', 'prune', '--force']); // the build stages of earlier runs
     await db?.drop();
   });
 
