@@ -128,7 +128,8 @@ export function deserialiseRequest(bytes: Buffer): DocumentRequest {
   const stored = JSON.parse(bytes.toString('utf8')) as Record<string, unknown> & { kind: DocumentRequest['kind'] };
   switch (stored.kind) {
     case 'merge':
-      return { ...(stored as unknown as MergeRequest), document: settingsFrom(stored.document as never) };
+      // JSON drops undefined: the optional fields come back explicitly.
+      return { ...(stored as unknown as MergeRequest), templateName: stored.templateName as string | undefined, template: stored.template, document: settingsFrom(stored.document as never) };
     case 'append':
       return {
         ...(stored as unknown as AppendRequest),
