@@ -23,6 +23,7 @@ import { median, processCpuMs } from './support.js';
 import { pdfText } from '../src/formats/pdf.js';
 import { startServer } from '../test/helpers/server.js';
 import { adminServices, makeAccount } from '../test/helpers/accounts.js';
+import { DocumentWorkers } from '../src/workers/pool.js';
 
 type Render = (template: string, data: object, options: object, done: (error: Error | null, result: Buffer) => void) => void;
 // Carbone finds soffice.bin and a Python with `uno` on PATH when it loads: LibreOffice's program
@@ -146,6 +147,12 @@ async function throughput(t: ReturnType<typeof templates>, carboneFile: string):
     // Carbone runs before and after; the better of its two runs counts.
     const theirs = Math.max(carboneBefore, await run8('Carbone', () => renderCarbone(carboneFile, data)));
     console.log(`  docsmith ${ours.toFixed(0)} docs/s over HTTP (server CPU ${serverMs.toFixed(2)} ms per document, load generator ${clientMs.toFixed(2)} ms), Carbone ${theirs.toFixed(0)} docs/s in-process (best of two runs): docsmith is ${(ours / theirs).toFixed(2)}x`);
+    // Like for like: docsmith's merge as a library (the engine in its worker threads, what a
+    // request runs minus HTTP, accounts and quotas) against Carbone's render.
+    const workers = new DocumentWorkers();
+    const library = await run8('docsmith', async () => (await workers.merge({ docx: t.ours, records: [data], options: DEFAULT_MERGE_OPTIONS, append: false }))[0]!);
+    await workers.close();
+    console.log(`  in-process, both as libraries: docsmith ${library.toFixed(0)} docs/s (worker threads), Carbone ${theirs.toFixed(0)} docs/s: docsmith is ${(library / theirs).toFixed(2)}x`);
   } finally {
     await server.stop();
   }
