@@ -116,6 +116,14 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.equal(refused.status, 403);
   });
 
+  it('runs at most two DOCX merges of one account at once: a third is refused with the documented 403', async () => {
+    const template = docx(block('rows', p(mergefield('v')))).toString('base64');
+    const body = { template, mergeData: [{ rows: Array.from({ length: 40_000 }, (_, i) => ({ v: `row ${i}` })) }] };
+    const replies = await Promise.all(Array.from({ length: 3 }, () => merge('returnFormat=DOCX', body)));
+    assert.deepEqual(replies.map((r) => r.status).sort(), [200, 200, 403]);
+    assert.match(message(replies.find((r) => r.status === 403)!), /At most 2 merge requests may run at once for one account/);
+  });
+
   it('writes document properties and honours merge settings', async () => {
     const template = docx(p(mergefield('a')) + p(mergefield('missing')) + block('rows', p(mergefield('v'))));
     const body = {
