@@ -30,6 +30,26 @@ interface State extends FieldContext {
   media: MediaTarget | undefined;
   /** Fields that produced visible output so far (for removeEmptyLines). */
   visible: number;
+  /** Where the open paragraphs, tables and cells start in the output (they may be cut back there). */
+  marks: number[];
+}
+
+/** Pieces of one open region gathered into one string: fewer live strings for the collector (tests vary it). */
+export const gathering = { at: 2048 };
+
+/**
+ * A long table renders hundreds of thousands of small strings that all live until the end; the
+ * garbage collector copies each of them. Once the innermost open region (or the document, when
+ * none is open) holds `gathering.at` pieces, they are joined onto its first piece after its start,
+ * so only the joined string lives on. Cutting a region back to its start and looking for rows or
+ * paragraphs in it work as before.
+ */
+function gather(out: string[], marks: number[]): void {
+  const base = (marks.length > 0 ? marks[marks.length - 1]! : -1) + 1;
+  if (out.length - base < gathering.at) return;
+  const fresh = out.slice(base + 1).join('');
+  out.length = base + 1;
+  out[base] += fresh;
 }
 
 const EMPTY_SCOPE = Scope.of({});
@@ -108,6 +128,7 @@ function render(segments: Segment[], state: State, out: string[]): void {
       out.push(segment);
       continue;
     }
+    if (out.length >= gathering.at) gather(out, state.marks);
     switch (segment.kind) {
       case 'field': {
         const result = evaluateField(segment.field, state);
@@ -203,7 +224,9 @@ function render(segments: Segment[], state: State, out: string[]): void {
         // Rendered in place and cut off again if it turns out empty: no array per paragraph.
         const before = state.visible;
         const start = out.length;
+        state.marks.push(start);
         render(segment.body, state, out);
+        state.marks.pop();
         if (state.options.removeEmptyLines && segment.onlyFields && state.visible === before) out.length = start;
         break;
       }
@@ -211,7 +234,9 @@ function render(segments: Segment[], state: State, out: string[]): void {
       case 'cell': {
         const start = out.length;
         out.push(segment.open);
+        state.marks.push(start);
         render(segment.body, state, out);
+        state.marks.pop();
         if (segment.kind === 'table') {
           // A table left without rows goes.
           if (someMatch(out, start + 1, ROW)) out.push(segment.close);
@@ -234,7 +259,7 @@ function render(segments: Segment[], state: State, out: string[]): void {
 export function renderSegments(segments: Segment[], context: Omit<FieldContext, 'scope' | 'nextRecord'> & { deadline?: number }, records: JsonObject[], options: RenderOptions, media?: MediaTarget): { xml: string; used: number } {
   const out: string[] = [];
   let used = 1;
-  const state: State = { ...context, scope: Scope.of(records[0] ?? {}), options, media, visible: 0, steps: 0 };
+  const state: State = { ...context, scope: Scope.of(records[0] ?? {}), options, media, visible: 0, steps: 0, marks: [] };
   state.nextRecord = () => {
     if (used >= records.length) {
       state.scope = EMPTY_SCOPE;
