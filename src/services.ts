@@ -64,8 +64,6 @@ export interface Services {
   requests: DocumentRequests;
   /** Where job callbacks may go, and each account's signing secret. */
   callbacks: { policy: CallbackPolicy; secretFor(accountId: number): string };
-  /** The master secret (API key sealing, callback signing). */
-  masterSecret: string;
   /** Requests queued as background jobs (async=true). */
   jobs: JobQueue;
   /** Runs jobs from the store (started by the server, not the CLI). */
@@ -156,7 +154,8 @@ export async function openServices(config: Config, options: { withOffice?: boole
   const policy = new CallbackPolicy(config.jobs.callbackAllow);
   const requests = new DocumentRequests({ usage, pipeline, operations });
   const jobs = new JobQueue({ store, config: config.jobs, usage, pipeline, policy });
-  const jobRunner = new JobRunner({ store, requests, config: config.jobs, policy, masterSecret, log: (...args) => options.log?.(...args) });
+  const callbacks = { policy, secretFor: (accountId: number) => callbackSecret(masterSecret, accountId) };
+  const jobRunner = new JobRunner({ store, requests, config: config.jobs, callbacks, log: (...args) => options.log?.(...args) });
   jobs.onQueued = () => jobRunner.wake();
   return {
     lifecycle: new Lifecycle(),
@@ -181,8 +180,7 @@ export async function openServices(config: Config, options: { withOffice?: boole
     workers,
     operations,
     requests,
-    callbacks: { policy, secretFor: (accountId) => callbackSecret(masterSecret, accountId) },
-    masterSecret,
+    callbacks,
     jobs,
     jobRunner,
   };

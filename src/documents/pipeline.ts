@@ -27,23 +27,15 @@ export class DocumentPipeline {
 
   /** Exactly one of a stored template's name and an uploaded template: its bytes, and how messages name it. */
   async templateSource(account: Account, name: string | undefined, uploaded: unknown): Promise<{ bytes: Buffer; what: string }> {
-    if (name !== undefined && uploaded !== undefined && uploaded !== null) {
-      throw new InputError('Send either templateName or a template in the body, not both.');
-    }
-    let bytes: Buffer;
-    let what: string;
-    if (name !== undefined) {
-      bytes = (await this.templates.require(account, name)).data;
-      what = `The template "${name}"`;
-    } else if (typeof uploaded === 'string' && uploaded !== '') {
-      bytes = decodeBase64(uploaded, 'The template');
-      what = 'The uploaded template';
-    } else if (uploaded === undefined || uploaded === null || uploaded === '') {
-      throw new InputError('No template: pass templateName for a stored template or send one in the body as "template" (Base64).');
-    } else {
-      throw new InputError('"template" must be a Base64 string.');
-    }
-    return { bytes, what };
+    const source = templateChoice(name, uploaded);
+    if ('bytes' in source) return { bytes: source.bytes, what: 'The uploaded template' };
+    return { bytes: (await this.templates.require(account, source.name)).data, what: `The template "${source.name}"` };
+  }
+
+  /** The same checks as templateSource without reading a stored template's bytes (a job, when it is queued). */
+  async checkTemplateSource(account: Account, name: string | undefined, uploaded: unknown): Promise<void> {
+    const source = templateChoice(name, uploaded);
+    if ('name' in source) await this.templates.requireMeta(account, source.name);
   }
 
   /** The bytes as DOCX when they are one of `accepted`; other formats through the normaliser. */
@@ -85,4 +77,17 @@ export class DocumentPipeline {
     });
     return data;
   }
+}
+
+/** Which template a request names: a stored one, or the uploaded bytes; 400 for anything else. */
+function templateChoice(name: string | undefined, uploaded: unknown): { name: string } | { bytes: Buffer } {
+  if (name !== undefined && uploaded !== undefined && uploaded !== null) {
+    throw new InputError('Send either templateName or a template in the body, not both.');
+  }
+  if (name !== undefined) return { name };
+  if (typeof uploaded === 'string' && uploaded !== '') return { bytes: decodeBase64(uploaded, 'The template') };
+  if (uploaded === undefined || uploaded === null || uploaded === '') {
+    throw new InputError('No template: pass templateName for a stored template or send one in the body as "template" (Base64).');
+  }
+  throw new InputError('"template" must be a Base64 string.');
 }

@@ -18,7 +18,7 @@ export class JobQueue {
     const { store, config, usage, pipeline, policy } = this.parts;
     // What can be known now answers now: the licence, the template, the callback address.
     usage.check(account, request);
-    if (request.kind === 'merge') await pipeline.templateSource(account, request.templateName, request.template);
+    if (request.kind === 'merge') await pipeline.checkTemplateSource(account, request.templateName, request.template);
     const callback = callbackUrl === undefined ? null : (await policy.check(callbackUrl)).href;
     const id = randomUUID();
     const added = await store.jobs.add({ id, accountId: account.id, kind: request.kind, request: serialiseRequest(request), callbackUrl: callback }, config.maxWaiting);

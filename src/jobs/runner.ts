@@ -8,7 +8,7 @@ import type { JobsConfig } from '../config.js';
 import type { ClaimedJob, JobProgress, JobRecord, Store } from '../store/types.js';
 import { deserialiseRequest, type DocumentRequests } from '../operations/requests.js';
 import { BusyError, DocsmithError, ForbiddenError } from '../errors.js';
-import { callbackSecret, postCallback, signCallback, type CallbackPolicy } from './callbacks.js';
+import { postCallback, signCallback, type CallbackPolicy } from './callbacks.js';
 
 /** A running job's lease: renewed every third of it, so a dead instance's job waits at most this long. */
 const LEASE_MS = 30_000;
@@ -23,8 +23,8 @@ export interface JobRunnerParts {
   store: Store;
   requests: DocumentRequests;
   config: JobsConfig;
-  policy: CallbackPolicy;
-  masterSecret: string;
+  /** Where callbacks may go, and each account's signing secret. */
+  callbacks: { policy: CallbackPolicy; secretFor(accountId: number): string };
   log: Logger;
 }
 
@@ -98,7 +98,8 @@ export class JobRunner {
         await store.jobs.requeue(claimed.job.id, claimed.holder, 0);
         return;
       }
-      void this.run(claimed);
+      // A store that fails while the job's outcome is written leaves it to the lease: taken up again later.
+      void this.run(claimed).catch((error: Error) => this.parts.log('warn', 'recording a job\'s outcome failed', { job: claimed.job.id, reason: error.message }));
     }
   }
 
@@ -163,7 +164,7 @@ export class JobRunner {
 
   /** Due callback deliveries, one attempt each; failures come due again with a doubling wait. */
   private async deliverCallbacks(): Promise<void> {
-    const { store, config, policy, masterSecret, log } = this.parts;
+    const { store, config, callbacks, log } = this.parts;
     if (this.delivering || this.stopped) return;
     this.delivering = true;
     try {
@@ -177,8 +178,8 @@ export class JobRunner {
             await postCallback(job.callback!.url, body, {
               'x-docsmith-job': job.id,
               'x-docsmith-delivery-attempt': String(attempt),
-              'x-docsmith-signature': signCallback(callbackSecret(masterSecret, job.accountId), body),
-            }, policy, config.callbackTimeoutMs);
+              'x-docsmith-signature': signCallback(callbacks.secretFor(job.accountId), body),
+            }, callbacks.policy, config.callbackTimeoutMs);
             await store.jobs.callbackAttempted(job.id, { delivered: true });
             this.stats.callbacksDelivered++;
           } catch (error) {

@@ -505,11 +505,8 @@ class SqliteJobs implements JobRepository {
   }
 
   async renew(id: string, holder: string, leaseMs: number, progress?: JobProgress): Promise<boolean> {
-    const sql = progress
-      ? prepared(this.db, "UPDATE jobs SET lease_until = ?, progress = ? WHERE id = ? AND holder = ? AND state = 'running'")
-      : prepared(this.db, "UPDATE jobs SET lease_until = ? WHERE id = ? AND holder = ? AND state = 'running'");
-    const args = progress ? [Date.now() + leaseMs, JSON.stringify(progress), id, holder] : [Date.now() + leaseMs, id, holder];
-    return sql.run(...args).changes > 0;
+    return prepared(this.db, "UPDATE jobs SET lease_until = ?, progress = COALESCE(?, progress) WHERE id = ? AND holder = ? AND state = 'running'")
+      .run(Date.now() + leaseMs, progress ? JSON.stringify(progress) : null, id, holder).changes > 0;
   }
 
   async requeue(id: string, holder: string, delayMs: number): Promise<void> {

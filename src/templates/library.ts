@@ -36,9 +36,13 @@ export class TemplateLibrary {
   /** The stored template; 400 when it does not exist, as the API prescribes. */
   async require(account: Account, raw: string): Promise<TemplateRecord> {
     const name = normalName(raw);
-    const template = await this.store.templates.get(account.id, name);
-    if (!template) throw new InputError(`There is no template named "${name}" in this account's storage.`);
-    return template;
+    return (await this.store.templates.get(account.id, name)) ?? missing(name);
+  }
+
+  /** What require checks, without reading the template's bytes. */
+  async requireMeta(account: Account, raw: string): Promise<TemplateMeta> {
+    const name = normalName(raw);
+    return (await this.store.templates.meta(account.id, name)) ?? missing(name);
   }
 
   async exists(account: Account, name: string): Promise<boolean> {
@@ -60,4 +64,8 @@ export class TemplateLibrary {
     }
     await this.store.shareLinks.revokeForTemplate(account.id, name);
   }
+}
+
+function missing(name: string): never {
+  throw new InputError(`There is no template named "${name}" in this account's storage.`);
 }

@@ -129,6 +129,7 @@ describe('background jobs (async=true) with callbacks', () => {
   });
 
   it('answers what it can at once: bad input, a missing template, a callback to an internal address', async () => {
+    const jobsBefore = ((await ann.get('/v1/jobs')).json() as Job[]).length;
     const bad = await ann.post('/v1/document/merge?returnFormat=DOCX&async=true', { json: { template: 'not base64!', mergeData: [{}] } });
     assert.equal(bad.status, 400);
     assert.match(message(bad), /Base64/);
@@ -145,6 +146,11 @@ describe('background jobs (async=true) with callbacks', () => {
     assert.match(message(noAsync), /async=true/);
     const result = await ann.get('/v1/jobs/no-such-job/result');
     assert.equal(result.status, 404);
+    const maybe = await ann.post('/v1/document/merge?returnFormat=DOCX&async=maybe', { json: { template, mergeData: [{}] } });
+    assert.equal(maybe.status, 400);
+    assert.match(message(maybe), /"async" must be true or false/);
+    assert.equal((await ann.get(`/v1/jobs/${'x'.repeat(65)}`)).status, 400, 'an id longer than any job id');
+    assert.equal(((await ann.get('/v1/jobs')).json() as Job[]).length, jobsBefore, 'none of the refused requests left a job behind');
   });
 
   it('gives jobs their own time limit, reports progress, and records a failure as the request would have had it', async () => {

@@ -5,7 +5,7 @@ import { parseAppendRequest } from '../requests/documents.js';
 import { accountOf } from '../auth.js';
 import { asyncQueryProperties, booleanQuerySchema, errorResponses, jobSchema } from '../schemas.js';
 import { answerAsJob, wantsJob } from './jobs.js';
-import { booleanQuery, queryOf, sendJson } from '../wire.js';
+import { queryOf, sendJson } from '../wire.js';
 
 export function appendRoutes(app: FastifyInstance, services: Services): void {
   app.post('/document/append', {
@@ -20,7 +20,7 @@ export function appendRoutes(app: FastifyInstance, services: Services): void {
     const query = queryOf(request);
     const work = parseAppendRequest(query, request.body);
     const account = accountOf(request);
-    if (wantsJob(query, booleanQuery(request, 'async', false))) return answerAsJob(services, reply, account, work, query);
+    if (wantsJob(query)) return answerAsJob(services, reply, account, work, query);
     return sendJson(reply, 200, (await services.requests.perform(account, work)).value);
   });
 }

@@ -8,7 +8,7 @@ import { base64BodySchema } from '../requests/schemas.js';
 import { asyncQueryProperties, base64Body, booleanQuerySchema, errorResponses, jobSchema } from '../schemas.js';
 import { parseConvertRequest } from '../requests/documents.js';
 import { answerAsJob, wantsJob } from './jobs.js';
-import { booleanQuery, queryOf, sendJson } from '../wire.js';
+import { queryOf, sendJson } from '../wire.js';
 
 const returnFormatSchema = {
   type: 'string',
@@ -39,7 +39,7 @@ export function documentRoutes(app: FastifyInstance, services: Services): void {
     const work = parseConvertRequest(query, request.body);
     const account = accountOf(request);
     // A job may wait for an instance with the office; a request needs this one's.
-    if (wantsJob(query, booleanQuery(request, 'async', false))) return answerAsJob(services, reply, account, work, query);
+    if (wantsJob(query)) return answerAsJob(services, reply, account, work, query);
     requireConverter(services);
     const answer = await services.requests.perform(account, work);
     reply.headers(answer.headers);

@@ -6,7 +6,7 @@ import type { Account } from '../../store/types.js';
 import { DocsmithError, InputError } from '../../errors.js';
 import { accountOf } from '../auth.js';
 import { errorResponses, errorSchema, jobSchema } from '../schemas.js';
-import { sendEmpty, sendJson, type Query } from '../wire.js';
+import { booleanParam, sendEmpty, sendJson, type Query } from '../wire.js';
 
 /** A job as its owner sees it. */
 export function jobView(job: JobRecord) {
@@ -94,7 +94,8 @@ export function jobRoutes(app: FastifyInstance, services: Services): void {
 }
 
 /** `async` and `callbackUrl` read together: a callback without async is a mistake worth saying. */
-export function wantsJob(query: Query, asyncFlag: boolean): boolean {
+export function wantsJob(query: Query): boolean {
+  const asyncFlag = booleanParam(query, 'async', false);
   if (!asyncFlag && query.callbackUrl !== undefined) throw new InputError('callbackUrl is only used with async=true; add async=true or drop callbackUrl.');
   return asyncFlag;
 }

@@ -33,7 +33,7 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
     const query = queryOf(request);
     const work = parseMergeRequest(query, request.body, services.config.limits.maxRecords);
     const account = accountOf(request);
-    if (wantsJob(query, booleanQuery(request, 'async', false))) return answerAsJob(services, reply, account, work, query);
+    if (wantsJob(query)) return answerAsJob(services, reply, account, work, query);
     const answer = await services.requests.perform(account, work);
     return sendJson(reply, 200, answer.value);
   });
