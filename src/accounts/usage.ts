@@ -58,29 +58,25 @@ export class UsageGuard {
   async run<T>(account: Account, options: GuardOptions, work: (signal: AbortSignal, deadline: number) => Promise<T>): Promise<T> {
     this.check(account, options);
     const limitMs = options.timeLimitMs ?? this.limits.jobTimeoutMs;
-    const slot = options.merge
-      ? await this.store.usage.acquireSlot(account.id, this.limits.maxConcurrentMerges, limitMs + 30_000)
-      : null;
-    if (options.merge && !slot) {
+    const claim = await this.store.usage.claim(account.id, {
+      slot: options.merge ? { limit: this.limits.maxConcurrentMerges, leaseMs: limitMs + 30_000 } : undefined,
+      documentLeaseMs: options.test ? undefined : this.reservationLeaseMs(limitMs),
+    });
+    if ('refused' in claim && claim.refused === 'slots') {
       throw new ForbiddenError(`At most ${this.limits.maxConcurrentMerges} merge requests may run at once for one account; retry when one has finished.`, 'merge_slots');
     }
-    try {
-      const reservation = options.test ? null : await this.store.usage.reserveDocument(account.id, this.reservationLeaseMs(limitMs));
-      if (!options.test && !reservation) {
-        throw new ForbiddenError(`The document quota of this account is used up (${account.maxDocuments} documents).`, 'documents');
-      }
-      let result: T;
-      try {
-        result = await withTimeLimit(limitMs, work, options.signal);
-      } catch (error) {
-        await reservation?.refund();
-        throw error;
-      }
-      await reservation?.commit();
-      return result;
-    } finally {
-      await slot?.release();
+    if ('refused' in claim) {
+      throw new ForbiddenError(`The document quota of this account is used up (${account.maxDocuments} documents).`, 'documents');
     }
+    let result: T;
+    try {
+      result = await withTimeLimit(limitMs, work, options.signal);
+    } catch (error) {
+      await claim.granted.settle(false);
+      throw error;
+    }
+    await claim.granted.settle(true);
+    return result;
   }
 }
 

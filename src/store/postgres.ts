@@ -2,7 +2,7 @@ import { DocsmithError } from '../errors.js';
 import pg from 'pg';
 import type {
   Account, AccountPatch, AccountRepository, ApiKeyRecord, ApiKeyRepository, NewAccount, NewTemplate,
-  AuthFailureRepository, ClaimedJob, DocumentReservation, JobOutcome, JobProgress, JobRecord, JobRepository, NewJob, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageRepository,
+  AuthFailureRepository, ClaimResult, ClaimedJob, DocumentReservation, JobOutcome, JobProgress, JobRecord, JobRepository, NewJob, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageClaim, UsageRepository,
 } from './types.js';
 import { DuplicateError } from './types.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
@@ -353,6 +353,37 @@ class PgUsage implements UsageRepository {
   dropLeases(): void {
     for (const client of this.held) client.release(new Error('store closing'));
     this.held.clear();
+  }
+
+  /** In steps: the slot is a lock held on a connection of its own, not a row a transaction can write. */
+  async claim(accountId: number, claim: UsageClaim): Promise<ClaimResult> {
+    const slot = claim.slot ? await this.acquireSlot(accountId, claim.slot.limit, claim.slot.leaseMs) : null;
+    if (claim.slot && !slot) return { refused: 'slots' };
+    let reservation: DocumentReservation | null = null;
+    try {
+      reservation = claim.documentLeaseMs === undefined ? null : await this.reserveDocument(accountId, claim.documentLeaseMs);
+    } catch (error) {
+      await slot?.release();
+      throw error;
+    }
+    if (claim.documentLeaseMs !== undefined && !reservation) {
+      await slot?.release();
+      return { refused: 'documents' };
+    }
+    let settled = false;
+    return {
+      granted: {
+        settle: async (kept) => {
+          if (settled) return;
+          settled = true;
+          try {
+            await (kept ? reservation?.commit() : reservation?.refund());
+          } finally {
+            await slot?.release();
+          }
+        },
+      },
+    };
   }
 
   async reserveDocument(accountId: number, leaseMs: number): Promise<DocumentReservation | null> {

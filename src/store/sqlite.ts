@@ -14,7 +14,7 @@ export const Database = createRequire(import.meta.url)(Number(process.versions.n
 type Database = BetterSqlite3.Database;
 import type {
   Account, AccountPatch, AccountRepository, ApiKeyRecord, ApiKeyRepository, NewAccount, NewTemplate,
-  AuthFailureRepository, ClaimedJob, DocumentReservation, JobOutcome, JobProgress, JobRecord, JobRepository, NewJob, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageRepository,
+  AuthFailureRepository, ClaimResult, ClaimedJob, DocumentReservation, JobOutcome, JobProgress, JobRecord, JobRepository, NewJob, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageClaim, UsageRepository,
 } from './types.js';
 import { DuplicateError } from './types.js';
 import { asStorageUnavailable, NewerSchemaError, NO_SCHEMA } from './errors.js';
@@ -349,27 +349,36 @@ class SqliteUsage implements UsageRepository {
   private readonly refundExpiredTx: () => number;
   private readonly acquireTx: (accountId: number, limit: number, leaseMs: number, holder: string) => number | null;
   private readonly proofingTx: (accountId: number) => boolean;
+  private readonly claimTx: (accountId: number, wanted: UsageClaim, holder: string) => 'slots' | 'documents' | number | null;
+  private readonly settleTx: (accountId: number, reservation: number | null, kept: boolean, holder: string | null) => void;
 
   constructor(private readonly db: Database) {
     const sql = (text: string) => prepared(db, text);
-    // A new calendar month starts the counts again (an account's first count only stamps the month).
-    const newMonth = (accountId: number) => {
-      const month = usageMonth();
-      sql('UPDATE accounts SET created_documents = 0, proofing_transactions = 0, usage_month = ? WHERE id = ? AND usage_month IS NOT NULL AND usage_month <> ?').run(month, accountId, month);
-      sql('UPDATE accounts SET usage_month = ? WHERE id = ? AND usage_month IS NULL').run(month, accountId);
-    };
-    const reserve = db.transaction((accountId: number, leaseMs: number): number | null => {
-      newMonth(accountId);
-      const counted = sql('UPDATE accounts SET created_documents = created_documents + 1 WHERE id = ? AND created_documents < max_documents').run(accountId).changes > 0;
-      if (!counted) return null;
+    // A new calendar month starts the counts again (an account's first count only stamps the month):
+    // one statement counts and, when the month changed, resets (as on PostgreSQL).
+    const stale = 'usage_month IS NOT NULL AND usage_month <> @month';
+    const count = sql(`UPDATE accounts SET
+        created_documents = CASE WHEN ${stale} THEN 1 ELSE created_documents + 1 END,
+        proofing_transactions = CASE WHEN ${stale} THEN 0 ELSE proofing_transactions END,
+        usage_month = @month
+      WHERE id = @id AND (CASE WHEN ${stale} THEN 0 ELSE created_documents END) < max_documents`);
+    const countProofing = sql(`UPDATE accounts SET
+        proofing_transactions = CASE WHEN ${stale} THEN 1 ELSE proofing_transactions + 1 END,
+        created_documents = CASE WHEN ${stale} THEN 0 ELSE created_documents END,
+        usage_month = @month
+      WHERE id = @id AND (CASE WHEN ${stale} THEN 0 ELSE proofing_transactions END) < max_proofing`);
+    const reserveRow = (accountId: number, leaseMs: number): number | null => {
+      if (count.run({ id: accountId, month: usageMonth() }).changes === 0) return null;
       return Number(sql('INSERT INTO document_reservations (account_id, expires_at) VALUES (?, ?)').run(accountId, Date.now() + leaseMs).lastInsertRowid);
-    });
+    };
+    const reserve = db.transaction(reserveRow);
     this.reserveTx = (accountId, leaseMs) => reserve.immediate(accountId, leaseMs);
-    const refund = db.transaction((id: number, accountId: number) => {
+    const refundRow = (id: number, accountId: number) => {
       if (sql('DELETE FROM document_reservations WHERE id = ?').run(id).changes > 0) {
         sql('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(accountId);
       }
-    });
+    };
+    const refund = db.transaction(refundRow);
     this.refundTx = (id, accountId) => refund.immediate(id, accountId);
     const refundExpired = db.transaction((): number => {
       const rows = sql('SELECT id, account_id FROM document_reservations WHERE expires_at < ?').all(Date.now()) as { id: number; account_id: number }[];
@@ -380,7 +389,7 @@ class SqliteUsage implements UsageRepository {
       return rows.length;
     });
     this.refundExpiredTx = () => refundExpired.immediate();
-    const acquire = db.transaction((accountId: number, limit: number, leaseMs: number, holder: string): number | null => {
+    const acquireRow = (accountId: number, limit: number, leaseMs: number, holder: string): number | null => {
       const now = Date.now();
       const rows = sql('SELECT slot, holder, expires_at FROM merge_slots WHERE account_id = ?').all(accountId) as { slot: number; holder: string; expires_at: number }[];
       const taken = new Set<number>();
@@ -398,13 +407,47 @@ class SqliteUsage implements UsageRepository {
         return candidate;
       }
       return null;
-    });
+    };
+    const acquire = db.transaction(acquireRow);
     this.acquireTx = (accountId, limit, leaseMs, holder) => acquire.immediate(accountId, limit, leaseMs, holder);
-    const proofing = db.transaction((accountId: number): boolean => {
-      newMonth(accountId);
-      return sql('UPDATE accounts SET proofing_transactions = proofing_transactions + 1 WHERE id = ? AND proofing_transactions < max_proofing').run(accountId).changes > 0;
+    const releaseSlot = (holder: string) => sql('DELETE FROM merge_slots WHERE holder = ?').run(holder);
+    const claim = db.transaction((accountId: number, wanted: UsageClaim, holder: string): 'slots' | 'documents' | number | null => {
+      if (wanted.slot && acquireRow(accountId, wanted.slot.limit, wanted.slot.leaseMs, holder) === null) return 'slots';
+      if (wanted.documentLeaseMs === undefined) return null;
+      const reservation = reserveRow(accountId, wanted.documentLeaseMs);
+      if (reservation !== null) return reservation;
+      if (wanted.slot) releaseSlot(holder);
+      return 'documents';
     });
+    this.claimTx = (accountId, wanted, holder) => claim.immediate(accountId, wanted, holder);
+    const settle = db.transaction((accountId: number, reservation: number | null, kept: boolean, holder: string | null) => {
+      if (reservation !== null) {
+        if (kept) sql('DELETE FROM document_reservations WHERE id = ?').run(reservation);
+        else refundRow(reservation, accountId);
+      }
+      if (holder !== null) releaseSlot(holder);
+    });
+    this.settleTx = (accountId, reservation, kept, holder) => settle.immediate(accountId, reservation, kept, holder);
+    const proofing = db.transaction((accountId: number): boolean => countProofing.run({ id: accountId, month: usageMonth() }).changes > 0);
     this.proofingTx = (accountId) => proofing.immediate(accountId);
+  }
+
+  async claim(accountId: number, wanted: UsageClaim): Promise<ClaimResult> {
+    // Nothing to count or hold (a test run that is not a merge): no write at all.
+    if (!wanted.slot && wanted.documentLeaseMs === undefined) return { granted: { settle: async () => undefined } };
+    const holder = wanted.slot ? `${process.pid}:${randomUUID()}` : null;
+    const claimed = this.claimTx(accountId, wanted, holder ?? '');
+    if (claimed === 'slots' || claimed === 'documents') return { refused: claimed };
+    let settled = false;
+    return {
+      granted: {
+        settle: async (kept) => {
+          if (settled || !this.db.open) return;
+          settled = true;
+          this.settleTx(accountId, claimed, kept, holder);
+        },
+      },
+    };
   }
 
   async reserveDocument(accountId: number, leaseMs: number): Promise<DocumentReservation | null> {

@@ -105,7 +105,28 @@ export interface DocumentReservation {
   refund(): Promise<void>;
 }
 
+/** What a counted request takes before its work: a merge slot and one document of the quota, each when asked for. */
+export interface UsageClaim {
+  slot?: { limit: number; leaseMs: number };
+  /** Reserve one document (not for test runs), with this lease (see `reserveDocument`). */
+  documentLeaseMs?: number;
+}
+
+/** A granted claim; settle it exactly once when the work ends. */
+export interface UsageHold {
+  /** `kept`: the work succeeded and the document stays counted; otherwise it is taken back. The slot is freed either way. */
+  settle(kept: boolean): Promise<void>;
+}
+
+export type ClaimResult = { granted: UsageHold } | { refused: 'slots' | 'documents' };
+
 export interface UsageRepository {
+  /**
+   * The slot and the reservation together, in one transaction where the store can (a request
+   * writes its counters twice, not four times): refused 'slots' when every slot is held, 'documents'
+   * when the quota is used up (then nothing is held).
+   */
+  claim(accountId: number, claim: UsageClaim): Promise<ClaimResult>;
   /**
    * Adds one created document if the account is below its quota, held as a reservation until
    * the work settles it; null when the quota is exhausted. A reservation neither committed nor

@@ -222,6 +222,38 @@ for (const make of [sqliteBackend, postgresBackend]) {
       await held[1]!.release();
     });
 
+    it('claims a slot and a document together, refuses without holding anything, and settles once', async () => {
+      const a = await store.accounts.create(newAccount('claims', { maxDocuments: 3 }));
+      const documents = async () => (await store.accounts.byId(a.id))?.createdDocuments;
+      const both = { slot: { limit: 2, leaseMs: 60_000 }, documentLeaseMs: 60_000 };
+      const first = await store.usage.claim(a.id, both);
+      const second2 = await second.usage.claim(a.id, both);
+      assert.ok('granted' in first && 'granted' in second2);
+      assert.deepEqual(await store.usage.claim(a.id, both), { refused: 'slots' });
+      assert.equal(await documents(), 2, 'a refused claim counts nothing');
+      await first.granted.settle(false); // failed work: the document is taken back, the slot freed
+      await first.granted.settle(true); // settling twice changes nothing
+      assert.equal(await documents(), 1);
+      const third = await store.usage.claim(a.id, both);
+      assert.ok('granted' in third);
+      await third.granted.settle(true);
+      await second2.granted.settle(true);
+      assert.equal(await documents(), 2);
+      const last = await store.usage.claim(a.id, both);
+      assert.ok('granted' in last);
+      await last.granted.settle(true);
+      assert.equal(await documents(), 3);
+      // The quota is used up: refused, and the slot it would have taken is free again.
+      assert.deepEqual(await store.usage.claim(a.id, both), { refused: 'documents' });
+      const slots = await Promise.all([store.usage.claim(a.id, { slot: both.slot }), second.usage.claim(a.id, { slot: both.slot })]);
+      assert.ok(slots.every((c) => 'granted' in c), 'both slots are free');
+      for (const c of slots) if ('granted' in c) await c.granted.settle(true);
+      assert.equal(await documents(), 3, 'slot-only claims (test runs) count nothing');
+      const nothing = await store.usage.claim(a.id, {});
+      assert.ok('granted' in nothing);
+      await nothing.granted.settle(true);
+    });
+
     it('frees the slots of an instance that goes away', async () => {
       const a = await store.accounts.create(newAccount('crash'));
       const third = await backend.open();
