@@ -219,9 +219,12 @@ async function main(): Promise<void> {
   const t = templates();
   const carboneFile = path.join(tempDir(), 'carbone-invoice.docx');
   fs.writeFileSync(carboneFile, t.carboneTemplate);
-  await bigTable(t, carboneFile);
-  await throughput(t, carboneFile);
-  await pdfLines(t, carboneFile);
+  // `node --import tsx bench/peers.ts [table] [docx] [pdf]`: only those parts (all by default).
+  const wanted = process.argv.slice(2);
+  const runs = (part: string) => wanted.length === 0 || wanted.includes(part);
+  if (runs('table')) await bigTable(t, carboneFile);
+  if (runs('docx')) await throughput(t, carboneFile);
+  if (runs('pdf')) await pdfLines(t, carboneFile);
   process.exit(0); // Carbone's office converters keep the process alive
 }
 
