@@ -2,7 +2,8 @@
 // Set-up that `npm start` and `npm test` run first: installs the npm packages when the lock
 // file changed and compiles the TypeScript when a source changed. Quiet when nothing to do.
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,6 +89,41 @@ if (missing.length > 0) {
     process.exit(1);
   }
 }
+
+// Debian's LibreOffice without a GUI (libreoffice-writer-nogui) leaves out Writer's window
+// descriptions (.ui files), yet Writer builds a window from one for each comment when it lays out
+// a document, and without the file the office aborts (every document with comments crashed it).
+// They come from the same version's full writer package, unpacked, not installed (it would pull
+// in the desktop GUI), and are refreshed when the office is upgraded.
+function officeUiFiles() {
+  if (!officeWanted || !has('dpkg -s libreoffice-writer-nogui >/dev/null 2>&1')) return;
+  const target = '/usr/lib/libreoffice/share/config/soffice.cfg/modules/swriter/ui';
+  const version = spawnSync('dpkg-query', ['-W', '-f=${Version}', 'libreoffice-writer-nogui']).stdout.toString().trim();
+  const marker = path.join(target, '.docsmith-version');
+  if (existsSync(marker) && readFileSync(marker, 'utf8') === version) return;
+  if (process.getuid?.() !== 0) {
+    console.warn(`setup: warning: LibreOffice's Writer window files are missing (${target}); documents with comments need the one-off office (seconds each). Run the set-up as root once, or install libreoffice-writer.`);
+    return;
+  }
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'docsmith-office-ui-'));
+  try {
+    const download = () => spawnSync('apt-get', ['download', `libreoffice-writer=${version}`], { cwd: scratch, stdio: 'ignore' }).status === 0;
+    if (!download() && !(spawnSync('apt-get', ['update'], { stdio: 'ignore' }).status === 0 && download())) {
+      console.warn(`setup: warning: could not download libreoffice-writer ${version} for its Writer window files; documents with comments will use the one-off office.`);
+      return;
+    }
+    const deb = readdirSync(scratch).find((name) => name.endsWith('.deb'));
+    run('dpkg-deb', ['-x', path.join(scratch, deb), path.join(scratch, 'x')]);
+    const from = path.join(scratch, 'x', target);
+    mkdirSync(target, { recursive: true });
+    for (const name of readdirSync(from)) if (name.endsWith('.ui')) copyFileSync(path.join(from, name), path.join(target, name));
+    writeFileSync(marker, version);
+    console.log(`setup: added LibreOffice's Writer window files (from libreoffice-writer ${version})`);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+officeUiFiles();
 
 if (systemOnly) process.exit(0);
 

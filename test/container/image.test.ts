@@ -77,6 +77,13 @@ describe('container image (podman)', { skip, timeout: 45 * 60_000 }, () => {
     const merged = await boss.post('/v1/document/merge?returnFormat=PDF', { json: { template, mergeData: [{ name: 'Container' }] } });
     assert.equal(merged.status, 200, merged.text);
     assert.match(pdfFacts(Buffer.from((merged.json() as string[])[0]!, 'base64')).text, /Hello Container/);
+    // A document with comments: the image has Writer's comment window files (scripts/setup.mjs).
+    const commented = docx(p('<w:commentRangeStart w:id="0"/>', run('Reviewed text'), '<w:commentRangeEnd w:id="0"/><w:r><w:commentReference w:id="0"/></w:r>'),
+      { comments: `<w:comment w:id="0" w:author="Ann">${p(run('Check this'))}</w:comment>` });
+    const converted = await boss.post('/v1/document/convert?returnFormat=PDF', { json: commented.toString('base64') });
+    assert.equal(converted.status, 200, converted.text);
+    assert.match(pdfFacts(Buffer.from(converted.json() as string, 'base64')).text, /Reviewed text/);
+    assert.doesNotMatch(sh('podman', ['logs', name]).out, /office process crashed/);
     const dictionaries = (await boss.get('/v1/proofing/availabledictionaries')).json() as string[];
     assert.ok(dictionaries.includes('en_US.dic') && dictionaries.length > 40, `dictionaries: ${dictionaries.length}`);
 
