@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { DocsmithError, InputError } from '../errors.js';
-import { detectFormat, FORMAT_NAMES, wordVersion, type DocumentFormat, type WordVersion } from '../formats/detect.js';
+import { detectFormat, FORMAT_NAMES, readCompound, wordVersion, type DocumentFormat, type WordVersion } from '../formats/detect.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
 import { exportSpec, type DocumentFamily } from '../office/filters.js';
 import { OfficeCrashError, OfficeJobError, type OfficeJob } from '../office/process.js';
@@ -119,6 +119,7 @@ export class Converter {
 
   async convert(input: Buffer, from: DocumentFormat, to: ReturnFormat, options: ConvertOptions = {}): Promise<Converted> {
     if (from === 'pdf') return this.fromPdf(input, to, options);
+    if (from === 'doc' && !readCompound(input)) return this.fromUnreadableDoc(input, to, options);
     const family: DocumentFamily = from === 'xlsx' ? 'calc' : 'writer';
     const spec = exportSpec(family, to, options.password);
     // Nothing in a document may make the office read a file or fetch a URL (the sandbox is the second line).
@@ -142,6 +143,26 @@ export class Converter {
       return Buffer.from(titled);
     }
     return data;
+  }
+
+  /**
+   * A DOC our reader cannot take apart cannot be made inert, yet the office may read it (fuzzed
+   * and damaged files often are). Only a fully sandboxed office gets it, to turn it into DOCX with
+   * nothing recomputed; that DOCX is made inert like any other before anything else is done.
+   */
+  private async fromUnreadableDoc(input: Buffer, to: ReturnFormat, options: ConvertOptions): Promise<Converted> {
+    const damaged = 'The DOC document is damaged (its OLE compound structure cannot be read)';
+    if (this.oneShot?.sandbox.kind !== 'bubblewrap') throw new InputError(`${damaged}; this server reads such files only in a fully sandboxed office, which it does not have.`);
+    let docx: { data: Buffer; officeMs: number };
+    try {
+      docx = await this.runOffice(input, 'doc', 'docx', { ...exportSpec('writer', 'docx'), refreshFields: false }, options.signal, options.timeoutMs);
+    } catch (error) {
+      if (error instanceof InputError) throw new InputError(`${damaged}, and the office could not read it either.`);
+      throw error;
+    }
+    if (to === 'docx' && !options.test && !options.password && !options.properties) return { data: makeInert(docx.data, 'docx'), officeMs: docx.officeMs };
+    const result = await this.convert(docx.data, 'docx', to, options);
+    return { data: result.data, officeMs: docx.officeMs + result.officeMs };
   }
 
   private async fromPdf(input: Buffer, to: ReturnFormat, options: ConvertOptions): Promise<Converted> {

@@ -92,11 +92,32 @@ export function wordVersion(bytes: Uint8Array): WordVersion {
   }
 }
 
-function detectCompound(bytes: Uint8Array): Detection {
-  let container: CFB.CFB$Container;
+/** The compound file as our reader sees it, or null when it cannot take it apart. */
+export function readCompound(bytes: Uint8Array): CFB.CFB$Container | null {
   try {
-    container = CFB.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { type: 'buffer' });
+    return CFB.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { type: 'buffer' });
   } catch {
+    return null;
+  }
+}
+
+/**
+ * A compound file our reader refuses may still be a Word document the office reads (fuzzed and
+ * damaged files often are): worth the office's try when its header is sound and it holds more
+ * than a header and a few sectors. A cut-off stub is refused at once.
+ */
+function plausibleCompound(bytes: Uint8Array): boolean {
+  if (bytes.length < 8192) return false;
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const byteOrder = view.readUInt16LE(28);
+  const sectorShift = view.readUInt16LE(30);
+  return byteOrder === 0xfffe && (sectorShift === 9 || sectorShift === 12);
+}
+
+function detectCompound(bytes: Uint8Array): Detection {
+  const container = readCompound(bytes);
+  if (!container) {
+    if (plausibleCompound(bytes)) return { ok: true, format: 'doc' };
     return fail('corrupt', 'The document is a damaged OLE compound file (truncated or corrupt); it cannot be opened.');
   }
   // Stream names are case-insensitive in the compound file format.

@@ -24,7 +24,7 @@ export function inertDoc(input: Buffer): Buffer {
   try {
     container = CFB.read(input, { type: 'buffer' });
   } catch {
-    return input; // the format check refuses it with a clear message
+    return input; // never reaches the office as is: the converter has the office rewrite it as DOCX first
   }
   let changed = mapFieldTypes(container, (flt) => (LINKING_FLT.has(flt) ? UNKNOWN_FLT : flt));
   for (const entry of container.FileIndex) {

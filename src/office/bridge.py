@@ -178,7 +178,7 @@ class Bridge:
                 dp.CreationDate = uno_date(properties["CreationDate"])
             if "ModificationDate" in properties:
                 dp.ModificationDate = uno_date(properties["ModificationDate"])
-        if hasattr(doc, "getTextFields"):
+        if job.get("refreshFields", True) and hasattr(doc, "getTextFields"):
             try:
                 doc.getTextFields().refresh()
             except Exception:

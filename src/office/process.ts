@@ -23,6 +23,8 @@ export interface OfficeJob {
   /** Encrypt through OOXML EncryptionData rather than the plain Password property. */
   ooxml?: boolean;
   watermark?: string;
+  /** False: leave the fields as loaded (a document we could not make inert is not asked to recompute anything). */
+  refreshFields?: boolean;
 }
 
 /** Joins documents the office's own way (for the benchmark that compares with it). */

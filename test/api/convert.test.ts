@@ -2,7 +2,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { unzipSync, zipSync } from 'fflate';
 import CFB from 'cfb';
-import { fixture } from '../helpers/server.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fixture, ROOT } from '../helpers/server.js';
 import { type Client, errorMessage as message } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { pdfFacts, redShare } from '../helpers/office.js';
@@ -93,6 +95,21 @@ describe('POST /v1/document/convert with the real office engine', () => {
     assert.match((await convert(legacyWordDoc('Hello from Word six.'), 'TXT')).toString('utf8'), /Hello from Word six\./);
     assert.match((await convert(legacyWordDoc('Hello from Word 95.', { nFib: 104 }), 'TXT')).toString('utf8'), /Hello from Word 95\./);
     assert.ok(pdfFacts(await convert(legacyWordDoc('To PDF.'), 'PDF')).text.includes('To PDF.'));
+  });
+
+  it('reads a DOC whose compound structure is damaged through the sandboxed office, and refuses a cut-off one', async () => {
+    // A fuzzed Word 97 file (Apache POI's test data): our OLE reader cannot take it apart, LibreOffice lays out 8 pages.
+    const fuzzed = fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'damaged', 'fuzzed-word97.doc'));
+    assert.throws(() => CFB.read(fuzzed, { type: 'buffer' }), 'the fixture still defeats the OLE reader');
+    assert.deepEqual(detectFormat(fuzzed), { ok: true, format: 'doc' });
+    const pdf = pdfFacts(await convert(fuzzed, 'PDF'));
+    assert.equal(pdf.pages, 8, 'the 8 pages LibreOffice lays out on its own');
+    assert.ok(pdf.text.trim().length > 1000);
+    const docx = unzipSync(await convert(fuzzed, 'DOCX'));
+    assert.ok(docx['word/document.xml'], 'DOCX output is a Word package');
+    const stub = await paid.post('/v1/document/convert?returnFormat=PDF', { json: fuzzed.subarray(0, 4096).toString('base64') });
+    assert.equal(stub.status, 400);
+    assert.match(message(stub), /damaged OLE compound file/);
   });
 
   it('writes HTML without line breaks inside text, and reads HTML fragments', async () => {

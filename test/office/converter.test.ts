@@ -11,7 +11,7 @@ import { openSandbox } from '../../src/office/sandbox.js';
 import { Converter } from '../../src/convert/converter.js';
 import { Normaliser } from '../../src/convert/normalise.js';
 import { detectFormat } from '../../src/formats/detect.js';
-import { fixture, tempDir } from '../helpers/server.js';
+import { fixture, ROOT, tempDir } from '../helpers/server.js';
 import { pdfFacts, redShare, slowRtf, testPool } from '../helpers/office.js';
 import { docx, field, p } from '../helpers/docx.js';
 
@@ -64,6 +64,12 @@ describe('converter: passwords, properties, normalisation, no network', () => {
     const { data: back } = await converter.convert(commented, 'docx', 'docx');
     assert.match(Buffer.from(unzipSync(back)['word/comments.xml']!).toString('utf8'), /Check this/, 'DOCX output keeps the comment');
     assert.equal(pool.stats.crashes, crashes);
+  });
+
+  it('hands a DOC our reader cannot take apart only to a fully sandboxed office', async () => {
+    const fuzzed = fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'damaged', 'fuzzed-word97.doc'));
+    const unsandboxed = new Converter(pool, tempDir(), { sofficePath: '/usr/lib/libreoffice/program/soffice.bin', sandbox: openSandbox('off'), timeoutMs: 60_000 });
+    await assert.rejects(unsandboxed.convert(fuzzed, 'doc', 'pdf'), /damaged .*fully sandboxed office/);
   });
 
   it('encrypts PDF output with userPassword: it opens only with the password', async () => {

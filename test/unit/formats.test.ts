@@ -46,6 +46,8 @@ describe('format detection from bytes', () => {
     const docx = fixture('test_template.docx');
     assert.equal(format(docx.subarray(0, docx.length / 2)), 'corrupt', 'truncated ZIP');
     assert.equal(format(fixture('test.doc').subarray(0, 1000)), 'corrupt', 'truncated OLE file');
+    // A sound header and more than a stub: the office gets to try what our OLE reader cannot read.
+    assert.equal(format(fs.readFileSync(path.join(FIXTURES, '..', 'damaged', 'fuzzed-word97.doc'))), 'doc');
     assert.equal(format(Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(200, 7)])), 'corrupt');
     assert.equal(format(zipSync({ 'a.txt': Buffer.from('hello') })), 'unknown', 'a ZIP that is no Office file');
   });
