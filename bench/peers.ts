@@ -4,11 +4,13 @@
  *  1. a 20,000-row table to DOCX: time;
  *  2. a 100-row invoice to DOCX, 8 concurrent clients: documents per second, docsmith over HTTP
  *     (worker threads; autocannon drives the load) against Carbone in-process (its render is
- *     asynchronous), with the CPU each side spends per document;
+ *     asynchronous), with the CPU each side spends per document; both warmed up, best of two runs;
+ *  2b. an 8-row invoice to DOCX, one request at a time: docsmith over HTTP against Carbone in-process;
  *  3. an 8-row and a 100-row invoice to PDF, one request at a time: docsmith over HTTP (office
  *     pool of 2) against Carbone in-process (its LibreOffice converter, 2 factories), interleaved.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
@@ -55,6 +57,22 @@ function templates() {
     + table(titleRow, row(cell(p(run('{#items}{name}'))), cell(p(run('{qty}'))), cell(p(run('{price}{/items}')))))
     + p(run('{total}')));
   return { ours, carboneTemplate, theirs };
+}
+
+// One kept-alive connection and Node's plain HTTP client: fetch() costs the client a few tenths of
+// a millisecond more per request, which one-at-a-time lines would count against docsmith.
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+function post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
 }
 
 function textOf(docxBytes: Uint8Array): string {
@@ -167,6 +185,44 @@ async function throughput(t: ReturnType<typeof templates>, carboneFile: string):
   }
 }
 
+async function docxLatency(t: ReturnType<typeof templates>, carboneFile: string): Promise<void> {
+  console.log('\n2b. an 8-row invoice to DOCX, one request at a time (median of 101, interleaved)');
+  const dataDir = tempDir();
+  const admin = await adminServices({ dataDir });
+  const account = await makeAccount(admin, 'latency', { licence: 'SN-BENCH', maxDocuments: 100_000_000 });
+  await admin.store.close();
+  const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_LOG_LEVEL: 'warn', DOCSMITH_OFFICE_WORKERS: '0' });
+  const authorization = `Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}`;
+  try {
+    const data = invoice(8);
+    const body = JSON.stringify({ mergeData: [data], template: t.ours.toString('base64') });
+    const ours = async () => {
+      const reply = await post(`${server.url}/v1/document/merge?returnFormat=DOCX`, { authorization, 'content-type': 'application/json' }, body);
+      if (reply.status !== 200) throw new Error(`merge answered ${reply.status}: ${reply.text}`);
+      return Buffer.from((JSON.parse(reply.text) as string[])[0]!, 'base64');
+    };
+    check('docsmith', await ours(), 8);
+    check('Carbone', await renderCarbone(carboneFile, data), 8);
+    for (let i = 0; i < 50; i++) {
+      await ours();
+      await renderCarbone(carboneFile, data);
+    }
+    const a: number[] = [];
+    const b: number[] = [];
+    for (let i = 0; i < 101; i++) {
+      let s = performance.now();
+      await ours();
+      a.push(performance.now() - s);
+      s = performance.now();
+      await renderCarbone(carboneFile, data);
+      b.push(performance.now() - s);
+    }
+    console.log(`  docsmith ${median(a).toFixed(2)} ms over HTTP, Carbone ${median(b).toFixed(2)} ms in-process: docsmith is ${(median(b) / median(a)).toFixed(2)}x`);
+  } finally {
+    await server.stop();
+  }
+}
+
 async function pdfLines(t: ReturnType<typeof templates>, carboneFile: string): Promise<void> {
   console.log('\n3. invoices to PDF, one request at a time (median of 15, interleaved)');
   carbone.set({ factories: 2, startFactory: true });
@@ -187,9 +243,9 @@ async function pdfLines(t: ReturnType<typeof templates>, carboneFile: string): P
       const data = invoice(rows);
       const body = JSON.stringify({ mergeData: [data], template: t.ours.toString('base64') });
       const ours = async () => {
-        const reply = await fetch(`${server.url}/v1/document/merge?returnFormat=PDF`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body });
-        if (reply.status !== 200) throw new Error(`merge answered ${reply.status}: ${await reply.text()}`);
-        return Buffer.from(((await reply.json()) as string[])[0]!, 'base64');
+        const reply = await post(`${server.url}/v1/document/merge?returnFormat=PDF`, { authorization, 'content-type': 'application/json' }, body);
+        if (reply.status !== 200) throw new Error(`merge answered ${reply.status}: ${reply.text}`);
+        return Buffer.from((JSON.parse(reply.text) as string[])[0]!, 'base64');
       };
       const theirs = () => new Promise<Buffer>((resolve, reject) => carbone.render(carboneFile, data, { convertTo: 'pdf' }, (error, result) => (error ? reject(error) : resolve(result))));
       await checkPdf('docsmith', await ours(), rows);
@@ -219,11 +275,12 @@ async function main(): Promise<void> {
   const t = templates();
   const carboneFile = path.join(tempDir(), 'carbone-invoice.docx');
   fs.writeFileSync(carboneFile, t.carboneTemplate);
-  // `node --import tsx bench/peers.ts [table] [docx] [pdf]`: only those parts (all by default).
+  // `node --import tsx bench/peers.ts [table] [docx] [latency] [pdf]`: only those parts (all by default).
   const wanted = process.argv.slice(2);
   const runs = (part: string) => wanted.length === 0 || wanted.includes(part);
   if (runs('table')) await bigTable(t, carboneFile);
   if (runs('docx')) await throughput(t, carboneFile);
+  if (runs('latency')) await docxLatency(t, carboneFile);
   if (runs('pdf')) await pdfLines(t, carboneFile);
   process.exit(0); // Carbone's office converters keep the process alive
 }

@@ -4,6 +4,9 @@ import { DEFAULT_ZIP_LIMITS, readZip, writeZip, ZipError, type ZipLimits } from 
 
 /** `<!DOCTYPE` as UTF-8 and UTF-16 bytes: entity bombs are refused in every part, not only those we parse. */
 const DOCTYPE = [Buffer.from('<!DOCTYPE', 'utf8'), Buffer.from('<!DOCTYPE', 'utf16le'), Buffer.from('\0<\0!\0D\0O\0C\0T\0Y\0P\0E', 'latin1')];
+const ENTITY = [Buffer.from('<!ENTITY', 'utf8'), Buffer.from('<!ENTITY', 'utf16le'), Buffer.from('\0<\0!\0E\0N\0T\0I\0T\0Y', 'latin1')];
+/** Web pages a document carries (altChunk): `<!DOCTYPE html>` is how they start; entity declarations are still refused. */
+const WEB_PAGE = /\.(?:html?|mht|mhtml)$/i;
 
 /** The relationships part of a part: `word/document.xml` -> `word/_rels/document.xml.rels`. */
 export function relsPartName(part: string): string {
@@ -57,7 +60,8 @@ export class OoxmlPackage {
       throw new InputError(error.kind === 'limit' ? `${what} is refused: ${error.message}.` : `${what} is a damaged ZIP package: ${error.message}.`);
     }
     for (const [name, data] of parts) {
-      if (DOCTYPE.some((marker) => Buffer.from(data.buffer, data.byteOffset, data.byteLength).includes(marker))) {
+      const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      if ((WEB_PAGE.test(name) ? ENTITY : DOCTYPE).some((marker) => bytes.includes(marker))) {
         throw new InputError(`${what} is refused: its part ${name} contains a DOCTYPE (entity declarations), which Office documents never have.`);
       }
     }

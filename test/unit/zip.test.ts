@@ -43,6 +43,22 @@ describe('ZIP reading under hard limits', () => {
   });
 });
 
+describe('DOCTYPEs in packages', () => {
+  const withPart = (name: string, text: string) => {
+    const files = unzipSync(docx(''));
+    files[name] = strToU8(text);
+    return Buffer.from(zipSync(files));
+  };
+  it('refuses any DOCTYPE in XML parts, and entity declarations in the web pages a document carries (altChunk)', () => {
+    assert.throws(() => OoxmlPackage.read(withPart('word/styles.xml', '<?xml version="1.0"?><!DOCTYPE s><w:styles/>')), /DOCTYPE/);
+    // Word documents carry whole web pages as altChunk parts, which start with <!DOCTYPE html>.
+    const page = OoxmlPackage.read(withPart('word/afchunk.html', '<!DOCTYPE html><html><body><p>Chunk</p></body></html>'));
+    assert.ok(page.has('word/afchunk.html'));
+    assert.ok(OoxmlPackage.read(withPart('word/afchunk.mht', 'MIME-Version: 1.0\r\n\r\n<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN"><html></html>')));
+    assert.throws(() => OoxmlPackage.read(withPart('word/afchunk.html', '<!DOCTYPE html [<!ENTITY a "aaaa">]><html>&a;</html>')), /DOCTYPE/);
+  });
+});
+
 describe('ZIP writing', () => {
   it('writes archives that fflate and our reader read back exactly, markup deflated and media stored', () => {
     const parts: [string, Uint8Array][] = [
