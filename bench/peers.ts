@@ -75,6 +75,35 @@ function post(url: string, headers: Record<string, string>, body: string): Promi
   });
 }
 
+/** A server on its own data folder with one account that may merge without limit. */
+async function benchServer(user: string, officeWorkers: number) {
+  const dataDir = tempDir();
+  const admin = await adminServices({ dataDir });
+  const account = await makeAccount(admin, user, { licence: 'SN-BENCH', maxDocuments: 100_000_000 });
+  await admin.store.close();
+  const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_LOG_LEVEL: 'warn', DOCSMITH_OFFICE_WORKERS: String(officeWorkers) });
+  return { server, authorization: `Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}` };
+}
+
+/** Medians of `runs` timings of each side, one after the other in turn, after `warm` untimed rounds. */
+async function interleaved(runs: number, warm: number, ours: () => Promise<unknown>, theirs: () => Promise<unknown>): Promise<[number, number]> {
+  for (let i = 0; i < warm; i++) {
+    await ours();
+    await theirs();
+  }
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    let s = performance.now();
+    await ours();
+    a.push(performance.now() - s);
+    s = performance.now();
+    await theirs();
+    b.push(performance.now() - s);
+  }
+  return [median(a), median(b)];
+}
+
 function textOf(docxBytes: Uint8Array): string {
   return strFromU8(unzipSync(docxBytes)['word/document.xml']!).replace(/<[^>]+>/g, ' ');
 }
@@ -187,12 +216,7 @@ async function throughput(t: ReturnType<typeof templates>, carboneFile: string):
 
 async function docxLatency(t: ReturnType<typeof templates>, carboneFile: string): Promise<void> {
   console.log('\n2b. an 8-row invoice to DOCX, one request at a time (median of 101, interleaved)');
-  const dataDir = tempDir();
-  const admin = await adminServices({ dataDir });
-  const account = await makeAccount(admin, 'latency', { licence: 'SN-BENCH', maxDocuments: 100_000_000 });
-  await admin.store.close();
-  const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_LOG_LEVEL: 'warn', DOCSMITH_OFFICE_WORKERS: '0' });
-  const authorization = `Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}`;
+  const { server, authorization } = await benchServer('latency', 0);
   try {
     const data = invoice(8);
     const body = JSON.stringify({ mergeData: [data], template: t.ours.toString('base64') });
@@ -203,21 +227,8 @@ async function docxLatency(t: ReturnType<typeof templates>, carboneFile: string)
     };
     check('docsmith', await ours(), 8);
     check('Carbone', await renderCarbone(carboneFile, data), 8);
-    for (let i = 0; i < 50; i++) {
-      await ours();
-      await renderCarbone(carboneFile, data);
-    }
-    const a: number[] = [];
-    const b: number[] = [];
-    for (let i = 0; i < 101; i++) {
-      let s = performance.now();
-      await ours();
-      a.push(performance.now() - s);
-      s = performance.now();
-      await renderCarbone(carboneFile, data);
-      b.push(performance.now() - s);
-    }
-    console.log(`  docsmith ${median(a).toFixed(2)} ms over HTTP, Carbone ${median(b).toFixed(2)} ms in-process: docsmith is ${(median(b) / median(a)).toFixed(2)}x`);
+    const [a, b] = await interleaved(101, 50, ours, () => renderCarbone(carboneFile, data));
+    console.log(`  docsmith ${a.toFixed(2)} ms over HTTP, Carbone ${b.toFixed(2)} ms in-process: docsmith is ${(b / a).toFixed(2)}x`);
   } finally {
     await server.stop();
   }
@@ -226,12 +237,7 @@ async function docxLatency(t: ReturnType<typeof templates>, carboneFile: string)
 async function pdfLines(t: ReturnType<typeof templates>, carboneFile: string): Promise<void> {
   console.log('\n3. invoices to PDF, one request at a time (median of 15, interleaved)');
   carbone.set({ factories: 2, startFactory: true });
-  const dataDir = tempDir();
-  const admin = await adminServices({ dataDir });
-  const account = await makeAccount(admin, 'pdf', { licence: 'SN-BENCH', maxDocuments: 100_000_000 });
-  await admin.store.close();
-  const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_LOG_LEVEL: 'warn', DOCSMITH_OFFICE_WORKERS: '2' });
-  const authorization = `Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}`;
+  const { server, authorization } = await benchServer('pdf', 2);
   try {
     while ((await fetch(`${server.url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
     const checkPdf = async (name: string, pdf: Uint8Array, rows: number) => {
@@ -250,21 +256,8 @@ async function pdfLines(t: ReturnType<typeof templates>, carboneFile: string): P
       const theirs = () => new Promise<Buffer>((resolve, reject) => carbone.render(carboneFile, data, { convertTo: 'pdf' }, (error, result) => (error ? reject(error) : resolve(result))));
       await checkPdf('docsmith', await ours(), rows);
       await checkPdf('Carbone', await theirs(), rows);
-      for (let i = 0; i < 3; i++) {
-        await ours();
-        await theirs();
-      }
-      const a: number[] = [];
-      const b: number[] = [];
-      for (let i = 0; i < 15; i++) {
-        let s = performance.now();
-        await ours();
-        a.push(performance.now() - s);
-        s = performance.now();
-        await theirs();
-        b.push(performance.now() - s);
-      }
-      console.log(`  ${rows} rows: docsmith ${median(a).toFixed(0)} ms over HTTP, Carbone ${median(b).toFixed(0)} ms in-process: docsmith is ${(median(b) / median(a)).toFixed(2)}x`);
+      const [a, b] = await interleaved(15, 3, ours, theirs);
+      console.log(`  ${rows} rows: docsmith ${a.toFixed(0)} ms over HTTP, Carbone ${b.toFixed(0)} ms in-process: docsmith is ${(b / a).toFixed(2)}x`);
     }
   } finally {
     await server.stop();
