@@ -15,7 +15,6 @@ import { openSandbox, type Sandbox } from './office/sandbox.js';
 import { Converter } from './convert/converter.js';
 import { processAlive } from './util/process.js';
 import { Normaliser } from './convert/normalise.js';
-import { TemplateCache } from './merge/cache.js';
 import { DocumentPipeline } from './documents/pipeline.js';
 import { PageRenderer } from './render/renderer.js';
 import { Thumbnails } from './render/thumbnails.js';
@@ -146,7 +145,7 @@ export async function openServices(config: Config, options: { withOffice?: boole
   const renderer = new PageRenderer(Math.max(1, os.cpus().length));
   const masterSecret = loadMasterSecret(config.secret, config.dataDir);
   const keyRing = new KeyRing(masterSecret);
-  const pipeline = new DocumentPipeline(templates, new TemplateCache(), converter, normaliser);
+  const pipeline = new DocumentPipeline(templates, converter, normaliser);
   const thumbnails = new Thumbnails(renderer, converter);
   const workers = new DocumentWorkers(config.documentThreads);
   const operations = new DocumentOperations({ pipeline, workers, thumbnails, converter });

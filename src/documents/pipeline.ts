@@ -6,8 +6,6 @@ import type { Normaliser } from '../convert/normalise.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
 import type { TemplateLibrary } from '../templates/library.js';
 import { decodeBase64 } from '../util/base64.js';
-import type { TemplateCache } from '../merge/cache.js';
-import type { CompiledTemplate } from '../merge/engine.js';
 import { hasProperties } from './settings.js';
 import { OoxmlPackage } from '../ooxml/package.js';
 import { writeDocumentProperties } from '../ooxml/properties.js';
@@ -20,7 +18,6 @@ import { writeDocumentProperties } from '../ooxml/properties.js';
 export class DocumentPipeline {
   constructor(
     private readonly templates: TemplateLibrary,
-    private readonly cache: TemplateCache,
     private readonly converter: Converter | null,
     private readonly normaliser: Normaliser | null,
   ) {}
@@ -46,20 +43,9 @@ export class DocumentPipeline {
     return this.normaliser.toDocx(bytes, format as 'doc' | 'rtf' | 'html', signal);
   }
 
-  /**
-   * Refuses at upload a template no operation could use (a damaged or bomb package, malformed or
-   * too deeply nested XML, a DOCTYPE), with the same reader the merge uses. DOC and RTF are read
-   * through the office when it runs (the result is cached for the first merge), else at first use.
-   */
-  async validateTemplate(bytes: Buffer, name: string, signal?: AbortSignal): Promise<void> {
-    const what = `The template "${name}"`;
-    const format = Converter.detect(bytes, ['docx', 'doc', 'rtf'], what);
-    if (format !== 'docx' && !this.normaliser) return;
-    this.compile(await this.asDocx(bytes, ['docx', 'doc', 'rtf'], what, signal), what);
-  }
-
-  compile(docx: Buffer, what = 'The template'): CompiledTemplate {
-    return this.cache.get(docx, what);
+  /** False when DOC and RTF cannot be read here (no office engine): they are checked at first use. */
+  get readsLegacyFormats(): boolean {
+    return this.normaliser !== null;
   }
 
   /** A DOCX result in the requested format, with properties, password and test watermark. */

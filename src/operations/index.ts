@@ -145,10 +145,24 @@ export class DocumentOperations {
     return this.parts.thumbnails.pageCount(input.document, input.from, ctx.signal);
   }
 
-  /** The merge fields and blocks of a template. */
+  /** The merge fields and blocks of a template (compiled in a worker thread). */
   async info(template: Buffer, name: string, ctx: WorkContext = {}): Promise<TemplateInfo> {
-    const docx = await this.docx(template, ['docx', 'doc', 'rtf'], `The template "${name}"`, ctx);
-    return { templateName: name, ...this.parts.pipeline.compile(docx, `The template "${name}"`).info };
+    const what = `The template "${name}"`;
+    const docx = await this.docx(template, ['docx', 'doc', 'rtf'], what, ctx);
+    return { templateName: name, ...(await this.parts.workers.templateInfo(docx, what, ctx.signal)) };
+  }
+
+  /**
+   * Refuses at upload a template no operation could use (a damaged or bomb package, malformed or
+   * too deeply nested XML, a DOCTYPE), with the same reader the merge uses, in a worker thread.
+   * DOC and RTF are read through the office when it runs (the result is cached for the first
+   * merge), else at first use.
+   */
+  async validateTemplate(bytes: Buffer, name: string, ctx: WorkContext = {}): Promise<void> {
+    const what = `The template "${name}"`;
+    const format = Converter.detect(bytes, ['docx', 'doc', 'rtf'], what);
+    if (format !== 'docx' && !this.parts.pipeline.readsLegacyFormats) return;
+    await this.parts.workers.templateInfo(await this.docx(bytes, ['docx', 'doc', 'rtf'], what, ctx), what, ctx.signal);
   }
 
   async trackedChanges(document: Buffer, ctx: WorkContext = {}): Promise<TrackedChange[]> {

@@ -1,7 +1,8 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
-import { BusyError, DocsmithError } from '../errors.js';
+import { BusyError, DocsmithError, ProcessingTimeoutError } from '../errors.js';
 import type { AppendTask, FindAndReplaceTask, MergeTask, TaskReply } from './tasks.js';
+import type { TemplateInfo } from '../merge/info.js';
 import type { JsonObject } from '../merge/scope.js';
 
 // Threads run compiled code: beside this file when compiled, from dist/ when run from src/ (tsx).
@@ -54,6 +55,14 @@ export class DocumentWorkers {
     return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
   }
 
+  /**
+   * Compiles a template (DOCX) in a worker thread: its fields and blocks, or the 400 that says why
+   * no merge could use it. A large template never holds up other requests while it is read.
+   */
+  templateInfo(docx: Buffer, what: string, signal?: AbortSignal): Promise<Omit<TemplateInfo, 'templateName'>> {
+    return this.run('info', { docx, what }, signal);
+  }
+
   /** The text of a PDF, read with MuPDF in a worker thread (at most `maxPages` pages). */
   pdfText(pdf: Uint8Array, maxPages: number, signal?: AbortSignal): Promise<string> {
     return this.run<string>('pdfText', { pdf, maxPages }, signal);
@@ -77,7 +86,11 @@ export class DocumentWorkers {
     try {
       reply = await (this.pool.run(task, { name, signal: terminate.signal }) as Promise<TaskReply<T>>);
     } catch (error) {
-      if (signal?.aborted) throw signal.reason as Error;
+      if (signal?.aborted) {
+        // AbortSignal.timeout() (a caller's own limit) aborts with a DOMException: answer the usual 504.
+        if ((signal.reason as Error | undefined)?.name === 'TimeoutError') throw new ProcessingTimeoutError('Reading the document took longer than the processing limit and was cancelled.');
+        throw signal.reason as Error;
+      }
       if (/queue is at limit/i.test((error as Error).message)) throw new BusyError('Too much document work is waiting; retry shortly.', 5);
       throw error;
     } finally {

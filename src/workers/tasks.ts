@@ -9,6 +9,7 @@ import { pdfLimits, pdfText as readPdfText } from '../formats/pdf.js';
 import { TemplateCache } from '../merge/cache.js';
 import type { MergeOptions } from '../merge/engine.js';
 import type { JsonObject } from '../merge/scope.js';
+import type { TemplateInfo } from '../merge/info.js';
 
 export interface MergeTask {
   docx: Uint8Array;
@@ -27,6 +28,12 @@ export interface AppendTask {
   /** The divider before each document after the first. */
   dividers: Divider[];
   deadline?: number;
+}
+
+export interface InfoTask {
+  docx: Uint8Array;
+  /** Names the template in messages. */
+  what: string;
 }
 
 export interface FindAndReplaceTask {
@@ -53,6 +60,15 @@ export function merge(task: MergeTask): TaskReply<Uint8Array[]> {
 }
 
 const asBuffer = (u: Uint8Array) => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+
+/** Compiles a template and answers its fields and blocks; the thread keeps it compiled for merges. */
+export function info(task: InfoTask): TaskReply<Omit<TemplateInfo, 'templateName'>> {
+  try {
+    return { ok: true, value: templates.get(asBuffer(task.docx), task.what).info };
+  } catch (error) {
+    return failure(error);
+  }
+}
 const asBytes = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 
 export function append(task: AppendTask): TaskReply<Uint8Array> {

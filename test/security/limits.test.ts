@@ -169,6 +169,22 @@ describe('a heavy merge does not hold up other requests', () => {
     assert.deepEqual(order.slice(-1), ['big'], `finished in the order ${order.join(', ')}`);
   });
 
+  it('answers /healthz while a large template is read at upload', async () => {
+    // 20,000 merge fields: reading the template takes a second or more, in a worker thread.
+    const large = docxWithBlock(Array.from({ length: 20_000 }, (_, i) => p(run(`Line ${i} `), mergefield(`f${i % 50}`))).join(''));
+    const order: string[] = [];
+    const upload = c.upload('large.docx', large).then((reply) => { order.push('upload'); return reply; });
+    await new Promise((r) => setTimeout(r, 200));
+    const health = request(env.server.url, 'GET', '/healthz').then((reply) => { order.push('healthz'); return reply; });
+    const [u, h] = await Promise.all([upload, health]);
+    assert.equal(h.status, 200);
+    assert.equal(u.status, 201, u.text.slice(0, 200));
+    assert.deepEqual(order, ['healthz', 'upload']);
+    // Its fields come from the same reader, in a worker thread too.
+    const info = await c.get('/v1/templates/info?templateName=large.docx');
+    assert.equal((info.json() as { mergeFields: unknown[] }).mergeFields.length, 20_000);
+  });
+
   it('holds DOCX merges to two at once per account: a third is refused with 403', async () => {
     const rows = docxWithBlock(block('items', p(mergefield('name'))));
     const body = { mergeData: [{ items: Array.from({ length: 60_000 }, (_, i) => ({ name: `row ${i}` })) }], template: b64(rows) };

@@ -53,7 +53,9 @@ export function templateRoutes(app: FastifyInstance, services: Services): void {
   }, async (request, reply) => {
     const name = requireQuery(request, 'templateName');
     const data = decodeBase64(stringBody(request, 'the template as Base64'), 'The template');
-    await templates.upload(accountOf(request), name, data, (normal) => services.pipeline.validateTemplate(data, normal));
+    // Reading the template is bounded by the processing limit like any document work.
+    const signal = AbortSignal.timeout(services.config.jobTimeoutMs);
+    await templates.upload(accountOf(request), name, data, (normal) => services.operations.validateTemplate(data, normal, { signal }));
     return sendEmpty(reply, 201);
   });
 
