@@ -137,8 +137,11 @@ export async function openServices(config: Config, options: { withOffice?: boole
       maxStartAttempts: options.officeStartAttempts,
     })
     : null;
+  // Document work in JavaScript runs in these threads, making documents inert before the office too.
+  const workers = new DocumentWorkers(config.documentThreads);
   const converter = office
-    ? new Converter(office, path.join(scratch, 'jobs'), { sofficePath: config.office.sofficePath, sandbox, timeoutMs: config.jobTimeoutMs, workDir: path.join(scratch, 'oneshot') })
+    ? new Converter(office, path.join(scratch, 'jobs'), { sofficePath: config.office.sofficePath, sandbox, timeoutMs: config.jobTimeoutMs, workDir: path.join(scratch, 'oneshot') },
+      (bytes, format, signal) => workers.inert(bytes, format, signal))
     : null;
   const normaliser = converter ? new Normaliser(converter, path.join(config.dataDir, 'cache', 'docx')) : null;
   const templates = new TemplateLibrary(store);
@@ -147,7 +150,6 @@ export async function openServices(config: Config, options: { withOffice?: boole
   const keyRing = new KeyRing(masterSecret);
   const pipeline = new DocumentPipeline(templates, converter, normaliser);
   const thumbnails = new Thumbnails(renderer, converter);
-  const workers = new DocumentWorkers(config.documentThreads);
   const operations = new DocumentOperations({ pipeline, workers, thumbnails, converter });
   const usage = new UsageGuard(store, config);
   const policy = new CallbackPolicy(config.jobs.callbackAllow);

@@ -31,7 +31,12 @@ export interface ConvertOptions {
   signal?: AbortSignal;
   /** The office's time on this document (default: the pool's limit); background jobs have their own. */
   timeoutMs?: number;
+  /** The caller made the input inert already (a merge result, in its worker thread). */
+  alreadyInert?: boolean;
 }
+
+/** Makes a document inert (src/inert/); the server does it in a worker thread. */
+export type InertStep = (bytes: Buffer, format: DocumentFormat, signal?: AbortSignal) => Promise<Buffer>;
 
 export interface Converted {
   data: Buffer;
@@ -56,7 +61,6 @@ function officeProperties(p: DocumentProperties | undefined): Record<string, str
   return Object.keys(out).length ? out : undefined;
 }
 
-/** Turns documents of any readable format into any return format through the office pool. */
 /** How to run a one-off office when the pool cannot convert a document. */
 export interface OneShotOptions {
   sofficePath: string;
@@ -66,10 +70,16 @@ export interface OneShotOptions {
   workDir?: string;
 }
 
+/** Turns documents of any readable format into any return format through the office pool. */
 export class Converter {
   private workDirReady = false;
 
-  constructor(private readonly pool: OfficePool, private readonly workDir: string, private readonly oneShot?: OneShotOptions) {}
+  constructor(
+    private readonly pool: OfficePool,
+    private readonly workDir: string,
+    private readonly oneShot?: OneShotOptions,
+    private readonly inert: InertStep = async (bytes, format) => makeInert(bytes, format),
+  ) {}
 
   /**
    * The office crashed on this document twice (LibreOffice 7.4 crashes loading some documents
@@ -123,7 +133,7 @@ export class Converter {
     const family: DocumentFamily = from === 'xlsx' ? 'calc' : 'writer';
     const spec = exportSpec(family, to, options.password);
     // Nothing in a document may make the office read a file or fetch a URL (the sandbox is the second line).
-    const source = makeInert(input, from);
+    const source = options.alreadyInert ? input : await this.inert(input, from, options.signal);
     const result = await this.runOffice(source, from, to, {
       ...spec,
       properties: officeProperties(options.properties),
@@ -160,7 +170,7 @@ export class Converter {
       if (error instanceof InputError) throw new InputError(`${damaged}, and the office could not read it either.`);
       throw error;
     }
-    if (to === 'docx' && !options.test && !options.password && !options.properties) return { data: makeInert(docx.data, 'docx'), officeMs: docx.officeMs };
+    if (to === 'docx' && !options.test && !options.password && !options.properties) return { data: await this.inert(docx.data, 'docx', options.signal), officeMs: docx.officeMs };
     const result = await this.convert(docx.data, 'docx', to, options);
     return { data: result.data, officeMs: docx.officeMs + result.officeMs };
   }

@@ -49,7 +49,7 @@ export class DocumentPipeline {
   }
 
   /** A DOCX result in the requested format, with properties, password and test watermark. */
-  async output(docx: Buffer, format: ReturnFormat, options: { properties: DocumentProperties; password?: string; test: boolean; signal?: AbortSignal; timeoutMs?: number }): Promise<Buffer> {
+  async output(docx: Buffer, format: ReturnFormat, options: { properties: DocumentProperties; password?: string; test: boolean; signal?: AbortSignal; timeoutMs?: number; alreadyInert?: boolean }): Promise<Buffer> {
     if (format === 'docx' && !options.test && !options.password) {
       // DOCX stays our own OOXML; properties are written into the package directly.
       if (!hasProperties(options.properties)) return docx;
@@ -59,7 +59,7 @@ export class DocumentPipeline {
     }
     if (!this.converter) throw new BusyError('Producing this output needs the office engine, which is not running on this server.', 30);
     const { data } = await this.converter.convert(docx, 'docx', format, {
-      properties: options.properties, password: options.password, test: options.test, signal: options.signal, timeoutMs: options.timeoutMs,
+      properties: options.properties, password: options.password, test: options.test, signal: options.signal, timeoutMs: options.timeoutMs, alreadyInert: options.alreadyInert,
     });
     return data;
   }

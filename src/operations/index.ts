@@ -28,6 +28,11 @@ export interface WorkProgress {
   total?: number;
 }
 
+/** DOCX output stays our own OOXML unless a test run's watermark or a password needs the office. */
+function needsOffice(format: ReturnFormat, document: DocumentSettings, test: boolean): boolean {
+  return format !== 'docx' || test || Boolean(document.password);
+}
+
 /** The office's time on one document: what is left before the deadline. */
 function officeTimeout(ctx: WorkContext): number | undefined {
   return ctx.deadline === undefined ? undefined : Math.max(1000, ctx.deadline - Date.now());
@@ -79,20 +84,22 @@ export class DocumentOperations {
     return this.parts.pipeline.asDocx(bytes, accepted, what, ctx.signal, format);
   }
 
-  private async output(docx: Buffer, format: ReturnFormat, document: DocumentSettings, test: boolean, ctx: WorkContext): Promise<Buffer> {
-    if (format !== 'docx' || test || document.password) await this.beforeOffice();
-    return this.parts.pipeline.output(docx, format, { ...document, test, signal: ctx.signal, timeoutMs: officeTimeout(ctx) });
+  private async output(docx: Buffer, format: ReturnFormat, document: DocumentSettings, test: boolean, ctx: WorkContext, alreadyInert = false): Promise<Buffer> {
+    if (needsOffice(format, document, test)) await this.beforeOffice();
+    return this.parts.pipeline.output(docx, format, { ...document, test, signal: ctx.signal, timeoutMs: officeTimeout(ctx), alreadyInert });
   }
 
   /** One document per record (or all appended), in the return format. The merge runs in a worker thread. */
   async merge(input: MergeInput, ctx: WorkContext = {}): Promise<Buffer[]> {
     const docx = await this.docx(input.template, ['docx', 'doc', 'rtf'], input.what ?? 'The template', ctx);
     ctx.progress?.({ stage: 'merging', done: 0, total: input.records.length });
-    const merged = await this.parts.workers.merge({ docx, records: input.records, options: input.options, append: input.append, deadline: ctx.deadline }, ctx.signal);
+    // Results bound for the office are made inert in the merge's own thread.
+    const inert = needsOffice(input.format, input.document, input.test);
+    const merged = await this.parts.workers.merge({ docx, records: input.records, options: input.options, append: input.append, deadline: ctx.deadline, inert }, ctx.signal);
     const out: Buffer[] = [];
     for (const document of merged) {
       if (input.format !== 'docx') ctx.progress?.({ stage: 'converting', done: out.length, total: merged.length });
-      out.push(await this.output(document, input.format, input.document, input.test, ctx));
+      out.push(await this.output(document, input.format, input.document, input.test, ctx, inert));
     }
     return out;
   }

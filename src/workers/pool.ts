@@ -1,7 +1,8 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import { BusyError, DocsmithError, ProcessingTimeoutError } from '../errors.js';
-import type { AppendTask, FindAndReplaceTask, MergeTask, TaskReply } from './tasks.js';
+import type { AppendTask, FindAndReplaceTask, InertTask, MergeTask, TaskReply } from './tasks.js';
+import type { DocumentFormat } from '../formats/detect.js';
 import type { TemplateInfo } from '../merge/info.js';
 import type { JsonObject } from '../merge/scope.js';
 
@@ -53,6 +54,12 @@ export class DocumentWorkers {
   async findAndReplace(task: FindAndReplaceTask, signal?: AbortSignal): Promise<Buffer> {
     const u = await this.run<Uint8Array>('findAndReplace', task, signal);
     return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+  }
+
+  /** The document made inert (src/inert/) in a worker thread: a large package is read off the event loop. */
+  async inert(bytes: Buffer, format: DocumentFormat, signal?: AbortSignal): Promise<Buffer> {
+    const u = await this.run<Uint8Array | null>('inert', { bytes, format } satisfies InertTask, signal);
+    return u === null ? bytes : Buffer.from(u.buffer, u.byteOffset, u.byteLength);
   }
 
   /**

@@ -10,6 +10,8 @@ import { TemplateCache } from '../merge/cache.js';
 import type { MergeOptions } from '../merge/engine.js';
 import type { JsonObject } from '../merge/scope.js';
 import type { TemplateInfo } from '../merge/info.js';
+import type { DocumentFormat } from '../formats/detect.js';
+import { makeInert } from '../inert/index.js';
 
 export interface MergeTask {
   docx: Uint8Array;
@@ -18,6 +20,13 @@ export interface MergeTask {
   options: MergeOptions;
   append: boolean;
   deadline?: number;
+  /** Make each document inert too: it goes to the office next. */
+  inert?: boolean;
+}
+
+export interface InertTask {
+  bytes: Uint8Array;
+  format: DocumentFormat;
 }
 
 /** A task's answer: the result, or the error as the API would answer it. */
@@ -52,7 +61,8 @@ function failure(error: unknown): TaskReply<never> {
 export function merge(task: MergeTask): TaskReply<Uint8Array[]> {
   try {
     const template = templates.get(Buffer.from(task.docx.buffer, task.docx.byteOffset, task.docx.byteLength));
-    const documents = template.merge(JSON.parse(task.records) as JsonObject[], task.options, task.append, { deadline: task.deadline });
+    const merged = template.merge(JSON.parse(task.records) as JsonObject[], task.options, task.append, { deadline: task.deadline });
+    const documents = task.inert ? merged.map((d) => makeInert(d, 'docx')) : merged;
     return { ok: true, value: documents.map((d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength)) };
   } catch (error) {
     return failure(error);
@@ -69,7 +79,19 @@ export function info(task: InfoTask): TaskReply<Omit<TemplateInfo, 'templateName
     return failure(error);
   }
 }
+
 const asBytes = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+
+/** The document made inert (src/inert/), or null when nothing needed removing (it need not travel back). */
+export function inert(task: InertTask): TaskReply<Uint8Array | null> {
+  try {
+    const bytes = asBuffer(task.bytes);
+    const result = makeInert(bytes, task.format);
+    return { ok: true, value: result === bytes ? null : asBytes(result) };
+  } catch (error) {
+    return failure(error);
+  }
+}
 
 export function append(task: AppendTask): TaskReply<Uint8Array> {
   try {

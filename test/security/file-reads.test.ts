@@ -6,6 +6,9 @@ import { Converter } from '../../src/convert/converter.js';
 import type { OfficePool } from '../../src/office/pool.js';
 import { availableSandbox } from '../../src/office/sandbox.js';
 import { makeInert } from '../../src/inert/index.js';
+import { DocumentWorkers } from '../../src/workers/pool.js';
+import { DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
+import { unzipSync } from 'fflate';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import type { Client } from '../helpers/http.js';
 import { testPool } from '../helpers/office.js';
@@ -131,5 +134,25 @@ describe('making inert keeps what is harmless', () => {
   it('returns documents without links unchanged, byte for byte', () => {
     const plainRtf = Buffer.from('{\\rtf1\\ansi {\\field{\\*\\fldinst MERGEFIELD name}{\\fldrslt x}}\\par}');
     assert.equal(makeInert(plainRtf, 'rtf'), plainRtf);
+  });
+});
+
+describe('the first line runs in worker threads on the server', () => {
+  let workers: DocumentWorkers;
+  before(() => {
+    workers = new DocumentWorkers(1);
+  });
+  after(() => workers.close());
+
+  it('makes documents inert in a worker exactly as in-process, and merge results bound for the office in the merge\'s thread', async () => {
+    for (const document of documents) {
+      const here = makeInert(document.bytes, document.format);
+      assert.ok((await workers.inert(document.bytes, document.format)).equals(here), document.name);
+    }
+    const template = documents.find((d) => d.name === 'docx INCLUDEPICTURE split over runs')!.bytes;
+    const body = (docx: Buffer) => Buffer.from(unzipSync(docx)['word/document.xml']!).toString('utf8');
+    const merge = (inert: boolean) => workers.merge({ docx: template, records: [{}], options: DEFAULT_MERGE_OPTIONS, append: true, inert });
+    assert.match(body((await merge(false))[0]!), /PICTURE/, 'the merge itself keeps the field');
+    assert.doesNotMatch(body((await merge(true))[0]!), new RegExp(secrets.png.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), 'a result bound for the office is made inert');
   });
 });
