@@ -170,7 +170,8 @@ describe('office pool supervision', () => {
   });
 
   it('heals after its processes are killed again and again, leaking no profiles, scratch folders or pipes', async () => {
-    const pipes = () => fs.readdirSync('/tmp').filter((n) => n.startsWith('OSL_PIPE_')).length;
+    // This process's office pipes (without bubblewrap they sit in /tmp, where other test files' offices come and go too).
+    const pipes = () => fs.readdirSync('/tmp').filter((n) => n.startsWith('OSL_PIPE_') && n.includes(`docsmith-${process.pid}-`)).length;
     const pipesBefore = pipes();
     const options = processOptions();
     const pool = testPool({ size: 1, process: options });
