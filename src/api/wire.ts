@@ -22,7 +22,6 @@ export function requestIdFor(request: { headers: Record<string, string | string[
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : `${ID_PREFIX}${(++requestCount).toString(16).padStart(8, '0')}`;
 }
 
-
 export function registerWire(app: FastifyInstance, options: { bodyLimitBytes: number }): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: options.bodyLimitBytes }, (_request, body, done) => {

@@ -50,7 +50,7 @@ export class DocumentPipeline {
 
   /** A DOCX result in the requested format, with properties, password and test watermark. */
   async output(docx: Buffer, format: ReturnFormat, options: { properties: DocumentProperties; password?: string; test: boolean; signal?: AbortSignal; timeoutMs?: number; alreadyInert?: boolean }): Promise<Buffer> {
-    if (format === 'docx' && !options.test && !options.password) {
+    if (!outputNeedsOffice(format, options.password, options.test)) {
       // DOCX stays our own OOXML; properties are written into the package directly.
       if (!hasProperties(options.properties)) return docx;
       const pkg = OoxmlPackage.read(docx);
@@ -63,6 +63,11 @@ export class DocumentPipeline {
     });
     return data;
   }
+}
+
+/** DOCX output stays our own OOXML unless a test run's watermark or a password needs the office. */
+export function outputNeedsOffice(format: ReturnFormat, password: string | undefined, test: boolean): boolean {
+  return format !== 'docx' || test || Boolean(password);
 }
 
 /** Which template a request names: a stored one, or the uploaded bytes; 400 for anything else. */

@@ -1,4 +1,4 @@
-import type { DocumentPipeline } from '../documents/pipeline.js';
+import { outputNeedsOffice, type DocumentPipeline } from '../documents/pipeline.js';
 import type { DocumentSettings } from '../documents/settings.js';
 import { Converter, type Converted } from '../convert/converter.js';
 import type { Divider } from '../compose/builder.js';
@@ -26,11 +26,6 @@ export interface WorkProgress {
   stage: 'merging' | 'joining' | 'converting';
   done?: number;
   total?: number;
-}
-
-/** DOCX output stays our own OOXML unless a test run's watermark or a password needs the office. */
-function needsOffice(format: ReturnFormat, document: DocumentSettings, test: boolean): boolean {
-  return format !== 'docx' || test || Boolean(document.password);
 }
 
 /** The office's time on one document: what is left before the deadline. */
@@ -78,14 +73,14 @@ export class DocumentOperations {
   constructor(private readonly parts: OperationParts, private readonly beforeOffice: () => Promise<void> = async () => undefined) {}
 
   /** Any template or document as DOCX, starting the office only when the bytes need it (detected once). */
-  private async docx(bytes: Buffer, accepted: readonly ('docx' | 'doc' | 'rtf' | 'html')[], what: string, ctx: WorkContext): Promise<Buffer> {
-    const format = Converter.detect(bytes, accepted, what);
+  private async docx(bytes: Buffer, accepted: readonly ('docx' | 'doc' | 'rtf' | 'html')[], what: string, ctx: WorkContext, known?: DocumentFormat): Promise<Buffer> {
+    const format = known ?? Converter.detect(bytes, accepted, what);
     if (format !== 'docx') await this.beforeOffice();
     return this.parts.pipeline.asDocx(bytes, accepted, what, ctx.signal, format);
   }
 
   private async output(docx: Buffer, format: ReturnFormat, document: DocumentSettings, test: boolean, ctx: WorkContext, alreadyInert = false): Promise<Buffer> {
-    if (needsOffice(format, document, test)) await this.beforeOffice();
+    if (outputNeedsOffice(format, document.password, test)) await this.beforeOffice();
     return this.parts.pipeline.output(docx, format, { ...document, test, signal: ctx.signal, timeoutMs: officeTimeout(ctx), alreadyInert });
   }
 
@@ -94,7 +89,7 @@ export class DocumentOperations {
     const docx = await this.docx(input.template, ['docx', 'doc', 'rtf'], input.what ?? 'The template', ctx);
     ctx.progress?.({ stage: 'merging', done: 0, total: input.records.length });
     // Results bound for the office are made inert in the merge's own thread.
-    const inert = needsOffice(input.format, input.document, input.test);
+    const inert = outputNeedsOffice(input.format, input.document.password, input.test);
     const merged = await this.parts.workers.merge({ docx, records: input.records, options: input.options, append: input.append, deadline: ctx.deadline, inert }, ctx.signal);
     const out: Buffer[] = [];
     for (const document of merged) {
@@ -169,7 +164,7 @@ export class DocumentOperations {
     const what = `The template "${name}"`;
     const format = Converter.detect(bytes, ['docx', 'doc', 'rtf'], what);
     if (format !== 'docx' && !this.parts.pipeline.readsLegacyFormats) return;
-    await this.parts.workers.templateInfo(await this.docx(bytes, ['docx', 'doc', 'rtf'], what, ctx), what, ctx.signal);
+    await this.parts.workers.templateInfo(await this.docx(bytes, ['docx', 'doc', 'rtf'], what, ctx, format), what, ctx.signal);
   }
 
   async trackedChanges(document: Buffer, ctx: WorkContext = {}): Promise<TrackedChange[]> {

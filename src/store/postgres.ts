@@ -8,7 +8,7 @@ import { DuplicateError } from './types.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { asStorageUnavailable, NewerSchemaError, NO_SCHEMA } from './errors.js';
 import { StorageUnavailableError } from '../errors.js';
-import { usageMonth, accountColumns, jobColumns, type AccountRow, type ApiKeyRow, type JobRow, rowToAccount, rowToApiKey, rowToJob, rowToTemplateMeta, type TemplateRow } from './rows.js';
+import { countUsageSql, usageMonth, accountColumns, jobColumns, type AccountRow, type ApiKeyRow, type JobRow, rowToAccount, rowToApiKey, rowToJob, rowToTemplateMeta, type TemplateRow } from './rows.js';
 import { randomUUID } from 'node:crypto';
 
 /** Advisory lock namespace ('DSM' << 8): +0 migrations, +1.. merge slots. */
@@ -124,7 +124,6 @@ class PostgresStore implements Store {
 }
 
 /** Counts of an earlier calendar month: the next count starts them again. */
-const stale = (month: string) => `usage_month IS NOT NULL AND usage_month <> ${month}`;
 const ACCOUNT_SELECT = `SELECT ${accountColumns} FROM accounts`;
 const ACCOUNT_INSERT = `INSERT INTO accounts (username, password_hash, licence, max_documents, max_templates, max_proofing, valid_until, created_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`;
@@ -388,12 +387,7 @@ class PgUsage implements UsageRepository {
 
   async reserveDocument(accountId: number, leaseMs: number): Promise<DocumentReservation | null> {
     const { rows } = await this.pool.query<{ id: string }>(
-      `WITH counted AS (
-         UPDATE accounts SET
-           created_documents = CASE WHEN ${stale('$3')} THEN 1 ELSE created_documents + 1 END,
-           proofing_transactions = CASE WHEN ${stale('$3')} THEN 0 ELSE proofing_transactions END,
-           usage_month = $3
-         WHERE id = $1 AND (CASE WHEN ${stale('$3')} THEN 0 ELSE created_documents END) < max_documents RETURNING id)
+      `WITH counted AS (${countUsageSql('documents', '$3', '$1')} RETURNING id)
        INSERT INTO document_reservations (account_id, expires_at) SELECT id, $2 FROM counted RETURNING id`,
       [accountId, Date.now() + leaseMs, usageMonth()]);
     const id = rows[0]?.id;
@@ -420,12 +414,7 @@ class PgUsage implements UsageRepository {
   }
 
   async reserveProofing(accountId: number): Promise<boolean> {
-    const result = await this.pool.query(
-      `UPDATE accounts SET
-         proofing_transactions = CASE WHEN ${stale('$2')} THEN 1 ELSE proofing_transactions + 1 END,
-         created_documents = CASE WHEN ${stale('$2')} THEN 0 ELSE created_documents END,
-         usage_month = $2
-       WHERE id = $1 AND (CASE WHEN ${stale('$2')} THEN 0 ELSE proofing_transactions END) < max_proofing`, [accountId, usageMonth()]);
+    const result = await this.pool.query(countUsageSql('proofing', '$2', '$1'), [accountId, usageMonth()]);
     return (result.rowCount ?? 0) > 0;
   }
 

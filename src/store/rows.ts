@@ -9,6 +9,23 @@ export function usageMonth(at = new Date()): string {
   return at.toISOString().slice(0, 7);
 }
 
+/**
+ * Counts one document or proofing transaction if the account is below its limit, in one statement
+ * on both databases: a new calendar month starts both counts again (the first count only stamps
+ * the month). `month` and `id` are the dialect's parameter placeholders.
+ */
+export function countUsageSql(counter: 'documents' | 'proofing', month: string, id: string): string {
+  const [column, other, max] = counter === 'documents'
+    ? ['created_documents', 'proofing_transactions', 'max_documents']
+    : ['proofing_transactions', 'created_documents', 'max_proofing'];
+  const stale = `usage_month IS NOT NULL AND usage_month <> ${month}`;
+  return `UPDATE accounts SET
+      ${column} = CASE WHEN ${stale} THEN 1 ELSE ${column} + 1 END,
+      ${other} = CASE WHEN ${stale} THEN 0 ELSE ${other} END,
+      usage_month = ${month}
+    WHERE id = ${id} AND (CASE WHEN ${stale} THEN 0 ELSE ${column} END) < ${max}`;
+}
+
 type Num = number | string;
 
 export interface AccountRow {

@@ -21,7 +21,7 @@ import { asStorageUnavailable, NewerSchemaError, NO_SCHEMA } from './errors.js';
 import { processAlive } from '../util/process.js';
 import { StorageUnavailableError } from '../errors.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
-import { usageMonth, accountColumns, jobColumns, type AccountRow, type ApiKeyRow, type JobRow, rowToAccount, rowToApiKey, rowToJob, rowToTemplateMeta, type TemplateRow } from './rows.js';
+import { countUsageSql, usageMonth, accountColumns, jobColumns, type AccountRow, type ApiKeyRow, type JobRow, rowToAccount, rowToApiKey, rowToJob, rowToTemplateMeta, type TemplateRow } from './rows.js';
 
 /** The embedded store: one SQLite file in WAL mode, fsync on every commit. */
 export function openSqliteStore(file: string): Store {
@@ -354,19 +354,8 @@ class SqliteUsage implements UsageRepository {
 
   constructor(private readonly db: Database) {
     const sql = (text: string) => prepared(db, text);
-    // A new calendar month starts the counts again (an account's first count only stamps the month):
-    // one statement counts and, when the month changed, resets (as on PostgreSQL).
-    const stale = 'usage_month IS NOT NULL AND usage_month <> @month';
-    const count = sql(`UPDATE accounts SET
-        created_documents = CASE WHEN ${stale} THEN 1 ELSE created_documents + 1 END,
-        proofing_transactions = CASE WHEN ${stale} THEN 0 ELSE proofing_transactions END,
-        usage_month = @month
-      WHERE id = @id AND (CASE WHEN ${stale} THEN 0 ELSE created_documents END) < max_documents`);
-    const countProofing = sql(`UPDATE accounts SET
-        proofing_transactions = CASE WHEN ${stale} THEN 1 ELSE proofing_transactions + 1 END,
-        created_documents = CASE WHEN ${stale} THEN 0 ELSE created_documents END,
-        usage_month = @month
-      WHERE id = @id AND (CASE WHEN ${stale} THEN 0 ELSE proofing_transactions END) < max_proofing`);
+    const count = sql(countUsageSql('documents', '@month', '@id'));
+    const countProofing = sql(countUsageSql('proofing', '@month', '@id'));
     const reserveRow = (accountId: number, leaseMs: number): number | null => {
       if (count.run({ id: accountId, month: usageMonth() }).changes === 0) return null;
       return Number(sql('INSERT INTO document_reservations (account_id, expires_at) VALUES (?, ?)').run(accountId, Date.now() + leaseMs).lastInsertRowid);
