@@ -110,6 +110,12 @@ describe('POST /v1/document/convert with the real office engine', () => {
     const stub = await paid.post('/v1/document/convert?returnFormat=PDF', { json: fuzzed.subarray(0, 4096).toString('base64') });
     assert.equal(stub.status, 400);
     assert.match(message(stub), /damaged OLE compound file/);
+    // A sound header over garbage: the office gets its try, fails, and the answer says so.
+    const garbage = Buffer.concat([fuzzed.subarray(0, 512), Buffer.alloc(16_384, 0x5a)]);
+    const unreadable = await paid.post('/v1/document/convert?returnFormat=PDF', { json: garbage.toString('base64') });
+    assert.equal(unreadable.status, 400, unreadable.text);
+    assert.match(message(unreadable), /damaged .* the office could not read it either/);
+    assert.equal((await convert(fixture('test_document.docx'), 'TXT')).toString('latin1'), 'A Test File\r\n', 'still healthy');
   });
 
   it('writes HTML without line breaks inside text, and reads HTML fragments', async () => {
