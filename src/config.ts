@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import type { SandboxMode } from './office/sandbox.js';
+import { SANDBOX_MODES, type SandboxMode } from './office/sandbox.js';
 
 /** Everything the service reads from its environment, validated once at start. */
 export interface Config {
@@ -69,7 +69,7 @@ export interface OfficeConfig {
   sofficePath: string;
   pythonPath: string;
   startTimeoutMs: number;
-  /** `auto` (bubblewrap where it runs), `required` or `off`. */
+  /** `auto` (bubblewrap, else Landlock, where it runs), `required`, `bubblewrap`, `landlock` or `off`. */
   sandbox: SandboxMode;
 }
 
@@ -89,10 +89,9 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
 
 function sandboxMode(raw: string | undefined): SandboxMode {
   const value = (raw || 'auto').toLowerCase();
-  if (value !== 'auto' && value !== 'required' && value !== 'off') {
-    throw new ConfigError(`DOCSMITH_OFFICE_SANDBOX must be auto, required or off, got "${raw}"`);
-  }
-  return value;
+  const mode = SANDBOX_MODES.find((m) => m === value);
+  if (!mode) throw new ConfigError(`DOCSMITH_OFFICE_SANDBOX must be ${SANDBOX_MODES.join(', ')}, got "${raw}"`);
+  return mode;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

@@ -107,11 +107,11 @@ export async function openServices(config: Config, options: { withOffice?: boole
   const store = await openStore(config);
   pdfLimits.maxPages = config.limits.maxPages;
   const withOffice = Boolean(options.withOffice && config.office.workers > 0);
-  const sandbox = openSandbox(withOffice ? config.office.sandbox : 'off');
+  const sandbox = openSandbox(withOffice ? config.office.sandbox : 'off', config.office.pythonPath);
   if (withOffice) {
     removeStaleScratch(config.dataDir);
-    if (sandbox.kind !== 'bubblewrap') {
-      options.log?.('warn', 'the office runs without its sandbox (bubblewrap is not usable here): documents are still made inert, but install bubblewrap for defence in depth', { sandbox: sandbox.kind });
+    if (!sandbox.confinesFiles) {
+      options.log?.('warn', 'the office runs without a file sandbox (neither bubblewrap nor Landlock is usable here): documents are still made inert, but install bubblewrap or run on Linux 5.13+ with Landlock for defence in depth', { sandbox: sandbox.kind });
     }
   }
   const scratch = scratchDirectory(config.dataDir);

@@ -162,7 +162,7 @@ export class Converter {
    */
   private async fromUnreadableDoc(input: Buffer, to: ReturnFormat, options: ConvertOptions): Promise<Converted> {
     const damaged = 'The DOC document is damaged (its OLE compound structure cannot be read)';
-    if (this.oneShot?.sandbox.kind !== 'bubblewrap') throw new InputError(`${damaged}; this server reads such files only in a fully sandboxed office, which it does not have.`);
+    if (!this.oneShot?.sandbox.confinesFiles) throw new InputError(`${damaged}; this server reads such files only in a fully sandboxed office, which it does not have.`);
     let docx: { data: Buffer; officeMs: number };
     try {
       docx = await this.runOffice(input, 'doc', 'docx', { ...exportSpec('writer', 'docx'), refreshFields: false }, options.signal, options.timeoutMs);

@@ -1,6 +1,7 @@
 import { OoxmlPackage } from '../ooxml/package.js';
 import { parseXml, serializeDocument, type XmlElement, type XmlNode } from '../ooxml/xml.js';
 import { isLinkingField } from './fields.js';
+import { inertPicture, pictureKind } from './pictures.js';
 
 const WORD_NAMESPACES = new Set([
   'http://schemas.openxmlformats.org/wordprocessingml/2006/main',
@@ -48,15 +49,20 @@ export function inertPackage(input: Buffer, options: InertOptions): Buffer {
   for (const name of [...pkg.parts.keys()]) {
     const lower = name.toLowerCase();
     let next: string | Buffer | undefined;
+    const bytes = pkg.parts.get(name)!;
     if (lower.endsWith('.rels')) {
       next = inertRelationships(pkg.text(name)!, name);
-    } else if (lower.endsWith('.xml') || lower.endsWith('.svg') || lower.endsWith('.vml')) {
+    } else if (isMedia(lower) || ['inert', 'gzip'].includes(pictureKind(bytes)) || hasSvgRoot(bytes)) {
+      // Judged by the bytes: the office goes by the content, not the part's name or type.
+      const made = inertPicture(bytes);
+      if (made !== bytes) next = Buffer.from(made);
+    } else if (lower.endsWith('.xml') || lower.endsWith('.vml')) {
       const xml = pkg.text(name)!;
       if (suspect(xml)) next = inertXmlPart(xml, name);
-    } else if (!lower.startsWith('word/media/') && !lower.startsWith('xl/media/')) {
-      const bytes = Buffer.from(pkg.parts.get(name)!);
-      const made = options.depth > 0 ? options.nested(bytes, options.depth - 1) : bytes;
-      if (made !== bytes) next = made;
+    } else {
+      const part = Buffer.from(bytes);
+      const made = options.depth > 0 ? options.nested(part, options.depth - 1) : part;
+      if (made !== part) next = made;
     }
     if (next !== undefined) {
       pkg.parts.set(name, typeof next === 'string' ? Buffer.from(next, 'utf8') : next);
@@ -64,6 +70,17 @@ export function inertPackage(input: Buffer, options: InertOptions): Buffer {
     }
   }
   return changed ? pkg.toBuffer() : input;
+}
+
+/** Parts that hold pictures (and media) by their place in the package. */
+function isMedia(lowerName: string): boolean {
+  return /^(?:word|xl|ppt)\/media\//.test(lowerName) || /\.(?:svgz?|png|jpe?g|gif|bmp|tiff?|emf|wmf|emz|wmz|wdp|webp|ico)$/.test(lowerName);
+}
+
+/** An XML part (by its bytes) whose root element is `svg`, whatever the part is called. */
+function hasSvgRoot(bytes: Uint8Array): boolean {
+  const head = Buffer.from(bytes.subarray(0, 4096)).toString('utf8').replace(/^\uFEFF/, '');
+  return /^\s*(?:<\?[\s\S]*?\?>\s*|<!--[\s\S]*?-->\s*|<!DOCTYPE[^>]*>\s*)*<(?:[\w.-]+:)?svg[\s>/]/i.test(head);
 }
 
 /** Drops relationships that reach outside the package (other than hyperlinks); undefined when none do. */

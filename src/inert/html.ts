@@ -1,4 +1,5 @@
 import { Parser } from 'htmlparser2';
+import { inertDataUri } from './pictures.js';
 
 /** Elements dropped with everything inside them: they run code or embed other resources. */
 const DROPPED_WITH_CONTENT = new Set(['script', 'iframe', 'object', 'embed', 'frame', 'frameset', 'applet', 'svg', 'math',
@@ -22,22 +23,26 @@ export function inertCss(css: string): string {
     .replace(/\\(.)/g, '$1');
   return plain
     .replace(/@import[^;]*;?/gi, '')
-    .replace(/(?:url|image|image-set|-webkit-image-set|expression|src)\s*\((?:[^()]|\([^()]*\))*\)/gi,
-      (match) => (/^url\s*\(\s*['"]?\s*data:image\//i.test(match) ? match : 'none'))
+    .replace(/(?:url|image|image-set|-webkit-image-set|expression|src)\s*\((?:[^()]|\([^()]*\))*\)/gi, (match) => {
+      const inner = /^url\s*\(\s*(['"]?)\s*(data:image\/[\s\S]*?)\s*\1\s*\)$/i.exec(match)?.[2];
+      const data = inner === undefined ? undefined : inertDataUri(inner);
+      return data === undefined ? 'none' : `url("${data}")`;
+    })
     .replace(/(?:behavior|-moz-binding)\s*:[^;}]*;?/gi, '');
 }
 
-function keepUrl(name: string, value: string): boolean {
+/** A URL attribute's value as kept: data: pictures made inert (judged by their bytes), in-page anchors; undefined: dropped. */
+function keptUrl(name: string, value: string): string | undefined {
   const v = value.trim();
-  if (/^data:image\//i.test(v)) return name === 'src' || name === 'background' || name === 'srcset' || name === 'poster';
-  return v.startsWith('#') && name === 'href';
+  if (/^data:image\//i.test(v)) return name === 'src' || name === 'background' ? inertDataUri(v) : undefined;
+  return v.startsWith('#') && name === 'href' ? v : undefined;
 }
 
 /**
  * An HTML document made self-contained before the office reads it, by a real HTML parser (so
  * `<img/src=...>`, unquoted values and entity tricks are read as a browser reads them): every
  * element and attribute that could load something from the disk or the network is removed;
- * data: images and in-page anchors stay.
+ * data: images (made inert: an SVG among them loses its references) and in-page anchors stay.
  */
 export function inertHtml(html: string): string {
   let out = '';
@@ -60,8 +65,8 @@ export function inertHtml(html: string): string {
       for (const [attr, value] of Object.entries(attributes)) {
         const key = attr.toLowerCase();
         if (key.startsWith('on') || key.includes(':') && key !== 'xml:lang') continue;
-        if (URL_ATTRIBUTES.has(key) && !keepUrl(key, value)) continue;
-        const kept = key === 'style' ? inertCss(value) : value;
+        const kept = URL_ATTRIBUTES.has(key) ? keptUrl(key, value) : key === 'style' ? inertCss(value) : value;
+        if (kept === undefined) continue;
         tag += ` ${attr}="${escapeAttr(kept)}"`;
       }
       out += `${tag}>`;

@@ -1,9 +1,11 @@
 import { isLinkingField } from './fields.js';
+import { inertPicture } from './pictures.js';
 
 /**
  * RTF made inert: field instructions that include or link another file lose their instruction
  * (the field's last result stays as plain text), linked OLE objects and the attached template
- * are dropped, and shape properties that name a picture file are renamed away. The scanner
+ * are dropped, shape properties that name a picture file are renamed away, and pictures are
+ * judged by their bytes (an SVG behind `\pngblip` loses its references, see pictures.ts). The scanner
  * follows groups, escapes and `\binN` data the way an RTF reader does, so an instruction split
  * over groups or written in `\'hh` and `\u` escapes is still recognised.
  */
@@ -94,11 +96,66 @@ function judge(rtf: string, group: Group, end: number, edits: Edit[]): void {
     }
   } else if (lead.includes('object') && group.linkedObject) {
     edits.push({ start: group.start, end, replacement: '' });
+  } else if (lead.includes('pict')) {
+    const replacement = inertPict(rtf, group.start, end);
+    if (replacement !== undefined) edits.push({ start: group.start, end, replacement });
   } else if (lead.some((word) => DROPPED_DESTINATIONS.has(word))) {
     edits.push({ start: group.start, end, replacement: '' });
   } else if (lead[0] === 'sn' && LINKED_SHAPE_PROPERTIES.has(groupText(rtf.slice(group.start, end)).trim().toLowerCase())) {
     edits.push({ start: group.start, end, replacement: '{\\sn docsmithRemovedLink}' });
   }
+}
+
+/**
+ * A `\pict` group whose picture needs changing, rewritten: its control words, then the inert
+ * picture in hex (nested groups, picture properties among them, are left out). Undefined when
+ * the picture is safe as it is.
+ */
+const TEXT_RUN = /[^{}\\]*/y;
+
+function inertPict(rtf: string, start: number, end: number): string | undefined {
+  let head = '';
+  const hex: string[] = [];
+  const binary: Buffer[] = [];
+  let i = start + 1;
+  const last = end - 1; // the closing brace
+  while (i < last) {
+    const c = rtf[i]!;
+    if (c === '{') {
+      let depth = 0;
+      for (; i < last; i++) {
+        if (rtf[i] === '\\') i++;
+        else if (rtf[i] === '{') depth++;
+        else if (rtf[i] === '}' && --depth === 0) break;
+      }
+      i++;
+    } else if (c === '\\') {
+      const word = /^\\([a-zA-Z]{1,32})(-?\d{1,10})? ?/.exec(rtf.slice(i, i + 48));
+      if (!word) {
+        i += 2;
+        continue;
+      }
+      i += word[0].length;
+      if (word[1] === 'bin') {
+        const length = Math.max(0, Number(word[2] ?? 0));
+        binary.push(Buffer.from(rtf.slice(i, i + length), 'latin1'));
+        i += length;
+      } else {
+        head += `\\${word[1]}${word[2] ?? ''}`;
+      }
+    } else {
+      TEXT_RUN.lastIndex = i;
+      TEXT_RUN.exec(rtf);
+      const next = Math.min(TEXT_RUN.lastIndex > i ? TEXT_RUN.lastIndex : i + 1, last);
+      hex.push(rtf.slice(i, next).replace(/[^0-9a-fA-F]/g, ''));
+      i = next;
+    }
+  }
+  const digits = hex.join('');
+  const data = Buffer.concat([Buffer.from(digits.slice(0, digits.length & ~1), 'hex'), ...binary]);
+  const made = inertPicture(data);
+  if (made === data) return undefined;
+  return `{${head} ${Buffer.from(made).toString('hex')}}`;
 }
 
 /** The text of a group as a reader sees it: escapes decoded, control words and braces gone. */

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { OfficeJob } from './process.js';
-import type { Sandbox } from './sandbox.js';
+import { officeEnvironment, type Sandbox } from './sandbox.js';
 
 const run = promisify(execFile);
 
@@ -38,7 +38,7 @@ export async function convertOnce(job: OfficeJob, options: { sofficePath: string
     const [command, ...rest] = options.sandbox.wrap([soffice, ...args], { writable: [work], tmp: path.join(work, 'tmp') });
     const tmp = options.sandbox.kind === 'bubblewrap' ? '/tmp' : path.join(work, 'tmp');
     await run(command!, rest, {
-      timeout: options.timeoutMs, killSignal: 'SIGKILL', env: { ...process.env, SAL_ENABLE_FILE_LOCKING: '0', TMPDIR: tmp },
+      timeout: options.timeoutMs, killSignal: 'SIGKILL', env: officeEnvironment({ SAL_ENABLE_FILE_LOCKING: '0', HOME: work, TMPDIR: tmp }),
     });
     await fs.copyFile(path.join(work, 'out', `input.${extension}`), job.output);
   } finally {

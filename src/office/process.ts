@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { claimProfile, prepareProfile } from './profile.js';
-import type { Sandbox } from './sandbox.js';
+import { officeEnvironment, type Sandbox } from './sandbox.js';
 
 /** One conversion as the bridge understands it (see bridge.py). */
 export interface OfficeJob {
@@ -151,7 +151,7 @@ export class OfficeProcess {
       detached: true, // its own process group, so a kill reaches every child it starts
       stdio: 'ignore',
       // No lock files: a job retried after a crash must be able to open the same input again.
-      env: { ...process.env, SAL_USE_VCLPLUGIN: 'svp', SAL_ENABLE_FILE_LOCKING: '0', HOME: profile, TMPDIR: tmp, TMP: tmp, TEMP: tmp, ...(fonts ? { FONTCONFIG_FILE: fonts.configFile } : {}) },
+      env: officeEnvironment({ SAL_USE_VCLPLUGIN: 'svp', SAL_ENABLE_FILE_LOCKING: '0', HOME: profile, TMPDIR: tmp, TMP: tmp, TEMP: tmp, ...(fonts ? { FONTCONFIG_FILE: fonts.configFile } : {}) }),
     });
   }
 
@@ -182,7 +182,7 @@ export class OfficeProcess {
     });
     this.bridge = spawn(bridgeCommand!, bridgeArgs, {
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, DOCSMITH_BRIDGE_CONNECT_S: String(Math.ceil(this.options.startTimeoutMs / 1000)) },
+      env: officeEnvironment({ DOCSMITH_BRIDGE_CONNECT_S: String(Math.ceil(this.options.startTimeoutMs / 1000)) }),
     });
     let bridgeErrors = '';
     this.bridge.stderr!.on('data', (chunk: Buffer) => {

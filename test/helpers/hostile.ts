@@ -65,6 +65,18 @@ function hexEscaped(text: string): string {
   return [...text].map((c) => `\\'${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
 }
 
+/** An SVG picture that shows a local file through `<image href>` (the office follows it). */
+export function svgLinking(file: string, options: { xlink?: boolean } = {}): Buffer {
+  const ref = options.xlink === false ? `href="file://${file}"` : `xlink:href="file://${file}"`;
+  return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?><svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="240" height="180" viewBox="0 0 240 180"><rect width="240" height="180" fill="#ffffff"/><image ${ref} x="0" y="0" width="240" height="180"/></svg>`);
+}
+
+/** A DOCX showing the part `word/<target>` as an inline picture. */
+function docxPicture(target: string, bytes: Buffer): Buffer {
+  const drawing = '<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:extent cx="2286000" cy="1714500"/><wp:docPr id="1" name="p"/><a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:nvPicPr><pic:cNvPr id="1" name="p"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip r:embed="rIdP"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="2286000" cy="1714500"/></a:xfrm><a:prstGeom prst="rect"/></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>';
+  return docx(drawing, { rels: `<Relationship Id="rIdP" Type="${R}/image" Target="${target}"/>`, parts: { [`word/${target}`]: bytes } });
+}
+
 /** Documents in every input format that try to pull the secret files in. */
 export function hostileDocuments(s: Secrets): Hostile[] {
   const url = (file: string) => `file://${file}`;
@@ -98,6 +110,16 @@ export function hostileDocuments(s: Secrets): Hostile[] {
     { name: 'html img', format: 'html', bytes: Buffer.from(`<!DOCTYPE html><html><body><p>MARK</p><img src="${url(s.png)}" width="240" height="180"></body></html>`) },
     { name: 'html img/src without quotes', format: 'html', bytes: Buffer.from(`<html><body><p>MARK</p><img/src=${s.png} width=240 height=180></body></html>`) },
     { name: 'html entity-encoded src and CSS background', format: 'html', bytes: Buffer.from(`<html><body><p>MARK</p><img src="&#x66;ile://${s.png}" width="240" height="180"><div style="width:240px;height:180px;background:u\\72l(${url(s.png)})">x</div></body></html>`) },
+    { name: 'html data: SVG picture linking a file', format: 'html', bytes: Buffer.from(`<html><body><p>MARK</p><img src="data:image/svg+xml;base64,${svgLinking(s.png).toString('base64')}" width="240" height="180"></body></html>`) },
+    { name: 'html data: SVG under image/png, percent-encoded', format: 'html', bytes: Buffer.from(`<html><body><p>MARK</p><img src="data:image/png,${encodeURIComponent(svgLinking(s.png, { xlink: false }).toString())}" width="240" height="180"></body></html>`) },
+    { name: 'html body background SVG', format: 'html', bytes: Buffer.from(`<html><body background="data:image/svg+xml;base64,${svgLinking(s.png).toString('base64')}"><p>MARK</p><p style="height:200px">x</p></body></html>`) },
+    { name: 'html CSS background SVG', format: 'html', bytes: Buffer.from(`<html><body><p>MARK</p><div style="width:240px;height:180px;background-image:url('data:image/svg+xml;base64,${svgLinking(s.png).toString('base64')}')">x</div></body></html>`) },
+    { name: 'docx SVG picture under a .png name', format: 'docx', bytes: docxPicture('media/image1.png', svgLinking(s.png)) },
+    { name: 'docx SVG picture without an extension', format: 'docx', bytes: docxPicture('media/image1', svgLinking(s.png)) },
+    { name: 'docx gzip-packed SVG picture outside media', format: 'docx', bytes: docxPicture('pictures/p.bin', zlib.gzipSync(svgLinking(s.png))) },
+    { name: 'docx SVG picture in an .xml part', format: 'docx', bytes: docxPicture('pic.xml', Buffer.from(svgLinking(s.png).toString().replace('<rect', '<style>image{fill:url(file:///x)}</style><rect'))) },
+    { name: 'rtf \\pngblip holding an SVG', format: 'rtf', bytes: Buffer.from(`{\\rtf1\\ansi MARK\\par {\\pict\\pngblip\\picw240\\pich180\\picwgoal3600\\pichgoal2700 ${svgLinking(s.png).toString('hex')}}\\par}`) },
+    { name: 'rtf \\jpegblip holding an SVG as \\bin data', format: 'rtf', bytes: Buffer.concat([Buffer.from('{\\rtf1\\ansi MARK\\par {\\*\\shppict{\\pict{\\*\\picprop{\\sp{\\sn fLine}{\\sv 0}}}\\jpegblip\\picwgoal3600\\pichgoal2700\\bin' + svgLinking(s.png).length + ' '), svgLinking(s.png), Buffer.from('}}\\par}')]) },
     { name: 'html iframe and object', format: 'html', bytes: Buffer.from(`<html><body><p>MARK</p><iframe src="${url(s.html)}"></iframe><object data="${url(s.html)}"></object></body></html>`) },
   ];
   return list;

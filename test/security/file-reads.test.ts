@@ -4,7 +4,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { Converter } from '../../src/convert/converter.js';
 import type { OfficePool } from '../../src/office/pool.js';
-import { availableSandbox } from '../../src/office/sandbox.js';
+import { confiningSandboxes } from '../../src/office/sandbox.js';
 import { makeInert } from '../../src/inert/index.js';
 import { DocumentWorkers } from '../../src/workers/pool.js';
 import { DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
@@ -23,7 +23,11 @@ const INPUT_FILTERS = { rtf: 'Rich Text Format', docx: 'MS Word 2007 XML', doc: 
 
 /** The documents that a plain LibreOffice really lets read the secret picture (checked below). */
 const KNOWN_HOSTILE = ['rtf INCLUDEPICTURE', 'docx linked picture (external relationship)', 'html img', 'html img/src without quotes',
-  'html entity-encoded src and CSS background', 'doc INCLUDEPICTURE'];
+  'html entity-encoded src and CSS background', 'doc INCLUDEPICTURE',
+  // SVG pictures follow `<image href="file:...">`, whatever the picture is called or declared as.
+  'html data: SVG picture linking a file', 'html data: SVG under image/png, percent-encoded', 'html body background SVG',
+  'docx SVG picture under a .png name', 'docx SVG picture without an extension', 'docx gzip-packed SVG picture outside media',
+  'docx SVG picture in an .xml part', 'rtf \\pngblip holding an SVG', 'rtf \\jpegblip holding an SVG as \\bin data'];
 
 let secrets: Secrets;
 let documents: Hostile[];
@@ -68,36 +72,43 @@ describe('first line: documents are made inert before the office sees them (no s
   });
 });
 
-describe('second line: the office sandbox (documents not made inert)', { skip: availableSandbox() !== 'bubblewrap' && 'bubblewrap cannot run on this machine' }, () => {
-  let pool: OfficePool;
-  before(async () => {
-    pool = testPool({ size: 1 });
-    await pool.start();
-  });
-  after(() => pool.close());
+for (const kind of ['bubblewrap', 'landlock'] as const) {
+  describe(`second line: the office sandbox, ${kind} (documents not made inert)`, { skip: !confiningSandboxes().includes(kind) && `${kind} cannot run on this machine` }, () => {
+    let pool: OfficePool;
+    before(async () => {
+      pool = testPool({ size: 1 }, kind);
+      await pool.start();
+    });
+    after(() => pool.close());
 
-  it('the sandboxed office cannot read the files the raw documents link', async () => {
-    const work = tempDir();
-    for (const name of KNOWN_HOSTILE) {
-      const document = documents.find((d) => d.name === name)!;
-      const input = path.join(work, `in.${EXTENSIONS[document.format]}`);
-      const output = path.join(work, 'out.pdf');
-      fs.writeFileSync(input, document.bytes);
-      await pool.run({ input, output, filter: 'writer_pdf_Export', inputFilter: INPUT_FILTERS[document.format] });
-      assert.equal(leaked(fs.readFileSync(output)), undefined, name);
-    }
-  });
+    it('the sandboxed office cannot read the files the raw documents link', async () => {
+      const work = tempDir();
+      for (const name of KNOWN_HOSTILE) {
+        const document = documents.find((d) => d.name === name)!;
+        const input = path.join(work, `in.${EXTENSIONS[document.format]}`);
+        const output = path.join(work, 'out.pdf');
+        fs.writeFileSync(input, document.bytes);
+        await pool.run({ input, output, filter: 'writer_pdf_Export', inputFilter: INPUT_FILTERS[document.format] });
+        const pdf = fs.readFileSync(output);
+        assert.equal(leaked(pdf), undefined, name);
+        assert.ok(pdfText(pdf).includes('MARK'), `${name}: the office did convert the document`);
+      }
+    });
 
-  it('is what the office runs in', () => {
-    assert.equal(pool.status().sandbox, 'bubblewrap');
+    it('is what the office runs in', () => {
+      assert.equal(pool.status().sandbox, kind);
+    });
   });
-});
+}
 
-describe('every endpoint that hands a document to the office', () => {
+// Every deployment the README describes: bubblewrap (a host), Landlock (the container image), none.
+const DEPLOYMENTS = (['bubblewrap', 'landlock', 'off'] as const).filter((mode) => mode === 'off' || confiningSandboxes().includes(mode));
+
+for (const sandbox of DEPLOYMENTS) describe(`every endpoint that hands a document to the office (sandbox: ${sandbox})`, () => {
   let env: Awaited<ReturnType<typeof serverWithAccounts>>;
   let c: Client;
   before(async () => {
-    env = await serverWithAccounts({ ann: { licence: 'SN-SEC' } }, { DOCSMITH_OFFICE_WORKERS: '1' });
+    env = await serverWithAccounts({ ann: { licence: 'SN-SEC' } }, { DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_OFFICE_SANDBOX: sandbox });
     c = env.clients.ann!;
   });
   after(() => env.close());
@@ -123,10 +134,17 @@ describe('every endpoint that hands a document to the office', () => {
         assert.equal(leaked((merged.json() as string[]).map((d) => Buffer.from(d, 'base64'))[0]!), undefined, `merge ${what}`);
       }
     }
-    const rtf = documents.find((d) => d.name === 'rtf INCLUDEPICTURE')!;
-    assert.equal((await c.upload('evil.rtf', rtf.bytes)).status, 201);
-    const pages = (await c.get('/v1/templates/thumbnails?templateName=evil.rtf&zoomFactor=50')).json() as string[];
-    for (const page of pages) assert.equal(secretShareInPng(Buffer.from(page, 'base64')), 0, 'template thumbnails');
+    for (const [name, file] of [['rtf INCLUDEPICTURE', 'evil.rtf'], ['docx SVG picture under a .png name', 'evil.docx'], ['rtf \\pngblip holding an SVG', 'svg.rtf']] as const) {
+      const document = documents.find((d) => d.name === name)!;
+      assert.equal((await c.upload(file, document.bytes)).status, 201);
+      const pages = (await c.get(`/v1/templates/thumbnails?templateName=${file}&zoomFactor=50`)).json() as string[];
+      for (const page of pages) assert.equal(secretShareInPng(Buffer.from(page, 'base64')), 0, `template thumbnails ${name}`);
+      const shared = await c.get(`/v1/document/share?templateName=${file}`);
+      assert.equal(shared.status, 200, shared.text);
+      const page = await fetch(`${env.server.url}/share/${shared.json() as string}/pages/1.png`);
+      assert.equal(page.status, 200, `share page ${name}`);
+      assert.equal(secretShareInPng(new Uint8Array(await page.arrayBuffer())), 0, `share page ${name}`);
+    }
   });
 });
 
