@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { asStorageUnavailable } from '../store/errors.js';
 import sjson from 'secure-json-parse';
+import { checkJsonDepth } from '../util/json.js';
 import { DocsmithError, InputError } from '../errors.js';
 
 /**
@@ -65,6 +66,11 @@ function parseJsonBody(body: Buffer): unknown {
   let text = body.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.trim() === '') return undefined;
+  try {
+    checkJsonDepth(text);
+  } catch (error) {
+    throw new InputError((error as Error).message);
+  }
   try {
     return sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
   } catch (error) {

@@ -1,23 +1,29 @@
 import { Worker } from 'node:worker_threads';
+import { InputError, ProcessingTimeoutError } from '../errors.js';
 import type { ImageFormat } from './encode.js';
-import type { RenderJob, RenderReply } from './worker.js';
+import type { Inspection, RenderReply, WorkerJob } from './worker.js';
+
+type JobBody = WorkerJob extends infer J ? J extends WorkerJob ? Omit<J, 'id'> : never : never;
 
 interface Task {
-  job: Omit<RenderJob, 'id'>;
-  resolve(images: Uint8Array[]): void;
+  job: JobBody;
+  signal?: AbortSignal;
+  resolve(reply: RenderReply): void;
   reject(error: Error): void;
 }
 
 // Workers run compiled code: beside this file when compiled, from dist/ when run from src/ (tsx).
 const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? '../../dist/render/worker.js' : './worker.js', import.meta.url);
 
-/** Renders PDF pages to images in worker threads, so rendering never stalls the event loop. */
+/**
+ * Reads and renders PDF pages in worker threads, so no PDF ever stalls the event loop. A job
+ * whose request is aborted (the time limit) terminates its thread; a new one takes its place.
+ */
 export class PageRenderer {
   private readonly idle: Worker[] = [];
   private readonly all: Worker[] = [];
   private readonly queue: Task[] = [];
-  private readonly pending = new Map<number, Task>();
-  private readonly busy = new Map<Worker, number>();
+  private readonly busy = new Map<Worker, { id: number; task: Task }>();
   private nextId = 1;
 
   constructor(private readonly size: number) {}
@@ -25,33 +31,79 @@ export class PageRenderer {
   private spawn(): Worker {
     const worker = new Worker(WORKER_URL, { execArgv: process.execArgv });
     worker.on('message', (reply: RenderReply) => {
-      const task = this.pending.get(reply.id);
-      this.pending.delete(reply.id);
-      this.busy.delete(worker);
+      const running = this.busy.get(worker);
+      if (!running || running.id !== reply.id) return;
+      this.release(worker, running.task);
       this.idle.push(worker);
       worker.unref(); // an idle worker does not keep the process alive
-      if (task) {
-        if ('error' in reply) task.reject(new Error(reply.error));
-        else task.resolve(reply.images);
-      }
+      if ('error' in reply) running.task.reject(reply.input ? new InputError(reply.error) : new Error(reply.error));
+      else running.task.resolve(reply);
       this.next();
     });
     worker.on('error', (error) => {
-      const id = this.busy.get(worker);
-      if (id !== undefined) this.pending.get(id)?.reject(error);
-      this.busy.delete(worker);
-      this.all.splice(this.all.indexOf(worker), 1);
+      const running = this.busy.get(worker);
+      if (running) {
+        this.release(worker, running.task);
+        running.task.reject(error);
+      }
+      this.forget(worker);
+      this.next();
     });
     worker.unref();
     this.all.push(worker);
     return worker;
   }
 
-  render(pdf: Uint8Array, pages: number[], scale: number, format: ImageFormat): Promise<Uint8Array[]> {
+  private forget(worker: Worker): void {
+    const at = this.all.indexOf(worker);
+    if (at >= 0) this.all.splice(at, 1);
+    const idle = this.idle.indexOf(worker);
+    if (idle >= 0) this.idle.splice(idle, 1);
+  }
+
+  private release(worker: Worker, task: Task): void {
+    this.busy.delete(worker);
+    task.signal?.removeEventListener('abort', this.abortHandlers.get(task)!);
+    this.abortHandlers.delete(task);
+  }
+
+  private readonly abortHandlers = new Map<Task, () => void>();
+
+  private run(job: JobBody, signal?: AbortSignal): Promise<RenderReply> {
+    if (signal?.aborted) return Promise.reject(abortError(signal));
     return new Promise((resolve, reject) => {
-      this.queue.push({ job: { pdf, pages, scale, format }, resolve, reject });
+      const task: Task = { job, signal, resolve, reject };
+      if (signal) {
+        const onAbort = () => {
+          const queued = this.queue.indexOf(task);
+          if (queued >= 0) this.queue.splice(queued, 1);
+          for (const [worker, running] of this.busy) {
+            if (running.task !== task) continue;
+            this.release(worker, task);
+            this.forget(worker);
+            void worker.terminate(); // the only way to stop MuPDF mid-page
+            this.next();
+          }
+          this.abortHandlers.delete(task);
+          reject(abortError(signal));
+        };
+        this.abortHandlers.set(task, onAbort);
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
+      this.queue.push(task);
       this.next();
     });
+  }
+
+  async render(pdf: Uint8Array, pages: number[], scale: number, format: ImageFormat, signal?: AbortSignal): Promise<Uint8Array[]> {
+    const reply = await this.run({ kind: 'render', pdf, pages, scale, format }, signal);
+    return 'images' in reply ? reply.images : [];
+  }
+
+  /** The page count and the sizes of pages `from`..`to` (see InspectJob). */
+  async inspect(pdf: Uint8Array, range: { from: number; to: number; maxPages: number }, signal?: AbortSignal): Promise<Inspection> {
+    const reply = await this.run({ kind: 'inspect', pdf, ...range }, signal);
+    return 'inspection' in reply ? reply.inspection : { count: 0 };
   }
 
   private next(): void {
@@ -60,14 +112,20 @@ export class PageRenderer {
       if (!worker) return;
       const task = this.queue.shift()!;
       const id = this.nextId++;
-      this.pending.set(id, task);
-      this.busy.set(worker, id);
+      this.busy.set(worker, { id, task });
       worker.ref();
-      worker.postMessage({ ...task.job, id } satisfies RenderJob);
+      worker.postMessage({ ...task.job, id } as WorkerJob);
     }
   }
 
   async close(): Promise<void> {
     await Promise.all(this.all.map((w) => w.terminate()));
   }
+}
+
+function abortError(signal: AbortSignal): Error {
+  const reason = signal.reason as Error | undefined;
+  // AbortSignal.timeout() (a caller's own limit) aborts with a DOMException: answer the usual 504.
+  if (!reason || reason.name === 'TimeoutError') return new ProcessingTimeoutError('Reading the PDF\'s pages took longer than the processing limit and was cancelled.');
+  return reason;
 }

@@ -1,11 +1,11 @@
 import { countLookup } from '../util/cacheStats.js';
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { BusyError, InputError } from '../errors.js';
+import { BusyError, InputError, PayloadTooLargeError } from '../errors.js';
 import type { Converter } from '../convert/converter.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import type { ImageFormat } from './encode.js';
-import { mupdf, openPdf } from '../formats/pdf.js';
+import { pdfLimits } from '../formats/pdf.js';
 import type { PageRenderer } from './renderer.js';
 
 export interface ThumbnailRequest {
@@ -21,8 +21,6 @@ function byteCache(budget: number): LRUCache<string, Buffer> {
   return new LRUCache<string, Buffer>({ maxSize: budget, maxEntrySize: budget, sizeCalculation: (value) => Math.max(1, value.length) });
 }
 
-type PageSize = { width: number; height: number };
-
 export interface ThumbnailLimits {
   /** Pixels of all requested pages together. */
   maxTotalPixels: number;
@@ -31,13 +29,14 @@ export interface ThumbnailLimits {
 
 /**
  * Page images and page counts of documents: the office makes the PDF (cached by content), MuPDF
- * renders its pages in worker threads (cached by content, page, zoom and format).
+ * counts, measures and renders its pages in worker threads (images cached by content, page, zoom
+ * and format), under the request's time limit; only the asked pages are ever loaded.
  */
 export class Thumbnails {
   private readonly pdfs = byteCache(128 * 1024 * 1024);
   private readonly images = byteCache(128 * 1024 * 1024);
-  /** Page sizes by PDF content: a cached page image then needs no MuPDF at all. */
-  private readonly sizes = new LRUCache<string, PageSize[]>({ max: 1024 });
+  /** Page counts by PDF content. */
+  private readonly counts = new LRUCache<string, number>({ max: 1024 });
 
   constructor(
     private readonly renderer: PageRenderer,
@@ -57,39 +56,38 @@ export class Thumbnails {
     return { pdf: data, key };
   }
 
-  private async pageSizes(pdf: Buffer, key: string): Promise<PageSize[]> {
-    const known = this.sizes.get(key);
-    if (known) return known;
-    const sizes = await this.readPageSizes(pdf);
-    this.sizes.set(key, sizes);
-    return sizes;
-  }
-
-  private async readPageSizes(pdf: Buffer): Promise<PageSize[]> {
-    const doc = openPdf(await mupdf(), pdf);
-    return Array.from({ length: doc.countPages() }, (_, i) => {
-      const [x0, y0, x1, y1] = doc.loadPage(i).getBounds();
-      return { width: x1 - x0, height: y1 - y0 };
-    });
+  /** The page count, read in a worker thread (once per PDF). */
+  private async count(pdf: Buffer, key: string, signal?: AbortSignal): Promise<number> {
+    const known = this.counts.get(key);
+    if (known !== undefined) return known;
+    const { count } = await this.renderer.inspect(pdf, { from: 1, to: 0, maxPages: 0 }, signal);
+    this.counts.set(key, count);
+    return count;
   }
 
   async pageCount(bytes: Buffer, format: DocumentFormat, signal?: AbortSignal): Promise<number> {
     const { pdf, key } = await this.pdfOf(bytes, format, signal);
-    return (await this.pageSizes(pdf, key)).length;
+    return this.count(pdf, key, signal);
   }
 
   async render(bytes: Buffer, format: DocumentFormat, request: ThumbnailRequest, signal?: AbortSignal): Promise<Buffer[]> {
     const { pdf, key } = await this.pdfOf(bytes, format, signal);
-    const sizes = await this.pageSizes(pdf, key);
-    const last = sizes.length;
+    const last = await this.count(pdf, key, signal);
     const to = request.toPage === 0 ? last : request.toPage;
     if (request.fromPage > last || to > last) throw new InputError(`The document has ${last} page${last === 1 ? '' : 's'}; the range ${request.fromPage}-${to} is outside it.`);
     if (request.fromPage > to) throw new InputError(`fromPage (${request.fromPage}) is after toPage (${to}).`);
+    const maxPages = pdfLimits.maxPages;
+    if (to - request.fromPage + 1 > maxPages) {
+      throw new PayloadTooLargeError(`Pages ${request.fromPage}-${to} are ${to - request.fromPage + 1} pages; at most ${maxPages} can be rendered at once (DOCSMITH_MAX_PAGES). Ask for a smaller range with fromPage and toPage.`);
+    }
+    const { sizes } = await this.renderer.inspect(pdf, { from: request.fromPage, to, maxPages }, signal);
+    if (!sizes) throw new InputError(`The range ${request.fromPage}-${to} is outside the document.`);
     const scale = (request.zoom / 100) * (96 / 72);
     const pages = Array.from({ length: to - request.fromPage + 1 }, (_, i) => request.fromPage - 1 + i);
     let total = 0;
     for (const index of pages) {
-      const pixels = Math.ceil(sizes[index]!.width * scale) * Math.ceil(sizes[index]!.height * scale);
+      const size = sizes[index - (request.fromPage - 1)]!;
+      const pixels = Math.ceil(size.width * scale) * Math.ceil(size.height * scale);
       if (pixels > this.limits.maxPagePixels) throw new InputError(`Page ${index + 1} at zoom ${request.zoom} would be ${Math.round(pixels / 1e6)} megapixels; the limit is ${this.limits.maxPagePixels / 1e6}. Use a smaller zoomFactor.`);
       total += pixels;
     }
@@ -100,7 +98,7 @@ export class Thumbnails {
     const found = new Map(pages.map((page) => [page, this.images.get(cacheKey(page))] as const));
     const missing = pages.filter((page) => !found.get(page));
     if (missing.length > 0) {
-      const rendered = await this.renderer.render(pdf, missing, scale, request.format);
+      const rendered = await this.renderer.render(pdf, missing, scale, request.format, signal);
       missing.forEach((page, i) => {
         const image = Buffer.from(rendered[i]!);
         found.set(page, image);

@@ -14,6 +14,7 @@ const formatLink = (link: ShareLinkRecord) => ({
 
 /** The authenticated API part: share links to stored templates, listed and revoked by their owner. */
 export function shareTokenRoute(app: FastifyInstance, services: Services): void {
+  const limit = () => AbortSignal.timeout(services.config.jobTimeoutMs);
   app.get('/document/share', {
     schema: {
       tags: ['document'], summary: 'A share token: a read-only preview link to a stored template, without credentials',
@@ -70,7 +71,7 @@ export function shareTokenRoute(app: FastifyInstance, services: Services): void 
     const zoom = Number(query.zoom ?? 100);
     if (!Number.isInteger(page) || page < 1) throw new InputError('page must be a page number from 1.');
     if (!SHARE_ZOOMS.has(zoom)) throw new InputError('zoom must be 25, 50, 100 or 150.');
-    const [image] = await services.thumbnails.render(template.data, template.format as DocumentFormat, { zoom, fromPage: page, toPage: page, format: 'png' });
+    const [image] = await services.thumbnails.render(template.data, template.format as DocumentFormat, { zoom, fromPage: page, toPage: page, format: 'png' }, limit());
     if (!image) throw new InputError(`The template has no page ${page}.`);
     return reply.type('image/png').header('cache-control', 'private, max-age=300').send(image);
   });
@@ -85,6 +86,8 @@ function gone(reply: FastifyReply): FastifyReply {
 
 /** The open part: the preview page and its page images, for whoever holds the token. */
 export function sharePreviewRoutes(app: FastifyInstance, services: Services): void {
+  // The processing limit, as on every other document route.
+  const limit = () => AbortSignal.timeout(services.config.jobTimeoutMs);
   const resolve = async (token: string) => {
     const link = await services.shareLinks.resolve(token);
     return link ? services.store.templates.get(link.accountId, link.templateName) : null;
@@ -100,7 +103,7 @@ export function sharePreviewRoutes(app: FastifyInstance, services: Services): vo
   app.get<{ Params: { token: string } }>('/share/:token/info', { schema: { hide: true } }, async (request, reply) => {
     const template = await resolve(request.params.token);
     if (!template) return sendJson(reply.header('cache-control', 'no-store'), 404, { message: 'This preview link is not valid: it expired, was revoked, or its template was changed or deleted.' });
-    const pages = await services.thumbnails.pageCount(template.data, template.format as DocumentFormat);
+    const pages = await services.thumbnails.pageCount(template.data, template.format as DocumentFormat, limit());
     return sendJson(reply.header('cache-control', 'no-store'), 200, { templateName: template.name, pages });
   });
 
@@ -110,7 +113,7 @@ export function sharePreviewRoutes(app: FastifyInstance, services: Services): vo
     // A few fixed sizes (list thumbnails, previews), so that the image cache stays small.
     const zoom = Number((request.query as { zoom?: string }).zoom ?? 100);
     if (!template || !Number.isInteger(page) || page < 1 || !SHARE_ZOOMS.has(zoom)) return gone(reply);
-    const [image] = await services.thumbnails.render(template.data, template.format as DocumentFormat, { zoom, fromPage: page, toPage: page, format: 'png' })
+    const [image] = await services.thumbnails.render(template.data, template.format as DocumentFormat, { zoom, fromPage: page, toPage: page, format: 'png' }, limit())
       .catch(() => [undefined]);
     if (!image) return gone(reply);
     return reply.type('image/png').header('cache-control', 'private, max-age=300').send(image);

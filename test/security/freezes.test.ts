@@ -1,0 +1,107 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { serverWithAccounts } from '../helpers/accounts.js';
+import type { Client } from '../helpers/http.js';
+import { docx, p, run } from '../helpers/docx.js';
+
+/** A valid PDF of `pages` pages (one shared content stream), built directly: 100,000 pages in about 7 MB. */
+function manyPagesPdf(pages: number): Buffer {
+  const parts: string[] = ['%PDF-1.4\n'];
+  const offsets: number[] = [];
+  let length = parts[0]!.length;
+  const add = (body: string) => {
+    offsets.push(length);
+    const object = `${offsets.length} 0 obj\n${body}\nendobj\n`;
+    parts.push(object);
+    length += object.length;
+  };
+  const content = 'BT /F1 24 Tf 72 700 Td (A page) Tj ET';
+  add('<</Type/Catalog/Pages 2 0 R>>');
+  const kids = Array.from({ length: pages }, (_, i) => `${i + 5} 0 R`).join(' ');
+  add(`<</Type/Pages/Count ${pages}/Kids[${kids}]>>`);
+  add(`<</Length ${content.length}>>\nstream\n${content}\nendstream`);
+  add('<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>');
+  for (let i = 0; i < pages; i++) add('<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 3 0 R/Resources<</Font<</F1 4 0 R>>>>>>');
+  const xref = [`xref\n0 ${offsets.length + 1}\n0000000000 65535 f \n`, ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)].join('');
+  return Buffer.from(`${parts.join('')}${xref}trailer\n<</Size ${offsets.length + 1}/Root 1 0 R>>\nstartxref\n${length}\n%%EOF\n`, 'latin1');
+}
+
+/**
+ * Watches /healthz while `work` runs: the longest answer. Any step of any request held on the
+ * event loop shows here as a long answer; a free event loop answers in milliseconds on any machine.
+ */
+async function healthzWhile<T>(url: string, work: () => Promise<T>): Promise<{ result: T; worstMs: number }> {
+  let worstMs = 0;
+  let done = false;
+  const watcher = (async () => {
+    while (!done) {
+      const started = performance.now();
+      await fetch(`${url}/healthz`);
+      worstMs = Math.max(worstMs, performance.now() - started);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  try {
+    const result = await work();
+    return { result, worstMs };
+  } finally {
+    done = true;
+    await watcher;
+  }
+}
+
+/** Far above a free event loop's answer (a few ms, tens on a loaded machine), far below a freeze. */
+const FREEZE_MS = 750;
+
+describe('no single request freezes the server', () => {
+  let env: Awaited<ReturnType<typeof serverWithAccounts>>;
+  let c: Client;
+  const pdf = manyPagesPdf(100_000);
+  before(async () => {
+    env = await serverWithAccounts({ ann: { licence: 'SN-FRZ' } }, { DOCSMITH_MAX_PAGES: '2000' });
+    c = env.clients.ann!;
+  });
+  after(() => env.close());
+
+  it('thumbnails of a 100,000-page PDF: page 1 rendered, the whole range refused with 413, /healthz answering throughout', async () => {
+    const body = pdf.toString('base64');
+    const { result: first, worstMs } = await healthzWhile(env.server.url, async () => {
+      const one = await c.post('/v1/document/thumbnails?zoomFactor=25&imageFormat=PNG&fromPage=1&toPage=1', { json: body });
+      const all = await c.post('/v1/document/thumbnails?zoomFactor=25&imageFormat=PNG', { json: body });
+      const last = await c.post('/v1/document/thumbnails?zoomFactor=25&imageFormat=PNG&fromPage=100000&toPage=100000', { json: body });
+      return { one, all, last };
+    });
+    assert.equal(first.one.status, 200, first.one.text.slice(0, 300));
+    assert.equal((first.one.json() as string[]).length, 1);
+    assert.equal(first.all.status, 413, first.all.text.slice(0, 300));
+    assert.match(first.all.text, /100000 pages; at most 2000 .*DOCSMITH_MAX_PAGES/);
+    assert.equal(first.last.status, 200, first.last.text.slice(0, 300));
+    assert.ok(worstMs < FREEZE_MS, `/healthz took ${Math.round(worstMs)} ms while the PDF was read`);
+  });
+
+  it('deeply nested merge data gets a 400 naming the field and the limit, synchronously and as a background job', async () => {
+    const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+    const template = docx(p(run('x'))).toString('base64');
+    for (const path of ['/v1/document/merge?returnFormat=PDF', '/v1/document/merge?returnFormat=PDF&async=true']) {
+      const reply = await c.post(path, { body: `{"template":"${template}","mergeData":[${deep}]}`, headers: { 'content-type': 'application/json' } });
+      assert.equal(reply.status, 400, `${path}: ${reply.text.slice(0, 200)}`);
+      assert.match(reply.text, /more than 100 levels deep in \\"mergeData\\"; at most 100/);
+    }
+    const fine = `${'{"a":'.repeat(60)}1${'}'.repeat(60)}`;
+    const reply = await c.post('/v1/document/merge?returnFormat=DOCX', { body: `{"template":"${template}","mergeData":[${fine}]}`, headers: { 'content-type': 'application/json' } });
+    assert.equal(reply.status, 200, reply.text.slice(0, 200));
+  });
+
+  it('the processing limit stops reading a PDF, in a worker thread', async () => {
+    const limited = await serverWithAccounts({ bob: { licence: 'SN-FRZ2' } }, { DOCSMITH_JOB_TIMEOUT_MS: '100' });
+    try {
+      // A PDF whose page tree is missing: MuPDF rebuilds it by reading every object, far beyond 100 ms.
+      const broken = Buffer.from(manyPagesPdf(100_000).toString('latin1').replace('/Type/Pages/Count 100000', '/Type/Pages/Count 0000001'), 'latin1');
+      const { result, worstMs } = await healthzWhile(limited.server.url, () => limited.clients.bob!.post('/v1/document/thumbnails?zoomFactor=25&fromPage=1&toPage=1', { json: broken.toString('base64') }));
+      assert.ok([200, 504].includes(result.status), `${result.status} ${result.text.slice(0, 200)}`);
+      assert.ok(worstMs < FREEZE_MS, `/healthz took ${Math.round(worstMs)} ms`);
+    } finally {
+      await limited.close();
+    }
+  });
+});
