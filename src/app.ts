@@ -35,12 +35,19 @@ export function traceOf(header: string | string[] | undefined): { traceId: strin
   return { traceId: match[1]!, parentSpanId: match[2]! };
 }
 
+/** A request URL as logged: share tokens (credentials) replaced. */
+export function logSafeUrl(url: string): string {
+  return url.replace(/^\/share\/[^/?#]+/, '/share/[token]');
+}
+
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
     logger: {
       level: config.logLevel,
       redact: ['req.headers.authorization'],
+      // A share token in a path is a credential: never written to the log.
+      serializers: { req: (request: { method: string; url: string; ip?: string }) => ({ method: request.method, url: logSafeUrl(request.url), remoteAddress: request.ip }) },
     },
     bodyLimit: config.bodyLimitBytes,
     genReqId: requestIdFor,
@@ -101,13 +108,19 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   });
 
   // The interactive reference (Swagger UI, served from the package: nothing from a CDN).
-  await app.register(swaggerUi, { routePrefix: '/docs/try', uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true } });
+  // With the portal's framing and content rules: its own origin only, never inside another site's frame.
+  await app.register(swaggerUi, {
+    routePrefix: '/docs/try', uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true, validatorUrl: null },
+    staticCSP: true,
+    transformStaticCSP: (header) => `${header.replace("frame-ancestors 'self'", "frame-ancestors 'none'").replace(/ upgrade-insecure-requests;| validator\.swagger\.io| https:/g, '')} connect-src 'self'; form-action 'self'`,
+  });
 
   healthRoutes(app, services);
   app.get('/metrics', { logLevel: 'warn', schema: { hide: true } }, async (_request, reply) =>
     reply.type(metrics.contentType).send(await metrics.text()));
-  app.get('/version', { logLevel: 'warn', schema: { tags: ['operations'], summary: 'The version of docsmith and of its runtime' } }, async (_request, reply) =>
-    sendJson(reply, 200, { version: VERSION, node: process.version, storage: services.store.kind }));
+  // Anyone may ask: the runtime's version (a hint for attackers) is for /metrics, on the internal network.
+  app.get('/version', { logLevel: 'warn', schema: { tags: ['operations'], summary: 'The version of docsmith and its kind of storage' } }, async (_request, reply) =>
+    sendJson(reply, 200, { version: VERSION, storage: services.store.kind }));
   sharePreviewRoutes(app, services);
   await portalRoutes(app);
 

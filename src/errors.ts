@@ -51,9 +51,12 @@ export class ProcessingTimeoutError extends DocsmithError {
   }
 }
 
-/** The database cannot serve now (down, unreachable, or without its schema): 503, try again. */
+/**
+ * The database cannot serve now (down, unreachable, or without its schema): 503, try again.
+ * Callers (anonymous ones too) see only `publicReason`; `detail` (names, driver errors) is for the log.
+ */
 export class StorageUnavailableError extends BusyError {
-  constructor(detail: string) {
-    super(`The storage is not available right now (${detail}); retry shortly.`, 5);
+  constructor(readonly detail: string, publicReason = 'the database is not reachable') {
+    super(`The storage is not available right now (${publicReason}); retry shortly.`, 5);
   }
 }

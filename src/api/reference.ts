@@ -59,7 +59,7 @@ const EXAMPLES: Record<string, string> = {
   'delete /v1/jobs/{id}': 'curl $A -X DELETE $B/v1/jobs/JOB_ID   # 204: cancelled, or removed with its result',
   'get /healthz': 'curl $B/healthz',
   'get /readyz': 'curl $B/readyz',
-  'get /version': 'curl $B/version   # {"version": "0.1.0", "node": "v24.21.0", "storage": "sqlite"}',
+  'get /version': 'curl $B/version   # {"version": "0.1.0", "storage": "sqlite"}',
 };
 
 export function exampleFor(method: string, path: string): string | undefined {

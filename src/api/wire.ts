@@ -54,7 +54,7 @@ export function registerWire(app: FastifyInstance, options: { bodyLimitBytes: nu
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { status, message, headers } = describeError(error, options.bodyLimitBytes);
-    if (status === 503) request.log.warn({ status, message }, 'request refused: unavailable');
+    if (status === 503) request.log.warn({ status, message, detail: (error as { detail?: string }).detail ?? error.message }, 'request refused: unavailable');
     else if (status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ status, message }, 'request refused');
     reply.headers(headers);

@@ -4,6 +4,7 @@ import { UsageError } from './errors.js';
 import { parseArgs } from 'node:util';
 import { VERSION } from '../version.js';
 import { sqliteFile } from '../store/index.js';
+import { BackupError } from '../store/errors.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { openServices, type Services } from '../services.js';
 import { DocsmithError } from '../errors.js';
@@ -167,7 +168,12 @@ async function run(services: Services, command: string, values: Values): Promise
     case 'backup': {
       if (!values.out) throw new UsageError('--out FILE is required');
       const out = path.resolve(values.out);
-      await services.store.backup(out);
+      try {
+        await services.store.backup(out);
+      } catch (error) {
+        if (error instanceof BackupError) throw new UsageError(error.message);
+        throw error;
+      }
       process.stdout.write(`backed up ${describeDatabase(services)} to ${out}\n`);
       return;
     }

@@ -25,7 +25,16 @@ const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]
 /** Addresses as the policy compares them: IPv4-mapped IPv6 is IPv4. */
 function parseAddress(text: string): Address | null {
   const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
-  return ipaddr.isValid(bare) ? ipaddr.process(bare) : null;
+  if (!ipaddr.isValid(bare)) return null;
+  const address = ipaddr.process(bare);
+  // IPv4-compatible IPv6 (::a.b.c.d, deprecated): judged as the IPv4 address it carries.
+  if (address.kind() === 'ipv6') {
+    const parts = (address as ipaddr.IPv6).parts;
+    if (parts.slice(0, 6).every((part) => part === 0) && (parts[6] !== 0 || parts[7]! > 1)) {
+      return ipaddr.fromByteArray([parts[6]! >> 8, parts[6]! & 0xff, parts[7]! >> 8, parts[7]! & 0xff]);
+    }
+  }
+  return address;
 }
 
 export class CallbackPolicy {

@@ -119,7 +119,9 @@ export class OfficePool {
 
   /** What each slot is doing, for /readyz and logs. */
   status(): { configured: number; warm: number; busy: number; starting: number; sandbox: string; lastError?: string } {
-    const lastError = this.slots.find((s) => s.failures > 0)?.lastError;
+    // Only a slot that is still without a process says why: a healed slot's old failure is history.
+    const serving = new Set(this.workers.filter((w) => w.process.alive).map((w) => w.slot));
+    const lastError = this.slots.find((s) => s.failures > 0 && !serving.has(s))?.lastError;
     return {
       configured: this.options.size,
       warm: this.size,

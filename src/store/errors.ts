@@ -29,3 +29,6 @@ export class NewerSchemaError extends Error {
     super(`the database schema is at version ${found}, newer than this docsmith knows (${known}): run the docsmith version that migrated it, or restore a backup made for this one`);
   }
 }
+
+/** A backup that was refused or failed; the message says why (the CLI prints it without a trace). */
+export class BackupError extends Error {}

@@ -107,10 +107,10 @@ class PostgresStore implements Store {
     try {
       version = (await this.pool.query<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations')).rows[0]?.v ?? null;
     } catch (error) {
-      if (/42P01|no such table/.test(`${(error as { code?: string }).code} ${(error as Error).message}`)) throw new StorageUnavailableError(NO_SCHEMA);
+      if (/42P01|no such table/.test(`${(error as { code?: string }).code} ${(error as Error).message}`)) throw new StorageUnavailableError(NO_SCHEMA, NO_SCHEMA);
       throw asStorageUnavailable(error) ?? error;
     }
-    if (version !== POSTGRES_MIGRATIONS.length) throw new StorageUnavailableError(`the database schema is at version ${version ?? 'none'}, this docsmith needs ${POSTGRES_MIGRATIONS.length}; restart docsmith to migrate, or restore the database`);
+    if (version !== POSTGRES_MIGRATIONS.length) throw new StorageUnavailableError(`the database schema is at version ${version ?? 'none'}, this docsmith needs ${POSTGRES_MIGRATIONS.length}; restart docsmith to migrate, or restore the database`, 'the database schema is of another docsmith version');
   }
 
   async backup(): Promise<void> {

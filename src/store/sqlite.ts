@@ -17,15 +17,28 @@ import type {
   AuthFailureRepository, ClaimResult, ClaimedJob, DocumentReservation, JobOutcome, JobProgress, JobRecord, JobRepository, NewJob, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageClaim, UsageRepository,
 } from './types.js';
 import { DuplicateError } from './types.js';
-import { asStorageUnavailable, NewerSchemaError, NO_SCHEMA } from './errors.js';
+import { asStorageUnavailable, BackupError, NewerSchemaError, NO_SCHEMA } from './errors.js';
 import { processAlive } from '../util/process.js';
 import { StorageUnavailableError } from '../errors.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { countUsageSql, usageMonth, accountColumns, jobColumns, type AccountRow, type ApiKeyRow, type JobRow, rowToAccount, rowToApiKey, rowToJob, rowToTemplateMeta, type TemplateRow } from './rows.js';
 
+/** Takes group and other permissions away (the secret key beside the database is 0600 already). */
+function restrictMode(file: string, mode: number): void {
+  try {
+    if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, mode);
+  } catch {
+    // not there (yet), or not ours to change
+  }
+}
+
 /** The embedded store: one SQLite file in WAL mode, fsync on every commit. */
 export function openSqliteStore(file: string): Store {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  // The data folder and the database are the owner's alone (SQLite gives its WAL the file's mode).
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, 'a', 0o600));
+  restrictMode(path.dirname(file), 0o700);
+  for (const part of [file, `${file}-wal`, `${file}-shm`]) restrictMode(part, 0o600);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
@@ -101,18 +114,40 @@ class SqliteStore implements Store {
     try {
       version = (prepared(this.db, 'SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v;
     } catch (error) {
-      if (/42P01|no such table/.test(`${(error as { code?: string }).code} ${(error as Error).message}`)) throw new StorageUnavailableError(NO_SCHEMA);
+      if (/42P01|no such table/.test(`${(error as { code?: string }).code} ${(error as Error).message}`)) throw new StorageUnavailableError(NO_SCHEMA, NO_SCHEMA);
       throw asStorageUnavailable(error) ?? error;
     }
-    if (version !== SQLITE_MIGRATIONS.length) throw new StorageUnavailableError(`the database schema is at version ${version ?? 'none'}, this docsmith needs ${SQLITE_MIGRATIONS.length}; restart docsmith to migrate, or restore the database`);
+    if (version !== SQLITE_MIGRATIONS.length) throw new StorageUnavailableError(`the database schema is at version ${version ?? 'none'}, this docsmith needs ${SQLITE_MIGRATIONS.length}; restart docsmith to migrate, or restore the database`, 'the database schema is of another docsmith version');
   }
 
   async backup(file: string): Promise<void> {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const partial = `${file}.partial`;
+    const target = path.resolve(file);
+    const live = path.resolve(this.db.name);
+    const same = (a: string, b: string) => {
+      try {
+        const [x, y] = [fs.statSync(a), fs.statSync(b)];
+        return x.dev === y.dev && x.ino === y.ino;
+      } catch {
+        return path.resolve(a) === path.resolve(b);
+      }
+    };
+    if ([live, `${live}-wal`, `${live}-shm`, `${live}-journal`].some((part) => same(target, part))) {
+      throw new BackupError(`--out ${file} is the live database (or its journal); a backup written there would destroy it. Choose another file.`);
+    }
+    if (fs.existsSync(target) && fs.statSync(target).isDirectory()) {
+      throw new BackupError(`--out ${file} is a folder; name a file in it, e.g. ${path.join(file, 'docsmith-backup.sqlite')}`);
+    }
+    fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
+    const partial = `${target}.partial`;
     fs.rmSync(partial, { force: true });
-    await this.db.backup(partial);
-    fs.renameSync(partial, file);
+    try {
+      await this.db.backup(partial);
+      fs.chmodSync(partial, 0o600);
+      fs.renameSync(partial, target);
+    } catch (error) {
+      fs.rmSync(partial, { force: true });
+      throw new BackupError(`the backup to ${file} failed: ${(error as Error).message}`);
+    }
   }
 
   async close(): Promise<void> {

@@ -119,9 +119,14 @@ describe('accounts and authentication over HTTP', () => {
     assert.match(metrics.text, /docsmith_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/v1\/templates\/count"\}/);
     assert.match(metrics.text, /docsmith_office_processes\{state="configured"\} 0/);
     assert.match(metrics.text, /docsmith_process_cpu_seconds_total [\d.]+\n[\s\S]*docsmith_nodejs_eventloop_lag/);
-    const version = (await request(server.url, 'GET', '/version')).json() as { version: string; node: string };
+    const version = (await request(server.url, 'GET', '/version')).json() as { version: string; node?: string };
     assert.match(version.version, /^\d+\.\d+\.\d+/);
-    assert.equal(version.node, process.version.replace(/^v/, 'v'));
+    assert.equal(version.node, undefined, 'the runtime version is not told to anonymous callers');
+    assert.match(metrics.text, /docsmith_nodejs_version_info\{version="v\d+/, '/metrics (internal) has it');
+    const tryIt = await request(server.url, 'GET', '/docs/try/');
+    assert.equal(tryIt.status, 200);
+    assert.match(String(tryIt.headers['content-security-policy']), /frame-ancestors 'none'/, 'the API explorer cannot be framed');
+    assert.doesNotMatch(String(tryIt.headers['content-security-policy']), /upgrade-insecure-requests|https:/);
     const { traceOf } = await import('../../src/app.js');
     assert.deepEqual(traceOf('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'), { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentSpanId: '00f067aa0ba902b7' });
     assert.equal(traceOf('00-00000000000000000000000000000000-00f067aa0ba902b7-01'), undefined);

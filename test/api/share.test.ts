@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import { fixture } from '../helpers/server.js';
 import { request, type Client } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
@@ -35,6 +36,12 @@ describe('share tokens', () => {
     assert.equal((await open(`/share/${t}/pages/1.png?zoom=25`)).status, 200);
     assert.equal((await open(`/share/${t}/pages/1.png?zoom=400`)).status, 404, 'only a few fixed sizes');
     assert.equal((await open(`/share/${t}/pages/2.png`)).status, 404);
+    // The token is a credential: the log shows the requests without it.
+    for (let tries = 0; !fs.readFileSync(env.server.logPath, 'utf8').includes('/share/[token]/pages/2.png'); tries++) {
+      assert.ok(tries < 600, 'the request is logged');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(!fs.readFileSync(env.server.logPath, 'utf8').includes(t), 'no share token in the log');
   });
 
   it('opens nothing with a changed, suffixed or guessed token, and only its owner can share', async () => {

@@ -120,6 +120,26 @@ describe('docsmith CLI: where the data is, and backups', () => {
       const backup = cli(env, ['backup', '--out', file]);
       assert.equal(backup.code, 0, backup.err);
       assert.match(backup.out, /backed up SQLite at .* to /);
+      const mode = (file: string) => fs.statSync(file).mode & 0o777;
+      assert.equal(mode(file), 0o600, 'the backup is the owner\'s alone');
+      const live = path.join(env.DOCSMITH_DATA_DIR, 'docsmith.sqlite');
+      assert.equal(mode(live), 0o600);
+      assert.equal(mode(`${live}-wal`), 0o600);
+      assert.equal(mode(env.DOCSMITH_DATA_DIR), 0o700);
+      // --out at the live database, its journal or a folder: refused with the reason, nothing destroyed or left.
+      for (const out of [live, `${live}-wal`, path.join(env.DOCSMITH_DATA_DIR, '.', 'docsmith.sqlite')]) {
+        const refused = cli(env, ['backup', '--out', out]);
+        assert.equal(refused.code, 2, refused.out);
+        assert.match(refused.err, /is the live database .*Choose another file/);
+      }
+      const folder = tempDir();
+      const intoFolder = cli(env, ['backup', '--out', folder]);
+      assert.equal(intoFolder.code, 2);
+      assert.match(intoFolder.err, /is a folder; name a file in it/);
+      assert.doesNotMatch(intoFolder.err, /\n\s+at /, 'no stack trace');
+      assert.ok(!fs.existsSync(`${folder}.partial`));
+      assert.equal((await erin.upload('after.docx', fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'reportingcloud', 'resource', 'test_document.docx')))).status, 201);
+      assert.equal((await erin.get('/v1/templates/exists?templateName=kept.docx')).text, 'true', 'the live database is intact');
       // Restore: the backup becomes docsmith.sqlite of a new data folder (with the same secret.key).
       const restored = { DOCSMITH_DATA_DIR: tempDir() };
       fs.copyFileSync(file, path.join(restored.DOCSMITH_DATA_DIR, 'docsmith.sqlite'));

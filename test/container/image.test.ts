@@ -84,6 +84,15 @@ describe('container image (podman)', { skip, timeout: 45 * 60_000 }, () => {
     assert.equal(converted.status, 200, converted.text);
     assert.match(pdfFacts(Buffer.from(converted.json() as string, 'base64')).text, /Reviewed text/);
     assert.doesNotMatch(sh('podman', ['logs', name]).out, /office process crashed/);
+    // The second line holds in the container too: the office runs under Landlock (no privileges),
+    // and an SVG picture linking a file of the image shows nothing of it.
+    const ready = (await fetch(`${url}/readyz`).then((r) => r.json())) as { office: { sandbox: string } };
+    assert.ok(['landlock', 'bubblewrap'].includes(ready.office.sandbox), `the office runs in ${ready.office.sandbox}`);
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="240" height="180"><image xlink:href="file:///usr/share/icons/hicolor/48x48/apps/libreoffice-main.png" width="240" height="180"/></svg>`;
+    const html = `<html><body><p>MARK</p><img src="data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}" width="240" height="180"></body></html>`;
+    const picture = await boss.post('/v1/document/convert?returnFormat=PDF', { json: Buffer.from(html).toString('base64') });
+    assert.equal(picture.status, 200, picture.text);
+    assert.match(pdfFacts(Buffer.from(picture.json() as string, 'base64')).text, /MARK/);
     const dictionaries = (await boss.get('/v1/proofing/availabledictionaries')).json() as string[];
     assert.ok(dictionaries.includes('en_US.dic') && dictionaries.length > 40, `dictionaries: ${dictionaries.length}`);
 

@@ -16,6 +16,8 @@ export function tempDir(prefix = 'docsmith-test-'): string {
 
 export interface RunningServer {
   url: string;
+  /** The server's log file (JSON lines). */
+  logPath: string;
   child: ChildProcess;
   /** SIGTERM and wait for the exit. */
   stop(): Promise<void>;
@@ -68,6 +70,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   return {
     url,
     child,
+    logPath: String(log.path),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;

@@ -163,6 +163,7 @@ describe('office pool supervision', () => {
       assert.ok(pool.stats.startFailures >= 4, `start failures: ${pool.stats.startFailures}`);
       assert.ok(logged.some((line) => /failed to start; trying again/.test(line) && /retryInMs/.test(line)), logged.join('\n'));
       assert.equal(pool.size, 2);
+      assert.equal(pool.status().lastError, undefined, 'a healed pool reports no old start failure (/readyz shows it)');
       await pool.run(toPdf(docx));
     } finally {
       await pool.close();

@@ -42,8 +42,11 @@ describe('losing the database', () => {
       assert.equal(reply.status, 503, `${path}: ${reply.text}`);
       assert.ok(Number(reply.headers['retry-after']) > 0);
       assert.match(message(reply), /storage is not available/);
+      assert.ok(!reply.text.includes(name), 'the database name is not told to callers');
     }
-    assert.equal((await request(server.url, 'GET', '/readyz')).status, 503);
+    const down = await request(server.url, 'GET', '/readyz');
+    assert.equal(down.status, 503);
+    assert.ok(!down.text.includes(name) && !/3D000|does not exist/.test(down.text), `readiness tells anonymous callers no database details: ${down.text}`);
 
     // Re-created empty: reachable, but without the schema nothing can be served.
     await admin(`CREATE DATABASE ${name}`);

@@ -15,9 +15,10 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
       try {
         await services.store.ping();
       } catch (error) {
-        request.log.warn({ err: error }, 'storage not ready');
-        const detail = error instanceof StorageUnavailableError ? error.message : 'The storage is not reachable.';
-        return sendJson(reply, 503, { message: detail });
+        // The reason's details (database names, driver errors) go to the log, not to anonymous callers.
+        request.log.warn({ err: error, detail: (error as StorageUnavailableError).detail }, 'storage not ready');
+        const message = error instanceof StorageUnavailableError ? error.message : 'The storage is not available right now; retry shortly.';
+        return sendJson(reply, 503, { message });
       }
       const office = services.office?.status();
       if (services.office && !services.office.ready) {
