@@ -6,9 +6,11 @@ import { InputError } from '../../src/errors.js';
 import { inertHtml, inertCss } from '../../src/inert/html.js';
 import { groupText } from '../../src/inert/rtf.js';
 import { docx, hostileDocuments, type Secrets } from '../helpers/hostile.js';
+import { png } from '../helpers/docx.js';
 
+const PNG = png(2, 2, [1, 2, 3]).toString('base64');
 const secrets: Secrets = { dir: '/srv/data', png: '/srv/data/secret.png', txt: '/srv/data/secret.txt', html: '/srv/data/secret.html' };
-const rtf = (body: string) => Buffer.from(`{\\rtf1\\ansi ${body}\\par MARK}`);
+const rtf = (body: string) => Buffer.from(`{\\rtf1\\ansi ${body}\\par MARK}`, 'latin1');
 const inertRtf = (body: string) => makeInert(rtf(body), 'rtf').toString('latin1');
 const parts = (bytes: Buffer) => Object.fromEntries(Object.entries(unzipSync(bytes)).map(([name, data]) => [name, strFromU8(data)]));
 
@@ -37,8 +39,9 @@ describe('RTF made inert', () => {
   });
 
   it('skips \\bin data, so braces inside it do not confuse the groups', () => {
-    const out = inertRtf('{\\pict\\bin4 }}{{}{\\field{\\*\\fldinst INCLUDEPICTURE "/x"}{\\fldrslt kept}}');
-    assert.ok(out.includes('\\bin4 }}{{'));
+    // A picture's raw bytes (a PNG signature, then braces) stay as they are.
+    const out = inertRtf('{\\pict\\bin8 \x89PNG}}{{}{\\field{\\*\\fldinst INCLUDEPICTURE "/x"}{\\fldrslt kept}}');
+    assert.ok(out.includes('\\bin8 \x89PNG}}{{'));
     assert.ok(!out.includes('INCLUDEPICTURE'));
   });
 
@@ -108,17 +111,18 @@ describe('HTML made inert', () => {
     const out = inertHtml('<html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=file:///x"><base href="file:///srv/">'
       + '<link rel="stylesheet" href="/srv/a.css"><style>@import "/srv/b.css"; p { background: url(/srv/c.png) }</style><script>alert(1)</script></head>'
       + '<body onload="x()"><img/src=/srv/d.png><img src="&#x66;ile:///srv/e.png"><img srcset="/srv/f.png 2x"><iframe src="/srv/g.html"></iframe>'
-      + '<svg><image href="/srv/h.png"/></svg><a href="#top">top</a><a href="https://example.com">out</a><img src="data:image/png;base64,AAAA">'
+      + `<svg><image href="/srv/h.png"/></svg><a href="#top">top</a><a href="https://example.com">out</a><img src="data:image/png;base64,${PNG}">`
       + '<p style="background-image:u\\72l(/srv/i.png)">text &amp; more</p></body></html>');
     assert.ok(!/\/srv\/|script|alert|onload|refresh/.test(out), out);
     assert.match(out, /<meta charset="utf-8">/);
     assert.match(out, /href="#top"/);
-    assert.match(out, /src="data:image\/png;base64,AAAA"/);
+    assert.ok(out.includes(`src="data:image/png;base64,${PNG}"`), 'a real PNG stays');
     assert.match(out, /text &amp; more/);
   });
 
   it('keeps data: images in CSS and drops everything else that loads', () => {
-    assert.equal(inertCss('a{background:url("data:image/png;base64,AA")}'), 'a{background:url("data:image/png;base64,AA")}');
+    assert.equal(inertCss(`a{background:url("data:image/png;base64,${PNG}")}`), `a{background:url("data:image/png;base64,${PNG}")}`);
+    assert.equal(inertCss('a{background:url("data:image/png;base64,AA")}'), 'a{background:url("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")}', 'not a picture: blank');
     assert.equal(inertCss('a{background:url(x.png);behavior:url(x.htc)}'), 'a{background:none;}');
   });
 });
