@@ -66,11 +66,7 @@ function parseJsonBody(body: Buffer): unknown {
   let text = body.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.trim() === '') return undefined;
-  try {
-    checkJsonDepth(text);
-  } catch (error) {
-    throw new InputError((error as Error).message);
-  }
+  checkJsonDepth(text);
   try {
     return sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
   } catch (error) {

@@ -1,4 +1,5 @@
 import { Parser } from 'htmlparser2';
+import { inertCss } from './css.js';
 import { inertDataUri } from './pictures.js';
 
 /** Elements dropped with everything inside them: they run code or embed other resources. */
@@ -15,20 +16,9 @@ const URL_ATTRIBUTES = new Set(['src', 'href', 'srcset', 'background', 'poster',
 const escapeText = (value: string) => value.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 const escapeAttr = (value: string) => value.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
-/** CSS without anything that loads: url(), image-set(), @import, expression(), behaviours. */
-export function inertCss(css: string): string {
-  const plain = css
-    .replace(/\/\*[\s\S]*?\*\//g, ' ')
-    .replace(/\\([0-9a-fA-F]{1,6})\s?/g, (_m, hex: string) => String.fromCodePoint(Math.min(parseInt(hex, 16), 0x10ffff) || 0xfffd))
-    .replace(/\\(.)/g, '$1');
-  return plain
-    .replace(/@import[^;]*;?/gi, '')
-    .replace(/(?:url|image|image-set|-webkit-image-set|expression|src)\s*\((?:[^()]|\([^()]*\))*\)/gi, (match) => {
-      const inner = /^url\s*\(\s*(['"]?)\s*(data:image\/[\s\S]*?)\s*\1\s*\)$/i.exec(match)?.[2];
-      const data = inner === undefined ? undefined : inertDataUri(inner);
-      return data === undefined ? 'none' : `url("${data}")`;
-    })
-    .replace(/(?:behavior|-moz-binding)\s*:[^;}]*;?/gi, '');
+/** CSS in HTML: data: pictures (made inert) stay, nothing else that loads. */
+export function inertHtmlCss(css: string): string {
+  return inertCss(css, (url) => (/^data:image\//i.test(url) ? inertDataUri(url) : undefined));
 }
 
 /** A URL attribute's value as kept: data: pictures made inert (judged by their bytes), in-page anchors; undefined: dropped. */
@@ -65,7 +55,7 @@ export function inertHtml(html: string): string {
       for (const [attr, value] of Object.entries(attributes)) {
         const key = attr.toLowerCase();
         if (key.startsWith('on') || key.includes(':') && key !== 'xml:lang') continue;
-        const kept = URL_ATTRIBUTES.has(key) ? keptUrl(key, value) : key === 'style' ? inertCss(value) : value;
+        const kept = URL_ATTRIBUTES.has(key) ? keptUrl(key, value) : key === 'style' ? inertHtmlCss(value) : value;
         if (kept === undefined) continue;
         tag += ` ${attr}="${escapeAttr(kept)}"`;
       }
@@ -74,7 +64,7 @@ export function inertHtml(html: string): string {
     },
     ontext(text) {
       if (dropDepth > 0) return;
-      out += inStyle ? escapeText(inertCss(text)) : escapeText(text);
+      out += inStyle ? escapeText(inertHtmlCss(text)) : escapeText(text);
     },
     onclosetag(name, implied) {
       if (dropDepth > 0) {

@@ -1,6 +1,7 @@
 import zlib from 'node:zlib';
 import { InputError } from '../errors.js';
 import { parseXml, serializeDocument, type XmlElement, type XmlNode } from '../ooxml/xml.js';
+import { inertCss } from './css.js';
 
 /**
  * Pictures judged by their bytes, never by a name or a declared type: the office recognises a
@@ -153,22 +154,9 @@ function inertReference(value: string, depth: number): string | undefined {
   return inertDataUri(v, depth - 1);
 }
 
-/** CSS inside an SVG: `url(#id)` and data: pictures stay, every other url(), @import and expression() go. */
+/** CSS inside an SVG: `url(#id)` and data: pictures (made inert) stay, nothing else that loads. */
 function inertSvgCss(css: string, depth: number): string {
-  const plain = css
-    .replace(/\/\*[\s\S]*?\*\//g, ' ')
-    .replace(/\\([0-9a-fA-F]{1,6})\s?/g, (_m, hex: string) => String.fromCodePoint(Math.min(parseInt(hex, 16), 0x10ffff) || 0xfffd))
-    .replace(/\\(.)/g, '$1');
-  return plain
-    .replace(/@import[^;]*;?/gi, '')
-    .replace(/(?:url|image|image-set|-webkit-image-set|expression|src)\s*\((?:[^()]|\([^()]*\))*\)/gi, (match) => {
-      const inner = /^url\s*\(\s*(['"]?)\s*([\s\S]*?)\s*\1\s*\)$/i.exec(match)?.[2];
-      if (inner === undefined) return 'none';
-      if (inner.startsWith('#')) return `url(${JSON.stringify(inner)})`;
-      const data = inertDataUri(inner, depth - 1);
-      return data === undefined ? 'none' : `url(${JSON.stringify(data)})`;
-    })
-    .replace(/(?:behavior|-moz-binding)\s*:[^;}]*;?/gi, '');
+  return inertCss(css, (url) => inertReference(url, depth));
 }
 
 /**

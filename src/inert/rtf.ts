@@ -106,13 +106,14 @@ function judge(rtf: string, group: Group, end: number, edits: Edit[]): void {
   }
 }
 
+/** Text up to the next brace or control word, from a position (sticky). */
+const TEXT_RUN = /[^{}\\]*/y;
+
 /**
  * A `\pict` group whose picture needs changing, rewritten: its control words, then the inert
  * picture in hex (nested groups, picture properties among them, are left out). Undefined when
  * the picture is safe as it is.
  */
-const TEXT_RUN = /[^{}\\]*/y;
-
 function inertPict(rtf: string, start: number, end: number): string | undefined {
   let head = '';
   const hex: string[] = [];

@@ -116,43 +116,42 @@ function probe(python: string): Probed {
 
 const DEFAULT_PYTHON = '/usr/bin/python3';
 
+/** The strongest isolation a probe found. */
+function strongest(found: Probed): SandboxKind {
+  return found.bubblewrap ? 'bubblewrap' : found.landlock ? 'landlock' : found.networkPrefix.length ? 'network' : 'none';
+}
+
 /** The strongest isolation this machine allows. */
 export function availableSandbox(python = DEFAULT_PYTHON): SandboxKind {
-  const found = probe(python);
-  return found.bubblewrap ? 'bubblewrap' : found.landlock ? 'landlock' : found.networkPrefix.length ? 'network' : 'none';
+  return strongest(probe(python));
 }
 
 /** Every file-confining sandbox this machine can run (for tests that try each). */
 export function confiningSandboxes(python = DEFAULT_PYTHON): SandboxKind[] {
   const found = probe(python);
-  return [...(found.bubblewrap ? ['bubblewrap' as const] : []), ...(found.landlock ? ['landlock' as const] : [])];
+  return (['bubblewrap', 'landlock'] as const).filter((kind) => found[kind]);
 }
 
 export class SandboxUnavailableError extends Error {}
 
+const UNAVAILABLE: Record<'bubblewrap' | 'landlock' | 'required', string> = {
+  bubblewrap: 'DOCSMITH_OFFICE_SANDBOX=bubblewrap, but bubblewrap cannot run here: install it (apt-get install bubblewrap) and allow user namespaces, or set DOCSMITH_OFFICE_SANDBOX=auto',
+  landlock: 'DOCSMITH_OFFICE_SANDBOX=landlock, but this kernel does not offer Landlock (Linux 5.13 or newer with Landlock enabled), or the container runtime blocks its system calls; set DOCSMITH_OFFICE_SANDBOX=auto',
+  required: 'DOCSMITH_OFFICE_SANDBOX=required, but neither bubblewrap nor Landlock can run here: install bubblewrap (apt-get install bubblewrap) and allow user namespaces, or run on Linux 5.13+ with Landlock enabled; or set DOCSMITH_OFFICE_SANDBOX=auto',
+};
+
 /** The sandbox for `mode`; `python` runs the Landlock launcher (the office's own Python has `uno`). */
 export function openSandbox(mode: SandboxMode, python = DEFAULT_PYTHON): Sandbox {
-  const found = mode === 'off' ? undefined : probe(python);
-  let kind: SandboxKind;
-  if (!found) kind = 'none';
-  else if (mode === 'bubblewrap' || mode === 'landlock') kind = mode;
-  else kind = found.bubblewrap ? 'bubblewrap' : found.landlock ? 'landlock' : found.networkPrefix.length ? 'network' : 'none';
-  if (found && (mode === 'bubblewrap' || mode === 'landlock') && !found[mode]) {
-    throw new SandboxUnavailableError(mode === 'bubblewrap'
-      ? 'DOCSMITH_OFFICE_SANDBOX=bubblewrap, but bubblewrap cannot run here: install it (apt-get install bubblewrap) and allow user namespaces, or set DOCSMITH_OFFICE_SANDBOX=auto'
-      : 'DOCSMITH_OFFICE_SANDBOX=landlock, but this kernel does not offer Landlock (Linux 5.13 or newer with Landlock enabled), or the container runtime blocks its system calls; set DOCSMITH_OFFICE_SANDBOX=auto');
+  if (mode === 'off') return { kind: 'none', confinesFiles: false, wrap: (argv) => argv };
+  const found = probe(python);
+  const kind = mode === 'bubblewrap' || mode === 'landlock' ? mode : strongest(found);
+  if ((kind === 'bubblewrap' || kind === 'landlock') && !found[kind]) throw new SandboxUnavailableError(UNAVAILABLE[kind]);
+  if (mode === 'required' && kind !== 'bubblewrap' && kind !== 'landlock') throw new SandboxUnavailableError(UNAVAILABLE.required);
+  const network = found.networkPrefix;
+  switch (kind) {
+    case 'bubblewrap': return { kind, confinesFiles: true, wrap: (argv, options) => [...bubblewrapPrefix(options), ...argv] };
+    case 'landlock': return { kind, confinesFiles: true, wrap: (argv, options) => [...network, ...landlockPrefix(python, options), ...argv] };
+    case 'network': return { kind, confinesFiles: false, wrap: (argv) => [...network, ...argv] };
+    case 'none': return { kind, confinesFiles: false, wrap: (argv) => argv };
   }
-  if (mode === 'required' && kind !== 'bubblewrap' && kind !== 'landlock') {
-    throw new SandboxUnavailableError('DOCSMITH_OFFICE_SANDBOX=required, but neither bubblewrap nor Landlock can run here: install bubblewrap (apt-get install bubblewrap) and allow user namespaces, or run on Linux 5.13+ with Landlock enabled; or set DOCSMITH_OFFICE_SANDBOX=auto');
-  }
-  if (kind === 'bubblewrap') return { kind, confinesFiles: true, wrap: (argv, options) => [...bubblewrapPrefix(options), ...argv] };
-  if (kind === 'landlock') {
-    const prefix = found!.networkPrefix;
-    return { kind, confinesFiles: true, wrap: (argv, options) => [...prefix, ...landlockPrefix(python, options), ...argv] };
-  }
-  if (kind === 'network') {
-    const prefix = found!.networkPrefix;
-    return { kind, confinesFiles: false, wrap: (argv) => [...prefix, ...argv] };
-  }
-  return { kind, confinesFiles: false, wrap: (argv) => argv };
 }

@@ -7,9 +7,10 @@ type JobBody = WorkerJob extends infer J ? J extends WorkerJob ? Omit<J, 'id'> :
 
 interface Task {
   job: JobBody;
-  signal?: AbortSignal;
   resolve(reply: RenderReply): void;
   reject(error: Error): void;
+  /** Stops listening to the request's abort signal once the task has its answer. */
+  detach(): void;
 }
 
 // Workers run compiled code: beside this file when compiled, from dist/ when run from src/ (tsx).
@@ -63,33 +64,26 @@ export class PageRenderer {
 
   private release(worker: Worker, task: Task): void {
     this.busy.delete(worker);
-    task.signal?.removeEventListener('abort', this.abortHandlers.get(task)!);
-    this.abortHandlers.delete(task);
+    task.detach();
   }
-
-  private readonly abortHandlers = new Map<Task, () => void>();
 
   private run(job: JobBody, signal?: AbortSignal): Promise<RenderReply> {
     if (signal?.aborted) return Promise.reject(abortError(signal));
     return new Promise((resolve, reject) => {
-      const task: Task = { job, signal, resolve, reject };
-      if (signal) {
-        const onAbort = () => {
-          const queued = this.queue.indexOf(task);
-          if (queued >= 0) this.queue.splice(queued, 1);
-          for (const [worker, running] of this.busy) {
-            if (running.task !== task) continue;
-            this.release(worker, task);
-            this.forget(worker);
-            void worker.terminate(); // the only way to stop MuPDF mid-page
-            this.next();
-          }
-          this.abortHandlers.delete(task);
-          reject(abortError(signal));
-        };
-        this.abortHandlers.set(task, onAbort);
-        signal.addEventListener('abort', onAbort, { once: true });
-      }
+      const onAbort = () => {
+        const queued = this.queue.indexOf(task);
+        if (queued >= 0) this.queue.splice(queued, 1);
+        for (const [worker, running] of this.busy) {
+          if (running.task !== task) continue;
+          this.busy.delete(worker);
+          this.forget(worker);
+          void worker.terminate(); // the only way to stop MuPDF mid-page
+          this.next();
+        }
+        reject(abortError(signal!));
+      };
+      const task: Task = { job, resolve, reject, detach: () => signal?.removeEventListener('abort', onAbort) };
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.queue.push(task);
       this.next();
     });

@@ -7,6 +7,7 @@ import type { DocumentFormat } from '../formats/detect.js';
 import type { ImageFormat } from './encode.js';
 import { pdfLimits } from '../formats/pdf.js';
 import type { PageRenderer } from './renderer.js';
+import type { PageSize } from './worker.js';
 
 export interface ThumbnailRequest {
   zoom: number;
@@ -35,8 +36,9 @@ export interface ThumbnailLimits {
 export class Thumbnails {
   private readonly pdfs = byteCache(128 * 1024 * 1024);
   private readonly images = byteCache(128 * 1024 * 1024);
-  /** Page counts by PDF content. */
+  /** Page counts by PDF content, and page sizes by content and page: a cached page image then needs no MuPDF at all. */
   private readonly counts = new LRUCache<string, number>({ max: 1024 });
+  private readonly sizes = new LRUCache<string, PageSize>({ max: 100_000 });
 
   constructor(
     private readonly renderer: PageRenderer,
@@ -56,23 +58,28 @@ export class Thumbnails {
     return { pdf: data, key };
   }
 
-  /** The page count, read in a worker thread (once per PDF). */
-  private async count(pdf: Buffer, key: string, signal?: AbortSignal): Promise<number> {
-    const known = this.counts.get(key);
-    if (known !== undefined) return known;
-    const { count } = await this.renderer.inspect(pdf, { from: 1, to: 0, maxPages: 0 }, signal);
-    this.counts.set(key, count);
-    return count;
+  /** The page count and the asked pages' sizes, read in a worker thread; none when both are cached. */
+  private async measure(pdf: Buffer, key: string, range: { from: number; to: number }, signal?: AbortSignal): Promise<{ count: number; sizes?: PageSize[] }> {
+    const count = this.counts.get(key);
+    if (count !== undefined && range.to <= count) {
+      const to = range.to === 0 ? count : range.to;
+      const sizes = Array.from({ length: Math.max(0, to - range.from + 1) }, (_, i) => this.sizes.get(`${key}:${range.from + i}`));
+      if (sizes.every((size) => size !== undefined)) return { count, sizes };
+    }
+    const inspection = await this.renderer.inspect(pdf, { ...range, maxPages: pdfLimits.maxPages }, signal);
+    this.counts.set(key, inspection.count);
+    inspection.sizes?.forEach((size, i) => this.sizes.set(`${key}:${range.from + i}`, size));
+    return inspection;
   }
 
   async pageCount(bytes: Buffer, format: DocumentFormat, signal?: AbortSignal): Promise<number> {
     const { pdf, key } = await this.pdfOf(bytes, format, signal);
-    return this.count(pdf, key, signal);
+    return (await this.measure(pdf, key, { from: 1, to: 0 }, signal)).count;
   }
 
   async render(bytes: Buffer, format: DocumentFormat, request: ThumbnailRequest, signal?: AbortSignal): Promise<Buffer[]> {
     const { pdf, key } = await this.pdfOf(bytes, format, signal);
-    const last = await this.count(pdf, key, signal);
+    const { count: last, sizes } = await this.measure(pdf, key, { from: request.fromPage, to: request.toPage }, signal);
     const to = request.toPage === 0 ? last : request.toPage;
     if (request.fromPage > last || to > last) throw new InputError(`The document has ${last} page${last === 1 ? '' : 's'}; the range ${request.fromPage}-${to} is outside it.`);
     if (request.fromPage > to) throw new InputError(`fromPage (${request.fromPage}) is after toPage (${to}).`);
@@ -80,7 +87,6 @@ export class Thumbnails {
     if (to - request.fromPage + 1 > maxPages) {
       throw new PayloadTooLargeError(`Pages ${request.fromPage}-${to} are ${to - request.fromPage + 1} pages; at most ${maxPages} can be rendered at once (DOCSMITH_MAX_PAGES). Ask for a smaller range with fromPage and toPage.`);
     }
-    const { sizes } = await this.renderer.inspect(pdf, { from: request.fromPage, to, maxPages }, signal);
     if (!sizes) throw new InputError(`The range ${request.fromPage}-${to} is outside the document.`);
     const scale = (request.zoom / 100) * (96 / 72);
     const pages = Array.from({ length: to - request.fromPage + 1 }, (_, i) => request.fromPage - 1 + i);

@@ -1,3 +1,5 @@
+import { InputError } from '../errors.js';
+
 /** The JSON type of a parsed value, for messages ("not a JSON array"). */
 export function jsonType(value: unknown): string {
   if (value === null) return 'null';
@@ -31,12 +33,10 @@ export function checkJsonDepth(text: string, max = MAX_JSON_DEPTH): void {
       i = end;
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > max) {
-        throw new DepthError(`The request body nests arrays and objects more than ${max} levels deep${topKey === undefined ? '' : ` in "${topKey}"`}; at most ${max} levels are accepted.`);
+        throw new InputError(`The request body nests arrays and objects more than ${max} levels deep${topKey === undefined ? '' : ` in "${topKey}"`}; at most ${max} levels are accepted.`);
       }
     } else if (c === 0x7d || c === 0x5d) {
       depth--;
     }
   }
 }
-
-export class DepthError extends Error {}

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { unzipSync, strFromU8 } from 'fflate';
 import { makeInert } from '../../src/inert/index.js';
 import { InputError } from '../../src/errors.js';
-import { inertHtml, inertCss } from '../../src/inert/html.js';
+import { inertHtml, inertHtmlCss as inertCss } from '../../src/inert/html.js';
 import { groupText } from '../../src/inert/rtf.js';
 import { docx, hostileDocuments, type Secrets } from '../helpers/hostile.js';
 import { png } from '../helpers/docx.js';
