@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Account, Store } from '../store/types.js';
 import { hashApiKey } from './apikeys.js';
 import { verifyAgainstNothing, verifyPassword } from './passwords.js';
-import { addressKey, userKey, type AuthThrottle } from './throttle.js';
+import { addressKey, pairKey, userKey, type AuthThrottle } from './throttle.js';
 
 /** Scheme names clients send for API keys (compared case-insensitively). */
 const API_KEY_SCHEMES = ['reportingcloud-apikey', 'service-apikey'];
@@ -30,8 +30,9 @@ export class Authenticator {
 
   /**
    * The account the header signs in as, or null. `address` is the client's: failed attempts
-   * count against it and against the user name, and past their limits the answer is 429. A
-   * valid API key always works, so guessing an account's password never locks out its keys.
+   * count against it and against the user name from it, and past their limits the answer is 429
+   * there; the user's failures from everywhere slow its sign-ins down (see AuthThrottle). A valid
+   * API key always works, so guessing an account's password never locks out its keys.
    */
   async authenticate(header: string | undefined, address = 'unknown'): Promise<Account | null> {
     if (!header) return null;
@@ -48,10 +49,7 @@ export class Authenticator {
   private async byApiKey(key: string, address: string): Promise<Account | null> {
     const record = key.length > 200 ? null : await this.store.apiKeys.byHash(hashApiKey(key));
     if (record?.active) return this.store.accounts.byId(record.accountId);
-    if (this.throttle) {
-      await this.throttle.check([addressKey(address)]);
-      await this.throttle.fail([addressKey(address)]);
-    }
+    await this.throttle?.attempt([addressKey(address)], undefined, async () => false);
     return null;
   }
 
@@ -72,15 +70,16 @@ export class Authenticator {
       this.logins.delete(digest);
     }
 
-    const keys = [addressKey(address), userKey(username)];
-    await this.throttle?.check(keys);
-    const account = await this.store.accounts.byUsername(username);
-    const valid = account ? await verifyPassword(password, account.passwordHash) : await verifyAgainstNothing(password).then(() => false);
-    if (!account || !valid) {
-      await this.throttle?.fail(keys);
-      return null;
-    }
-    await this.throttle?.succeed(keys[1]!);
+    const found: { account: Account | null } = { account: null };
+    const check = async () => {
+      found.account = await this.store.accounts.byUsername(username);
+      return found.account ? verifyPassword(password, found.account.passwordHash) : verifyAgainstNothing(password);
+    };
+    const valid = this.throttle
+      ? await this.throttle.attempt([addressKey(address), pairKey(username, address)], userKey(username), check)
+      : await check();
+    const account = found.account;
+    if (!account || !valid) return null;
     this.remember(digest, { accountId: account.id, passwordHash: account.passwordHash, expires: Date.now() + this.options.cacheTtlMs });
     return account;
   }

@@ -1,11 +1,33 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { BusyError } from '../errors.js';
 
 const PARAMS = { N: 16384, r: 8, p: 1, keylen: 32 };
 
-function scryptAsync(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    scrypt(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key)));
-  });
+/**
+ * Bounds the hashing work: at most `concurrent` scrypt runs at once (they share libuv's four
+ * threads with file and zlib work) and `waiting` in line; past that a sign-in answers 503 at
+ * once, so a flood of guesses (unknown users cost a hash too) cannot queue without end.
+ */
+export const hashingLimits = { concurrent: 2, waiting: 64 };
+let running = 0;
+const queue: (() => void)[] = [];
+
+async function scryptAsync(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
+  if (running < hashingLimits.concurrent) {
+    running++;
+  } else {
+    if (queue.length >= hashingLimits.waiting) throw new BusyError('Too many sign-ins are being checked right now; retry shortly.', 1);
+    await new Promise<void>((resolve) => queue.push(resolve)); // the finishing run hands its place over
+  }
+  try {
+    return await new Promise((resolve, reject) => {
+      scrypt(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key)));
+    });
+  } finally {
+    const next = queue.shift();
+    if (next) next();
+    else running--;
+  }
 }
 
 /** `scrypt$N$r$p$salt$hash`, salt and hash in Base64. */

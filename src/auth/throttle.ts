@@ -1,12 +1,16 @@
+import ipaddr from 'ipaddr.js';
 import type { Store } from '../store/types.js';
 import { DocsmithError } from '../errors.js';
 
 export interface ThrottleLimits {
   /** Failed attempts are counted over this window. */
   windowMs: number;
-  /** Failed password sign-ins for one user name within the window; more answer 429 (its API keys keep working). */
+  /**
+   * Failed password sign-ins for one user name from one client address (group) within the
+   * window; more from there answer 429. The same user elsewhere is slowed, never locked out.
+   */
   maxPerUser: number;
-  /** Failed sign-ins (passwords or keys) from one client address within the window. */
+  /** Failed sign-ins (passwords or keys) from one client address (group) within the window. */
   maxPerAddress: number;
 }
 
@@ -17,48 +21,110 @@ export class TooManyAttemptsError extends DocsmithError {
   }
 }
 
-export const addressKey = (address: string) => `addr:${address}`;
+/**
+ * The client address as attempts are counted: an IPv6 client usually holds a whole /64, so its
+ * attempts count together; IPv4 (also IPv4-mapped IPv6) per address.
+ */
+export function addressGroup(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
+  return `${parts.join(':')}::/64`;
+}
+
+export const addressKey = (address: string) => `addr:${addressGroup(address)}`;
 export const userKey = (username: string) => `user:${username.normalize('NFC').toLowerCase()}`;
+export const pairKey = (username: string, address: string) => `pair:${username.normalize('NFC').toLowerCase()}|${addressGroup(address)}`;
+
+/**
+ * How long a sign-in for a user waits once the user has `failures` failed attempts in the
+ * window from all addresses together: nothing up to `limit`, then 250 ms doubling with every
+ * further `limit` failures, at most 8 s: an attacker with many addresses gets slower and
+ * slower, while the owner still signs in (from an address that has not failed too often).
+ */
+export function userDelayMs(failures: number, limit: number): number {
+  if (failures < limit) return 0;
+  return Math.min(8000, 250 * 2 ** Math.floor((failures - limit) / limit));
+}
 
 /**
  * Brute-force protection for sign-ins, counted in the store so that every instance on one
  * PostgreSQL sees the same attempts. A blocked key is remembered locally until it is free
- * again, so an attack costs the database one read per key, not one per request.
+ * again, so an attack costs the database one read per key, not one per request. Attempts still
+ * being checked count too (`inFlight`), so concurrent guesses cannot slip past a limit.
  */
 export class AuthThrottle {
   private readonly blockedUntil = new Map<string, number>();
+  private readonly inFlight = new Map<string, number>();
   private recorded = 0;
 
   constructor(private readonly store: Store, private readonly limits: ThrottleLimits) {}
 
   private limitOf(key: string): number {
-    return key.startsWith('user:') ? this.limits.maxPerUser : this.limits.maxPerAddress;
+    if (key.startsWith('user:')) return Number.POSITIVE_INFINITY; // slowed, never blocked
+    return key.startsWith('pair:') ? this.limits.maxPerUser : this.limits.maxPerAddress;
   }
 
-  /** Throws 429 when any of the keys has used up its failed attempts. */
-  async check(keys: string[]): Promise<void> {
+  /**
+   * Runs one sign-in attempt: refuses with 429 when a key has used up its failures (counting
+   * attempts in flight), waits the user's delay, runs `attempt` (true: it succeeded) and records
+   * the outcome. `user` is the user name key, when the attempt names one.
+   */
+  async attempt(keys: string[], user: string | undefined, attempt: () => Promise<boolean>): Promise<boolean> {
+    const all = user ? [...keys, user] : keys;
+    const counts = await this.admit(all);
+    try {
+      if (user) {
+        const delay = userDelayMs(counts[counts.length - 1]!, this.limits.maxPerUser);
+        if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+      const ok = await attempt();
+      if (ok) {
+        for (const key of keys) if (key.startsWith('pair:')) await this.store.authFailures.clear(key);
+      } else {
+        await this.store.authFailures.record(all, Date.now());
+        if (++this.recorded % 100 === 0) await this.store.authFailures.prune(Date.now() - this.limits.windowMs);
+      }
+      return ok;
+    } finally {
+      for (const key of all) this.release(key);
+    }
+  }
+
+  /** Takes an in-flight place under each key, or throws 429; the failures counted per key. */
+  private async admit(keys: string[]): Promise<number[]> {
     const now = Date.now();
     for (const key of keys) {
       const until = this.blockedUntil.get(key);
       if (until !== undefined && until > now) throw new TooManyAttemptsError(Math.ceil((until - now) / 1000));
       if (until !== undefined) this.blockedUntil.delete(key);
     }
-    const counts = await this.store.authFailures.since(keys, now - this.limits.windowMs);
-    counts.forEach(({ count, oldest }, i) => {
-      if (count < this.limitOf(keys[i]!) || oldest === null) return;
-      const until = oldest + this.limits.windowMs;
-      if (this.blockedUntil.size > 10_000) this.blockedUntil.clear();
-      this.blockedUntil.set(keys[i]!, until);
-      throw new TooManyAttemptsError(Math.max(1, Math.ceil((until - now) / 1000)));
-    });
+    // Taken before the store is read, so that concurrent attempts see each other.
+    for (const key of keys) this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
+    try {
+      const counts = await this.store.authFailures.since(keys, now - this.limits.windowMs);
+      counts.forEach(({ count, oldest }, i) => {
+        const key = keys[i]!;
+        const pending = (this.inFlight.get(key) ?? 1) - 1;
+        if (count + pending < this.limitOf(key)) return;
+        const until = (oldest ?? now) + this.limits.windowMs;
+        if (count >= this.limitOf(key)) {
+          if (this.blockedUntil.size > 10_000) this.blockedUntil.clear();
+          this.blockedUntil.set(key, until);
+        }
+        throw new TooManyAttemptsError(Math.max(1, Math.ceil((until - now) / 1000)));
+      });
+      return counts.map(({ count }) => count);
+    } catch (error) {
+      for (const key of keys) this.release(key);
+      throw error;
+    }
   }
 
-  async fail(keys: string[]): Promise<void> {
-    await this.store.authFailures.record(keys, Date.now());
-    if (++this.recorded % 100 === 0) await this.store.authFailures.prune(Date.now() - this.limits.windowMs);
-  }
-
-  async succeed(key: string): Promise<void> {
-    await this.store.authFailures.clear(key);
+  private release(key: string): void {
+    const left = (this.inFlight.get(key) ?? 1) - 1;
+    if (left > 0) this.inFlight.set(key, left);
+    else this.inFlight.delete(key);
   }
 }

@@ -35,7 +35,7 @@ describe('brute-force protection of sign-ins', () => {
   });
   after(() => server.stop());
 
-  it('answers 429 with Retry-After after too many wrong passwords for a user, and never locks out its API keys', async () => {
+  it('answers 429 with Retry-After after too many wrong passwords for a user from one address, and never locks out the owner', async () => {
     const statuses: number[] = [];
     let retryAfter: string | undefined;
     for (let i = 0; i < 12; i++) {
@@ -46,12 +46,23 @@ describe('brute-force protection of sign-ins', () => {
     assert.deepEqual(statuses.slice(0, 5), [403, 403, 403, 403, 403]);
     assert.ok(statuses.slice(5).every((s) => s === 429), statuses.join());
     assert.ok(Number(retryAfter) > 0 && Number(retryAfter) <= 600, `retry-after ${retryAfter}`);
-    // The right password is refused too while the user is blocked: guessing must not pay off.
-    assert.equal((await settings(server.url, basic(ann.user, ann.password), '127.0.0.4')).status, 429);
+    // The right password is refused too from that address: guessing must not pay off there.
+    assert.equal((await settings(server.url, basic(ann.user, ann.password), '127.0.0.2')).status, 429);
+    // From elsewhere the owner still signs in (slowed while the user is under attack), and another
+    // address's guesses are refused as wrong, not locked out: ten failures cannot lock a user out.
+    assert.equal((await settings(server.url, basic(ann.user, ann.password), '127.0.0.4')).status, 200);
+    assert.equal((await settings(server.url, basic(ann.user, 'wrong-again'), '127.0.0.7')).status, 403);
     // The owner's API key keeps working, from anywhere.
     assert.equal((await settings(server.url, `ReportingCloud-APIKey ${annKey}`, '127.0.0.2')).status, 200);
     // Other users are not affected.
     assert.equal((await settings(server.url, basic(bob.user, bob.password), '127.0.0.2')).status, 200);
+  });
+
+  it('counts concurrent guesses exactly: 20 at once check no more passwords than the limit', async () => {
+    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => settings(server.url, basic(bob.user, `wrong-${i}`), '127.0.0.6')));
+    const statuses = replies.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 403).length, 5, statuses.join());
+    assert.equal(statuses.filter((s) => s === 429).length, 15, statuses.join());
   });
 
   it('limits failed attempts per client address across user names and keys', async () => {
