@@ -51,12 +51,21 @@ export function userDelayMs(failures: number, limit: number): number {
 /**
  * Brute-force protection for sign-ins, counted in the store so that every instance on one
  * PostgreSQL sees the same attempts. A blocked key is remembered locally until it is free
- * again, so an attack costs the database one read per key, not one per request. Attempts still
- * being checked count too (`inFlight`), so concurrent guesses cannot slip past a limit.
+ * again, so an attack costs the database one read per key, not one per request.
+ *
+ * Admission is exact on one instance: attempts are admitted to a limited key one at a time, and
+ * attempts still being checked count as possible failures; when they could reach the limit, the
+ * next attempt waits for one of them to end instead of being refused (a client's own parallel
+ * first requests all get in; concurrent guesses check no more than the limit's worth).
  */
 export class AuthThrottle {
   private readonly blockedUntil = new Map<string, number>();
-  private readonly inFlight = new Map<string, number>();
+  /** Attempts admitted and not yet finished, per key. */
+  private readonly admitted = new Map<string, number>();
+  /** Who waits for an admitted attempt of a key to finish. */
+  private readonly finished = new Map<string, (() => void)[]>();
+  /** The tail of each key's line of admissions. */
+  private readonly admissions = new Map<string, Promise<void>>();
   private recorded = 0;
 
   constructor(private readonly store: Store, private readonly limits: ThrottleLimits) {}
@@ -67,9 +76,9 @@ export class AuthThrottle {
   }
 
   /**
-   * Runs one sign-in attempt: refuses with 429 when a key has used up its failures (counting
-   * attempts in flight), waits the user's delay, runs `attempt` (true: it succeeded) and records
-   * the outcome. `user` is the user name key, when the attempt names one.
+   * Runs one sign-in attempt: refuses with 429 when a key has used up its failures, waits the
+   * user's delay, runs `attempt` (true: it succeeded) and records the outcome. `user` is the
+   * user name key, when the attempt names one.
    */
   async attempt(keys: string[], user: string | undefined, attempt: () => Promise<boolean>): Promise<boolean> {
     const all = user ? [...keys, user] : keys;
@@ -88,11 +97,11 @@ export class AuthThrottle {
       }
       return ok;
     } finally {
-      for (const key of all) this.release(key);
+      for (const key of all) this.finish(key);
     }
   }
 
-  /** Takes an in-flight place under each key, or throws 429; the failures counted per key. */
+  /** Admits an attempt under every key, or throws 429; the failures counted per key. */
   private async admit(keys: string[]): Promise<number[]> {
     const now = Date.now();
     for (const key of keys) {
@@ -100,31 +109,61 @@ export class AuthThrottle {
       if (until !== undefined && until > now) throw new TooManyAttemptsError(Math.ceil((until - now) / 1000));
       if (until !== undefined) this.blockedUntil.delete(key);
     }
-    // Taken before the store is read, so that concurrent attempts see each other.
-    for (const key of keys) this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
+    // In a fixed order, so two attempts sharing keys cannot wait on each other.
+    const limited = keys.filter((key) => Number.isFinite(this.limitOf(key))).sort();
+    const unlocks: (() => void)[] = [];
     try {
-      const counts = await this.store.authFailures.since(keys, now - this.limits.windowMs);
-      counts.forEach(({ count, oldest }, i) => {
-        const key = keys[i]!;
-        const pending = (this.inFlight.get(key) ?? 1) - 1;
-        if (count + pending < this.limitOf(key)) return;
-        const until = (oldest ?? now) + this.limits.windowMs;
-        if (count >= this.limitOf(key)) {
-          if (this.blockedUntil.size > 10_000) this.blockedUntil.clear();
-          this.blockedUntil.set(key, until);
+      for (const key of limited) unlocks.push(await this.lineUp(key));
+      for (;;) {
+        const counts = await this.store.authFailures.since(keys, Date.now() - this.limits.windowMs);
+        let busy: string | undefined;
+        counts.forEach(({ count, oldest }, i) => {
+          const key = keys[i]!;
+          const limit = this.limitOf(key);
+          if (count >= limit) {
+            const until = (oldest ?? now) + this.limits.windowMs;
+            if (this.blockedUntil.size > 10_000) this.blockedUntil.clear();
+            this.blockedUntil.set(key, until);
+            throw new TooManyAttemptsError(Math.max(1, Math.ceil((until - Date.now()) / 1000)));
+          }
+          if (count + (this.admitted.get(key) ?? 0) >= limit) busy = key;
+        });
+        if (busy === undefined) {
+          for (const key of keys) this.admitted.set(key, (this.admitted.get(key) ?? 0) + 1);
+          return counts.map(({ count }) => count);
         }
-        throw new TooManyAttemptsError(Math.max(1, Math.ceil((until - now) / 1000)));
-      });
-      return counts.map(({ count }) => count);
-    } catch (error) {
-      for (const key of keys) this.release(key);
-      throw error;
+        // Attempts in progress could use up the limit: see how they end first.
+        await new Promise<void>((resolve) => this.finished.set(busy!, [...(this.finished.get(busy!) ?? []), resolve]));
+      }
+    } finally {
+      for (const unlock of unlocks.reverse()) unlock();
     }
   }
 
-  private release(key: string): void {
-    const left = (this.inFlight.get(key) ?? 1) - 1;
-    if (left > 0) this.inFlight.set(key, left);
-    else this.inFlight.delete(key);
+  /** Waits for the key's earlier admissions; returns the unlock for the next one. */
+  private async lineUp(key: string): Promise<() => void> {
+    const previous = this.admissions.get(key) ?? Promise.resolve();
+    let unlock!: () => void;
+    const mine = new Promise<void>((resolve) => {
+      unlock = resolve;
+    });
+    const tail = previous.then(() => mine);
+    this.admissions.set(key, tail);
+    await previous;
+    return () => {
+      unlock();
+      if (this.admissions.get(key) === tail) this.admissions.delete(key);
+    };
+  }
+
+  private finish(key: string): void {
+    const left = (this.admitted.get(key) ?? 1) - 1;
+    if (left > 0) this.admitted.set(key, left);
+    else this.admitted.delete(key);
+    const waiting = this.finished.get(key);
+    if (waiting) {
+      this.finished.delete(key);
+      for (const wake of waiting) wake();
+    }
   }
 }

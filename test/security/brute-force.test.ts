@@ -22,6 +22,7 @@ describe('brute-force protection of sign-ins', () => {
   let ann: { user: string; password: string };
   let bob: { user: string; password: string };
   let carl: { user: string; password: string };
+  let dora: { user: string; password: string };
   let annKey: string;
   before(async () => {
     const dataDir = tempDir();
@@ -29,6 +30,7 @@ describe('brute-force protection of sign-ins', () => {
     ann = await makeAccount(admin, 'ann');
     bob = await makeAccount(admin, 'bob');
     carl = await makeAccount(admin, 'carl');
+    dora = await makeAccount(admin, 'dora');
     annKey = (await admin.apiKeys.create((await admin.store.accounts.byUsername('ann'))!.id))!;
     await admin.store.close();
     server = await startServer({ DOCSMITH_DATA_DIR: dataDir, HOST: '0.0.0.0', DOCSMITH_AUTH_MAX_FAILURES_PER_USER: '5', DOCSMITH_AUTH_MAX_FAILURES_PER_ADDRESS: '20', DOCSMITH_AUTH_WINDOW_S: '600' });
@@ -63,6 +65,9 @@ describe('brute-force protection of sign-ins', () => {
     const statuses = replies.map((r) => r.status);
     assert.equal(statuses.filter((s) => s === 403).length, 5, statuses.join());
     assert.equal(statuses.filter((s) => s === 429).length, 15, statuses.join());
+    // A client's own parallel first requests (no cached sign-in yet) all get in: they wait, not fail.
+    const owner = await Promise.all(Array.from({ length: 20 }, () => settings(server.url, basic(dora.user, dora.password), '127.0.0.8')));
+    assert.ok(owner.every((r) => r.status === 200), owner.map((r) => r.status).join());
   });
 
   it('limits failed attempts per client address across user names and keys', async () => {
