@@ -132,6 +132,11 @@ export class OfficeProcess {
     return path.join(dir, `OSL_PIPE_${uid}_${this.pipeName()}`);
   }
 
+  /** The slot's temp folder as the sandboxed processes see it (bubblewrap mounts it at /tmp). */
+  private tmpInside(): string {
+    return this.options.sandbox.kind === 'bubblewrap' ? '/tmp' : this.scratch.tmp;
+  }
+
   private spawnOffice(): ChildProcess {
     const { sofficePath, sandbox } = this.options;
     const profile = this.profile.dir;
@@ -146,7 +151,7 @@ export class OfficeProcess {
     const fonts = this.options.fonts;
     if (fonts) readable.push(fonts.configFile, path.resolve(fonts.dir));
     const [command, ...args] = sandbox.wrap(argv, { writable: [profile, this.scratch.jobs], tmp: this.scratch.tmp, readable });
-    const tmp = sandbox.kind === 'bubblewrap' ? '/tmp' : this.scratch.tmp;
+    const tmp = this.tmpInside();
     return spawn(command!, args, {
       detached: true, // its own process group, so a kill reaches every child it starts
       stdio: 'ignore',
@@ -182,7 +187,8 @@ export class OfficeProcess {
     });
     this.bridge = spawn(bridgeCommand!, bridgeArgs, {
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: officeEnvironment({ DOCSMITH_BRIDGE_CONNECT_S: String(Math.ceil(this.options.startTimeoutMs / 1000)) }),
+      // A home of its own: without one, a bridge whose office was killed lingered, holding its pipes (the pool tests ran 30 s longer).
+      env: officeEnvironment({ HOME: this.tmpInside(), TMPDIR: this.tmpInside(), DOCSMITH_BRIDGE_CONNECT_S: String(Math.ceil(this.options.startTimeoutMs / 1000)) }),
     });
     let bridgeErrors = '';
     this.bridge.stderr!.on('data', (chunk: Buffer) => {
