@@ -51,8 +51,9 @@ if (only.length === 0 && !noBrowser) {
 // The container image builds for minutes on both cores: alone, after the rest (it skips itself,
 // saying why, where podman is missing). A second runtime does not build it again.
 const container = path.join('test', 'container');
+// Each file gets 5 minutes: a limit for hangs, far above what any file needs on a busy machine.
 step('tests', process.execPath, [
-  '--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=120000',
+  '--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=300000',
   ...(only.length ? only : testFiles(path.join(root, 'test')).filter((file) => !file.startsWith(container) && !(noBrowser && file.startsWith(path.join('test', 'portal'))))),
 ]);
 if (only.length === 0 && !noBrowser) {

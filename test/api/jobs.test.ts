@@ -219,13 +219,14 @@ describe('background jobs across instances and restarts', () => {
       assert.equal(over.status, 429);
       assert.match(message(over), /DOCSMITH_JOB_MAX_WAITING/);
       assert.equal((await ann.delete(`/v1/jobs/${ids[0]}`)).status, 204, 'a queued job is cancelled');
-      const slow = await ann.post('/v1/document/convert?returnFormat=PDF&async=true', { json: fs.readFileSync(slowRtf(20_000)).toString('base64') });
+      // Some 5,000 pages: far beyond the 15 s job limit below on any machine (the small merges stay far inside it, even on a busy one).
+      const slow = await ann.post('/v1/document/convert?returnFormat=PDF&async=true', { json: fs.readFileSync(slowRtf(200_000)).toString('base64') });
       assert.equal(slow.status, 202, slow.text);
       assert.equal(((await ann.get(`/v1/jobs/${ids[1]}/result`)).status), 409);
       await server.stop();
 
-      // The next instance (jobs on, a 1 s job limit) runs what was queued; nothing is lost.
-      server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_JOB_TIME_LIMIT_S: '1', DOCSMITH_JOB_POLL_MS: '100' });
+      // The next instance (jobs on, a 15 s job limit) runs what was queued; nothing is lost.
+      server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_JOB_TIME_LIMIT_S: '15', DOCSMITH_JOB_POLL_MS: '100' });
       await untilFullyReady(server.url);
       ann = client(server.url, { basic: [account.user, account.password] });
       for (const [i, id] of ids.slice(1).entries()) {

@@ -125,6 +125,18 @@ export function hostileDocuments(s: Secrets): Hostile[] {
   return list;
 }
 
+/** The hostile documents of every format, the Word 97 one included (made with the office). */
+export function everyHostileDocument(s: Secrets): Hostile[] {
+  return [...hostileDocuments(s), { name: 'doc INCLUDEPICTURE', format: 'doc', bytes: hostileDoc(s.png) }];
+}
+
+/** What of the secrets a PDF shows, or undefined. */
+export function leaked(pdf: Uint8Array): string | undefined {
+  if (secretShareInPdf(pdf) > 0) return 'the secret picture is on a page';
+  if (pdfText(pdf).includes(SECRET_TEXT)) return 'the secret text is on a page';
+  return undefined;
+}
+
 /**
  * A Word 97-2003 document whose INCLUDEPICTURE field links the secret picture. LibreOffice
  * does not write such a field itself, so a MERGEFIELD with room for the path is written and

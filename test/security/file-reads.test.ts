@@ -9,13 +9,10 @@ import { makeInert } from '../../src/inert/index.js';
 import { DocumentWorkers } from '../../src/workers/pool.js';
 import { DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
 import { unzipSync } from 'fflate';
-import { serverWithAccounts } from '../helpers/accounts.js';
-import type { Client } from '../helpers/http.js';
 import { testPool } from '../helpers/office.js';
 import { tempDir } from '../helpers/server.js';
 import {
-  hostileDoc, hostileDocuments, pdfText, plantSecrets, secretShareInPdf, secretShareInPng, SECRET_TEXT, unprotectedPdf,
-  type Hostile, type Secrets,
+  everyHostileDocument, leaked, pdfText, plantSecrets, secretShareInPdf, unprotectedPdf, type Hostile, type Secrets,
 } from '../helpers/hostile.js';
 
 const EXTENSIONS = { rtf: 'rtf', docx: 'docx', doc: 'doc', html: 'html' } as const;
@@ -34,14 +31,8 @@ let documents: Hostile[];
 
 before(() => {
   secrets = plantSecrets(tempDir('docsmith-secrets-'));
-  documents = [...hostileDocuments(secrets), { name: 'doc INCLUDEPICTURE', format: 'doc', bytes: hostileDoc(secrets.png) }];
+  documents = everyHostileDocument(secrets);
 });
-
-function leaked(pdf: Buffer): string | undefined {
-  if (secretShareInPdf(pdf) > 0) return 'the secret picture is on a page';
-  if (pdfText(pdf).includes(SECRET_TEXT)) return 'the secret text is on a page';
-  return undefined;
-}
 
 describe('hostile documents: the attack is real', () => {
   it('a plain LibreOffice shows the secret picture for each known-hostile document', () => {
@@ -100,53 +91,6 @@ for (const kind of ['bubblewrap', 'landlock'] as const) {
     });
   });
 }
-
-// Every deployment the README describes: bubblewrap (a host), Landlock (the container image), none.
-const DEPLOYMENTS = (['bubblewrap', 'landlock', 'off'] as const).filter((mode) => mode === 'off' || confiningSandboxes().includes(mode));
-
-for (const sandbox of DEPLOYMENTS) describe(`every endpoint that hands a document to the office (sandbox: ${sandbox})`, () => {
-  let env: Awaited<ReturnType<typeof serverWithAccounts>>;
-  let c: Client;
-  before(async () => {
-    env = await serverWithAccounts({ ann: { licence: 'SN-SEC' } }, { DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_OFFICE_SANDBOX: sandbox });
-    c = env.clients.ann!;
-  });
-  after(() => env.close());
-
-  const b64 = (b: Buffer) => b.toString('base64');
-  const pdfOf = (reply: { status: number; text: string; json(): unknown }, what: string) => {
-    assert.equal(reply.status, 200, `${what}: ${reply.text.slice(0, 300)}`);
-    return Buffer.from(reply.json() as string, 'base64');
-  };
-
-  it('convert, merge, append, thumbnails and stored templates read no local file', async () => {
-    for (const document of documents) {
-      const what = document.name;
-      assert.equal(leaked(pdfOf(await c.post('/v1/document/convert?returnFormat=PDF', { json: b64(document.bytes) }), `convert ${what}`)), undefined, `convert ${what}`);
-      const docx = Buffer.from((await c.post('/v1/document/convert?returnFormat=DOCX', { json: b64(document.bytes) })).json() as string, 'base64');
-      assert.ok(!docx.includes(fs.readFileSync(secrets.png)), `convert to DOCX ${what}: the picture's bytes are in the package`);
-      const shots = (await c.post('/v1/document/thumbnails?zoomFactor=50&imageFormat=PNG', { json: b64(document.bytes) })).json() as string[];
-      for (const shot of shots) assert.equal(secretShareInPng(Buffer.from(shot, 'base64')), 0, `thumbnails ${what}`);
-      const appended = await c.post('/v1/document/append?returnFormat=PDF', { json: { documents: [{ document: b64(document.bytes) }] } });
-      assert.equal(leaked(pdfOf(appended, `append ${what}`)), undefined, `append ${what}`);
-      if (document.format !== 'html') {
-        const merged = await c.post('/v1/document/merge?returnFormat=PDF', { json: { mergeData: [{}], template: b64(document.bytes) } });
-        assert.equal(leaked((merged.json() as string[]).map((d) => Buffer.from(d, 'base64'))[0]!), undefined, `merge ${what}`);
-      }
-    }
-    for (const [name, file] of [['rtf INCLUDEPICTURE', 'evil.rtf'], ['docx SVG picture under a .png name', 'evil.docx'], ['rtf \\pngblip holding an SVG', 'svg.rtf']] as const) {
-      const document = documents.find((d) => d.name === name)!;
-      assert.equal((await c.upload(file, document.bytes)).status, 201);
-      const pages = (await c.get(`/v1/templates/thumbnails?templateName=${file}&zoomFactor=50`)).json() as string[];
-      for (const page of pages) assert.equal(secretShareInPng(Buffer.from(page, 'base64')), 0, `template thumbnails ${name}`);
-      const shared = await c.get(`/v1/document/share?templateName=${file}`);
-      assert.equal(shared.status, 200, shared.text);
-      const page = await fetch(`${env.server.url}/share/${shared.json() as string}/pages/1.png`);
-      assert.equal(page.status, 200, `share page ${name}`);
-      assert.equal(secretShareInPng(new Uint8Array(await page.arrayBuffer())), 0, `share page ${name}`);
-    }
-  });
-});
 
 describe('making inert keeps what is harmless', () => {
   it('returns documents without links unchanged, byte for byte', () => {

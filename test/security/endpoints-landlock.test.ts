@@ -1,0 +1,3 @@
+import { everyEndpointReadsNothing } from './endpoints.js';
+
+everyEndpointReadsNothing('landlock');
