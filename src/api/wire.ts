@@ -68,6 +68,8 @@ function parseJsonBody(body: Buffer): unknown {
   if (text.trim() === '') return undefined;
   checkJsonDepth(text);
   try {
+    // A bare JSON string (a document, usually) has no keys to poison: the plain parser is enough.
+    if (text.trimStart().startsWith('"')) return JSON.parse(text) as unknown;
     return sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
   } catch (error) {
     throw new InputError(`The request body is not valid JSON (${(error as Error).message}).`);
