@@ -52,8 +52,11 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimitBytes,
     genReqId: requestIdFor,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    // A client that sends its request slowly (a byte now and then) is cut off with 408 once the
+    // whole request has taken this long; Node checks open connections every second for it.
+    requestTimeout: config.requestTimeoutMs,
     // Proofing texts travel in the query string; allow long ones.
-    http: { maxHeaderSize: 1024 * 1024 },
+    http: { maxHeaderSize: 1024 * 1024, headersTimeout: Math.min(60_000, config.requestTimeoutMs), connectionsCheckingInterval: 1000 },
     // verbose: messages quote the value and the schema's description; union types are the SDKs' nulls and "true"s.
     // unicode: false: string lengths by .length, not by code points, which walked every 100 MB document on the event loop.
     ajv: { customOptions: { coerceTypes: false, allErrors: false, verbose: true, allowUnionTypes: true, unicode: false } },

@@ -14,6 +14,10 @@ export interface Config {
   bootstrap: { user: string; password: string; licence: string } | undefined;
   logLevel: string;
   bodyLimitBytes: number;
+  /** Time a client has to send a whole request, head and body (slow senders hold a connection). */
+  requestTimeoutMs: number;
+  /** Below this much free space on the data or scratch folder's disk, /readyz answers 503. */
+  minFreeDiskBytes: number;
   jobTimeoutMs: number;
   maxConcurrentMerges: number;
   maxApiKeys: number;
@@ -120,6 +124,8 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrap: user && password ? { user, password, licence: env.DOCSMITH_BOOTSTRAP_LICENSE || 'TRIAL' } : undefined,
     logLevel,
     bodyLimitBytes: int(env, 'DOCSMITH_BODY_LIMIT', 100 * 1024 * 1024, 1024, 2 ** 31 - 1),
+    requestTimeoutMs: int(env, 'DOCSMITH_REQUEST_TIMEOUT_S', 120, 1, 3600) * 1000,
+    minFreeDiskBytes: int(env, 'DOCSMITH_MIN_FREE_DISK_MB', 64, 0, 1_000_000) * 1024 * 1024,
     jobTimeoutMs: int(env, 'DOCSMITH_JOB_TIMEOUT_MS', 60_000, 100, 3_600_000),
     shutdownGraceMs: int(env, 'DOCSMITH_SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
     maxConcurrentMerges: 2,

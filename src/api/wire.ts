@@ -53,6 +53,12 @@ export function registerWire(app: FastifyInstance, options: { bodyLimitBytes: nu
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    // The client went away while sending: nobody to answer, and nothing wrong on this side.
+    if (request.raw.readableAborted || (error.code === 'ECONNRESET' && error.message === 'aborted')) {
+      request.log.info('the client closed the connection before its request arrived in full');
+      reply.raw.destroy();
+      return;
+    }
     const { status, message, headers } = describeError(error, options.bodyLimitBytes);
     if (status === 503) request.log.warn({ status, message, detail: (error as { detail?: string }).detail ?? error.message }, 'request refused: unavailable');
     else if (status >= 500) request.log.error({ err: error }, 'request failed');

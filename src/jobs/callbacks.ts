@@ -133,7 +133,11 @@ export function signCallback(secret: string, body: string, at = Date.now()): str
   return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
 }
 
-/** One POST of the payload; resolves on a 2xx answer, rejects with what went wrong. */
+/**
+ * One POST of the payload; resolves on a 2xx answer, rejects with what went wrong. `timeoutMs`
+ * bounds the whole attempt (connecting, sending, the answer's head): a receiver that answers
+ * slowly, byte by byte, is cut off like one that does not answer. Its body is never read.
+ */
 export function postCallback(url: string, body: string, headers: Record<string, string>, policy: CallbackPolicy, timeoutMs: number): Promise<void> {
   const target = new URL(url);
   const literal = parseAddress(target.hostname);
@@ -144,15 +148,20 @@ export function postCallback(url: string, body: string, headers: Record<string, 
       method: 'POST',
       headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'docsmith-callback', ...headers },
       lookup: policy.lookup(),
-      timeout: timeoutMs,
+      agent: false,
     }, (response) => {
-      response.resume(); // the answer's body does not matter
+      clearTimeout(deadline);
       const status = response.statusCode ?? 0;
+      response.on('error', () => undefined); // cut off below, by design
+      request.destroy(); // the answer's body does not matter: do not wait for it
       if (status >= 200 && status < 300) resolve();
       else reject(new Error(`HTTP ${status}`));
     });
-    request.on('timeout', () => request.destroy(new Error(`no answer within ${Math.round(timeoutMs / 1000)} s`)));
-    request.on('error', reject);
+    const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+    request.on('error', (error) => {
+      clearTimeout(deadline);
+      reject(error);
+    });
     request.end(body);
   });
 }

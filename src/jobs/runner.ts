@@ -15,6 +15,9 @@ const LEASE_MS = 30_000;
 /** Take-ups after which a job that keeps stopping its instance fails instead of running again. */
 const MAX_ATTEMPTS = 3;
 const SWEEP_MS = 60_000;
+/** Callback deliveries under way at once on one instance, and of those at most this many for one account. */
+const CALLBACKS_AT_ONCE = 8;
+const CALLBACKS_PER_ACCOUNT = 2;
 
 class Stopping extends Error {}
 class Cancelled extends Error {}
@@ -55,7 +58,9 @@ export class JobRunner {
   private stopped = false;
   private polling: Promise<void> | null = null;
   private pollAgain = false;
-  private delivering = false;
+  private claimingCallbacks = false;
+  /** Deliveries under way: job id to account id. */
+  private readonly delivering = new Map<string, number>();
 
   constructor(private readonly parts: JobRunnerParts) {}
 
@@ -162,41 +167,56 @@ export class JobRunner {
     }
   }
 
-  /** Due callback deliveries, one attempt each; failures come due again with a doubling wait. */
+  /**
+   * Keeps up to CALLBACKS_AT_ONCE deliveries under way, at most CALLBACKS_PER_ACCOUNT of them for
+   * one account, each a single attempt under a total time limit; failures come due again with a
+   * doubling wait. An account whose receivers hang holds only its own slots, never another's.
+   */
   private async deliverCallbacks(): Promise<void> {
-    const { store, config, callbacks, log } = this.parts;
-    if (this.delivering || this.stopped) return;
-    this.delivering = true;
+    const { store, config, log } = this.parts;
+    if (this.claimingCallbacks || this.stopped) return;
+    this.claimingCallbacks = true;
     try {
-      for (;;) {
-        const due = await store.jobs.claimCallbacks(config.callbackTimeoutMs + 5000, 8);
-        if (due.length === 0) return;
-        await Promise.all(due.map(async (job) => {
-          const body = JSON.stringify(callbackPayload(job));
-          const attempt = (job.callback?.attempts ?? 0) + 1;
-          try {
-            await postCallback(job.callback!.url, body, {
-              'x-docsmith-job': job.id,
-              'x-docsmith-delivery-attempt': String(attempt),
-              'x-docsmith-signature': signCallback(callbacks.secretFor(job.accountId), body),
-            }, callbacks.policy, config.callbackTimeoutMs);
-            await store.jobs.callbackAttempted(job.id, { delivered: true });
-            this.stats.callbacksDelivered++;
-          } catch (error) {
-            this.stats.callbackAttemptsFailed++;
-            const reason = (error as Error).message;
-            const last = attempt >= config.callbackAttempts;
-            await store.jobs.callbackAttempted(job.id, {
-              delivered: false, error: reason, retryInMs: last ? null : Math.min(3_600_000, config.callbackBackoffMs * 2 ** (attempt - 1)),
-            });
-            log(last ? 'warn' : 'info', last ? 'job callback failed for good' : 'job callback failed; retrying', { job: job.id, attempt, reason });
-          }
-        }));
+      while (!this.stopped && this.delivering.size < CALLBACKS_AT_ONCE) {
+        const perAccount = new Map<number, number>();
+        for (const accountId of this.delivering.values()) perAccount.set(accountId, (perAccount.get(accountId) ?? 0) + 1);
+        const full = [...perAccount].filter(([, n]) => n >= CALLBACKS_PER_ACCOUNT).map(([id]) => id);
+        // One at a time, so one claim never takes more than an account's share.
+        const [job] = await store.jobs.claimCallbacks(config.callbackTimeoutMs + 5000, 1, full);
+        if (!job) return;
+        this.delivering.set(job.id, job.accountId);
+        void this.deliver(job).finally(() => {
+          this.delivering.delete(job.id);
+          void this.deliverCallbacks();
+        });
       }
     } catch (error) {
       log('warn', 'delivering job callbacks failed', { reason: (error as Error).message });
     } finally {
-      this.delivering = false;
+      this.claimingCallbacks = false;
+    }
+  }
+
+  private async deliver(job: JobRecord): Promise<void> {
+    const { store, config, callbacks, log } = this.parts;
+    const body = JSON.stringify(callbackPayload(job));
+    const attempt = (job.callback?.attempts ?? 0) + 1;
+    try {
+      await postCallback(job.callback!.url, body, {
+        'x-docsmith-job': job.id,
+        'x-docsmith-delivery-attempt': String(attempt),
+        'x-docsmith-signature': signCallback(callbacks.secretFor(job.accountId), body),
+      }, callbacks.policy, config.callbackTimeoutMs);
+      await store.jobs.callbackAttempted(job.id, { delivered: true });
+      this.stats.callbacksDelivered++;
+    } catch (error) {
+      this.stats.callbackAttemptsFailed++;
+      const reason = (error as Error).message;
+      const last = attempt >= config.callbackAttempts;
+      await store.jobs.callbackAttempted(job.id, {
+        delivered: false, error: reason, retryInMs: last ? null : Math.min(3_600_000, config.callbackBackoffMs * 2 ** (attempt - 1)),
+      }).catch((stored: Error) => log('warn', 'recording a callback attempt failed', { job: job.id, reason: stored.message }));
+      log(last ? 'warn' : 'info', last ? 'job callback failed for good' : 'job callback failed; retrying', { job: job.id, attempt, reason });
     }
   }
 

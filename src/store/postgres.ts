@@ -521,13 +521,13 @@ class PgJobs implements JobRepository {
     return (result.rowCount ?? 0) > 0;
   }
 
-  async claimCallbacks(leaseMs: number, limit: number): Promise<JobRecord[]> {
+  async claimCallbacks(leaseMs: number, limit: number, skipAccounts: readonly number[] = []): Promise<JobRecord[]> {
     const now = Date.now();
     const { rows } = await this.pool.query<JobRow>(
       `UPDATE jobs SET callback_due_at = $1
-       WHERE id IN (SELECT id FROM jobs WHERE callback_state = 'pending' AND callback_due_at <= $2
+       WHERE id IN (SELECT id FROM jobs WHERE callback_state = 'pending' AND callback_due_at <= $2 AND NOT (account_id = ANY($4::bigint[]))
                     ORDER BY callback_due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-       RETURNING ${jobColumns}`, [now + leaseMs, now, limit]);
+       RETURNING ${jobColumns}`, [now + leaseMs, now, limit, skipAccounts]);
     return rows.map(rowToJob);
   }
 

@@ -32,6 +32,73 @@ function restrictMode(file: string, mode: number): void {
   }
 }
 
+/**
+ * Space set aside beside the database: a delete writes too (its journal), so on a full disk it
+ * would fail and the API could free nothing. A delete that finds the disk full gives this file
+ * up and tries again; the file comes back when there is room (see SqliteStore.ping).
+ */
+export class DiskReserve {
+  constructor(readonly file: string, private readonly bytes = 16 * 1024 * 1024) {}
+
+  /** Puts the reserve back when it is missing and the disk has room for it and more. */
+  ensure(): void {
+    try {
+      if (fs.existsSync(this.file)) return;
+      const disk = fs.statfsSync(path.dirname(this.file));
+      if (Number(disk.bavail) * Number(disk.bsize) < this.bytes * 2) return;
+      fs.writeFileSync(this.file, Buffer.alloc(this.bytes), { mode: 0o600 });
+    } catch {
+      fs.rmSync(this.file, { force: true });
+    }
+  }
+
+  /** Runs `work`; if the disk is full, once more after giving up the reserve. */
+  freeing<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      if (!String((error as { code?: string }).code).startsWith('SQLITE_FULL') || !fs.existsSync(this.file)) throw error;
+      fs.rmSync(this.file, { force: true });
+      return work();
+    }
+  }
+}
+
+/**
+ * Gives freed pages back to the file system (the database is in incremental auto-vacuum mode),
+ * a megabyte at a time between other work: each step moves pages through the journal and the
+ * checkpoint after it shortens the file, so it needs little room even on a full disk.
+ */
+export class SpaceReturner {
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly db: Database, private readonly reserve: DiskReserve) {}
+
+  soon(): void {
+    if (this.timer || !this.db.open) return;
+    this.timer = setTimeout(() => this.step(), 0);
+    this.timer.unref();
+  }
+
+  private step(): void {
+    this.timer = null;
+    try {
+      if (!this.db.open || (this.db.pragma('freelist_count', { simple: true }) as number) === 0) return;
+      this.reserve.freeing(() => this.db.pragma('incremental_vacuum(256)'));
+      // The checkpoint may first write pages past the file's end (commits not yet copied in).
+      this.reserve.freeing(() => this.db.pragma('wal_checkpoint(PASSIVE)'));
+    } catch {
+      return; // busy, or no room even so: the pages stay free inside the file and are used again
+    }
+    this.soon();
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
+
 /** The embedded store: one SQLite file in WAL mode, fsync on every commit. */
 export function openSqliteStore(file: string): Store {
   // The data folder and the database are the owner's alone (SQLite gives its WAL the file's mode).
@@ -40,6 +107,16 @@ export function openSqliteStore(file: string): Store {
   restrictMode(path.dirname(file), 0o700);
   for (const part of [file, `${file}-wal`, `${file}-shm`]) restrictMode(part, 0o600);
   const db = new Database(file);
+  // Deleted templates and job results give their space back to the disk, not only to the file:
+  // set on a new database; an older one is converted once (VACUUM), if the disk has room for it.
+  if (db.pragma('auto_vacuum', { simple: true }) !== 2) {
+    db.pragma('auto_vacuum = INCREMENTAL');
+    try {
+      db.exec('VACUUM');
+    } catch {
+      // no room for the copy VACUUM makes: the next start tries again
+    }
+  }
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
@@ -52,7 +129,9 @@ export function openSqliteStore(file: string): Store {
   counters.pragma('synchronous = NORMAL');
   counters.pragma('foreign_keys = ON');
   counters.pragma('busy_timeout = 10000');
-  return new SqliteStore(db, counters);
+  const reserve = new DiskReserve(path.join(path.dirname(file), 'docsmith.reserve'));
+  reserve.ensure();
+  return new SqliteStore(db, counters, reserve);
 }
 
 /** Prepared statements by connection and SQL: preparing costs more than running a small one. */
@@ -99,13 +178,17 @@ class SqliteStore implements Store {
   readonly shareLinks: ShareLinkRepository;
   readonly jobs: JobRepository;
 
-  constructor(private readonly db: Database, private readonly counters: Database) {
-    this.jobs = new SqliteJobs(db);
+  private readonly space: SpaceReturner;
+
+  constructor(private readonly db: Database, private readonly counters: Database, private readonly reserve: DiskReserve) {
+    this.space = new SpaceReturner(db, reserve);
+    const space = this.space;
+    this.jobs = new SqliteJobs(db, reserve, space);
     this.shareLinks = new SqliteShareLinks(db);
     this.authFailures = new SqliteAuthFailures(db);
-    this.accounts = new SqliteAccounts(db);
+    this.accounts = new SqliteAccounts(db, reserve, space);
     this.apiKeys = new SqliteApiKeys(db);
-    this.templates = new SqliteTemplates(db);
+    this.templates = new SqliteTemplates(db, reserve, space);
     this.usage = new SqliteUsage(counters);
   }
 
@@ -118,6 +201,7 @@ class SqliteStore implements Store {
       throw asStorageUnavailable(error) ?? error;
     }
     if (version !== SQLITE_MIGRATIONS.length) throw new StorageUnavailableError(`the database schema is at version ${version ?? 'none'}, this docsmith needs ${SQLITE_MIGRATIONS.length}; restart docsmith to migrate, or restore the database`, 'the database schema is of another docsmith version');
+    this.reserve.ensure();
   }
 
   async backup(file: string): Promise<void> {
@@ -151,6 +235,7 @@ class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.space.stop();
     if (this.counters.open) this.counters.close();
     if (this.db.open) {
       // Everything back into the one file, so copying docsmith.sqlite alone after a stop is a backup.
@@ -161,7 +246,7 @@ class SqliteStore implements Store {
 }
 
 class SqliteAccounts implements AccountRepository {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database, private readonly reserve: DiskReserve, private readonly space: SpaceReturner) {}
 
   async create(account: NewAccount): Promise<Account> {
     try {
@@ -228,7 +313,9 @@ class SqliteAccounts implements AccountRepository {
   }
 
   async delete(id: number): Promise<boolean> {
-    return prepared(this.db, 'DELETE FROM accounts WHERE id = ?').run(id).changes > 0;
+    const gone = this.reserve.freeing(() => prepared(this.db, 'DELETE FROM accounts WHERE id = ?').run(id).changes > 0);
+    if (gone) this.space.soon();
+    return gone;
   }
 }
 
@@ -268,7 +355,7 @@ class SqliteApiKeys implements ApiKeyRepository {
 const TEMPLATE_META = 'name, format, size, sha256, modified_at';
 
 class SqliteTemplates implements TemplateRepository {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database, private readonly reserve: DiskReserve, private readonly space: SpaceReturner) {}
 
   async put(accountId: number, t: NewTemplate, maxTemplates: number): Promise<'created' | 'replaced' | 'limit'> {
     return this.db.transaction((): 'created' | 'replaced' | 'limit' => {
@@ -314,7 +401,9 @@ class SqliteTemplates implements TemplateRepository {
   }
 
   async delete(accountId: number, name: string): Promise<boolean> {
-    return prepared(this.db, 'DELETE FROM templates WHERE account_id = ? AND name = ?').run(accountId, name).changes > 0;
+    const gone = this.reserve.freeing(() => prepared(this.db, 'DELETE FROM templates WHERE account_id = ? AND name = ?').run(accountId, name).changes > 0);
+    if (gone) this.space.soon();
+    return gone;
   }
 }
 
@@ -516,9 +605,9 @@ const WAITING = "state IN ('queued', 'running')";
 class SqliteJobs implements JobRepository {
   private readonly addTx: (job: NewJob, maxWaiting: number) => 'added' | 'limit';
   private readonly claimTx: (leaseMs: number, holder: string) => ClaimedJob | null;
-  private readonly claimCallbacksTx: (leaseMs: number, limit: number) => JobRecord[];
+  private readonly claimCallbacksTx: (leaseMs: number, limit: number, skipAccounts: string) => JobRecord[];
 
-  constructor(private readonly db: Database) {
+  constructor(private readonly db: Database, private readonly reserve: DiskReserve, private readonly space: SpaceReturner) {
     const sql = (text: string) => prepared(db, text);
     const add = db.transaction((job: NewJob, maxWaiting: number) => {
       const { n } = sql(`SELECT COUNT(*) AS n FROM jobs WHERE account_id = ? AND ${WAITING}`).get(job.accountId) as { n: number };
@@ -540,13 +629,14 @@ class SqliteJobs implements JobRepository {
       return { job: rowToJob(row), request: row.request, holder };
     });
     this.claimTx = (leaseMs, holder) => claim.immediate(leaseMs, holder);
-    const claimCallbacks = db.transaction((leaseMs: number, limit: number): JobRecord[] => {
+    const claimCallbacks = db.transaction((leaseMs: number, limit: number, skipAccounts: string): JobRecord[] => {
       const now = Date.now();
-      const rows = sql(`${JOB_SELECT} WHERE callback_state = 'pending' AND callback_due_at <= ? ORDER BY callback_due_at LIMIT ?`).all(now, limit) as JobRow[];
+      const rows = sql(`${JOB_SELECT} WHERE callback_state = 'pending' AND callback_due_at <= ?
+        AND account_id NOT IN (SELECT value FROM json_each(?)) ORDER BY callback_due_at LIMIT ?`).all(now, skipAccounts, limit) as JobRow[];
       for (const row of rows) sql('UPDATE jobs SET callback_due_at = ? WHERE id = ?').run(now + leaseMs, row.id);
       return rows.map(rowToJob);
     });
-    this.claimCallbacksTx = (leaseMs, limit) => claimCallbacks.immediate(leaseMs, limit);
+    this.claimCallbacksTx = (leaseMs, limit, skipAccounts) => claimCallbacks.immediate(leaseMs, limit, skipAccounts);
   }
 
   async add(job: NewJob, maxWaiting: number): Promise<'added' | 'limit'> {
@@ -594,8 +684,8 @@ class SqliteJobs implements JobRepository {
     ).changes > 0;
   }
 
-  async claimCallbacks(leaseMs: number, limit: number): Promise<JobRecord[]> {
-    return this.claimCallbacksTx(leaseMs, limit);
+  async claimCallbacks(leaseMs: number, limit: number, skipAccounts: readonly number[] = []): Promise<JobRecord[]> {
+    return this.claimCallbacksTx(leaseMs, limit, JSON.stringify(skipAccounts));
   }
 
   async callbackAttempted(id: string, outcome: { delivered: true } | { delivered: false; error: string; retryInMs: number | null }): Promise<void> {
@@ -609,11 +699,15 @@ class SqliteJobs implements JobRepository {
   }
 
   async delete(accountId: number, id: string): Promise<boolean> {
-    return prepared(this.db, 'DELETE FROM jobs WHERE account_id = ? AND id = ?').run(accountId, id).changes > 0;
+    const gone = this.reserve.freeing(() => prepared(this.db, 'DELETE FROM jobs WHERE account_id = ? AND id = ?').run(accountId, id).changes > 0);
+    if (gone) this.space.soon();
+    return gone;
   }
 
   async deleteExpired(): Promise<number> {
     // A finished job waits for its callback's last attempt before it goes.
-    return prepared(this.db, "DELETE FROM jobs WHERE expires_at < ? AND (callback_state IS NULL OR callback_state <> 'pending')").run(Date.now()).changes;
+    const removed = this.reserve.freeing(() => prepared(this.db, "DELETE FROM jobs WHERE expires_at < ? AND (callback_state IS NULL OR callback_state <> 'pending')").run(Date.now()).changes);
+    if (removed > 0) this.space.soon();
+    return removed;
   }
 }

@@ -252,8 +252,11 @@ export interface JobRepository {
   requeue(id: string, holder: string, delayMs: number): Promise<void>;
   /** Ends the job; kept `retainMs`; a job with a callback URL gets its delivery due at once. */
   finish(id: string, holder: string, outcome: JobOutcome, retainMs: number): Promise<boolean>;
-  /** Takes up to `limit` due callback deliveries, each leased for `leaseMs` against other instances. */
-  claimCallbacks(leaseMs: number, limit: number): Promise<JobRecord[]>;
+  /**
+   * Takes up to `limit` due callback deliveries, each leased for `leaseMs` against other
+   * instances, none of the accounts in `skipAccounts` (those with enough deliveries under way).
+   */
+  claimCallbacks(leaseMs: number, limit: number, skipAccounts?: readonly number[]): Promise<JobRecord[]>;
   /** Records a delivery attempt: delivered, failed for good, or due again after `retryInMs`. */
   callbackAttempted(id: string, outcome: { delivered: true } | { delivered: false; error: string; retryInMs: number | null }): Promise<void>;
   /** Removes a job (cancelling it if it has not started; a running one stops at its next renewal). */

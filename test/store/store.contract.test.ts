@@ -308,6 +308,10 @@ for (const make of [sqliteBackend, postgresBackend]) {
       assert.equal(d1.length + d2.length, 1);
       await store.jobs.callbackAttempted('j1', { delivered: false, error: 'HTTP 500', retryInMs: 0 });
       assert.deepEqual((await store.jobs.get(a.id, 'j1'))?.callback, { url: 'https://hooks.example/cb', state: 'pending', attempts: 1, lastError: 'HTTP 500' });
+      // An account with enough deliveries under way is skipped; others are not.
+      assert.deepEqual(await second.jobs.claimCallbacks(60_000, 10, [a.id]), []);
+      assert.equal((await second.jobs.claimCallbacks(60_000, 10, [other.id])).length, 1);
+      await second.jobs.callbackAttempted('j1', { delivered: false, error: 'HTTP 500', retryInMs: 0 });
       assert.equal((await second.jobs.claimCallbacks(60_000, 10)).length, 1);
       await second.jobs.callbackAttempted('j1', { delivered: true });
       assert.equal((await store.jobs.get(a.id, 'j1'))?.callback?.state, 'delivered');

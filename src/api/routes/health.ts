@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { sendJson } from '../wire.js';
 import { StorageUnavailableError } from '../../errors.js';
+import { leastFree } from '../../util/disk.js';
 
 /** Liveness and readiness for supervisors and load balancers; no authentication. */
 export function healthRoutes(app: FastifyInstance, services: Services): void {
@@ -9,7 +10,7 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
   app.get('/healthz', { logLevel: 'warn', schema: { tags: ['operations'], summary: 'The process is alive' } },
     async (_request, reply) => sendJson(reply, 200, { status: 'ok' }));
 
-  app.get('/readyz', { logLevel: 'warn', schema: { tags: ['operations'], summary: 'The service can serve requests (storage reachable, office engine warm)' } },
+  app.get('/readyz', { logLevel: 'warn', schema: { tags: ['operations'], summary: 'The service can serve requests (storage reachable, disk not full, office engine warm)' } },
     async (request, reply) => {
       if (services.lifecycle.draining) return sendJson(reply, 503, { message: 'The service is shutting down; it finishes the requests it has and takes no more.' });
       try {
@@ -19,6 +20,13 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
         request.log.warn({ err: error, detail: (error as StorageUnavailableError).detail }, 'storage not ready');
         const message = error instanceof StorageUnavailableError ? error.message : 'The storage is not available right now; retry shortly.';
         return sendJson(reply, 503, { message });
+      }
+      const disk = await leastFree([services.config.dataDir, services.scratchDir]);
+      if (disk.free < services.config.minFreeDiskBytes) {
+        request.log.warn({ folder: disk.folder, freeBytes: disk.free }, 'disk nearly full');
+        return sendJson(reply, 503, {
+          message: `The server's disk is nearly full (${Math.floor(disk.free / 1024 / 1024)} MB free, below DOCSMITH_MIN_FREE_DISK_MB=${services.config.minFreeDiskBytes / 1024 / 1024}); deleting templates or finished jobs frees space.`,
+        });
       }
       const office = services.office?.status();
       if (services.office && !services.office.ready) {
