@@ -35,7 +35,14 @@ export interface Config {
   /** Worker threads for merges and other document work in JavaScript. */
   documentThreads: number;
   /** Hard limits on what one request may ask for. */
-  limits: { maxRecords: number; maxPages: number };
+  limits: {
+    maxRecords: number;
+    maxPages: number;
+    /** Bytes of documents one request may produce (all records together). */
+    maxOutputBytes: number;
+    /** Heap of each document thread: work that needs more stops with 413, not the process. */
+    workMemoryMb: number;
+  };
   /** Lifetime of share links, in days: when a request names none, and at most. */
   share: { defaultDays: number; maxDays: number };
   /** Brute-force protection of sign-ins. */
@@ -138,6 +145,8 @@ export function loadConfig(env: Env = process.env): Config {
     limits: {
       maxRecords: int(env, 'DOCSMITH_MAX_RECORDS', 10_000, 1, 10_000_000),
       maxPages: int(env, 'DOCSMITH_MAX_PAGES', 2000, 1, 1_000_000),
+      maxOutputBytes: int(env, 'DOCSMITH_MAX_OUTPUT_MB', 200, 1, 100_000) * 1024 * 1024,
+      workMemoryMb: int(env, 'DOCSMITH_WORK_MEMORY_MB', 2048, 64, 1_000_000),
     },
     share: {
       defaultDays: int(env, 'DOCSMITH_SHARE_DAYS', 7, 1, 3650),

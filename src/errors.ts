@@ -27,6 +27,13 @@ export class PayloadTooLargeError extends DocsmithError {
   }
 }
 
+/** The documents a request produces have outgrown DOCSMITH_MAX_OUTPUT_MB: 413, whatever the step. */
+export class OutputTooLargeError extends PayloadTooLargeError {
+  constructor(maxBytes: number) {
+    super(`The documents this request makes come to more than ${Math.round(maxBytes / 1024 / 1024)} MB, the server's limit (DOCSMITH_MAX_OUTPUT_MB); merge fewer records per request, or ask the operator to raise the limit.`);
+  }
+}
+
 /** Why a 403 was given, for /metrics. */
 export type Refusal = 'documents' | 'templates' | 'proofing' | 'merge_slots' | 'expired' | 'licence' | 'other';
 

@@ -138,7 +138,7 @@ export async function openServices(config: Config, options: { withOffice?: boole
     })
     : null;
   // Document work in JavaScript runs in these threads, making documents inert before the office too.
-  const workers = new DocumentWorkers(config.documentThreads);
+  const workers = new DocumentWorkers(config.documentThreads, { workMemoryMb: config.limits.workMemoryMb });
   const converter = office
     ? new Converter(office, path.join(scratch, 'jobs'), { sofficePath: config.office.sofficePath, sandbox, timeoutMs: config.jobTimeoutMs, workDir: path.join(scratch, 'oneshot') },
       (bytes, format, signal) => workers.inert(bytes, format, signal))
@@ -150,7 +150,7 @@ export async function openServices(config: Config, options: { withOffice?: boole
   const keyRing = new KeyRing(masterSecret);
   const pipeline = new DocumentPipeline(templates, converter, normaliser);
   const thumbnails = new Thumbnails(renderer, converter);
-  const operations = new DocumentOperations({ pipeline, workers, thumbnails, converter });
+  const operations = new DocumentOperations({ pipeline, workers, thumbnails, converter, maxOutputBytes: config.limits.maxOutputBytes });
   const usage = new UsageGuard(store, config);
   const policy = new CallbackPolicy(config.jobs.callbackAllow);
   const requests = new DocumentRequests({ usage, pipeline, operations });

@@ -15,6 +15,7 @@ import { MediaSink } from './images.js';
 import { addListNumbering } from './lists.js';
 import path from 'node:path';
 import { MERGE_DEFAULTS } from './defaults.js';
+import { OutputTooLargeError } from '../errors.js';
 
 export interface MergeOptions extends RenderOptions {
   removeTrailingWhitespace: boolean;
@@ -65,9 +66,10 @@ export class CompiledTemplate {
    * One document per record (NEXT fields let one document take several), or all of them joined
    * into one, each starting its own section.
    */
-  merge(records: JsonObject[], options: MergeOptions, append: boolean, limits: { deadline?: number } = {}): Buffer[] {
+  merge(records: JsonObject[], options: MergeOptions, append: boolean, limits: { deadline?: number; maxBytes?: number } = {}): Buffer[] {
     const context = { culture: cultureOf(options.culture), now: new Date() };
     const documents: Buffer[] = [];
+    let bytes = 0;
     // A document takes the records its NEXT fields move to: it sees a window of the rest, not a
     // copy of all of it (a copy per document made 100,000 records quadratic).
     let window = 64;
@@ -80,7 +82,11 @@ export class CompiledTemplate {
         rest = records.slice(next, next + window);
         rendered = this.render(rest, context, options, limits.deadline);
       }
-      documents.push(this.write(rendered.parts, options, rendered.sink, append && records.length > 1 && this.numbersEachRecord(), rest[0]!));
+      const document = this.write(rendered.parts, options, rendered.sink, append && records.length > 1 && this.numbersEachRecord(), rest[0]!);
+      bytes += document.length;
+      // Checked as the documents grow: a bomb stops at the limit, not after it used the memory.
+      if (limits.maxBytes !== undefined && bytes > limits.maxBytes) throw new OutputTooLargeError(limits.maxBytes);
+      documents.push(document);
       next += rendered.used;
     }
     if (!append || documents.length < 2) return documents;

@@ -124,7 +124,7 @@ function dataStart(data: Buffer, entry: Entry): number {
   return at + 30 + data.readUInt16LE(at + 26) + data.readUInt16LE(at + 28);
 }
 
-/** Parts worth deflating: markup. Media and embedded packages are compressed already. */
+/** Parts always deflated: markup. Others (media, embedded packages) only when they shrink (worthDeflating). */
 const COMPRESSED_PARTS = /\.(xml|rels|vml|txt|html?|svg|emf|wmf|bmp|tiff?)$/i;
 
 /** 1980-01-01 00:00, the earliest DOS date: output does not depend on the clock. */
@@ -145,26 +145,43 @@ function writeEntryFields(header: Buffer, at: number, f: { method: number; crc: 
 }
 
 /**
- * Writes a ZIP archive: XML parts deflated with Node's native zlib (an order of magnitude faster
- * than fflate's JavaScript deflate on merged documents, and smaller at the same level), media
- * stored as they are (already compressed).
- */
-/**
  * Deflated bodies by part content. A merged document shares most of its parts (styles, theme,
  * fonts, settings) with its template, byte array for byte array: those are deflated once, not
  * for every document.
  */
-const deflated = new WeakMap<Uint8Array, { level: number; body: Buffer; crc: number }>();
+const deflated = new WeakMap<Uint8Array, { level: number; method: 0 | 8; body: Buffer; crc: number }>();
 
-function deflate(bytes: Uint8Array, level: number): { body: Buffer; crc: number } {
+/** Bytes sampled to judge whether a part that is usually compressed already (media) still deflates. */
+const PROBE_BYTES = 64 * 1024;
+
+/**
+ * Whether deflating pays: markup always; any other part when a sample from its middle shrinks by
+ * a tenth at the fastest level (an uncompressed picture under any name deflates to a fraction; a
+ * real JPEG or PNG does not, and is stored as it is).
+ */
+function worthDeflating(name: string, bytes: Buffer): boolean {
+  if (COMPRESSED_PARTS.test(name)) return true;
+  if (bytes.length < 4096) return false;
+  const from = Math.max(0, (bytes.length - PROBE_BYTES) >> 1);
+  const sample = bytes.subarray(from, from + PROBE_BYTES);
+  return zlib.deflateRawSync(sample, { level: 1 }).length < sample.length * 0.9;
+}
+
+function encode(name: string, bytes: Uint8Array, level: number): { method: 0 | 8; body: Buffer; crc: number } {
   const known = deflated.get(bytes);
   if (known && known.level === level) return known;
   const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const entry = { level, body: zlib.deflateRawSync(view, { level }), crc: zlib.crc32(view) >>> 0 };
+  const method = worthDeflating(name, view) ? 8 : 0;
+  const entry = { level, method, body: method === 8 ? zlib.deflateRawSync(view, { level }) : view, crc: zlib.crc32(view) >>> 0 } as const;
   deflated.set(bytes, entry);
   return entry;
 }
 
+/**
+ * Writes a ZIP archive: XML parts deflated with Node's native zlib (an order of magnitude faster
+ * than fflate's JavaScript deflate on merged documents, and smaller at the same level), media
+ * stored as they are when they are compressed already, deflated when they are not.
+ */
 export function writeZip(parts: Iterable<[string, Uint8Array]>, level = 6): Buffer {
   const chunks: Buffer[] = [];
   const central: Buffer[] = [];
@@ -172,9 +189,7 @@ export function writeZip(parts: Iterable<[string, Uint8Array]>, level = 6): Buff
   let count = 0;
   for (const [name, data] of parts) {
     const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    const compress = COMPRESSED_PARTS.test(name);
-    const { body, crc } = compress ? deflate(data, level) : { body: bytes, crc: zlib.crc32(bytes) >>> 0 };
-    const method = compress ? 8 : 0;
+    const { method, body, crc } = encode(name, data, level);
     const fileName = Buffer.from(name, 'utf8');
     const fields = { method, crc, compressed: body.length, size: bytes.length, nameLength: fileName.length };
     const local = Buffer.alloc(30);

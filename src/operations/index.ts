@@ -9,7 +9,7 @@ import type { TemplateInfo } from '../merge/info.js';
 import type { JsonObject } from '../merge/scope.js';
 import type { Thumbnails, ThumbnailRequest } from '../render/thumbnails.js';
 import { listTrackedChanges, removeTrackedChange, type TrackedChange } from '../review/trackedChanges.js';
-import { BusyError } from '../errors.js';
+import { BusyError, OutputTooLargeError } from '../errors.js';
 import { pdfLimits } from '../formats/pdf.js';
 import type { DocumentWorkers } from '../workers/pool.js';
 
@@ -58,7 +58,11 @@ export interface OperationParts {
   workers: DocumentWorkers;
   thumbnails: Thumbnails;
   converter: Converter | null;
+  /** Bytes of documents one operation may produce (413 past it); default DEFAULT_MAX_OUTPUT_BYTES. */
+  maxOutputBytes?: number;
 }
+
+export const DEFAULT_MAX_OUTPUT_BYTES = 200 * 1024 * 1024;
 
 /**
  * The document use cases, one method each: typed input and a work context in, typed output out.
@@ -79,9 +83,21 @@ export class DocumentOperations {
     return this.parts.pipeline.asDocx(bytes, accepted, what, ctx.signal, format);
   }
 
+  private get maxOutputBytes(): number {
+    return this.parts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  }
+
+  /** `bytes` more output on top of `before`: 413 past the limit. */
+  private counted(before: number, bytes: number): number {
+    if (before + bytes > this.maxOutputBytes) throw new OutputTooLargeError(this.maxOutputBytes);
+    return before + bytes;
+  }
+
   private async output(docx: Buffer, format: ReturnFormat, document: DocumentSettings, test: boolean, ctx: WorkContext, alreadyInert = false): Promise<Buffer> {
     if (outputNeedsOffice(format, document.password, test)) await this.beforeOffice();
-    return this.parts.pipeline.output(docx, format, { ...document, test, signal: ctx.signal, timeoutMs: officeTimeout(ctx), alreadyInert });
+    const out = await this.parts.pipeline.output(docx, format, { ...document, test, signal: ctx.signal, timeoutMs: officeTimeout(ctx), alreadyInert });
+    this.counted(0, out.length);
+    return out;
   }
 
   /** One document per record (or all appended), in the return format. The merge runs in a worker thread. */
@@ -90,11 +106,16 @@ export class DocumentOperations {
     ctx.progress?.({ stage: 'merging', done: 0, total: input.records.length });
     // Results bound for the office are made inert in the merge's own thread.
     const inert = outputNeedsOffice(input.format, input.document.password, input.test);
-    const merged = await this.parts.workers.merge({ docx, records: input.records, options: input.options, append: input.append, deadline: ctx.deadline, inert }, ctx.signal);
+    const merged = await this.parts.workers.merge({
+      docx, records: input.records, options: input.options, append: input.append, deadline: ctx.deadline, inert, maxOutputBytes: this.maxOutputBytes,
+    }, ctx.signal);
     const out: Buffer[] = [];
+    let bytes = 0;
     for (const document of merged) {
       if (input.format !== 'docx') ctx.progress?.({ stage: 'converting', done: out.length, total: merged.length });
-      out.push(await this.output(document, input.format, input.document, input.test, ctx, inert));
+      const converted = await this.output(document, input.format, input.document, input.test, ctx, inert);
+      bytes = this.counted(bytes, converted.length);
+      out.push(converted);
     }
     return out;
   }
@@ -134,7 +155,9 @@ export class DocumentOperations {
     const converter = this.parts.converter;
     if (!converter) throw new BusyError('Converting documents needs the office engine, which is not running on this server.', 30);
     ctx.progress?.({ stage: 'converting' });
-    return converter.convert(input.document, input.from, input.format, { test: input.test, signal: ctx.signal, timeoutMs: officeTimeout(ctx) });
+    const converted = await converter.convert(input.document, input.from, input.format, { test: input.test, signal: ctx.signal, timeoutMs: officeTimeout(ctx) });
+    this.counted(0, converted.data.length);
+    return converted;
   }
 
   async thumbnails(input: { document: Buffer; from: DocumentFormat; view: ThumbnailRequest }, ctx: WorkContext = {}): Promise<Buffer[]> {

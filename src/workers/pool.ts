@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
-import { BusyError, DocsmithError, ProcessingTimeoutError } from '../errors.js';
+import { BusyError, DocsmithError, PayloadTooLargeError, ProcessingTimeoutError } from '../errors.js';
 import type { AppendTask, FindAndReplaceTask, InertTask, MergeTask, TaskReply } from './tasks.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import type { TemplateInfo } from '../merge/info.js';
@@ -17,7 +17,14 @@ const TASKS_URL = new URL(import.meta.url.endsWith('.ts') ? '../../dist/workers/
 export class DocumentWorkers {
   private started: Piscina | undefined;
 
-  constructor(private readonly size = Math.max(1, os.availableParallelism?.() ?? os.cpus().length), private readonly queueLimit = 256, private readonly terminateAfterMs = 5000) {}
+  constructor(
+    private readonly size = Math.max(1, os.availableParallelism?.() ?? os.cpus().length),
+    private readonly limits: { workMemoryMb?: number; queueLimit?: number; terminateAfterMs?: number } = {},
+  ) {}
+
+  private get terminateAfterMs(): number {
+    return this.limits.terminateAfterMs ?? 5000;
+  }
 
   /**
    * Started at the first task with every thread at once, and kept: a thread started while a
@@ -27,7 +34,11 @@ export class DocumentWorkers {
   // Threads wait for tasks on their event loop, not in Atomics.wait: measured 10% less CPU per
   // merge request under load (8 clients, 100-row DOCX).
   private get pool(): Piscina {
-    this.started ??= new Piscina({ filename: TASKS_URL.href, minThreads: this.size, maxThreads: this.size, idleTimeout: Infinity, maxQueue: this.queueLimit, atomics: 'disabled' });
+    this.started ??= new Piscina({
+      filename: TASKS_URL.href, minThreads: this.size, maxThreads: this.size, idleTimeout: Infinity, maxQueue: this.limits.queueLimit ?? 256, atomics: 'disabled',
+      // A task that needs more heap than this ends its thread (a new one takes its place), not the process.
+      ...(this.limits.workMemoryMb ? { resourceLimits: { maxOldGenerationSizeMb: this.limits.workMemoryMb } } : {}),
+    });
     return this.started;
   }
 
@@ -99,6 +110,9 @@ export class DocumentWorkers {
         throw signal.reason as Error;
       }
       if (/queue is at limit/i.test((error as Error).message)) throw new BusyError('Too much document work is waiting; retry shortly.', 5);
+      if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        throw new PayloadTooLargeError(`This document work needs more than ${this.limits.workMemoryMb} MB of memory, the server's limit (DOCSMITH_WORK_MEMORY_MB); send less at once (fewer records, smaller documents).`);
+      }
       throw error;
     } finally {
       clearTimeout(timer);

@@ -22,6 +22,8 @@ export interface MergeTask {
   deadline?: number;
   /** Make each document inert too: it goes to the office next. */
   inert?: boolean;
+  /** The merged documents together may not be larger (413 past it). */
+  maxOutputBytes?: number;
 }
 
 export interface InertTask {
@@ -61,7 +63,7 @@ function failure(error: unknown): TaskReply<never> {
 export function merge(task: MergeTask): TaskReply<Uint8Array[]> {
   try {
     const template = templates.get(Buffer.from(task.docx.buffer, task.docx.byteOffset, task.docx.byteLength));
-    const merged = template.merge(JSON.parse(task.records) as JsonObject[], task.options, task.append, { deadline: task.deadline });
+    const merged = template.merge(JSON.parse(task.records) as JsonObject[], task.options, task.append, { deadline: task.deadline, maxBytes: task.maxOutputBytes });
     const documents = task.inert ? merged.map((d) => makeInert(d, 'docx')) : merged;
     return { ok: true, value: documents.map((d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength)) };
   } catch (error) {

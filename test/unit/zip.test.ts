@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { unzipSync, zipSync, strToU8 } from 'fflate';
@@ -77,5 +78,16 @@ describe('ZIP writing', () => {
     }
     assert.ok(zip.length < 2000, `markup is compressed (${zip.length} bytes)`);
     assert.ok(zip.includes(Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3])), 'media is stored as it is');
+  });
+
+  it('deflates media that is not compressed already, whatever its name, and stores media that is', () => {
+    const flat = Buffer.alloc(8 * 1024 * 1024, 0x7f); // an uncompressed picture: 8 MB of one colour
+    const noise = randomBytes(256 * 1024); // a real JPEG's entropy
+    const zip = writeZip([['word/media/image1.png', flat], ['word/media/image2.jpeg', noise], ['word/media/image3', flat]]);
+    assert.ok(zip.length < noise.length + 100_000, `${zip.length} bytes for 16 MB of flat pictures and 256 KB of noise`);
+    assert.ok(zip.includes(noise), 'the incompressible picture is stored as it is');
+    const back = unzipSync(zip);
+    assert.ok(Buffer.from(back['word/media/image1.png']!).equals(flat));
+    assert.ok(Buffer.from(back['word/media/image3']!).equals(flat));
   });
 });
