@@ -42,6 +42,8 @@ export interface Config {
     maxOutputBytes: number;
     /** Heap of each document thread: work that needs more stops with 413, not the process. */
     workMemoryMb: number;
+    /** Bytes one account may keep stored: templates and background jobs together. */
+    accountStorageBytes: number;
   };
   /** Lifetime of share links, in days: when a request names none, and at most. */
   share: { defaultDays: number; maxDays: number };
@@ -147,6 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxPages: int(env, 'DOCSMITH_MAX_PAGES', 2000, 1, 1_000_000),
       maxOutputBytes: int(env, 'DOCSMITH_MAX_OUTPUT_MB', 200, 1, 100_000) * 1024 * 1024,
       workMemoryMb: int(env, 'DOCSMITH_WORK_MEMORY_MB', 2048, 64, 1_000_000),
+      accountStorageBytes: int(env, 'DOCSMITH_ACCOUNT_STORAGE_MB', 2048, 1, 100_000_000) * 1024 * 1024,
     },
     share: {
       defaultDays: int(env, 'DOCSMITH_SHARE_DAYS', 7, 1, 3650),

@@ -1,3 +1,4 @@
+import { StorageQuota } from './accounts/storage.js';
 import type { Config } from './config.js';
 import { Lifecycle } from './lifecycle.js';
 import { Fonts } from './office/fonts.js';
@@ -144,7 +145,8 @@ export async function openServices(config: Config, options: { withOffice?: boole
       (bytes, format, signal) => workers.inert(bytes, format, signal))
     : null;
   const normaliser = converter ? new Normaliser(converter, path.join(config.dataDir, 'cache', 'docx')) : null;
-  const templates = new TemplateLibrary(store);
+  const quota = new StorageQuota(store, config.limits.accountStorageBytes);
+  const templates = new TemplateLibrary(store, quota);
   const renderer = new PageRenderer(Math.max(1, os.cpus().length));
   const masterSecret = loadMasterSecret(config.secret, config.dataDir);
   const keyRing = new KeyRing(masterSecret);
@@ -154,9 +156,9 @@ export async function openServices(config: Config, options: { withOffice?: boole
   const usage = new UsageGuard(store, config);
   const policy = new CallbackPolicy(config.jobs.callbackAllow);
   const requests = new DocumentRequests({ usage, pipeline, operations });
-  const jobs = new JobQueue({ store, config: config.jobs, usage, pipeline, policy });
+  const jobs = new JobQueue({ store, config: config.jobs, usage, pipeline, policy, quota });
   const callbacks = { policy, secretFor: (accountId: number) => callbackSecret(masterSecret, accountId) };
-  const jobRunner = new JobRunner({ store, requests, config: config.jobs, callbacks, log: (...args) => options.log?.(...args) });
+  const jobRunner = new JobRunner({ store, requests, config: config.jobs, callbacks, quota, log: (...args) => options.log?.(...args) });
   jobs.onQueued = () => jobRunner.wake();
   return {
     lifecycle: new Lifecycle(),

@@ -7,12 +7,13 @@ import { DocsmithError } from '../errors.js';
 import { serialiseRequest, type DocumentRequest } from '../operations/requests.js';
 import type { Account, JobRecord, Store } from '../store/types.js';
 import type { CallbackPolicy } from './callbacks.js';
+import type { StorageQuota } from '../accounts/storage.js';
 
 export class JobQueue {
   /** Called when a job is queued here (the local runner looks for work at once). */
   onQueued: () => void = () => undefined;
 
-  constructor(private readonly parts: { store: Store; config: JobsConfig; usage: UsageGuard; pipeline: DocumentPipeline; policy: CallbackPolicy }) {}
+  constructor(private readonly parts: { store: Store; config: JobsConfig; usage: UsageGuard; pipeline: DocumentPipeline; policy: CallbackPolicy; quota: StorageQuota }) {}
 
   async submit(account: Account, request: DocumentRequest, callbackUrl: string | undefined): Promise<JobRecord> {
     const { store, config, usage, pipeline, policy } = this.parts;
@@ -21,7 +22,10 @@ export class JobQueue {
     if (request.kind === 'merge') await pipeline.checkTemplateSource(account, request.templateName, request.template);
     const callback = callbackUrl === undefined ? null : (await policy.check(callbackUrl)).href;
     const id = randomUUID();
-    const added = await store.jobs.add({ id, accountId: account.id, kind: request.kind, request: serialiseRequest(request), callbackUrl: callback }, config.maxWaiting);
+    const stored = serialiseRequest(request);
+    // The request waits in the database, and its result stays there: both count.
+    await this.parts.quota.check(account.id, stored.length);
+    const added = await store.jobs.add({ id, accountId: account.id, kind: request.kind, request: stored, callbackUrl: callback }, config.maxWaiting);
     if (added === 'limit') {
       throw new DocsmithError(429, `This account has ${config.maxWaiting} jobs queued or running, the most this server keeps (DOCSMITH_JOB_MAX_WAITING); wait for one to finish.`, { 'retry-after': '10' });
     }

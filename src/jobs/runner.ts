@@ -9,6 +9,7 @@ import type { ClaimedJob, JobProgress, JobRecord, Store } from '../store/types.j
 import { deserialiseRequest, type DocumentRequests } from '../operations/requests.js';
 import { BusyError, DocsmithError, ForbiddenError } from '../errors.js';
 import { postCallback, signCallback, type CallbackPolicy } from './callbacks.js';
+import type { StorageQuota } from '../accounts/storage.js';
 
 /** A running job's lease: renewed every third of it, so a dead instance's job waits at most this long. */
 const LEASE_MS = 30_000;
@@ -28,6 +29,8 @@ export interface JobRunnerParts {
   config: JobsConfig;
   /** Where callbacks may go, and each account's signing secret. */
   callbacks: { policy: CallbackPolicy; secretFor(accountId: number): string };
+  /** Results are kept only while the account's storage has room for them (413 otherwise). */
+  quota: StorageQuota;
   log: Logger;
 }
 
@@ -133,15 +136,21 @@ export class JobRunner {
       }
       const account = await store.accounts.byId(job.accountId);
       if (!account) return; // the account is gone, and its jobs with it
-      const answer = await requests.perform(account, deserialiseRequest(claimed.request), {
+      let result = Buffer.alloc(0);
+      await requests.perform(account, deserialiseRequest(claimed.request), {
         timeLimitMs: config.timeLimitMs,
         signal: controller.signal,
+        // The result stays in the database: it must fit the account's storage (else 413, and the document is not counted).
+        accept: async (answer) => {
+          result = Buffer.from(JSON.stringify(answer.value));
+          await this.parts.quota.check(job.accountId, result.length, claimed.request.length);
+        },
         progress: (p) => {
           progress = p;
           if (Date.now() - written > 1000) void renew();
         },
       });
-      await finish({ result: Buffer.from(JSON.stringify(answer.value)) });
+      await finish({ result });
       log('info', 'job done', { job: job.id, kind: job.kind });
     } catch (error) {
       if (error instanceof Cancelled) {

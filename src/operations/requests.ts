@@ -13,7 +13,7 @@ import type { DocumentFormat } from '../formats/detect.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
 import type { MergeOptions } from '../merge/engine.js';
 import type { JsonObject } from '../merge/scope.js';
-import type { DocumentOperations, WorkProgress } from './index.js';
+import type { DocumentOperations, WorkContext, WorkProgress } from './index.js';
 
 export interface MergeRequest {
   kind: 'merge';
@@ -58,6 +58,8 @@ export interface PerformOptions {
   progress?: (progress: WorkProgress) => void;
   /** Stops the work (a cancelled job). */
   signal?: AbortSignal;
+  /** A last check of the answer while the work still counts as running: throwing refunds the document. */
+  accept?: (answer: Answer) => Promise<void>;
 }
 
 export class DocumentRequests {
@@ -65,29 +67,35 @@ export class DocumentRequests {
 
   /** Runs the request for the account: counted, limited in time, merges holding a slot. */
   perform(account: Account, request: DocumentRequest, options: PerformOptions = {}): Promise<Answer> {
-    const { usage, pipeline, operations } = this.parts;
+    const { usage } = this.parts;
     const guard = { test: request.test, merge: request.kind === 'merge', timeLimitMs: options.timeLimitMs, signal: options.signal };
     return usage.run(account, guard, async (signal, deadline): Promise<Answer> => {
-      const ctx = { signal, deadline, progress: options.progress };
-      switch (request.kind) {
-        case 'merge': {
-          const source = await pipeline.templateSource(account, request.templateName, request.template);
-          const documents = await operations.merge({
-            template: source.bytes, what: source.what, records: request.records, options: request.options,
-            document: request.document, format: request.format, append: request.append, test: request.test,
-          }, ctx);
-          return { value: documents.map((d) => d.toString('base64')), headers: {} };
-        }
-        case 'append': {
-          const document = await operations.append({ documents: request.documents, document: request.document, format: request.format, test: request.test }, ctx);
-          return { value: document.toString('base64'), headers: {} };
-        }
-        case 'convert': {
-          const result = await operations.convert({ document: request.document, from: request.from, format: request.format, test: request.test }, ctx);
-          return { value: result.data.toString('base64'), headers: { 'x-office-ms': String(result.officeMs) } };
-        }
-      }
+      const answer = await this.work(account, request, { signal, deadline, progress: options.progress });
+      await options.accept?.(answer);
+      return answer;
     });
+  }
+
+  private async work(account: Account, request: DocumentRequest, ctx: WorkContext): Promise<Answer> {
+    const { pipeline, operations } = this.parts;
+    switch (request.kind) {
+      case 'merge': {
+        const source = await pipeline.templateSource(account, request.templateName, request.template);
+        const documents = await operations.merge({
+          template: source.bytes, what: source.what, records: request.records, options: request.options,
+          document: request.document, format: request.format, append: request.append, test: request.test,
+        }, ctx);
+        return { value: documents.map((d) => d.toString('base64')), headers: {} };
+      }
+      case 'append': {
+        const document = await operations.append({ documents: request.documents, document: request.document, format: request.format, test: request.test }, ctx);
+        return { value: document.toString('base64'), headers: {} };
+      }
+      case 'convert': {
+        const result = await operations.convert({ document: request.document, from: request.from, format: request.format, test: request.test }, ctx);
+        return { value: result.data.toString('base64'), headers: { 'x-office-ms': String(result.officeMs) } };
+      }
+    }
   }
 }
 

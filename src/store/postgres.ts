@@ -161,6 +161,12 @@ class PgAccounts implements AccountRepository {
     return rows[0] ? rowToAccount(rows[0]) : null;
   }
 
+  async storageBytes(id: number): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string }>(`SELECT (SELECT COALESCE(SUM(size), 0) FROM templates WHERE account_id = $1)
+      + (SELECT COALESCE(SUM(COALESCE(octet_length(request), 0) + COALESCE(octet_length(result), 0)), 0) FROM jobs WHERE account_id = $1) AS n`, [id]);
+    return Number(rows[0]!.n);
+  }
+
   async list(): Promise<Account[]> {
     const { rows } = await this.pool.query<AccountRow>(`${ACCOUNT_SELECT} ORDER BY id`);
     return rows.map(rowToAccount);

@@ -288,6 +288,12 @@ class SqliteAccounts implements AccountRepository {
     return row ? rowToAccount(row) : null;
   }
 
+  async storageBytes(id: number): Promise<number> {
+    // length() of a blob reads its size from the record header, not its pages.
+    return (prepared(this.db, `SELECT (SELECT COALESCE(SUM(size), 0) FROM templates WHERE account_id = ?)
+      + (SELECT COALESCE(SUM(COALESCE(length(request), 0) + COALESCE(length(result), 0)), 0) FROM jobs WHERE account_id = ?) AS n`).get(id, id) as { n: number }).n;
+  }
+
   async list(): Promise<Account[]> {
     return (prepared(this.db, `${ACCOUNT_SELECT} ORDER BY id`).all() as AccountRow[]).map(rowToAccount);
   }

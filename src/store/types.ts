@@ -71,6 +71,8 @@ export interface AccountRepository {
   update(id: number, patch: AccountPatch): Promise<Account | null>;
   /** Removes the account with its keys and templates. */
   delete(id: number): Promise<boolean>;
+  /** Bytes the account keeps stored: its templates, and its jobs' requests and results. */
+  storageBytes(id: number): Promise<number>;
 }
 
 export interface ApiKeyRepository {

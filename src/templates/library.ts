@@ -3,13 +3,14 @@ import type { Account, Store, TemplateMeta, TemplateRecord } from '../store/type
 import { ForbiddenError, InputError } from '../errors.js';
 import { detectFormat, FORMAT_NAMES, type DocumentFormat } from '../formats/detect.js';
 import { checkTemplateName, normalName } from './names.js';
+import type { StorageQuota } from '../accounts/storage.js';
 
 /** Formats a template may be stored in. */
 const TEMPLATE_FORMATS: readonly DocumentFormat[] = ['docx', 'doc', 'rtf'];
 
 /** An account's template storage: validated names, formats read from the bytes, the quota. */
 export class TemplateLibrary {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store, private readonly quota?: StorageQuota) {}
 
   /**
    * Stores a template after checking its name and format; `validate` (the document pipeline's
@@ -23,6 +24,7 @@ export class TemplateLibrary {
       throw new InputError(`The template "${name}" is a ${FORMAT_NAMES[detected.format]} document; templates must be DOCX, DOC or RTF.`);
     }
     await validate?.(name);
+    await this.quota?.check(account.id, data.length, (await this.store.templates.meta(account.id, name))?.size ?? 0);
     const sha256 = createHash('sha256').update(data).digest('hex');
     const result = await this.store.templates.put(account.id, { name, format: detected.format, sha256, data }, account.maxTemplates);
     if (result === 'limit') {

@@ -58,3 +58,39 @@ describe('output bombs', () => {
     assert.equal(after.status, 200, after.text.slice(0, 300));
   });
 });
+
+describe('storage per account', () => {
+  it('templates and job results count against DOCSMITH_ACCOUNT_STORAGE_MB; deleting gives the room back', async () => {
+    const env = await serverWithAccounts({ ann: { licence: 'SN-STORE' }, bob: { licence: 'SN-STORE2' } }, { DOCSMITH_ACCOUNT_STORAGE_MB: '1', DOCSMITH_JOB_POLL_MS: '100' });
+    try {
+      const ann = env.clients.ann!;
+      const big = templateWith(randomBytes(600 * 1024));
+      // A job whose request fits but whose result (two documents) would not fails with the same 413.
+      const job = await ann.post('/v1/document/merge?returnFormat=DOCX&append=false&async=true', { json: { template: big.toString('base64'), mergeData: [{ name: 'A' }, { name: 'B' }] } });
+      assert.equal(job.status, 202, job.text);
+      const id = (job.json() as { id: string }).id;
+      let state: { state: string; error: { status: number; message: string } | null };
+      const deadline = Date.now() + 120_000;
+      do {
+        await new Promise((r) => setTimeout(r, 50));
+        state = (await ann.get(`/v1/jobs/${id}`)).json() as typeof state;
+      } while (state.state !== 'failed' && state.state !== 'done' && Date.now() < deadline);
+      assert.equal(state.state, 'failed');
+      assert.equal(state.error?.status, 413);
+      assert.match(state.error?.message ?? '', /DOCSMITH_ACCOUNT_STORAGE_MB/);
+      assert.equal(((await ann.get('/v1/account/settings')).json() as { createdDocuments: number }).createdDocuments, 0, 'a result not kept is not counted');
+
+      assert.equal((await ann.upload('a.docx', big)).status, 201);
+      const over = await ann.upload('b.docx', big);
+      assert.equal(over.status, 413, over.text);
+      assert.match(errorMessage(over), /limit of 1 MB \(DOCSMITH_ACCOUNT_STORAGE_MB\)/);
+      assert.equal((await ann.upload('a.docx', big)).status, 201, 'replacing a template counts its new size only');
+      assert.equal((await env.clients.bob!.upload('b.docx', big)).status, 201, 'another account has its own room');
+
+      assert.equal((await ann.delete('/v1/templates/delete?templateName=a.docx')).status, 204);
+      assert.equal((await ann.upload('b.docx', big)).status, 201, 'room again after the delete');
+    } finally {
+      await env.close();
+    }
+  });
+});

@@ -274,6 +274,24 @@ for (const make of [sqliteBackend, postgresBackend]) {
       await lease.release();
     });
 
+    it('counts the bytes an account stores: templates, job requests and results, and frees them with the deletes', async () => {
+      const a = await store.accounts.create(newAccount('space'));
+      const other = await store.accounts.create(newAccount('space-other'));
+      assert.equal(await store.accounts.storageBytes(a.id), 0);
+      await store.templates.put(a.id, template('a.docx', randomBytes(1000)), 5);
+      await store.templates.put(other.id, template('a.docx', randomBytes(5000)), 5);
+      assert.equal(await second.accounts.storageBytes(a.id), 1000);
+      await store.jobs.add({ id: 'space-j1', accountId: a.id, kind: 'merge', request: Buffer.alloc(300), callbackUrl: null }, 5);
+      assert.equal(await store.accounts.storageBytes(a.id), 1300, 'a waiting request counts');
+      const claimed = (await store.jobs.claim(60_000))!;
+      assert.ok(await store.jobs.finish(claimed.job.id, claimed.holder, { result: Buffer.alloc(2000) }, 60_000));
+      assert.equal(await store.accounts.storageBytes(a.id), 3000, 'the result replaces the request');
+      assert.ok(await store.jobs.delete(a.id, 'space-j1'));
+      assert.ok(await store.templates.delete(a.id, 'a.docx'));
+      assert.equal(await store.accounts.storageBytes(a.id), 0);
+      assert.equal(await store.accounts.storageBytes(other.id), 5000);
+    });
+
     it('queues jobs, hands each to one instance, and takes over a job whose lease ran out', async () => {
       const a = await store.accounts.create(newAccount('jobs'));
       const other = await store.accounts.create(newAccount('jobs-other'));
