@@ -5,6 +5,8 @@ import { asStorageUnavailable } from '../store/errors.js';
 import sjson from 'secure-json-parse';
 import { checkJsonDepth } from '../util/json.js';
 import { DocsmithError, InputError } from '../errors.js';
+import { documentsJsonLength, documentsJsonStream } from './documentsJson.js';
+import type { Answer } from '../operations/requests.js';
 
 /**
  * The wire rules every endpoint shares (api.md, "Wire rules"): JSON bodies whatever the
@@ -97,6 +99,13 @@ function describeError(error: FastifyError, bodyLimitBytes: number): { status: n
 
 function formatBytes(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MB` : `${Math.round(bytes / 1024)} KB`;
+}
+
+/** Documents as the JSON the API answers (Base64 strings), streamed with their length known. */
+export function sendDocuments(reply: FastifyReply, answer: Answer): FastifyReply {
+  reply.headers(answer.headers);
+  reply.header('content-length', String(documentsJsonLength(answer.documents, answer.list)));
+  return reply.code(200).type('application/json; charset=utf-8').send(documentsJsonStream(answer.documents, answer.list));
 }
 
 /** Compact JSON with an explicit type; bare strings are quoted (never sent raw). */

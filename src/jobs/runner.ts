@@ -10,6 +10,7 @@ import { deserialiseRequest, type DocumentRequests } from '../operations/request
 import { BusyError, DocsmithError, ForbiddenError } from '../errors.js';
 import { postCallback, signCallback, type CallbackPolicy } from './callbacks.js';
 import type { StorageQuota } from '../accounts/storage.js';
+import { documentsJson } from '../api/documentsJson.js';
 
 /** A running job's lease: renewed every third of it, so a dead instance's job waits at most this long. */
 const LEASE_MS = 30_000;
@@ -136,13 +137,13 @@ export class JobRunner {
       }
       const account = await store.accounts.byId(job.accountId);
       if (!account) return; // the account is gone, and its jobs with it
-      let result = Buffer.alloc(0);
+      let result: Buffer = Buffer.alloc(0);
       await requests.perform(account, deserialiseRequest(claimed.request), {
         timeLimitMs: config.timeLimitMs,
         signal: controller.signal,
         // The result stays in the database: it must fit the account's storage (else 413, and the document is not counted).
         accept: async (answer) => {
-          result = Buffer.from(JSON.stringify(answer.value));
+          result = await documentsJson(answer.documents, answer.list);
           await this.parts.quota.check(job.accountId, result.length, claimed.request.length);
         },
         progress: (p) => {

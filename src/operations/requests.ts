@@ -46,9 +46,10 @@ export interface ConvertRequest {
 
 export type DocumentRequest = MergeRequest | AppendRequest | ConvertRequest;
 
-/** What the synchronous endpoint answers: the JSON value, and headers beside it. */
+/** What the synchronous endpoint answers: the documents (as a JSON array of Base64 strings when `list`, else one string), and headers beside them. */
 export interface Answer {
-  value: string | string[];
+  documents: Buffer[];
+  list: boolean;
   headers: Record<string, string>;
 }
 
@@ -85,15 +86,15 @@ export class DocumentRequests {
           template: source.bytes, what: source.what, records: request.records, options: request.options,
           document: request.document, format: request.format, append: request.append, test: request.test,
         }, ctx);
-        return { value: documents.map((d) => d.toString('base64')), headers: {} };
+        return { documents, list: true, headers: {} };
       }
       case 'append': {
         const document = await operations.append({ documents: request.documents, document: request.document, format: request.format, test: request.test }, ctx);
-        return { value: document.toString('base64'), headers: {} };
+        return { documents: [document], list: false, headers: {} };
       }
       case 'convert': {
         const result = await operations.convert({ document: request.document, from: request.from, format: request.format, test: request.test }, ctx);
-        return { value: result.data.toString('base64'), headers: { 'x-office-ms': String(result.officeMs) } };
+        return { documents: [result.data], list: false, headers: { 'x-office-ms': String(result.officeMs) } };
       }
     }
   }

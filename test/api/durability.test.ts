@@ -36,7 +36,9 @@ async function killDuringUploads(env: Record<string, string>, setup: { dataDir: 
     }
   };
   const writers = Array.from({ length: 4 }, writer);
-  await new Promise((r) => setTimeout(r, 1500));
+  // Killed once enough uploads are acknowledged (a condition, not a time: CI machines are busy).
+  const deadline = Date.now() + 120_000;
+  while (acknowledged.size <= 10 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   await server.kill();
   stop = true;
   await Promise.all(writers);
