@@ -26,6 +26,12 @@ export async function openPostgresStore(url: string): Promise<Store> {
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Nothing to do here.
   });
+  // A checked-out client whose connection ends (a database restart, pg_terminate_backend, a
+  // pooler's timeout) emits 'error' too, and an unheard 'error' ends the process. Its query
+  // rejects instead (a 503), and the pool drops it when it comes back.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   try {
     await migrate(pool);
   } catch (error) {

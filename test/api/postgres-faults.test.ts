@@ -1,0 +1,49 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { adminServices, makeAccount } from '../helpers/accounts.js';
+import { startServer, tempDir } from '../helpers/server.js';
+import { client, request } from '../helpers/http.js';
+import { createTestDatabase } from '../helpers/postgres.js';
+
+async function until(what: string, probe: () => Promise<boolean>, ms = 120_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('PostgreSQL ends the server\'s connections', () => {
+  it('does not end the process, even for a connection holding a merge slot; requests answer 200 or 503, never 500, and it serves again', async () => {
+    const db = await createTestDatabase();
+    const dataDir = tempDir();
+    const admin = await adminServices({ dataDir, databaseUrl: db.url });
+    const account = await makeAccount(admin, 'ann', { licence: 'SN-PGF' });
+    await admin.store.close();
+    const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_DATABASE_URL: db.url });
+    try {
+      const c = client(server.url, { basic: [account.user, account.password] });
+      // Both merge slots held: their connections are checked out of the pool while the work runs.
+      const held = [c.post('/v1/_test/operation?merge=1&holdMs=4000'), c.post('/v1/_test/operation?merge=1&holdMs=4000')];
+      await until('both merge slots held', async () => (await c.post('/v1/_test/operation?merge=1')).status === 403);
+
+      const killer = new pg.Client({ connectionString: db.url });
+      await killer.connect();
+      const { rows } = await killer.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+      await killer.end();
+      assert.ok(rows.length >= 2, `${rows.length} connections ended`);
+
+      for (const answer of await Promise.all(held)) assert.ok([200, 503].includes(answer.status), `${answer.status} ${answer.text}`);
+      const during = await Promise.all(Array.from({ length: 10 }, () => c.post('/v1/_test/operation')));
+      for (const answer of during) assert.ok([200, 503].includes(answer.status), `${answer.status} ${answer.text}`);
+      assert.equal(server.child.exitCode, null, 'the server is still running');
+      assert.equal((await request(server.url, 'GET', '/healthz')).status, 200);
+      await until('merges served again', async () => (await c.post('/v1/_test/operation?merge=1')).status === 200);
+      assert.equal((await request(server.url, 'GET', '/readyz')).status, 200);
+    } finally {
+      await server.stop();
+      await db.drop();
+    }
+  });
+});
