@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
 import { openServices, type Logger } from './services.js';
 import { buildApp } from './app.js';
-import { startupProblem } from './startup.js';
+import { openWhenReachable, startupProblem } from './startup.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -13,7 +13,9 @@ async function main(): Promise<void> {
     throw new ConfigError(`the office program ${config.office.sofficePath} does not exist: install LibreOffice (apt-get install libreoffice-writer-nogui libreoffice-calc-nogui python3-uno), fix DOCSMITH_SOFFICE, or set DOCSMITH_OFFICE_WORKERS=0 to run without document conversion`);
   }
   let log: Logger = () => undefined;
-  const services = await openServices(config, { withOffice: true, log: (level, message, details) => log(level, message, details) });
+  // PostgreSQL that is not there yet (down, starting, unreachable) is waited for, not a reason to exit.
+  const services = await openWhenReachable(config, () => openServices(config, { withOffice: true, log: (level, message, details) => log(level, message, details) }),
+    (line) => console.log(JSON.stringify({ level: 40, time: Date.now(), pid: process.pid, ...line })));
   if ((await services.apiKeys.secretMatches()) === false) {
     await services.store.close();
     throw new ConfigError(`the API keys in the database were sealed with another master secret: start with the DOCSMITH_SECRET (or the data folder's secret.key) this database was used with`);

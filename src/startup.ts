@@ -1,4 +1,5 @@
 /** What went wrong at start-up, in one line an operator can act on. */
+import http from 'node:http';
 import { ConfigError } from './config.js';
 import { NewerSchemaError } from './store/errors.js';
 
@@ -41,4 +42,70 @@ export function startupProblem(error: unknown): string {
     default:
       return e?.message ? `${e.message}${e.code ? ` (${e.code})` : ''}` : String(error);
   }
+}
+
+/** Errors that mean "PostgreSQL is not there yet" (down, starting, unreachable), not "configured wrong". */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', '57P03']);
+
+export function databaseUnreachable(error: unknown): boolean {
+  const e = error as SystemError;
+  return UNREACHABLE.has(String(e?.code)) || /^08/.test(String(e?.code)) || /Connection terminated|timeout exceeded when trying to connect/i.test(String(e?.message));
+}
+
+/**
+ * Opens with `open` until the database answers: meanwhile the port answers /healthz 200 and
+ * everything else 503 with Retry-After (a supervisor sees a live process that is not ready),
+ * with back-off from 0.5 s to 10 s and one log line per reason. A stop signal ends the wait.
+ */
+export async function openWhenReachable<T>(
+  listen: { port: number; host: string },
+  open: () => Promise<T>,
+  log: (line: { msg: string; reason: string }) => void,
+): Promise<T> {
+  let waiting: http.Server | undefined;
+  let lastReason = '';
+  let delay = 500;
+  const stop = () => process.exit(0);
+  try {
+    for (;;) {
+      try {
+        return await open();
+      } catch (error) {
+        if (!databaseUnreachable(error)) throw error;
+        const reason = startupProblem(error);
+        if (reason !== lastReason) log({ msg: 'waiting for the database; retrying with back-off', reason });
+        lastReason = reason;
+        if (!waiting) {
+          waiting = await waitingServer(listen);
+          process.once('SIGTERM', stop);
+          process.once('SIGINT', stop);
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        delay = Math.min(10_000, delay * 2);
+      }
+    }
+  } finally {
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+    if (waiting) {
+      const server = waiting;
+      await new Promise((resolve) => {
+        server.close(resolve);
+        server.closeAllConnections();
+      });
+    }
+  }
+}
+
+function waitingServer(listen: { port: number; host: string }): Promise<http.Server> {
+  const server = http.createServer((request, response) => {
+    const alive = request.url === '/healthz';
+    const body = alive ? { status: 'ok' } : { message: 'The service is starting: its database is not reachable yet; retry shortly.' };
+    response.writeHead(alive ? 200 : 503, { 'content-type': 'application/json; charset=utf-8', connection: 'close', ...(alive ? {} : { 'retry-after': '5' }) });
+    response.end(JSON.stringify(body));
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(listen.port, listen.host, () => resolve(server));
+  });
 }

@@ -6,7 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Database } from '../../src/store/sqlite.js';
 import { ROOT, startServer, tempDir } from '../helpers/server.js';
-import { client } from '../helpers/http.js';
+import { client, request } from '../helpers/http.js';
+import { adminServices, makeAccount } from '../helpers/accounts.js';
+import { createTestDatabase } from '../helpers/postgres.js';
+import net from 'node:net';
 
 /** Runs the server until it exits by itself; its exit code and what it printed. */
 function failedStart(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
@@ -53,13 +56,63 @@ describe('start-up says what is wrong in one line', () => {
     oneLine(await failedStart({ DOCSMITH_DATA_DIR: dataDir }), /schema is at version 999, newer than this docsmith knows/);
   });
 
-  it('names a missing office program, an unusable data folder, an unreachable PostgreSQL and a bad bootstrap password', async () => {
+  it('names a missing office program, an unusable data folder and a bad bootstrap password', async () => {
     oneLine(await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_SOFFICE: '/nowhere/soffice.bin' }), /office program \/nowhere\/soffice\.bin does not exist: install LibreOffice/);
     const file = path.join(tempDir(), 'a-file');
     fs.writeFileSync(file, 'not a folder');
     oneLine(await failedStart({ DOCSMITH_DATA_DIR: path.join(file, 'data') }), /a-file\/data is not a folder \(ENOTDIR\): DOCSMITH_DATA_DIR must name a folder/);
-    oneLine(await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/docsmith' }), /cannot reach PostgreSQL at 127\.0\.0\.1:1 \(ECONNREFUSED\): start it, or fix DOCSMITH_DATABASE_URL/);
     oneLine(await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_BOOTSTRAP_USER: 'ann', DOCSMITH_BOOTSTRAP_PASSWORD: 'short' }), /bootstrap account .* cannot be made: password must have 8/);
     oneLine(await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_FONTS_DIR: '/nowhere/fonts' }), /the fonts folder \/nowhere\/fonts \(DOCSMITH_FONTS_DIR\) does not exist/);
+  });
+});
+
+describe('start-up waits for PostgreSQL', () => {
+  it('answers /healthz 200 and /readyz 503 while the database is unreachable, says so once in the log, and serves once it is back', async () => {
+    const db = await createTestDatabase();
+    const dataDir = tempDir();
+    const admin = await adminServices({ dataDir, databaseUrl: db.url });
+    const account = await makeAccount(admin, 'ann', { licence: 'SN-WAIT' });
+    await admin.store.close();
+    // The server reaches PostgreSQL through a port where nothing listens yet.
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    const viaProxy = new URL(db.url);
+    viaProxy.port = String(port);
+    const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_DATABASE_URL: viaProxy.toString() });
+    let proxy: net.Server | undefined;
+    try {
+      const ready = await request(server.url, 'GET', '/readyz');
+      assert.equal(ready.status, 503);
+      assert.equal(ready.headers['retry-after'], '5');
+      assert.match(ready.text, /database is not reachable yet/);
+      assert.doesNotMatch(ready.text, /127\.0\.0\.1|ECONNREFUSED|docsmith_t_/, 'no database details for anonymous callers');
+      assert.equal((await client(server.url, { basic: [account.user, account.password] }).get('/v1/account/settings')).status, 503);
+
+      proxy = net.createServer((socket) => {
+        const upstream = net.connect(Number(new URL(db.url).port || 5432), new URL(db.url).hostname);
+        socket.pipe(upstream).pipe(socket);
+        socket.on('error', () => upstream.destroy());
+        upstream.on('error', () => socket.destroy());
+      });
+      await new Promise<void>((resolve) => proxy!.listen(port, '127.0.0.1', resolve));
+      const deadline = Date.now() + 120_000;
+      while ((await request(server.url, 'GET', '/readyz').catch(() => ({ status: 0 }))).status !== 200) {
+        assert.ok(Date.now() < deadline, 'ready within 120 s of the database coming back');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal((await client(server.url, { basic: [account.user, account.password] }).get('/v1/account/settings')).status, 200);
+      assert.equal(server.child.exitCode, null);
+      const log = fs.readFileSync(server.logPath, 'utf8');
+      assert.equal(log.match(/waiting for the database/g)?.length, 1, log.slice(0, 2000));
+      assert.match(log, /cannot reach PostgreSQL at 127\.0\.0\.1:\d+ \(ECONNREFUSED\): start it, or fix DOCSMITH_DATABASE_URL/);
+    } finally {
+      await server.stop();
+      proxy?.close();
+      await db.drop();
+    }
   });
 });
