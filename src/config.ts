@@ -9,6 +9,8 @@ export interface Config {
   dataDir: string;
   /** Absent: embedded SQLite file in dataDir. */
   databaseUrl: string | undefined;
+  /** PostgreSQL connections of one instance (requests hold one only for a statement). */
+  databasePool: number;
   /** Master secret for sealing API keys; absent: a file in dataDir. */
   secret: string | undefined;
   bootstrap: { user: string; password: string; licence: string } | undefined;
@@ -129,6 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST || '0.0.0.0',
     dataDir,
     databaseUrl,
+    databasePool: int(env, 'DOCSMITH_DATABASE_POOL', 20, 1, 1000),
     secret: env.DOCSMITH_SECRET || undefined,
     bootstrap: user && password ? { user, password, licence: env.DOCSMITH_BOOTSTRAP_LICENSE || 'TRIAL' } : undefined,
     logLevel,

@@ -14,6 +14,9 @@ export function asStorageUnavailable(error: unknown): StorageUnavailableError | 
   if (error instanceof StorageUnavailableError) return error;
   const code = 'code' in error ? String((error as { code: unknown }).code) : '';
   const message = error.message;
+  if (/timeout exceeded when trying to connect/i.test(message)) {
+    return new StorageUnavailableError(message, 'the database is busy or not reachable');
+  }
   if (code.startsWith('SQLITE_FULL') || code === 'ENOSPC' || code === 'EDQUOT' || code === '53100') {
     return new StorageUnavailableError(`${code}: ${message.split('\n')[0]}`, 'the server\'s disk is full; deleting templates or finished jobs frees space');
   }

@@ -11,7 +11,7 @@ export function sqliteFile(dataDir: string): string {
 }
 
 /** PostgreSQL when a URL is given, else the embedded SQLite file in the data directory. */
-export async function openStore(options: { databaseUrl: string | undefined; dataDir: string }): Promise<Store> {
-  if (options.databaseUrl) return openPostgresStore(options.databaseUrl);
+export async function openStore(options: { databaseUrl: string | undefined; dataDir: string; databasePool?: number }): Promise<Store> {
+  if (options.databaseUrl) return openPostgresStore(options.databaseUrl, { size: options.databasePool });
   return openSqliteStore(sqliteFile(options.dataDir));
 }

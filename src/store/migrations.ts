@@ -155,4 +155,13 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   // The document and proofing counts are per calendar month (UTC): the month they count.
   'ALTER TABLE accounts ADD COLUMN usage_month TEXT',
   jobsTable('BYTEA', 'BIGINT'),
+  // Merge slots as leases in a table (like SQLite's): no connection is pinned for a merge, and a
+  // transaction-mode pooler (PgBouncer) keeps the limit, which session advisory locks did not.
+  `CREATE TABLE merge_slots (
+     account_id INTEGER NOT NULL,
+     slot INTEGER NOT NULL,
+     holder TEXT NOT NULL,
+     expires_at BIGINT NOT NULL,
+     PRIMARY KEY (account_id, slot)
+   )`,
 ];

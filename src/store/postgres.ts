@@ -11,8 +11,17 @@ import { StorageUnavailableError } from '../errors.js';
 import { countUsageSql, usageMonth, accountColumns, jobColumns, type AccountRow, type ApiKeyRow, type JobRow, rowToAccount, rowToApiKey, rowToJob, rowToTemplateMeta, type TemplateRow } from './rows.js';
 import { randomUUID } from 'node:crypto';
 
-/** Advisory lock namespace ('DSM' << 8): +0 migrations, +1.. merge slots. */
+/** Advisory lock namespace ('DSM' << 8): +0 migrations. */
 const LOCK_BASE = 0x44534d00;
+
+/** The database's clock in milliseconds: leases are judged by one clock, not each instance's. */
+const DB_NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+
+/** How long a statement may wait for a free pooled connection before it answers 503. */
+const POOL_WAIT_MS = 5_000;
+
+/** How long a merge slot stays taken without its holder renewing it (a dead instance's slots come free in this time). */
+const SLOT_LEASE_MS = 10_000;
 
 const int8 = 20;
 const types = {
@@ -21,24 +30,26 @@ const types = {
 };
 
 /** The scale-out store: any number of instances share one PostgreSQL database. */
-export async function openPostgresStore(url: string): Promise<Store> {
-  const pool = new pg.Pool({ connectionString: url, max: 20, types, connectionTimeoutMillis: 10_000 });
-  pool.on('error', () => {
-    // An idle client lost its connection; the pool replaces it. Nothing to do here.
-  });
-  // A checked-out client whose connection ends (a database restart, pg_terminate_backend, a
-  // pooler's timeout) emits 'error' too, and an unheard 'error' ends the process. Its query
-  // rejects instead (a 503), and the pool drops it when it comes back.
-  pool.on('connect', (client) => {
-    client.on('error', () => undefined);
-  });
+export async function openPostgresStore(url: string, options: { size?: number } = {}): Promise<Store> {
+  // A request holds one connection at a time and only for a statement; one waiting longer than
+  // this for a free one answers 503 with Retry-After.
+  const pool = new pg.Pool({ connectionString: url, max: options.size ?? 20, types, connectionTimeoutMillis: POOL_WAIT_MS });
+  // Readiness has a connection of its own: it never queues behind document work.
+  const health = new pg.Pool({ connectionString: url, max: 1, types, connectionTimeoutMillis: POOL_WAIT_MS });
+  for (const each of [pool, health]) {
+    each.on('error', () => undefined); // an idle client lost its connection; the pool replaces it
+    // A checked-out client whose connection ends (a database restart, pg_terminate_backend, a
+    // pooler's timeout) emits 'error' too, and an unheard 'error' ends the process. Its query
+    // rejects instead (a 503), and the pool drops it when it comes back.
+    each.on('connect', (client) => client.on('error', () => undefined));
+  }
   try {
     await migrate(pool);
   } catch (error) {
-    await pool.end();
+    await Promise.all([pool.end(), health.end()]);
     throw error;
   }
-  return new PostgresStore(pool);
+  return new PostgresStore(pool, health);
 }
 
 async function migrate(pool: pg.Pool): Promise<void> {
@@ -98,7 +109,7 @@ class PostgresStore implements Store {
   readonly shareLinks: ShareLinkRepository;
   readonly jobs: JobRepository;
 
-  constructor(private readonly pool: pg.Pool) {
+  constructor(private readonly pool: pg.Pool, private readonly health: pg.Pool) {
     this.jobs = new PgJobs(pool);
     this.shareLinks = new PgShareLinks(pool);
     this.authFailures = new PgAuthFailures(pool);
@@ -111,7 +122,7 @@ class PostgresStore implements Store {
   async ping(): Promise<void> {
     let version: number | null;
     try {
-      version = (await this.pool.query<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations')).rows[0]?.v ?? null;
+      version = (await this.health.query<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations')).rows[0]?.v ?? null;
     } catch (error) {
       if (/42P01|no such table/.test(`${(error as { code?: string }).code} ${(error as Error).message}`)) throw new StorageUnavailableError(NO_SCHEMA, NO_SCHEMA);
       throw asStorageUnavailable(error) ?? error;
@@ -124,8 +135,8 @@ class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
-    this.usage.dropLeases();
-    await this.pool.end();
+    await this.usage.dropLeases();
+    await Promise.all([this.pool.end(), this.health.end()]);
   }
 }
 
@@ -296,10 +307,6 @@ class PgTemplates implements TemplateRepository {
   }
 }
 
-/**
- * Merge slots are session advisory locks held on a dedicated connection for the duration of
- * the work: visible to every instance, and freed by PostgreSQL when an instance dies.
- */
 interface ShareRow { id: string; account_id: number; template_name: string; created_at: string; expires_at: string }
 const shareLink = (r: ShareRow): ShareLinkRecord => ({
   id: r.id, accountId: r.account_id, templateName: r.template_name, createdAt: new Date(Number(r.created_at)), expiresAt: new Date(Number(r.expires_at)),
@@ -356,17 +363,16 @@ class PgAuthFailures implements AuthFailureRepository {
 }
 
 class PgUsage implements UsageRepository {
-  /** Connections holding slot locks, so closing the store can end them (and their locks). */
-  private readonly held = new Set<pg.PoolClient>();
+  /** Slot leases this store holds, so closing it can give them back. */
+  private readonly held = new Set<{ release(): Promise<void> }>();
 
   constructor(private readonly pool: pg.Pool) {}
 
-  dropLeases(): void {
-    for (const client of this.held) client.release(new Error('store closing'));
-    this.held.clear();
+  async dropLeases(): Promise<void> {
+    await Promise.all([...this.held].map((lease) => lease.release()));
   }
 
-  /** In steps: the slot is a lock held on a connection of its own, not a row a transaction can write. */
+  /** In steps: a slot lease, then the document. No connection is held in between. */
   async claim(accountId: number, claim: UsageClaim): Promise<ClaimResult> {
     const slot = claim.slot ? await this.acquireSlot(accountId, claim.slot.limit, claim.slot.leaseMs) : null;
     if (claim.slot && !slot) return { refused: 'slots' };
@@ -430,35 +436,43 @@ class PgUsage implements UsageRepository {
     return (result.rowCount ?? 0) > 0;
   }
 
-  async acquireSlot(accountId: number, limit: number, _leaseMs: number): Promise<SlotLease | null> {
-    const client = await this.pool.connect();
-    try {
-      for (let slot = 0; slot < limit; slot++) {
-        const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [LOCK_BASE + 1 + slot, accountId]);
-        if (rows[0]?.ok) return this.lease(client, slot, accountId);
-      }
-    } catch (error) {
-      client.release(error as Error);
-      throw error;
+  /**
+   * A free (or expired) slot row, taken in one statement per slot tried; the lease is judged by
+   * the database's clock and renewed every third of SLOT_LEASE_MS while held, so the slots of an
+   * instance that died come free within that time.
+   */
+  async acquireSlot(accountId: number, limit: number, leaseMs: number): Promise<SlotLease | null> {
+    const holder = `${process.pid}:${randomUUID()}`;
+    const lease = Math.min(leaseMs, SLOT_LEASE_MS);
+    for (let slot = 0; slot < limit; slot++) {
+      const taken = await this.pool.query(
+        `INSERT INTO merge_slots (account_id, slot, holder, expires_at) VALUES ($1, $2, $3, ${DB_NOW_MS} + $4)
+         ON CONFLICT (account_id, slot) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+         WHERE merge_slots.expires_at < ${DB_NOW_MS}`, [accountId, slot, holder, lease]);
+      if ((taken.rowCount ?? 0) > 0) return this.lease(accountId, slot, holder, lease);
     }
-    client.release();
     return null;
   }
 
-  private lease(client: pg.PoolClient, slot: number, accountId: number): SlotLease {
-    this.held.add(client);
-    return {
+  private lease(accountId: number, slot: number, holder: string, leaseMs: number): SlotLease {
+    const renew = setInterval(() => {
+      this.pool.query(`UPDATE merge_slots SET expires_at = ${DB_NOW_MS} + $4 WHERE account_id = $1 AND slot = $2 AND holder = $3`, [accountId, slot, holder, leaseMs])
+        .catch(() => undefined); // the database is away: the lease runs out, as it would for a dead instance
+    }, leaseMs / 3);
+    renew.unref();
+    let released = false;
+    const lease = {
       release: async () => {
-        if (!this.held.delete(client)) return;
-        try {
-          await client.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_BASE + 1 + slot, accountId]);
-          client.release();
-        } catch (error) {
-          // Destroying the connection frees every lock it held.
-          client.release(error as Error);
-        }
+        if (released) return;
+        released = true;
+        clearInterval(renew);
+        this.held.delete(lease);
+        await this.pool.query('DELETE FROM merge_slots WHERE account_id = $1 AND slot = $2 AND holder = $3', [accountId, slot, holder])
+          .catch(() => undefined); // not reachable now: the lease runs out by itself
       },
     };
+    this.held.add(lease);
+    return lease;
   }
 }
 

@@ -46,4 +46,26 @@ describe('PostgreSQL ends the server\'s connections', () => {
       await db.drop();
     }
   });
+
+  it('12 accounts merging twice at once on one instance (more slots than pooled connections) all get served, and /readyz answers throughout', async () => {
+    const db = await createTestDatabase();
+    const dataDir = tempDir();
+    const admin = await adminServices({ dataDir, databaseUrl: db.url });
+    const accounts = await Promise.all(Array.from({ length: 12 }, (_, i) => makeAccount(admin, `acct${i}`, { licence: `SN-POOL${i}` })));
+    await admin.store.close();
+    const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_DATABASE_URL: db.url, DOCSMITH_DATABASE_POOL: '4' });
+    try {
+      const clients = accounts.map((a) => client(server.url, { basic: [a.user, a.password] }));
+      // Signed in first (sign-ins are hashed a few at a time), so the merges below arrive together.
+      for (const c of clients) assert.equal((await c.get('/v1/account/settings')).status, 200);
+      const merges = clients.flatMap((c) => [c.post('/v1/_test/operation?merge=1&holdMs=2000'), c.post('/v1/_test/operation?merge=1&holdMs=2000')]);
+      const ready = await request(server.url, 'GET', '/readyz');
+      const answers = await Promise.all(merges);
+      assert.equal(ready.status, 200, ready.text);
+      assert.deepEqual(answers.map((a) => a.status), answers.map(() => 200), answers.map((a) => a.text).filter((t) => t !== 'true').join('\n'));
+    } finally {
+      await server.stop();
+      await db.drop();
+    }
+  });
 });

@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import pg from 'pg';
 import { startServer, tempDir, type RunningServer } from '../helpers/server.js';
 import { client, type Client, errorMessage as message } from '../helpers/http.js';
 import { adminServices, makeAccount } from '../helpers/accounts.js';
@@ -149,13 +150,25 @@ describe('two instances on one PostgreSQL', () => {
 
   it('frees the slots of an instance killed mid-merge', async () => {
     const doomed = servers[1]!;
-    const pending = Promise.all([op(clients[1]!, 'merge=1&holdMs=20000'), op(clients[1]!, 'merge=1&holdMs=20000')]).catch(() => null);
-    await new Promise((r) => setTimeout(r, 300));
+    const pending = Promise.all([op(clients[1]!, 'merge=1&holdMs=60000'), op(clients[1]!, 'merge=1&holdMs=60000')]).catch(() => null);
+    // Both slots held by the other instance (waited for, in the table: a busy machine starts the merges late).
+    const deadline = Date.now() + 60_000;
+    const sql = new pg.Client({ connectionString: db.url });
+    await sql.connect();
+    try {
+      while (Number((await sql.query('SELECT COUNT(*) AS n FROM merge_slots WHERE account_id = $1', [accountId])).rows[0].n) < 2) {
+        assert.ok(Date.now() < deadline, 'the other instance holds both slots');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      await sql.end();
+    }
     assert.equal((await op(clients[0]!, 'merge=1')).status, 403, 'both slots held by the other instance');
     await doomed.kill();
     await pending;
+    // Its slot leases run out (10 s without renewal), judged by the database's clock.
     let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) {
+    while (status !== 200 && Date.now() < deadline + 60_000) {
       status = (await op(clients[0]!, 'merge=1')).status;
       if (status !== 200) await new Promise((r) => setTimeout(r, 100));
     }
