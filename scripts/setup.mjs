@@ -64,6 +64,8 @@ const SYSTEM_PARTS = [
     ...dictionaryPackages().map((pkg) => ({ check: `dpkg -s ${pkg} >/dev/null 2>&1 || ! command -v dpkg`, packages: [pkg] })),
   ] : []),
   ...(browserWanted ? [{ check: 'test -x /usr/bin/chromium', packages: ['chromium'] }] : []),
+  // The tests run the PostgreSQL store behind a transaction-mode pooler too.
+  ...(process.env.npm_lifecycle_event === 'pretest' ? [{ check: 'test -x /usr/sbin/pgbouncer', packages: ['pgbouncer'] }] : []),
 ];
 /** The Debian packages of the dictionaries DOCSMITH_DICTIONARIES asks for (default: all of them). */
 function dictionaryPackages() {

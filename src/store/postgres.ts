@@ -52,10 +52,14 @@ export async function openPostgresStore(url: string, options: { size?: number } 
   return new PostgresStore(pool, health);
 }
 
+/**
+ * All pending migrations in one transaction under a transaction-scoped lock: instances starting
+ * together migrate once, and nothing is left locked behind a transaction-mode pooler (a session
+ * lock there stays on whichever server connection took it).
+ */
 async function migrate(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('SELECT pg_advisory_lock($1)', [LOCK_BASE]);
+  await inTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [LOCK_BASE]);
     await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
     const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
     const done = new Set(rows.map((r) => r.version));
@@ -64,20 +68,10 @@ async function migrate(pool: pg.Pool): Promise<void> {
     for (const [index, sql] of POSTGRES_MIGRATIONS.entries()) {
       const version = index + 1;
       if (done.has(version)) continue;
-      await client.query('BEGIN');
-      try {
-        await client.query(sql);
-        await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [version, Date.now()]);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw error;
-      }
+      await client.query(sql);
+      await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [version, Date.now()]);
     }
-  } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [LOCK_BASE]).catch(() => undefined);
-    client.release();
-  }
+  });
 }
 
 async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
