@@ -8,6 +8,7 @@ import { adminServices, makeAccount, serverWithAccounts, untilFullyReady } from 
 import { client, errorMessage as message, request, type Client } from '../helpers/http.js';
 import { docx, mergefield, p, partText } from '../helpers/docx.js';
 import { pdfFacts, slowRtf } from '../helpers/office.js';
+import { until } from '../helpers/wait.js';
 
 interface Job {
   id: string; kind: string; state: string; attempts: number;
@@ -39,15 +40,6 @@ async function receiver(failures = 0) {
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, received, close: () => new Promise((r) => server.close(r)) };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const jobOf = async (c: Client, id: string) => (await c.get(`/v1/jobs/${id}`)).json() as Job;
 const finished = (c: Client, id: string) => until(`job ${id} finished`, async () => {

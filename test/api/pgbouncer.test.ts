@@ -6,20 +6,12 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { adminServices, makeAccount } from '../helpers/accounts.js';
-import { startServer, tempDir, type RunningServer } from '../helpers/server.js';
+import { freePort, startServer, tempDir, type RunningServer } from '../helpers/server.js';
 import { client, type Client } from '../helpers/http.js';
 import { createTestDatabase, PG_URL } from '../helpers/postgres.js';
 
 const PGBOUNCER = '/usr/sbin/pgbouncer';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** PgBouncer in transaction mode in front of the test PostgreSQL, on a port of its own; run as `postgres` when we are root (it refuses root). */
 async function startPgBouncer(): Promise<{ port: number; stop(): Promise<void> }> {

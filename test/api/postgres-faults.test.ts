@@ -5,14 +5,8 @@ import { adminServices, makeAccount } from '../helpers/accounts.js';
 import { startServer, tempDir } from '../helpers/server.js';
 import { client, request } from '../helpers/http.js';
 import { createTestDatabase } from '../helpers/postgres.js';
+import { until } from '../helpers/wait.js';
 
-async function until(what: string, probe: () => Promise<boolean>, ms = 120_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('PostgreSQL ends the server\'s connections', () => {
   it('does not end the process, even for a connection holding a merge slot; requests answer 200 or 503, never 500, and it serves again', async () => {

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Database } from '../../src/store/sqlite.js';
-import { ROOT, startServer, tempDir } from '../helpers/server.js';
+import { freePort, ROOT, startServer, tempDir } from '../helpers/server.js';
 import { client, request } from '../helpers/http.js';
 import { adminServices, makeAccount } from '../helpers/accounts.js';
 import { createTestDatabase } from '../helpers/postgres.js';
@@ -74,12 +74,7 @@ describe('start-up waits for PostgreSQL', () => {
     const account = await makeAccount(admin, 'ann', { licence: 'SN-WAIT' });
     await admin.store.close();
     // The server reaches PostgreSQL through a port where nothing listens yet.
-    const port = await new Promise<number>((resolve) => {
-      const probe = net.createServer().listen(0, '127.0.0.1', () => {
-        const { port: free } = probe.address() as net.AddressInfo;
-        probe.close(() => resolve(free));
-      });
-    });
+    const port = await freePort();
     const viaProxy = new URL(db.url);
     viaProxy.port = String(port);
     const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_DATABASE_URL: viaProxy.toString() });

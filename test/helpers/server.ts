@@ -25,7 +25,8 @@ export interface RunningServer {
   kill(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port nothing listens on now. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
     probe.once('error', reject);

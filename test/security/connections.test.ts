@@ -5,6 +5,7 @@ import net from 'node:net';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { authHeader, type Client } from '../helpers/http.js';
 import { docx, mergefield, p } from '../helpers/docx.js';
+import { until } from '../helpers/wait.js';
 
 const template = docx(p(mergefield('name'))).toString('base64');
 
@@ -13,15 +14,6 @@ interface Job {
   callback: { state: string; attempts: number; lastError: string | null } | null;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 120_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /**
  * A raw TCP callback receiver that does `behave` with each connection; it counts connections

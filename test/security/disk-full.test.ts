@@ -8,14 +8,8 @@ import { adminServices, makeAccount } from '../helpers/accounts.js';
 import { startServer, tempDir } from '../helpers/server.js';
 import { client, errorMessage, request } from '../helpers/http.js';
 import { docx, p } from '../helpers/docx.js';
+import { until } from '../helpers/wait.js';
 
-async function until(what: string, probe: () => boolean | Promise<boolean>, ms = 120_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** A small file system of its own (tmpfs), so the test can fill it; undefined where mounting is not allowed. */
 function smallDisk(megabytes: number): { dir: string; unmount(): void } | undefined {
