@@ -5,7 +5,7 @@ import { asStorageUnavailable } from '../store/errors.js';
 import sjson from 'secure-json-parse';
 import { checkJsonDepth } from '../util/json.js';
 import { DocsmithError, InputError } from '../errors.js';
-import { documentsJsonLength, documentsJsonStream } from './documentsJson.js';
+import { documentsJsonLength, documentsJsonStream } from '../operations/answer.js';
 import type { Answer } from '../operations/requests.js';
 
 /**

@@ -10,7 +10,7 @@ import { deserialiseRequest, type DocumentRequests } from '../operations/request
 import { BusyError, DocsmithError, ForbiddenError } from '../errors.js';
 import { postCallback, signCallback, type CallbackPolicy } from './callbacks.js';
 import type { StorageQuota } from '../accounts/storage.js';
-import { documentsJson } from '../api/documentsJson.js';
+import { documentsJson } from '../operations/answer.js';
 
 /** A running job's lease: renewed every third of it, so a dead instance's job waits at most this long. */
 const LEASE_MS = 30_000;

@@ -1,5 +1,5 @@
 /**
- * The JSON answer of document endpoints (documents as Base64 strings: one, or an array) written
+ * The JSON answer of document operations (documents as Base64 strings: one, or an array) written
  * a piece at a time: a 200 MB answer never holds the event loop in one Base64 or stringify step.
  */
 import { Readable } from 'node:stream';

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { documentsJson, documentsJsonLength, documentsJsonPieces } from '../../src/api/documentsJson.js';
+import { documentsJson, documentsJsonLength, documentsJsonPieces } from '../../src/operations/answer.js';
 
 describe('document answers written in pieces', () => {
   it('join up to the JSON of Base64 strings, of the length announced, at every piece boundary', async () => {
