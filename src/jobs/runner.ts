@@ -210,10 +210,12 @@ export class JobRunner {
   private async deliver(job: JobRecord): Promise<void> {
     const { store, config, callbacks, log } = this.parts;
     const body = JSON.stringify(callbackPayload(job));
-    const attempt = (job.callback?.attempts ?? 0) + 1;
+    const attempt = job.callback?.attempts ?? 1; // counted when it was taken up
     try {
       await postCallback(job.callback!.url, body, {
         'x-docsmith-job': job.id,
+        // The same for every attempt of this job's callback: receivers de-duplicate on it (delivery is at least once).
+        'x-docsmith-delivery': `${job.id}.callback`,
         'x-docsmith-delivery-attempt': String(attempt),
         'x-docsmith-signature': signCallback(callbacks.secretFor(job.accountId), body),
       }, callbacks.policy, config.callbackTimeoutMs);

@@ -544,7 +544,7 @@ class PgJobs implements JobRepository {
   async claimCallbacks(leaseMs: number, limit: number, skipAccounts: readonly number[] = []): Promise<JobRecord[]> {
     const now = Date.now();
     const { rows } = await this.pool.query<JobRow>(
-      `UPDATE jobs SET callback_due_at = $1
+      `UPDATE jobs SET callback_due_at = $1, callback_attempts = callback_attempts + 1
        WHERE id IN (SELECT id FROM jobs WHERE callback_state = 'pending' AND callback_due_at <= $2 AND NOT (account_id = ANY($4::bigint[]))
                     ORDER BY callback_due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
        RETURNING ${jobColumns}`, [now + leaseMs, now, limit, skipAccounts]);
@@ -553,11 +553,11 @@ class PgJobs implements JobRepository {
 
   async callbackAttempted(id: string, outcome: { delivered: true } | { delivered: false; error: string; retryInMs: number | null }): Promise<void> {
     if (outcome.delivered) {
-      await this.pool.query("UPDATE jobs SET callback_state = 'delivered', callback_attempts = callback_attempts + 1, callback_due_at = NULL, callback_error = NULL WHERE id = $1", [id]);
+      await this.pool.query("UPDATE jobs SET callback_state = 'delivered', callback_due_at = NULL, callback_error = NULL WHERE id = $1", [id]);
     } else if (outcome.retryInMs === null) {
-      await this.pool.query("UPDATE jobs SET callback_state = 'failed', callback_attempts = callback_attempts + 1, callback_due_at = NULL, callback_error = $1 WHERE id = $2", [outcome.error, id]);
+      await this.pool.query("UPDATE jobs SET callback_state = 'failed', callback_due_at = NULL, callback_error = $1 WHERE id = $2", [outcome.error, id]);
     } else {
-      await this.pool.query('UPDATE jobs SET callback_attempts = callback_attempts + 1, callback_due_at = $1, callback_error = $2 WHERE id = $3', [Date.now() + outcome.retryInMs, outcome.error, id]);
+      await this.pool.query('UPDATE jobs SET callback_due_at = $1, callback_error = $2 WHERE id = $3', [Date.now() + outcome.retryInMs, outcome.error, id]);
     }
   }
 

@@ -639,8 +639,9 @@ class SqliteJobs implements JobRepository {
       const now = Date.now();
       const rows = sql(`${JOB_SELECT} WHERE callback_state = 'pending' AND callback_due_at <= ?
         AND account_id NOT IN (SELECT value FROM json_each(?)) ORDER BY callback_due_at LIMIT ?`).all(now, skipAccounts, limit) as JobRow[];
-      for (const row of rows) sql('UPDATE jobs SET callback_due_at = ? WHERE id = ?').run(now + leaseMs, row.id);
-      return rows.map(rowToJob);
+      // The attempt counts when it is taken up: one whose instance died before recording it is not numbered again.
+      for (const row of rows) sql('UPDATE jobs SET callback_due_at = ?, callback_attempts = callback_attempts + 1 WHERE id = ?').run(now + leaseMs, row.id);
+      return rows.map((row) => rowToJob({ ...row, callback_attempts: Number(row.callback_attempts) + 1 }));
     });
     this.claimCallbacksTx = (leaseMs, limit, skipAccounts) => claimCallbacks.immediate(leaseMs, limit, skipAccounts);
   }
@@ -696,11 +697,11 @@ class SqliteJobs implements JobRepository {
 
   async callbackAttempted(id: string, outcome: { delivered: true } | { delivered: false; error: string; retryInMs: number | null }): Promise<void> {
     if (outcome.delivered) {
-      prepared(this.db, "UPDATE jobs SET callback_state = 'delivered', callback_attempts = callback_attempts + 1, callback_due_at = NULL, callback_error = NULL WHERE id = ?").run(id);
+      prepared(this.db, "UPDATE jobs SET callback_state = 'delivered', callback_due_at = NULL, callback_error = NULL WHERE id = ?").run(id);
     } else if (outcome.retryInMs === null) {
-      prepared(this.db, "UPDATE jobs SET callback_state = 'failed', callback_attempts = callback_attempts + 1, callback_due_at = NULL, callback_error = ? WHERE id = ?").run(outcome.error, id);
+      prepared(this.db, "UPDATE jobs SET callback_state = 'failed', callback_due_at = NULL, callback_error = ? WHERE id = ?").run(outcome.error, id);
     } else {
-      prepared(this.db, 'UPDATE jobs SET callback_attempts = callback_attempts + 1, callback_due_at = ?, callback_error = ? WHERE id = ?').run(Date.now() + outcome.retryInMs, outcome.error, id);
+      prepared(this.db, 'UPDATE jobs SET callback_due_at = ?, callback_error = ? WHERE id = ?').run(Date.now() + outcome.retryInMs, outcome.error, id);
     }
   }
 

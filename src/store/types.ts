@@ -257,9 +257,11 @@ export interface JobRepository {
   /**
    * Takes up to `limit` due callback deliveries, each leased for `leaseMs` against other
    * instances, none of the accounts in `skipAccounts` (those with enough deliveries under way).
+   * Each counts as an attempt from here (`callback.attempts` is this attempt's number), so one
+   * whose instance died before recording it is numbered truly when taken up again.
    */
   claimCallbacks(leaseMs: number, limit: number, skipAccounts?: readonly number[]): Promise<JobRecord[]>;
-  /** Records a delivery attempt: delivered, failed for good, or due again after `retryInMs`. */
+  /** Records how the attempt taken up by claimCallbacks went: delivered, failed for good, or due again after `retryInMs`. */
   callbackAttempted(id: string, outcome: { delivered: true } | { delivered: false; error: string; retryInMs: number | null }): Promise<void>;
   /** Removes a job (cancelling it if it has not started; a running one stops at its next renewal). */
   delete(accountId: number, id: string): Promise<boolean>;

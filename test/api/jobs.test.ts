@@ -94,6 +94,7 @@ describe('background jobs (async=true) with callbacks', () => {
         assert.deepEqual([payload.id, payload.state, payload.result], [queued.id, 'done', `/v1/jobs/${queued.id}/result`]);
         assert.equal(delivery.headers['x-docsmith-job'], queued.id);
         assert.equal(delivery.headers['x-docsmith-delivery-attempt'], String(i + 1));
+        assert.equal(delivery.headers['x-docsmith-delivery'], `${queued.id}.callback`, 'the same delivery id on every attempt');
         const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(delivery.headers['x-docsmith-signature']))!;
         assert.equal(v1, createHmac('sha256', secret).update(`${t}.${delivery.body}`).digest('hex'), 'the signature checks out with the account secret');
       }

@@ -328,10 +328,16 @@ for (const make of [sqliteBackend, postgresBackend]) {
       assert.deepEqual((await store.jobs.get(a.id, 'j1'))?.callback, { url: 'https://hooks.example/cb', state: 'pending', attempts: 1, lastError: 'HTTP 500' });
       // An account with enough deliveries under way is skipped; others are not.
       assert.deepEqual(await second.jobs.claimCallbacks(60_000, 10, [a.id]), []);
-      assert.equal((await second.jobs.claimCallbacks(60_000, 10, [other.id])).length, 1);
-      await second.jobs.callbackAttempted('j1', { delivered: false, error: 'HTTP 500', retryInMs: 0 });
-      assert.equal((await second.jobs.claimCallbacks(60_000, 10)).length, 1);
+      const [taken] = await second.jobs.claimCallbacks(1, 10, [other.id]);
+      assert.equal(taken?.callback?.attempts, 2, 'an attempt counts when it is taken up');
+      // Its instance dies before recording it: taken up again once the lease runs out, as attempt 3.
+      await new Promise((r) => setTimeout(r, 20));
+      const [retaken] = await store.jobs.claimCallbacks(60_000, 10);
+      assert.equal(retaken?.callback?.attempts, 3);
+      await store.jobs.callbackAttempted('j1', { delivered: false, error: 'HTTP 500', retryInMs: 0 });
+      assert.equal((await second.jobs.claimCallbacks(60_000, 10))[0]?.callback?.attempts, 4);
       await second.jobs.callbackAttempted('j1', { delivered: true });
+      assert.equal((await store.jobs.get(a.id, 'j1'))?.callback?.attempts, 4);
       assert.equal((await store.jobs.get(a.id, 'j1'))?.callback?.state, 'delivered');
       assert.deepEqual(await store.jobs.claimCallbacks(60_000, 10), []);
 
