@@ -51,6 +51,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     },
     bodyLimit: config.bodyLimitBytes,
     genReqId: requestIdFor,
+    // A W3C trace context (traceparent) joins every log line of its request, Fastify's own
+    // "incoming request" and "request completed" too.
+    childLoggerFactory: (logger, bindings, options, raw) => logger.child({ ...bindings, ...traceOf(raw.headers.traceparent) }, options),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     // A client that sends its request slowly (a byte now and then) is cut off with 408 once the
     // whole request has taken this long; Node checks open connections every second for it.
@@ -65,16 +68,12 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
 
   registerWire(app, config);
 
-  // Requests in flight, for a stop that lets them finish (src/lifecycle.ts); a W3C trace
-  // context (traceparent) joins the request's log lines.
+  // Requests in flight, for a stop that lets them finish (src/lifecycle.ts); a valid trace
+  // context is echoed.
   app.addHook('onRequest', async (request, reply) => {
     services.lifecycle.started();
     reply.raw.once('close', () => services.lifecycle.finished());
-    const trace = traceOf(request.headers.traceparent);
-    if (trace) {
-      request.log = request.log.child(trace);
-      reply.header('traceparent', request.headers.traceparent as string);
-    }
+    if (traceOf(request.headers.traceparent)) reply.header('traceparent', request.headers.traceparent as string);
   });
   const metrics = new Metrics({ office: services.office, workers: services.workers, jobs: services.jobRunner });
   app.addHook('onResponse', async (request, reply) => {

@@ -1,5 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { until } from '../helpers/wait.js';
 import { startServer, tempDir, type RunningServer } from '../helpers/server.js';
 import { client, request, type Client } from '../helpers/http.js';
 
@@ -112,6 +114,13 @@ describe('accounts and authentication over HTTP', () => {
     await basic.get('/v1/templates/count', { headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
     const traced = await basic.get('/v1/account/settings', { headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
     assert.equal(traced.headers.traceparent, '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
+    // Every line of the traced request carries the trace id, Fastify's own first and last lines too.
+    const lines = await until('the traced request\'s lines in the log', () => {
+      const found = fs.readFileSync(server.logPath, 'utf8').split('\n').filter((l) => l.includes(`"reqId":"${traced.headers['x-request-id']}"`));
+      return found.some((l) => l.includes('request completed')) ? found : undefined;
+    });
+    assert.ok(lines.some((l) => l.includes('incoming request')));
+    for (const line of lines) assert.match(line, /"traceId":"4bf92f3577b34da6a3ce929d0e0e4736"/, line);
     const metrics = await request(server.url, 'GET', '/metrics');
     assert.equal(metrics.status, 200);
     assert.match(String(metrics.headers['content-type']), /text\/plain/);
