@@ -75,7 +75,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     reply.raw.once('close', () => services.lifecycle.finished());
     if (traceOf(request.headers.traceparent)) reply.header('traceparent', request.headers.traceparent as string);
   });
-  const metrics = new Metrics({ office: services.office, workers: services.workers, jobs: services.jobRunner });
+  const metrics = new Metrics({ office: services.office, workers: services.workers, jobs: services.jobRunner, store: services.store });
   app.addHook('onResponse', async (request, reply) => {
     metrics.answered(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });

@@ -6,6 +6,7 @@ import client from 'prom-client';
 import type { OfficePool } from './office/pool.js';
 import type { DocumentWorkers } from './workers/pool.js';
 import type { JobRunner } from './jobs/runner.js';
+import type { Store } from './store/types.js';
 import type { Refusal } from './errors.js';
 import { cacheLookups } from './util/cacheStats.js';
 
@@ -37,7 +38,7 @@ export class Metrics {
   private readonly duration: client.Histogram<'method' | 'route'>;
   private readonly refusals: client.Counter<'reason'>;
 
-  constructor(parts: { office: OfficePool | null; workers: DocumentWorkers; jobs?: JobRunner }) {
+  constructor(parts: { office: OfficePool | null; workers: DocumentWorkers; jobs?: JobRunner; store?: Store }) {
     const registers = [this.registry];
     client.collectDefaultMetrics({ register: this.registry, prefix: 'docsmith_' });
     this.requests = new client.Counter({ name: 'docsmith_http_requests_total', help: 'HTTP requests answered, by route and status', labelNames: ['method', 'route', 'status'], registers });
@@ -68,6 +69,27 @@ export class Metrics {
     new client.Gauge({ name: 'docsmith_jobs_running', help: 'Background jobs this instance is running', registers, collect() { this.set(jobs?.active ?? 0); } });
     followingCounter(this.registry, 'docsmith_jobs_finished_total', 'Background jobs this instance finished, by outcome', ['outcome'],
       () => (jobs ? [[{ outcome: 'done' }, jobs.stats.done], [{ outcome: 'failed' }, jobs.stats.failed], [{ outcome: 'requeued' }, jobs.stats.requeued]] : []));
+    // The queue as every instance sees it (the database's count), read at each scrape.
+    const store = parts.store;
+    if (store) {
+      const queue = { at: 0, stats: Promise.resolve({ waiting: 0, oldestQueuedAt: null as Date | null }) };
+      const stats = () => {
+        // One read serves both gauges of a scrape; a database that does not answer leaves them at 0.
+        if (Date.now() - queue.at > 1000) {
+          queue.at = Date.now();
+          queue.stats = store.jobs.queueStats().catch(() => ({ waiting: 0, oldestQueuedAt: null }));
+        }
+        return queue.stats;
+      };
+      new client.Gauge({ name: 'docsmith_jobs_waiting', help: 'Background jobs of every instance queued and not yet started', registers, async collect() { this.set((await stats()).waiting); } });
+      new client.Gauge({
+        name: 'docsmith_jobs_oldest_waiting_seconds', help: 'How long the oldest queued background job has waited (0: none waits)', registers,
+        async collect() {
+          const oldest = (await stats()).oldestQueuedAt;
+          this.set(oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1000) : 0);
+        },
+      });
+    }
     followingCounter(this.registry, 'docsmith_job_callbacks_total', 'Job callback attempts, by result', ['result'],
       () => (jobs ? [[{ result: 'delivered' }, jobs.stats.callbacksDelivered], [{ result: 'failed' }, jobs.stats.callbackAttemptsFailed]] : []));
     followingCounter(this.registry, 'docsmith_cache_lookups_total', 'Cache lookups of the main thread (templates, normalised DOC/RTF, rendered PDFs), by cache and result', ['cache', 'result'],

@@ -499,6 +499,11 @@ class PgJobs implements JobRepository {
     return rows.map(rowToJob);
   }
 
+  async queueStats(): Promise<{ waiting: number; oldestQueuedAt: Date | null }> {
+    const { rows } = await this.pool.query<{ n: string; oldest: string | null }>("SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM jobs WHERE state = 'queued'");
+    return { waiting: Number(rows[0]!.n), oldestQueuedAt: rows[0]!.oldest === null ? null : new Date(Number(rows[0]!.oldest)) };
+  }
+
   async result(accountId: number, id: string): Promise<Buffer | null> {
     const { rows } = await this.pool.query<{ result: Buffer | null }>("SELECT result FROM jobs WHERE account_id = $1 AND id = $2 AND state = 'done'", [accountId, id]);
     return rows[0]?.result ?? null;

@@ -659,6 +659,11 @@ class SqliteJobs implements JobRepository {
     return (prepared(this.db, `${JOB_SELECT} WHERE account_id = ? ORDER BY created_at DESC, id LIMIT ?`).all(accountId, limit) as JobRow[]).map(rowToJob);
   }
 
+  async queueStats(): Promise<{ waiting: number; oldestQueuedAt: Date | null }> {
+    const row = prepared(this.db, "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM jobs WHERE state = 'queued'").get() as { n: number; oldest: number | null };
+    return { waiting: row.n, oldestQueuedAt: row.oldest === null ? null : new Date(row.oldest) };
+  }
+
   async result(accountId: number, id: string): Promise<Buffer | null> {
     const row = prepared(this.db, "SELECT result FROM jobs WHERE account_id = ? AND id = ? AND state = 'done'").get(accountId, id) as { result: Buffer | null } | undefined;
     return row?.result ?? null;

@@ -244,6 +244,8 @@ export interface JobRepository {
   get(accountId: number, id: string): Promise<JobRecord | null>;
   /** The account's jobs, newest first. */
   list(accountId: number, limit: number): Promise<JobRecord[]>;
+  /** Jobs of every account waiting to run, and when the oldest of them was queued (for /metrics). */
+  queueStats(): Promise<{ waiting: number; oldestQueuedAt: Date | null }>;
   /** The result of a done job (the body the synchronous endpoint answers), or null. */
   result(accountId: number, id: string): Promise<Buffer | null>;
   /** Takes up the oldest job that is due (queued, or running with its lease run out). */

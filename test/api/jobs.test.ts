@@ -216,6 +216,9 @@ describe('background jobs across instances and restarts', () => {
       const slow = await ann.post('/v1/document/convert?returnFormat=PDF&async=true', { json: fs.readFileSync(slowRtf(200_000)).toString('base64') });
       assert.equal(slow.status, 202, slow.text);
       assert.equal(((await ann.get(`/v1/jobs/${ids[1]}/result`)).status), 409);
+      const metrics = (await request(server.url, 'GET', '/metrics')).text;
+      assert.match(metrics, /^docsmith_jobs_waiting 3$/m, 'three jobs wait for an instance that runs them');
+      assert.match(metrics, /^docsmith_jobs_oldest_waiting_seconds \d/m);
       await server.stop();
 
       // The next instance (jobs on, a 15 s job limit) runs what was queued; nothing is lost.

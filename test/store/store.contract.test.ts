@@ -299,6 +299,9 @@ for (const make of [sqliteBackend, postgresBackend]) {
       assert.equal(await store.jobs.add(job('j1', 'https://hooks.example/cb'), 2), 'added');
       assert.equal(await second.jobs.add(job('j2'), 2), 'added');
       assert.equal(await store.jobs.add(job('j3'), 2), 'limit', 'two waiting jobs are the limit');
+      const queue = await second.jobs.queueStats();
+      assert.equal(queue.waiting, 2);
+      assert.ok(queue.oldestQueuedAt && queue.oldestQueuedAt.getTime() <= Date.now());
       assert.equal((await store.jobs.get(a.id, 'j1'))?.state, 'queued');
       assert.equal(await store.jobs.get(other.id, 'j1'), null, 'no job is visible to another account');
 
