@@ -19,6 +19,7 @@ import type {
 import { DuplicateError } from './types.js';
 import { asStorageUnavailable, BackupError, NewerSchemaError, NO_SCHEMA } from './errors.js';
 import { processAlive } from '../util/process.js';
+import { freeBytesSync } from '../util/disk.js';
 import { StorageUnavailableError } from '../errors.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { countUsageSql, usageMonth, accountColumns, jobColumns, type AccountRow, type ApiKeyRow, type JobRow, rowToAccount, rowToApiKey, rowToJob, rowToTemplateMeta, type TemplateRow } from './rows.js';
@@ -44,8 +45,7 @@ export class DiskReserve {
   ensure(): void {
     try {
       if (fs.existsSync(this.file)) return;
-      const disk = fs.statfsSync(path.dirname(this.file));
-      if (Number(disk.bavail) * Number(disk.bsize) < this.bytes * 2) return;
+      if (freeBytesSync(path.dirname(this.file)) < this.bytes * 2) return;
       fs.writeFileSync(this.file, Buffer.alloc(this.bytes), { mode: 0o600 });
     } catch {
       fs.rmSync(this.file, { force: true });
@@ -73,6 +73,16 @@ export class SpaceReturner {
   private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly db: Database, private readonly reserve: DiskReserve) {}
+
+  /**
+   * Runs a delete, on a full disk too (see DiskReserve.freeing), and gives the space back soon
+   * when it removed anything (a true or non-zero result).
+   */
+  delete<T>(work: () => T): T {
+    const result = this.reserve.freeing(work);
+    if (result) this.soon();
+    return result;
+  }
 
   soon(): void {
     if (this.timer || !this.db.open) return;
@@ -182,13 +192,12 @@ class SqliteStore implements Store {
 
   constructor(private readonly db: Database, private readonly counters: Database, private readonly reserve: DiskReserve) {
     this.space = new SpaceReturner(db, reserve);
-    const space = this.space;
-    this.jobs = new SqliteJobs(db, reserve, space);
+    this.jobs = new SqliteJobs(db, this.space);
     this.shareLinks = new SqliteShareLinks(db);
     this.authFailures = new SqliteAuthFailures(db);
-    this.accounts = new SqliteAccounts(db, reserve, space);
+    this.accounts = new SqliteAccounts(db, this.space);
     this.apiKeys = new SqliteApiKeys(db);
-    this.templates = new SqliteTemplates(db, reserve, space);
+    this.templates = new SqliteTemplates(db, this.space);
     this.usage = new SqliteUsage(counters);
   }
 
@@ -246,7 +255,7 @@ class SqliteStore implements Store {
 }
 
 class SqliteAccounts implements AccountRepository {
-  constructor(private readonly db: Database, private readonly reserve: DiskReserve, private readonly space: SpaceReturner) {}
+  constructor(private readonly db: Database, private readonly space: SpaceReturner) {}
 
   async create(account: NewAccount): Promise<Account> {
     try {
@@ -319,9 +328,7 @@ class SqliteAccounts implements AccountRepository {
   }
 
   async delete(id: number): Promise<boolean> {
-    const gone = this.reserve.freeing(() => prepared(this.db, 'DELETE FROM accounts WHERE id = ?').run(id).changes > 0);
-    if (gone) this.space.soon();
-    return gone;
+    return this.space.delete(() => prepared(this.db, 'DELETE FROM accounts WHERE id = ?').run(id).changes > 0);
   }
 }
 
@@ -361,7 +368,7 @@ class SqliteApiKeys implements ApiKeyRepository {
 const TEMPLATE_META = 'name, format, size, sha256, modified_at';
 
 class SqliteTemplates implements TemplateRepository {
-  constructor(private readonly db: Database, private readonly reserve: DiskReserve, private readonly space: SpaceReturner) {}
+  constructor(private readonly db: Database, private readonly space: SpaceReturner) {}
 
   async put(accountId: number, t: NewTemplate, maxTemplates: number): Promise<'created' | 'replaced' | 'limit'> {
     return this.db.transaction((): 'created' | 'replaced' | 'limit' => {
@@ -407,9 +414,7 @@ class SqliteTemplates implements TemplateRepository {
   }
 
   async delete(accountId: number, name: string): Promise<boolean> {
-    const gone = this.reserve.freeing(() => prepared(this.db, 'DELETE FROM templates WHERE account_id = ? AND name = ?').run(accountId, name).changes > 0);
-    if (gone) this.space.soon();
-    return gone;
+    return this.space.delete(() => prepared(this.db, 'DELETE FROM templates WHERE account_id = ? AND name = ?').run(accountId, name).changes > 0);
   }
 }
 
@@ -613,7 +618,7 @@ class SqliteJobs implements JobRepository {
   private readonly claimTx: (leaseMs: number, holder: string) => ClaimedJob | null;
   private readonly claimCallbacksTx: (leaseMs: number, limit: number, skipAccounts: string) => JobRecord[];
 
-  constructor(private readonly db: Database, private readonly reserve: DiskReserve, private readonly space: SpaceReturner) {
+  constructor(private readonly db: Database, private readonly space: SpaceReturner) {
     const sql = (text: string) => prepared(db, text);
     const add = db.transaction((job: NewJob, maxWaiting: number) => {
       const { n } = sql(`SELECT COUNT(*) AS n FROM jobs WHERE account_id = ? AND ${WAITING}`).get(job.accountId) as { n: number };
@@ -711,15 +716,11 @@ class SqliteJobs implements JobRepository {
   }
 
   async delete(accountId: number, id: string): Promise<boolean> {
-    const gone = this.reserve.freeing(() => prepared(this.db, 'DELETE FROM jobs WHERE account_id = ? AND id = ?').run(accountId, id).changes > 0);
-    if (gone) this.space.soon();
-    return gone;
+    return this.space.delete(() => prepared(this.db, 'DELETE FROM jobs WHERE account_id = ? AND id = ?').run(accountId, id).changes > 0);
   }
 
   async deleteExpired(): Promise<number> {
     // A finished job waits for its callback's last attempt before it goes.
-    const removed = this.reserve.freeing(() => prepared(this.db, "DELETE FROM jobs WHERE expires_at < ? AND (callback_state IS NULL OR callback_state <> 'pending')").run(Date.now()).changes);
-    if (removed > 0) this.space.soon();
-    return removed;
+    return this.space.delete(() => prepared(this.db, "DELETE FROM jobs WHERE expires_at < ? AND (callback_state IS NULL OR callback_state <> 'pending')").run(Date.now()).changes);
   }
 }

@@ -1,10 +1,16 @@
 import fs from 'node:fs';
 
+const available = (disk: fs.StatsFs) => Number(disk.bavail) * Number(disk.bsize);
+
 /** Bytes an unprivileged writer can still put on the file system holding `folder`; Infinity if unknown. */
 export async function freeBytes(folder: string): Promise<number> {
+  return fs.promises.statfs(folder).then(available, () => Number.POSITIVE_INFINITY);
+}
+
+/** freeBytes, at once (start-up, and the SQLite store's own steps, which are synchronous anyway). */
+export function freeBytesSync(folder: string): number {
   try {
-    const disk = await fs.promises.statfs(folder);
-    return Number(disk.bavail) * Number(disk.bsize);
+    return available(fs.statfsSync(folder));
   } catch {
     return Number.POSITIVE_INFINITY;
   }

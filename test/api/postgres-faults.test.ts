@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { adminServices, makeAccount } from '../helpers/accounts.js';
+import { accountIn, adminServices, makeAccount } from '../helpers/accounts.js';
 import { startServer, tempDir } from '../helpers/server.js';
 import { client, request } from '../helpers/http.js';
 import { createTestDatabase } from '../helpers/postgres.js';
@@ -12,9 +12,7 @@ describe('PostgreSQL ends the server\'s connections', () => {
   it('does not end the process, even for a connection holding a merge slot; requests answer 200 or 503, never 500, and it serves again', async () => {
     const db = await createTestDatabase();
     const dataDir = tempDir();
-    const admin = await adminServices({ dataDir, databaseUrl: db.url });
-    const account = await makeAccount(admin, 'ann', { licence: 'SN-PGF' });
-    await admin.store.close();
+    const account = await accountIn({ dataDir, databaseUrl: db.url }, 'ann', { licence: 'SN-PGF' });
     const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_DATABASE_URL: db.url });
     try {
       const c = client(server.url, { basic: [account.user, account.password] });

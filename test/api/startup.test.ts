@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Database } from '../../src/store/sqlite.js';
 import { freePort, ROOT, startServer, tempDir } from '../helpers/server.js';
 import { client, request } from '../helpers/http.js';
-import { adminServices, makeAccount } from '../helpers/accounts.js';
+import { accountIn } from '../helpers/accounts.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import net from 'node:net';
 
@@ -70,9 +70,7 @@ describe('start-up waits for PostgreSQL', () => {
   it('answers /healthz 200 and /readyz 503 while the database is unreachable, says so once in the log, and serves once it is back', async () => {
     const db = await createTestDatabase();
     const dataDir = tempDir();
-    const admin = await adminServices({ dataDir, databaseUrl: db.url });
-    const account = await makeAccount(admin, 'ann', { licence: 'SN-WAIT' });
-    await admin.store.close();
+    const account = await accountIn({ dataDir, databaseUrl: db.url }, 'ann', { licence: 'SN-WAIT' });
     // The server reaches PostgreSQL through a port where nothing listens yet.
     const port = await freePort();
     const viaProxy = new URL(db.url);

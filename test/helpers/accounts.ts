@@ -19,6 +19,16 @@ export async function makeAccount(services: Services, user: string, input: Accou
   return { user, password, id: account.id };
 }
 
+/** One account made on the storage a server will use (SQLite in `dataDir`, or PostgreSQL), before the server starts. */
+export async function accountIn(storage: { dataDir: string; databaseUrl?: string }, user: string, input: AccountInput = {}): Promise<{ user: string; password: string; id: number }> {
+  const admin = await adminServices(storage);
+  try {
+    return await makeAccount(admin, user, input);
+  } finally {
+    await admin.store.close();
+  }
+}
+
 /** A server process on a fresh data folder with the given accounts, ready to serve. */
 export async function serverWithAccounts(
   accounts: Record<string, AccountInput>,

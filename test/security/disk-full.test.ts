@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { adminServices, makeAccount } from '../helpers/accounts.js';
+import { accountIn } from '../helpers/accounts.js';
 import { startServer, tempDir } from '../helpers/server.js';
 import { client, errorMessage, request } from '../helpers/http.js';
 import { docx, p } from '../helpers/docx.js';
@@ -65,9 +65,7 @@ describe('a full disk', () => {
     const disk = smallDisk(48);
     if (!disk) return t.skip('mounting a small file system needs root (CAP_SYS_ADMIN)');
     const dataDir = path.join(disk.dir, 'data');
-    const admin = await adminServices({ dataDir });
-    const account = await makeAccount(admin, 'ann', { licence: 'SN-DISK' });
-    await admin.store.close();
+    const account = await accountIn({ dataDir }, 'ann', { licence: 'SN-DISK' });
     const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_MIN_FREE_DISK_MB: '4' });
     let filler: string | undefined;
     try {
