@@ -51,6 +51,13 @@ export class BusyError extends DocsmithError {
   }
 }
 
+/** The client closed its connection before its answer was sent (nginx's 499): nothing to answer, nothing counted. */
+export class ClientGoneError extends DocsmithError {
+  constructor(message: string) {
+    super(499, message);
+  }
+}
+
 /** Processing went over its time limit and was cancelled (504). */
 export class ProcessingTimeoutError extends DocsmithError {
   constructor(message: string) {

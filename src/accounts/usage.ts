@@ -12,11 +12,14 @@ export interface GuardOptions {
   timeLimitMs?: number;
   /** Stops the work from outside (a cancelled job, a stopping server). */
   signal?: AbortSignal;
+  /** Names the work (a job's id): its document counts once however often it is taken up, and its outcome commits it. */
+  workKey?: string;
 }
 
 /**
  * Wraps every counted document operation: licence and validity, the per-account merge slots,
- * the document quota (reserved before the work, refunded if it fails) and the processing limit.
+ * the document quota (reserved before the work, committed once the answer is delivered, refunded
+ * if either fails) and the processing limit.
  */
 export class UsageGuard {
   constructor(
@@ -55,12 +58,18 @@ export class UsageGuard {
     }
   }
 
-  async run<T>(account: Account, options: GuardOptions, work: (signal: AbortSignal, deadline: number) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` under the limit, then `deliver`s its result (outside the limit, with the slot still
+   * held): the document counts only once the answer is on its way, so one lost in a crash or a
+   * dropped connection is not counted and its retry counts once.
+   */
+  async run<T>(account: Account, options: GuardOptions, work: (signal: AbortSignal, deadline: number) => Promise<T>, deliver?: (result: T) => Promise<void>): Promise<T> {
     this.check(account, options);
     const limitMs = options.timeLimitMs ?? this.limits.jobTimeoutMs;
     const claim = await this.store.usage.claim(account.id, {
       slot: options.merge ? { limit: this.limits.maxConcurrentMerges, leaseMs: limitMs + 30_000 } : undefined,
       documentLeaseMs: options.test ? undefined : this.reservationLeaseMs(limitMs),
+      workKey: options.workKey,
     });
     if ('refused' in claim && claim.refused === 'slots') {
       throw new ForbiddenError(`At most ${this.limits.maxConcurrentMerges} merge requests may run at once for one account; retry when one has finished.`, 'merge_slots');
@@ -71,6 +80,7 @@ export class UsageGuard {
     let result: T;
     try {
       result = await withTimeLimit(limitMs, work, options.signal);
+      await deliver?.(result);
     } catch (error) {
       await claim.granted.settle(false);
       throw error;

@@ -4,9 +4,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { asStorageUnavailable } from '../store/errors.js';
 import sjson from 'secure-json-parse';
 import { checkJsonDepth } from '../util/json.js';
-import { DocsmithError, InputError } from '../errors.js';
+import { ClientGoneError, DocsmithError, InputError } from '../errors.js';
 import { documentsJsonLength, documentsJsonStream } from '../operations/answer.js';
-import type { Answer } from '../operations/requests.js';
+import type { Answer, PerformOptions } from '../operations/requests.js';
 
 /**
  * The wire rules every endpoint shares (api.md, "Wire rules"): JSON bodies whatever the
@@ -106,6 +106,43 @@ export function sendDocuments(reply: FastifyReply, answer: Answer): FastifyReply
   reply.headers(answer.headers);
   reply.header('content-length', String(documentsJsonLength(answer.documents, answer.list)));
   return reply.code(200).type('application/json; charset=utf-8').send(documentsJsonStream(answer.documents, answer.list));
+}
+
+/**
+ * Performs a document request and sends its answer; the document counts once the answer is sent
+ * (a client that leaves first gets nothing and is not counted).
+ */
+export function answerDocuments(reply: FastifyReply, perform: (options: PerformOptions) => Promise<Answer>): Promise<FastifyReply> {
+  return whenDelivered(reply, perform({ deliver: (answer) => delivered(reply, () => sendDocuments(reply, answer)) }));
+}
+
+/** Awaits a request's work and the delivery of its answer; a client that left is logged, not answered. */
+export async function whenDelivered(reply: FastifyReply, work: Promise<unknown>): Promise<FastifyReply> {
+  try {
+    await work;
+  } catch (error) {
+    if (!(error instanceof ClientGoneError)) throw error;
+    reply.log.info('the client left before its answer was sent; the document is not counted');
+  }
+  return reply;
+}
+
+/**
+ * Sends the answer (`send`) and resolves once all of it is handed to the network; rejects with
+ * ClientGoneError when the client went away first.
+ */
+export function delivered(reply: FastifyReply, send: () => void): Promise<void> {
+  const response = reply.raw;
+  const gone = () => new ClientGoneError('The client closed the connection before the answer was sent.');
+  if (response.destroyed) return Promise.reject(gone());
+  const sent = new Promise<void>((resolve, reject) => {
+    response.once('finish', resolve);
+    response.once('close', () => {
+      if (!response.writableFinished) reject(gone());
+    });
+  });
+  send();
+  return sent;
 }
 
 /** Compact JSON with an explicit type; bare strings are quoted (never sent raw). */

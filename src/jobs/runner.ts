@@ -141,6 +141,8 @@ export class JobRunner {
       await requests.perform(account, deserialiseRequest(claimed.request), {
         timeLimitMs: config.timeLimitMs,
         signal: controller.signal,
+        // Counted once: a later attempt (this instance died) takes the reservation over, and finish commits it.
+        workKey: job.id,
         // The result stays in the database: it must fit the account's storage (else 413, and the document is not counted).
         accept: async (answer) => {
           result = await documentsJson(answer.documents, answer.list);

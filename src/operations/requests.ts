@@ -61,6 +61,10 @@ export interface PerformOptions {
   signal?: AbortSignal;
   /** A last check of the answer while the work still counts as running: throwing refunds the document. */
   accept?: (answer: Answer) => Promise<void>;
+  /** Hands the answer over (sends it); the document is counted only when this resolves, and refunded when it throws. */
+  deliver?: (answer: Answer) => Promise<void>;
+  /** Names the work (a job's id): counted once however often it is taken up (see UsageGuard). */
+  workKey?: string;
 }
 
 export class DocumentRequests {
@@ -69,12 +73,12 @@ export class DocumentRequests {
   /** Runs the request for the account: counted, limited in time, merges holding a slot. */
   perform(account: Account, request: DocumentRequest, options: PerformOptions = {}): Promise<Answer> {
     const { usage } = this.parts;
-    const guard = { test: request.test, merge: request.kind === 'merge', timeLimitMs: options.timeLimitMs, signal: options.signal };
+    const guard = { test: request.test, merge: request.kind === 'merge', timeLimitMs: options.timeLimitMs, signal: options.signal, workKey: options.workKey };
     return usage.run(account, guard, async (signal, deadline): Promise<Answer> => {
       const answer = await this.work(account, request, { signal, deadline, progress: options.progress });
       await options.accept?.(answer);
       return answer;
-    });
+    }, options.deliver);
   }
 
   private async work(account: Account, request: DocumentRequest, ctx: WorkContext): Promise<Answer> {

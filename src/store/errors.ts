@@ -1,4 +1,6 @@
 import { StorageUnavailableError } from '../errors.js';
+import type { SchemaFit } from './schema.js';
+import type { StoreHealth } from './types.js';
 
 /** PostgreSQL error classes and codes that mean "the database is not there", not "the request is wrong". */
 const PG_UNAVAILABLE = /^(08|53|57P0[123]|3D000|42P01)/;
@@ -29,12 +31,14 @@ export function asStorageUnavailable(error: unknown): StorageUnavailableError | 
 
 export const NO_SCHEMA = 'the database has no docsmith schema (was it re-created?); restart docsmith to set it up, or restore a backup';
 
-/** The database was migrated by a newer docsmith: this one must not write to it. */
-export class NewerSchemaError extends Error {
-  constructor(found: number, known: number) {
-    super(`the database schema is at version ${found}, newer than this docsmith knows (${known}): run the docsmith version that migrated it, or restore a backup made for this one`);
-  }
-}
+/** The database was migrated by a newer docsmith that this one cannot serve beside (see store/schema.ts). */
+export class NewerSchemaError extends Error {}
 
 /** A backup that was refused or failed; the message says why (the CLI prints it without a trace). */
 export class BackupError extends Error {}
+
+/** A readiness answer from the schema's fit: the health, or a 503 that says what to do. */
+export function healthOf(fit: SchemaFit): StoreHealth {
+  if (!fit.serve) throw new StorageUnavailableError(fit.reason, fit.reason);
+  return { schema: { database: fit.database, instance: fit.instance } };
+}

@@ -1,5 +1,7 @@
 /**
  * Schema versions, applied in order on start. Append new entries; never edit an applied one.
+ * Entries expand the schema (older instances keep serving on it during a rolling upgrade); a
+ * contraction raises the OLDEST_READER below, a release after the code stopped needing the old part.
  * Times are epoch milliseconds in both dialects.
  */
 /** Jobs: work that outlives a request (async merge, append, convert), with its callback delivery. */
@@ -33,6 +35,13 @@ function jobsTable(bytes: string, time: string): string {
    CREATE INDEX jobs_callbacks ON jobs(callback_state, callback_due_at);
    CREATE INDEX jobs_expiry ON jobs(expires_at);`;
 }
+
+/**
+ * A reservation made for a job names it: the job's later attempts take it over instead of counting
+ * the document again, and the job's outcome commits it in the same statement (counted once).
+ */
+const WORK_KEYS = `ALTER TABLE document_reservations ADD COLUMN work_key TEXT;
+   CREATE UNIQUE INDEX document_reservations_work ON document_reservations(work_key)`;
 
 export const SQLITE_MIGRATIONS: readonly string[] = [
   `CREATE TABLE accounts (
@@ -97,6 +106,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   // The document and proofing counts are per calendar month (UTC): the month they count.
   'ALTER TABLE accounts ADD COLUMN usage_month TEXT',
   jobsTable('BLOB', 'INTEGER'),
+  WORK_KEYS,
 ];
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -164,4 +174,12 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
      expires_at BIGINT NOT NULL,
      PRIMARY KEY (account_id, slot)
    )`,
+  WORK_KEYS,
 ];
+
+/**
+ * The oldest schema version whose docsmith can serve on the schema these migrations make (see
+ * store/schema.ts). Raise it only with a migration that removes or changes what older code uses.
+ */
+export const SQLITE_OLDEST_READER = 6;
+export const POSTGRES_OLDEST_READER = 7;

@@ -2,11 +2,12 @@ import { DocsmithError } from '../errors.js';
 import pg from 'pg';
 import type {
   Account, AccountPatch, AccountRepository, ApiKeyRecord, ApiKeyRepository, NewAccount, NewTemplate,
-  AuthFailureRepository, ClaimResult, ClaimedJob, DocumentReservation, JobOutcome, JobProgress, JobRecord, JobRepository, NewJob, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageClaim, UsageRepository,
+  AuthFailureRepository, ClaimResult, ClaimedJob, DocumentReservation, JobCursor, JobOutcome, JobProgress, JobRecord, JobRepository, NewJob, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, StoreHealth, TemplateMeta, TemplateRecord, TemplateRepository, UsageClaim, UsageRepository,
 } from './types.js';
 import { DuplicateError } from './types.js';
-import { POSTGRES_MIGRATIONS } from './migrations.js';
-import { asStorageUnavailable, NewerSchemaError, NO_SCHEMA } from './errors.js';
+import { POSTGRES_MIGRATIONS, POSTGRES_OLDEST_READER } from './migrations.js';
+import { schemaFit, stateOf, type SchemaState } from './schema.js';
+import { asStorageUnavailable, healthOf, NewerSchemaError, NO_SCHEMA } from './errors.js';
 import { StorageUnavailableError } from '../errors.js';
 import { countUsageSql, usageMonth, accountColumns, jobColumns, type AccountRow, type ApiKeyRow, type JobRow, rowToAccount, rowToApiKey, rowToJob, rowToTemplateMeta, type TemplateRow } from './rows.js';
 import { randomUUID } from 'node:crypto';
@@ -61,15 +62,22 @@ async function migrate(pool: pg.Pool): Promise<void> {
   await inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [LOCK_BASE]);
     await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
-    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+    const column = await client.query("SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'schema_migrations' AND column_name = 'oldest_reader'");
+    if (column.rowCount === 0) await client.query('ALTER TABLE schema_migrations ADD COLUMN oldest_reader INTEGER');
+    const { rows } = await client.query<{ version: number; oldest_reader: number | null }>('SELECT version, oldest_reader FROM schema_migrations ORDER BY version DESC');
+    const found = stateOf(rows[0]);
+    if (found && found.version > POSTGRES_MIGRATIONS.length) {
+      // A newer instance migrated it: serve beside it if it says this one may.
+      const fit = schemaFit(found, POSTGRES_MIGRATIONS.length);
+      if (!fit.serve) throw new NewerSchemaError(fit.reason);
+      return;
+    }
     const done = new Set(rows.map((r) => r.version));
-    const newest = Math.max(0, ...done);
-    if (newest > POSTGRES_MIGRATIONS.length) throw new NewerSchemaError(newest, POSTGRES_MIGRATIONS.length);
     for (const [index, sql] of POSTGRES_MIGRATIONS.entries()) {
       const version = index + 1;
       if (done.has(version)) continue;
       await client.query(sql);
-      await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [version, Date.now()]);
+      await client.query('INSERT INTO schema_migrations (version, applied_at, oldest_reader) VALUES ($1, $2, $3)', [version, Date.now(), POSTGRES_OLDEST_READER]);
     }
   });
 }
@@ -113,15 +121,16 @@ class PostgresStore implements Store {
     this.usage = new PgUsage(pool);
   }
 
-  async ping(): Promise<void> {
-    let version: number | null;
+  async ping(): Promise<StoreHealth> {
+    let found: SchemaState | null;
     try {
-      version = (await this.health.query<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations')).rows[0]?.v ?? null;
+      found = stateOf((await this.health.query<{ version: number; oldest_reader?: number | null }>('SELECT * FROM schema_migrations ORDER BY version DESC LIMIT 1'))
+        .rows.map((r) => ({ version: r.version, oldest_reader: r.oldest_reader ?? null }))[0]);
     } catch (error) {
       if (/42P01|no such table/.test(`${(error as { code?: string }).code} ${(error as Error).message}`)) throw new StorageUnavailableError(NO_SCHEMA, NO_SCHEMA);
       throw asStorageUnavailable(error) ?? error;
     }
-    if (version !== POSTGRES_MIGRATIONS.length) throw new StorageUnavailableError(`the database schema is at version ${version ?? 'none'}, this docsmith needs ${POSTGRES_MIGRATIONS.length}; restart docsmith to migrate, or restore the database`, 'the database schema is of another docsmith version');
+    return healthOf(schemaFit(found, POSTGRES_MIGRATIONS.length));
   }
 
   async backup(): Promise<void> {
@@ -356,6 +365,21 @@ class PgAuthFailures implements AuthFailureRepository {
   }
 }
 
+/** Reservation $1 of account $2 stays counted; one the sweep took back meanwhile (a slow delivery) is counted again. */
+const COMMIT_TAIL = `gone AS (DELETE FROM document_reservations WHERE id = $1 RETURNING id)
+  UPDATE accounts SET created_documents = created_documents + 1 WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM gone)`;
+/** Reservation $1 is taken back, if the sweep has not already. */
+const REFUND_TAIL = `gone AS (DELETE FROM document_reservations WHERE id = $1 RETURNING account_id)
+  UPDATE accounts SET created_documents = created_documents - 1 WHERE id IN (SELECT account_id FROM gone) AND created_documents > 0`;
+
+/** A slot lease, with what the claim's settling statement frees in the same round trip. */
+interface PgSlotLease extends SlotLease {
+  readonly slot: number;
+  readonly holder: string;
+  /** Stops renewing: the caller deletes the row itself. */
+  forget(): void;
+}
+
 class PgUsage implements UsageRepository {
   /** Slot leases this store holds, so closing it can give them back. */
   private readonly held = new Set<{ release(): Promise<void> }>();
@@ -370,14 +394,14 @@ class PgUsage implements UsageRepository {
   async claim(accountId: number, claim: UsageClaim): Promise<ClaimResult> {
     const slot = claim.slot ? await this.acquireSlot(accountId, claim.slot.limit, claim.slot.leaseMs) : null;
     if (claim.slot && !slot) return { refused: 'slots' };
-    let reservation: DocumentReservation | null = null;
+    let reservation: string | null = null;
     try {
-      reservation = claim.documentLeaseMs === undefined ? null : await this.reserveDocument(accountId, claim.documentLeaseMs);
+      reservation = claim.documentLeaseMs === undefined ? null : await this.reserveRow(accountId, claim.documentLeaseMs, claim.workKey);
     } catch (error) {
       await slot?.release();
       throw error;
     }
-    if (claim.documentLeaseMs !== undefined && !reservation) {
+    if (claim.documentLeaseMs !== undefined && reservation === null) {
       await slot?.release();
       return { refused: 'documents' };
     }
@@ -387,41 +411,47 @@ class PgUsage implements UsageRepository {
         settle: async (kept) => {
           if (settled) return;
           settled = true;
-          try {
-            await (kept ? reservation?.commit() : reservation?.refund());
-          } finally {
-            await slot?.release();
-          }
+          // A kept job's document is committed with its outcome (PgJobs.finish).
+          const document = reservation === null || (kept && claim.workKey !== undefined) ? null : reservation;
+          if (document === null) return slot?.release();
+          slot?.forget();
+          // The document and the slot in one statement.
+          await this.pool.query(`WITH slot AS (DELETE FROM merge_slots WHERE account_id = $2 AND slot = $3 AND holder = $4), ${kept ? COMMIT_TAIL : REFUND_TAIL}`,
+            [document, accountId, slot?.slot ?? -1, slot?.holder ?? '']);
         },
       },
     };
   }
 
-  async reserveDocument(accountId: number, leaseMs: number): Promise<DocumentReservation | null> {
-    const { rows } = await this.pool.query<{ id: string }>(
-      `WITH counted AS (${countUsageSql('documents', '$3', '$1')} RETURNING id)
-       INSERT INTO document_reservations (account_id, expires_at) SELECT id, $2 FROM counted RETURNING id`,
-      [accountId, Date.now() + leaseMs, usageMonth()]);
-    const id = rows[0]?.id;
-    if (id === undefined) return null;
+  async reserveDocument(accountId: number, leaseMs: number, workKey?: string): Promise<DocumentReservation | null> {
+    const id = await this.reserveRow(accountId, leaseMs, workKey);
+    if (id === null) return null;
     return {
-      commit: async () => {
-        await this.pool.query('DELETE FROM document_reservations WHERE id = $1', [id]);
-      },
-      refund: async () => {
-        await this.pool.query(
-          `WITH gone AS (DELETE FROM document_reservations WHERE id = $1 RETURNING account_id)
-           UPDATE accounts SET created_documents = created_documents - 1 WHERE id IN (SELECT account_id FROM gone) AND created_documents > 0`, [id]);
-      },
+      commit: async () => void await this.pool.query(`WITH ${COMMIT_TAIL}`, [id, accountId]),
+      refund: async () => void await this.pool.query(`WITH ${REFUND_TAIL}`, [id]),
     };
+  }
+
+  /**
+   * Counts one document and records its reservation, in one statement; with a work key, an earlier
+   * attempt's reservation is taken over (its lease renewed) instead.
+   */
+  private async reserveRow(accountId: number, leaseMs: number, workKey: string | undefined): Promise<string | null> {
+    const { rows } = await this.pool.query<{ id: string }>(
+      `WITH existing AS (UPDATE document_reservations SET expires_at = ${DB_NOW_MS} + $2 WHERE work_key = $4 AND account_id = $1 RETURNING id),
+            counted AS (${countUsageSql('documents', '$3', '$1')} AND NOT EXISTS (SELECT 1 FROM existing) RETURNING id),
+            added AS (INSERT INTO document_reservations (account_id, expires_at, work_key) SELECT id, ${DB_NOW_MS} + $2, $4 FROM counted RETURNING id)
+       SELECT id FROM existing UNION ALL SELECT id FROM added`,
+      [accountId, leaseMs, usageMonth(), workKey ?? null]);
+    return rows[0]?.id ?? null;
   }
 
   async refundExpired(): Promise<number> {
     const { rows } = await this.pool.query<{ n: string }>(
-      `WITH gone AS (DELETE FROM document_reservations WHERE expires_at < $1 RETURNING account_id),
+      `WITH gone AS (DELETE FROM document_reservations WHERE expires_at < ${DB_NOW_MS} RETURNING account_id),
             counts AS (SELECT account_id, count(*) AS n FROM gone GROUP BY account_id),
             refunded AS (UPDATE accounts a SET created_documents = GREATEST(0, a.created_documents - c.n) FROM counts c WHERE a.id = c.account_id RETURNING c.n)
-       SELECT COALESCE(SUM(n), 0) AS n FROM refunded`, [Date.now()]);
+       SELECT COALESCE(SUM(n), 0) AS n FROM refunded`);
     return Number(rows[0]?.n ?? 0);
   }
 
@@ -435,7 +465,7 @@ class PgUsage implements UsageRepository {
    * the database's clock and renewed every third of SLOT_LEASE_MS while held, so the slots of an
    * instance that died come free within that time.
    */
-  async acquireSlot(accountId: number, limit: number, leaseMs: number): Promise<SlotLease | null> {
+  async acquireSlot(accountId: number, limit: number, leaseMs: number): Promise<PgSlotLease | null> {
     const holder = `${process.pid}:${randomUUID()}`;
     const lease = Math.min(leaseMs, SLOT_LEASE_MS);
     for (let slot = 0; slot < limit; slot++) {
@@ -448,19 +478,23 @@ class PgUsage implements UsageRepository {
     return null;
   }
 
-  private lease(accountId: number, slot: number, holder: string, leaseMs: number): SlotLease {
+  private lease(accountId: number, slot: number, holder: string, leaseMs: number): PgSlotLease {
     const renew = setInterval(() => {
       this.pool.query(`UPDATE merge_slots SET expires_at = ${DB_NOW_MS} + $4 WHERE account_id = $1 AND slot = $2 AND holder = $3`, [accountId, slot, holder, leaseMs])
         .catch(() => undefined); // the database is away: the lease runs out, as it would for a dead instance
     }, leaseMs / 3);
     renew.unref();
     let released = false;
-    const lease = {
-      release: async () => {
-        if (released) return;
+    const lease: PgSlotLease = {
+      slot, holder,
+      forget: () => {
         released = true;
         clearInterval(renew);
         this.held.delete(lease);
+      },
+      release: async () => {
+        if (released) return;
+        lease.forget();
         await this.pool.query('DELETE FROM merge_slots WHERE account_id = $1 AND slot = $2 AND holder = $3', [accountId, slot, holder])
           .catch(() => undefined); // not reachable now: the lease runs out by itself
       },
@@ -472,7 +506,10 @@ class PgUsage implements UsageRepository {
 
 const JOB_SELECT = `SELECT ${jobColumns} FROM jobs`;
 
-/** Jobs on PostgreSQL: instances take them up with FOR UPDATE SKIP LOCKED, so none waits on another. */
+/**
+ * Jobs on PostgreSQL: instances take them up with FOR UPDATE SKIP LOCKED, so none waits on another;
+ * times are the database's clock, so leases mean the same to every instance.
+ */
 class PgJobs implements JobRepository {
   constructor(private readonly pool: pg.Pool) {}
 
@@ -482,9 +519,8 @@ class PgJobs implements JobRepository {
       await client.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [job.accountId]);
       const { rows } = await client.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM jobs WHERE account_id = $1 AND state IN ('queued', 'running')", [job.accountId]);
       if ((rows[0]?.n ?? 0) >= maxWaiting) return 'limit';
-      const now = Date.now();
       await client.query(`INSERT INTO jobs (id, account_id, kind, state, request, created_at, due_at, callback_url)
-        VALUES ($1, $2, $3, 'queued', $4, $5, $5, $6)`, [job.id, job.accountId, job.kind, job.request, now, job.callbackUrl]);
+        VALUES ($1, $2, $3, 'queued', $4, ${DB_NOW_MS}, ${DB_NOW_MS}, $5)`, [job.id, job.accountId, job.kind, job.request, job.callbackUrl]);
       return 'added';
     });
   }
@@ -494,8 +530,11 @@ class PgJobs implements JobRepository {
     return rows[0] ? rowToJob(rows[0]) : null;
   }
 
-  async list(accountId: number, limit: number): Promise<JobRecord[]> {
-    const { rows } = await this.pool.query<JobRow>(`${JOB_SELECT} WHERE account_id = $1 ORDER BY created_at DESC, id LIMIT $2`, [accountId, limit]);
+  async list(accountId: number, limit: number, after?: JobCursor): Promise<JobRecord[]> {
+    const { rows } = after
+      ? await this.pool.query<JobRow>(`${JOB_SELECT} WHERE account_id = $1 AND (created_at, id) < ($3, $4) ORDER BY created_at DESC, id DESC LIMIT $2`,
+        [accountId, limit, after.createdAt.getTime(), after.id])
+      : await this.pool.query<JobRow>(`${JOB_SELECT} WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [accountId, limit]);
     return rows.map(rowToJob);
   }
 
@@ -511,48 +550,52 @@ class PgJobs implements JobRepository {
 
   async claim(leaseMs: number): Promise<ClaimedJob | null> {
     const holder = `${process.pid}:${randomUUID()}`;
-    const now = Date.now();
     const { rows } = await this.pool.query<JobRow & { request: Buffer }>(
-      `UPDATE jobs SET state = 'running', holder = $1, lease_until = $2, started_at = COALESCE(started_at, $3), attempts = attempts + 1
-       WHERE id = (SELECT id FROM jobs WHERE (state = 'queued' AND due_at <= $3) OR (state = 'running' AND lease_until < $3)
+      `WITH now AS (SELECT ${DB_NOW_MS} AS ms)
+       UPDATE jobs SET state = 'running', holder = $1, lease_until = (SELECT ms FROM now) + $2, started_at = COALESCE(started_at, (SELECT ms FROM now)), attempts = attempts + 1
+       WHERE id = (SELECT id FROM jobs WHERE (state = 'queued' AND due_at <= (SELECT ms FROM now)) OR (state = 'running' AND lease_until < (SELECT ms FROM now))
                    ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-       RETURNING ${jobColumns}, request`, [holder, now + leaseMs, now]);
+       RETURNING ${jobColumns}, request`, [holder, leaseMs]);
     return rows[0] ? { job: rowToJob(rows[0]), request: rows[0].request, holder } : null;
   }
 
   async renew(id: string, holder: string, leaseMs: number, progress?: JobProgress): Promise<boolean> {
     const result = await this.pool.query(
-      "UPDATE jobs SET lease_until = $1, progress = COALESCE($2, progress) WHERE id = $3 AND holder = $4 AND state = 'running'",
-      [Date.now() + leaseMs, progress ? JSON.stringify(progress) : null, id, holder]);
+      `UPDATE jobs SET lease_until = ${DB_NOW_MS} + $1, progress = COALESCE($2, progress) WHERE id = $3 AND holder = $4 AND state = 'running'`,
+      [leaseMs, progress ? JSON.stringify(progress) : null, id, holder]);
     return (result.rowCount ?? 0) > 0;
   }
 
   async requeue(id: string, holder: string, delayMs: number): Promise<void> {
     await this.pool.query(
-      "UPDATE jobs SET state = 'queued', holder = NULL, lease_until = NULL, progress = NULL, attempts = attempts - 1, due_at = $1 WHERE id = $2 AND holder = $3 AND state = 'running'",
-      [Date.now() + delayMs, id, holder]);
+      `UPDATE jobs SET state = 'queued', holder = NULL, lease_until = NULL, progress = NULL, attempts = attempts - 1, due_at = ${DB_NOW_MS} + $1 WHERE id = $2 AND holder = $3 AND state = 'running'`,
+      [delayMs, id, holder]);
   }
 
   async finish(id: string, holder: string, outcome: JobOutcome, retainMs: number): Promise<boolean> {
-    const now = Date.now();
     const ok = 'result' in outcome;
-    const result = await this.pool.query(
-      `UPDATE jobs SET state = $1, result = $2, error_status = $3, error_message = $4, request = NULL,
-         finished_at = $5::bigint, expires_at = $6, holder = NULL, lease_until = NULL, progress = NULL,
+    // The job's reserved document settles with it: committed with a result, taken back with an error.
+    const { rows } = await this.pool.query<{ n: string }>(
+      `WITH now AS (SELECT ${DB_NOW_MS} AS ms),
+       ended AS (UPDATE jobs SET state = $1, result = $2, error_status = $3, error_message = $4, request = NULL,
+         finished_at = (SELECT ms FROM now), expires_at = (SELECT ms FROM now) + $5, holder = NULL, lease_until = NULL, progress = NULL,
          callback_state = CASE WHEN callback_url IS NULL THEN NULL ELSE 'pending' END,
-         callback_due_at = CASE WHEN callback_url IS NULL THEN NULL ELSE $5::bigint END
-       WHERE id = $7 AND holder = $8 AND state = 'running'`,
-      [ok ? 'done' : 'failed', ok ? outcome.result : null, ok ? null : outcome.error.status, ok ? null : outcome.error.message, now, now + retainMs, id, holder]);
-    return (result.rowCount ?? 0) > 0;
+         callback_due_at = CASE WHEN callback_url IS NULL THEN NULL ELSE (SELECT ms FROM now) END
+       WHERE id = $6 AND holder = $7 AND state = 'running' RETURNING id),
+       settled AS (DELETE FROM document_reservations WHERE work_key IN (SELECT id FROM ended) RETURNING account_id),
+       refunded AS (UPDATE accounts SET created_documents = created_documents - 1 WHERE NOT $8 AND id IN (SELECT account_id FROM settled) AND created_documents > 0)
+       SELECT COUNT(*) AS n FROM ended`,
+      [ok ? 'done' : 'failed', ok ? outcome.result : null, ok ? null : outcome.error.status, ok ? null : outcome.error.message, retainMs, id, holder, ok]);
+    return Number(rows[0]?.n ?? 0) > 0;
   }
 
   async claimCallbacks(leaseMs: number, limit: number, skipAccounts: readonly number[] = []): Promise<JobRecord[]> {
-    const now = Date.now();
     const { rows } = await this.pool.query<JobRow>(
-      `UPDATE jobs SET callback_due_at = $1, callback_attempts = callback_attempts + 1
-       WHERE id IN (SELECT id FROM jobs WHERE callback_state = 'pending' AND callback_due_at <= $2 AND NOT (account_id = ANY($4::bigint[]))
-                    ORDER BY callback_due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-       RETURNING ${jobColumns}`, [now + leaseMs, now, limit, skipAccounts]);
+      `WITH now AS (SELECT ${DB_NOW_MS} AS ms)
+       UPDATE jobs SET callback_due_at = (SELECT ms FROM now) + $1, callback_attempts = callback_attempts + 1
+       WHERE id IN (SELECT id FROM jobs WHERE callback_state = 'pending' AND callback_due_at <= (SELECT ms FROM now) AND NOT (account_id = ANY($3::bigint[]))
+                    ORDER BY callback_due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING ${jobColumns}`, [leaseMs, limit, skipAccounts]);
     return rows.map(rowToJob);
   }
 
@@ -562,7 +605,7 @@ class PgJobs implements JobRepository {
     } else if (outcome.retryInMs === null) {
       await this.pool.query("UPDATE jobs SET callback_state = 'failed', callback_due_at = NULL, callback_error = $1 WHERE id = $2", [outcome.error, id]);
     } else {
-      await this.pool.query('UPDATE jobs SET callback_due_at = $1, callback_error = $2 WHERE id = $3', [Date.now() + outcome.retryInMs, outcome.error, id]);
+      await this.pool.query(`UPDATE jobs SET callback_due_at = ${DB_NOW_MS} + $1, callback_error = $2 WHERE id = $3`, [outcome.retryInMs, outcome.error, id]);
     }
   }
 
@@ -572,7 +615,7 @@ class PgJobs implements JobRepository {
 
   async deleteExpired(): Promise<number> {
     // A finished job waits for its callback's last attempt before it goes.
-    const result = await this.pool.query("DELETE FROM jobs WHERE expires_at < $1 AND (callback_state IS NULL OR callback_state <> 'pending')", [Date.now()]);
+    const result = await this.pool.query(`DELETE FROM jobs WHERE expires_at < ${DB_NOW_MS} AND (callback_state IS NULL OR callback_state <> 'pending')`);
     return result.rowCount ?? 0;
   }
 }

@@ -14,14 +14,15 @@ export const Database = createRequire(import.meta.url)(Number(process.versions.n
 type Database = BetterSqlite3.Database;
 import type {
   Account, AccountPatch, AccountRepository, ApiKeyRecord, ApiKeyRepository, NewAccount, NewTemplate,
-  AuthFailureRepository, ClaimResult, ClaimedJob, DocumentReservation, JobOutcome, JobProgress, JobRecord, JobRepository, NewJob, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, TemplateMeta, TemplateRecord, TemplateRepository, UsageClaim, UsageRepository,
+  AuthFailureRepository, ClaimResult, ClaimedJob, DocumentReservation, JobCursor, JobOutcome, JobProgress, JobRecord, JobRepository, NewJob, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, StoreHealth, TemplateMeta, TemplateRecord, TemplateRepository, UsageClaim, UsageRepository,
 } from './types.js';
 import { DuplicateError } from './types.js';
-import { asStorageUnavailable, BackupError, NewerSchemaError, NO_SCHEMA } from './errors.js';
+import { asStorageUnavailable, BackupError, healthOf, NewerSchemaError, NO_SCHEMA } from './errors.js';
+import { schemaFit, stateOf, type SchemaState } from './schema.js';
 import { processAlive } from '../util/process.js';
 import { freeBytesSync } from '../util/disk.js';
 import { StorageUnavailableError } from '../errors.js';
-import { SQLITE_MIGRATIONS } from './migrations.js';
+import { SQLITE_MIGRATIONS, SQLITE_OLDEST_READER } from './migrations.js';
 import { countUsageSql, usageMonth, accountColumns, jobColumns, type AccountRow, type ApiKeyRow, type JobRow, rowToAccount, rowToApiKey, rowToJob, rowToTemplateMeta, type TemplateRow } from './rows.js';
 
 /** Takes group and other permissions away (the secret key beside the database is 0600 already). */
@@ -158,16 +159,22 @@ function prepared(db: Database, sql: string): BetterSqlite3.Statement {
 function migrate(db: Database): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
   db.transaction(() => {
-    const done = new Set(
-      (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
-    );
-    const newest = Math.max(0, ...done);
-    if (newest > SQLITE_MIGRATIONS.length) throw new NewerSchemaError(newest, SQLITE_MIGRATIONS.length);
+    const columns = db.prepare('PRAGMA table_info(schema_migrations)').all() as { name: string }[];
+    if (!columns.some((c) => c.name === 'oldest_reader')) db.exec('ALTER TABLE schema_migrations ADD COLUMN oldest_reader INTEGER');
+    const rows = db.prepare('SELECT version, oldest_reader FROM schema_migrations ORDER BY version DESC').all() as { version: number; oldest_reader: number | null }[];
+    const found = stateOf(rows[0]);
+    if (found && found.version > SQLITE_MIGRATIONS.length) {
+      // A newer docsmith migrated it: serve on it if it says this one may.
+      const fit = schemaFit(found, SQLITE_MIGRATIONS.length);
+      if (!fit.serve) throw new NewerSchemaError(fit.reason);
+      return;
+    }
+    const done = new Set(rows.map((r) => r.version));
     SQLITE_MIGRATIONS.forEach((sql, index) => {
       const version = index + 1;
       if (done.has(version)) return;
       db.exec(sql);
-      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());
+      db.prepare('INSERT INTO schema_migrations (version, applied_at, oldest_reader) VALUES (?, ?, ?)').run(version, Date.now(), SQLITE_OLDEST_READER);
     });
   }).immediate();
 }
@@ -201,16 +208,18 @@ class SqliteStore implements Store {
     this.usage = new SqliteUsage(counters);
   }
 
-  async ping(): Promise<void> {
-    let version: number | null;
+  async ping(): Promise<StoreHealth> {
+    let found: SchemaState | null;
     try {
-      version = (prepared(this.db, 'SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v;
+      const row = prepared(this.db, 'SELECT * FROM schema_migrations ORDER BY version DESC LIMIT 1').get() as { version: number; oldest_reader?: number | null } | undefined;
+      found = stateOf(row && { version: row.version, oldest_reader: row.oldest_reader ?? null });
     } catch (error) {
       if (/42P01|no such table/.test(`${(error as { code?: string }).code} ${(error as Error).message}`)) throw new StorageUnavailableError(NO_SCHEMA, NO_SCHEMA);
       throw asStorageUnavailable(error) ?? error;
     }
-    if (version !== SQLITE_MIGRATIONS.length) throw new StorageUnavailableError(`the database schema is at version ${version ?? 'none'}, this docsmith needs ${SQLITE_MIGRATIONS.length}; restart docsmith to migrate, or restore the database`, 'the database schema is of another docsmith version');
+    const health = healthOf(schemaFit(found, SQLITE_MIGRATIONS.length));
     this.reserve.ensure();
+    return health;
   }
 
   async backup(file: string): Promise<void> {
@@ -479,24 +488,38 @@ class SqliteAuthFailures implements AuthFailureRepository {
 
 class SqliteUsage implements UsageRepository {
   // Made once: better-sqlite3 builds a transaction function per call otherwise.
-  private readonly reserveTx: (accountId: number, leaseMs: number) => number | null;
+  private readonly reserveTx: (accountId: number, leaseMs: number, workKey: string | null) => number | null;
   private readonly refundTx: (id: number, accountId: number) => void;
   private readonly refundExpiredTx: () => number;
   private readonly acquireTx: (accountId: number, limit: number, leaseMs: number, holder: string) => number | null;
   private readonly proofingTx: (accountId: number) => boolean;
   private readonly claimTx: (accountId: number, wanted: UsageClaim, holder: string) => 'slots' | 'documents' | number | null;
   private readonly settleTx: (accountId: number, reservation: number | null, kept: boolean, holder: string | null) => void;
+  private readonly commitTx: (id: number, accountId: number) => void;
 
   constructor(private readonly db: Database) {
     const sql = (text: string) => prepared(db, text);
     const count = sql(countUsageSql('documents', '@month', '@id'));
     const countProofing = sql(countUsageSql('proofing', '@month', '@id'));
-    const reserveRow = (accountId: number, leaseMs: number): number | null => {
+    // With a work key, an earlier attempt's reservation is taken over instead of counting again.
+    const reserveRow = (accountId: number, leaseMs: number, workKey: string | null): number | null => {
+      if (workKey !== null) {
+        const earlier = sql('UPDATE document_reservations SET expires_at = ? WHERE work_key = ? AND account_id = ? RETURNING id').get(Date.now() + leaseMs, workKey, accountId) as { id: number } | undefined;
+        if (earlier) return earlier.id;
+      }
       if (count.run({ id: accountId, month: usageMonth() }).changes === 0) return null;
-      return Number(sql('INSERT INTO document_reservations (account_id, expires_at) VALUES (?, ?)').run(accountId, Date.now() + leaseMs).lastInsertRowid);
+      return Number(sql('INSERT INTO document_reservations (account_id, expires_at, work_key) VALUES (?, ?, ?)').run(accountId, Date.now() + leaseMs, workKey).lastInsertRowid);
     };
     const reserve = db.transaction(reserveRow);
-    this.reserveTx = (accountId, leaseMs) => reserve.immediate(accountId, leaseMs);
+    this.reserveTx = (accountId, leaseMs, workKey) => reserve.immediate(accountId, leaseMs, workKey);
+    // One the sweep took back meanwhile (a slow delivery) is counted again.
+    const commitRow = (id: number, accountId: number) => {
+      if (sql('DELETE FROM document_reservations WHERE id = ?').run(id).changes === 0) {
+        sql('UPDATE accounts SET created_documents = created_documents + 1 WHERE id = ?').run(accountId);
+      }
+    };
+    const commit = db.transaction(commitRow);
+    this.commitTx = (id, accountId) => commit.immediate(id, accountId);
     const refundRow = (id: number, accountId: number) => {
       if (sql('DELETE FROM document_reservations WHERE id = ?').run(id).changes > 0) {
         sql('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(accountId);
@@ -538,7 +561,7 @@ class SqliteUsage implements UsageRepository {
     const claim = db.transaction((accountId: number, wanted: UsageClaim, holder: string): 'slots' | 'documents' | number | null => {
       if (wanted.slot && acquireRow(accountId, wanted.slot.limit, wanted.slot.leaseMs, holder) === null) return 'slots';
       if (wanted.documentLeaseMs === undefined) return null;
-      const reservation = reserveRow(accountId, wanted.documentLeaseMs);
+      const reservation = reserveRow(accountId, wanted.documentLeaseMs, wanted.workKey ?? null);
       if (reservation !== null) return reservation;
       if (wanted.slot) releaseSlot(holder);
       return 'documents';
@@ -546,7 +569,7 @@ class SqliteUsage implements UsageRepository {
     this.claimTx = (accountId, wanted, holder) => claim.immediate(accountId, wanted, holder);
     const settle = db.transaction((accountId: number, reservation: number | null, kept: boolean, holder: string | null) => {
       if (reservation !== null) {
-        if (kept) sql('DELETE FROM document_reservations WHERE id = ?').run(reservation);
+        if (kept) commitRow(reservation, accountId);
         else refundRow(reservation, accountId);
       }
       if (holder !== null) releaseSlot(holder);
@@ -568,18 +591,19 @@ class SqliteUsage implements UsageRepository {
         settle: async (kept) => {
           if (settled || !this.db.open) return;
           settled = true;
-          this.settleTx(accountId, claimed, kept, holder);
+          // A kept job's document is committed with its outcome (SqliteJobs.finish).
+          this.settleTx(accountId, kept && wanted.workKey !== undefined ? null : claimed, kept, holder);
         },
       },
     };
   }
 
-  async reserveDocument(accountId: number, leaseMs: number): Promise<DocumentReservation | null> {
-    const id = this.reserveTx(accountId, leaseMs);
+  async reserveDocument(accountId: number, leaseMs: number, workKey?: string): Promise<DocumentReservation | null> {
+    const id = this.reserveTx(accountId, leaseMs, workKey ?? null);
     if (id === null) return null;
     return {
       commit: async () => {
-        prepared(this.db, 'DELETE FROM document_reservations WHERE id = ?').run(id);
+        this.commitTx(id, accountId);
       },
       refund: async () => {
         this.refundTx(id, accountId);
@@ -617,6 +641,7 @@ class SqliteJobs implements JobRepository {
   private readonly addTx: (job: NewJob, maxWaiting: number) => 'added' | 'limit';
   private readonly claimTx: (leaseMs: number, holder: string) => ClaimedJob | null;
   private readonly claimCallbacksTx: (leaseMs: number, limit: number, skipAccounts: string) => JobRecord[];
+  private readonly finishTx: (id: string, holder: string, outcome: JobOutcome, retainMs: number) => boolean;
 
   constructor(private readonly db: Database, private readonly space: SpaceReturner) {
     const sql = (text: string) => prepared(db, text);
@@ -649,6 +674,24 @@ class SqliteJobs implements JobRepository {
       return rows.map((row) => rowToJob({ ...row, callback_attempts: Number(row.callback_attempts) + 1 }));
     });
     this.claimCallbacksTx = (leaseMs, limit, skipAccounts) => claimCallbacks.immediate(leaseMs, limit, skipAccounts);
+    // The job's reserved document settles with it: committed with a result, taken back with an error.
+    const finish = db.transaction((id: string, holder: string, outcome: JobOutcome, retainMs: number): boolean => {
+      const now = Date.now();
+      const ok = 'result' in outcome;
+      const ended = sql(`UPDATE jobs SET state = ?, result = ?, error_status = ?, error_message = ?, request = NULL,
+          finished_at = ?, expires_at = ?, holder = NULL, lease_until = NULL, progress = NULL,
+          callback_state = CASE WHEN callback_url IS NULL THEN NULL ELSE 'pending' END,
+          callback_due_at = CASE WHEN callback_url IS NULL THEN NULL ELSE ? END
+        WHERE id = ? AND holder = ? AND state = 'running' RETURNING account_id`).get(
+        ok ? 'done' : 'failed', ok ? outcome.result : null, ok ? null : outcome.error.status, ok ? null : outcome.error.message,
+        now, now + retainMs, now, id, holder,
+      ) as { account_id: number } | undefined;
+      if (!ended) return false;
+      const settled = sql('DELETE FROM document_reservations WHERE work_key = ?').run(id).changes;
+      if (settled > 0 && !ok) sql('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(ended.account_id);
+      return true;
+    });
+    this.finishTx = (id, holder, outcome, retainMs) => finish.immediate(id, holder, outcome, retainMs);
   }
 
   async add(job: NewJob, maxWaiting: number): Promise<'added' | 'limit'> {
@@ -660,8 +703,12 @@ class SqliteJobs implements JobRepository {
     return row ? rowToJob(row) : null;
   }
 
-  async list(accountId: number, limit: number): Promise<JobRecord[]> {
-    return (prepared(this.db, `${JOB_SELECT} WHERE account_id = ? ORDER BY created_at DESC, id LIMIT ?`).all(accountId, limit) as JobRow[]).map(rowToJob);
+  async list(accountId: number, limit: number, after?: JobCursor): Promise<JobRecord[]> {
+    const rows = after
+      ? prepared(this.db, `${JOB_SELECT} WHERE account_id = ? AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?`)
+        .all(accountId, after.createdAt.getTime(), after.createdAt.getTime(), after.id, limit)
+      : prepared(this.db, `${JOB_SELECT} WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`).all(accountId, limit);
+    return (rows as JobRow[]).map(rowToJob);
   }
 
   async queueStats(): Promise<{ waiting: number; oldestQueuedAt: Date | null }> {
@@ -689,16 +736,7 @@ class SqliteJobs implements JobRepository {
   }
 
   async finish(id: string, holder: string, outcome: JobOutcome, retainMs: number): Promise<boolean> {
-    const now = Date.now();
-    const ok = 'result' in outcome;
-    return prepared(this.db, `UPDATE jobs SET state = ?, result = ?, error_status = ?, error_message = ?, request = NULL,
-        finished_at = ?, expires_at = ?, holder = NULL, lease_until = NULL, progress = NULL,
-        callback_state = CASE WHEN callback_url IS NULL THEN NULL ELSE 'pending' END,
-        callback_due_at = CASE WHEN callback_url IS NULL THEN NULL ELSE ? END
-      WHERE id = ? AND holder = ? AND state = 'running'`).run(
-      ok ? 'done' : 'failed', ok ? outcome.result : null, ok ? null : outcome.error.status, ok ? null : outcome.error.message,
-      now, now + retainMs, now, id, holder,
-    ).changes > 0;
+    return this.finishTx(id, holder, outcome, retainMs);
   }
 
   async claimCallbacks(leaseMs: number, limit: number, skipAccounts: readonly number[] = []): Promise<JobRecord[]> {

@@ -112,11 +112,20 @@ export interface UsageClaim {
   slot?: { limit: number; leaseMs: number };
   /** Reserve one document (not for test runs), with this lease (see `reserveDocument`). */
   documentLeaseMs?: number;
+  /**
+   * Names the work (a job's id): a reservation left by an earlier attempt of it is taken over, not
+   * counted again, and the job's outcome settles it (`JobRepository.finish`), not the hold.
+   */
+  workKey?: string;
 }
 
 /** A granted claim; settle it exactly once when the work ends. */
 export interface UsageHold {
-  /** `kept`: the work succeeded and the document stays counted; otherwise it is taken back. The slot is freed either way. */
+  /**
+   * `kept`: the work succeeded and its answer was delivered: the document stays counted (one whose
+   * lease ran out meanwhile is counted again); otherwise it is taken back. A reservation with a
+   * work key is left to the job's outcome when kept. The slot is freed either way.
+   */
   settle(kept: boolean): Promise<void>;
 }
 
@@ -134,7 +143,7 @@ export interface UsageRepository {
    * the work settles it; null when the quota is exhausted. A reservation neither committed nor
    * refunded within `leaseMs` (its instance died) is taken back by `refundExpired`.
    */
-  reserveDocument(accountId: number, leaseMs: number): Promise<DocumentReservation | null>;
+  reserveDocument(accountId: number, leaseMs: number, workKey?: string): Promise<DocumentReservation | null>;
   /** Takes back every reservation whose lease has run out; returns how many. */
   refundExpired(): Promise<number>;
   /** Adds one proofing transaction if the account is below its limit; false when exhausted. */
@@ -215,6 +224,12 @@ export interface JobRecord {
   callback: JobCallback | null;
 }
 
+/** Where a page of jobs ended: the last job's creation time and id. */
+export interface JobCursor {
+  createdAt: Date;
+  id: string;
+}
+
 export interface NewJob {
   id: string;
   accountId: number;
@@ -242,8 +257,8 @@ export interface JobRepository {
   /** Queues the job unless the account already has `maxWaiting` jobs queued or running. */
   add(job: NewJob, maxWaiting: number): Promise<'added' | 'limit'>;
   get(accountId: number, id: string): Promise<JobRecord | null>;
-  /** The account's jobs, newest first. */
-  list(accountId: number, limit: number): Promise<JobRecord[]>;
+  /** The account's jobs, newest first; with `after`, those that come after that job in this order (cursor paging). */
+  list(accountId: number, limit: number, after?: JobCursor): Promise<JobRecord[]>;
   /** Jobs of every account waiting to run, and when the oldest of them was queued (for /metrics). */
   queueStats(): Promise<{ waiting: number; oldestQueuedAt: Date | null }>;
   /** The result of a done job (the body the synchronous endpoint answers), or null. */
@@ -254,7 +269,11 @@ export interface JobRepository {
   renew(id: string, holder: string, leaseMs: number, progress?: JobProgress): Promise<boolean>;
   /** Puts a running job back in the queue, due after `delayMs` (waiting for a merge slot, or a stop); the take-up does not count as an attempt. */
   requeue(id: string, holder: string, delayMs: number): Promise<void>;
-  /** Ends the job; kept `retainMs`; a job with a callback URL gets its delivery due at once. */
+  /**
+   * Ends the job; kept `retainMs`; a job with a callback URL gets its delivery due at once. In the
+   * same transaction the document reserved under the job's id is committed (a result) or taken back
+   * (an error), so a job counts once however often it was taken up.
+   */
   finish(id: string, holder: string, outcome: JobOutcome, retainMs: number): Promise<boolean>;
   /**
    * Takes up to `limit` due callback deliveries, each leased for `leaseMs` against other
@@ -280,14 +299,19 @@ export interface Store {
   readonly usage: UsageRepository;
   readonly authFailures: AuthFailureRepository;
   readonly shareLinks: ShareLinkRepository;
-  /** Resolves when the store can serve; throws otherwise. */
-  ping(): Promise<void>;
+  /** Resolves when the store can serve; throws otherwise (a 503 that says why). */
+  ping(): Promise<StoreHealth>;
   /**
    * A consistent copy of the whole database in one file, taken while it serves (SQLite's online
    * backup). PostgreSQL refuses with the pg_dump line to use instead.
    */
   backup(file: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A store that can serve, and on which schema (a newer one than the instance's during a rolling upgrade). */
+export interface StoreHealth {
+  schema: { database: number; instance: number };
 }
 
 export class DuplicateError extends Error {}

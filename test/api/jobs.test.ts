@@ -194,6 +194,39 @@ describe('background jobs (async=true) with callbacks', () => {
 });
 
 describe('background jobs across instances and restarts', () => {
+  it('pages the job list with a cursor: newest first, each job once, however many are added meanwhile', async () => {
+    const env = await serverWithAccounts({ ann: { licence: 'SN-1' } }, { DOCSMITH_JOB_WORKERS: '0', DOCSMITH_JOB_MAX_WAITING: '20' });
+    try {
+      const ann = env.clients.ann!;
+      const submit = async (name: string) => ((await ann.post('/v1/document/merge?returnFormat=DOCX&async=true', { json: { template, mergeData: [{ name }] } })).json() as Job).id;
+      const ids: string[] = [];
+      for (let i = 0; i < 7; i++) ids.push(await submit(`N${i}`));
+      const seen: string[] = [];
+      const times: number[] = [];
+      let next: string | null = '/v1/jobs?limit=3';
+      while (next) {
+        const page = await ann.get(next);
+        assert.equal(page.status, 200, page.text);
+        seen.push(...(page.json() as Job[]).map((j) => j.id));
+        times.push(...(page.json() as (Job & { createdAt: string })[]).map((j) => Date.parse(j.createdAt)));
+        const link = page.headers.link as string | undefined;
+        next = link ? /^<([^>]+)>; rel="next"$/.exec(link)![1]! : null;
+        if (link) assert.ok(next!.endsWith(`after=${String(page.headers['x-next-cursor'])}`));
+        if (seen.length === 3) await submit('added while paging'); // newer: on no later page
+      }
+      assert.deepEqual([...seen].sort(), [...ids].sort(), 'each job once, the one added meanwhile on no later page');
+      assert.deepEqual(times, [...times].sort((x, y) => y - x), 'newest first');
+      assert.equal(((await ann.get('/v1/jobs')).json() as Job[]).length, 8);
+      assert.equal((await ann.get('/v1/jobs?limit=0')).status, 400);
+      assert.equal((await ann.get('/v1/jobs?limit=501')).status, 400);
+      const forged = await ann.get('/v1/jobs?after=bm90LWEtY3Vyc29y');
+      assert.equal(forged.status, 400);
+      assert.match(message(forged), /X-Next-Cursor/);
+    } finally {
+      await env.close();
+    }
+  });
+
   it('queues jobs on an instance that runs none, cancels and limits them, and another instance runs them; the job limit stops a long job', async () => {
     const dataDir = tempDir();
     const admin = await adminServices({ dataDir });

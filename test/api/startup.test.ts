@@ -53,7 +53,29 @@ describe('start-up says what is wrong in one line', () => {
     const db = new Database(path.join(dataDir, 'docsmith.sqlite'));
     db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (999, 0)').run();
     db.close();
-    oneLine(await failedStart({ DOCSMITH_DATA_DIR: dataDir }), /schema is at version 999, newer than this docsmith knows/);
+    oneLine(await failedStart({ DOCSMITH_DATA_DIR: dataDir }), /schema is at version 999, which docsmith built for schema 999 or newer can serve; this instance is built for \d+: upgrade it/);
+  });
+
+  it('keeps serving on a newer schema inside its range (a rolling upgrade), and /readyz says when it is outside', async () => {
+    const dataDir = tempDir();
+    const server = await startServer({ DOCSMITH_DATA_DIR: dataDir });
+    try {
+      const mine = (await request(server.url, 'GET', '/readyz')).json() as { schema: { database: number; instance: number } };
+      const version = mine.schema.instance;
+      assert.deepEqual(mine.schema, { database: version, instance: version });
+      const db = new Database(path.join(dataDir, 'docsmith.sqlite'));
+      db.prepare('INSERT INTO schema_migrations (version, applied_at, oldest_reader) VALUES (?, 0, ?)').run(version + 1, version);
+      const inside = await request(server.url, 'GET', '/readyz');
+      assert.equal(inside.status, 200, inside.text);
+      assert.deepEqual((inside.json() as typeof mine).schema, { database: version + 1, instance: version });
+      db.prepare('INSERT INTO schema_migrations (version, applied_at, oldest_reader) VALUES (?, 0, ?)').run(version + 2, version + 2);
+      db.close();
+      const outside = await request(server.url, 'GET', '/readyz');
+      assert.equal(outside.status, 503);
+      assert.match(outside.text, new RegExp(`schema is at version ${version + 2}.*this instance is built for ${version}: upgrade it`));
+    } finally {
+      await server.stop();
+    }
   });
 
   it('names a missing office program, an unusable data folder and a bad bootstrap password', async () => {

@@ -1,6 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
+import fs from 'node:fs';
+import net from 'node:net';
+import { until } from '../helpers/wait.js';
 import { startServer, tempDir, type RunningServer } from '../helpers/server.js';
 import { client, type Client, errorMessage as message } from '../helpers/http.js';
 import { adminServices, makeAccount } from '../helpers/accounts.js';
@@ -18,6 +21,7 @@ describe('quota, test runs, merge slots and the time limit (one instance, SQLite
   let trial: Client;
   let paid: Client;
   let expired: Client;
+  let paidAuth: string;
   before(async () => {
     const dataDir = tempDir();
     admin = await adminServices({ dataDir });
@@ -27,6 +31,7 @@ describe('quota, test runs, merge slots and the time limit (one instance, SQLite
     server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_JOB_TIMEOUT_MS: '400' });
     trial = client(server.url, { basic: [t.user, t.password] });
     paid = client(server.url, { basic: [p.user, p.password] });
+    paidAuth = `Basic ${Buffer.from(`${p.user}:${p.password}`).toString('base64')}`;
     expired = client(server.url, { basic: [e.user, e.password] });
   });
   after(async () => {
@@ -83,6 +88,23 @@ describe('quota, test runs, merge slots and the time limit (one instance, SQLite
     assert.equal(await created(paid), before);
     const both = await Promise.all([op(paid, 'merge=1&holdMs=50'), op(paid, 'merge=1&holdMs=50')]);
     assert.deepEqual(both.map((r) => r.status), [200, 200]);
+  });
+
+  it('does not count a document whose client left before its answer was sent (its retry counts once)', async () => {
+    const before = await created(paid);
+    const log = () => fs.readFileSync(server.logPath, 'utf8');
+    const left = () => log().split('\n').filter((line) => line.includes('the client left before its answer was sent')).length;
+    const leftBefore = left();
+    // The work waits until the client is gone, then its answer cannot be delivered.
+    const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`POST /v1/_test/operation?untilClosed=1&holdMs=120000 HTTP/1.1\r\nhost: x\r\nauthorization: ${paidAuth}\r\ncontent-length: 0\r\n\r\n`);
+    await until('the request reached the server', async () => log().includes('untilClosed=1'));
+    socket.resetAndDestroy();
+    await until('the server saw the client leave', async () => left() > leftBefore);
+    assert.equal(await created(paid), before, 'nothing was delivered, nothing counted');
+    assert.equal((await op(paid)).status, 200);
+    assert.equal(await created(paid), before + 1);
   });
 
   it('refuses counted work for an account past its validity', async () => {

@@ -363,6 +363,9 @@ for (const make of [sqliteBackend, postgresBackend]) {
       await new Promise((r) => setTimeout(r, 20));
       assert.equal(await store.jobs.deleteExpired(), 1);
       assert.deepEqual((await store.jobs.list(a.id, 10)).map((j) => j.id), ['j1']);
+      const listed = await second.jobs.list(a.id, 10);
+      assert.deepEqual(await store.jobs.list(a.id, 10, { createdAt: listed[0]!.createdAt, id: listed[0]!.id }), [], 'nothing after the last');
+      assert.deepEqual((await store.jobs.list(a.id, 10, { createdAt: new Date(listed[0]!.createdAt.getTime() + 1), id: '' })).map((j) => j.id), ['j1']);
       assert.equal(await store.jobs.delete(other.id, 'j1'), false);
       assert.equal(await store.jobs.delete(a.id, 'j1'), true);
       assert.deepEqual(await store.jobs.list(a.id, 10), []);
@@ -370,6 +373,55 @@ for (const make of [sqliteBackend, postgresBackend]) {
       assert.equal(await store.jobs.add(job('j4'), 2), 'added');
       await store.accounts.delete(a.id);
       assert.equal(await store.jobs.claim(60_000), null);
+    });
+
+    it('counts a job\'s document once however often it is taken up, and settles it with the job\'s outcome', async () => {
+      const a = await store.accounts.create(newAccount('once', { maxDocuments: 10 }));
+      const documents = async () => (await second.accounts.byId(a.id))?.createdDocuments;
+      const job = (id: string) => ({ id, accountId: a.id, kind: 'merge' as const, request: Buffer.from('{}'), callbackUrl: null });
+      const claim = { slot: { limit: 2, leaseMs: 60_000 }, documentLeaseMs: 60_000, workKey: 'once-1' };
+      assert.equal(await store.jobs.add(job('once-1'), 5), 'added');
+      const taken = (await store.jobs.claim(60_000))!;
+      const first = await store.usage.claim(a.id, claim);
+      assert.ok('granted' in first);
+      assert.equal(await documents(), 1);
+      // Its instance dies after the work, before the outcome is written: another takes the job up.
+      assert.ok(await store.jobs.renew('once-1', taken.holder, 1));
+      await new Promise((r) => setTimeout(r, 20));
+      const retaken = (await second.jobs.claim(60_000))!;
+      assert.equal(retaken.job.attempts, 2);
+      const again = await second.usage.claim(a.id, claim);
+      assert.ok('granted' in again);
+      assert.equal(await documents(), 1, 'the earlier attempt\'s reservation is taken over, not counted again');
+      await again.granted.settle(true);
+      assert.equal(await documents(), 1);
+      assert.ok(await second.jobs.finish('once-1', retaken.holder, { result: Buffer.from('["x"]') }, 60_000));
+      await new Promise((r) => setTimeout(r, 20));
+      await store.usage.refundExpired();
+      assert.equal(await documents(), 1, 'committed with the result: the sweep leaves it');
+
+      // A job given up with an error takes back what an attempt reserved.
+      assert.equal(await store.jobs.add(job('once-2'), 5), 'added');
+      const failing = (await second.jobs.claim(60_000))!;
+      assert.ok('granted' in await second.usage.claim(a.id, { documentLeaseMs: 60_000, workKey: 'once-2' }));
+      assert.equal(await documents(), 2);
+      assert.ok(await store.jobs.finish('once-2', failing.holder, { error: { status: 500, message: 'given up' } }, 60_000));
+      assert.equal(await documents(), 1);
+    });
+
+    it('counts a document again when its answer is delivered after the sweep took it back', async () => {
+      const a = await store.accounts.create(newAccount('late', { maxDocuments: 10 }));
+      const documents = async () => (await store.accounts.byId(a.id))?.createdDocuments;
+      const slow = await store.usage.claim(a.id, { slot: { limit: 2, leaseMs: 60_000 }, documentLeaseMs: 1 });
+      assert.ok('granted' in slow);
+      await new Promise((r) => setTimeout(r, 20));
+      await second.usage.refundExpired();
+      assert.equal(await documents(), 0);
+      await slow.granted.settle(true);
+      assert.equal(await documents(), 1);
+      const freed = await Promise.all([store.usage.acquireSlot(a.id, 2, 60_000), store.usage.acquireSlot(a.id, 2, 60_000)]);
+      assert.ok(freed.every(Boolean), 'its slot was freed too');
+      for (const lease of freed) await lease!.release();
     });
   });
 }

@@ -5,7 +5,7 @@ import { parseAppendRequest } from '../requests/documents.js';
 import { accountOf } from '../auth.js';
 import { asyncQueryProperties, booleanQuerySchema, errorResponses, jobSchema } from '../schemas.js';
 import { answerAsJob, wantsJob } from './jobs.js';
-import { queryOf, sendDocuments } from '../wire.js';
+import { queryOf, answerDocuments } from '../wire.js';
 
 export function appendRoutes(app: FastifyInstance, services: Services): void {
   app.post('/document/append', {
@@ -21,6 +21,6 @@ export function appendRoutes(app: FastifyInstance, services: Services): void {
     const work = parseAppendRequest(query, request.body);
     const account = accountOf(request);
     if (wantsJob(query)) return answerAsJob(services, reply, account, work, query);
-    return sendDocuments(reply, await services.requests.perform(account, work));
+    return answerDocuments(reply, (options) => services.requests.perform(account, work, options));
   });
 }

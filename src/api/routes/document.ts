@@ -8,7 +8,7 @@ import { base64BodySchema } from '../requests/schemas.js';
 import { asyncQueryProperties, base64Body, booleanQuerySchema, errorResponses, jobSchema } from '../schemas.js';
 import { parseConvertRequest } from '../requests/documents.js';
 import { answerAsJob, wantsJob } from './jobs.js';
-import { queryOf, sendDocuments } from '../wire.js';
+import { queryOf, answerDocuments } from '../wire.js';
 
 const returnFormatSchema = {
   type: 'string',
@@ -41,6 +41,6 @@ export function documentRoutes(app: FastifyInstance, services: Services): void {
     // A job may wait for an instance with the office; a request needs this one's.
     if (wantsJob(query)) return answerAsJob(services, reply, account, work, query);
     requireConverter(services);
-    return sendDocuments(reply, await services.requests.perform(account, work));
+    return answerDocuments(reply, (options) => services.requests.perform(account, work, options));
   });
 }

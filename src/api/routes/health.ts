@@ -3,6 +3,7 @@ import type { Services } from '../../services.js';
 import { sendJson } from '../wire.js';
 import { StorageUnavailableError } from '../../errors.js';
 import { leastFree } from '../../util/disk.js';
+import type { StoreHealth } from '../../store/types.js';
 
 /** Liveness and readiness for supervisors and load balancers; no authentication. */
 export function healthRoutes(app: FastifyInstance, services: Services): void {
@@ -13,8 +14,9 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
   app.get('/readyz', { logLevel: 'warn', schema: { tags: ['operations'], summary: 'The service can serve requests (storage reachable, disk not full, office engine warm)' } },
     async (request, reply) => {
       if (services.lifecycle.draining) return sendJson(reply, 503, { message: 'The service is shutting down; it finishes the requests it has and takes no more.' });
+      let storage: StoreHealth;
       try {
-        await services.store.ping();
+        storage = await services.store.ping();
       } catch (error) {
         // The reason's details (database names, driver errors) go to the log, not to anonymous callers.
         request.log.warn({ err: error, detail: (error as StorageUnavailableError).detail }, 'storage not ready');
@@ -33,6 +35,7 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
         const why = office?.lastError ? ` The last start failed: ${office.lastError}` : '';
         return sendJson(reply, 503, { message: `The office engine is starting (0 of ${office?.configured} processes warm).${why}`, office });
       }
-      return sendJson(reply, 200, { status: 'ready', storage: services.store.kind, officeWorkers: office?.warm ?? 0, ...(office ? { office } : {}) });
+      // During a rolling upgrade the database's schema may be newer than this instance's, inside its range.
+      return sendJson(reply, 200, { status: 'ready', storage: services.store.kind, schema: storage.schema, officeWorkers: office?.warm ?? 0, ...(office ? { office } : {}) });
     });
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Services } from '../../services.js';
-import type { JobRecord } from '../../store/types.js';
+import type { JobCursor, JobRecord } from '../../store/types.js';
 import type { DocumentRequest } from '../../operations/requests.js';
 import type { Account } from '../../store/types.js';
 import { DocsmithError, InputError } from '../../errors.js';
@@ -28,6 +28,19 @@ export async function answerAsJob(services: Services, reply: FastifyReply, accou
   return sendJson(reply, 202, jobView(job));
 }
 
+const MAX_PAGE = 500;
+
+/** A page's end as an opaque cursor: the last job's creation time and id. */
+function cursorOf(job: JobRecord): string {
+  return Buffer.from(`${job.createdAt.getTime()}.${job.id}`).toString('base64url');
+}
+
+function cursorFrom(text: string): JobCursor {
+  const match = /^(\d{1,15})\.([\w-]{1,64})$/.exec(Buffer.from(text, 'base64url').toString('utf8'));
+  if (!match) throw new InputError('The query parameter "after" is not a cursor this server gave out; take it from the X-Next-Cursor header of the page before.');
+  return { createdAt: new Date(Number(match[1])), id: match[2]! };
+}
+
 const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 64 } }, required: ['id'] } as const;
 const notFound = { 404: { ...errorSchema, description: 'No such job (or it was removed after its retention time)' } };
 
@@ -42,9 +55,29 @@ export function jobRoutes(app: FastifyInstance, services: Services): void {
   app.get('/jobs', {
     schema: {
       tags: ['jobs'], summary: 'The account\'s background jobs, newest first (docsmith extension)',
+      description: 'A page of at most `limit` jobs. When there are more, the answer has a `Link: <...>; rel="next"` header (and `X-Next-Cursor`): '
+        + 'the address of the next page, which continues after this page\'s last job however many jobs were added meanwhile.',
+      querystring: {
+        type: 'object',
+        properties: {
+          limit: { type: 'string', pattern: '^[0-9]{1,4}$', description: `Jobs per page, 1-${MAX_PAGE} (default 100)` },
+          after: { type: 'string', maxLength: 200, description: 'The cursor of the page before (from X-Next-Cursor)' },
+        },
+      },
       response: { 200: { type: 'array', items: jobSchema }, ...errorResponses },
     },
-  }, async (request, reply) => sendJson(reply, 200, (await store.jobs.list(accountOf(request).id, 100)).map(jobView)));
+  }, async (request, reply) => {
+    const query = request.query as { limit?: string; after?: string };
+    const limit = Number(query.limit ?? 100);
+    if (limit < 1 || limit > MAX_PAGE) throw new InputError(`The query parameter "limit" must be between 1 and ${MAX_PAGE}, got ${query.limit}.`);
+    const page = await store.jobs.list(accountOf(request).id, limit + 1, query.after === undefined ? undefined : cursorFrom(query.after));
+    if (page.length > limit) {
+      page.length = limit;
+      const next = cursorOf(page[page.length - 1]!);
+      reply.header('x-next-cursor', next).header('link', `</v1/jobs?limit=${limit}&after=${next}>; rel="next"`);
+    }
+    return sendJson(reply, 200, page.map(jobView));
+  });
 
   app.get('/jobs/callbacksecret', {
     schema: {

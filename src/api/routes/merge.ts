@@ -9,7 +9,7 @@ import { accountOf } from '../auth.js';
 import { asyncQueryProperties, booleanQuerySchema, errorResponses, jobSchema, templateInfoSchema, templateNameQuery } from '../schemas.js';
 import { parseMergeRequest } from '../requests/documents.js';
 import { answerAsJob, wantsJob } from './jobs.js';
-import { booleanQuery, queryOf, requireQuery, sendDocuments, sendJson } from '../wire.js';
+import { booleanQuery, queryOf, requireQuery, answerDocuments, sendJson } from '../wire.js';
 
 export function mergeRoutes(app: FastifyInstance, services: Services): void {
   const { pipeline, usage, operations } = services;
@@ -34,7 +34,7 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
     const work = parseMergeRequest(query, request.body, services.config.limits.maxRecords);
     const account = accountOf(request);
     if (wantsJob(query)) return answerAsJob(services, reply, account, work, query);
-    return sendDocuments(reply, await services.requests.perform(account, work));
+    return answerDocuments(reply, (options) => services.requests.perform(account, work, options));
   });
 
   // A docsmith extension for the portal's playground: one merge, its pages as images, one document.
