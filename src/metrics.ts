@@ -90,6 +90,10 @@ export class Metrics {
         },
       });
     }
+    if (store?.statements) {
+      const statements = store.statements.bind(store);
+      followingCounter(this.registry, 'docsmith_database_statements_total', 'Statements this instance sent to PostgreSQL (round trips), health checks aside', [], () => [[{}, statements()]]);
+    }
     followingCounter(this.registry, 'docsmith_job_callbacks_total', 'Job callback attempts, by result', ['result'],
       () => (jobs ? [[{ result: 'delivered' }, jobs.stats.callbacksDelivered], [{ result: 'failed' }, jobs.stats.callbackAttemptsFailed]] : []));
     followingCounter(this.registry, 'docsmith_cache_lookups_total', 'Cache lookups of the main thread (templates, normalised DOC/RTF, rendered PDFs), by cache and result', ['cache', 'result'],

@@ -1,4 +1,4 @@
-import type { Account, Store } from '../store/types.js';
+import type { Account, Store, TemplateMeta } from '../store/types.js';
 import { ForbiddenError, ProcessingTimeoutError } from '../errors.js';
 import { formatWireDate } from '../util/dates.js';
 import { allowsTestRuns } from './licence.js';
@@ -14,6 +14,13 @@ export interface GuardOptions {
   signal?: AbortSignal;
   /** Names the work (a job's id): its document counts once however often it is taken up, and its outcome commits it. */
   workKey?: string;
+  /** The stored template (its normal name) the work reads: its version comes with the claim and reaches the work. */
+  template?: string;
+}
+
+/** What the claim read for the work: the stored template's current version (null: there is none). */
+export interface Claimed {
+  template?: TemplateMeta | null;
 }
 
 /**
@@ -63,13 +70,14 @@ export class UsageGuard {
    * held): the document counts only once the answer is on its way, so one lost in a crash or a
    * dropped connection is not counted and its retry counts once.
    */
-  async run<T>(account: Account, options: GuardOptions, work: (signal: AbortSignal, deadline: number) => Promise<T>, deliver?: (result: T) => Promise<void>): Promise<T> {
+  async run<T>(account: Account, options: GuardOptions, work: (signal: AbortSignal, deadline: number, claimed: Claimed) => Promise<T>, deliver?: (result: T) => Promise<void>): Promise<T> {
     this.check(account, options);
     const limitMs = options.timeLimitMs ?? this.limits.jobTimeoutMs;
     const claim = await this.store.usage.claim(account.id, {
       slot: options.merge ? { limit: this.limits.maxConcurrentMerges, leaseMs: limitMs + 30_000 } : undefined,
       documentLeaseMs: options.test ? undefined : this.reservationLeaseMs(limitMs),
       workKey: options.workKey,
+      template: options.template,
     });
     if ('refused' in claim && claim.refused === 'slots') {
       throw new ForbiddenError(`At most ${this.limits.maxConcurrentMerges} merge requests may run at once for one account; retry when one has finished.`, 'merge_slots');
@@ -79,7 +87,8 @@ export class UsageGuard {
     }
     let result: T;
     try {
-      result = await withTimeLimit(limitMs, work, options.signal);
+      const claimed: Claimed = options.template === undefined ? {} : { template: claim.template };
+      result = await withTimeLimit(limitMs, (signal, deadline) => work(signal, deadline, claimed), options.signal);
       await deliver?.(result);
     } catch (error) {
       await claim.granted.settle(false);

@@ -47,8 +47,8 @@ export class Authenticator {
   }
 
   private async byApiKey(key: string, address: string): Promise<Account | null> {
-    const record = key.length > 200 ? null : await this.store.apiKeys.byHash(hashApiKey(key));
-    if (record?.active) return this.store.accounts.byId(record.accountId);
+    const account = key.length > 200 ? null : await this.store.accounts.byApiKey(hashApiKey(key));
+    if (account) return account;
     await this.throttle?.attempt([addressKey(address)], undefined, async () => false);
     return null;
   }

@@ -1,4 +1,4 @@
-import type { Account } from '../store/types.js';
+import type { Account, TemplateMeta } from '../store/types.js';
 import { BusyError, InputError } from '../errors.js';
 import { Converter, type DocumentProperties } from '../convert/converter.js';
 import type { DocumentFormat } from '../formats/detect.js';
@@ -23,10 +23,11 @@ export class DocumentPipeline {
   ) {}
 
   /** Exactly one of a stored template's name and an uploaded template: its bytes, and how messages name it. */
-  async templateSource(account: Account, name: string | undefined, uploaded: unknown): Promise<{ bytes: Buffer; what: string }> {
+  /** `current`: the stored template's version as the work's claim read it (see TemplateLibrary.require). */
+  async templateSource(account: Account, name: string | undefined, uploaded: unknown, current?: TemplateMeta | null): Promise<{ bytes: Buffer; what: string }> {
     const source = templateChoice(name, uploaded);
     if ('bytes' in source) return { bytes: source.bytes, what: 'The uploaded template' };
-    return { bytes: (await this.templates.require(account, source.name)).data, what: `The template "${source.name}"` };
+    return { bytes: (await this.templates.require(account, source.name, current)).data, what: `The template "${source.name}"` };
   }
 
   /** The same checks as templateSource without reading a stored template's bytes (a job, when it is queued). */

@@ -4,7 +4,8 @@
  * and kept as bytes while a job waits.
  */
 import type { Account } from '../store/types.js';
-import type { UsageGuard } from '../accounts/usage.js';
+import type { Claimed, UsageGuard } from '../accounts/usage.js';
+import { normalName } from '../templates/names.js';
 import type { DocumentPipeline } from '../documents/pipeline.js';
 import type { DocumentSettings } from '../documents/settings.js';
 import type { DocumentProperties } from '../convert/converter.js';
@@ -73,19 +74,22 @@ export class DocumentRequests {
   /** Runs the request for the account: counted, limited in time, merges holding a slot. */
   perform(account: Account, request: DocumentRequest, options: PerformOptions = {}): Promise<Answer> {
     const { usage } = this.parts;
-    const guard = { test: request.test, merge: request.kind === 'merge', timeLimitMs: options.timeLimitMs, signal: options.signal, workKey: options.workKey };
-    return usage.run(account, guard, async (signal, deadline): Promise<Answer> => {
-      const answer = await this.work(account, request, { signal, deadline, progress: options.progress });
+    const guard = {
+      test: request.test, merge: request.kind === 'merge', timeLimitMs: options.timeLimitMs, signal: options.signal, workKey: options.workKey,
+      template: request.kind === 'merge' && request.templateName !== undefined ? normalName(request.templateName) : undefined,
+    };
+    return usage.run(account, guard, async (signal, deadline, claimed): Promise<Answer> => {
+      const answer = await this.work(account, request, { signal, deadline, progress: options.progress }, claimed);
       await options.accept?.(answer);
       return answer;
     }, options.deliver);
   }
 
-  private async work(account: Account, request: DocumentRequest, ctx: WorkContext): Promise<Answer> {
+  private async work(account: Account, request: DocumentRequest, ctx: WorkContext, claimed: Claimed): Promise<Answer> {
     const { pipeline, operations } = this.parts;
     switch (request.kind) {
       case 'merge': {
-        const source = await pipeline.templateSource(account, request.templateName, request.template);
+        const source = await pipeline.templateSource(account, request.templateName, request.template, claimed.template);
         const documents = await operations.merge({
           template: source.bytes, what: source.what, records: request.records, options: request.options,
           document: request.document, format: request.format, append: request.append, test: request.test,

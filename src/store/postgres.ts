@@ -2,7 +2,7 @@ import { DocsmithError } from '../errors.js';
 import pg from 'pg';
 import type {
   Account, AccountPatch, AccountRepository, ApiKeyRecord, ApiKeyRepository, NewAccount, NewTemplate,
-  AuthFailureRepository, ClaimResult, ClaimedJob, DocumentReservation, JobCursor, JobOutcome, JobProgress, JobRecord, JobRepository, NewJob, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, StoreHealth, TemplateMeta, TemplateRecord, TemplateRepository, UsageClaim, UsageRepository,
+  AuthFailureRepository, ClaimResult, ClaimedJob, DocumentReservation, JobCursor, JobOutcome, JobProgress, JobRecord, JobRepository, NewJob, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, StoreHealth, TemplateMeta, TemplateRecord, TemplateRepository, UsageClaim, UsageHold, UsageRepository,
 } from './types.js';
 import { DuplicateError } from './types.js';
 import { POSTGRES_MIGRATIONS, POSTGRES_OLDEST_READER } from './migrations.js';
@@ -44,13 +44,22 @@ export async function openPostgresStore(url: string, options: { size?: number } 
     // rejects instead (a 503), and the pool drops it when it comes back.
     each.on('connect', (client) => client.on('error', () => undefined));
   }
+  // Round trips of the serving pool (each query is one: parse, bind and execute go together), for /metrics.
+  const counted = { statements: 0 };
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      counted.statements++;
+      return query(...args);
+    };
+  });
   try {
     await migrate(pool);
   } catch (error) {
     await Promise.all([pool.end(), health.end()]);
     throw error;
   }
-  return new PostgresStore(pool, health);
+  return new PostgresStore(pool, health, counted);
 }
 
 /**
@@ -111,7 +120,7 @@ class PostgresStore implements Store {
   readonly shareLinks: ShareLinkRepository;
   readonly jobs: JobRepository;
 
-  constructor(private readonly pool: pg.Pool, private readonly health: pg.Pool) {
+  constructor(private readonly pool: pg.Pool, private readonly health: pg.Pool, private readonly counted: { statements: number }) {
     this.jobs = new PgJobs(pool);
     this.shareLinks = new PgShareLinks(pool);
     this.authFailures = new PgAuthFailures(pool);
@@ -131,6 +140,10 @@ class PostgresStore implements Store {
       throw asStorageUnavailable(error) ?? error;
     }
     return healthOf(schemaFit(found, POSTGRES_MIGRATIONS.length));
+  }
+
+  statements(): number {
+    return this.counted.statements;
   }
 
   async backup(): Promise<void> {
@@ -178,6 +191,12 @@ class PgAccounts implements AccountRepository {
 
   async byUsername(username: string): Promise<Account | null> {
     const { rows } = await this.pool.query<AccountRow>(`${ACCOUNT_SELECT} WHERE username = $1`, [username]);
+    return rows[0] ? rowToAccount(rows[0]) : null;
+  }
+
+  async byApiKey(keyHash: string): Promise<Account | null> {
+    const { rows } = await this.pool.query<AccountRow>(
+      `SELECT ${accountColumns.split(', ').map((c) => `a.${c.trim()}`).join(', ')} FROM accounts a JOIN api_keys k ON k.account_id = a.id WHERE k.key_hash = $1 AND k.active`, [keyHash]);
     return rows[0] ? rowToAccount(rows[0]) : null;
   }
 
@@ -372,6 +391,31 @@ const COMMIT_TAIL = `gone AS (DELETE FROM document_reservations WHERE id = $1 RE
 const REFUND_TAIL = `gone AS (DELETE FROM document_reservations WHERE id = $1 RETURNING account_id)
   UPDATE accounts SET created_documents = created_documents - 1 WHERE id IN (SELECT account_id FROM gone) AND created_documents > 0`;
 
+/**
+ * A claim in one statement. $1 account, $2 slots (0: none wanted), $3 holder, $4 slot lease, $5
+ * document lease (null: none counted), $6 month, $7 work key, $8 template name. The slot is taken
+ * first; the document only with it; the template's version rides along.
+ */
+const CLAIM_SQL = `WITH now AS (SELECT ${DB_NOW_MS} AS ms),
+  free AS (SELECT s AS slot FROM generate_series(0, $2::int - 1) s
+           WHERE NOT EXISTS (SELECT 1 FROM merge_slots m WHERE m.account_id = $1 AND m.slot = s AND m.expires_at >= (SELECT ms FROM now))
+           ORDER BY s LIMIT 1),
+  taken AS (INSERT INTO merge_slots (account_id, slot, holder, expires_at) SELECT $1, slot, $3::text, (SELECT ms FROM now) + $4::bigint FROM free
+            ON CONFLICT (account_id, slot) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+            WHERE merge_slots.expires_at < (SELECT ms FROM now)
+            RETURNING slot),
+  go AS (SELECT 1 WHERE $2::int = 0 OR EXISTS (SELECT 1 FROM taken)),
+  existing AS (UPDATE document_reservations SET expires_at = (SELECT ms FROM now) + $5::bigint
+               WHERE $5::bigint IS NOT NULL AND work_key = $7::text AND account_id = $1 AND EXISTS (SELECT 1 FROM go) RETURNING id),
+  counted AS (${countUsageSql('documents', '$6::text', '$1')} AND $5::bigint IS NOT NULL AND EXISTS (SELECT 1 FROM go) AND NOT EXISTS (SELECT 1 FROM existing) RETURNING id),
+  added AS (INSERT INTO document_reservations (account_id, expires_at, work_key) SELECT id, (SELECT ms FROM now) + $5::bigint, $7::text FROM counted RETURNING id)
+SELECT (SELECT slot FROM taken) AS slot, EXISTS (SELECT 1 FROM free) AS had_free,
+       COALESCE((SELECT id FROM existing), (SELECT id FROM added)) AS reservation,
+       t.${TEMPLATE_META.split(', ').join(', t.')}
+FROM (SELECT 1) AS one LEFT JOIN templates t ON t.account_id = $1 AND t.name = $8::text`;
+
+type ClaimRow = { slot: number | null; had_free: boolean; reservation: string | null } & { [K in keyof TemplateRow]: TemplateRow[K] | null };
+
 /** A slot lease, with what the claim's settling statement frees in the same round trip. */
 interface PgSlotLease extends SlotLease {
   readonly slot: number;
@@ -390,35 +434,46 @@ class PgUsage implements UsageRepository {
     await Promise.all([...this.held].map((lease) => lease.release()));
   }
 
-  /** In steps: a slot lease, then the document. No connection is held in between. */
+  /**
+   * One statement: a free slot, the document and the template's version. Two merges of one account
+   * that pick the same free slot at once: one gets it, the other tries again (the next slot).
+   */
   async claim(accountId: number, claim: UsageClaim): Promise<ClaimResult> {
-    const slot = claim.slot ? await this.acquireSlot(accountId, claim.slot.limit, claim.slot.leaseMs) : null;
-    if (claim.slot && !slot) return { refused: 'slots' };
-    let reservation: string | null = null;
-    try {
-      reservation = claim.documentLeaseMs === undefined ? null : await this.reserveRow(accountId, claim.documentLeaseMs, claim.workKey);
-    } catch (error) {
-      await slot?.release();
-      throw error;
+    const limit = claim.slot?.limit ?? 0;
+    const lease = Math.min(claim.slot?.leaseMs ?? SLOT_LEASE_MS, SLOT_LEASE_MS);
+    for (let attempt = 0; ; attempt++) {
+      const holder = `${process.pid}:${randomUUID()}`;
+      const { rows } = await this.pool.query<ClaimRow>(CLAIM_SQL,
+        [accountId, limit, holder, lease, claim.documentLeaseMs ?? null, usageMonth(), claim.workKey ?? null, claim.template ?? null]);
+      const row = rows[0]!;
+      if (limit > 0 && row.slot === null) {
+        if (row.had_free && attempt < limit) continue;
+        return { refused: 'slots' };
+      }
+      const slot = row.slot === null ? null : this.lease(accountId, row.slot, holder, lease);
+      const reservation = row.reservation;
+      if (claim.documentLeaseMs !== undefined && reservation === null) {
+        await slot?.release();
+        return { refused: 'documents' };
+      }
+      const template = claim.template === undefined || row.name === null ? null : rowToTemplateMeta(row as TemplateRow);
+      return { granted: this.hold(accountId, slot, reservation, claim.workKey), template };
     }
-    if (claim.documentLeaseMs !== undefined && reservation === null) {
-      await slot?.release();
-      return { refused: 'documents' };
-    }
+  }
+
+  private hold(accountId: number, slot: PgSlotLease | null, reservation: string | null, workKey: string | undefined): UsageHold {
     let settled = false;
     return {
-      granted: {
-        settle: async (kept) => {
-          if (settled) return;
-          settled = true;
-          // A kept job's document is committed with its outcome (PgJobs.finish).
-          const document = reservation === null || (kept && claim.workKey !== undefined) ? null : reservation;
-          if (document === null) return slot?.release();
-          slot?.forget();
-          // The document and the slot in one statement.
-          await this.pool.query(`WITH slot AS (DELETE FROM merge_slots WHERE account_id = $2 AND slot = $3 AND holder = $4), ${kept ? COMMIT_TAIL : REFUND_TAIL}`,
-            [document, accountId, slot?.slot ?? -1, slot?.holder ?? '']);
-        },
+      settle: async (kept) => {
+        if (settled) return;
+        settled = true;
+        // A kept job's document is committed with its outcome (PgJobs.finish).
+        const document = reservation === null || (kept && workKey !== undefined) ? null : reservation;
+        if (document === null) return slot?.release();
+        slot?.forget();
+        // The document and the slot in one statement.
+        await this.pool.query(`WITH slot AS (DELETE FROM merge_slots WHERE account_id = $2 AND slot = $3 AND holder = $4), ${kept ? COMMIT_TAIL : REFUND_TAIL}`,
+          [document, accountId, slot?.slot ?? -1, slot?.holder ?? '']);
       },
     };
   }

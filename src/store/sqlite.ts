@@ -306,6 +306,11 @@ class SqliteAccounts implements AccountRepository {
     return row ? rowToAccount(row) : null;
   }
 
+  async byApiKey(keyHash: string): Promise<Account | null> {
+    const row = prepared(this.db, `${ACCOUNT_SELECT} WHERE id = (SELECT account_id FROM api_keys WHERE key_hash = ? AND active = 1)`).get(keyHash) as AccountRow | undefined;
+    return row ? rowToAccount(row) : null;
+  }
+
   async storageBytes(id: number): Promise<number> {
     // length() of a blob reads its size from the record header, not its pages.
     return (prepared(this.db, `SELECT (SELECT COALESCE(SUM(size), 0) FROM templates WHERE account_id = ?)
@@ -581,12 +586,13 @@ class SqliteUsage implements UsageRepository {
 
   async claim(accountId: number, wanted: UsageClaim): Promise<ClaimResult> {
     // Nothing to count or hold (a test run that is not a merge): no write at all.
-    if (!wanted.slot && wanted.documentLeaseMs === undefined) return { granted: { settle: async () => undefined } };
+    if (!wanted.slot && wanted.documentLeaseMs === undefined) return { granted: { settle: async () => undefined }, template: this.templateMeta(accountId, wanted.template) };
     const holder = wanted.slot ? `${process.pid}:${randomUUID()}` : null;
     const claimed = this.claimTx(accountId, wanted, holder ?? '');
     if (claimed === 'slots' || claimed === 'documents') return { refused: claimed };
     let settled = false;
     return {
+      template: this.templateMeta(accountId, wanted.template),
       granted: {
         settle: async (kept) => {
           if (settled || !this.db.open) return;
@@ -596,6 +602,12 @@ class SqliteUsage implements UsageRepository {
         },
       },
     };
+  }
+
+  private templateMeta(accountId: number, name: string | undefined): TemplateMeta | null {
+    if (name === undefined) return null;
+    const row = prepared(this.db, `SELECT ${TEMPLATE_META} FROM templates WHERE account_id = ? AND name = ?`).get(accountId, name) as TemplateRow | undefined;
+    return row ? rowToTemplateMeta(row) : null;
   }
 
   async reserveDocument(accountId: number, leaseMs: number, workKey?: string): Promise<DocumentReservation | null> {

@@ -67,6 +67,8 @@ export interface AccountRepository {
   createIfMissing(account: NewAccount): Promise<boolean>;
   byId(id: number): Promise<Account | null>;
   byUsername(username: string): Promise<Account | null>;
+  /** The account an active API key (by its hash) belongs to, in one read. */
+  byApiKey(keyHash: string): Promise<Account | null>;
   list(): Promise<Account[]>;
   update(id: number, patch: AccountPatch): Promise<Account | null>;
   /** Removes the account with its keys and templates. */
@@ -117,6 +119,8 @@ export interface UsageClaim {
    * counted again, and the job's outcome settles it (`JobRepository.finish`), not the hold.
    */
   workKey?: string;
+  /** A stored template the work will read: its current version comes back with the grant, in the same round trip. */
+  template?: string;
 }
 
 /** A granted claim; settle it exactly once when the work ends. */
@@ -129,12 +133,13 @@ export interface UsageHold {
   settle(kept: boolean): Promise<void>;
 }
 
-export type ClaimResult = { granted: UsageHold } | { refused: 'slots' | 'documents' };
+/** Granted: the hold, and the template asked for as it is now (null: there is none of that name, or none was asked for). */
+export type ClaimResult = { granted: UsageHold; template: TemplateMeta | null } | { refused: 'slots' | 'documents' };
 
 export interface UsageRepository {
   /**
-   * The slot and the reservation together, in one transaction where the store can (a request
-   * writes its counters twice, not four times): refused 'slots' when every slot is held, 'documents'
+   * The slot, the reservation and the template's version together, in one round trip (a counted
+   * merge costs three: sign-in, claim, settle): refused 'slots' when every slot is held, 'documents'
    * when the quota is used up (then nothing is held).
    */
   claim(accountId: number, claim: UsageClaim): Promise<ClaimResult>;
@@ -299,6 +304,8 @@ export interface Store {
   readonly usage: UsageRepository;
   readonly authFailures: AuthFailureRepository;
   readonly shareLinks: ShareLinkRepository;
+  /** Statements sent to a database server so far (PostgreSQL; SQLite runs in the process and has none). */
+  statements?(): number;
   /** Resolves when the store can serve; throws otherwise (a 503 that says why). */
   ping(): Promise<StoreHealth>;
   /**

@@ -4,12 +4,15 @@ import { ForbiddenError, InputError } from '../errors.js';
 import { detectFormat, FORMAT_NAMES, type DocumentFormat } from '../formats/detect.js';
 import { checkTemplateName, normalName } from './names.js';
 import type { StorageQuota } from '../accounts/storage.js';
+import { TemplateBytesCache } from './cache.js';
 
 /** Formats a template may be stored in. */
 const TEMPLATE_FORMATS: readonly DocumentFormat[] = ['docx', 'doc', 'rtf'];
 
 /** An account's template storage: validated names, formats read from the bytes, the quota. */
 export class TemplateLibrary {
+  private readonly cache = new TemplateBytesCache();
+
   constructor(private readonly store: Store, private readonly quota?: StorageQuota) {}
 
   /**
@@ -35,10 +38,19 @@ export class TemplateLibrary {
     return result;
   }
 
-  /** The stored template; 400 when it does not exist, as the API prescribes. */
-  async require(account: Account, raw: string): Promise<TemplateRecord> {
+  /**
+   * The stored template; 400 when it does not exist, as the API prescribes. `current` is what the
+   * work's claim read of it (null: none of that name): then the bytes come from this instance's
+   * cache when it holds that version.
+   */
+  async require(account: Account, raw: string, current?: TemplateMeta | null): Promise<TemplateRecord> {
     const name = normalName(raw);
-    return (await this.store.templates.get(account.id, name)) ?? missing(name);
+    if (current === null) return missing(name);
+    const cached = current && this.cache.get(account.id, name, current.sha256);
+    if (current && cached) return { ...current, data: cached };
+    const record = (await this.store.templates.get(account.id, name)) ?? missing(name);
+    this.cache.put(account.id, name, record.sha256, record.data);
+    return record;
   }
 
   /** What require checks, without reading the template's bytes. */

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { until } from '../helpers/wait.js';
 import { startServer, tempDir, type RunningServer } from '../helpers/server.js';
-import { client, type Client, errorMessage as message } from '../helpers/http.js';
+import { client, request, type Client, errorMessage as message } from '../helpers/http.js';
+import { docx, mergefield, p, partText, run } from '../helpers/docx.js';
 import { adminServices, makeAccount } from '../helpers/accounts.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import type { Services } from '../../src/services.js';
@@ -127,7 +128,8 @@ describe('two instances on one PostgreSQL', () => {
     admin = await adminServices({ dataDir: tempDir(), databaseUrl: db.url, secret });
     const a = await makeAccount(admin, 'shared', { licence: 'SN-777', maxDocuments: 100_000 });
     accountId = a.id;
-    servers = await Promise.all([0, 1].map(() => startServer({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_DATABASE_URL: db.url, DOCSMITH_SECRET: secret })));
+    // No background jobs here: their polling would add statements to the count below.
+    servers = await Promise.all([0, 1].map(() => startServer({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_DATABASE_URL: db.url, DOCSMITH_SECRET: secret, DOCSMITH_JOB_WORKERS: '0' })));
     clients = servers.map((s) => client(s.url, { basic: [a.user, a.password] }));
   });
   after(async () => {
@@ -168,6 +170,31 @@ describe('two instances on one PostgreSQL', () => {
     const key = (await clients[0]!.put('/v1/account/apikey')).json() as string;
     const viaKey = client(servers[1]!.url, { key });
     assert.deepEqual((await viaKey.get('/v1/account/apikeys')).json(), [{ key, active: true }]);
+  });
+
+  it('sends at most 3 statements per counted merge of a stored template, and serves a template replaced through the other instance at once', async () => {
+    const letter = (greeting: string) => JSON.stringify(docx(p(run(`${greeting} `), mergefield('name'))).toString('base64'));
+    assert.equal((await clients[1]!.post('/v1/templates/upload?templateName=rt.docx', { body: letter('Dear'), headers: { 'content-type': 'application/json' } })).status, 201);
+    const key = (await clients[0]!.put('/v1/account/apikey')).json() as string;
+    const viaKey = client(servers[0]!.url, { key });
+    const merged = async () => {
+      const reply = await viaKey.post('/v1/document/merge?returnFormat=DOCX&templateName=rt.docx', { json: { mergeData: [{ name: 'Ann' }] } });
+      assert.equal(reply.status, 200, reply.text);
+      return partText(Buffer.from((reply.json() as string[])[0]!, 'base64'));
+    };
+    const statements = async () => Number(/^docsmith_database_statements_total (\d+)/m.exec((await request(servers[0]!.url, 'GET', '/metrics')).text)![1]);
+    assert.match(await merged(), /Dear Ann/); // the template's bytes are now in this instance's cache
+    const before = await statements();
+    for (let i = 0; i < 20; i++) await merged();
+    const sent = (await statements()) - before;
+    // Sign-in, claim (slot, document and the template's version), settle; a background sweep may add one or two.
+    assert.ok(sent <= 20 * 3 + 4, `${sent} statements for 20 merges`);
+    assert.equal((await clients[1]!.post('/v1/templates/upload?templateName=rt.docx', { body: letter('Hello'), headers: { 'content-type': 'application/json' } })).status, 201);
+    assert.match(await merged(), /Hello Ann/, 'the cached version is not used once the database has another');
+    assert.equal((await clients[1]!.delete('/v1/templates/delete?templateName=rt.docx')).status, 204);
+    const gone = await viaKey.post('/v1/document/merge?returnFormat=DOCX&templateName=rt.docx', { json: { mergeData: [{ name: 'Ann' }] } });
+    assert.equal(gone.status, 400);
+    assert.match(message(gone), /rt\.docx/);
   });
 
   it('frees the slots of an instance killed mid-merge', async () => {

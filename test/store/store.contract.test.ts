@@ -252,6 +252,12 @@ for (const make of [sqliteBackend, postgresBackend]) {
       const nothing = await store.usage.claim(a.id, {});
       assert.ok('granted' in nothing);
       await nothing.granted.settle(true);
+      // Claims racing for the same free slot: the loser takes the next one; never more than the limit.
+      for (let round = 0; round < 10; round++) {
+        const racing = await Promise.all(Array.from({ length: 4 }, (_, i) => (i % 2 ? second : store).usage.claim(a.id, { slot: both.slot })));
+        assert.equal(racing.filter((c) => 'granted' in c).length, 2, `round ${round}`);
+        for (const c of racing) if ('granted' in c) await c.granted.settle(true);
+      }
     });
 
     it('frees the slots of an instance that goes away', async () => {
@@ -407,6 +413,28 @@ for (const make of [sqliteBackend, postgresBackend]) {
       assert.equal(await documents(), 2);
       assert.ok(await store.jobs.finish('once-2', failing.holder, { error: { status: 500, message: 'given up' } }, 60_000));
       assert.equal(await documents(), 1);
+    });
+
+    it('reads the template\'s version with the claim, and an account by its API key, each in one go', async () => {
+      const a = await store.accounts.create(newAccount('versions'));
+      await store.templates.put(a.id, { ...template('v.docx'), sha256: 'a'.repeat(64) }, 5);
+      const withSlot = await second.usage.claim(a.id, { slot: { limit: 2, leaseMs: 60_000 }, documentLeaseMs: 60_000, template: 'v.docx' });
+      assert.ok('granted' in withSlot);
+      assert.equal(withSlot.template?.sha256, 'a'.repeat(64));
+      assert.equal(withSlot.template?.name, 'v.docx');
+      await withSlot.granted.settle(true);
+      const missing = await store.usage.claim(a.id, { documentLeaseMs: 60_000, template: 'none.docx' });
+      assert.ok('granted' in missing && missing.template === null);
+      await missing.granted.settle(false);
+      const unasked = await store.usage.claim(a.id, { slot: { limit: 2, leaseMs: 60_000 } });
+      assert.ok('granted' in unasked && unasked.template === null);
+      await unasked.granted.settle(true);
+
+      assert.equal(await store.apiKeys.add(a.id, { keyHash: 'kh-versions', keySealed: 'sealed' }, 5), 'added');
+      assert.deepEqual(await second.accounts.byApiKey('kh-versions'), await store.accounts.byId(a.id));
+      assert.equal(await second.accounts.byApiKey('kh-none'), null);
+      await store.apiKeys.delete(a.id, 'kh-versions');
+      assert.equal(await second.accounts.byApiKey('kh-versions'), null);
     });
 
     it('counts a document again when its answer is delivered after the sweep took it back', async () => {
