@@ -39,6 +39,7 @@ async function main(): Promise<void> {
     app.log.info({ fontsDir: config.fontsDir }, 'fonts changed: replacing the office processes');
     services.office?.recycleAll();
   });
+  services.usage.onLost = (error) => app.log.error({ reason: error.message }, 'a delivered document could not be counted for ten minutes: the database did not answer');
   const stopSweeping = services.usage.sweepOrphanedReservations((refunded) =>
     app.log.warn({ refunded }, 'documents counted by requests that never finished (instance killed) were taken back'));
 

@@ -1,4 +1,4 @@
-import type { Account, Store, TemplateMeta } from '../store/types.js';
+import type { Account, Store, TemplateMeta, UsageHold } from '../store/types.js';
 import { ForbiddenError, ProcessingTimeoutError } from '../errors.js';
 import { formatWireDate } from '../util/dates.js';
 import { allowsTestRuns } from './licence.js';
@@ -29,6 +29,9 @@ export interface Claimed {
  * if either fails) and the processing limit.
  */
 export class UsageGuard {
+  /** A delivered document whose count could not be written for ten minutes (logged by the service). */
+  onLost?: (error: Error) => void;
+
   constructor(
     private readonly store: Store,
     private readonly limits: { maxConcurrentMerges: number; jobTimeoutMs: number },
@@ -91,11 +94,28 @@ export class UsageGuard {
       result = await withTimeLimit(limitMs, (signal, deadline) => work(signal, deadline, claimed), options.signal);
       await deliver?.(result);
     } catch (error) {
-      await claim.granted.settle(false);
+      // Not taken back now (the database is away): the sweep takes it back when its lease runs out.
+      await claim.granted.settle(false).catch(() => undefined);
       throw error;
     }
-    await claim.granted.settle(true);
+    if (!deliver) {
+      await claim.granted.settle(true);
+    } else {
+      // The answer is out: it counts, however long the database takes to come back.
+      await claim.granted.settle(true).catch(() => this.settleLater(claim.granted));
+    }
     return result;
+  }
+
+  /** Commits a delivered document once the store answers again: every few seconds, for up to ten minutes. */
+  private settleLater(hold: UsageHold, attempt = 1): void {
+    const timer = setTimeout(() => {
+      hold.settle(true).catch((error: Error) => {
+        if (attempt < 120) this.settleLater(hold, attempt + 1);
+        else this.onLost?.(error);
+      });
+    }, Math.min(5_000, 250 * 2 ** attempt));
+    timer.unref();
   }
 }
 

@@ -37,11 +37,15 @@ function jobsTable(bytes: string, time: string): string {
 }
 
 /**
- * A reservation made for a job names it: the job's later attempts take it over instead of counting
- * the document again, and the job's outcome commits it in the same statement (counted once).
+ * Counted once. A reservation made for a job names it: the job's later attempts take it over
+ * instead of counting the document again, and the job's outcome settles it in the same statement.
+ * The sweep marks a reservation it takes back (refunded_at) instead of removing it, so a commit
+ * that comes later (a slow delivery, a retry after a lost connection) knows whether to count it
+ * again; marked rows are removed after a week.
  */
-const WORK_KEYS = `ALTER TABLE document_reservations ADD COLUMN work_key TEXT;
-   CREATE UNIQUE INDEX document_reservations_work ON document_reservations(work_key)`;
+const workKeys = (time: string) => `ALTER TABLE document_reservations ADD COLUMN work_key TEXT;
+   ALTER TABLE document_reservations ADD COLUMN refunded_at ${time};
+   CREATE UNIQUE INDEX document_reservations_work ON document_reservations(work_key) WHERE refunded_at IS NULL`;
 
 export const SQLITE_MIGRATIONS: readonly string[] = [
   `CREATE TABLE accounts (
@@ -106,7 +110,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   // The document and proofing counts are per calendar month (UTC): the month they count.
   'ALTER TABLE accounts ADD COLUMN usage_month TEXT',
   jobsTable('BLOB', 'INTEGER'),
-  WORK_KEYS,
+  workKeys('INTEGER'),
 ];
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -174,7 +178,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
      expires_at BIGINT NOT NULL,
      PRIMARY KEY (account_id, slot)
    )`,
-  WORK_KEYS,
+  workKeys('BIGINT'),
 ];
 
 /**

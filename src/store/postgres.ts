@@ -12,6 +12,9 @@ import { StorageUnavailableError } from '../errors.js';
 import { countUsageSql, usageMonth, accountColumns, jobColumns, type AccountRow, type ApiKeyRow, type JobRow, rowToAccount, rowToApiKey, rowToJob, rowToTemplateMeta, type TemplateRow } from './rows.js';
 import { randomUUID } from 'node:crypto';
 
+/** How long a reservation the sweep took back is remembered, for a commit that comes late. */
+const REFUNDED_KEPT_MS = 7 * 24 * 3600_000;
+
 /** Advisory lock namespace ('DSM' << 8): +0 migrations. */
 const LOCK_BASE = 0x44534d00;
 
@@ -384,12 +387,15 @@ class PgAuthFailures implements AuthFailureRepository {
   }
 }
 
-/** Reservation $1 of account $2 stays counted; one the sweep took back meanwhile (a slow delivery) is counted again. */
-const COMMIT_TAIL = `gone AS (DELETE FROM document_reservations WHERE id = $1 RETURNING id)
-  UPDATE accounts SET created_documents = created_documents + 1 WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM gone)`;
-/** Reservation $1 is taken back, if the sweep has not already. */
-const REFUND_TAIL = `gone AS (DELETE FROM document_reservations WHERE id = $1 RETURNING account_id)
-  UPDATE accounts SET created_documents = created_documents - 1 WHERE id IN (SELECT account_id FROM gone) AND created_documents > 0`;
+/**
+ * Reservation $1 of account $2 stays counted: one the sweep took back meanwhile (a slow delivery)
+ * is counted again; none left means it was committed already (a retried commit counts nothing).
+ */
+const COMMIT_TAIL = `gone AS (DELETE FROM document_reservations WHERE id = $1 RETURNING refunded_at)
+  UPDATE accounts SET created_documents = created_documents + 1 WHERE id = $2 AND EXISTS (SELECT 1 FROM gone WHERE refunded_at IS NOT NULL)`;
+/** Reservation $1 is taken back, unless the sweep has already. */
+const REFUND_TAIL = `gone AS (DELETE FROM document_reservations WHERE id = $1 RETURNING account_id, refunded_at)
+  UPDATE accounts SET created_documents = created_documents - 1 WHERE id IN (SELECT account_id FROM gone WHERE refunded_at IS NULL) AND created_documents > 0`;
 
 /**
  * A claim in one statement. $1 account, $2 slots (0: none wanted), $3 holder, $4 slot lease, $5
@@ -406,7 +412,7 @@ const CLAIM_SQL = `WITH now AS (SELECT ${DB_NOW_MS} AS ms),
             RETURNING slot),
   go AS (SELECT 1 WHERE $2::int = 0 OR EXISTS (SELECT 1 FROM taken)),
   existing AS (UPDATE document_reservations SET expires_at = (SELECT ms FROM now) + $5::bigint
-               WHERE $5::bigint IS NOT NULL AND work_key = $7::text AND account_id = $1 AND EXISTS (SELECT 1 FROM go) RETURNING id),
+               WHERE $5::bigint IS NOT NULL AND work_key = $7::text AND refunded_at IS NULL AND account_id = $1 AND EXISTS (SELECT 1 FROM go) RETURNING id),
   counted AS (${countUsageSql('documents', '$6::text', '$1')} AND $5::bigint IS NOT NULL AND EXISTS (SELECT 1 FROM go) AND NOT EXISTS (SELECT 1 FROM existing) RETURNING id),
   added AS (INSERT INTO document_reservations (account_id, expires_at, work_key) SELECT id, (SELECT ms FROM now) + $5::bigint, $7::text FROM counted RETURNING id)
 SELECT (SELECT slot FROM taken) AS slot, EXISTS (SELECT 1 FROM free) AS had_free,
@@ -464,16 +470,20 @@ class PgUsage implements UsageRepository {
   private hold(accountId: number, slot: PgSlotLease | null, reservation: string | null, workKey: string | undefined): UsageHold {
     let settled = false;
     return {
+      // Settled once it succeeds: a failed settle may be tried again (each statement is safe to repeat).
       settle: async (kept) => {
         if (settled) return;
-        settled = true;
         // A kept job's document is committed with its outcome (PgJobs.finish).
         const document = reservation === null || (kept && workKey !== undefined) ? null : reservation;
-        if (document === null) return slot?.release();
-        slot?.forget();
-        // The document and the slot in one statement.
-        await this.pool.query(`WITH slot AS (DELETE FROM merge_slots WHERE account_id = $2 AND slot = $3 AND holder = $4), ${kept ? COMMIT_TAIL : REFUND_TAIL}`,
-          [document, accountId, slot?.slot ?? -1, slot?.holder ?? '']);
+        if (document === null) {
+          await slot?.release();
+        } else {
+          slot?.forget();
+          // The document and the slot in one statement.
+          await this.pool.query(`WITH slot AS (DELETE FROM merge_slots WHERE account_id = $2 AND slot = $3 AND holder = $4), ${kept ? COMMIT_TAIL : REFUND_TAIL}`,
+            [document, accountId, slot?.slot ?? -1, slot?.holder ?? '']);
+        }
+        settled = true;
       },
     };
   }
@@ -493,7 +503,7 @@ class PgUsage implements UsageRepository {
    */
   private async reserveRow(accountId: number, leaseMs: number, workKey: string | undefined): Promise<string | null> {
     const { rows } = await this.pool.query<{ id: string }>(
-      `WITH existing AS (UPDATE document_reservations SET expires_at = ${DB_NOW_MS} + $2 WHERE work_key = $4 AND account_id = $1 RETURNING id),
+      `WITH existing AS (UPDATE document_reservations SET expires_at = ${DB_NOW_MS} + $2 WHERE work_key = $4 AND refunded_at IS NULL AND account_id = $1 RETURNING id),
             counted AS (${countUsageSql('documents', '$3', '$1')} AND NOT EXISTS (SELECT 1 FROM existing) RETURNING id),
             added AS (INSERT INTO document_reservations (account_id, expires_at, work_key) SELECT id, ${DB_NOW_MS} + $2, $4 FROM counted RETURNING id)
        SELECT id FROM existing UNION ALL SELECT id FROM added`,
@@ -503,7 +513,8 @@ class PgUsage implements UsageRepository {
 
   async refundExpired(): Promise<number> {
     const { rows } = await this.pool.query<{ n: string }>(
-      `WITH gone AS (DELETE FROM document_reservations WHERE expires_at < ${DB_NOW_MS} RETURNING account_id),
+      `WITH purged AS (DELETE FROM document_reservations WHERE refunded_at < ${DB_NOW_MS} - ${REFUNDED_KEPT_MS}),
+            gone AS (UPDATE document_reservations SET refunded_at = ${DB_NOW_MS} WHERE expires_at < ${DB_NOW_MS} AND refunded_at IS NULL RETURNING account_id),
             counts AS (SELECT account_id, count(*) AS n FROM gone GROUP BY account_id),
             refunded AS (UPDATE accounts a SET created_documents = GREATEST(0, a.created_documents - c.n) FROM counts c WHERE a.id = c.account_id RETURNING c.n)
        SELECT COALESCE(SUM(n), 0) AS n FROM refunded`);
@@ -629,7 +640,8 @@ class PgJobs implements JobRepository {
 
   async finish(id: string, holder: string, outcome: JobOutcome, retainMs: number): Promise<boolean> {
     const ok = 'result' in outcome;
-    // The job's reserved document settles with it: committed with a result, taken back with an error.
+    // The job's reserved document settles with it: committed with a result (counted again if the
+    // sweep took it back meanwhile), taken back with an error.
     const { rows } = await this.pool.query<{ n: string }>(
       `WITH now AS (SELECT ${DB_NOW_MS} AS ms),
        ended AS (UPDATE jobs SET state = $1, result = $2, error_status = $3, error_message = $4, request = NULL,
@@ -637,8 +649,11 @@ class PgJobs implements JobRepository {
          callback_state = CASE WHEN callback_url IS NULL THEN NULL ELSE 'pending' END,
          callback_due_at = CASE WHEN callback_url IS NULL THEN NULL ELSE (SELECT ms FROM now) END
        WHERE id = $6 AND holder = $7 AND state = 'running' RETURNING id),
-       settled AS (DELETE FROM document_reservations WHERE work_key IN (SELECT id FROM ended) RETURNING account_id),
-       refunded AS (UPDATE accounts SET created_documents = created_documents - 1 WHERE NOT $8 AND id IN (SELECT account_id FROM settled) AND created_documents > 0)
+       settled AS (DELETE FROM document_reservations WHERE work_key IN (SELECT id FROM ended) RETURNING account_id, refunded_at),
+       pending AS (SELECT account_id FROM settled WHERE refunded_at IS NULL),
+       counted AS (UPDATE accounts SET created_documents = created_documents + CASE WHEN $8::boolean THEN 1 ELSE -1 END
+                   WHERE id IN (SELECT account_id FROM settled)
+                     AND CASE WHEN $8::boolean THEN NOT EXISTS (SELECT 1 FROM pending) ELSE EXISTS (SELECT 1 FROM pending) AND created_documents > 0 END)
        SELECT COUNT(*) AS n FROM ended`,
       [ok ? 'done' : 'failed', ok ? outcome.result : null, ok ? null : outcome.error.status, ok ? null : outcome.error.message, retainMs, id, holder, ok]);
     return Number(rows[0]?.n ?? 0) > 0;

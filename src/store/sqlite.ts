@@ -145,6 +145,9 @@ export function openSqliteStore(file: string): Store {
   return new SqliteStore(db, counters, reserve);
 }
 
+/** How long a reservation the sweep took back is remembered, for a commit that comes late. */
+const REFUNDED_KEPT_MS = 7 * 24 * 3600_000;
+
 /** Prepared statements by connection and SQL: preparing costs more than running a small one. */
 const statements = new WeakMap<Database, Map<string, BetterSqlite3.Statement>>();
 
@@ -509,7 +512,7 @@ class SqliteUsage implements UsageRepository {
     // With a work key, an earlier attempt's reservation is taken over instead of counting again.
     const reserveRow = (accountId: number, leaseMs: number, workKey: string | null): number | null => {
       if (workKey !== null) {
-        const earlier = sql('UPDATE document_reservations SET expires_at = ? WHERE work_key = ? AND account_id = ? RETURNING id').get(Date.now() + leaseMs, workKey, accountId) as { id: number } | undefined;
+        const earlier = sql('UPDATE document_reservations SET expires_at = ? WHERE work_key = ? AND refunded_at IS NULL AND account_id = ? RETURNING id').get(Date.now() + leaseMs, workKey, accountId) as { id: number } | undefined;
         if (earlier) return earlier.id;
       }
       if (count.run({ id: accountId, month: usageMonth() }).changes === 0) return null;
@@ -517,25 +520,27 @@ class SqliteUsage implements UsageRepository {
     };
     const reserve = db.transaction(reserveRow);
     this.reserveTx = (accountId, leaseMs, workKey) => reserve.immediate(accountId, leaseMs, workKey);
-    // One the sweep took back meanwhile (a slow delivery) is counted again.
+    // One the sweep took back meanwhile (a slow delivery) is counted again; none left: committed already.
     const commitRow = (id: number, accountId: number) => {
-      if (sql('DELETE FROM document_reservations WHERE id = ?').run(id).changes === 0) {
-        sql('UPDATE accounts SET created_documents = created_documents + 1 WHERE id = ?').run(accountId);
-      }
+      const gone = sql('DELETE FROM document_reservations WHERE id = ? RETURNING refunded_at').get(id) as { refunded_at: number | null } | undefined;
+      if (gone && gone.refunded_at !== null) sql('UPDATE accounts SET created_documents = created_documents + 1 WHERE id = ?').run(accountId);
     };
     const commit = db.transaction(commitRow);
     this.commitTx = (id, accountId) => commit.immediate(id, accountId);
     const refundRow = (id: number, accountId: number) => {
-      if (sql('DELETE FROM document_reservations WHERE id = ?').run(id).changes > 0) {
+      const gone = sql('DELETE FROM document_reservations WHERE id = ? RETURNING refunded_at').get(id) as { refunded_at: number | null } | undefined;
+      if (gone && gone.refunded_at === null) {
         sql('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(accountId);
       }
     };
     const refund = db.transaction(refundRow);
     this.refundTx = (id, accountId) => refund.immediate(id, accountId);
     const refundExpired = db.transaction((): number => {
-      const rows = sql('SELECT id, account_id FROM document_reservations WHERE expires_at < ?').all(Date.now()) as { id: number; account_id: number }[];
+      const now = Date.now();
+      // Marked, not removed: a commit that comes later counts it again (see migrations.ts, workKeys).
+      sql('DELETE FROM document_reservations WHERE refunded_at < ?').run(now - REFUNDED_KEPT_MS);
+      const rows = sql('UPDATE document_reservations SET refunded_at = ? WHERE expires_at < ? AND refunded_at IS NULL RETURNING account_id').all(now, now) as { account_id: number }[];
       for (const row of rows) {
-        sql('DELETE FROM document_reservations WHERE id = ?').run(row.id);
         sql('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(row.account_id);
       }
       return rows.length;
@@ -596,9 +601,9 @@ class SqliteUsage implements UsageRepository {
       granted: {
         settle: async (kept) => {
           if (settled || !this.db.open) return;
-          settled = true;
           // A kept job's document is committed with its outcome (SqliteJobs.finish).
           this.settleTx(accountId, kept && wanted.workKey !== undefined ? null : claimed, kept, holder);
+          settled = true;
         },
       },
     };
@@ -699,8 +704,12 @@ class SqliteJobs implements JobRepository {
         now, now + retainMs, now, id, holder,
       ) as { account_id: number } | undefined;
       if (!ended) return false;
-      const settled = sql('DELETE FROM document_reservations WHERE work_key = ?').run(id).changes;
-      if (settled > 0 && !ok) sql('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(ended.account_id);
+      // Its reserved document settles with it: committed with a result (counted again if the sweep
+      // took it back meanwhile), taken back with an error.
+      const settled = sql('DELETE FROM document_reservations WHERE work_key = ? RETURNING refunded_at').all(id) as { refunded_at: number | null }[];
+      const pending = settled.some((r) => r.refunded_at === null);
+      if (ok && settled.length > 0 && !pending) sql('UPDATE accounts SET created_documents = created_documents + 1 WHERE id = ?').run(ended.account_id);
+      if (!ok && pending) sql('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(ended.account_id);
       return true;
     });
     this.finishTx = (id, holder, outcome, retainMs) => finish.immediate(id, holder, outcome, retainMs);

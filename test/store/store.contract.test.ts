@@ -413,6 +413,16 @@ for (const make of [sqliteBackend, postgresBackend]) {
       assert.equal(await documents(), 2);
       assert.ok(await store.jobs.finish('once-2', failing.holder, { error: { status: 500, message: 'given up' } }, 60_000));
       assert.equal(await documents(), 1);
+
+      // A job whose reservation the sweep took back while it ran still counts its result, once.
+      assert.equal(await store.jobs.add(job('once-3'), 5), 'added');
+      const slow = (await store.jobs.claim(60_000))!;
+      assert.ok('granted' in await store.usage.claim(a.id, { documentLeaseMs: 1, workKey: 'once-3' }));
+      await new Promise((r) => setTimeout(r, 20));
+      await second.usage.refundExpired();
+      assert.equal(await documents(), 1);
+      assert.ok(await second.jobs.finish('once-3', slow.holder, { result: Buffer.from('["x"]') }, 60_000));
+      assert.equal(await documents(), 2);
     });
 
     it('reads the template\'s version with the claim, and an account by its API key, each in one go', async () => {
@@ -447,9 +457,18 @@ for (const make of [sqliteBackend, postgresBackend]) {
       assert.equal(await documents(), 0);
       await slow.granted.settle(true);
       assert.equal(await documents(), 1);
+      const retried = await store.usage.reserveDocument(a.id, 60_000);
+      await retried!.commit();
+      await retried!.commit(); // a commit tried again (its first answer was lost) counts nothing more
+      assert.equal(await documents(), 2);
       const freed = await Promise.all([store.usage.acquireSlot(a.id, 2, 60_000), store.usage.acquireSlot(a.id, 2, 60_000)]);
       assert.ok(freed.every(Boolean), 'its slot was freed too');
       for (const lease of freed) await lease!.release();
+      const refunded = await store.usage.reserveDocument(a.id, 1);
+      await new Promise((r) => setTimeout(r, 20));
+      await second.usage.refundExpired();
+      await refunded!.refund(); // the sweep took it back already: not twice
+      assert.equal(await documents(), 2);
     });
   });
 }
