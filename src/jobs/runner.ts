@@ -11,6 +11,7 @@ import { BusyError, DocsmithError, ForbiddenError } from '../errors.js';
 import { postCallback, signCallback, type CallbackPolicy } from './callbacks.js';
 import type { StorageQuota } from '../accounts/storage.js';
 import { documentsJson } from '../operations/answer.js';
+import { asStorageUnavailable } from '../store/errors.js';
 
 /** A running job's lease: renewed every third of it, so a dead instance's job waits at most this long. */
 const LEASE_MS = 30_000;
@@ -20,6 +21,23 @@ const SWEEP_MS = 60_000;
 /** Callback deliveries under way at once on one instance, and of those at most this many for one account. */
 const CALLBACKS_AT_ONCE = 8;
 const CALLBACKS_PER_ACCOUNT = 2;
+
+/**
+ * Writes a job's outcome, trying again while the database is away, for as long as the job's lease
+ * lasts (after that another instance may have taken it up): an outage that the lease outlives does
+ * not cost the job an attempt.
+ */
+async function whileLeased<T>(write: () => Promise<T>): Promise<T> {
+  const until = Date.now() + LEASE_MS;
+  for (let wait = 100; ; wait = Math.min(wait * 2, 2000)) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!(error instanceof Error && asStorageUnavailable(error)) || Date.now() + wait > until) throw error;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
 
 class Stopping extends Error {}
 class Cancelled extends Error {}
@@ -128,7 +146,7 @@ export class JobRunner {
     const finish = async (outcome: Parameters<Store['jobs']['finish']>[2]) => {
       if ('result' in outcome) this.stats.done++;
       else this.stats.failed++;
-      if (!(await store.jobs.finish(job.id, holder, outcome, config.retentionMs))) log('info', 'job ended after it was deleted or taken over', { job: job.id });
+      if (!(await whileLeased(() => store.jobs.finish(job.id, holder, outcome, config.retentionMs)))) log('info', 'job ended after it was deleted or taken over', { job: job.id });
     };
     try {
       if (job.attempts > MAX_ATTEMPTS) {
@@ -155,16 +173,18 @@ export class JobRunner {
       });
       await finish({ result });
       log('info', 'job done', { job: job.id, kind: job.kind });
-    } catch (error) {
+    } catch (thrown) {
+      // The database went away during the work: the job waits for it, as a request would retry.
+      const error = asStorageUnavailable(thrown) ?? thrown;
       if (error instanceof Cancelled) {
         log('info', 'job cancelled', { job: job.id });
       } else if (error instanceof Stopping) {
         this.stats.requeued++;
-        await store.jobs.requeue(job.id, holder, 0);
+        await whileLeased(() => store.jobs.requeue(job.id, holder, 0));
       } else if ((error instanceof ForbiddenError && error.refusal === 'merge_slots') || error instanceof BusyError) {
-        // The account's merge slots or the office are busy: wait, as a request would retry.
+        // The account's merge slots, the office or the database are busy: wait, as a request would retry.
         this.stats.requeued++;
-        await store.jobs.requeue(job.id, holder, 2000);
+        await whileLeased(() => store.jobs.requeue(job.id, holder, 2000));
       } else if (error instanceof DocsmithError) {
         await finish({ error: { status: error.status, message: error.message } });
         log('info', 'job failed', { job: job.id, status: error.status, reason: error.message });

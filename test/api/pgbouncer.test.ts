@@ -1,57 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { adminServices, makeAccount } from '../helpers/accounts.js';
-import { freePort, startServer, tempDir, type RunningServer } from '../helpers/server.js';
+import { startServer, tempDir, type RunningServer } from '../helpers/server.js';
 import { client, type Client } from '../helpers/http.js';
-import { createTestDatabase, PG_URL } from '../helpers/postgres.js';
-
-const PGBOUNCER = '/usr/sbin/pgbouncer';
-
-
-/** PgBouncer in transaction mode in front of the test PostgreSQL, on a port of its own; run as `postgres` when we are root (it refuses root). */
-async function startPgBouncer(): Promise<{ port: number; stop(): Promise<void> }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docsmith-pgbouncer-'));
-  fs.chmodSync(dir, 0o777);
-  const upstream = new URL(PG_URL);
-  const port = await freePort();
-  fs.writeFileSync(path.join(dir, 'users.txt'), `"${decodeURIComponent(upstream.username) || 'postgres'}" ""\n`);
-  fs.writeFileSync(path.join(dir, 'pgbouncer.ini'), [
-    '[databases]', `* = host=${upstream.hostname} port=${upstream.port || 5432}`,
-    '[pgbouncer]', 'listen_addr = 127.0.0.1', `listen_port = ${port}`, 'unix_socket_dir =',
-    'auth_type = trust', `auth_file = ${path.join(dir, 'users.txt')}`, 'pool_mode = transaction',
-    'default_pool_size = 20', 'max_client_conn = 500', 'ignore_startup_parameters = extra_float_digits',
-    `logfile = ${path.join(dir, 'pgbouncer.log')}`, '',
-  ].join('\n'));
-  for (const file of fs.readdirSync(dir)) fs.chmodSync(path.join(dir, file), 0o666);
-  // It refuses to run as root: then as the `postgres` user.
-  const user = process.getuid?.() === 0
-    ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) }
-    : {};
-  const child: ChildProcess = spawn(PGBOUNCER, [path.join(dir, 'pgbouncer.ini')], { stdio: 'ignore', ...user });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => { socket.destroy(); resolve(true); });
-      socket.on('error', () => resolve(false));
-    });
-    if (open) break;
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`pgbouncer did not start: ${fs.existsSync(path.join(dir, 'pgbouncer.log')) ? fs.readFileSync(path.join(dir, 'pgbouncer.log'), 'utf8') : 'no log'}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    port,
-    async stop() {
-      child.kill('SIGTERM');
-      await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)));
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+import { createTestDatabase } from '../helpers/postgres.js';
+import { PGBOUNCER, startPgBouncer } from '../helpers/pgbouncer.js';
 
 describe('behind PgBouncer in transaction mode', () => {
   it('migrates, keeps the 2-merge limit across two instances, and leaves no slot taken', async (t) => {
