@@ -6,8 +6,8 @@ import type {
 } from './types.js';
 import { DuplicateError } from './types.js';
 import { POSTGRES_MIGRATIONS, POSTGRES_OLDEST_READER } from './migrations.js';
-import { schemaFit, stateOf, type SchemaState } from './schema.js';
-import { asStorageUnavailable, healthOf, NewerSchemaError, NO_SCHEMA } from './errors.js';
+import { pendingMigrations, schemaFit, stateOf, type SchemaState } from './schema.js';
+import { asStorageUnavailable, healthOf, NO_SCHEMA } from './errors.js';
 import { StorageUnavailableError } from '../errors.js';
 import { countUsageSql, usageMonth, accountColumns, jobColumns, type AccountRow, type ApiKeyRow, type JobRow, rowToAccount, rowToApiKey, rowToJob, rowToTemplateMeta, type TemplateRow } from './rows.js';
 import { randomUUID } from 'node:crypto';
@@ -76,19 +76,9 @@ async function migrate(pool: pg.Pool): Promise<void> {
     await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
     const column = await client.query("SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'schema_migrations' AND column_name = 'oldest_reader'");
     if (column.rowCount === 0) await client.query('ALTER TABLE schema_migrations ADD COLUMN oldest_reader INTEGER');
-    const { rows } = await client.query<{ version: number; oldest_reader: number | null }>('SELECT version, oldest_reader FROM schema_migrations ORDER BY version DESC');
-    const found = stateOf(rows[0]);
-    if (found && found.version > POSTGRES_MIGRATIONS.length) {
-      // A newer instance migrated it: serve beside it if it says this one may.
-      const fit = schemaFit(found, POSTGRES_MIGRATIONS.length);
-      if (!fit.serve) throw new NewerSchemaError(fit.reason);
-      return;
-    }
-    const done = new Set(rows.map((r) => r.version));
-    for (const [index, sql] of POSTGRES_MIGRATIONS.entries()) {
-      const version = index + 1;
-      if (done.has(version)) continue;
-      await client.query(sql);
+    const { rows } = await client.query<{ version: number; oldest_reader: number | null }>('SELECT version, oldest_reader FROM schema_migrations');
+    for (const version of pendingMigrations(rows, POSTGRES_MIGRATIONS.length)) {
+      await client.query(POSTGRES_MIGRATIONS[version - 1]!);
       await client.query('INSERT INTO schema_migrations (version, applied_at, oldest_reader) VALUES ($1, $2, $3)', [version, Date.now(), POSTGRES_OLDEST_READER]);
     }
   });

@@ -9,6 +9,8 @@
  * whose docsmith may still serve; an older instance reads it from the newest row. Rows written
  * before this column existed count as readable by their own version only.
  */
+import { NewerSchemaError } from './errors.js';
+
 export interface SchemaState {
   /** The newest applied migration. */
   version: number;
@@ -32,6 +34,21 @@ export function schemaFit(found: SchemaState | null, instance: number): SchemaFi
     serve: false, database: found.version, instance,
     reason: `the database schema is at version ${found.version}, which docsmith built for schema ${found.oldestReader} or newer can serve; this instance is built for ${instance}: upgrade it to the release that migrated the database`,
   };
+}
+
+/**
+ * The migrations (1-based versions) still to apply, given the rows of schema_migrations; none on a
+ * newer schema this instance may serve beside; NewerSchemaError on one it may not.
+ */
+export function pendingMigrations(rows: { version: number; oldest_reader: number | null }[], known: number): number[] {
+  const found = stateOf([...rows].sort((a, b) => b.version - a.version)[0]);
+  if (found && found.version > known) {
+    const fit = schemaFit(found, known);
+    if (!fit.serve) throw new NewerSchemaError(fit.reason);
+    return [];
+  }
+  const done = new Set(rows.map((r) => Number(r.version)));
+  return Array.from({ length: known }, (_, i) => i + 1).filter((version) => !done.has(version));
 }
 
 /** The newest row of schema_migrations as a state (a row without oldest_reader: its own version). */

@@ -17,8 +17,8 @@ import type {
   AuthFailureRepository, ClaimResult, ClaimedJob, DocumentReservation, JobCursor, JobOutcome, JobProgress, JobRecord, JobRepository, NewJob, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, StoreHealth, TemplateMeta, TemplateRecord, TemplateRepository, UsageClaim, UsageRepository,
 } from './types.js';
 import { DuplicateError } from './types.js';
-import { asStorageUnavailable, BackupError, healthOf, NewerSchemaError, NO_SCHEMA } from './errors.js';
-import { schemaFit, stateOf, type SchemaState } from './schema.js';
+import { asStorageUnavailable, BackupError, healthOf, NO_SCHEMA } from './errors.js';
+import { pendingMigrations, schemaFit, stateOf, type SchemaState } from './schema.js';
 import { processAlive } from '../util/process.js';
 import { freeBytesSync } from '../util/disk.js';
 import { StorageUnavailableError } from '../errors.js';
@@ -164,21 +164,11 @@ function migrate(db: Database): void {
   db.transaction(() => {
     const columns = db.prepare('PRAGMA table_info(schema_migrations)').all() as { name: string }[];
     if (!columns.some((c) => c.name === 'oldest_reader')) db.exec('ALTER TABLE schema_migrations ADD COLUMN oldest_reader INTEGER');
-    const rows = db.prepare('SELECT version, oldest_reader FROM schema_migrations ORDER BY version DESC').all() as { version: number; oldest_reader: number | null }[];
-    const found = stateOf(rows[0]);
-    if (found && found.version > SQLITE_MIGRATIONS.length) {
-      // A newer docsmith migrated it: serve on it if it says this one may.
-      const fit = schemaFit(found, SQLITE_MIGRATIONS.length);
-      if (!fit.serve) throw new NewerSchemaError(fit.reason);
-      return;
-    }
-    const done = new Set(rows.map((r) => r.version));
-    SQLITE_MIGRATIONS.forEach((sql, index) => {
-      const version = index + 1;
-      if (done.has(version)) return;
-      db.exec(sql);
+    const rows = db.prepare('SELECT version, oldest_reader FROM schema_migrations').all() as { version: number; oldest_reader: number | null }[];
+    for (const version of pendingMigrations(rows, SQLITE_MIGRATIONS.length)) {
+      db.exec(SQLITE_MIGRATIONS[version - 1]!);
       db.prepare('INSERT INTO schema_migrations (version, applied_at, oldest_reader) VALUES (?, ?, ?)').run(version, Date.now(), SQLITE_OLDEST_READER);
-    });
+    }
   }).immediate();
 }
 
