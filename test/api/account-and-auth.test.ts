@@ -21,7 +21,9 @@ describe('accounts and authentication over HTTP', () => {
     assert.equal((await request(server.url, 'GET', '/healthz')).status, 200);
     const ready = await request(server.url, 'GET', '/readyz');
     assert.equal(ready.status, 200);
-    assert.deepEqual(ready.json(), { status: 'ready', storage: 'sqlite', officeWorkers: 0 });
+    const { schema, ...rest } = ready.json() as { schema: { database: number; instance: number } };
+    assert.deepEqual(rest, { status: 'ready', storage: 'sqlite', officeWorkers: 0 });
+    assert.equal(schema.database, schema.instance, 'the schema this instance migrated to');
   });
 
   it('returns the account settings in the exact wire shape', async () => {

@@ -78,6 +78,10 @@ describe('TypeScript client against a running server', () => {
     assert.equal(Buffer.from(pdfs[1]!.subarray(0, 5)).toString('latin1'), '%PDF-');
     assert.ok((await client.jobs()).some((j) => j.id === job.id));
     const converted = await client.waitForJob((await client.convertJob(template, 'TXT')).id, { intervalMs: 50 });
+    const first = await client.jobsPage({ limit: 1 });
+    assert.deepEqual(first.jobs.map((j) => j.id), [converted.id], 'newest first');
+    const second = await client.jobsPage({ limit: 1, after: first.next! });
+    assert.deepEqual(second.jobs.map((j) => j.id), [job.id]);
     assert.match(Buffer.from((await client.jobResult(converted.id))[0]!).toString('utf8'), /Dear/);
     const failing = await client.appendJob({ returnFormat: 'DOCX', documents: [{ document: new TextEncoder().encode('not a document') }] });
     await assert.rejects(client.waitForJob(failing.id, { intervalMs: 50 }), (e: Error) => e instanceof DocsmithApiError && e.status === 400);

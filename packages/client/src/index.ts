@@ -152,7 +152,13 @@ export class DocsmithClient {
   }
 
   job(id: string): Promise<Job> { return this.call('GET', `/jobs/${encodeURIComponent(id)}`); }
+  /** The newest page of the account's jobs (100); `jobsPage` goes further. */
   jobs(): Promise<Job[]> { return this.call('GET', '/jobs'); }
+  /** A page of the account's jobs, newest first, and the cursor of the next page (null: none). */
+  async jobsPage(options: { limit?: number; after?: string } = {}): Promise<{ jobs: Job[]; next: string | null }> {
+    const response = await this.send('GET', '/jobs', options);
+    return { jobs: JSON.parse(await response.text()) as Job[], next: response.headers.get('x-next-cursor') };
+  }
   async deleteJob(id: string): Promise<void> { await this.call('DELETE', `/jobs/${encodeURIComponent(id)}`); }
   /** The secret callbacks are signed with: X-Docsmith-Signature is t=<s>,v1=<hex HMAC-SHA256 of "<t>.<body>">. */
   callbackSecret(): Promise<string> { return this.call('GET', '/jobs/callbacksecret'); }
