@@ -229,7 +229,9 @@ function trimTrailingParagraphs(xml: string): string {
     const paragraph = content.slice(start, end);
     const selfClosing = paragraph.startsWith('<w:p/>') || /^<w:p [^>]*\/>$/.test(paragraph);
     if (!selfClosing && !paragraph.endsWith('</w:p>')) break;
-    if (/<w:(t|drawing|pict|object|sectPr|fldChar|fldSimple|instrText|tab|ptab|sym|footnoteReference|endnoteReference|commentReference|ruby)\b/.test(paragraph)) break;
+    // Tab-stop definitions in the paragraph's properties are not content (TX writes them into every paragraph).
+    const inline = paragraph.replace(/<w:pPr\b[\s\S]*?<\/w:pPr>/, '');
+    if (/<w:sectPr\b/.test(paragraph) || /<w:(t|drawing|pict|object|fldChar|fldSimple|instrText|tab|ptab|sym|footnoteReference|endnoteReference|commentReference|ruby)\b/.test(inline)) break;
     // A start found inside a text box or other container belongs to a paragraph we keep.
     if (/<\/(w:txbxContent|w:drawing|w:pict|mc:AlternateContent|w:sdtContent|w:hyperlink|w:tc)>/.test(paragraph)) break;
     const previous = trimmedEnd(content, start);

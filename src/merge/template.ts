@@ -77,6 +77,12 @@ function makeField(parts: (string | FieldNode)[], props: string, original: strin
   return { kind: 'field', parts, runProps: props, original, resultText, parsed: pure ? parseInstruction(parts.join('')) : undefined };
 }
 
+function simpleField(node: TElement): FieldNode {
+  const instr = attr(node as XmlElement, 'w:instr') ?? '';
+  const firstRun = node.children.find((c): c is TElement => isElement(c, 'w:r'));
+  return makeField([instr], runProps(firstRun), serializeT(node), textIn(node, ['w:t']));
+}
+
 interface OpenField {
   parts: (string | FieldNode)[];
   phase: 'instr' | 'result';
@@ -100,9 +106,16 @@ function takeComplexField(children: TNode[], start: number, out: TNode[]): numbe
       kept.push(node);
       continue;
     }
+    const top = stack[stack.length - 1];
+    if (node.name === 'w:fldSimple' && top) {
+      // A simple field inside a complex one: part of its instruction (IF <MERGEFIELD x> = ...), or of its result.
+      const field = simpleField(node);
+      if (top.phase === 'instr') top.parts.push(field);
+      else top.result += field.resultText;
+      continue;
+    }
     if (node.name !== 'w:r') continue;
     const kind = fieldChar(node);
-    const top = stack[stack.length - 1];
     if (kind === 'begin') {
       stack.push({ parts: [], phase: 'instr', firstRun: node, resultRun: undefined, result: '', start: i });
     } else if (kind === 'separate') {
@@ -140,9 +153,7 @@ function recogniseFields(node: TElement): void {
   for (let i = 0; i < children.length;) {
     const child = children[i]!;
     if (isElement(child, 'w:fldSimple')) {
-      const instr = attr(child as XmlElement, 'w:instr') ?? '';
-      const firstRun = child.children.find((c): c is TElement => isElement(c, 'w:r'));
-      out.push(makeField([instr], runProps(firstRun), serializeT(child), textIn(child, ['w:t'])));
+      out.push(simpleField(child));
       i++;
       continue;
     }

@@ -8,6 +8,15 @@ const ENTITY = [Buffer.from('<!ENTITY', 'utf8'), Buffer.from('<!ENTITY', 'utf16l
 /** Web pages a document carries (altChunk): `<!DOCTYPE html>` is how they start; entity declarations are still refused. */
 const WEB_PAGE = /\.(?:html?|mht|mhtml)$/i;
 
+/** Names of parts that readers parse as markup, whatever their declared type. */
+const MARKUP_NAME = /\.(?:xml|rels|vml|svg|html?|mht|mhtml|xsd|xsl|xslt)$/i;
+/** Content types of parts no reader parses as XML. */
+const BINARY_TYPE = new RegExp([
+  String.raw`^(?:image/(?!svg)|audio/|video/|font/|application/(?:x-font|octet-stream|msword|pdf|x-emf|x-wmf|vnd\.ms-excel`,
+  String.raw`|vnd\.openxmlformats-officedocument\.(?:wordprocessingml\.printerSettings|oleObject|obfuscatedFont|spreadsheetml\.sheet$|presentationml\.presentation$|wordprocessingml\.document$)`,
+  String.raw`|vnd\.ms-office\.(?:activeX$|vbaProject$)))`,
+].join(''), 'i');
+
 /** The relationships part of a part: `word/document.xml` -> `word/_rels/document.xml.rels`. */
 export function relsPartName(part: string): string {
   const slash = part.lastIndexOf('/');
@@ -59,13 +68,29 @@ export class OoxmlPackage {
       if (!(error instanceof ZipError)) throw error;
       throw new InputError(error.kind === 'limit' ? `${what} is refused: ${error.message}.` : `${what} is a damaged ZIP package: ${error.message}.`);
     }
-    for (const [name, data] of parts) {
+    const pkg = new OoxmlPackage(parts);
+    // The content types first: they say which other parts are markup.
+    for (const name of [CONTENT_TYPES, ...[...parts.keys()].filter((n) => n !== CONTENT_TYPES)]) {
+      const data = parts.get(name);
+      if (!data || pkg.isBinaryPart(name)) continue;
       const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
       if ((WEB_PAGE.test(name) ? ENTITY : DOCTYPE).some((marker) => bytes.includes(marker))) {
         throw new InputError(`${what} is refused: its part ${name} contains a DOCTYPE (entity declarations), which Office documents never have.`);
       }
     }
-    return new OoxmlPackage(parts);
+    return pkg;
+  }
+
+  /**
+   * A part no reader parses as markup: a picture, media, printer settings, an embedded object or
+   * font, by its content type, under a name that is not a markup one. Their bytes may hold a
+   * DOCTYPE harmlessly (Photoshop's JPEG metadata and Mac Word's printer settings carry an Apple
+   * plist); markup parts may not.
+   */
+  private isBinaryPart(name: string): boolean {
+    if (name === CONTENT_TYPES || MARKUP_NAME.test(name)) return false;
+    const type = this.contentTypeOf(name);
+    return type !== undefined && BINARY_TYPE.test(type);
   }
 
   has(name: string): boolean {

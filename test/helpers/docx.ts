@@ -28,7 +28,7 @@ export function field(instruction: string, result?: string, props = ''): string 
 
 /** A field whose instruction holds other fields: parts are text or nested field XML. */
 export function nestedField(parts: string[], result = 'x'): string {
-  const inner = parts.map((p) => (p.startsWith('<w:r>') ? p : `<w:r><w:instrText xml:space="preserve">${esc(p)}</w:instrText></w:r>`)).join('');
+  const inner = parts.map((p) => (p.startsWith('<w:r>') || p.startsWith('<w:fldSimple') ? p : `<w:r><w:instrText xml:space="preserve">${esc(p)}</w:instrText></w:r>`)).join('');
   return `<w:r><w:fldChar w:fldCharType="begin"/></w:r>${inner}<w:r><w:fldChar w:fldCharType="separate"/></w:r>${run(result)}<w:r><w:fldChar w:fldCharType="end"/></w:r>`;
 }
 

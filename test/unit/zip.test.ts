@@ -58,6 +58,25 @@ describe('DOCTYPEs in packages', () => {
     assert.ok(OoxmlPackage.read(withPart('word/afchunk.mht', 'MIME-Version: 1.0\r\n\r\n<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN"><html></html>')));
     assert.throws(() => OoxmlPackage.read(withPart('word/afchunk.html', '<!DOCTYPE html [<!ENTITY a "aaaa">]><html>&a;</html>')), /DOCTYPE/);
   });
+
+  it('leaves DOCTYPEs inside pictures and printer settings alone (Apple plists in JPEG metadata, Mac Word), by content type', () => {
+    const plist = '<?xml version="1.0"?><!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd"><plist/>';
+    const withParts = (parts: Record<string, string | Uint8Array>, types: string) => {
+      const files = unzipSync(docx(''));
+      const declared = Buffer.from(files['[Content_Types].xml']!).toString('utf8').replace('</Types>', `${types}</Types>`);
+      files['[Content_Types].xml'] = strToU8(declared);
+      for (const [name, data] of Object.entries(parts)) files[name] = typeof data === 'string' ? strToU8(data) : new Uint8Array(data);
+      return Buffer.from(zipSync(files));
+    };
+    const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe1]), Buffer.from(plist)]);
+    const settings = '<Default Extension="jpeg" ContentType="image/jpeg"/><Default Extension="bin" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.printerSettings"/>';
+    const read = OoxmlPackage.read(withParts({ 'word/media/image1.jpeg': jpeg, 'word/printerSettings/printerSettings1.bin': plist }, settings));
+    assert.ok(read.has('word/media/image1.jpeg') && read.has('word/printerSettings/printerSettings1.bin'));
+    // Declared as markup, or named as markup, it is checked whatever else it claims.
+    assert.throws(() => OoxmlPackage.read(withParts({ 'word/media/image2.jpeg': plist }, `${settings}<Override PartName="/word/media/image2.jpeg" ContentType="application/xml"/>`)), /image2\.jpeg contains a DOCTYPE/);
+    assert.throws(() => OoxmlPackage.read(withParts({ 'word/fake.xml': plist }, `${settings}<Override PartName="/word/fake.xml" ContentType="image/png"/>`)), /fake\.xml contains a DOCTYPE/);
+    assert.throws(() => OoxmlPackage.read(withParts({ 'word/media/image3.gif': plist }, settings)), /image3\.gif contains a DOCTYPE/, 'a part of no declared type');
+  });
 });
 
 describe('ZIP writing', () => {

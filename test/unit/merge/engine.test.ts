@@ -6,7 +6,9 @@ import type { JsonObject } from '../../../src/merge/scope.js';
 import { InputError } from '../../../src/errors.js';
 import { parseXml } from '../../../src/ooxml/xml.js';
 import { schemaOrderProblems } from '../../../src/ooxml/properties-order.js';
-import { fixture } from '../../helpers/server.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fixture, ROOT } from '../../helpers/server.js';
 import { block, cell, docx, field, mergefield, nestedField, p, partText, partXml, row, run, schemaOrderProblemsOf, simpleField, table } from '../../helpers/docx.js';
 
 function merge(body: string, data: JsonObject | JsonObject[], options: Partial<MergeOptions> = {}, extra: { header?: string; footer?: string } = {}): Buffer[] {
@@ -147,6 +149,15 @@ describe('merge engine: IF and DATE', () => {
     assert.equal(text(body, { country: 'US', name: 'Ann' }), 'Hello Ann');
   });
 
+  it('reads simple fields inside a complex field\'s instruction, as Word writes them (a real template)', () => {
+    const body = p(nestedField(['IF ', simpleField('MERGEFIELD x'), ' = "two" "yes" "no"']));
+    assert.equal(text(body, { x: 'two' }), 'yes');
+    assert.equal(text(body, { x: 'three' }), 'no');
+    const real = CompiledTemplate.compile(fs.readFileSync(path.join(ROOT, 'test/fixtures/real-templates/iulica+docx-mailmerge/tests/test_nested_if_inside.docx')));
+    const results = real.merge([{ fieldname: 'two' }, { fieldname: 'one' }, { fieldname: 'three' }], DEFAULT_MERGE_OPTIONS, false).map((d) => partText(d).trim());
+    assert.deepEqual(results, ['two', '- one -', 'more: three']);
+  });
+
   it('NEXT moves to the next record within the same document (label sheets), NEXTIF when its condition holds', () => {
     const labels = CompiledTemplate.compile(docx(p(mergefield('name')) + p(field('NEXT', '')) + p(mergefield('name'))));
     const docs = labels.merge([{ name: 'A' }, { name: 'B' }, { name: 'C' }], DEFAULT_MERGE_OPTIONS, false);
@@ -257,6 +268,13 @@ describe('merge engine: documents', () => {
     assert.ok(partXml(inside).includes('w:br'), 'a break between texts stays');
     const kept = merge(p(run('report')) + `<w:p>${pageBreak}</w:p>`, {}, { removeTrailingWhitespace: false })[0]!;
     assert.ok(partXml(kept).includes('w:br'));
+    // TX Text Control writes tab stops into every paragraph's properties: they are not content.
+    const tabs = '<w:pPr><w:tabs><w:tab w:val="left" w:pos="1440"/><w:tab w:val="right" w:pos="9000"/></w:tabs></w:pPr>';
+    const tx = merge(`<w:p>${tabs}${run('report')}</w:p><w:p>${tabs}${pageBreak}</w:p><w:p>${tabs}</w:p>`, {})[0]!;
+    assert.ok(!partXml(tx).includes('w:br'), partXml(tx));
+    assert.equal((partXml(tx).match(/<w:p[ >]/g) ?? []).length, 1);
+    const sectionBreak = merge(`<w:p>${run('one')}</w:p><w:p><w:pPr><w:sectPr/></w:pPr></w:p>`, {})[0]!;
+    assert.ok(partXml(sectionBreak).includes('<w:sectPr/>'), 'a section break in the properties stays');
   });
 
   it('has an order check that finds misordered properties, and lets header and footer references mix', () => {
