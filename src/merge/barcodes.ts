@@ -142,18 +142,29 @@ export function wordBarcodeExtent(spec: WordBarcodeSpec, image: DecodedImage): {
 
 const TWO_D = /qrcode|datamatrix|pdf417|aztec|maxicode/;
 
+/** 2D symbologies that carry an ECI designator: text beyond ASCII is marked as UTF-8 (ECI 26), or readers guess Latin-1 or Shift JIS. */
+const ECI = /^(?:qrcode|datamatrix|azteccode|pdf417)$/;
+
+/** What bwip-js is asked to draw for the value. */
+export function barcodeOptions(value: string, spec: BarcodeSpec): BwipJs.RenderOptions {
+  const twoD = TWO_D.test(spec.bcid);
+  // bwip-js encodes the text as UTF-8 bytes; with parsefnc, ^ECI000026 says so, and ^^ is a caret.
+  const utf8 = ECI.test(spec.bcid) && [...value].some((ch) => ch.charCodeAt(0) > 0x7f);
+  return {
+    bcid: spec.bcid, scale: 3,
+    ...(utf8 ? { text: `^ECI000026${value.replace(/\^/g, '^^')}`, parsefnc: true } : { text: value }),
+    ...(twoD ? {} : { height: 12, includetext: spec.showText, textxalign: 'center' }),
+    ...(spec.foreground ? { barcolor: spec.foreground, textcolor: spec.foreground } : {}),
+    ...(spec.background ? { backgroundcolor: spec.background } : {}),
+    ...(spec.eclevel && spec.bcid === 'qrcode' ? { eclevel: spec.eclevel } : {}),
+  };
+}
+
 /** Draws the value as an SVG picture; a value the symbology cannot encode is the caller's 400. */
 export function drawBarcode(value: string, spec: BarcodeSpec, field: string): DecodedImage {
-  const twoD = TWO_D.test(spec.bcid);
   let svg: string;
   try {
-    svg = bwipjs().toSVG({
-      bcid: spec.bcid, text: value, scale: 3,
-      ...(twoD ? {} : { height: 12, includetext: spec.showText, textxalign: 'center' }),
-      ...(spec.foreground ? { barcolor: spec.foreground, textcolor: spec.foreground } : {}),
-      ...(spec.background ? { backgroundcolor: spec.background } : {}),
-      ...(spec.eclevel && spec.bcid === 'qrcode' ? { eclevel: spec.eclevel } : {}),
-    });
+    svg = bwipjs().toSVG(barcodeOptions(value, spec));
   } catch (error) {
     const reason = String((error as Error).message ?? error).replace(/^bwipp\.\w+#\d+:\s*/, '');
     throw new InputError(`The value ${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)} for the barcode "${field}" cannot be drawn as ${spec.typeName}: ${reason}`);

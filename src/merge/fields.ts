@@ -121,6 +121,22 @@ function isNumeric(value: string): boolean {
   return /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(value);
 }
 
+/**
+ * A number written plainly (1234.5) or as the culture writes it (1.234,50 in de-DE, 1,234.50 in
+ * en-US: what a nested field with a number picture gives), as Word reads IF operands; else undefined.
+ */
+function numberIn(text: string, culture: Culture): number | undefined {
+  if (isNumeric(text)) return Number(text);
+  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const compact = text.trim().replace(/[\s\u00a0\u202f]/g, '').replace(culture.minus, '-');
+  const group = escape(culture.group.replace(/[\s\u00a0\u202f]/g, ''));
+  const decimal = escape(culture.decimal);
+  const grouped = group ? `\\d{1,3}(?:${group}\\d{3})+` : '(?!)';
+  const match = new RegExp(`^([-+]?)(${grouped}|\\d+)(?:${decimal}(\\d+))?$`).exec(compact);
+  if (!match) return undefined;
+  return Number(`${match[1]}${match[2]!.replace(/\D/g, '')}.${match[3] ?? '0'}`);
+}
+
 /** Renders a JSON value as text, applying `\#` and `\@` pictures. */
 export function formatValue(value: Json, instruction: FieldInstruction, culture: Culture): string {
   if (value === null || typeof value === 'object') return '';
@@ -181,10 +197,10 @@ function compare(tokens: { text: string; quoted: boolean }[], ctx: FieldContext)
   };
   const a = resolve(left, true);
   const b = resolve(right, false);
+  const x = numberIn(a, ctx.culture);
+  const y = numberIn(b, ctx.culture);
   let holds: boolean;
-  if (isNumeric(a) && isNumeric(b)) {
-    const x = Number(a);
-    const y = Number(b);
+  if (x !== undefined && y !== undefined) {
     holds = op.text === '=' ? x === y : op.text === '<>' ? x !== y : op.text === '<' ? x < y : op.text === '>' ? x > y : op.text === '<=' ? x <= y : op.text === '>=' ? x >= y : false;
   } else if (op.text === '=' || op.text === '<>') {
     const match = /[*?]/.test(b) ? wildcard(b).test(a) : a === b;

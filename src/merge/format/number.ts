@@ -135,10 +135,14 @@ function formatCustom(value: number, picture: string, c: Culture): string {
   if (value < 0 && sections.length > 1 && sections[1] !== '') {
     sectionText = sections[1]!;
     negativeHasOwnSection = true;
-  } else if (value === 0 && sections.length > 2 && sections[2] !== '') {
-    sectionText = sections[2]!;
   }
-  const section = parseSection(sectionText);
+  let section = parseSection(sectionText);
+  // A value that shows as zero in its section (-0.001 as 0.00) takes the zero section, as in Word.
+  if (sections.length > 2 && sections[2] !== '' && Number((Math.abs(value) * section.scale).toFixed(section.fractionDigits)) === 0) {
+    sectionText = sections[2]!;
+    negativeHasOwnSection = false;
+    section = parseSection(sectionText);
+  }
   const scaled = Math.abs(value) * section.scale;
   const rounded = scaled.toFixed(section.fractionDigits);
   let [intPart, fracPart = ''] = rounded.split('.');

@@ -5,7 +5,13 @@ import bwipjs from 'bwip-js';
 import { CompiledTemplate, DEFAULT_MERGE_OPTIONS, type MergeOptions } from '../../../src/merge/engine.js';
 import type { JsonObject } from '../../../src/merge/scope.js';
 import { InputError } from '../../../src/errors.js';
-import { parseColour, readTxBarcode } from '../../../src/merge/barcodes.js';
+import { barcodeOptions, parseColour, readTxBarcode } from '../../../src/merge/barcodes.js';
+import * as jsqr from 'jsqr';
+
+// jsQR is a CommonJS bundle whose types say ESM: take the function from whichever shape it has.
+type Decode = (data: Uint8ClampedArray, width: number, height: number) => { data: string; chunks: { type: string; assignmentNumber?: number }[] } | null;
+const loaded = jsqr as unknown as { default: Decode | { default: Decode } };
+const jsQR: Decode = typeof loaded.default === 'function' ? loaded.default : loaded.default.default;
 import { docx, field, p, partXml, run, schemaOrderProblemsOf, txBarcode } from '../../helpers/docx.js';
 
 const W_EXT = /<wp:extent cx="(\d+)" cy="(\d+)"\/>/g;
@@ -108,5 +114,33 @@ describe('template info: barcodes', () => {
   it('lists the data field of a MERGEBARCODE', () => {
     const info = CompiledTemplate.compile(docx(p(field('MERGEBARCODE Url QR \\q 3')) + p(field('MERGEFIELD Name')))).info;
     assert.deepEqual(info.mergeFields.map((f) => f.name), ['Url', 'Name']);
+  });
+});
+
+describe('barcode text beyond ASCII', () => {
+  /** Encodes as the merge would and reads the symbol back with a QR decoder (jsQR). */
+  const scan = (value: string) => {
+    const [symbol] = bwipjs.raw(barcodeOptions(value, { bcid: 'qrcode', typeName: 'QRCode', showText: false })) as unknown as { pixs: number[]; pixx: number; pixy: number }[];
+    const { pixs, pixx, pixy } = symbol!;
+    const [scale, quiet] = [4, 4];
+    const [w, h] = [(pixx + 2 * quiet) * scale, (pixy + 2 * quiet) * scale];
+    const rgba = new Uint8ClampedArray(w * h * 4).fill(255);
+    for (let y = 0; y < pixy * scale; y++) {
+      for (let x = 0; x < pixx * scale; x++) {
+        if (!pixs[Math.floor(y / scale) * pixx + Math.floor(x / scale)]) continue;
+        const at = ((y + quiet * scale) * w + x + quiet * scale) * 4;
+        rgba.fill(0, at, at + 3);
+      }
+    }
+    const found = jsQR(rgba, w, h)!;
+    return { text: found.data, eci: found.chunks.filter((c) => c.type === 'eci').map((c) => c.assignmentNumber) };
+  };
+
+  it('marks QR codes with non-ASCII text as UTF-8 (ECI 26), keeps carets, and leaves ASCII codes as they were', () => {
+    assert.deepEqual(scan('Grüße aus Köln ^_^'), { text: 'Grüße aus Köln ^_^', eci: [26] });
+    assert.deepEqual(scan('ABC-123'), { text: 'ABC-123', eci: [] });
+    for (const bcid of ['datamatrix', 'azteccode', 'pdf417']) {
+      assert.doesNotThrow(() => bwipjs.toSVG(barcodeOptions('Grüße', { bcid, typeName: bcid, showText: false })), bcid);
+    }
   });
 });

@@ -71,6 +71,19 @@ describe('merge engine: fields and values', () => {
     assert.throws(() => text(body, data, { culture: 'xx-NOPE-123' }), InputError);
   });
 
+  it('compares numbers as the culture writes them in IF (a nested field with a number picture), and gives a value that shows as zero the zero section', () => {
+    const big = p(nestedField(['IF ', field('MERGEFIELD total \\# "#,##0.00"'), ' > 1000 "big" "small"']));
+    assert.equal(text(big, { total: 1234.5 }, { culture: 'de-DE' }), 'big', '1.234,50 > 1000');
+    assert.equal(text(big, { total: 999.5 }, { culture: 'de-DE' }), 'small', '999,50 > 1000');
+    assert.equal(text(big, { total: 1234.5 }, { culture: 'en-US' }), 'big', '1,234.50 > 1000');
+    assert.equal(text(big, { total: 1234.5 }, { culture: 'fr-FR' }), 'big', '1 234,50 > 1000');
+    const zero = p(mergefield('v', '\\# "0.00;(0.00);zero"'));
+    assert.equal(text(zero, { v: -0.001 }), 'zero');
+    assert.equal(text(zero, { v: 0.004 }), 'zero');
+    assert.equal(text(zero, { v: -0.006 }), '(0.01)');
+    assert.equal(text(zero, { v: 0 }), 'zero');
+  });
+
   it('formats dates with .NET pictures, parsing ISO and the culture short date', () => {
     const body = p(mergefield('d', '\\@ "dd.MM.yyyy"'), run('|'), mergefield('d', '\\@ "MM-dd-yy"'), run('|'), mergefield('t', '\\@ "h:mm tt"'), run('|'), mergefield('t', '\\@ "HH:mm"'), run('|'), mergefield('x', '\\@ "dd.MM.yyyy"'));
     assert.equal(text(body, { d: '2024-03-05', t: '2024-03-05T14:07:00Z', x: 'soon' }), '05.03.2024|03-05-24|2:07 PM|14:07|soon');
