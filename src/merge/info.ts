@@ -1,7 +1,7 @@
 import type { OoxmlPackage } from '../ooxml/package.js';
 import { attr, childElements, parseXml } from '../ooxml/xml.js';
 import { switchValue } from './instruction.js';
-import type { TElement, TNode } from './template.js';
+import type { FieldNode, TElement, TNode } from './template.js';
 import type { ChartInfo } from './charts.js';
 
 export interface MergeFieldInfo {
@@ -29,9 +29,13 @@ export interface TemplateInfo {
   charts?: ChartInfo[];
 }
 
+const dataField = (name: string): MergeFieldInfo => ({ name, text: '', textBefore: '', textAfter: '', numericFormat: '', dateTimeFormat: '', preserveFormatting: false });
+
 function collect(nodes: TNode[], fields: MergeFieldInfo[], blocks: MergeBlockInfo[]): void {
   for (const node of nodes) {
     if (node.kind === 'field') {
+      // Fields inside another's instruction (IF <MERGEFIELD total> > 1000 ...) are data the template needs too.
+      collect(node.parts.filter((part): part is FieldNode => typeof part !== 'string'), fields, blocks);
       const parsed = node.parsed;
       if (parsed?.type === 'MERGEFIELD' && parsed.args[0] && !/^Table(Start|End):/i.test(parsed.args[0])) {
         fields.push({
@@ -45,16 +49,33 @@ function collect(nodes: TNode[], fields: MergeFieldInfo[], blocks: MergeBlockInf
         });
       } else if (parsed?.type === 'MERGEBARCODE' && parsed.args[0]) {
         // A barcode's data is a merge field like any other for whoever builds the data.
-        fields.push({ name: parsed.args[0], text: '', textBefore: '', textAfter: '', numericFormat: '', dateTimeFormat: '', preserveFormatting: false });
+        fields.push(dataField(parsed.args[0]));
       }
     } else if (node.kind === 'block') {
       const block: MergeBlockInfo = { name: node.name, mergeFields: [], mergeBlocks: [] };
       collect(node.children, block.mergeFields, block.mergeBlocks);
       blocks.push(block);
     } else if (node.kind === 'element') {
-      collect(node.children, fields, blocks);
+      const barcode = node.name === 'w:drawing' ? txBarcodeField(node) : undefined;
+      if (barcode) fields.push(dataField(barcode));
+      else collect(node.children, fields, blocks);
     }
   }
+}
+
+/** A TX Text Control barcode (a picture with a barcode NetControl): the field it shows, by the picture's name. */
+function txBarcodeField(drawing: TElement): string | undefined {
+  let name: string | undefined;
+  let barcode = false;
+  const visit = (node: TNode) => {
+    if (node.kind !== 'element') return;
+    const local = node.name.slice(node.name.indexOf(':') + 1);
+    if (local === 'docPr') name ??= node.attrs.find(([key]) => key === 'name')?.[1];
+    if (local === 'NetControl' && node.attrs.some(([key, value]) => key.endsWith('val') && /barcode/i.test(value))) barcode = true;
+    node.children.forEach(visit);
+  };
+  visit(drawing);
+  return barcode && name ? name.replace(/^_tx_id_\d+_/, '') : undefined;
 }
 
 /**

@@ -53,6 +53,9 @@ export class Scope {
         continue;
       }
       for (const piece of path.slice(1)) {
+        // A path through a list outside its block reads the list's first row, as TX Text Control
+        // does (a label's Sales_SalesOrderDetail.CarrierTrackingNumber).
+        if (Array.isArray(value) && isObject(value[0] as Json)) value = value[0] as Json;
         if (!isObject(value as Json)) return MISSING;
         value = getKey(value as JsonObject, piece);
         if (value === MISSING) return MISSING;

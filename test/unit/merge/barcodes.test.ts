@@ -12,7 +12,7 @@ import * as jsqr from 'jsqr';
 type Decode = (data: Uint8ClampedArray, width: number, height: number) => { data: string; chunks: { type: string; assignmentNumber?: number }[] } | null;
 const loaded = jsqr as unknown as { default: Decode | { default: Decode } };
 const jsQR: Decode = typeof loaded.default === 'function' ? loaded.default : loaded.default.default;
-import { docx, field, p, partXml, run, schemaOrderProblemsOf, txBarcode } from '../../helpers/docx.js';
+import { docx, field, nestedField, p, partXml, run, schemaOrderProblemsOf, txBarcode } from '../../helpers/docx.js';
 
 const W_EXT = /<wp:extent cx="(\d+)" cy="(\d+)"\/>/g;
 
@@ -54,6 +54,14 @@ describe('merge engine: barcodes', () => {
     assert.deepEqual([...partXml(out!).matchAll(W_EXT)].map((m) => [m[1], m[2]]), [['1143000', '1143000']]);
     assert.match(partXml(out!, '[Content_Types].xml'), /Extension="svg" ContentType="image\/svg\+xml"/);
     assert.deepEqual(schemaOrderProblemsOf(out!), []);
+  });
+
+  it('reads a barcode whose data path runs through a list from the list\'s first row (TX shipping labels)', () => {
+    const code = txBarcode('Sales_SalesOrderDetail.CarrierTrackingNumber', 'rIdBc', 'Code128');
+    const records = ['1Z-A', '1Z-B'].map((number) => ({ Sales_SalesOrderDetail: [{ CarrierTrackingNumber: number }, { CarrierTrackingNumber: 'not this' }] }));
+    const [out] = merge(p(code.xml), records, { rIdBc: code.customXml });
+    assert.deepEqual([0, 1].map((i) => /<Text>([^<]*)<\/Text>/.exec(controlXml(out!, i))![1]), ['1Z-A', '1Z-B'], 'each label its own code, not the template\'s');
+    assert.equal(pictures(out!).filter((shown) => shown.target.endsWith('.svg')).length, 2);
   });
 
   it('gives each appended record its own barcode and its own custom XML', () => {
@@ -114,6 +122,13 @@ describe('template info: barcodes', () => {
   it('lists the data field of a MERGEBARCODE', () => {
     const info = CompiledTemplate.compile(docx(p(field('MERGEBARCODE Url QR \\q 3')) + p(field('MERGEFIELD Name')))).info;
     assert.deepEqual(info.mergeFields.map((f) => f.name), ['Url', 'Name']);
+  });
+
+  it('lists the fields of TX barcodes and of fields used only inside an IF', () => {
+    const code = txBarcode('TrackingCode', 'rIdBc', 'QRCode');
+    const body = p(code.xml) + p(nestedField(['IF ', field('MERGEFIELD total'), ' > 1000 "big" "small"'])) + p(field('MERGEFIELD Name'));
+    const info = CompiledTemplate.compile(docx(body, { customXml: { rIdBc: code.customXml } })).info;
+    assert.deepEqual(info.mergeFields.map((f) => f.name), ['TrackingCode', 'total', 'Name']);
   });
 });
 
