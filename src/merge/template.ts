@@ -1,6 +1,7 @@
 import { InputError } from '../errors.js';
 import { attr, serialize, type XmlElement, type XmlNode, type XmlRaw, type XmlText } from '../ooxml/xml.js';
 import { parseInstruction, type FieldInstruction } from './instruction.js';
+import { keepPictureRowsTogether } from './rows.js';
 
 /**
  * The template tree: the part's XML with every recognised field replaced by a FieldNode and
@@ -330,6 +331,7 @@ function checkFields(root: TElement, where: string): void {
 
 /** Parses fields and blocks of one part's root element into the template tree. */
 export function analysePart(root: XmlElement, where = 'the document'): TElement {
+  keepPictureRowsTogether(root);
   const tree = root as TElement;
   recogniseFields(tree);
   checkFields(tree, where);

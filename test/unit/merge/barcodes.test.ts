@@ -12,7 +12,7 @@ import * as jsqr from 'jsqr';
 type Decode = (data: Uint8ClampedArray, width: number, height: number) => { data: string; chunks: { type: string; assignmentNumber?: number }[] } | null;
 const loaded = jsqr as unknown as { default: Decode | { default: Decode } };
 const jsQR: Decode = typeof loaded.default === 'function' ? loaded.default : loaded.default.default;
-import { docx, field, nestedField, p, partXml, run, schemaOrderProblemsOf, txBarcode } from '../../helpers/docx.js';
+import { cell, docx, field, nestedField, p, partXml, picture, row, run, schemaOrderProblemsOf, table, txBarcode } from '../../helpers/docx.js';
 
 const W_EXT = /<wp:extent cx="(\d+)" cy="(\d+)"\/>/g;
 
@@ -62,6 +62,20 @@ describe('merge engine: barcodes', () => {
     const [out] = merge(p(code.xml), records, { rIdBc: code.customXml });
     assert.deepEqual([0, 1].map((i) => /<Text>([^<]*)<\/Text>/.exec(controlXml(out!, i))![1]), ['1Z-A', '1Z-B'], 'each label its own code, not the template\'s');
     assert.equal(pictures(out!).filter((shown) => shown.target.endsWith('.svg')).length, 2);
+  });
+
+  it('keeps table rows that hold a barcode or picture on one page (cantSplit), but not rows without one or taller than a page', () => {
+    const code = txBarcode('Code', 'rIdBc', 'QRCode');
+    const body = table(
+      row(cell(p(run('Item'))), cell(p(run('Code')))),
+      `<w:tr><w:trPr><w:trHeight w:val="400"/></w:trPr>${cell(p(run('x')))}${cell(p(code.xml))}</w:tr>`,
+      row(cell(p(run('poster'))), cell(p(picture('Poster', 400, 1200)))),
+    );
+    const [out] = merge(body, [{ Code: 'A-1' }], { rIdBc: code.customXml });
+    const rows = [...partXml(out!).matchAll(/<w:tr\b[\s\S]*?<\/w:tr>/g)].map((m) => m[0]);
+    assert.deepEqual(rows.map((r) => r.includes('<w:cantSplit/>')), [false, true, false]);
+    assert.match(rows[1]!, /<w:trPr><w:cantSplit\/><w:trHeight w:val="400"\/><\/w:trPr>/);
+    assert.deepEqual(schemaOrderProblemsOf(out!), []);
   });
 
   it('gives each appended record its own barcode and its own custom XML', () => {
