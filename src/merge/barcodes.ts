@@ -4,6 +4,7 @@
  * drawn by bwip-js as SVG, so PDF output keeps them vector.
  */
 import { createRequire } from 'node:module';
+import { crc32, deflateSync } from 'node:zlib';
 import type BwipJs from 'bwip-js';
 import { InputError } from '../errors.js';
 import { childElements, escapeText, parseXml, textOf, type XmlElement } from '../ooxml/xml.js';
@@ -160,11 +161,21 @@ export function barcodeOptions(value: string, spec: BarcodeSpec): BwipJs.RenderO
   };
 }
 
-/** Draws the value as an SVG picture; a value the symbology cannot encode is the caller's 400. */
-export function drawBarcode(value: string, spec: BarcodeSpec, field: string): DecodedImage {
+/** A barcode as Word stores a vector picture: the SVG, and a PNG of it for the main blip (readers that show no SVG). */
+export interface DrawnBarcode {
+  svg: DecodedImage;
+  /** None when only the office will read the document (it draws the SVG). */
+  png?: DecodedImage;
+}
+
+/** Draws the value as SVG and (unless `svgOnly`) PNG pictures; a value the symbology cannot encode is the caller's 400. */
+export function drawBarcode(value: string, spec: BarcodeSpec, field: string, svgOnly = false): DrawnBarcode {
+  const options = barcodeOptions(value, spec);
   let svg: string;
+  let png: { bytes: Buffer; width: number; height: number } | undefined;
   try {
-    svg = bwipjs().toSVG(barcodeOptions(value, spec));
+    svg = bwipjs().toSVG(options);
+    if (!svgOnly) png = drawPng(options);
   } catch (error) {
     const reason = String((error as Error).message ?? error).replace(/^bwipp\.\w+#\d+:\s*/, '');
     throw new InputError(`The value ${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)} for the barcode "${field}" cannot be drawn as ${spec.typeName}: ${reason}`);
@@ -174,5 +185,43 @@ export function drawBarcode(value: string, spec: BarcodeSpec, field: string): De
   const heightPx = Math.max(1, Math.round(Number(box?.[2] ?? 100)));
   // A fixed size lets the picture scale to the frame it is drawn in.
   const sized = svg.replace('<svg ', `<svg width="${widthPx}" height="${heightPx}" preserveAspectRatio="none" `);
-  return { bytes: Buffer.from(sized, 'utf8'), format: { extension: 'svg', contentType: 'image/svg+xml' }, widthPx, heightPx };
+  return {
+    svg: { bytes: Buffer.from(sized, 'utf8'), format: { extension: 'svg', contentType: 'image/svg+xml' }, widthPx, heightPx },
+    ...(png ? { png: { bytes: png.bytes, format: { extension: 'png', contentType: 'image/png' } as const, widthPx: png.width, heightPx: png.height } } : {}),
+  };
+}
+
+/**
+ * The symbol as a PNG, made in this call: bwip-js rasterises into the RGBA rows PNG wants (each
+ * prefixed by its filter byte) and only its compression step is asynchronous, so it is done here.
+ */
+function drawPng(options: BwipJs.RenderOptions): { bytes: Buffer; width: number; height: number } {
+  const drawing = bwipjs().drawingZlibPng() as unknown as { image(w: number, h: number): { buffer: Buffer }; end(): unknown };
+  const inner = drawing.image.bind(drawing);
+  let raster: { buffer: Buffer; width: number; height: number } | undefined;
+  drawing.image = (width, height) => {
+    const image = inner(width, height);
+    raster = { buffer: image.buffer, width, height };
+    return image;
+  };
+  drawing.end = () => undefined;
+  bwipjs().render(options, drawing as never);
+  if (!raster) throw new Error('the barcode was not drawn');
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(raster.width, 0);
+  header.writeUInt32BE(raster.height, 4);
+  header.set([8, 6, 0, 0, 0], 8); // 8 bits, RGBA, deflate, adaptive filters, not interlaced
+  const bytes = Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', header), pngChunk('IDAT', deflateSync(raster.buffer)), pngChunk('IEND', Buffer.alloc(0))]);
+  return { bytes, width: raster.width, height: raster.height };
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([length, body, crc]);
 }

@@ -66,7 +66,7 @@ export class CompiledTemplate {
    * One document per record (NEXT fields let one document take several), or all of them joined
    * into one, each starting its own section.
    */
-  merge(records: JsonObject[], options: MergeOptions, append: boolean, limits: { deadline?: number; maxBytes?: number } = {}): Buffer[] {
+  merge(records: JsonObject[], options: MergeOptions, append: boolean, limits: { deadline?: number; maxBytes?: number; officeBound?: boolean } = {}): Buffer[] {
     const context = { culture: cultureOf(options.culture), now: new Date() };
     const documents: Buffer[] = [];
     let bytes = 0;
@@ -76,11 +76,11 @@ export class CompiledTemplate {
     for (let next = 0; next < records.length;) {
       checkDeadline(limits.deadline);
       let rest = records.slice(next, next + window);
-      let rendered = this.render(rest, context, options, limits.deadline);
+      let rendered = this.render(rest, context, options, limits);
       while (rendered.used >= rest.length && next + rest.length < records.length) {
         window *= 2;
         rest = records.slice(next, next + window);
-        rendered = this.render(rest, context, options, limits.deadline);
+        rendered = this.render(rest, context, options, limits);
       }
       const document = this.write(rendered.parts, options, rendered.sink, append && records.length > 1 && this.numbersEachRecord(), rest[0]!);
       bytes += document.length;
@@ -100,12 +100,13 @@ export class CompiledTemplate {
     return [builder.toBuffer()];
   }
 
-  private render(records: JsonObject[], context: { culture: ReturnType<typeof cultureOf>; now: Date }, options: MergeOptions, deadline?: number) {
+  private render(records: JsonObject[], context: { culture: ReturnType<typeof cultureOf>; now: Date }, options: MergeOptions, limits: { deadline?: number; officeBound?: boolean }) {
     const sink = new MediaSink();
     const parts = new Map<string, string>();
     let used = 1;
     for (const part of this.parts) {
-      const result = renderSegments(part.segments, { ...context, deadline }, part.name === this.mainPart ? records : records.slice(0, 1), options, { sink, part: part.name });
+      const media = { sink, part: part.name, officeBound: limits.officeBound };
+      const result = renderSegments(part.segments, { ...context, deadline: limits.deadline }, part.name === this.mainPart ? records : records.slice(0, 1), options, media);
       parts.set(part.name, result.xml);
       if (part.name === this.mainPart) used = result.used;
     }
@@ -145,6 +146,7 @@ export class CompiledTemplate {
       pkg.setText(name, out);
     }
     addMedia(pkg, sink);
+    dropReplacedMedia(pkg, [...parts.keys()]);
     return pkg.toBuffer();
   }
 
@@ -192,6 +194,28 @@ function renameField(xml: string, from: string, to: string): string {
 const IMAGE_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/image';
 const HYPERLINK_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink';
 const CUSTOM_XML_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/customXml';
+
+/**
+ * Removes the pictures merged values replaced (a placeholder's or a barcode's dummy image) that no
+ * markup of the merged parts refers to any more, and the media no relationship is left to.
+ */
+function dropReplacedMedia(pkg: OoxmlPackage, merged: string[]): void {
+  const dropped: string[] = [];
+  for (const part of merged) {
+    const xml = pkg.text(part) ?? '';
+    for (const gone of pkg.removeRelationships(part, (r) => !r.external && r.type === IMAGE_REL && !xml.includes(`"${r.id}"`))) {
+      dropped.push(OoxmlPackage.resolve(part, gone.target));
+    }
+  }
+  if (dropped.length === 0) return;
+  const stillUsed = new Set<string>();
+  for (const name of pkg.parts.keys()) {
+    if (!name.endsWith('.rels')) continue;
+    const source = name.replace(/_rels\/([^/]+)\.rels$/, '$1');
+    for (const r of pkg.relationships(source)) if (!r.external) stillUsed.add(OoxmlPackage.resolve(source, r.target));
+  }
+  for (const part of dropped) if (!stillUsed.has(part)) pkg.parts.delete(part);
+}
 
 /** Stores merged images and relates them from the parts that show them. */
 function addMedia(pkg: OoxmlPackage, sink: MediaSink): void {

@@ -4,9 +4,9 @@ import { PPR_ORDER } from '../ooxml/properties-order.js';
 import type { Segment } from './compile.js';
 import { evaluateField, type FieldContext } from './fields.js';
 import { MISSING, Scope, type JsonObject } from './scope.js';
-import { decodeImage, fitExtent, inlinePicture, type MediaSink } from './images.js';
+import { decodeImage, fitExtent, inlinePicture, pointBlip, type MediaSink } from './images.js';
 import { htmlToWordprocessingML, isHtmlValue } from './html.js';
-import { drawBarcode, wordBarcodeExtent, withTxText } from './barcodes.js';
+import { drawBarcode, wordBarcodeExtent, withTxText, type DrawnBarcode } from './barcodes.js';
 
 export interface RenderOptions {
   removeEmptyFields: boolean;
@@ -20,6 +20,17 @@ export interface RenderOptions {
 export interface MediaTarget {
   sink: MediaSink;
   part: string;
+  /**
+   * The document goes to the office (PDF and the other formats), which shows no svgBlip: barcodes
+   * go in as SVG main pictures, drawn as vectors, without the PNG Word needs.
+   */
+  officeBound?: boolean;
+}
+
+/** A drawn barcode in the output's media: its main blip (PNG for Word, or the SVG for the office) and its svgBlip. */
+function barcodeIds(media: MediaTarget, drawn: DrawnBarcode): { main: string; svg?: string } {
+  const svg = media.sink.add(media.part, drawn.svg);
+  return drawn.png ? { main: media.sink.add(media.part, drawn.png), svg } : { main: svg };
 }
 
 interface State extends FieldContext {
@@ -147,10 +158,10 @@ function render(segments: Segment[], state: State, out: string[]): void {
           else out.push(html.leading, `</w:p>${html.blocks}<w:p>${segment.field.hostPPr}`, html.trailing);
         } else if (result.kind === 'barcode') {
           if (state.media) {
-            const image = drawBarcode(result.value, result.spec, result.field);
-            const relId = state.media.sink.add(state.media.part, image);
-            const { cx, cy } = wordBarcodeExtent(result.spec, image);
-            out.push(`<w:r>${segment.field.runProps}${inlinePicture(relId, cx, cy, 1, 'Barcode')}</w:r>`);
+            const drawn = drawBarcode(result.value, result.spec, result.field, state.media.officeBound);
+            const ids = barcodeIds(state.media, drawn);
+            const { cx, cy } = wordBarcodeExtent(result.spec, drawn.svg);
+            out.push(`<w:r>${segment.field.runProps}${inlinePicture(ids.main, cx, cy, 1, 'Barcode', ids.svg)}</w:r>`);
             state.visible++;
           }
         } else if (result.kind === 'text' && segment.inCell && segment.field.hostPPr !== undefined && result.text.length > LONG_VALUE) {
@@ -198,10 +209,10 @@ function render(segments: Segment[], state: State, out: string[]): void {
         const value = segment.names.map((name) => state.scope.get(name)).find((v) => v !== MISSING);
         if (segment.barcode && (typeof value === 'string' || typeof value === 'number') && value !== '' && state.media) {
           const text = String(value);
-          const relId = state.media.sink.add(state.media.part, drawBarcode(text, segment.barcode.spec, segment.names[segment.names.length - 1]!));
+          const drawn = drawBarcode(text, segment.barcode.spec, segment.names[segment.names.length - 1]!, state.media.officeBound);
+          const ids = barcodeIds(state.media, drawn);
           const xmlId = state.media.sink.addCustomXml(state.media.part, withTxText(segment.barcode.xml, text));
-          out.push(segment.xml
-            .replace(`r:embed="${segment.embed}"`, `r:embed="${relId}"`)
+          out.push(pointBlip(segment.xml, segment.embed, ids.main, ids.svg)
             .replace(new RegExp(`(NetControl\\b[^>]*?\\br:id=")${segment.barcode.relId}"`), `$1${xmlId}"`));
           state.visible++;
         } else if (typeof value === 'string' && value !== '' && state.media) {

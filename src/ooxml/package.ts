@@ -125,6 +125,24 @@ export class OoxmlPackage {
     return [...stored, ...pending];
   }
 
+  /** Removes the part's relationships that `drop` selects (those added too); returns the removed ones. */
+  removeRelationships(partName: string, drop: (relationship: Relationship) => boolean): Relationship[] {
+    const relsName = relsPartName(partName);
+    this.flush();
+    const data = this.parts.get(relsName);
+    if (!data) return [];
+    const removed: Relationship[] = [];
+    const xml = Buffer.from(data).toString('utf8').replace(/<Relationship\b[^>]*\/>/g, (element) => {
+      const node = parseXml(element, relsName).root;
+      const relationship = { id: attr(node, 'Id') ?? '', type: attr(node, 'Type') ?? '', target: attr(node, 'Target') ?? '', external: attr(node, 'TargetMode') === 'External' };
+      if (!drop(relationship)) return element;
+      removed.push(relationship);
+      return '';
+    });
+    if (removed.length > 0) this.parts.set(relsName, Buffer.from(xml, 'utf8'));
+    return removed;
+  }
+
   /** Adds relationships to a part's relationships (written out with the package). */
   addRelationships(partName: string, relationships: NewRelationship[]): void {
     if (relationships.length === 0) return;

@@ -63,7 +63,8 @@ function failure(error: unknown): TaskReply<never> {
 export function merge(task: MergeTask): TaskReply<Uint8Array[]> {
   try {
     const template = templates.get(Buffer.from(task.docx.buffer, task.docx.byteOffset, task.docx.byteLength));
-    const merged = template.merge(JSON.parse(task.records) as JsonObject[], task.options, task.append, { deadline: task.deadline, maxBytes: task.maxOutputBytes });
+    // A result bound for the office gets what it shows (vector barcodes); DOCX gets what Word shows.
+    const merged = template.merge(JSON.parse(task.records) as JsonObject[], task.options, task.append, { deadline: task.deadline, maxBytes: task.maxOutputBytes, officeBound: task.inert });
     const documents = task.inert ? merged.map((d) => makeInert(d, 'docx')) : merged;
     return { ok: true, value: documents.map((d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength)) };
   } catch (error) {

@@ -20,14 +20,20 @@ function merge(body: string, data: JsonObject[], customXml: Record<string, strin
   return CompiledTemplate.compile(docx(body, { customXml })).merge(data, { ...DEFAULT_MERGE_OPTIONS, ...options }, append);
 }
 
-/** The media each picture of the main document shows, in order. */
-function pictures(out: Buffer): { target: string; bytes: string }[] {
+/**
+ * The media each picture of the main document shows, in order: its vector original where it has
+ * one (the svgBlip extension, what Word shows), and its main blip (`raster`).
+ */
+function pictures(out: Buffer): { target: string; bytes: string; raster: string; rasterBytes: Buffer }[] {
   const files = unzipSync(out);
   const xml = partXml(out);
   const rels = partXml(out, 'word/_rels/document.xml.rels');
-  return [...xml.matchAll(/r:embed="([^"]+)"/g)].map((m) => {
-    const target = new RegExp(`Id="${m[1]}"[^>]*Target="([^"]+)"`).exec(rels)![1]!;
-    return { target, bytes: Buffer.from(files[`word/${target}`]!).toString('utf8') };
+  const targetOf = (id: string) => new RegExp(`Id="${id}"[^>]*Target="([^"]+)"`).exec(rels)![1]!;
+  return [...xml.matchAll(/<a:blip\b[^>]*?r:embed="([^"]+)"[^>]*?(?:\/>|>([\s\S]*?)<\/a:blip>)/g)].map((m) => {
+    const raster = targetOf(m[1]!);
+    const svg = /svgBlip\b[^>]*r:embed="([^"]+)"/.exec(m[2] ?? '')?.[1];
+    const target = svg ? targetOf(svg) : raster;
+    return { target, bytes: Buffer.from(files[`word/${target}`]!).toString('utf8'), raster, rasterBytes: Buffer.from(files[`word/${raster}`]!) };
   });
 }
 
@@ -46,6 +52,16 @@ describe('merge engine: barcodes', () => {
     const [out] = merge(p(qr.xml), [{ TrackingCode: 'https://example.com/t/1Z999' }], { rIdBc1: qr.customXml });
     const [shown] = pictures(out!);
     assert.match(shown!.target, /\.svg$/);
+    // Word shows raster main blips only: a PNG of the same symbol, the SVG in the svgBlip extension.
+    assert.match(shown!.raster, /\.png$/);
+    assert.deepEqual([...shown!.rasterBytes.subarray(1, 4)], [...Buffer.from('PNG')]);
+    assert.match(partXml(out!), /<a:blip [^>]*r:embed="[^"]+"><a:extLst><a:ext uri="\{96DAC541-7B7A-43D3-8B79-37D633B846F1\}"><asvg:svgBlip xmlns:asvg="http:\/\/schemas\.microsoft\.com\/office\/drawing\/2016\/SVG\/main" r:embed="[^"]+"\/><\/a:ext><\/a:extLst><\/a:blip>/);
+    assert.ok(!Object.keys(unzipSync(out!)).some((name) => name.endsWith('placeholder.png')), 'the template\'s dummy picture is gone');
+    assert.ok(!partXml(out!, 'word/_rels/document.xml.rels').includes('placeholder.png'));
+    // Bound for the office (PDF), which shows no svgBlip: the SVG is the main picture, drawn as vectors.
+    const [office] = CompiledTemplate.compile(docx(p(qr.xml), { customXml: { rIdBc1: qr.customXml } })).merge([{ TrackingCode: 'x' }], DEFAULT_MERGE_OPTIONS, true, { officeBound: true });
+    assert.match(pictures(office!)[0]!.raster, /\.svg$/);
+    assert.ok(!partXml(office!).includes('svgBlip') && !Object.keys(unzipSync(office!)).some((name) => name.endsWith('.png')));
     const expected = bwipjs.toSVG({ bcid: 'qrcode', text: 'https://example.com/t/1Z999', scale: 3, barcolor: '1F3A93', textcolor: '1F3A93', backgroundcolor: 'FFFFFF' });
     assert.equal(shown!.bytes.replace(/ width="\d+" height="\d+" preserveAspectRatio="none"/, ''), expected, 'the symbol encodes the value');
     assert.match(shown!.bytes, /#1F3A93/i);
