@@ -12,6 +12,7 @@ import { checkPdf, pdfText } from '../formats/pdf.js';
 import type { Sandbox } from '../office/sandbox.js';
 import { unwrapHtmlText } from './html.js';
 import { makeInert } from '../inert/index.js';
+import { TEST_WATERMARK } from '../ooxml/watermark.js';
 
 /** Document properties written into every output that can carry them. */
 export interface DocumentProperties {
@@ -137,7 +138,7 @@ export class Converter {
     const result = await this.runOffice(source, from, to, {
       ...spec,
       properties: officeProperties(options.properties),
-      watermark: options.test ? 'TEST MODE' : undefined,
+      watermark: options.test ? TEST_WATERMARK : undefined,
     }, options.signal, options.timeoutMs);
     return { data: this.finish(result.data, to, options), officeMs: result.officeMs };
   }

@@ -9,6 +9,7 @@ import { decodeBase64 } from '../util/base64.js';
 import { hasProperties } from './settings.js';
 import { OoxmlPackage } from '../ooxml/package.js';
 import { writeDocumentProperties } from '../ooxml/properties.js';
+import { addWatermark, TEST_WATERMARK } from '../ooxml/watermark.js';
 
 /**
  * The ends of every document operation: where the template comes from (storage or the
@@ -51,11 +52,12 @@ export class DocumentPipeline {
 
   /** A DOCX result in the requested format, with properties, password and test watermark. */
   async output(docx: Buffer, format: ReturnFormat, options: { properties: DocumentProperties; password?: string; test: boolean; signal?: AbortSignal; timeoutMs?: number; alreadyInert?: boolean }): Promise<Buffer> {
-    if (!outputNeedsOffice(format, options.password, options.test)) {
-      // DOCX stays our own OOXML; properties are written into the package directly.
-      if (!hasProperties(options.properties)) return docx;
+    if (!outputNeedsOffice(format, options.password)) {
+      // DOCX stays our own OOXML; properties and a test run's watermark are written into the package directly.
+      if (!hasProperties(options.properties) && !options.test) return docx;
       const pkg = OoxmlPackage.read(docx);
-      writeDocumentProperties(pkg, options.properties);
+      if (hasProperties(options.properties)) writeDocumentProperties(pkg, options.properties);
+      if (options.test) addWatermark(pkg, TEST_WATERMARK);
       return pkg.toBuffer();
     }
     if (!this.converter) throw new BusyError('Producing this output needs the office engine, which is not running on this server.', 30);
@@ -66,9 +68,9 @@ export class DocumentPipeline {
   }
 }
 
-/** DOCX output stays our own OOXML unless a test run's watermark or a password needs the office. */
-export function outputNeedsOffice(format: ReturnFormat, password: string | undefined, test: boolean): boolean {
-  return format !== 'docx' || test || Boolean(password);
+/** DOCX output stays our own OOXML (a test run's watermark too) unless a password needs the office. */
+export function outputNeedsOffice(format: ReturnFormat, password: string | undefined): boolean {
+  return format !== 'docx' || Boolean(password);
 }
 
 /** Which template a request names: a stored one, or the uploaded bytes; 400 for anything else. */

@@ -94,7 +94,7 @@ export class DocumentOperations {
   }
 
   private async output(docx: Buffer, format: ReturnFormat, document: DocumentSettings, test: boolean, ctx: WorkContext, alreadyInert = false): Promise<Buffer> {
-    if (outputNeedsOffice(format, document.password, test)) await this.beforeOffice();
+    if (outputNeedsOffice(format, document.password)) await this.beforeOffice();
     const out = await this.parts.pipeline.output(docx, format, { ...document, test, signal: ctx.signal, timeoutMs: officeTimeout(ctx), alreadyInert });
     this.counted(0, out.length);
     return out;
@@ -105,7 +105,7 @@ export class DocumentOperations {
     const docx = await this.docx(input.template, ['docx', 'doc', 'rtf'], input.what ?? 'The template', ctx);
     ctx.progress?.({ stage: 'merging', done: 0, total: input.records.length });
     // Results bound for the office are made inert in the merge's own thread.
-    const inert = outputNeedsOffice(input.format, input.document.password, input.test);
+    const inert = outputNeedsOffice(input.format, input.document.password);
     const merged = await this.parts.workers.merge({
       docx, records: input.records, options: input.options, append: input.append, deadline: ctx.deadline, inert, maxOutputBytes: this.maxOutputBytes,
     }, ctx.signal);

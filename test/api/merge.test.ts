@@ -116,6 +116,26 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.equal(refused.status, 403);
   });
 
+  it('gives a test run\'s DOCX the real run\'s content with a watermark Word and LibreOffice show, without an office round trip', async () => {
+    const { unzipSync } = await import('fflate');
+    const body = { mergeData: [{ name: 'Ann' }, { name: 'Bob' }] };
+    const [real] = decode(await merge('returnFormat=DOCX&templateName=letter.docx', body));
+    const [test] = decode(await merge('returnFormat=DOCX&templateName=letter.docx&test=true', body));
+    const [a, b] = [unzipSync(real!), unzipSync(test!)];
+    const text = (files: Record<string, Uint8Array>, name: string) => Buffer.from(files[name]!).toString('utf8');
+    assert.equal(text(b, 'docProps/app.xml'), text(a, 'docProps/app.xml'), 'written by docsmith, not by LibreOffice');
+    // The document itself differs only by the header references that carry the mark.
+    const unmarked = text(b, 'word/document.xml').replace(/<w:headerReference w:type="default" r:id="rIdDsWatermark\d+"\/>/g, '')
+      .replace(/ xmlns:(v|o)="[^"]+"/g, '');
+    assert.equal(unmarked, text(a, 'word/document.xml').replace(/ xmlns:(v|o)="[^"]+"/g, ''));
+    const headers = Object.keys(b).filter((name) => /^word\/header/.test(name)).map((name) => text(b, name));
+    assert.ok(headers.length > 0 && headers.every((h) => h.includes('string="TEST MODE"')));
+    const shown = await paid.post('/v1/document/convert?returnFormat=PDF', { json: test!.toString('base64') });
+    const pdf = Buffer.from(shown.json() as string, 'base64');
+    assert.equal(pdfFacts(pdf).pages, 2);
+    assert.ok(redShare(pdf) > 0.005, `the mark shows on the page (red share ${redShare(pdf)})`);
+  });
+
   it('runs at most two DOCX merges of one account at once: a third is refused with the documented 403', async () => {
     const template = docx(block('rows', p(mergefield('v')))).toString('base64');
     const body = { template, mergeData: [{ rows: Array.from({ length: 40_000 }, (_, i) => ({ v: `row ${i}` })) }] };
