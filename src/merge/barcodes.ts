@@ -4,9 +4,9 @@
  * drawn by bwip-js as SVG, so PDF output keeps them vector.
  */
 import { createRequire } from 'node:module';
-import { crc32, deflateSync } from 'node:zlib';
 import type BwipJs from 'bwip-js';
 import { InputError } from '../errors.js';
+import { encodePng } from '../util/png.js';
 import { childElements, escapeText, parseXml, textOf, type XmlElement } from '../ooxml/xml.js';
 import type { DecodedImage } from './images.js';
 
@@ -207,21 +207,7 @@ function drawPng(options: BwipJs.RenderOptions): { bytes: Buffer; width: number;
   drawing.end = () => undefined;
   bwipjs().render(options, drawing as never);
   if (!raster) throw new Error('the barcode was not drawn');
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(raster.width, 0);
-  header.writeUInt32BE(raster.height, 4);
-  header.set([8, 6, 0, 0, 0], 8); // 8 bits, RGBA, deflate, adaptive filters, not interlaced
-  const bytes = Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', header), pngChunk('IDAT', deflateSync(raster.buffer)), pngChunk('IEND', Buffer.alloc(0))]);
+  const bytes = encodePng(raster.width, raster.height, raster.buffer, 4);
   return { bytes, width: raster.width, height: raster.height };
 }
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-function pngChunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([length, body, crc]);
-}

@@ -1,7 +1,7 @@
-import { deflateSync } from 'node:zlib';
 import { unzipSync, zipSync } from 'fflate';
 import { parseXml } from '../../src/ooxml/xml.js';
 import { schemaOrderProblems } from '../../src/ooxml/properties-order.js';
+import { encodePng } from '../../src/util/png.js';
 
 /** Builds small DOCX templates for tests, with fields and blocks written in a few words. */
 
@@ -177,31 +177,10 @@ export function chart(name: string, relId: string, series: string[] = ['Sales'],
   return { xml, chartXml };
 }
 
-function crc32(bytes: Buffer): number {
-  let crc = ~0;
-  for (const byte of bytes) {
-    crc ^= byte;
-    for (let k = 0; k < 8; k++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
-  }
-  return ~crc >>> 0;
-}
-
 /** A real PNG of one colour. */
 export function png(width: number, height: number, rgb: [number, number, number] = [200, 30, 30]): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 2, 0, 0, 0], 8);
   const rows = Buffer.concat(Array.from({ length: height }, () => Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => rgb).flat())])));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+  return encodePng(width, height, rows, 3);
 }
 
 /** A heading style with a colour, so two documents can disagree about Heading1. */
