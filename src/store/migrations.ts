@@ -47,6 +47,10 @@ const workKeys = (time: string) => `ALTER TABLE document_reservations ADD COLUMN
    ALTER TABLE document_reservations ADD COLUMN refunded_at ${time};
    CREATE UNIQUE INDEX document_reservations_work ON document_reservations(work_key) WHERE refunded_at IS NULL`;
 
+/** A submission's Idempotency-Key: sent again (a retry after a lost answer), it names the job already queued. */
+const JOB_IDEMPOTENCY = `ALTER TABLE jobs ADD COLUMN idempotency_key TEXT;
+   CREATE UNIQUE INDEX jobs_idempotency ON jobs(account_id, idempotency_key) WHERE idempotency_key IS NOT NULL`;
+
 export const SQLITE_MIGRATIONS: readonly string[] = [
   `CREATE TABLE accounts (
      id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -111,6 +115,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   'ALTER TABLE accounts ADD COLUMN usage_month TEXT',
   jobsTable('BLOB', 'INTEGER'),
   workKeys('INTEGER'),
+  JOB_IDEMPOTENCY,
 ];
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -179,6 +184,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
      PRIMARY KEY (account_id, slot)
    )`,
   workKeys('BIGINT'),
+  JOB_IDEMPOTENCY,
 ];
 
 /**

@@ -569,14 +569,18 @@ const JOB_SELECT = `SELECT ${jobColumns} FROM jobs`;
 class PgJobs implements JobRepository {
   constructor(private readonly pool: pg.Pool) {}
 
-  async add(job: NewJob, maxWaiting: number): Promise<'added' | 'limit'> {
-    return inTransaction(this.pool, async (client) => {
-      // One account's submissions queue behind each other here, so the count holds.
+  async add(job: NewJob, maxWaiting: number): Promise<'added' | 'limit' | { existing: string }> {
+    return inTransaction(this.pool, async (client): Promise<'added' | 'limit' | { existing: string }> => {
+      // One account's submissions queue behind each other here, so the count and the key hold.
       await client.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [job.accountId]);
+      if (job.idempotencyKey !== undefined) {
+        const earlier = await client.query<{ id: string }>('SELECT id FROM jobs WHERE account_id = $1 AND idempotency_key = $2', [job.accountId, job.idempotencyKey]);
+        if (earlier.rows[0]) return { existing: earlier.rows[0].id };
+      }
       const { rows } = await client.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM jobs WHERE account_id = $1 AND state IN ('queued', 'running')", [job.accountId]);
       if ((rows[0]?.n ?? 0) >= maxWaiting) return 'limit';
-      await client.query(`INSERT INTO jobs (id, account_id, kind, state, request, created_at, due_at, callback_url)
-        VALUES ($1, $2, $3, 'queued', $4, ${DB_NOW_MS}, ${DB_NOW_MS}, $5)`, [job.id, job.accountId, job.kind, job.request, job.callbackUrl]);
+      await client.query(`INSERT INTO jobs (id, account_id, kind, state, request, created_at, due_at, callback_url, idempotency_key)
+        VALUES ($1, $2, $3, 'queued', $4, ${DB_NOW_MS}, ${DB_NOW_MS}, $5, $6)`, [job.id, job.accountId, job.kind, job.request, job.callbackUrl, job.idempotencyKey ?? null]);
       return 'added';
     });
   }

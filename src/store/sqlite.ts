@@ -645,20 +645,24 @@ const JOB_SELECT = `SELECT ${jobColumns} FROM jobs`;
 const WAITING = "state IN ('queued', 'running')";
 
 class SqliteJobs implements JobRepository {
-  private readonly addTx: (job: NewJob, maxWaiting: number) => 'added' | 'limit';
+  private readonly addTx: (job: NewJob, maxWaiting: number) => 'added' | 'limit' | { existing: string };
   private readonly claimTx: (leaseMs: number, holder: string) => ClaimedJob | null;
   private readonly claimCallbacksTx: (leaseMs: number, limit: number, skipAccounts: string) => JobRecord[];
   private readonly finishTx: (id: string, holder: string, outcome: JobOutcome, retainMs: number) => boolean;
 
   constructor(private readonly db: Database, private readonly space: SpaceReturner) {
     const sql = (text: string) => prepared(db, text);
-    const add = db.transaction((job: NewJob, maxWaiting: number) => {
+    const add = db.transaction((job: NewJob, maxWaiting: number): 'added' | 'limit' | { existing: string } => {
+      if (job.idempotencyKey !== undefined) {
+        const earlier = sql('SELECT id FROM jobs WHERE account_id = ? AND idempotency_key = ?').get(job.accountId, job.idempotencyKey) as { id: string } | undefined;
+        if (earlier) return { existing: earlier.id };
+      }
       const { n } = sql(`SELECT COUNT(*) AS n FROM jobs WHERE account_id = ? AND ${WAITING}`).get(job.accountId) as { n: number };
-      if (n >= maxWaiting) return 'limit' as const;
+      if (n >= maxWaiting) return 'limit';
       const now = Date.now();
-      sql(`INSERT INTO jobs (id, account_id, kind, state, request, created_at, due_at, callback_url)
-        VALUES (?, ?, ?, 'queued', ?, ?, ?, ?)`).run(job.id, job.accountId, job.kind, job.request, now, now, job.callbackUrl);
-      return 'added' as const;
+      sql(`INSERT INTO jobs (id, account_id, kind, state, request, created_at, due_at, callback_url, idempotency_key)
+        VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)`).run(job.id, job.accountId, job.kind, job.request, now, now, job.callbackUrl, job.idempotencyKey ?? null);
+      return 'added';
     });
     this.addTx = (job, maxWaiting) => add.immediate(job, maxWaiting);
     const claim = db.transaction((leaseMs: number, holder: string): ClaimedJob | null => {
@@ -705,7 +709,7 @@ class SqliteJobs implements JobRepository {
     this.finishTx = (id, holder, outcome, retainMs) => finish.immediate(id, holder, outcome, retainMs);
   }
 
-  async add(job: NewJob, maxWaiting: number): Promise<'added' | 'limit'> {
+  async add(job: NewJob, maxWaiting: number): Promise<'added' | 'limit' | { existing: string }> {
     return this.addTx(job, maxWaiting);
   }
 

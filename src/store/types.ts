@@ -242,6 +242,8 @@ export interface NewJob {
   /** The parsed request, serialised (operations/requests.ts). */
   request: Buffer;
   callbackUrl: string | null;
+  /** The client's name for this submission: the same key again names the job it made (while that is kept). */
+  idempotencyKey?: string;
 }
 
 /** A job an instance took up, with its request, under a lease the instance renews. */
@@ -259,8 +261,11 @@ export type JobOutcome = { result: Buffer } | { error: { status: number; message
  * running job whose lease ran out (its instance died) is taken up again, so a restart loses none.
  */
 export interface JobRepository {
-  /** Queues the job unless the account already has `maxWaiting` jobs queued or running. */
-  add(job: NewJob, maxWaiting: number): Promise<'added' | 'limit'>;
+  /**
+   * Queues the job unless the account already has `maxWaiting` jobs queued or running; with an
+   * idempotency key the account used before, nothing is queued and that job's id comes back.
+   */
+  add(job: NewJob, maxWaiting: number): Promise<'added' | 'limit' | { existing: string }>;
   get(accountId: number, id: string): Promise<JobRecord | null>;
   /** The account's jobs, newest first; with `after`, those that come after that job in this order (cursor paging). */
   list(accountId: number, limit: number, after?: JobCursor): Promise<JobRecord[]>;

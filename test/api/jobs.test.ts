@@ -194,7 +194,7 @@ describe('background jobs (async=true) with callbacks', () => {
 });
 
 describe('background jobs across instances and restarts', () => {
-  it('pages the job list with a cursor: newest first, each job once, however many are added meanwhile', async () => {
+  it('pages the job list with a cursor (newest first, each job once, however many are added meanwhile), and gives a submission sent again with its Idempotency-Key the job it made', async () => {
     const env = await serverWithAccounts({ ann: { licence: 'SN-1' } }, { DOCSMITH_JOB_WORKERS: '0', DOCSMITH_JOB_MAX_WAITING: '20' });
     try {
       const ann = env.clients.ann!;
@@ -218,6 +218,18 @@ describe('background jobs across instances and restarts', () => {
       assert.deepEqual(times, [...times].sort((x, y) => y - x), 'newest first');
       assert.equal(((await ann.get('/v1/jobs')).json() as Job[]).length, 8);
       assert.equal((await ann.get('/v1/jobs?limit=0')).status, 400);
+      // A submission sent again with its Idempotency-Key (its answer was lost) gets the job it made.
+      const keyed = async (key: string) => ann.post('/v1/document/merge?returnFormat=DOCX&async=true', { json: { template, mergeData: [{ name: 'K' }] }, headers: { 'idempotency-key': key } });
+      const first = await keyed('order-4711');
+      const again = await keyed('order-4711');
+      assert.equal(first.status, 202);
+      assert.equal(again.status, 202);
+      assert.equal((again.json() as Job).id, (first.json() as Job).id);
+      assert.equal(((await ann.get('/v1/jobs?limit=100')).json() as Job[]).filter((j) => j.id === (first.json() as Job).id).length, 1);
+      assert.notEqual(((await keyed('order-4712')).json() as Job).id, (first.json() as Job).id);
+      const bad = await keyed('not a key');
+      assert.equal(bad.status, 400);
+      assert.match(message(bad), /Idempotency-Key/);
       assert.equal((await ann.get('/v1/jobs?limit=501')).status, 400);
       const forged = await ann.get('/v1/jobs?after=bm90LWEtY3Vyc29y');
       assert.equal(forged.status, 400);

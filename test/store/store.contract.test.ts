@@ -305,6 +305,15 @@ for (const make of [sqliteBackend, postgresBackend]) {
       assert.equal(await store.jobs.add(job('j1', 'https://hooks.example/cb'), 2), 'added');
       assert.equal(await second.jobs.add(job('j2'), 2), 'added');
       assert.equal(await store.jobs.add(job('j3'), 2), 'limit', 'two waiting jobs are the limit');
+      // A submission sent again with its idempotency key names the job it made (before the limit counts).
+      const keyed = await store.accounts.create(newAccount('keyed'));
+      const submission = (id: string, accountId = keyed.id) => ({ id, accountId, kind: 'merge' as const, request: Buffer.from('{}'), callbackUrl: null, idempotencyKey: 'order-42' });
+      assert.equal(await store.jobs.add(submission('k-first'), 1), 'added');
+      assert.deepEqual(await second.jobs.add(submission('k-again'), 1), { existing: 'k-first' });
+      assert.equal(await second.jobs.get(keyed.id, 'k-again'), null);
+      assert.equal(await store.jobs.add(submission('k-other', other.id), 5), 'added', 'keys are per account');
+      await store.jobs.delete(other.id, 'k-other');
+      await store.accounts.delete(keyed.id);
       const queue = await second.jobs.queueStats();
       assert.equal(queue.waiting, 2);
       assert.ok(queue.oldestQueuedAt && queue.oldestQueuedAt.getTime() <= Date.now());

@@ -23,9 +23,20 @@ export function jobView(job: JobRecord) {
 
 /** `async=true` on merge, append or convert: the request becomes a job; 202 with the job and its address. */
 export async function answerAsJob(services: Services, reply: FastifyReply, account: Account, request: DocumentRequest, query: Query): Promise<FastifyReply> {
-  const job = await services.jobs.submit(account, request, query.callbackUrl);
+  const job = await services.jobs.submit(account, request, query.callbackUrl, idempotencyKey(reply.request.headers['idempotency-key']));
   reply.header('location', `/v1/jobs/${job.id}`);
   return sendJson(reply, 202, jobView(job));
+}
+
+/**
+ * The `Idempotency-Key` header of an async submission: a client that retries after a lost answer
+ * sends the same key and gets the job it made, not a second one.
+ */
+function idempotencyKey(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const key = Array.isArray(header) ? header[0] ?? '' : header;
+  if (!/^[\x21-\x7e]{1,200}$/.test(key)) throw new InputError('The Idempotency-Key header must be 1 to 200 visible ASCII characters (a UUID, say).');
+  return key;
 }
 
 const MAX_PAGE = 500;
