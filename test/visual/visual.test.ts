@@ -35,6 +35,7 @@ const bold = '<w:b/>';
 const tracking = txBarcode('TrackingCode', 'rIdBc1', 'QRCode', { foreColor: '#1F3A93', widthPx: 110, heightPx: 110 });
 const sales = chart('sales', 'rIdCh1', ['Revenue', 'Cost']);
 const order = txBarcode('OrderNo', 'rIdBc2', 'Code128', { showText: true, widthPx: 240, heightPx: 70 });
+const parcel = txBarcode('Lines.Tracking', 'rIdBc3', 'Code128', { showText: true, widthPx: 125, heightPx: 45 });
 const cases: Case[] = [
   {
     name: 'invoice',
@@ -63,6 +64,17 @@ const cases: Case[] = [
       { name: 'Ann Lee', street: '1 Main St, Springfield', TrackingCode: 'https://example.com/t/1Z999AA10123456784', OrderNo: 'ORD-2026-0001', ean: '400638133393' },
       { name: 'Bob Kay', street: '9 Elm Rd, Shelbyville', TrackingCode: 'https://example.com/t/1Z999AA10123456799', OrderNo: 'ORD-2026-0002', ean: '590123412345' },
     ],
+    append: true,
+  },
+  {
+    // A label sheet whose barcodes' data path runs through a list (TX's Sales_SalesOrderDetail.CarrierTrackingNumber):
+    // each label shows its record's first row; rows holding a code are kept on one page.
+    name: 'label-sheet-array',
+    template: docx(table(row(
+      cell(p(mergefield('name')), p(parcel.xml), p(field('NEXT', ''))),
+      cell(p(mergefield('name')), p(parcel.xml), p(field('NEXT', ''))),
+    )), { customXml: { rIdBc3: parcel.customXml } }),
+    records: ['Ann', 'Bob', 'Cy', 'Di'].map((name, i) => ({ name, Lines: [{ Tracking: `1Z-${name.toUpperCase()}-00${i + 1}` }, { Tracking: 'not this one' }] })),
     append: true,
   },
   {
