@@ -173,6 +173,6 @@ export const jobSchema = {
 
 /** The query parameters that make merge, append and convert a background job. */
 export const asyncQueryProperties = {
-  async: { type: 'string', description: 'true: answer 202 with a job at once and do the work in the background (docsmith extension)' },
-  callbackUrl: { type: 'string', description: 'with async=true: POSTed an HMAC-signed notice when the job ends. A retried submission with the same Idempotency-Key header gets the job the first one made' },
+  async: { type: 'string', description: 'true: answer 202 with a job at once and do the work in the background (docsmith extension). A submission sent again with the same Idempotency-Key header gets the job the first one made' },
+  callbackUrl: { type: 'string', description: 'with async=true: POSTed an HMAC-signed notice when the job ends' },
 } as const;

@@ -152,14 +152,28 @@ function attrOf(node: TElement | undefined, name: string): string | undefined {
   return node?.attrs.find(([key]) => key === name)?.[1];
 }
 
+/** The field a picture shows: its name, without TX's `_tx_id_N_` prefix. */
+const pictureField = (name: string) => name.replace(/^_tx_id_\d+_/, '');
+
+/** A TX barcode picture's relationship to the custom XML describing its symbol (tx:NetControl tx:val="barcode"). */
+function barcodeControl(drawing: TElement): string | undefined {
+  const control = findLocal(drawing, 'NetControl');
+  return control && /barcode/i.test(attrLocal(control, 'val') ?? '') ? attrOf(control, 'r:id') : undefined;
+}
+
+/** The data field of a TX barcode picture (for /templates/info), or undefined for any other drawing. */
+export function txBarcodeField(drawing: TElement): string | undefined {
+  const name = attrOf(find(drawing, 'wp:docPr'), 'name');
+  return name && barcodeControl(drawing) ? pictureField(name) : undefined;
+}
+
 function imageSegment(drawing: TElement, ctx: CompileContext): ImageSegment | undefined {
   const name = attrOf(find(drawing, 'wp:docPr'), 'name');
   const embed = attrOf(find(drawing, 'a:blip'), 'r:embed');
   const extent = find(drawing, 'wp:extent');
   if (!name || !embed || !extent) return undefined;
-  const stripped = name.replace(/^_tx_id_\d+_/, '');
-  const control = findLocal(drawing, 'NetControl');
-  const controlRel = control && /barcode/i.test(attrLocal(control, 'val') ?? '') ? attrOf(control, 'r:id') : undefined;
+  const stripped = pictureField(name);
+  const controlRel = barcodeControl(drawing);
   const barcode = controlRel ? ctx.barcode(controlRel) : undefined;
   return {
     kind: 'image', names: stripped === name ? [name] : [name, stripped], xml: serializeT(drawing), embed,

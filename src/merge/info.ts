@@ -3,6 +3,7 @@ import { attr, childElements, parseXml } from '../ooxml/xml.js';
 import { switchValue } from './instruction.js';
 import type { FieldNode, TElement, TNode } from './template.js';
 import type { ChartInfo } from './charts.js';
+import { txBarcodeField } from './compile.js';
 
 export interface MergeFieldInfo {
   name: string;
@@ -61,21 +62,6 @@ function collect(nodes: TNode[], fields: MergeFieldInfo[], blocks: MergeBlockInf
       else collect(node.children, fields, blocks);
     }
   }
-}
-
-/** A TX Text Control barcode (a picture with a barcode NetControl): the field it shows, by the picture's name. */
-function txBarcodeField(drawing: TElement): string | undefined {
-  let name: string | undefined;
-  let barcode = false;
-  const visit = (node: TNode) => {
-    if (node.kind !== 'element') return;
-    const local = node.name.slice(node.name.indexOf(':') + 1);
-    if (local === 'docPr') name ??= node.attrs.find(([key]) => key === 'name')?.[1];
-    if (local === 'NetControl' && node.attrs.some(([key, value]) => key.endsWith('val') && /barcode/i.test(value))) barcode = true;
-    node.children.forEach(visit);
-  };
-  visit(drawing);
-  return barcode && name ? name.replace(/^_tx_id_\d+_/, '') : undefined;
 }
 
 /**

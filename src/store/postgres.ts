@@ -439,9 +439,7 @@ class PgUsage implements UsageRepository {
     const lease = Math.min(claim.slot?.leaseMs ?? SLOT_LEASE_MS, SLOT_LEASE_MS);
     for (let attempt = 0; ; attempt++) {
       const holder = `${process.pid}:${randomUUID()}`;
-      const { rows } = await this.pool.query<ClaimRow>(CLAIM_SQL,
-        [accountId, limit, holder, lease, claim.documentLeaseMs ?? null, usageMonth(), claim.workKey ?? null, claim.template ?? null]);
-      const row = rows[0]!;
+      const row = await this.claimRow(accountId, limit, holder, lease, claim);
       if (limit > 0 && row.slot === null) {
         if (row.had_free && attempt < limit) continue;
         return { refused: 'slots' };
@@ -478,27 +476,20 @@ class PgUsage implements UsageRepository {
     };
   }
 
+  private async claimRow(accountId: number, limit: number, holder: string, lease: number, claim: UsageClaim): Promise<ClaimRow> {
+    const { rows } = await this.pool.query<ClaimRow>(CLAIM_SQL,
+      [accountId, limit, holder, lease, claim.documentLeaseMs ?? null, usageMonth(), claim.workKey ?? null, claim.template ?? null]);
+    return rows[0]!;
+  }
+
+  /** The claim's statement without a slot: one document counted, or an earlier attempt's reservation taken over. */
   async reserveDocument(accountId: number, leaseMs: number, workKey?: string): Promise<DocumentReservation | null> {
-    const id = await this.reserveRow(accountId, leaseMs, workKey);
+    const id = (await this.claimRow(accountId, 0, '', 0, { documentLeaseMs: leaseMs, workKey })).reservation;
     if (id === null) return null;
     return {
       commit: async () => void await this.pool.query(`WITH ${COMMIT_TAIL}`, [id, accountId]),
       refund: async () => void await this.pool.query(`WITH ${REFUND_TAIL}`, [id]),
     };
-  }
-
-  /**
-   * Counts one document and records its reservation, in one statement; with a work key, an earlier
-   * attempt's reservation is taken over (its lease renewed) instead.
-   */
-  private async reserveRow(accountId: number, leaseMs: number, workKey: string | undefined): Promise<string | null> {
-    const { rows } = await this.pool.query<{ id: string }>(
-      `WITH existing AS (UPDATE document_reservations SET expires_at = ${DB_NOW_MS} + $2 WHERE work_key = $4 AND refunded_at IS NULL AND account_id = $1 RETURNING id),
-            counted AS (${countUsageSql('documents', '$3', '$1')} AND NOT EXISTS (SELECT 1 FROM existing) RETURNING id),
-            added AS (INSERT INTO document_reservations (account_id, expires_at, work_key) SELECT id, ${DB_NOW_MS} + $2, $4 FROM counted RETURNING id)
-       SELECT id FROM existing UNION ALL SELECT id FROM added`,
-      [accountId, leaseMs, usageMonth(), workKey ?? null]);
-    return rows[0]?.id ?? null;
   }
 
   async refundExpired(): Promise<number> {
