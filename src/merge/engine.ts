@@ -146,7 +146,8 @@ export class CompiledTemplate {
       pkg.setText(name, out);
     }
     addMedia(pkg, sink);
-    dropReplacedMedia(pkg, [...parts.keys()]);
+    // Only a merged picture or barcode replaces a template's picture: without one there is nothing to look for.
+    if (sink.entries().length > 0) dropReplacedMedia(pkg, [...parts.keys()]);
     return pkg.toBuffer();
   }
 
