@@ -183,11 +183,99 @@ class Bridge:
                 doc.getTextFields().refresh()
             except Exception:
                 pass
+            fill_section_pages(doc)
         if job.get("watermark"):
             frame = doc.getCurrentController().getFrame()
             self.dispatcher.executeDispatch(frame, ".uno:Watermark", "", 0, props({
                 "Text": job["watermark"], "Font": "Liberation Sans", "Angle": 45, "Transparency": 50, "Color": 0xC00000,
             }))
+
+
+HEADERS_AND_FOOTERS = ("HeaderText", "HeaderTextLeft", "HeaderTextFirst", "FooterText", "FooterTextLeft", "FooterTextFirst")
+
+
+def fill_section_pages(doc):
+    """Word's SECTIONPAGES (a merged record's "page X of Y") is a field this office keeps as the
+    stored text. Every section has its own page style here, so a section's page count is the length
+    of its style's run of pages; the headers and footers of that style get it as their result."""
+    if not hasattr(doc, "getStyleFamilies") or not hasattr(doc, "getCurrentController"):
+        return
+    family = doc.getStyleFamilies().getByName("PageStyles")
+    styles = [family.getByIndex(i) for i in range(family.getCount())]
+    styles = [style for style in styles if style.isInUse() and header_texts(style, section_pages_results)]
+    if not styles:
+        return
+    controller = doc.getCurrentController()
+    cursor = controller.getViewCursor()
+    runs = {}  # style -> lengths of its runs of pages
+    previous = None
+    for page in range(1, controller.PageCount + 1):
+        # A page the office inserts to keep odd and even sides (never exported) takes no cursor.
+        if not cursor.jumpToPage(page) or cursor.getPage() != page:
+            previous = None
+            continue
+        name = cursor.PageStyleName
+        if name == previous:
+            runs[name][-1] += 1
+        else:
+            runs.setdefault(name, []).append(1)
+        previous = name
+    for style in styles:
+        lengths = set(runs.get(style.getName(), []))
+        if len(lengths) != 1:
+            continue  # a style used by sections of different lengths: no one right number
+        value = str(lengths.pop())
+
+        def fill(text):
+            # Found afresh for each text: a shared header is the same text under several names.
+            for field in section_pages_results(text):
+                field[0].setString(value)
+                for rest in field[1:]:
+                    rest.setString("")
+            return False
+        header_texts(style, fill)
+
+
+def header_texts(style, visit):
+    """Calls visit on each header and footer text of a page style until one answers true."""
+    for name in HEADERS_AND_FOOTERS:
+        try:
+            text = style.getPropertyValue(name)
+        except Exception:
+            continue
+        if text is not None and visit(text):
+            return True
+    return False
+
+
+def section_pages_results(text):
+    """The text portions of each SECTIONPAGES field's result in one header or footer."""
+    fields = []
+    paragraphs = text.createEnumeration()
+    while paragraphs.hasMoreElements():
+        paragraph = paragraphs.nextElement()
+        if not paragraph.supportsService("com.sun.star.text.Paragraph"):
+            continue
+        inside = result = False
+        portions = paragraph.createEnumeration()
+        while portions.hasMoreElements():
+            portion = portions.nextElement()
+            kind = portion.TextPortionType
+            if kind == "TextFieldStart":
+                code = ""
+                try:
+                    code = portion.Bookmark.getParameters().getByName("vnd.oasis.opendocument.field.code")
+                except Exception:
+                    pass
+                inside, result = code.upper().split()[:1] == ["SECTIONPAGES"], False
+            elif kind == "TextFieldSeparator" and inside:
+                result = True
+                fields.append([])
+            elif kind == "TextFieldEnd":
+                inside = result = False
+            elif kind == "Text" and result:
+                fields[-1].append(portion)
+    return [portions for portions in fields if portions]
 
 
 def office_gone(error):
