@@ -60,12 +60,13 @@ export const table = (...rows: string[]) => `<w:tbl><w:tblPr><w:tblW w:w="0" w:t
 
 const SECT = '<w:sectPr><w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/></w:sectPr>';
 
-export function docx(body: string, options: { header?: string; footer?: string; styles?: string; numbering?: string; footnotes?: string; comments?: string; customXml?: Record<string, string>; charts?: Record<string, { xml: string; workbook?: Buffer }> } = {}): Buffer {
+export function docx(body: string, options: { header?: string; footer?: string; styles?: string; numbering?: string; footnotes?: string; comments?: string; customXml?: Record<string, string>; charts?: Record<string, { xml: string; workbook?: Buffer }>; restartNumbering?: boolean } = {}): Buffer {
   const placeholder = body.includes('r:embed="rIdPh"');
   const rels: string[] = [];
   const overrides: string[] = ['<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'];
   const files: Record<string, Uint8Array> = {};
-  let sect = SECT;
+  // Page numbers start at 1 in the section (TX writes this): each merged record is numbered on its own.
+  let sect = options.restartNumbering ? SECT.replace(/(<w:pgMar[^>]*\/>)/, '$1<w:pgNumType w:start="1"/>') : SECT;
   for (const kind of ['header', 'footer'] as const) {
     const content = options[kind];
     if (!content) continue;

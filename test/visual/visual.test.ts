@@ -32,6 +32,7 @@ interface Case {
 }
 
 const bold = '<w:b/>';
+const tabs = '<w:pPr><w:tabs><w:tab w:val="left" w:pos="1440"/><w:tab w:val="right" w:pos="9000"/></w:tabs></w:pPr>';
 const tracking = txBarcode('TrackingCode', 'rIdBc1', 'QRCode', { foreColor: '#1F3A93', widthPx: 110, heightPx: 110 });
 const sales = chart('sales', 'rIdCh1', ['Revenue', 'Cost']);
 const order = txBarcode('OrderNo', 'rIdBc2', 'Code128', { showText: true, widthPx: 240, heightPx: 70 });
@@ -95,6 +96,33 @@ const cases: Case[] = [
       ],
     }],
     append: false,
+  },
+  {
+    // Appended invoices that restart page numbering (as TX's do): records of 1 and 2 pages, each "page X of Y" of its own.
+    name: 'invoice-appended',
+    template: docx(p(run('ACME Corporation', bold)) + p(run('Invoice '), mergefield('number'), run(' for '), mergefield('customer'))
+      + table(row(cell(p(run('Item', bold))), cell(p(run('Price', bold)))), block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('price', '\\# "#,##0.00"'))))))
+      + p(run('Total: '), mergefield('total', '\\# "#,##0.00"')),
+    { footer: p(run('Page '), field('PAGE', '1'), run(' of '), field('NUMPAGES', 'x')), restartNumbering: true }),
+    records: [
+      { number: 'INV-1', customer: 'Ann', total: 1716.18, items: [{ name: 'Bolts', price: 1200 }, { name: 'Nuts', price: 516.18 }] },
+      { number: 'INV-2', customer: 'Bob', total: 5740, items: Array.from({ length: 70 }, (_, i) => ({ name: `Part ${i + 1}`, price: 82 })) },
+    ],
+    append: true,
+  },
+  {
+    // TX's accruals report: tab stops in every paragraph's properties, the last one after a page break; no blank page between records.
+    name: 'accruals-report',
+    template: docx(p(run('Accruals report ', bold), mergefield('period'))
+      + table(row(cell(p(run('Account', bold))), cell(p(run('Amount', bold)))), block('accruals', row(cell(p(mergefield('account'))), cell(p(mergefield('amount', '\\# "#,##0.00"'))))))
+      + `<w:p>${tabs}${run('Total')}<w:r><w:tab/></w:r>${mergefield('total', '\\# "#,##0.00"')}</w:p>`
+      + `<w:p>${tabs}<w:r><w:br w:type="page"/></w:r></w:p><w:p>${tabs}</w:p>`,
+    { footer: p(run('Page '), field('PAGE', '1'), run(' of '), field('NUMPAGES', 'x')), restartNumbering: true }),
+    records: [
+      { period: 'October 2026', total: 4200, accruals: [{ account: '4100 Rent', amount: 3000 }, { account: '4200 Power', amount: 1200 }] },
+      { period: 'November 2026', total: 950.5, accruals: [{ account: '4300 Water', amount: 950.5 }] },
+    ],
+    append: true,
   },
   {
     name: 'letter',
