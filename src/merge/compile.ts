@@ -115,7 +115,8 @@ function emit(node: TNode, b: Builder, ctx: CompileContext): void {
   if (node.name === 'w:p' && !contains(node, isBlock)) {
     return b.push({ kind: 'paragraph', body: compileChildren(node, ctx), onlyFields: !hasLiteralText(node) });
   }
-  if ((node.name === 'w:tbl' || node.name === 'w:tc') && contains(node, isBlock)) {
+  // A cell with anything dynamic may lose all its paragraphs (empty blocks, empty lines): it is a segment that keeps one.
+  if ((node.name === 'w:tbl' && contains(node, isBlock)) || node.name === 'w:tc') {
     return b.push({ kind: node.name === 'w:tbl' ? 'table' : 'cell', open: openTag(node as XmlElement), body: compileNodes(node.children, ctx), close: `</${node.name}>` });
   }
   b.text(openTag(node as XmlElement));

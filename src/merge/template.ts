@@ -124,7 +124,8 @@ function takeComplexField(children: TNode[], start: number, out: TNode[]): numbe
     } else if (kind === 'end') {
       const done = stack.pop();
       if (!done) continue;
-      const original = children.slice(done.start, i + 1).map(serializeT).join('');
+      // Bookmarks inside the field follow it (kept), in the value and in a field left as it was alike.
+      const original = children.slice(done.start, i + 1).filter((n) => !isElement(n, 'w:bookmarkStart') && !isElement(n, 'w:bookmarkEnd')).map(serializeT).join('');
       const field = makeField(done.parts, runProps(done.resultRun ?? done.firstRun), original, done.result);
       const parent = stack[stack.length - 1];
       if (parent) {

@@ -73,7 +73,7 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     const mergeData = [['A', 3], ['B', 60], ['C', 110]].map(([name, rows]) => ({ name, items: Array.from({ length: rows as number }, (_, n) => ({ n })) }));
     const [pdf] = decode(await merge('returnFormat=PDF', { mergeData, template: b64(restarting) }));
     const doc = mupdf.Document.openDocument(pdf!, 'application/pdf');
-    const footers = Array.from({ length: doc.countPages() }, (_, i) => /Page (\S+) of (\S+)/.exec(doc.loadPage(i).toStructuredText().asText())?.slice(1).join('/'));
+    const footers = Array.from({ length: doc.countPages() }, (_, i) => /Page (\S+) of (\S+)/.exec(doc.loadPage(i).toStructuredText('preserve-whitespace').asText())?.slice(1).join('/'));
     assert.deepEqual(footers, ['1/1', '1/2', '2/2', '1/3', '2/3', '3/3']);
     // Without a restart, the whole document is counted.
     const [whole] = decode(await merge('returnFormat=PDF', { mergeData: [{ name: 'A' }, { name: 'B' }], template: b64(template) }));

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
+import { noteSentDocuments, repliedDocumentProblems } from './word-rules.js';
 
 export interface Reply {
   status: number;
@@ -33,12 +34,21 @@ export function request(
   if (body !== undefined && options.json !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
   if (body !== undefined && !options.chunked) headers['content-length'] = String(Buffer.byteLength(body));
   if (options.chunked) headers['transfer-encoding'] = 'chunked';
+  if (options.json !== undefined) noteSentDocuments(options.json);
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
+        // The second oracle: every DOCX a test gets back keeps the rules Word applies (test/helpers/word-rules.ts).
+        if (res.statusCode === 200 && String(res.headers['content-type']).startsWith('application/json') && text.includes('"UEsDB')) {
+          const problems = repliedDocumentProblems(JSON.parse(text));
+          if (problems.length) {
+            reject(new Error(`${method} ${path} answered a DOCX that breaks rules Word applies:\n  ${problems.slice(0, 10).join('\n  ')}`));
+            return;
+          }
+        }
         resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
       });
       res.on('error', reject);

@@ -17,6 +17,7 @@ import { testPool } from '../helpers/office.js';
 import { ROOT, tempDir } from '../helpers/server.js';
 import { block, cell, chart, docx, field, mergefield, p, row, run, table, txBarcode } from '../helpers/docx.js';
 import { workbook } from '../../src/merge/charts.js';
+import { assertWordValid } from '../helpers/word-rules.js';
 
 const REFERENCES = path.join(ROOT, 'test', 'visual', 'references');
 const OUTPUT = path.join(ROOT, '.test-output', 'visual');
@@ -173,7 +174,10 @@ describe('visual regression: merged real-world-like templates against approved i
   for (const c of cases) {
     it(`${c.name} looks as approved`, async () => {
       // Merged as the service merges for PDF (bound for the office: barcodes as vector main pictures).
-      const merged = CompiledTemplate.compile(c.template).merge(c.records, { ...DEFAULT_MERGE_OPTIONS, culture: 'en-US' }, c.append, { officeBound: true });
+      const template = CompiledTemplate.compile(c.template);
+      const merged = template.merge(c.records, { ...DEFAULT_MERGE_OPTIONS, culture: 'en-US' }, c.append, { officeBound: true });
+      // The DOCX a user gets (raster main pictures) keeps the rules Word applies.
+      for (const docx of template.merge(c.records, { ...DEFAULT_MERGE_OPTIONS, culture: 'en-US' }, c.append)) assertWordValid(docx, [c.template], `${c.name} as DOCX`);
       const pages = (await Promise.all(merged.map(async (d) => pagesOf((await converter.convert(d, 'docx', 'pdf')).data)))).flat();
       const problems: string[] = [];
       pages.forEach((page, i) => {

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { unzipSync } from 'fflate';
 import bwipjs from 'bwip-js';
-import { CompiledTemplate, DEFAULT_MERGE_OPTIONS, type MergeOptions } from '../../../src/merge/engine.js';
+import { DEFAULT_MERGE_OPTIONS, type MergeOptions } from '../../../src/merge/engine.js';
 import type { JsonObject } from '../../../src/merge/scope.js';
 import { InputError } from '../../../src/errors.js';
 import { barcodeOptions, parseColour, readTxBarcode } from '../../../src/merge/barcodes.js';
@@ -13,11 +13,12 @@ type Decode = (data: Uint8ClampedArray, width: number, height: number) => { data
 const loaded = jsqr as unknown as { default: Decode | { default: Decode } };
 const jsQR: Decode = typeof loaded.default === 'function' ? loaded.default : loaded.default.default;
 import { cell, docx, field, nestedField, p, partXml, picture, row, run, schemaOrderProblemsOf, table, txBarcode } from '../../helpers/docx.js';
+import { checkedCompile } from '../../helpers/word-rules.js';
 
 const W_EXT = /<wp:extent cx="(\d+)" cy="(\d+)"\/>/g;
 
 function merge(body: string, data: JsonObject[], customXml: Record<string, string> = {}, options: Partial<MergeOptions> = {}, append = true): Buffer[] {
-  return CompiledTemplate.compile(docx(body, { customXml })).merge(data, { ...DEFAULT_MERGE_OPTIONS, ...options }, append);
+  return checkedCompile(docx(body, { customXml })).merge(data, { ...DEFAULT_MERGE_OPTIONS, ...options }, append);
 }
 
 /**
@@ -59,7 +60,7 @@ describe('merge engine: barcodes', () => {
     assert.ok(!Object.keys(unzipSync(out!)).some((name) => name.endsWith('placeholder.png')), 'the template\'s dummy picture is gone');
     assert.ok(!partXml(out!, 'word/_rels/document.xml.rels').includes('placeholder.png'));
     // Bound for the office (PDF), which shows no svgBlip: the SVG is the main picture, drawn as vectors.
-    const [office] = CompiledTemplate.compile(docx(p(qr.xml), { customXml: { rIdBc1: qr.customXml } })).merge([{ TrackingCode: 'x' }], DEFAULT_MERGE_OPTIONS, true, { officeBound: true });
+    const [office] = checkedCompile(docx(p(qr.xml), { customXml: { rIdBc1: qr.customXml } })).merge([{ TrackingCode: 'x' }], DEFAULT_MERGE_OPTIONS, true, { officeBound: true });
     assert.match(pictures(office!)[0]!.raster, /\.svg$/);
     assert.ok(!partXml(office!).includes('svgBlip') && !Object.keys(unzipSync(office!)).some((name) => name.endsWith('.png')));
     const expected = bwipjs.toSVG({ bcid: 'qrcode', text: 'https://example.com/t/1Z999', scale: 3, barcolor: '1F3A93', textcolor: '1F3A93', backgroundcolor: 'FFFFFF' });
@@ -150,14 +151,14 @@ describe('merge engine: barcodes', () => {
 
 describe('template info: barcodes', () => {
   it('lists the data field of a MERGEBARCODE', () => {
-    const info = CompiledTemplate.compile(docx(p(field('MERGEBARCODE Url QR \\q 3')) + p(field('MERGEFIELD Name')))).info;
+    const info = checkedCompile(docx(p(field('MERGEBARCODE Url QR \\q 3')) + p(field('MERGEFIELD Name')))).info;
     assert.deepEqual(info.mergeFields.map((f) => f.name), ['Url', 'Name']);
   });
 
   it('lists the fields of TX barcodes and of fields used only inside an IF', () => {
     const code = txBarcode('TrackingCode', 'rIdBc', 'QRCode');
     const body = p(code.xml) + p(nestedField(['IF ', field('MERGEFIELD total'), ' > 1000 "big" "small"'])) + p(field('MERGEFIELD Name'));
-    const info = CompiledTemplate.compile(docx(body, { customXml: { rIdBc: code.customXml } })).info;
+    const info = checkedCompile(docx(body, { customXml: { rIdBc: code.customXml } })).info;
     assert.deepEqual(info.mergeFields.map((f) => f.name), ['TrackingCode', 'total', 'Name']);
   });
 });

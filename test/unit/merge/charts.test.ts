@@ -1,10 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { unzipSync } from 'fflate';
-import { CompiledTemplate, DEFAULT_MERGE_OPTIONS } from '../../../src/merge/engine.js';
+import { DEFAULT_MERGE_OPTIONS } from '../../../src/merge/engine.js';
 import { workbook } from '../../../src/merge/charts.js';
 import { readZip } from '../../../src/ooxml/zip.js';
 import { block, cell, chart, docx, mergefield, p, partXml, row, run, table } from '../../helpers/docx.js';
+import { checkedCompile } from '../../helpers/word-rules.js';
 
 const salesChart = chart('sales', 'rIdCh1', ['Revenue', 'Cost']);
 const design = workbook('Sheet1', [['', 'Revenue', 'Cost'], ['United States', '700', '1'], ['Europe', '600', '2']]);
@@ -28,7 +29,7 @@ function sheet(xlsx: Uint8Array): string[][] {
 describe('merge engine: charts bound to merge blocks', () => {
   it('fills the chart named after a block with its rows: caches, formulas and the embedded workbook', () => {
     const rows = [{ quarter: 'Q1', Revenue: 120, Cost: 80 }, { quarter: 'Q2', Revenue: '180.5', Cost: 90 }, { quarter: 'Q3', Revenue: 150, Cost: 'n/a' }];
-    const [out] = CompiledTemplate.compile(template).merge([{ region: 'North', sales: rows }], DEFAULT_MERGE_OPTIONS, false);
+    const [out] = checkedCompile(template).merge([{ region: 'North', sales: rows }], DEFAULT_MERGE_OPTIONS, false);
     const xml = partXml(out!, 'word/charts/chart1.xml');
     assert.deepEqual(points(xml, 'cat'), ['Q1', 'Q2', 'Q3']);
     assert.deepEqual(points(xml, 'val', 0), ['120', '180.5', '150']);
@@ -40,7 +41,7 @@ describe('merge engine: charts bound to merge blocks', () => {
   });
 
   it('gives each appended record its own chart', () => {
-    const [out] = CompiledTemplate.compile(template).merge([
+    const [out] = checkedCompile(template).merge([
       { region: 'North', sales: [{ quarter: 'Q1', Revenue: 1, Cost: 2 }] },
       { region: 'South', sales: [{ quarter: 'Q1', Revenue: 3, Cost: 4 }, { quarter: 'Q2', Revenue: 5, Cost: 6 }] },
     ], DEFAULT_MERGE_OPTIONS, true);
@@ -51,24 +52,24 @@ describe('merge engine: charts bound to merge blocks', () => {
   });
 
   it('reports in the template info which block each chart shows, and what cannot be bound', () => {
-    assert.deepEqual(CompiledTemplate.compile(template).info.charts, [{ name: 'sales', mergeBlock: 'sales', series: ['Revenue', 'Cost'], problem: null }]);
+    assert.deepEqual(checkedCompile(template).info.charts, [{ name: 'sales', mergeBlock: 'sales', series: ['Revenue', 'Cost'], problem: null }]);
     const stray = chart('_tx_id_4_Forecast', 'rIdCh1', ['Amount']);
-    const info = CompiledTemplate.compile(docx(block('sales', p(mergefield('Revenue'))) + p(stray.xml), { charts: { rIdCh1: { xml: stray.chartXml } } })).info;
+    const info = checkedCompile(docx(block('sales', p(mergefield('Revenue'))) + p(stray.xml), { charts: { rIdCh1: { xml: stray.chartXml } } })).info;
     assert.equal(info.charts![0]!.name, 'Forecast');
     assert.equal(info.charts![0]!.mergeBlock, null);
     assert.match(info.charts![0]!.problem!, /No merge block is named "Forecast"/);
     const odd = chart('sales', 'rIdCh1', ['Profit']);
-    assert.match(CompiledTemplate.compile(docx(block('sales', p(mergefield('Revenue'))) + p(odd.xml), { charts: { rIdCh1: { xml: odd.chartXml } } })).info.charts![0]!.problem!,
+    assert.match(checkedCompile(docx(block('sales', p(mergefield('Revenue'))) + p(odd.xml), { charts: { rIdCh1: { xml: odd.chartXml } } })).info.charts![0]!.problem!,
       /series "Profit" name no field of the block "sales"/);
-    assert.equal(CompiledTemplate.compile(docx(p(run('no charts')))).info.charts, undefined);
+    assert.equal(checkedCompile(docx(p(run('no charts')))).info.charts, undefined);
   });
 
   it('empties a bound chart whose block has no rows in the record, and keeps an unbound one as designed', () => {
-    const [out] = CompiledTemplate.compile(template).merge([{ region: 'West' }], DEFAULT_MERGE_OPTIONS, false);
+    const [out] = checkedCompile(template).merge([{ region: 'West' }], DEFAULT_MERGE_OPTIONS, false);
     assert.deepEqual(points(partXml(out!, 'word/charts/chart1.xml'), 'cat'), []);
     assert.doesNotMatch(partXml(out!, 'word/charts/chart1.xml'), /United States/);
     const stray = chart('Forecast', 'rIdCh1', ['Amount']);
-    const [kept] = CompiledTemplate.compile(docx(p(stray.xml), { charts: { rIdCh1: { xml: stray.chartXml } } })).merge([{}], DEFAULT_MERGE_OPTIONS, false);
+    const [kept] = checkedCompile(docx(p(stray.xml), { charts: { rIdCh1: { xml: stray.chartXml } } })).merge([{}], DEFAULT_MERGE_OPTIONS, false);
     assert.deepEqual(points(partXml(kept!, 'word/charts/chart1.xml'), 'cat'), ['United States', 'Europe', 'Asia']);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { zipSync, unzipSync } from 'fflate';
-import { CompiledTemplate, DEFAULT_MERGE_OPTIONS, type MergeOptions } from '../../../src/merge/engine.js';
+import { DEFAULT_MERGE_OPTIONS, type MergeOptions } from '../../../src/merge/engine.js';
 import type { JsonObject } from '../../../src/merge/scope.js';
 import { InputError } from '../../../src/errors.js';
 import { parseXml } from '../../../src/ooxml/xml.js';
@@ -10,9 +10,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fixture, ROOT } from '../../helpers/server.js';
 import { block, cell, docx, field, mergefield, nestedField, p, partText, partXml, row, run, schemaOrderProblemsOf, simpleField, table } from '../../helpers/docx.js';
+import { checkedCompile } from '../../helpers/word-rules.js';
 
 function merge(body: string, data: JsonObject | JsonObject[], options: Partial<MergeOptions> = {}, extra: { header?: string; footer?: string } = {}): Buffer[] {
-  const template = CompiledTemplate.compile(docx(body, extra));
+  const template = checkedCompile(docx(body, extra));
   return template.merge(Array.isArray(data) ? data : [data], { ...DEFAULT_MERGE_OPTIONS, ...options }, false);
 }
 const text = (body: string, data: JsonObject | JsonObject[], options: Partial<MergeOptions> = {}) => partText(merge(body, data, options)[0]!);
@@ -166,36 +167,36 @@ describe('merge engine: IF and DATE', () => {
     const body = p(nestedField(['IF ', simpleField('MERGEFIELD x'), ' = "two" "yes" "no"']));
     assert.equal(text(body, { x: 'two' }), 'yes');
     assert.equal(text(body, { x: 'three' }), 'no');
-    const real = CompiledTemplate.compile(fs.readFileSync(path.join(ROOT, 'test/fixtures/real-templates/iulica+docx-mailmerge/tests/test_nested_if_inside.docx')));
+    const real = checkedCompile(fs.readFileSync(path.join(ROOT, 'test/fixtures/real-templates/iulica+docx-mailmerge/tests/test_nested_if_inside.docx')));
     const results = real.merge([{ fieldname: 'two' }, { fieldname: 'one' }, { fieldname: 'three' }], DEFAULT_MERGE_OPTIONS, false).map((d) => partText(d).trim());
     assert.deepEqual(results, ['two', '- one -', 'more: three']);
   });
 
   it('NEXT moves to the next record within the same document (label sheets), NEXTIF when its condition holds', () => {
-    const labels = CompiledTemplate.compile(docx(p(mergefield('name')) + p(field('NEXT', '')) + p(mergefield('name'))));
+    const labels = checkedCompile(docx(p(mergefield('name')) + p(field('NEXT', '')) + p(mergefield('name'))));
     const docs = labels.merge([{ name: 'A' }, { name: 'B' }, { name: 'C' }], DEFAULT_MERGE_OPTIONS, false);
     assert.deepEqual(docs.map((d) => partText(d)), ['A\n\nB', 'C']);
-    const conditional = CompiledTemplate.compile(docx(p(mergefield('name')) + p(nestedField(['NEXTIF ', field('MERGEFIELD skip'), ' = "yes"'], '')) + p(mergefield('name'))));
+    const conditional = checkedCompile(docx(p(mergefield('name')) + p(nestedField(['NEXTIF ', field('MERGEFIELD skip'), ' = "yes"'], '')) + p(mergefield('name'))));
     const out = conditional.merge([{ name: 'A', skip: 'yes' }, { name: 'B', skip: 'no' }, { name: 'C' }], DEFAULT_MERGE_OPTIONS, false);
     assert.deepEqual(out.map((d) => partText(d)), ['A\n\nB', 'C\n\nC']);
   });
 
   it('loses no record when every label ends with NEXT, the last one included', () => {
-    const sheet = CompiledTemplate.compile(docx(p(mergefield('name'), field('NEXT', '')) + p(mergefield('name'), field('NEXT', ''))));
+    const sheet = checkedCompile(docx(p(mergefield('name'), field('NEXT', '')) + p(mergefield('name'), field('NEXT', ''))));
     const records = ['A', 'B', 'C', 'D', 'E'].map((name) => ({ name }));
     assert.deepEqual(sheet.merge(records, DEFAULT_MERGE_OPTIONS, false).map((d) => partText(d)), ['A\nB', 'C\nD', 'E']);
   });
 
   it('NEXT inside a block moves to the block\'s next row, not to the next record', () => {
-    const sheet = CompiledTemplate.compile(docx(p(mergefield('title')) + block('people', p(mergefield('name'), run(' | '), field('NEXT', ''), mergefield('name'), run(' '), mergefield('title'))) + p(run('end '), mergefield('title'))));
+    const sheet = checkedCompile(docx(p(mergefield('title')) + block('people', p(mergefield('name'), run(' | '), field('NEXT', ''), mergefield('name'), run(' '), mergefield('title'))) + p(run('end '), mergefield('title'))));
     const docs = sheet.merge([{ title: 'T1', people: [{ name: 'A' }, { name: 'B' }, { name: 'C' }] }, { title: 'T2', people: [{ name: 'D' }] }], DEFAULT_MERGE_OPTIONS, false);
     assert.deepEqual(docs.map((d) => partText(d)), ['T1\nA | B T1\nC |  T1\nend T1', 'T2\nD |  T2\nend T2']);
   });
 
   it('refuses broken field instructions, naming the field and the part', () => {
-    assert.throws(() => CompiledTemplate.compile(docx(p(run('x')) + p(field('MERGEFIELD "unclosed', '«x»')))), (e: Error) => e instanceof InputError && /field 1 of word\/document.xml.*unclosed quote/.test(e.message));
-    assert.throws(() => CompiledTemplate.compile(docx(p(mergefield('ok')) + p(field('MERGEFIELD', '«»')))), /field 2 of word\/document.xml.*no field name/);
-    assert.throws(() => CompiledTemplate.compile(docx(p(field('IF x', '?')))), /needs a comparison/);
+    assert.throws(() => checkedCompile(docx(p(run('x')) + p(field('MERGEFIELD "unclosed', '«x»')))), (e: Error) => e instanceof InputError && /field 1 of word\/document.xml.*unclosed quote/.test(e.message));
+    assert.throws(() => checkedCompile(docx(p(mergefield('ok')) + p(field('MERGEFIELD', '«»')))), /field 2 of word\/document.xml.*no field name/);
+    assert.throws(() => checkedCompile(docx(p(field('IF x', '?')))), /needs a comparison/);
   });
 
   it('evaluates DATE with a picture', () => {
@@ -256,9 +257,9 @@ describe('merge engine: blocks', () => {
 
   it('refuses unbalanced block bookmarks with a message naming the block', () => {
     const body = p('<w:bookmarkStart w:id="5" w:name="txmb_orphan"/>', run('x'));
-    assert.throws(() => CompiledTemplate.compile(docx(body)), (e: Error) => e instanceof InputError && /orphan/.test(e.message));
+    assert.throws(() => checkedCompile(docx(body)), (e: Error) => e instanceof InputError && /orphan/.test(e.message));
     const region = p(mergefield('TableStart:lonely'));
-    assert.throws(() => CompiledTemplate.compile(docx(region)), /TableEnd:lonely/);
+    assert.throws(() => checkedCompile(docx(region)), /TableEnd:lonely/);
   });
 });
 
@@ -290,6 +291,18 @@ describe('merge engine: documents', () => {
     assert.ok(partXml(sectionBreak).includes('<w:sectPr/>'), 'a section break in the properties stays');
   });
 
+  it('writes a bookmark inside a field once, and keeps a paragraph in a cell whose only line was empty (Word rejects both)', () => {
+    // A form field as Word writes it: its bookmark between the field's begin and its instruction.
+    const form = '<w:p><w:r><w:fldChar w:fldCharType="begin"><w:ffData><w:name w:val="Text1"/><w:enabled/><w:textInput/></w:ffData></w:fldChar></w:r>'
+      + '<w:bookmarkStart w:id="8" w:name="Text1"/><w:r><w:instrText xml:space="preserve"> FORMTEXT </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>'
+      + `${run('typed')}<w:r><w:fldChar w:fldCharType="end"/></w:r><w:bookmarkEnd w:id="8"/></w:p>`;
+    const [out] = merge(form + p(mergefield('a')), { a: 'A' });
+    assert.equal((partXml(out!).match(/<w:bookmarkStart\b/g) ?? []).length, 1);
+    assert.equal(partText(out!), 'typed\nA');
+    const [cells] = merge(table(row(cell(p(run('x'))), cell(p(mergefield('empty'))))), { empty: '' }, { removeEmptyLines: true });
+    assert.match(partXml(cells!), /<w:tc><w:tcPr>[^]*?<\/w:tcPr><w:p\/><\/w:tc>/);
+  });
+
   it('has an order check that finds misordered properties, and lets header and footer references mix', () => {
     const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
     const root = (xml: string) => parseXml(`<w:body ${W}>${xml}</w:body>`, 'test').root;
@@ -299,7 +312,7 @@ describe('merge engine: documents', () => {
   });
 
   it('appends records into one document, each in its own section', () => {
-    const template = CompiledTemplate.compile(docx(p(run('Dear '), mergefield('name'))));
+    const template = checkedCompile(docx(p(run('Dear '), mergefield('name'))));
     const [one] = template.merge([{ name: 'A' }, { name: 'B' }, { name: 'C' }], DEFAULT_MERGE_OPTIONS, true);
     assert.deepEqual(schemaOrderProblemsOf(one!), [], 'every part keeps the schema order');
     const xml = partXml(one!);
@@ -309,7 +322,7 @@ describe('merge engine: documents', () => {
   });
 
   it('merges the fixtures and keeps every other part untouched', () => {
-    const template = CompiledTemplate.compile(fixture('test_template.docx'));
+    const template = checkedCompile(fixture('test_template.docx'));
     const [out] = template.merge([{ name: 'Ann', age: 33 }], DEFAULT_MERGE_OPTIONS, false);
     assert.match(partText(out!), /Ann/);
     assert.match(partText(out!), /33/);
@@ -322,27 +335,27 @@ describe('merge engine: documents', () => {
   it('describes a template: blocks, fields with switches, custom properties', () => {
     const body = p(mergefield('title', '\\b "T: " \\f "!" \\* MERGEFORMAT')) + block('items', p(mergefield('price', '\\# "$#,###.00"'), mergefield('when', '\\@ "dd.MM.yyyy"')),
       block('notes', p(mergefield('note'))));
-    const info = CompiledTemplate.compile(docx(body)).info;
+    const info = checkedCompile(docx(body)).info;
     assert.deepEqual(info.mergeFields, [{ name: 'title', text: '«title»', textBefore: 'T: ', textAfter: '!', numericFormat: '', dateTimeFormat: '', preserveFormatting: true }]);
     assert.equal(info.mergeBlocks[0]!.name, 'items');
     assert.deepEqual(info.mergeBlocks[0]!.mergeFields.map((f) => [f.name, f.numericFormat, f.dateTimeFormat]), [['price', '$#,###.00', ''], ['when', '', 'dd.MM.yyyy']]);
     assert.deepEqual(info.mergeBlocks[0]!.mergeBlocks.map((b) => [b.name, b.mergeFields.map((f) => f.name)]), [['notes', ['note']]]);
-    assert.deepEqual(CompiledTemplate.compile(fixture('test_template_with_user_document_properties.docx')).info.userDocumentProperties,
+    assert.deepEqual(checkedCompile(fixture('test_template_with_user_document_properties.docx')).info.userDocumentProperties,
       { custom_entry1: 'entry1_value', custom_entry2: 'entry2_value' });
   });
 
   it('lists the fields of headers and footers too, after the body\'s', () => {
-    const info = CompiledTemplate.compile(docx(p(mergefield('name')), { header: p(mergefield('company')), footer: p(run('Page '), mergefield('reference')) })).info;
+    const info = checkedCompile(docx(p(mergefield('name')), { header: p(mergefield('company')), footer: p(run('Page '), mergefield('reference')) })).info;
     assert.deepEqual(info.mergeFields.map((f) => f.name), ['name', 'company', 'reference']);
   });
 
   it('refuses templates that are not well-formed, with a clear message', () => {
     const broken = unzipSync(docx(p(run('x'))));
     broken['word/document.xml'] = Buffer.from('<w:document><w:body><w:p></w:body>');
-    assert.throws(() => CompiledTemplate.compile(zipSync(broken)), (e: Error) => e instanceof InputError && /not well-formed XML/.test(e.message));
+    assert.throws(() => checkedCompile(zipSync(broken)), (e: Error) => e instanceof InputError && /not well-formed XML/.test(e.message));
     const bomb = unzipSync(docx(p(run('x'))));
     bomb['word/document.xml'] = Buffer.from('<?xml version="1.0"?><!DOCTYPE lol [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]><w:document>&b;</w:document>');
-    assert.throws(() => CompiledTemplate.compile(zipSync(bomb)), /DOCTYPE/);
+    assert.throws(() => checkedCompile(zipSync(bomb)), /DOCTYPE/);
   });
 });
 
@@ -353,7 +366,7 @@ describe('merge engine: long values in table cells', () => {
 
   it('splits a long value in a cell into paragraphs of the cell\'s style, keeping every character', () => {
     for (const value of [words, token, `${'line\n'.repeat(1500)}end`]) {
-      const [out] = CompiledTemplate.compile(cellTemplate).merge([{ v: value }], DEFAULT_MERGE_OPTIONS, false);
+      const [out] = checkedCompile(cellTemplate).merge([{ v: value }], DEFAULT_MERGE_OPTIONS, false);
       const xml = partXml(out!);
       const paragraphs = xml.match(/<w:p>/g)!.length;
       assert.ok(paragraphs >= 5, `paragraphs: ${paragraphs}`);
@@ -365,9 +378,9 @@ describe('merge engine: long values in table cells', () => {
   });
 
   it('leaves short values, and long values outside tables, in one paragraph', () => {
-    const [short] = CompiledTemplate.compile(cellTemplate).merge([{ v: 'short' }], DEFAULT_MERGE_OPTIONS, false);
+    const [short] = checkedCompile(cellTemplate).merge([{ v: 'short' }], DEFAULT_MERGE_OPTIONS, false);
     assert.equal(partXml(short!).match(/<w:p>/g)!.length, 2);
-    const [body] = CompiledTemplate.compile(docx(p(mergefield('v')))).merge([{ v: words }], DEFAULT_MERGE_OPTIONS, false);
+    const [body] = checkedCompile(docx(p(mergefield('v')))).merge([{ v: words }], DEFAULT_MERGE_OPTIONS, false);
     assert.equal(partXml(body!).match(/<w:p>/g)!.length, 1);
   });
 });

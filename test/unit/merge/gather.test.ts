@@ -7,13 +7,14 @@ import { gathering } from '../../../src/merge/render.js';
 import { sampleRecord } from '../../../src/merge/sample.js';
 import { FIXTURES } from '../../helpers/server.js';
 import { block, cell, docx, field, mergefield, p, row, run, table } from '../../helpers/docx.js';
+import { checkedCompile } from '../../helpers/word-rules.js';
 
 // Rendering gathers the pieces of a long region into one string (src/merge/render.ts): the
 // documents must be byte for byte those of rendering without it, whatever the template.
 const DEFAULT_AT = gathering.at;
 
 function both(template: Buffer, records: object[], options = DEFAULT_MERGE_OPTIONS, append = false): [Buffer[], Buffer[]] {
-  const compiled = CompiledTemplate.compile(template);
+  const compiled = checkedCompile(template);
   gathering.at = Number.POSITIVE_INFINITY;
   const plain = compiled.merge(records as never, options, append);
   gathering.at = 3; // gather as often as possible
@@ -37,7 +38,7 @@ describe('gathering rendered pieces', () => {
     for (const file of all) {
       let template: CompiledTemplate;
       try {
-        template = CompiledTemplate.compile(fs.readFileSync(file));
+        template = checkedCompile(fs.readFileSync(file));
       } catch {
         continue; // templates the engine refuses are another test's subject
       }

@@ -1,12 +1,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { unzipSync } from 'fflate';
-import { CompiledTemplate, DEFAULT_MERGE_OPTIONS } from '../../../src/merge/engine.js';
+import { DEFAULT_MERGE_OPTIONS } from '../../../src/merge/engine.js';
 import { htmlToWordprocessingML } from '../../../src/merge/html.js';
 import { decimalList, docx, mergefield, p, partText, partXml, png, run } from '../../helpers/docx.js';
+import { checkedCompile } from '../../helpers/word-rules.js';
 
 const merge = (html: string, mergeHtml = true) =>
-  CompiledTemplate.compile(docx(p(run('Before '), mergefield('body'), run(' after')))).merge([{ body: html }], { ...DEFAULT_MERGE_OPTIONS, mergeHtml }, false)[0]!;
+  checkedCompile(docx(p(run('Before '), mergefield('body'), run(' after')))).merge([{ body: html }], { ...DEFAULT_MERGE_OPTIONS, mergeHtml }, false)[0]!;
 
 describe('merge engine: HTML values', () => {
   it('turns HTML paragraphs into real paragraphs, splitting the host paragraph', () => {
@@ -41,7 +42,7 @@ describe('merge engine: HTML values', () => {
 
   it('makes HTML lists real Word lists: own definitions, nested levels, numbered lists restarting at 1', () => {
     const template = docx(p(run('Before '), mergefield('body'), run(' after')), { numbering: decimalList });
-    const out = CompiledTemplate.compile(template).merge([{ body: '<html><ol><li>one<ol><li>inner</li></ol></li><li>two</li></ol><ul><li>dot</li></ul><ol><li>again</li></ol></html>' }], { ...DEFAULT_MERGE_OPTIONS, mergeHtml: true }, false)[0]!;
+    const out = checkedCompile(template).merge([{ body: '<html><ol><li>one<ol><li>inner</li></ol></li><li>two</li></ol><ul><li>dot</li></ul><ol><li>again</li></ol></html>' }], { ...DEFAULT_MERGE_OPTIONS, mergeHtml: true }, false)[0]!;
     const numbering = partXml(out, 'word/numbering.xml');
     assert.match(numbering, /<w:abstractNum w:abstractNumId="0"><w:nsid w:val="1A2B3C4D"\/>/, 'the template\'s own definition stays');
     const abstracts = [...numbering.matchAll(/<w:abstractNum w:abstractNumId="(\d+)">/g)].map((m) => m[1]);

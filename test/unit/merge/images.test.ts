@@ -1,14 +1,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { unzipSync } from 'fflate';
-import { CompiledTemplate, DEFAULT_MERGE_OPTIONS, type MergeOptions } from '../../../src/merge/engine.js';
+import { DEFAULT_MERGE_OPTIONS, type MergeOptions } from '../../../src/merge/engine.js';
 import type { JsonObject } from '../../../src/merge/scope.js';
 import { InputError } from '../../../src/errors.js';
 import { fixture } from '../../helpers/server.js';
 import { block, docx, p, partXml, picture, png, run } from '../../helpers/docx.js';
+import { checkedCompile } from '../../helpers/word-rules.js';
 
 const merge = (body: string, data: JsonObject[], options: Partial<MergeOptions> = {}, append = false) =>
-  CompiledTemplate.compile(docx(body)).merge(data, { ...DEFAULT_MERGE_OPTIONS, ...options }, append);
+  checkedCompile(docx(body)).merge(data, { ...DEFAULT_MERGE_OPTIONS, ...options }, append);
 const extent = (xml: string) => [...xml.matchAll(/<wp:extent cx="(\d+)" cy="(\d+)"\/>/g)].map((m) => [Number(m[1]), Number(m[2])]);
 
 describe('merge engine: images', () => {
@@ -50,7 +51,7 @@ describe('merge engine: images', () => {
   });
 
   it('merges the JPEG into the fixture template', () => {
-    const template = CompiledTemplate.compile(fixture('test_template_image.docx'));
+    const template = checkedCompile(fixture('test_template_image.docx'));
     const [out] = template.merge([{ title: 'Photo', source: 'test', photo: fixture('test_template_image.jpg').toString('base64') }], DEFAULT_MERGE_OPTIONS, false);
     const jpeg = Object.entries(unzipSync(out!)).find(([name]) => name.endsWith('.jpeg'));
     assert.ok(jpeg);
