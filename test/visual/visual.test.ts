@@ -201,7 +201,7 @@ describe('visual regression: merged real-world-like templates against approved i
         }
       });
       if (!UPDATE) {
-        const approved = fs.existsSync(REFERENCES) ? fs.readdirSync(REFERENCES).filter((f) => f.startsWith(`${c.name}-`) && !f.includes('.diff')).length : 0;
+        const approved = fs.existsSync(REFERENCES) ? fs.readdirSync(REFERENCES).filter((f) => new RegExp(`^${c.name}-\\d+\\.png$`).test(f)).length : 0;
         if (approved !== pages.length) problems.push(`${c.name}: ${pages.length} pages, ${approved} approved`);
       }
       assert.deepEqual(problems, []);
