@@ -142,7 +142,7 @@ export async function openServices(config: Config, options: { withOffice?: boole
   const workers = new DocumentWorkers(config.documentThreads, { workMemoryMb: config.limits.workMemoryMb });
   const converter = office
     ? new Converter(office, path.join(scratch, 'jobs'), { sofficePath: config.office.sofficePath, sandbox, timeoutMs: config.jobTimeoutMs, workDir: path.join(scratch, 'oneshot') },
-      (bytes, format, signal) => workers.inert(bytes, format, signal))
+      (bytes, format, signal) => workers.inert(bytes, format, signal), (bytes, signal) => workers.tidy(bytes, signal))
     : null;
   const normaliser = converter ? new Normaliser(converter, path.join(config.dataDir, 'cache', 'docx')) : null;
   const quota = new StorageQuota(store, config.limits.accountStorageBytes);

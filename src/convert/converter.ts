@@ -13,6 +13,7 @@ import type { Sandbox } from '../office/sandbox.js';
 import { unwrapHtmlText } from './html.js';
 import { makeInert } from '../inert/index.js';
 import { TEST_WATERMARK } from '../ooxml/watermark.js';
+import { tidyOfficeDocx } from '../ooxml/tidy.js';
 
 /** Document properties written into every output that can carry them. */
 export interface DocumentProperties {
@@ -38,6 +39,8 @@ export interface ConvertOptions {
 
 /** Makes a document inert (src/inert/); the server does it in a worker thread. */
 export type InertStep = (bytes: Buffer, format: DocumentFormat, signal?: AbortSignal) => Promise<Buffer>;
+/** A DOCX the office wrote, made as Word reads it (src/ooxml/tidy.ts); the server runs it in a worker thread. */
+export type TidyStep = (bytes: Buffer, signal?: AbortSignal) => Promise<Buffer>;
 
 export interface Converted {
   data: Buffer;
@@ -80,6 +83,7 @@ export class Converter {
     private readonly workDir: string,
     private readonly oneShot?: OneShotOptions,
     private readonly inert: InertStep = async (bytes, format) => makeInert(bytes, format),
+    private readonly tidy: TidyStep = async (bytes) => tidyOfficeDocx(bytes),
   ) {}
 
   /**
@@ -140,7 +144,9 @@ export class Converter {
       properties: officeProperties(options.properties),
       watermark: options.test ? TEST_WATERMARK : undefined,
     }, options.signal, options.timeoutMs);
-    return { data: this.finish(result.data, to, options), officeMs: result.officeMs };
+    // An encrypted DOCX is a compound file, not a package: nothing to tidy.
+    const data = to === 'docx' && !options.password ? await this.tidy(result.data, options.signal) : result.data;
+    return { data: this.finish(data, to, options), officeMs: result.officeMs };
   }
 
   private finish(data: Buffer, to: ReturnFormat, options: ConvertOptions): Buffer {
@@ -171,7 +177,7 @@ export class Converter {
       if (error instanceof InputError) throw new InputError(`${damaged}, and the office could not read it either.`);
       throw error;
     }
-    if (to === 'docx' && !options.test && !options.password && !options.properties) return { data: await this.inert(docx.data, 'docx', options.signal), officeMs: docx.officeMs };
+    if (to === 'docx' && !options.test && !options.password && !options.properties) return { data: await this.tidy(await this.inert(docx.data, 'docx', options.signal), options.signal), officeMs: docx.officeMs };
     const result = await this.convert(docx.data, 'docx', to, options);
     return { data: result.data, officeMs: docx.officeMs + result.officeMs };
   }

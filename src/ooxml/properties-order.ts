@@ -70,3 +70,37 @@ export function schemaOrderProblems(root: XmlElement, part: string): string[] {
   }
   return problems;
 }
+
+/**
+ * Puts the children of section, paragraph and run properties into schema order where they are
+ * not (LibreOffice writes a paragraph's section properties first, which Word refuses). Elements
+ * it does not rank keep their place after the element before them. True when anything moved.
+ */
+export function putInSchemaOrder(root: XmlElement): boolean {
+  let moved = false;
+  const stack: XmlElement[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const order = ORDERS[node.name];
+    if (order) {
+      let rank = -1;
+      let misplaced = false;
+      const ranked = node.children.map((child, index) => {
+        if (child.kind === 'element' && child.name.startsWith('w:')) {
+          // Header and footer references form one group (EG_HdrFtrReferences): any order among them.
+          const at = order.indexOf(child.name === 'w:footerReference' ? 'w:headerReference' : child.name);
+          if (at >= 0 && at < rank) misplaced = true;
+          if (at >= 0) rank = at;
+        }
+        return { child, rank, index };
+      });
+      if (misplaced) {
+        ranked.sort((a, b) => a.rank - b.rank || a.index - b.index);
+        node.children = ranked.map((r) => r.child);
+        moved = true;
+      }
+    }
+    for (const child of node.children) if (child.kind === 'element') stack.push(child);
+  }
+  return moved;
+}

@@ -1,5 +1,6 @@
 import { outputNeedsOffice, type DocumentPipeline } from '../documents/pipeline.js';
 import type { DocumentSettings } from '../documents/settings.js';
+import { rtfCharts, rtfChartProblem } from '../formats/rtf-charts.js';
 import { Converter, type Converted } from '../convert/converter.js';
 import type { Divider } from '../compose/builder.js';
 import { detectFormat, type DocumentFormat } from '../formats/detect.js';
@@ -9,7 +10,7 @@ import type { TemplateInfo } from '../merge/info.js';
 import type { JsonObject } from '../merge/scope.js';
 import type { Thumbnails, ThumbnailRequest } from '../render/thumbnails.js';
 import { listTrackedChanges, removeTrackedChange, type TrackedChange } from '../review/trackedChanges.js';
-import { BusyError, OutputTooLargeError } from '../errors.js';
+import { BusyError, InputError, OutputTooLargeError } from '../errors.js';
 import { pdfLimits } from '../formats/pdf.js';
 import type { DocumentWorkers } from '../workers/pool.js';
 
@@ -102,7 +103,11 @@ export class DocumentOperations {
 
   /** One document per record (or all appended), in the return format. The merge runs in a worker thread. */
   async merge(input: MergeInput, ctx: WorkContext = {}): Promise<Buffer[]> {
-    const docx = await this.docx(input.template, ['docx', 'doc', 'rtf'], input.what ?? 'The template', ctx);
+    const what = input.what ?? 'The template';
+    const format = Converter.detect(input.template, ['docx', 'doc', 'rtf'], what);
+    const [chart] = format === 'rtf' ? rtfCharts(input.template) : [];
+    if (chart) throw new InputError(`${what} cannot be merged: ${rtfChartProblem(chart)}`);
+    const docx = await this.docx(input.template, ['docx', 'doc', 'rtf'], what, ctx, format);
     ctx.progress?.({ stage: 'merging', done: 0, total: input.records.length });
     // Results bound for the office are made inert in the merge's own thread.
     const inert = outputNeedsOffice(input.format, input.document.password);
@@ -173,8 +178,12 @@ export class DocumentOperations {
   /** The merge fields and blocks of a template (compiled in a worker thread). */
   async info(template: Buffer, name: string, ctx: WorkContext = {}): Promise<TemplateInfo> {
     const what = `The template "${name}"`;
-    const docx = await this.docx(template, ['docx', 'doc', 'rtf'], what, ctx);
-    return { templateName: name, ...(await this.parts.workers.templateInfo(docx, what, ctx.signal)) };
+    const format = Converter.detect(template, ['docx', 'doc', 'rtf'], what);
+    const docx = await this.docx(template, ['docx', 'doc', 'rtf'], what, ctx, format);
+    const info = await this.parts.workers.templateInfo(docx, what, ctx.signal);
+    // RTF charts became pictures on the way to DOCX: listed with the reason a merge refuses them.
+    const rtf = format === 'rtf' ? rtfCharts(template).map((chart) => ({ name: chart.name ?? '', mergeBlock: null, series: [], problem: rtfChartProblem(chart) })) : [];
+    return { templateName: name, ...info, ...(rtf.length ? { charts: [...(info.charts ?? []), ...rtf] } : {}) };
   }
 
   /**

@@ -73,6 +73,12 @@ export class DocumentWorkers {
     return u === null ? bytes : Buffer.from(u.buffer, u.byteOffset, u.byteLength);
   }
 
+  /** A DOCX the office wrote, tidied for Word (src/ooxml/tidy.ts) in a worker thread. */
+  async tidy(bytes: Buffer, signal?: AbortSignal): Promise<Buffer> {
+    const u = await this.run<Uint8Array | null>('tidy', { bytes }, signal);
+    return u === null ? bytes : Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+  }
+
   /**
    * Compiles a template (DOCX) in a worker thread: its fields and blocks, or the 400 that says why
    * no merge could use it. A large template never holds up other requests while it is read.

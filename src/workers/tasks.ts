@@ -12,6 +12,7 @@ import type { JsonObject } from '../merge/scope.js';
 import type { TemplateInfo } from '../merge/info.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import { makeInert } from '../inert/index.js';
+import { tidyOfficeDocx } from '../ooxml/tidy.js';
 
 export interface MergeTask {
   docx: Uint8Array;
@@ -90,6 +91,17 @@ export function inert(task: InertTask): TaskReply<Uint8Array | null> {
   try {
     const bytes = asBuffer(task.bytes);
     const result = makeInert(bytes, task.format);
+    return { ok: true, value: result === bytes ? null : asBytes(result) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** A DOCX the office wrote, tidied for Word (src/ooxml/tidy.ts), or null when it needed nothing. */
+export function tidy(task: { bytes: Uint8Array }): TaskReply<Uint8Array | null> {
+  try {
+    const bytes = asBuffer(task.bytes);
+    const result = tidyOfficeDocx(bytes);
     return { ok: true, value: result === bytes ? null : asBytes(result) };
   } catch (error) {
     return failure(error);

@@ -6,7 +6,7 @@ import { FIXTURES, fixture } from '../helpers/server.js';
 import { errorMessage as message, type Client } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { pdfFacts, redShare } from '../helpers/office.js';
-import { block, cell, docx, field, mergefield, p, partText, row, run, table } from '../helpers/docx.js';
+import { block, cell, docx, field, mergefield, p, partText, row, rtfObject, run, table } from '../helpers/docx.js';
 import * as mupdf from 'mupdf';
 
 const b64 = (b: Buffer) => b.toString('base64');
@@ -104,6 +104,20 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
       const merged = decode(await merge(`returnFormat=TXT&templateName=${name}`, record))[0]!.toString('utf8');
       assert.equal(merged.trim(), expected.trim(), format);
     }
+  });
+
+  it('refuses an RTF template whose chart it cannot bind, naming the chart, and lists the chart in the template info', async () => {
+    const rtf = Buffer.from(`{\\rtf1\\ansi {\\fonttbl{\\f0 Arial;}}\\pard Sales of {\\field{\\*\\fldinst MERGEFIELD region}{\\fldrslt x}}\\par ${rtfObject('MSGraph.Chart.8', 'sales')}\\par}`, 'latin1');
+    const inline = await merge('returnFormat=PDF', { mergeData: [{ region: 'North', sales: [{ Revenue: 1 }] }], template: b64(rtf) });
+    assert.equal(inline.status, 400);
+    assert.match(message(inline), /the chart "sales" \(MSGraph\.Chart\.8\) is an object embedded in RTF[^]*Save the template as DOCX/);
+    assert.equal((await paid.upload('chart.rtf', rtf)).status, 201);
+    const stored = await merge('returnFormat=PDF&templateName=chart.rtf', { mergeData: [{ region: 'North' }] });
+    assert.equal(stored.status, 400);
+    const info = (await paid.get('/v1/templates/info?templateName=chart.rtf')).json() as { mergeFields: { name: string }[]; charts?: { name: string; problem: string | null }[] };
+    assert.deepEqual(info.mergeFields.map((f) => f.name), ['region']);
+    assert.equal(info.charts?.[0]?.name, 'sales');
+    assert.match(info.charts?.[0]?.problem ?? '', /embedded in RTF/);
   });
 
   it('counts one document per request, not per record; test runs are watermarked and free', async () => {

@@ -200,3 +200,8 @@ export function schemaOrderProblemsOf(docxBytes: Uint8Array): string[] {
     .filter(([name]) => name.startsWith('word/') && name.endsWith('.xml'))
     .flatMap(([name, data]) => schemaOrderProblems(parseXml(new TextDecoder().decode(data), name).root, name));
 }
+
+/** An OLE object as Word and TX Text Control write one into RTF, its picture as the result. */
+export const rtfObject = (objectClass: string, name?: string, data = '0105000002000000') =>
+  `{\\object\\objemb\\objw2000\\objh1000{\\*\\objclass ${objectClass}}${name ? `{\\*\\objname ${name}}` : ''}{\\*\\objdata ${data}}`
+  + '{\\result {\\pict\\pngblip\\picw10\\pich10 89504e470d0a1a0a}}}';
