@@ -16,6 +16,7 @@ import { addListNumbering } from './lists.js';
 import path from 'node:path';
 import { MERGE_DEFAULTS } from './defaults.js';
 import { OutputTooLargeError } from '../errors.js';
+import type { SvgRasteriser } from '../render/svg.js';
 
 export interface MergeOptions extends RenderOptions {
   removeTrailingWhitespace: boolean;
@@ -24,6 +25,17 @@ export interface MergeOptions extends RenderOptions {
 
 export const DEFAULT_MERGE_OPTIONS: MergeOptions = MERGE_DEFAULTS;
 
+/** What bounds one merge, and where its documents go. */
+export interface MergeLimits {
+  /** When the request's time is up (epoch ms). */
+  deadline?: number;
+  /** Bytes of output past which the merge stops with a 413. */
+  maxBytes?: number;
+  /** The documents go to the office (vector barcodes and SVG as main pictures), not to Word. */
+  officeBound?: boolean;
+  /** Draws SVG pictures as PNG for Word (src/render/svg.ts). */
+  rasterise?: SvgRasteriser;
+}
 
 interface CompiledPart {
   name: string;
@@ -66,7 +78,7 @@ export class CompiledTemplate {
    * One document per record (NEXT fields let one document take several), or all of them joined
    * into one, each starting its own section.
    */
-  merge(records: JsonObject[], options: MergeOptions, append: boolean, limits: { deadline?: number; maxBytes?: number; officeBound?: boolean } = {}): Buffer[] {
+  merge(records: JsonObject[], options: MergeOptions, append: boolean, limits: MergeLimits = {}): Buffer[] {
     const context = { culture: cultureOf(options.culture), now: new Date() };
     const documents: Buffer[] = [];
     let bytes = 0;
@@ -100,12 +112,12 @@ export class CompiledTemplate {
     return [builder.toBuffer()];
   }
 
-  private render(records: JsonObject[], context: { culture: ReturnType<typeof cultureOf>; now: Date }, options: MergeOptions, limits: { deadline?: number; officeBound?: boolean }) {
+  private render(records: JsonObject[], context: { culture: ReturnType<typeof cultureOf>; now: Date }, options: MergeOptions, limits: MergeLimits) {
     const sink = new MediaSink();
     const parts = new Map<string, string>();
     let used = 1;
     for (const part of this.parts) {
-      const media = { sink, part: part.name, officeBound: limits.officeBound };
+      const media = { sink, part: part.name, officeBound: limits.officeBound, rasterise: limits.rasterise };
       const result = renderSegments(part.segments, { ...context, deadline: limits.deadline }, part.name === this.mainPart ? records : records.slice(0, 1), options, media);
       parts.set(part.name, result.xml);
       if (part.name === this.mainPart) used = result.used;

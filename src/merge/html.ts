@@ -2,7 +2,7 @@ import { parseDocument } from 'htmlparser2';
 import type { ChildNode, Element } from 'domhandler';
 import { escapeAttr, escapeText } from '../ooxml/xml.js';
 import { RPR_ORDER } from '../ooxml/properties-order.js';
-import { inlinePicture, decodeImage, type MediaSink } from './images.js';
+import { inlinePicture, decodeImage, type DecodedImage, type MediaSink } from './images.js';
 
 /**
  * HTML values (mergeHtml) as real WordprocessingML: paragraphs, headings, lists, tables, line
@@ -108,6 +108,8 @@ export interface HtmlTarget {
   link: (url: string) => string | undefined;
   /** A new list; returns the numId its paragraphs use. */
   list?: (ordered: boolean, level: number) => string | undefined;
+  /** Puts a picture into the media: its main blip and, for an SVG drawn for Word, its svgBlip (render.ts pictureIds). */
+  picture?: (image: DecodedImage, cx: number, cy: number) => { main: string; svg?: string };
 }
 
 type ListContext = { ordered: boolean; n: number; numId: string | undefined }[];
@@ -171,12 +173,17 @@ class Builder {
     } catch {
       return; // a broken inline image is dropped, the text stays
     }
-    const relId = this.target.sink.add(this.target.part, image);
     const scale = Math.min(1, MAX_IMAGE_EMU / (image.widthPx * EMU_PER_PIXEL));
     const cx = Math.round(image.widthPx * EMU_PER_PIXEL * scale);
     const cy = Math.round(image.heightPx * EMU_PER_PIXEL * scale);
+    let ids: { main: string; svg?: string };
+    try {
+      ids = this.target.picture?.(image, cx, cy) ?? { main: this.target.sink.add(this.target.part, image) };
+    } catch {
+      return; // an SVG that cannot be drawn is dropped like a broken image
+    }
     const id = this.drawing++;
-    this.run(`<w:r>${serializeRunProps(props)}${inlinePicture(relId, cx, cy, id, `HTML image ${id}`)}</w:r>`);
+    this.run(`<w:r>${serializeRunProps(props)}${inlinePicture(ids.main, cx, cy, id, `HTML image ${id}`, ids.svg)}</w:r>`);
   }
 }
 

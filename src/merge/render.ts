@@ -4,7 +4,8 @@ import { PPR_ORDER } from '../ooxml/properties-order.js';
 import type { Segment } from './compile.js';
 import { evaluateField, type FieldContext } from './fields.js';
 import { MISSING, Scope, type JsonObject } from './scope.js';
-import { decodeImage, fitExtent, inlinePicture, pointBlip, type MediaSink } from './images.js';
+import { decodeImage, fitExtent, inlinePicture, pointBlip, type DecodedImage, type MediaSink } from './images.js';
+import { MAX_RASTER_PX, type SvgRasteriser } from '../render/svg.js';
 import { htmlToWordprocessingML, isHtmlValue } from './html.js';
 import { drawBarcode, wordBarcodeExtent, withTxText, type DrawnBarcode } from './barcodes.js';
 
@@ -25,6 +26,24 @@ export interface MediaTarget {
    * go in as SVG main pictures, drawn as vectors, without the PNG Word needs.
    */
   officeBound?: boolean;
+  /** Draws SVG pictures as PNG for Word (src/render/svg.ts); without it an SVG is the main picture. */
+  rasterise?: SvgRasteriser;
+}
+
+/**
+ * A merged picture in the output's media. An SVG gets a PNG main picture drawn from it for Word
+ * (the SVG in the svgBlip extension) when the merge has a rasteriser and the document is not
+ * bound for the office, which shows the SVG main picture as vectors.
+ */
+function pictureIds(media: MediaTarget, image: DecodedImage, cx: number, cy: number, what: string): { main: string; svg?: string } {
+  if (image.format.extension !== 'svg' || media.officeBound || !media.rasterise) return { main: media.sink.add(media.part, image) };
+  // Twice the displayed size at 96 dpi (EMU_PER_PIXEL 9525), within MAX_RASTER_PX.
+  const fit = Math.min(2, MAX_RASTER_PX / Math.max(cx / 9525, cy / 9525));
+  const widthPx = Math.max(1, Math.round((cx / 9525) * fit));
+  const heightPx = Math.max(1, Math.round((cy / 9525) * fit));
+  const png = media.rasterise(image.bytes, widthPx, heightPx, what);
+  const svg = media.sink.add(media.part, image);
+  return { main: media.sink.add(media.part, { bytes: png, format: { extension: 'png', contentType: 'image/png' }, widthPx, heightPx }), svg };
 }
 
 /** A drawn barcode in the output's media: its main blip (PNG for Word, or the SVG for the office) and its svgBlip. */
@@ -151,6 +170,7 @@ function render(segments: Segment[], state: State, out: string[]): void {
           const html = htmlToWordprocessingML(result.text, segment.field.runProps, blockPPr, {
             sink: media?.sink, part: media?.part ?? '', link: (url) => media?.sink.addLink(media.part, url),
             list: (ordered, level) => media?.sink.addList(ordered, level),
+            picture: media ? (image, cx, cy) => pictureIds(media, image, cx, cy, 'An image of an HTML value') : undefined,
           });
           // Directly in a paragraph, the HTML's paragraphs split it; elsewhere they become lines.
           if (segment.field.hostPPr === undefined) out.push(html.inline);
@@ -216,11 +236,11 @@ function render(segments: Segment[], state: State, out: string[]): void {
             .replace(new RegExp(`(NetControl\\b[^>]*?\\br:id=")${segment.barcode.relId}"`), `$1${xmlId}"`));
           state.visible++;
         } else if (typeof value === 'string' && value !== '' && state.media) {
-          const image = decodeImage(value, segment.names[segment.names.length - 1]!);
-          const relId = state.media.sink.add(state.media.part, image);
+          const field = segment.names[segment.names.length - 1]!;
+          const image = decodeImage(value, field);
           const { cx, cy } = fitExtent(image, segment);
-          out.push(segment.xml
-            .replace(`r:embed="${segment.embed}"`, `r:embed="${relId}"`)
+          const ids = pictureIds(state.media, image, cx, cy, `The value for the image "${field}"`);
+          out.push(pointBlip(segment.xml, segment.embed, ids.main, ids.svg)
             .replace(/(<wp:extent\b[^>]*?)cx="\d+"([^>]*?)cy="\d+"/, `$1cx="${cx}"$2cy="${cy}"`)
             .replace(/(<a:xfrm\b[^>]*>[\s\S]*?<a:ext\b[^>]*?)cx="\d+"([^>]*?)cy="\d+"/, `$1cx="${cx}"$2cy="${cy}"`));
           state.visible++;

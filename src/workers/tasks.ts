@@ -13,6 +13,7 @@ import type { TemplateInfo } from '../merge/info.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import { makeInert } from '../inert/index.js';
 import { tidyOfficeDocx } from '../ooxml/tidy.js';
+import { holdsSvg, loadSvgRasteriser, type SvgRasteriser } from '../render/svg.js';
 
 export interface MergeTask {
   docx: Uint8Array;
@@ -61,11 +62,15 @@ function failure(error: unknown): TaskReply<never> {
   return { ok: false, status: 500, message: (error as Error)?.stack ?? String(error), headers: {} };
 }
 
-export function merge(task: MergeTask): TaskReply<Uint8Array[]> {
+let rasteriser: Promise<SvgRasteriser> | undefined;
+
+export async function merge(task: MergeTask): Promise<TaskReply<Uint8Array[]>> {
   try {
     const template = templates.get(Buffer.from(task.docx.buffer, task.docx.byteOffset, task.docx.byteLength));
-    // A result bound for the office gets what it shows (vector barcodes); DOCX gets what Word shows.
-    const merged = template.merge(JSON.parse(task.records) as JsonObject[], task.options, task.append, { deadline: task.deadline, maxBytes: task.maxOutputBytes, officeBound: task.inert });
+    const records = JSON.parse(task.records) as JsonObject[];
+    // A result bound for the office gets what it shows (vector barcodes and SVG); DOCX gets what Word shows (PNG over SVG).
+    const rasterise = !task.inert && holdsSvg(records) ? await (rasteriser ??= loadSvgRasteriser()) : undefined;
+    const merged = template.merge(records, task.options, task.append, { deadline: task.deadline, maxBytes: task.maxOutputBytes, officeBound: task.inert, rasterise });
     const documents = task.inert ? merged.map((d) => makeInert(d, 'docx')) : merged;
     return { ok: true, value: documents.map((d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength)) };
   } catch (error) {

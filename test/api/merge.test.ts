@@ -6,7 +6,7 @@ import { FIXTURES, fixture } from '../helpers/server.js';
 import { errorMessage as message, type Client } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { pdfFacts, redShare } from '../helpers/office.js';
-import { block, cell, docx, field, mergefield, p, partText, row, rtfObject, run, table } from '../helpers/docx.js';
+import { block, cell, docx, field, mergefield, p, partText, picture, row, rtfObject, run, table } from '../helpers/docx.js';
 import * as mupdf from 'mupdf';
 
 const b64 = (b: Buffer) => b.toString('base64');
@@ -118,6 +118,17 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.deepEqual(info.mergeFields.map((f) => f.name), ['region']);
     assert.equal(info.charts?.[0]?.name, 'sales');
     assert.match(info.charts?.[0]?.problem ?? '', /embedded in RTF/);
+  });
+
+  it('merges an SVG picture into DOCX as Word shows it (a PNG drawn from it, the SVG kept) and into PDF', async () => {
+    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60"><rect width="120" height="60" fill="#c00000"/><text x="10" y="40" font-size="24" fill="#fff">ACME</text></svg>').toString('base64');
+    const template = b64(docx(p(run('Logo: '), picture('logo', 120, 60))));
+    // The HTTP helper checks every DOCX answer against Word's rules (test/helpers/word-rules.ts): a raster main picture among them.
+    const [word] = decode(await merge('returnFormat=DOCX', { mergeData: [{ logo: svg }], template }));
+    const media = Object.keys((await import('fflate')).unzipSync(word!)).filter((name) => name.startsWith('word/media/docsmith')).map((name) => name.slice(name.lastIndexOf('.')));
+    assert.deepEqual(media.sort(), ['.png', '.svg']);
+    const [pdf] = decode(await merge('returnFormat=PDF', { mergeData: [{ logo: svg }], template }));
+    assert.match(pdfFacts(pdf!).text, /Logo/);
   });
 
   it('counts one document per request, not per record; test runs are watermarked and free', async () => {

@@ -5,6 +5,7 @@ import { DEFAULT_MERGE_OPTIONS } from '../../../src/merge/engine.js';
 import { htmlToWordprocessingML } from '../../../src/merge/html.js';
 import { decimalList, docx, mergefield, p, partText, partXml, png, run } from '../../helpers/docx.js';
 import { checkedCompile } from '../../helpers/word-rules.js';
+import { holdsSvg, loadSvgRasteriser } from '../../../src/render/svg.js';
 
 const merge = (html: string, mergeHtml = true) =>
   checkedCompile(docx(p(run('Before '), mergefield('body'), run(' after')))).merge([{ body: html }], { ...DEFAULT_MERGE_OPTIONS, mergeHtml }, false)[0]!;
@@ -79,5 +80,14 @@ describe('merge engine: HTML values', () => {
     assert.equal(partText(merge('<html>only <b>inline</b></html>')), 'Before only inline after');
     assert.equal(partText(merge('<b>not html</b>')), 'Before <b>not html</b> after');
     assert.equal(partText(merge('<html><b>x</b></html>', false)), 'Before <html><b>x</b></html> after');
+  });
+
+  it('draws an SVG image of an HTML value as a PNG for Word, keeping the SVG', async () => {
+    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><rect width="40" height="20" fill="#00a"/></svg>').toString('base64');
+    const body = `<html><p>Logo <img src="data:image/svg+xml;base64,${svg}"></p></html>`;
+    assert.equal(holdsSvg([{ body }]), true);
+    const [out] = checkedCompile(docx(p(mergefield('body')))).merge([{ body }], { ...DEFAULT_MERGE_OPTIONS, mergeHtml: true }, false, { rasterise: await loadSvgRasteriser() });
+    assert.match(partXml(out!), /<a:blip [^>]*r:embed="[^"]+"><a:extLst><a:ext uri="\{96DAC541-7B7A-43D3-8B79-37D633B846F1\}"><asvg:svgBlip /);
+    assert.deepEqual(Object.keys(unzipSync(out!)).filter((name) => name.startsWith('word/media/')).map((name) => name.slice(name.lastIndexOf('.'))).sort(), ['.png', '.svg']);
   });
 });
