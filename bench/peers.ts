@@ -206,7 +206,7 @@ async function throughput(t: ReturnType<typeof templates>, carboneFile: string):
     // Like for like: docsmith's merge as a library (the engine in its worker threads, what a
     // request runs minus HTTP, accounts and quotas) against Carbone's render.
     const workers = new DocumentWorkers();
-    const library = await run8('docsmith', async () => (await workers.merge({ docx: t.ours, records: [data], options: DEFAULT_MERGE_OPTIONS, append: false }))[0]!);
+    const library = await run8('docsmith', async () => (await workers.merge({ docx: t.ours, records: [data], options: DEFAULT_MERGE_OPTIONS, append: false })).documents[0]!);
     await workers.close();
     console.log(`  in-process, both as libraries: docsmith ${library.toFixed(0)} docs/s (worker threads), Carbone ${theirs.toFixed(0)} docs/s: docsmith is ${(library / theirs).toFixed(2)}x`);
   } finally {

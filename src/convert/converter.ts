@@ -191,6 +191,30 @@ export class Converter {
     throw new InputError(`PDF documents can be converted to TXT${options.test || options.password ? '' : ' or PDF'} only; ${to.toUpperCase()} output needs a DOCX, DOC, RTF or HTML source.`);
   }
 
+  /**
+   * Each section's page count as the office lays the DOCX out, or undefined when it cannot say
+   * (the office failed on it, or the answer makes no sense): used for stored field results.
+   */
+  async sectionPageCounts(docx: Buffer, signal?: AbortSignal, timeoutMs?: number): Promise<number[] | undefined> {
+    const source = await this.inert(docx, 'docx', signal);
+    if (!this.workDirReady) {
+      await fs.mkdir(this.workDir, { recursive: true });
+      this.workDirReady = true;
+    }
+    const input = path.join(this.workDir, `${randomUUID()}.in.docx`);
+    try {
+      await fs.writeFile(input, source);
+      // Straight to the pool: a crash gets no command-line fallback, which would export instead of measuring.
+      const result = await this.pool.run({ input, output: `${input}.none`, filter: 'Text', inputFilter: inputFilterFor('docx', source), measure: 'sectionPages' }, signal, timeoutMs);
+      return result.sectionPages;
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      return undefined;
+    } finally {
+      void fs.rm(input, { force: true }).catch(() => undefined);
+    }
+  }
+
   private async runOffice(source: Buffer, from: DocumentFormat, to: ReturnFormat, job: Omit<OfficeJob, 'input' | 'output'>, signal?: AbortSignal, timeoutMs?: number): Promise<{ data: Buffer; officeMs: number }> {
     if (!this.workDirReady) {
       await fs.mkdir(this.workDir, { recursive: true });

@@ -94,7 +94,7 @@ export class CompiledTemplate {
         rest = records.slice(next, next + window);
         rendered = this.render(rest, context, options, limits);
       }
-      const document = this.write(rendered.parts, options, rendered.sink, append && records.length > 1 && this.numbersEachRecord(), rest[0]!);
+      const document = this.write(rendered.parts, options, rendered.sink, append && records.length > 1 && this.restartsPageNumbers(), rest[0]!);
       bytes += document.length;
       // Checked as the documents grow: a bomb stops at the limit, not after it used the memory.
       if (limits.maxBytes !== undefined && bytes > limits.maxBytes) throw new OutputTooLargeError(limits.maxBytes);
@@ -130,7 +130,7 @@ export class CompiledTemplate {
    * then each record is numbered on its own when records are joined, and "page X of Y" counts
    * the record's pages (NUMPAGES becomes SECTIONPAGES).
    */
-  private numbersEachRecord(): boolean {
+  restartsPageNumbers(): boolean {
     this.perRecordNumbering ??= (() => {
       const xml = this.pkg.text(this.mainPart) ?? '';
       return /<w:pgNumType\b[^>]*\bw:start=/.test(xml) && (xml.match(/<w:sectPr\b/g) ?? []).length === 1;

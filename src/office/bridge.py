@@ -109,6 +109,9 @@ class Bridge:
         if doc is None:
             return fail("load_failed", "the office could not load the document")
         try:
+            if job.get("measure") == "sectionPages":
+                # Each section's page count, in the answer (the bridge writes no file): for stored results in DOCX.
+                return {"ok": True, "sectionPages": [length for _, length in page_runs(doc)]}
             self.prepare(doc, job)
             store = {"FilterName": job["filter"], "Overwrite": True}
             if job.get("filterData"):
@@ -205,21 +208,9 @@ def fill_section_pages(doc):
     styles = [style for style in styles if style.isInUse() and header_texts(style, section_pages_results)]
     if not styles:
         return
-    controller = doc.getCurrentController()
-    cursor = controller.getViewCursor()
     runs = {}  # style -> lengths of its runs of pages
-    previous = None
-    for page in range(1, controller.PageCount + 1):
-        # A page the office inserts to keep odd and even sides (never exported) takes no cursor.
-        if not cursor.jumpToPage(page) or cursor.getPage() != page:
-            previous = None
-            continue
-        name = cursor.PageStyleName
-        if name == previous:
-            runs[name][-1] += 1
-        else:
-            runs.setdefault(name, []).append(1)
-        previous = name
+    for name, length in page_runs(doc):
+        runs.setdefault(name, []).append(length)
     for style in styles:
         lengths = set(runs.get(style.getName(), []))
         if len(lengths) != 1:
@@ -234,6 +225,27 @@ def fill_section_pages(doc):
                     rest.setString("")
             return False
         header_texts(style, fill)
+
+
+def page_runs(doc):
+    """The document's runs of pages of one page style, in order: [style name, pages]. Every
+    section starting on a new page has a style of its own here, so these are its sections."""
+    controller = doc.getCurrentController()
+    cursor = controller.getViewCursor()
+    runs = []
+    previous = None
+    for page in range(1, controller.PageCount + 1):
+        # A page the office inserts to keep odd and even sides (never exported) takes no cursor.
+        if not cursor.jumpToPage(page) or cursor.getPage() != page:
+            previous = None
+            continue
+        name = cursor.PageStyleName
+        if name == previous:
+            runs[-1][1] += 1
+        else:
+            runs.append([name, 1])
+        previous = name
+    return runs
 
 
 def header_texts(style, visit):

@@ -25,6 +25,8 @@ export interface OfficeJob {
   watermark?: string;
   /** False: leave the fields as loaded (a document we could not make inert is not asked to recompute anything). */
   refreshFields?: boolean;
+  /** Instead of exporting, answer what the layout measured: each section's page count (no output file). */
+  measure?: 'sectionPages';
 }
 
 /** Joins documents the office's own way (for the benchmark that compares with it). */
@@ -38,6 +40,8 @@ export interface AppendJob {
 export interface JobResult {
   /** Time the office itself spent, as the bridge measured it. */
   officeMs: number;
+  /** A `measure: 'sectionPages'` job's answer: each section's page count. */
+  sectionPages?: number[];
 }
 
 export type JobFailure = 'load_failed' | 'password' | 'export_failed' | 'bad_job' | 'office_gone';
@@ -236,7 +240,7 @@ export class OfficeProcess {
   private answer(line: string): void {
     const pending = this.pending;
     if (!pending) return;
-    let reply: { ok?: boolean; error?: JobFailure; message?: string; ms?: number };
+    let reply: { ok?: boolean; error?: JobFailure; message?: string; ms?: number; sectionPages?: unknown };
     try {
       reply = JSON.parse(line) as typeof reply;
     } catch {
@@ -249,7 +253,8 @@ export class OfficeProcess {
       this.kill();
     } else if (reply.ok) {
       this.jobsDone++;
-      pending.resolve({ officeMs: reply.ms ?? 0 });
+      const measured = Array.isArray(reply.sectionPages) && reply.sectionPages.every((n) => Number.isInteger(n) && n > 0) ? reply.sectionPages as number[] : undefined;
+      pending.resolve({ officeMs: reply.ms ?? 0, ...(measured ? { sectionPages: measured } : {}) });
     } else {
       pending.reject(new OfficeJobError(reply.error ?? 'bad_job', reply.message ?? 'the office failed'));
     }

@@ -111,9 +111,10 @@ export class DocumentOperations {
     ctx.progress?.({ stage: 'merging', done: 0, total: input.records.length });
     // Results bound for the office are made inert in the merge's own thread.
     const inert = outputNeedsOffice(input.format, input.document.password);
-    const merged = await this.parts.workers.merge({
+    const { documents: merged, sectionPages } = await this.parts.workers.merge({
       docx, records: input.records, options: input.options, append: input.append, deadline: ctx.deadline, inert, maxOutputBytes: this.maxOutputBytes,
     }, ctx.signal);
+    if (sectionPages) merged[0] = await this.withSectionPages(merged[0]!, ctx);
     const out: Buffer[] = [];
     let bytes = 0;
     for (const document of merged) {
@@ -123,6 +124,19 @@ export class DocumentOperations {
       out.push(converted);
     }
     return out;
+  }
+
+  /**
+   * Records numbered on their own ("page X of Y" per record) in DOCX: Word computes the totals, but
+   * LibreOffice shows the results stored in the file, so the office lays the document out once and
+   * each record's page count is stored. Without an office the file stays as merged (Word is right).
+   */
+  private async withSectionPages(docx: Buffer, ctx: WorkContext): Promise<Buffer> {
+    const converter = this.parts.converter;
+    if (!converter) return docx;
+    await this.beforeOffice();
+    const pages = await converter.sectionPageCounts(docx, ctx.signal, officeTimeout(ctx));
+    return pages ? this.parts.workers.storeSectionPages(docx, pages, ctx.signal) : docx;
   }
 
   /** The merged result (all records appended) as page images. */

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import { BusyError, DocsmithError, PayloadTooLargeError, ProcessingTimeoutError } from '../errors.js';
-import type { AppendTask, FindAndReplaceTask, InertTask, MergeTask, TaskReply } from './tasks.js';
+import type { AppendTask, FindAndReplaceTask, InertTask, MergeReply, MergeTask, TaskReply } from './tasks.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import type { TemplateInfo } from '../merge/info.js';
 import type { JsonObject } from '../merge/scope.js';
@@ -50,10 +50,16 @@ export class DocumentWorkers {
    * Merges in a worker thread; `signal` (the request's time limit) terminates the work. The
    * records cross as JSON text: copying a string to a thread costs a fifth of cloning the objects.
    */
-  async merge(task: Omit<MergeTask, 'records'> & { records: JsonObject[] }, signal?: AbortSignal): Promise<Buffer[]> {
+  async merge(task: Omit<MergeTask, 'records'> & { records: JsonObject[] }, signal?: AbortSignal): Promise<{ documents: Buffer[]; sectionPages: boolean }> {
     const { records, ...rest } = task;
-    const reply = await this.run<Uint8Array[]>('merge', { ...rest, records: JSON.stringify(records) } satisfies MergeTask, signal);
-    return reply.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength));
+    const reply = await this.run<MergeReply>('merge', { ...rest, records: JSON.stringify(records) } satisfies MergeTask, signal);
+    return { documents: reply.documents.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength)), sectionPages: reply.sectionPages };
+  }
+
+  /** A merged DOCX with each section's measured page count as its SECTIONPAGES results (src/ooxml/section-pages.ts). */
+  async storeSectionPages(bytes: Buffer, pages: number[], signal?: AbortSignal): Promise<Buffer> {
+    const u = await this.run<Uint8Array>('storeSectionPages', { bytes, pages }, signal);
+    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
   }
 
   /** Joins documents (DOCX) in a worker thread. */

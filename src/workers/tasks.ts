@@ -13,6 +13,7 @@ import type { TemplateInfo } from '../merge/info.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import { makeInert } from '../inert/index.js';
 import { tidyOfficeDocx } from '../ooxml/tidy.js';
+import { showsSectionPages, storeSectionPages as storeSectionPagesIn } from '../ooxml/section-pages.js';
 import { holdsSvg, loadSvgRasteriser, type SvgRasteriser } from '../render/svg.js';
 
 export interface MergeTask {
@@ -64,7 +65,13 @@ function failure(error: unknown): TaskReply<never> {
 
 let rasteriser: Promise<SvgRasteriser> | undefined;
 
-export async function merge(task: MergeTask): Promise<TaskReply<Uint8Array[]>> {
+/** The merged documents; `sectionPages`: the DOCX shows per-record page totals whose stored results need the office's layout (ooxml/section-pages.ts). */
+export interface MergeReply {
+  documents: Uint8Array[];
+  sectionPages: boolean;
+}
+
+export async function merge(task: MergeTask): Promise<TaskReply<MergeReply>> {
   try {
     const template = templates.get(Buffer.from(task.docx.buffer, task.docx.byteOffset, task.docx.byteLength));
     const records = JSON.parse(task.records) as JsonObject[];
@@ -72,7 +79,9 @@ export async function merge(task: MergeTask): Promise<TaskReply<Uint8Array[]>> {
     const rasterise = !task.inert && holdsSvg(records) ? await (rasteriser ??= loadSvgRasteriser()) : undefined;
     const merged = template.merge(records, task.options, task.append, { deadline: task.deadline, maxBytes: task.maxOutputBytes, officeBound: task.inert, rasterise });
     const documents = task.inert ? merged.map((d) => makeInert(d, 'docx')) : merged;
-    return { ok: true, value: documents.map((d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength)) };
+    // The office computes them itself on the way to other formats (office/bridge.py fill_section_pages).
+    const sectionPages = !task.inert && task.append && records.length > 1 && template.restartsPageNumbers() && showsSectionPages(merged[0]!);
+    return { ok: true, value: { documents: documents.map((d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength)), sectionPages } };
   } catch (error) {
     return failure(error);
   }
@@ -108,6 +117,15 @@ export function tidy(task: { bytes: Uint8Array }): TaskReply<Uint8Array | null> 
     const bytes = asBuffer(task.bytes);
     const result = tidyOfficeDocx(bytes);
     return { ok: true, value: result === bytes ? null : asBytes(result) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** A merged DOCX with each section's SECTIONPAGES results stored (ooxml/section-pages.ts). */
+export function storeSectionPages(task: { bytes: Uint8Array; pages: number[] }): TaskReply<Uint8Array> {
+  try {
+    return { ok: true, value: asBytes(storeSectionPagesIn(asBuffer(task.bytes), task.pages)) };
   } catch (error) {
     return failure(error);
   }

@@ -6,8 +6,9 @@ import { FIXTURES, fixture } from '../helpers/server.js';
 import { errorMessage as message, type Client } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { pdfFacts, redShare } from '../helpers/office.js';
-import { block, cell, docx, field, mergefield, p, partText, picture, row, rtfObject, run, table } from '../helpers/docx.js';
+import { block, cell, docx, field, mergefield, p, partText, partXml, picture, row, rtfObject, run, table } from '../helpers/docx.js';
 import * as mupdf from 'mupdf';
+import { unprotectedPdf } from '../helpers/hostile.js';
 
 const b64 = (b: Buffer) => b.toString('base64');
 const decode = (reply: { json(): unknown }) => (reply.json() as string[]).map((d) => Buffer.from(d, 'base64'));
@@ -75,6 +76,13 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     const doc = mupdf.Document.openDocument(pdf!, 'application/pdf');
     const footers = Array.from({ length: doc.countPages() }, (_, i) => /Page (\S+) of (\S+)/.exec(doc.loadPage(i).toStructuredText('preserve-whitespace').asText())?.slice(1).join('/'));
     assert.deepEqual(footers, ['1/1', '1/2', '2/2', '1/3', '2/3', '3/3']);
+    // As DOCX: Word computes the totals; LibreOffice shows the stored results, which are each record's own.
+    const [word] = decode(await merge('returnFormat=DOCX', { mergeData, template: b64(restarting) }));
+    assert.deepEqual([...partXml(word!).matchAll(/<w:footerReference [^>]*r:id="([^"]+)"/g)].length, 3);
+    const again = mupdf.Document.openDocument(unprotectedPdf(word!, 'docx'), 'application/pdf'); // LibreOffice on its own, as a user opens the file
+    assert.deepEqual(Array.from({ length: again.countPages() }, (_, i) => /Page (\S+) of (\S+)/.exec(again.loadPage(i).toStructuredText('preserve-whitespace').asText())?.slice(1).join('/')), footers);
+    const stored = Object.entries((await import('fflate')).unzipSync(word!)).filter(([name]) => /^word\/.*footer.*\.xml$/.test(name)).map(([, xml]) => /SECTIONPAGES[^]*?<w:t[^>]*>([^<]*)</.exec(Buffer.from(xml).toString('utf8'))?.[1]);
+    assert.deepEqual(stored.sort(), ['1', '2', '3'], 'each record\'s footer');
     // Without a restart, the whole document is counted.
     const [whole] = decode(await merge('returnFormat=PDF', { mergeData: [{ name: 'A' }, { name: 'B' }], template: b64(template) }));
     assert.match(pdfFacts(whole!).text, /Page 2 of 2/);
