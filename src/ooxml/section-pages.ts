@@ -10,13 +10,19 @@ import { OoxmlPackage } from './package.js';
 const SECT_PR = /<w:sectPr\b[^>]*>[\s\S]*?<\/w:sectPr>/g;
 const REFERENCE = /(<w:(?:header|footer)Reference\b[^>]*?\br:id=")([^"]+)(")/g;
 
+/** Whether a part shows SECTIONPAGES, its instruction whole or split over runs as Word writes it. */
+function showsField(xml: string | undefined): boolean {
+  if (!xml) return false;
+  return xml.includes('SECTIONPAGES') || xml.replace(/<\/w:instrText>(?:(?!<w:instrText\b|<w:fldChar\b)[\s\S])*?<w:instrText\b[^>]*>/g, '').includes('SECTIONPAGES');
+}
+
 /** Whether the document has several sections and a header or footer showing SECTIONPAGES: then measuring is worth it. */
 export function showsSectionPages(docx: Buffer): boolean {
   const pkg = OoxmlPackage.read(docx);
   const main = pkg.mainDocument();
   const xml = pkg.text(main) ?? '';
   if ((xml.match(SECT_PR) ?? []).length < 2) return false;
-  return pkg.relationships(main).some((rel) => !rel.external && /\/(header|footer)$/.test(rel.type) && (pkg.text(OoxmlPackage.resolve(main, rel.target)) ?? '').includes('SECTIONPAGES'));
+  return pkg.relationships(main).some((rel) => !rel.external && /\/(header|footer)$/.test(rel.type) && showsField(pkg.text(OoxmlPackage.resolve(main, rel.target))));
 }
 
 /** The package with each section's SECTIONPAGES results set to `pages[i]`; unchanged when the sections and counts do not match up. */
@@ -40,7 +46,7 @@ export function storeSectionPages(docx: Buffer, pages: number[]): Buffer {
     const rel = rels.get(relId);
     const source = rel ? OoxmlPackage.resolve(main, rel.target) : undefined;
     const text = source ? pkg.text(source) : undefined;
-    if (!rel || !source || !text?.includes('SECTIONPAGES')) return undefined;
+    if (!rel || !source || !text || !showsField(text)) return undefined;
     changed = true;
     if (counts.get(relId)!.size === 1) {
       pkg.setText(source, withFieldResult(text, 'SECTIONPAGES', String(count)));
