@@ -6,6 +6,7 @@
  * The chart's caches (what viewers draw) and its embedded workbook (what an editor opens) are
  * both rewritten, so the result is no longer the design-time data.
  */
+import path from 'node:path';
 import { OoxmlPackage } from '../ooxml/package.js';
 import { escapeText } from '../ooxml/xml.js';
 import { writeZip } from '../ooxml/zip.js';
@@ -171,4 +172,32 @@ export function fillChart(pkg: OoxmlPackage, chart: ChartBinding, rows: JsonObje
   pkg.setText(chart.part, xml);
   const embedded = pkg.relationships(chart.part).find((r) => r.type === PACKAGE_REL && !r.external);
   if (embedded) pkg.parts.set(OoxmlPackage.resolve(chart.part, embedded.target), workbook(sheetOf(source), table));
+}
+
+/**
+ * A copy of a chart part (with an embedded workbook of its own; style and colour parts are
+ * shared) as `word/charts/docsmith-chartN.xml`, for one block repetition's chart.
+ */
+export function copyChart(pkg: OoxmlPackage, sourcePart: string, n: number): string {
+  const part = `word/charts/docsmith-chart${n}.xml`;
+  pkg.setText(part, pkg.text(sourcePart) ?? '');
+  const type = pkg.contentTypeOf(sourcePart);
+  if (type) pkg.addContentTypeOverride(part, type);
+  const folder = part.slice(0, part.lastIndexOf('/'));
+  pkg.addRelationships(part, pkg.relationships(sourcePart).map((rel) => {
+    if (rel.external) return rel;
+    const target = OoxmlPackage.resolve(sourcePart, rel.target);
+    if (rel.type !== PACKAGE_REL) return { ...rel, target: path.posix.relative(folder, target) };
+    const workbookPart = `word/embeddings/docsmith-chart${n}.xlsx`;
+    const bytes = pkg.parts.get(target);
+    if (bytes) pkg.parts.set(workbookPart, bytes);
+    pkg.addContentTypeDefault('xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    return { ...rel, target: path.posix.relative(folder, workbookPart) };
+  }));
+  return part;
+}
+
+/** The series names of a chart part (for a copy's binding). */
+export function chartSeries(pkg: OoxmlPackage, part: string): string[] {
+  return seriesNames(pkg.text(part) ?? '');
 }

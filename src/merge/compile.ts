@@ -7,6 +7,8 @@ export interface CompileContext {
   barcode(relId: string): TxBarcode | undefined;
   /** Inside a table cell (long values are split into paragraphs there). */
   inCell?: boolean;
+  /** Inside a merge block (a chart there shows each repetition's own rows). */
+  inBlock?: boolean;
 }
 
 const NO_CONTEXT: CompileContext = { barcode: () => undefined };
@@ -15,7 +17,17 @@ const NO_CONTEXT: CompileContext = { barcode: () => undefined };
  * A template tree flattened for rendering: runs of static XML are single strings, and only
  * the places that depend on data are objects. Rendering one record is a walk over this list.
  */
-export type Segment = string | FieldSegment | BlockSegment | ParagraphSegment | ContainerSegment | ImageSegment;
+export type Segment = string | FieldSegment | BlockSegment | ParagraphSegment | ContainerSegment | ImageSegment | ChartSegment;
+
+/** A chart inside a merge block: each repetition gets a copy showing the rows of its block of the chart's name (merge/charts.ts). */
+export interface ChartSegment {
+  kind: 'chart';
+  /** The chart's name without a `_tx_id_N_` prefix: the block whose rows it shows. */
+  name: string;
+  /** The template's relationship to the chart part. */
+  relId: string;
+  xml: string;
+}
 
 /** A picture that a data value may replace: found by its name (wp:docPr/@name). */
 export interface ImageSegment {
@@ -66,6 +78,7 @@ function contains(node: TNode, test: (n: TNode) => boolean): boolean {
 const isField = (n: TNode) => n.kind === 'field';
 const isBlock = (n: TNode) => n.kind === 'block';
 const isImage = (n: TNode) => n.kind === 'element' && n.name === 'w:drawing' && find(n, 'a:blip') !== undefined && find(n, 'wp:docPr') !== undefined;
+const isChart = (n: TNode) => n.kind === 'element' && n.name === 'w:drawing' && findLocal(n, 'chart') !== undefined && find(n, 'wp:docPr') !== undefined;
 
 /** Whether a paragraph has visible text besides its fields. */
 function hasLiteralText(node: TNode): boolean {
@@ -103,14 +116,16 @@ class Builder {
 function emit(node: TNode, b: Builder, ctx: CompileContext): void {
   if (node.kind === 'field') return b.push(ctx.inCell ? { kind: 'field', field: node, inCell: true } : { kind: 'field', field: node });
   if (node.kind === 'element' && node.name === 'w:tc' && !ctx.inCell) ctx = { ...ctx, inCell: true };
-  if (node.kind === 'block') return b.push({ kind: 'block', name: node.name, body: compileNodes(node.children, ctx) });
+  if (node.kind === 'block') return b.push({ kind: 'block', name: node.name, body: compileNodes(node.children, { ...ctx, inBlock: true }) });
   if (node.kind === 'text') return b.text(escapeText(node.text));
   if (node.kind === 'raw') return b.text(node.xml);
   if (node.name === 'w:drawing') {
+    const chart = ctx.inBlock ? chartSegment(node) : undefined;
+    if (chart) return b.push(chart);
     const image = imageSegment(node, ctx);
     if (image) return b.push(image);
   }
-  const dynamic = contains(node, (n) => isField(n) || isBlock(n) || isImage(n));
+  const dynamic = contains(node, (n) => isField(n) || isBlock(n) || isImage(n) || (ctx.inBlock === true && isChart(n)));
   if (!dynamic) return b.text(serializeT(node));
   if (node.name === 'w:p' && !contains(node, isBlock)) {
     return b.push({ kind: 'paragraph', body: compileChildren(node, ctx), onlyFields: !hasLiteralText(node) });
@@ -181,6 +196,13 @@ function imageSegment(drawing: TElement, ctx: CompileContext): ImageSegment | un
     cx: Number(attrOf(extent, 'cx') ?? 0), cy: Number(attrOf(extent, 'cy') ?? 0),
     ...(barcode && controlRel ? { barcode: { ...barcode, relId: controlRel } } : {}),
   };
+}
+
+function chartSegment(drawing: TElement): ChartSegment | undefined {
+  const name = attrOf(find(drawing, 'wp:docPr'), 'name');
+  const relId = attrOf(findLocal(drawing, 'chart'), 'r:id');
+  if (!name || !relId) return undefined;
+  return { kind: 'chart', name: name.replace(/^_tx_id_\d+_/, ''), relId, xml: serializeT(drawing) };
 }
 
 function compileChildren(node: TElement, ctx: CompileContext): Segment[] {

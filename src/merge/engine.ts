@@ -8,7 +8,7 @@ import { culture as cultureOf } from './format/culture.js';
 import { IdRenumberer } from '../ooxml/ids.js';
 import { checkDeadline, renderSegments, type RenderOptions } from './render.js';
 import { Scope, type JsonObject } from './scope.js';
-import { describeCharts, fillChart, findCharts, type ChartBinding } from './charts.js';
+import { chartSeries, copyChart, describeCharts, fillChart, findCharts, type ChartBinding } from './charts.js';
 import { analysePart, type TElement } from './template.js';
 import { templateInfo, type MergeBlockInfo, type TemplateInfo } from './info.js';
 import { MediaSink } from './images.js';
@@ -158,6 +158,7 @@ export class CompiledTemplate {
       pkg.setText(name, out);
     }
     addMedia(pkg, sink);
+    addCharts(pkg, sink);
     // Only a merged picture or barcode replaces a template's picture: without one there is nothing to look for.
     if (sink.entries().length > 0) dropReplacedMedia(pkg, [...parts.keys()]);
     return pkg.toBuffer();
@@ -205,6 +206,7 @@ function renameField(xml: string, from: string, to: string): string {
 
 
 const IMAGE_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/image';
+const CHART_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/chart';
 const HYPERLINK_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink';
 const CUSTOM_XML_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/customXml';
 
@@ -247,6 +249,23 @@ function addMedia(pkg: OoxmlPackage, sink: MediaSink): void {
       pkg.parts.set(m.part, m.bytes);
       pkg.addContentTypeDefault(m.format.extension, m.format.contentType);
       return { id: m.relId, type: IMAGE_REL, target: path.posix.relative(folder, m.part) };
+    }));
+  }
+}
+
+/** Each block repetition's chart: a copy of the template's chart part showing that repetition's rows. */
+function addCharts(pkg: OoxmlPackage, sink: MediaSink): void {
+  let n = 0;
+  for (const [source, charts] of sink.chartEntries()) {
+    const templateRels = new Map(pkg.relationships(source).map((rel) => [rel.id, rel]));
+    const folder = source.slice(0, source.lastIndexOf('/'));
+    pkg.addRelationships(source, charts.flatMap((chart) => {
+      const rel = templateRels.get(chart.templateRelId);
+      if (!rel || rel.external) return [];
+      const templatePart = OoxmlPackage.resolve(source, rel.target);
+      const part = copyChart(pkg, templatePart, ++n);
+      fillChart(pkg, { name: chart.name, part, series: chartSeries(pkg, part) }, chart.rows);
+      return [{ id: chart.relId, type: CHART_REL, target: path.posix.relative(folder, part) }];
     }));
   }
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { imageSize } from 'image-size';
 import { InputError } from '../errors.js';
 import { listToken, type ListRequest } from './lists.js';
+import type { JsonObject } from './scope.js';
 
 export interface ImageFormat {
   extension: string;
@@ -94,6 +95,14 @@ export interface MediaPart {
  * What merged values add to one output document beyond text: media (stored once per content and
  * related from each part using it), hyperlinks, and the lists of HTML values.
  */
+/** A chart of one block repetition (merge/charts.ts copyChart). */
+export interface ChartRequest {
+  relId: string;
+  templateRelId: string;
+  name: string;
+  rows: JsonObject[];
+}
+
 export class MediaSink {
   private readonly byHash = new Map<string, string>();
   private readonly relations = new Map<string, Map<string, MediaPart>>();
@@ -143,6 +152,21 @@ export class MediaSink {
 
   customXmlEntries(): [string, { part: string; relId: string; xml: string }[]][] {
     return [...this.customXml];
+  }
+
+  private readonly charts = new Map<string, ChartRequest[]>();
+
+  /** A copy of the template's chart (related from `sourcePart` as `templateRelId`) showing `rows`; returns the copy's relationship id. */
+  addChart(sourcePart: string, templateRelId: string, name: string, rows: JsonObject[]): string {
+    const list = this.charts.get(sourcePart) ?? [];
+    this.charts.set(sourcePart, list);
+    const relId = `rIdDocsmithChart${list.length + 1}`;
+    list.push({ relId, templateRelId, name, rows });
+    return relId;
+  }
+
+  chartEntries(): [string, ChartRequest[]][] {
+    return [...this.charts];
   }
 
   private readonly lists: ListRequest[] = [];

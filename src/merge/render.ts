@@ -225,6 +225,18 @@ function render(segments: Segment[], state: State, out: string[]): void {
         state.nextRecord = outerNext;
         break;
       }
+      case 'chart': {
+        if (!state.media) {
+          out.push(segment.xml);
+          break;
+        }
+        // This repetition's rows of the chart's block; none shows an empty chart, like an empty block.
+        const rows = state.scope.rows(segment.name) ?? [];
+        const relId = state.media.sink.addChart(state.media.part, segment.relId, segment.name, rows);
+        out.push(segment.xml.replace(new RegExp(`(<(?:c:)?chart\\b[^>]*?\\br:id=")${segment.relId}"`), `$1${relId}"`));
+        state.visible++;
+        break;
+      }
       case 'image': {
         const value = segment.names.map((name) => state.scope.get(name)).find((v) => v !== MISSING);
         if (segment.barcode && (typeof value === 'string' || typeof value === 'number') && value !== '' && state.media) {

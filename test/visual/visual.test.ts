@@ -36,6 +36,7 @@ const bold = '<w:b/>';
 const tabs = '<w:pPr><w:tabs><w:tab w:val="left" w:pos="1440"/><w:tab w:val="right" w:pos="9000"/></w:tabs></w:pPr>';
 const tracking = txBarcode('TrackingCode', 'rIdBc1', 'QRCode', { foreColor: '#1F3A93', widthPx: 110, heightPx: 110 });
 const sales = chart('sales', 'rIdCh1', ['Revenue', 'Cost']);
+const regional = chart('sales', 'rIdCh2', ['Revenue', 'Cost']);
 const order = txBarcode('OrderNo', 'rIdBc2', 'Code128', { showText: true, widthPx: 240, heightPx: 70 });
 const parcel = txBarcode('Lines.Tracking', 'rIdBc3', 'Code128', { showText: true, widthPx: 125, heightPx: 45 });
 const cases: Case[] = [
@@ -124,6 +125,17 @@ const cases: Case[] = [
       { period: 'November 2026', total: 950.5, accruals: [{ account: '4300 Water', amount: 950.5 }] },
     ],
     append: true,
+  },
+  {
+    // A chart inside a repeated block: each region's chart shows that region's quarters.
+    name: 'regional-charts',
+    template: docx(p(run('Sales by region', bold)) + block('regions', p(run('Region ', bold), mergefield('region')), p(regional.xml)),
+      { charts: { rIdCh2: { xml: regional.chartXml, workbook: workbook('Sheet1', [['', 'Revenue', 'Cost'], ['United States', '700', '1']]) } } }),
+    records: [{ regions: [
+      { region: 'North', sales: [{ quarter: 'Q1', Revenue: 1200, Cost: 800 }, { quarter: 'Q2', Revenue: 1800, Cost: 900 }] },
+      { region: 'South', sales: [{ quarter: 'Q1', Revenue: 400, Cost: 300 }, { quarter: 'Q2', Revenue: 600, Cost: 350 }, { quarter: 'Q3', Revenue: 900, Cost: 500 }] },
+    ] }],
+    append: false,
   },
   {
     name: 'letter',

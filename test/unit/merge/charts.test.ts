@@ -51,6 +51,23 @@ describe('merge engine: charts bound to merge blocks', () => {
     assert.deepEqual(charts.map((n) => points(Buffer.from(files[n]!).toString('utf8'), 'val', 0)), [['1'], ['3', '5']]);
   });
 
+  it('gives each repetition of a block holding a chart its own chart, bound to that repetition\'s rows', () => {
+    const regional = docx(block('regions', p(run('Region '), mergefield('region')), p(salesChart.xml)), { charts: { rIdCh1: { xml: salesChart.chartXml, workbook: design } } });
+    const [out] = checkedCompile(regional).merge([{ regions: [
+      { region: 'North', sales: [{ quarter: 'Q1', Revenue: 1, Cost: 2 }] },
+      { region: 'South', sales: [{ quarter: 'Q1', Revenue: 3, Cost: 4 }, { quarter: 'Q2', Revenue: 5, Cost: 6 }] },
+      { region: 'East' },
+    ] }], DEFAULT_MERGE_OPTIONS, false);
+    const files = unzipSync(out!);
+    const ids = [...partXml(out!).matchAll(/<c:chart\b[^>]*r:id="([^"]+)"/g)].map((m) => m[1]!);
+    assert.equal(new Set(ids).size, 3, 'three charts, three parts');
+    const rels = partXml(out!, 'word/_rels/document.xml.rels');
+    const parts = ids.map((id) => `word/${new RegExp(`Id="${id}"[^>]*Target="([^"]+)"`).exec(rels)![1]}`);
+    assert.deepEqual(parts.map((n) => points(Buffer.from(files[n]!).toString('utf8'), 'val', 0)), [['1'], ['3', '5'], []]);
+    const workbooks = Object.keys(files).filter((n) => /^word\/embeddings\/docsmith-chart\d\.xlsx$/.test(n)).sort();
+    assert.deepEqual(workbooks.map((n) => sheet(files[n]!).slice(1).map((r) => r[1])), [['1'], ['3', '5'], []]);
+  });
+
   it('reports in the template info which block each chart shows, and what cannot be bound', () => {
     assert.deepEqual(checkedCompile(template).info.charts, [{ name: 'sales', mergeBlock: 'sales', series: ['Revenue', 'Cost'], problem: null }]);
     const stray = chart('_tx_id_4_Forecast', 'rIdCh1', ['Amount']);
