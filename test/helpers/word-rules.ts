@@ -23,6 +23,8 @@ import { schemaOrderProblems } from '../../src/ooxml/properties-order.js';
  *   (Word reports a cell that ends with a table as unreadable content);
  * - story: headers, footers, notes and comments hold at least one paragraph; the body's
  *   section properties come last; paragraphs do not nest outside text boxes;
+ * - content: each WordprocessingML container holds only the elements its content model allows
+ *   (a run in a run, text straight in a paragraph, a paragraph in a run are refused by Word);
  * - order: property elements in schema order (pPr, rPr, sectPr, ...).
  */
 export function wordProblems(docx: Uint8Array): string[] {
@@ -86,6 +88,29 @@ const REL_ATTRS = new Set(['r:id', 'r:embed', 'r:link', 'r:pict', 'r:dm', 'r:lo'
 const INLINE = new Set(['w:p', 'w:r', 'w:hyperlink', 'w:fldSimple', 'w:smartTag']);
 const STORIES = new Set(['w:hdr', 'w:ftr', 'w:footnote', 'w:endnote', 'w:comment']);
 
+// Content models of the WordprocessingML containers (ECMA-376 Part 1, 17.2-17.4 and the groups
+// EG_BlockLevelElts, EG_ContentRunContent, EG_RunInnerContent, EG_RangeMarkupElements): the
+// WordprocessingML children each may hold. Children of other namespaces (markup compatibility,
+// Word's extensions, math) are not judged here.
+const RANGE_MARKUP = ['bookmarkStart', 'bookmarkEnd', 'moveFromRangeStart', 'moveFromRangeEnd', 'moveToRangeStart', 'moveToRangeEnd', 'commentRangeStart', 'commentRangeEnd',
+  'customXmlInsRangeStart', 'customXmlInsRangeEnd', 'customXmlDelRangeStart', 'customXmlDelRangeEnd', 'customXmlMoveFromRangeStart', 'customXmlMoveFromRangeEnd',
+  'customXmlMoveToRangeStart', 'customXmlMoveToRangeEnd', 'permStart', 'permEnd', 'proofErr', 'ins', 'del', 'moveFrom', 'moveTo'];
+const BLOCK_LEVEL = ['p', 'tbl', 'sdt', 'customXml', 'altChunk', ...RANGE_MARKUP];
+const PARAGRAPH_CONTENT = ['r', 'hyperlink', 'fldSimple', 'sdt', 'customXml', 'smartTag', 'dir', 'bdo', 'subDoc', ...RANGE_MARKUP];
+const RUN_CONTENT = ['rPr', 'br', 't', 'contentPart', 'delText', 'instrText', 'delInstrText', 'noBreakHyphen', 'softHyphen', 'dayShort', 'monthShort', 'yearShort',
+  'dayLong', 'monthLong', 'yearLong', 'annotationRef', 'footnoteRef', 'endnoteRef', 'separator', 'continuationSeparator', 'sym', 'pgNum', 'cr', 'tab', 'object',
+  'pict', 'fldChar', 'ruby', 'footnoteReference', 'endnoteReference', 'commentReference', 'drawing', 'ptab', 'lastRenderedPageBreak'];
+const CONTENT: Record<string, Set<string>> = Object.fromEntries(Object.entries({
+  body: [...BLOCK_LEVEL, 'sectPr'],
+  hdr: BLOCK_LEVEL, ftr: BLOCK_LEVEL, footnote: BLOCK_LEVEL, endnote: BLOCK_LEVEL, comment: BLOCK_LEVEL, txbxContent: BLOCK_LEVEL, docPartBody: BLOCK_LEVEL,
+  tc: ['tcPr', ...BLOCK_LEVEL],
+  tbl: ['tblPr', 'tblGrid', 'tr', 'sdt', 'customXml', ...RANGE_MARKUP],
+  tr: ['tblPrEx', 'trPr', 'tc', 'sdt', 'customXml', ...RANGE_MARKUP],
+  p: ['pPr', ...PARAGRAPH_CONTENT],
+  hyperlink: PARAGRAPH_CONTENT, fldSimple: ['fldData', ...PARAGRAPH_CONTENT], smartTag: ['smartTagPr', ...PARAGRAPH_CONTENT],
+  r: RUN_CONTENT,
+}).map(([name, children]) => [`w:${name}`, new Set(children.map((child) => `w:${child}`))]));
+
 function partProblems(name: string, root: XmlElement, rels: { id: string; target: string; external: boolean }[], overrides: Map<string, string>, drawingIds: Map<string, string>): string[] {
   const problems: string[] = [];
   const relIds = new Map(rels.map((r) => [r.id, r]));
@@ -106,6 +131,12 @@ function partProblems(name: string, root: XmlElement, rels: { id: string; target
   const ended = new Set<string>();
   const fields: ('begin' | 'separate')[] = [];
   walk(root, (el, parent) => {
+    const model = CONTENT[el.name];
+    if (model) {
+      for (const child of el.children) {
+        if (child.kind === 'element' && child.name.startsWith('w:') && !model.has(child.name)) problems.push(`content: ${name} <${el.name}> may not hold <${child.name}>`);
+      }
+    }
     for (const [key, value] of el.attrs) {
       if (REL_ATTRS.has(key) && value && !relIds.has(value)) problems.push(`rel-id: ${name} <${el.name}> names relationship ${value}, which the part does not have`);
     }

@@ -46,6 +46,13 @@ describe('the second oracle: rules Word applies that LibreOffice forgives', () =
     assert.deepEqual(rules(early), ['story']);
     const misordered = edit(clean, 'word/document.xml', (xml) => xml.replace('<w:p>', '<w:p><w:pPr><w:jc w:val="left"/><w:pStyle w:val="a"/></w:pPr>'));
     assert.deepEqual(rules(misordered), ['order']);
+    // Elements where their content model does not allow them: text straight in a paragraph, a run in a run, a run in the body.
+    const bare = edit(clean, 'word/document.xml', (xml) => xml.replace('<w:p>', '<w:p><w:t>bare</w:t>'));
+    assert.deepEqual(wordProblems(bare).filter((problem) => problem.startsWith('content:')), ['content: word/document.xml <w:p> may not hold <w:t>']);
+    const nestedRun = edit(clean, 'word/document.xml', (xml) => xml.replace('<w:r>', `<w:r>${run('inner')}`));
+    assert.deepEqual(rules(nestedRun), ['content']);
+    const loose = edit(clean, 'word/document.xml', (xml) => xml.replace('<w:body>', `<w:body>${run('loose')}`));
+    assert.deepEqual(rules(loose), ['content']);
   });
 
   it('counts only what an output adds to its input\'s faults', () => {
