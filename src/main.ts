@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
-import { openServices, type Logger } from './services.js';
+import { openServices } from './services.js';
+import type { Logger } from './util/log.js';
 import { buildApp } from './app.js';
 import { openWhenReachable, startupProblem } from './startup.js';
 

@@ -96,7 +96,7 @@ export class Metrics {
     }
     followingCounter(this.registry, 'docsmith_job_callbacks_total', 'Job callback attempts, by result', ['result'],
       () => (jobs ? [[{ result: 'delivered' }, jobs.stats.callbacksDelivered], [{ result: 'failed' }, jobs.stats.callbackAttemptsFailed]] : []));
-    followingCounter(this.registry, 'docsmith_cache_lookups_total', 'Cache lookups of the main thread (templates, normalised DOC/RTF, rendered PDFs), by cache and result', ['cache', 'result'],
+    followingCounter(this.registry, 'docsmith_cache_lookups_total', 'Cache lookups (compiled templates in the worker threads, normalised DOC/RTF, rendered PDFs), by cache and result', ['cache', 'result'],
       () => [...cacheLookups()].flatMap(([cache, counts]): [Record<string, string>, number][] => [[{ cache, result: 'hit' }, counts.hits], [{ cache, result: 'miss' }, counts.misses]]));
   }
 

@@ -1,3 +1,4 @@
+import type { Logger } from './util/log.js';
 import { StorageQuota } from './accounts/storage.js';
 import type { Config } from './config.js';
 import { Lifecycle } from './lifecycle.js';
@@ -18,8 +19,7 @@ import { processAlive } from './util/process.js';
 import { Normaliser } from './convert/normalise.js';
 import { DocumentPipeline } from './documents/pipeline.js';
 import { PageRenderer } from './render/renderer.js';
-import { Thumbnails } from './render/thumbnails.js';
-import { pdfLimits } from './formats/pdf.js';
+import { DEFAULT_THUMBNAIL_LIMITS, Thumbnails } from './render/thumbnails.js';
 import os from 'node:os';
 import { Spelling } from './proofing/spelling.js';
 import { ShareLinks } from './auth/shareLinks.js';
@@ -74,7 +74,6 @@ export interface Services {
   fonts: Fonts;
 }
 
-export type Logger = (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
 
 /** Job files live in memory (/dev/shm) where the machine has it, else in the data folder. */
 function scratchDirectory(dataDir: string): string {
@@ -106,7 +105,6 @@ function removeStaleScratch(dataDir: string): void {
 /** Wires everything; the office pool is created (not started) only when `withOffice`. */
 export async function openServices(config: Config, options: { withOffice?: boolean; log?: Logger; officeStartAttempts?: number } = {}): Promise<Services> {
   const store = await openStore(config);
-  pdfLimits.maxPages = config.limits.maxPages;
   const withOffice = Boolean(options.withOffice && config.office.workers > 0);
   const sandbox = openSandbox(withOffice ? config.office.sandbox : 'off', config.office.pythonPath);
   if (withOffice) {
@@ -151,8 +149,8 @@ export async function openServices(config: Config, options: { withOffice?: boole
   const masterSecret = loadMasterSecret(config.secret, config.dataDir);
   const keyRing = new KeyRing(masterSecret);
   const pipeline = new DocumentPipeline(templates, converter, normaliser);
-  const thumbnails = new Thumbnails(renderer, converter);
-  const operations = new DocumentOperations({ pipeline, workers, thumbnails, converter, maxOutputBytes: config.limits.maxOutputBytes });
+  const thumbnails = new Thumbnails(renderer, converter, { ...DEFAULT_THUMBNAIL_LIMITS, maxPages: config.limits.maxPages });
+  const operations = new DocumentOperations({ pipeline, workers, thumbnails, converter, maxOutputBytes: config.limits.maxOutputBytes, maxPages: config.limits.maxPages });
   const usage = new UsageGuard(store, config);
   const policy = new CallbackPolicy(config.jobs.callbackAllow);
   const requests = new DocumentRequests({ usage, pipeline, operations });

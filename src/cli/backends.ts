@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
+import { requireFormat } from '../formats/detect.js';
 import type { Services } from '../services.js';
-import { Converter } from '../convert/converter.js';
 import type { Divider } from '../compose/builder.js';
 import { DocumentOperations } from '../operations/index.js';
 import { parseMergeSettings } from '../api/requests/settings.js';
@@ -40,7 +40,7 @@ export class LocalBackend implements Backend {
   }
 
   async convert(document: Buffer, format: string): Promise<Buffer> {
-    const from = Converter.detect(document, ['docx', 'doc', 'rtf', 'html', 'pdf']);
+    const from = requireFormat(document, ['docx', 'doc', 'rtf', 'html', 'pdf']);
     return (await this.operations.convert({ document, from, format: parseReturnFormat(format), test: false })).data;
   }
 
@@ -50,7 +50,7 @@ export class LocalBackend implements Backend {
 
   async thumbnails(document: Buffer, options: { zoom?: number; from?: number; to?: number; imageFormat?: string }): Promise<Buffer[]> {
     const view = parseThumbnailRequest({ zoomFactor: options.zoom?.toString(), fromPage: options.from?.toString(), toPage: options.to?.toString(), imageFormat: options.imageFormat });
-    const from = Converter.detect(document, ['docx', 'doc', 'rtf', 'html', 'pdf', 'xlsx']);
+    const from = requireFormat(document, ['docx', 'doc', 'rtf', 'html', 'pdf', 'xlsx']);
     return this.operations.thumbnails({ document, from, view });
   }
 

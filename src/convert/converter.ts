@@ -2,29 +2,21 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { DocsmithError, InputError } from '../errors.js';
-import { detectFormat, FORMAT_NAMES, readCompound, wordVersion, type DocumentFormat, type WordVersion } from '../formats/detect.js';
+import { FORMAT_NAMES, readCompound, wordVersion, type DocumentFormat, type WordVersion } from '../formats/detect.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
 import { exportSpec, type DocumentFamily } from '../office/filters.js';
 import { OfficeCrashError, OfficeJobError, type OfficeJob } from '../office/process.js';
 import { convertOnce } from '../office/oneshot.js';
 import type { OfficePool } from '../office/pool.js';
-import { checkPdf, pdfText } from '../formats/pdf.js';
+import { checkPdf } from '../formats/pdf.js';
 import type { Sandbox } from '../office/sandbox.js';
 import { unwrapHtmlText } from './html.js';
 import { makeInert } from '../inert/index.js';
 import { TEST_WATERMARK } from '../ooxml/watermark.js';
+import type { DocumentProperties } from '../formats/properties.js';
 import { tidyOfficeDocx } from '../ooxml/tidy.js';
 
 /** Document properties written into every output that can carry them. */
-export interface DocumentProperties {
-  author?: string;
-  title?: string;
-  subject?: string;
-  creatorApplication?: string;
-  creationDate?: Date;
-  lastModificationDate?: Date;
-}
-
 export interface ConvertOptions {
   properties?: DocumentProperties;
   password?: string;
@@ -122,16 +114,6 @@ export class Converter {
     await fs.rm(this.workDir, { recursive: true, force: true });
   }
 
-  /** The document's real format, or a 400 that says what it is instead. */
-  static detect(bytes: Uint8Array, accepted: readonly DocumentFormat[], what = 'The document'): DocumentFormat {
-    const detected = detectFormat(bytes);
-    if (!detected.ok) throw new InputError(`${what} cannot be used: ${detected.message}`);
-    if (!accepted.includes(detected.format)) {
-      throw new InputError(`${what} is ${FORMAT_NAMES[detected.format]}, which is not accepted here (${accepted.map((f) => FORMAT_NAMES[f]).join(', ')}).`);
-    }
-    return detected.format;
-  }
-
   async convert(input: Buffer, from: DocumentFormat, to: ReturnFormat, options: ConvertOptions = {}): Promise<Converted> {
     if (from === 'pdf') return this.fromPdf(input, to, options);
     if (from === 'doc' && !readCompound(input)) return this.fromUnreadableDoc(input, to, options);
@@ -182,8 +164,8 @@ export class Converter {
     return { data: result.data, officeMs: docx.officeMs + result.officeMs };
   }
 
+  /** A PDF passes through as PDF; its text is read in a worker thread by operations/ (MuPDF), not here. */
   private async fromPdf(input: Buffer, to: ReturnFormat, options: ConvertOptions): Promise<Converted> {
-    if (to === 'txt') return { data: Buffer.from(await pdfText(input), 'utf8'), officeMs: 0 };
     if (to === 'pdf' && !options.test && !options.password) {
       await checkPdf(input);
       return { data: input, officeMs: 0 };

@@ -1,7 +1,8 @@
 import type { Account, TemplateMeta } from '../store/types.js';
 import { BusyError, InputError } from '../errors.js';
-import { Converter, type DocumentProperties } from '../convert/converter.js';
-import type { DocumentFormat } from '../formats/detect.js';
+import { Converter } from '../convert/converter.js';
+import type { DocumentProperties } from '../formats/properties.js';
+import { type DocumentFormat, requireFormat } from '../formats/detect.js';
 import type { Normaliser } from '../convert/normalise.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
 import type { TemplateLibrary } from '../templates/library.js';
@@ -39,7 +40,7 @@ export class DocumentPipeline {
 
   /** The bytes as DOCX when they are one of `accepted`; other formats through the normaliser. */
   async asDocx(bytes: Buffer, accepted: readonly ('docx' | 'doc' | 'rtf' | 'html')[], what: string, signal?: AbortSignal, known?: DocumentFormat): Promise<Buffer> {
-    const format = known ?? Converter.detect(bytes, accepted, what);
+    const format = known ?? requireFormat(bytes, accepted, what);
     if (format === 'docx') return bytes;
     if (!this.normaliser) throw new BusyError(`${what} is ${format.toUpperCase()}; reading it needs the office engine, which is not running.`, 30);
     return this.normaliser.toDocx(bytes, format as 'doc' | 'rtf' | 'html', signal);

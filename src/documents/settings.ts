@@ -1,4 +1,4 @@
-import type { DocumentProperties } from '../convert/converter.js';
+import type { DocumentProperties } from '../formats/properties.js';
 
 /** Properties and password a produced document carries (parsed from the wire in api/requests/settings.ts). */
 export interface DocumentSettings {

@@ -1,5 +1,6 @@
 import CFB from 'cfb';
 import { DEFAULT_ZIP_LIMITS, readZip, ZipError } from '../ooxml/zip.js';
+import { InputError } from '../errors.js';
 
 /** Formats we can tell apart by their bytes. */
 export type DocumentFormat = 'docx' | 'doc' | 'rtf' | 'html' | 'pdf' | 'xlsx';
@@ -77,6 +78,16 @@ function detectZip(bytes: Uint8Array): Detection {
 
 /** Which Word wrote a DOC: 97-2003, 95 or 6.0 (the FIB's nFib), for the office's import filter. */
 export type WordVersion = 'word97' | 'word95' | 'word6';
+
+/** The document's real format when it is one of `accepted`, or a 400 that says what it is instead. */
+export function requireFormat(bytes: Uint8Array, accepted: readonly DocumentFormat[], what = 'The document'): DocumentFormat {
+  const detected = detectFormat(bytes);
+  if (!detected.ok) throw new InputError(`${what} cannot be used: ${detected.message}`);
+  if (!accepted.includes(detected.format)) {
+    throw new InputError(`${what} is ${FORMAT_NAMES[detected.format]}, which is not accepted here (${accepted.map((f) => FORMAT_NAMES[f]).join(', ')}).`);
+  }
+  return detected.format;
+}
 
 export function wordVersion(bytes: Uint8Array): WordVersion {
   try {

@@ -1,7 +1,7 @@
 import { InputError, PayloadTooLargeError } from '../errors.js';
 
-/** Set from the configuration at start (DOCSMITH_MAX_PAGES). */
-export const pdfLimits = { maxPages: 2000 };
+/** Pages of a PDF read at most, unless the configuration says otherwise (DOCSMITH_MAX_PAGES). */
+export const DEFAULT_MAX_PAGES = 2000;
 
 type MuPdf = typeof import('mupdf');
 let loaded: Promise<MuPdf> | undefined;
@@ -19,7 +19,7 @@ type Doc = ReturnType<MuPdf['Document']['openDocument']>;
  * (a wrong /Count, missing /Kids) is rebuilt from the page objects, as poppler and LibreOffice
  * read such files: otherwise convert passed a PDF that thumbnails said had 0 pages.
  */
-export function openPdf(lib: MuPdf, bytes: Uint8Array): Doc {
+export function openPdf(lib: MuPdf, bytes: Uint8Array, maxPages = DEFAULT_MAX_PAGES): Doc {
   let doc: Doc;
   try {
     doc = lib.Document.openDocument(bytes, 'application/pdf');
@@ -27,7 +27,7 @@ export function openPdf(lib: MuPdf, bytes: Uint8Array): Doc {
     throw new InputError(`The PDF cannot be read (${(error as Error).message}).`);
   }
   if (doc.needsPassword()) throw new InputError('The PDF is password-protected; remove the password and send it again.');
-  if (!pagesLoad(doc)) rebuildPageTree(doc);
+  if (!pagesLoad(doc)) rebuildPageTree(doc, maxPages);
   return doc;
 }
 
@@ -43,7 +43,7 @@ function pagesLoad(doc: Doc): boolean {
   }
 }
 
-function rebuildPageTree(doc: Doc): void {
+function rebuildPageTree(doc: Doc, maxPages: number): void {
   const pdf = doc.asPDF();
   if (!pdf) return;
   try {
@@ -51,7 +51,7 @@ function rebuildPageTree(doc: Doc): void {
     if (!tree.isDictionary()) return;
     const kids = pdf.newArray();
     let count = 0;
-    for (let i = 1; i < pdf.countObjects() && count <= pdfLimits.maxPages; i++) {
+    for (let i = 1; i < pdf.countObjects() && count <= maxPages; i++) {
       const ref = pdf.newIndirect(i);
       const object = ref.resolve();
       if (!object.isDictionary() || object.get('Type').toString() !== '/Page') continue;
@@ -66,16 +66,16 @@ function rebuildPageTree(doc: Doc): void {
   }
 }
 
-async function open(bytes: Uint8Array): Promise<Doc> {
-  return openPdf(await mupdf(), bytes);
+async function open(bytes: Uint8Array, maxPages = DEFAULT_MAX_PAGES): Promise<Doc> {
+  return openPdf(await mupdf(), bytes, maxPages);
 }
 
 /** The text of every page, pages separated by a form feed like pdftotext, CRLF line ends. */
-export async function pdfText(bytes: Uint8Array): Promise<string> {
-  const doc = await open(bytes);
+export async function pdfText(bytes: Uint8Array, maxPages = DEFAULT_MAX_PAGES): Promise<string> {
+  const doc = await open(bytes, maxPages);
   const count = doc.countPages();
-  if (count > pdfLimits.maxPages) {
-    throw new PayloadTooLargeError(`The PDF has ${count} pages; this server reads at most ${pdfLimits.maxPages} (DOCSMITH_MAX_PAGES).`);
+  if (count > maxPages) {
+    throw new PayloadTooLargeError(`The PDF has ${count} pages; this server reads at most ${maxPages} (DOCSMITH_MAX_PAGES).`);
   }
   const pages: string[] = [];
   for (let i = 0; i < count; i++) {

@@ -3,7 +3,7 @@
  * synchronous endpoint would, keeps the result, and delivers callbacks. A job whose instance
  * stops is put back (or, if the instance dies, taken over when its lease runs out).
  */
-import type { Logger } from '../services.js';
+import type { Logger } from '../util/log.js';
 import type { JobsConfig } from '../config.js';
 import type { ClaimedJob, JobProgress, JobRecord, Store } from '../store/types.js';
 import { deserialiseRequest, type DocumentRequests } from '../operations/requests.js';

@@ -1,4 +1,4 @@
-import type { DocumentProperties } from '../convert/converter.js';
+import type { DocumentProperties } from '../formats/properties.js';
 import { OoxmlPackage } from './package.js';
 import { childElements, element, parseXml, serializeDocument, text, type XmlElement } from './xml.js';
 

@@ -3,7 +3,7 @@ import type { DocumentSettings } from '../documents/settings.js';
 import { rtfCharts, rtfChartProblem } from '../formats/rtf-charts.js';
 import { Converter, type Converted } from '../convert/converter.js';
 import type { Divider } from '../compose/builder.js';
-import { detectFormat, type DocumentFormat } from '../formats/detect.js';
+import { detectFormat, type DocumentFormat, requireFormat } from '../formats/detect.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
 import type { MergeOptions } from '../merge/engine.js';
 import type { TemplateInfo } from '../merge/info.js';
@@ -11,7 +11,7 @@ import type { JsonObject } from '../merge/scope.js';
 import type { Thumbnails, ThumbnailRequest } from '../render/thumbnails.js';
 import { listTrackedChanges, removeTrackedChange, type TrackedChange } from '../review/trackedChanges.js';
 import { BusyError, InputError, OutputTooLargeError } from '../errors.js';
-import { pdfLimits } from '../formats/pdf.js';
+import { DEFAULT_MAX_PAGES } from '../formats/pdf.js';
 import type { DocumentWorkers } from '../workers/pool.js';
 
 /** What every operation may be given by its caller: a way to cancel, and when its time is up. */
@@ -61,6 +61,8 @@ export interface OperationParts {
   converter: Converter | null;
   /** Bytes of documents one operation may produce (413 past it); default DEFAULT_MAX_OUTPUT_BYTES. */
   maxOutputBytes?: number;
+  /** Pages of a PDF read at most (DOCSMITH_MAX_PAGES); default DEFAULT_MAX_PAGES. */
+  maxPages?: number;
 }
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 200 * 1024 * 1024;
@@ -79,7 +81,7 @@ export class DocumentOperations {
 
   /** Any template or document as DOCX, starting the office only when the bytes need it (detected once). */
   private async docx(bytes: Buffer, accepted: readonly ('docx' | 'doc' | 'rtf' | 'html')[], what: string, ctx: WorkContext, known?: DocumentFormat): Promise<Buffer> {
-    const format = known ?? Converter.detect(bytes, accepted, what);
+    const format = known ?? requireFormat(bytes, accepted, what);
     if (format !== 'docx') await this.beforeOffice();
     return this.parts.pipeline.asDocx(bytes, accepted, what, ctx.signal, format);
   }
@@ -104,7 +106,7 @@ export class DocumentOperations {
   /** One document per record (or all appended), in the return format. The merge runs in a worker thread. */
   async merge(input: MergeInput, ctx: WorkContext = {}): Promise<Buffer[]> {
     const what = input.what ?? 'The template';
-    const format = Converter.detect(input.template, ['docx', 'doc', 'rtf'], what);
+    const format = requireFormat(input.template, ['docx', 'doc', 'rtf'], what);
     const [chart] = format === 'rtf' ? rtfCharts(input.template) : [];
     if (chart) throw new InputError(`${what} cannot be merged: ${rtfChartProblem(chart)}`);
     const docx = await this.docx(input.template, ['docx', 'doc', 'rtf'], what, ctx, format);
@@ -168,7 +170,7 @@ export class DocumentOperations {
   async convert(input: { document: Buffer; from: DocumentFormat; format: ReturnFormat; test: boolean }, ctx: WorkContext = {}): Promise<Converted> {
     if (input.from === 'pdf' && input.format === 'txt') {
       // MuPDF reads the text in a worker thread: a long PDF never holds up other requests.
-      return { data: Buffer.from(await this.parts.workers.pdfText(input.document, pdfLimits.maxPages, ctx.signal), 'utf8'), officeMs: 0 };
+      return { data: Buffer.from(await this.parts.workers.pdfText(input.document, this.parts.maxPages ?? DEFAULT_MAX_PAGES, ctx.signal), 'utf8'), officeMs: 0 };
     }
     if (input.from !== 'pdf') await this.beforeOffice();
     const converter = this.parts.converter;
@@ -192,7 +194,7 @@ export class DocumentOperations {
   /** The merge fields and blocks of a template (compiled in a worker thread). */
   async info(template: Buffer, name: string, ctx: WorkContext = {}): Promise<TemplateInfo> {
     const what = `The template "${name}"`;
-    const format = Converter.detect(template, ['docx', 'doc', 'rtf'], what);
+    const format = requireFormat(template, ['docx', 'doc', 'rtf'], what);
     const docx = await this.docx(template, ['docx', 'doc', 'rtf'], what, ctx, format);
     const info = await this.parts.workers.templateInfo(docx, what, ctx.signal);
     // RTF charts became pictures on the way to DOCX: listed with the reason a merge refuses them.
@@ -208,7 +210,7 @@ export class DocumentOperations {
    */
   async validateTemplate(bytes: Buffer, name: string, ctx: WorkContext = {}): Promise<void> {
     const what = `The template "${name}"`;
-    const format = Converter.detect(bytes, ['docx', 'doc', 'rtf'], what);
+    const format = requireFormat(bytes, ['docx', 'doc', 'rtf'], what);
     if (format !== 'docx' && !this.parts.pipeline.readsLegacyFormats) return;
     await this.parts.workers.templateInfo(await this.docx(bytes, ['docx', 'doc', 'rtf'], what, ctx, format), what, ctx.signal);
   }

@@ -8,7 +8,7 @@ import type { Claimed, UsageGuard } from '../accounts/usage.js';
 import { normalName } from '../templates/names.js';
 import type { DocumentPipeline } from '../documents/pipeline.js';
 import type { DocumentSettings } from '../documents/settings.js';
-import type { DocumentProperties } from '../convert/converter.js';
+import type { DocumentProperties } from '../formats/properties.js';
 import type { Divider } from '../compose/builder.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';

@@ -5,7 +5,7 @@ import { BusyError, InputError, PayloadTooLargeError } from '../errors.js';
 import type { Converter } from '../convert/converter.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import type { ImageFormat } from './encode.js';
-import { pdfLimits } from '../formats/pdf.js';
+import { DEFAULT_MAX_PAGES } from '../formats/pdf.js';
 import type { PageRenderer } from './renderer.js';
 import type { PageSize } from './worker.js';
 
@@ -26,6 +26,8 @@ export interface ThumbnailLimits {
   /** Pixels of all requested pages together. */
   maxTotalPixels: number;
   maxPagePixels: number;
+  /** Pages of one PDF read, and rendered in one request, at most (DOCSMITH_MAX_PAGES). */
+  maxPages: number;
 }
 
 /**
@@ -33,6 +35,8 @@ export interface ThumbnailLimits {
  * counts, measures and renders its pages in worker threads (images cached by content, page, zoom
  * and format), under the request's time limit; only the asked pages are ever loaded.
  */
+export const DEFAULT_THUMBNAIL_LIMITS: ThumbnailLimits = { maxTotalPixels: 200_000_000, maxPagePixels: 50_000_000, maxPages: DEFAULT_MAX_PAGES };
+
 export class Thumbnails {
   private readonly pdfs = byteCache(128 * 1024 * 1024);
   private readonly images = byteCache(128 * 1024 * 1024);
@@ -43,7 +47,7 @@ export class Thumbnails {
   constructor(
     private readonly renderer: PageRenderer,
     private readonly converter: Converter | null,
-    private readonly limits: ThumbnailLimits = { maxTotalPixels: 200_000_000, maxPagePixels: 50_000_000 },
+    private readonly limits: ThumbnailLimits = DEFAULT_THUMBNAIL_LIMITS,
   ) {}
 
   private async pdfOf(bytes: Buffer, format: DocumentFormat, signal?: AbortSignal): Promise<{ pdf: Buffer; key: string }> {
@@ -66,7 +70,7 @@ export class Thumbnails {
       const sizes = Array.from({ length: Math.max(0, to - range.from + 1) }, (_, i) => this.sizes.get(`${key}:${range.from + i}`));
       if (sizes.every((size) => size !== undefined)) return { count, sizes };
     }
-    const inspection = await this.renderer.inspect(pdf, { ...range, maxPages: pdfLimits.maxPages }, signal);
+    const inspection = await this.renderer.inspect(pdf, { ...range, maxPages: this.limits.maxPages }, signal);
     this.counts.set(key, inspection.count);
     inspection.sizes?.forEach((size, i) => this.sizes.set(`${key}:${range.from + i}`, size));
     return inspection;
@@ -83,7 +87,7 @@ export class Thumbnails {
     const to = request.toPage === 0 ? last : request.toPage;
     if (request.fromPage > last || to > last) throw new InputError(`The document has ${last} page${last === 1 ? '' : 's'}; the range ${request.fromPage}-${to} is outside it.`);
     if (request.fromPage > to) throw new InputError(`fromPage (${request.fromPage}) is after toPage (${to}).`);
-    const maxPages = pdfLimits.maxPages;
+    const maxPages = this.limits.maxPages;
     if (to - request.fromPage + 1 > maxPages) {
       throw new PayloadTooLargeError(`Pages ${request.fromPage}-${to} are ${to - request.fromPage + 1} pages; at most ${maxPages} can be rendered at once (DOCSMITH_MAX_PAGES). Ask for a smaller range with fromPage and toPage.`);
     }

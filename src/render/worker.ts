@@ -44,7 +44,7 @@ export type WorkerJob = RenderJob | InspectJob;
 export type RenderReply = { id: number; images: Uint8Array[] } | { id: number; inspection: Inspection } | { id: number; error: string; input: boolean };
 
 function inspect(job: InspectJob): Inspection {
-  const doc = openPdf(mupdf, job.pdf);
+  const doc = openPdf(mupdf, job.pdf, job.maxPages);
   const count = doc.countPages();
   const to = job.to === 0 ? count : job.to;
   if (job.from < 1 || job.from > to || to > count || to - job.from + 1 > job.maxPages) return { count };

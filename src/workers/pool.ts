@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import { BusyError, DocsmithError, PayloadTooLargeError, ProcessingTimeoutError } from '../errors.js';
+import { sharedCacheCounters } from '../util/cacheStats.js';
 import type { AppendTask, FindAndReplaceTask, InertTask, MergeReply, MergeTask, TaskReply } from './tasks.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import type { TemplateInfo } from '../merge/info.js';
@@ -36,6 +37,8 @@ export class DocumentWorkers {
   private get pool(): Piscina {
     this.started ??= new Piscina({
       filename: TASKS_URL.href, minThreads: this.size, maxThreads: this.size, idleTimeout: Infinity, maxQueue: this.limits.queueLimit ?? 256, atomics: 'disabled',
+      // The threads count their cache lookups where /metrics reads them.
+      workerData: { cacheCounters: sharedCacheCounters() },
       // A task that needs more heap than this ends its thread (a new one takes its place), not the process.
       ...(this.limits.workMemoryMb ? { resourceLimits: { maxOldGenerationSizeMb: this.limits.workMemoryMb } } : {}),
     });

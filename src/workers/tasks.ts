@@ -5,13 +5,15 @@
 import { DocsmithError, ProcessingTimeoutError } from '../errors.js';
 import { DocumentBuilder, type Divider } from '../compose/builder.js';
 import { findAndReplace as replaceAll } from '../merge/replace.js';
-import { pdfLimits, pdfText as readPdfText } from '../formats/pdf.js';
+import { pdfText as readPdfText } from '../formats/pdf.js';
 import { TemplateCache } from '../merge/cache.js';
 import type { MergeOptions } from '../merge/engine.js';
 import type { JsonObject } from '../merge/scope.js';
 import type { TemplateInfo } from '../merge/info.js';
 import type { DocumentFormat } from '../formats/detect.js';
+import { workerData } from 'node:worker_threads';
 import { makeInert } from '../inert/index.js';
+import { useSharedCacheCounters } from '../util/cacheStats.js';
 import { tidyOfficeDocx } from '../ooxml/tidy.js';
 import { showsSectionPages, storeSectionPages as storeSectionPagesIn } from '../ooxml/section-pages.js';
 import { holdsSvg, loadSvgRasteriser, type SvgRasteriser } from '../render/svg.js';
@@ -54,6 +56,10 @@ export interface FindAndReplaceTask {
   docx: Uint8Array;
   pairs: [string, string][];
 }
+
+// Counted where the main thread's /metrics reads (util/cacheStats.ts).
+const shared = (workerData as { cacheCounters?: SharedArrayBuffer } | null)?.cacheCounters;
+if (shared) useSharedCacheCounters(shared);
 
 // Each thread keeps its own compiled templates, by content hash.
 const templates = new TemplateCache(32);
@@ -154,8 +160,7 @@ export function findAndReplace(task: FindAndReplaceTask): TaskReply<Uint8Array> 
 
 export async function pdfText(task: { pdf: Uint8Array; maxPages: number }): Promise<TaskReply<string>> {
   try {
-    pdfLimits.maxPages = task.maxPages;
-    return { ok: true, value: await readPdfText(task.pdf) };
+    return { ok: true, value: await readPdfText(task.pdf, task.maxPages) };
   } catch (error) {
     return failure(error);
   }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { FIXTURES, fixture } from '../helpers/server.js';
-import { errorMessage as message, type Client } from '../helpers/http.js';
+import { errorMessage as message, request, type Client } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { pdfFacts, redShare } from '../helpers/office.js';
 import { block, cell, docx, field, mergefield, p, partText, partXml, picture, row, rtfObject, run, table } from '../helpers/docx.js';
@@ -137,6 +137,19 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.deepEqual(media.sort(), ['.png', '.svg']);
     const [pdf] = decode(await merge('returnFormat=PDF', { mergeData: [{ logo: svg }], template }));
     assert.match(pdfFacts(pdf!).text, /Logo/);
+  });
+
+  it('reports the worker threads\' compiled-template cache in /metrics', async () => {
+    const lookups = async () => {
+      const text = (await request(env.server.url, 'GET', '/metrics')).text;
+      return ['hit', 'miss'].map((result) => Number(new RegExp(`^docsmith_cache_lookups_total\\{cache="templates",result="${result}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? NaN));
+    };
+    const [hits, misses] = await lookups();
+    const template = b64(docx(p(run('Cache '), mergefield('n'), run(` ${Date.now()}`))));
+    for (const n of [1, 2]) assert.equal((await merge('returnFormat=DOCX', { mergeData: [{ n }], template })).status, 200);
+    const [hitsAfter, missesAfter] = await lookups();
+    assert.ok(missesAfter! >= misses! + 1, `misses ${misses} -> ${missesAfter}`);
+    assert.ok(hitsAfter! + missesAfter! >= hits! + misses! + 2, `hits ${hits} -> ${hitsAfter}`);
   });
 
   it('counts one document per request, not per record; test runs are watermarked and free', async () => {

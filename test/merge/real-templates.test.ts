@@ -1,4 +1,5 @@
 import { after, before, describe, it } from 'node:test';
+import { requireFormat } from '../../src/formats/detect.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,7 +40,7 @@ describe('robustness: the real-world mail-merge templates', () => {
       const name = path.relative(ROOT, file);
       try {
         const bytes = fs.readFileSync(file);
-        const format = Converter.detect(bytes, ['docx', 'doc', 'rtf'], name);
+        const format = requireFormat(bytes, ['docx', 'doc', 'rtf'], name);
         const docx = format === 'docx' ? bytes : await normaliser.toDocx(bytes, format as 'doc' | 'rtf');
         const template = CompiledTemplate.compile(docx, name);
         fieldsSeen += template.info.mergeFields.length + template.info.mergeBlocks.length;

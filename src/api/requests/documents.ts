@@ -1,5 +1,5 @@
 /** The merge, append and convert requests read off the wire into their typed form (operations/requests.ts). */
-import { Converter } from '../../convert/converter.js';
+import { requireFormat } from '../../formats/detect.js';
 import { decodeBase64 } from '../../util/base64.js';
 import type { AppendRequest, ConvertRequest, MergeRequest } from '../../operations/requests.js';
 import { booleanParam, stringBody, type Query } from '../wire.js';
@@ -29,5 +29,5 @@ export function parseConvertRequest(query: Query, body: unknown): ConvertRequest
   const format = parseReturnFormat(query.returnFormat);
   const test = booleanParam(query, 'test', false);
   const document = decodeBase64(stringBody({ body }, 'the document as Base64'), 'The document');
-  return { kind: 'convert', format, test, document, from: Converter.detect(document, ['docx', 'doc', 'rtf', 'html', 'pdf']) };
+  return { kind: 'convert', format, test, document, from: requireFormat(document, ['docx', 'doc', 'rtf', 'html', 'pdf']) };
 }

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
-import { Converter } from '../../convert/converter.js';
 import { parseThumbnailRequest } from '../requests/thumbnails.js';
 import { decodeBase64 } from '../../util/base64.js';
-import type { DocumentFormat } from '../../formats/detect.js';
+import { type DocumentFormat, requireFormat } from '../../formats/detect.js';
 import { accountOf } from '../auth.js';
 import { base64BodySchema } from '../requests/schemas.js';
 import { errorResponses } from '../schemas.js';
@@ -30,7 +29,7 @@ export function thumbnailRoutes(app: FastifyInstance, services: Services): void 
   }, async (request, reply) => {
     const options = parseThumbnailRequest(queryOf(request));
     const bytes = decodeBase64(stringBody(request, 'the document as Base64'), 'The document');
-    const format = Converter.detect(bytes, ['docx', 'doc', 'rtf', 'html', 'pdf', 'xlsx']);
+    const format = requireFormat(bytes, ['docx', 'doc', 'rtf', 'html', 'pdf', 'xlsx']);
     const images = await usage.run(accountOf(request), { test: false, merge: false }, (signal) => operations.thumbnails({ document: bytes, from: format, view: options }, { signal }));
     return sendJson(reply, 200, images.map((i) => i.toString('base64')));
   });
