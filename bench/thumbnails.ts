@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { PageRenderer } from '../src/render/renderer.js';
+import { DocumentWorkers } from '../src/workers/pool.js';
 import { Converter } from '../src/convert/converter.js';
 import { docx, p, run } from '../test/helpers/docx.js';
 import { testPool } from '../test/helpers/office.js';
@@ -29,12 +29,12 @@ async function versusPdftoppm(): Promise<void> {
   const dir = tempDir();
   const file = path.join(dir, 'doc.pdf');
   fs.writeFileSync(file, pdf);
-  const renderer = new PageRenderer(os.cpus().length);
+  const renderer = new DocumentWorkers(os.cpus().length);
   const pages = Array.from({ length: 25 }, (_, i) => i);
   const ours = async () => {
     // Split over the workers, as a request for many pages is.
     const chunks = Array.from({ length: os.cpus().length }, (_, w) => pages.filter((x) => x % os.cpus().length === w));
-    await Promise.all(chunks.map((chunk) => renderer.render(pdf, chunk, 96 / 72, 'png')));
+    await Promise.all(chunks.map((chunk) => renderer.renderPages({ pdf, pages: chunk, scale: 96 / 72, format: 'png' })));
   };
   await ours();
   const oursTimes: number[] = [];

@@ -67,7 +67,6 @@ async function main(): Promise<void> {
     await services.office?.close();
     await services.converter?.close();
     await fs.promises.rm(services.scratchDir, { recursive: true, force: true });
-    await services.renderer.close();
     await services.workers.close();
     await services.store.close();
     app.log.info('stopped');

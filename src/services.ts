@@ -18,9 +18,7 @@ import { Converter } from './convert/converter.js';
 import { processAlive } from './util/process.js';
 import { Normaliser } from './convert/normalise.js';
 import { DocumentPipeline } from './documents/pipeline.js';
-import { PageRenderer } from './render/renderer.js';
 import { DEFAULT_THUMBNAIL_LIMITS, Thumbnails } from './render/thumbnails.js';
-import os from 'node:os';
 import { Spelling } from './proofing/spelling.js';
 import { ShareLinks } from './auth/shareLinks.js';
 import { DocumentWorkers } from './workers/pool.js';
@@ -53,7 +51,6 @@ export interface Services {
   /** Template in, document out: shared by merge, find-and-replace and template info. */
   pipeline: DocumentPipeline;
   thumbnails: Thumbnails;
-  renderer: PageRenderer;
   spelling: Spelling;
   shareLinks: ShareLinks;
   /** Worker threads for document work in JavaScript (merges). */
@@ -145,11 +142,10 @@ export async function openServices(config: Config, options: { withOffice?: boole
   const normaliser = converter ? new Normaliser(converter, path.join(config.dataDir, 'cache', 'docx')) : null;
   const quota = new StorageQuota(store, config.limits.accountStorageBytes);
   const templates = new TemplateLibrary(store, quota);
-  const renderer = new PageRenderer(Math.max(1, os.cpus().length));
   const masterSecret = loadMasterSecret(config.secret, config.dataDir);
   const keyRing = new KeyRing(masterSecret);
   const pipeline = new DocumentPipeline(templates, converter, normaliser);
-  const thumbnails = new Thumbnails(renderer, converter, { ...DEFAULT_THUMBNAIL_LIMITS, maxPages: config.limits.maxPages });
+  const thumbnails = new Thumbnails(workers, converter, { ...DEFAULT_THUMBNAIL_LIMITS, maxPages: config.limits.maxPages });
   const operations = new DocumentOperations({ pipeline, workers, thumbnails, converter, maxOutputBytes: config.limits.maxOutputBytes, maxPages: config.limits.maxPages });
   const usage = new UsageGuard(store, config);
   const policy = new CallbackPolicy(config.jobs.callbackAllow);
@@ -175,7 +171,6 @@ export async function openServices(config: Config, options: { withOffice?: boole
     normaliser,
     pipeline,
     thumbnails,
-    renderer,
     spelling: new Spelling(config.dictionaryDir, config.dictionaries),
     shareLinks: new ShareLinks(store, config.share),
     workers,

@@ -62,7 +62,6 @@ export class LocalBackend implements Backend {
     await this.services.office?.close();
     await this.services.converter?.close();
     await fs.rm(this.services.scratchDir, { recursive: true, force: true });
-    await this.services.renderer.close();
     await this.services.workers.close();
   }
 }

@@ -6,8 +6,7 @@ import type { Converter } from '../convert/converter.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import type { ImageFormat } from './encode.js';
 import { DEFAULT_MAX_PAGES } from '../formats/pdf.js';
-import type { PageRenderer } from './renderer.js';
-import type { PageSize } from './worker.js';
+import type { PageRendering, PageSize } from './pages.js';
 
 export interface ThumbnailRequest {
   zoom: number;
@@ -45,7 +44,7 @@ export class Thumbnails {
   private readonly sizes = new LRUCache<string, PageSize>({ max: 100_000 });
 
   constructor(
-    private readonly renderer: PageRenderer,
+    private readonly renderer: PageRendering,
     private readonly converter: Converter | null,
     private readonly limits: ThumbnailLimits = DEFAULT_THUMBNAIL_LIMITS,
   ) {}
@@ -70,7 +69,7 @@ export class Thumbnails {
       const sizes = Array.from({ length: Math.max(0, to - range.from + 1) }, (_, i) => this.sizes.get(`${key}:${range.from + i}`));
       if (sizes.every((size) => size !== undefined)) return { count, sizes };
     }
-    const inspection = await this.renderer.inspect(pdf, { ...range, maxPages: this.limits.maxPages }, signal);
+    const inspection = await this.renderer.inspectPages({ pdf, ...range, maxPages: this.limits.maxPages }, signal);
     this.counts.set(key, inspection.count);
     inspection.sizes?.forEach((size, i) => this.sizes.set(`${key}:${range.from + i}`, size));
     return inspection;
@@ -108,7 +107,7 @@ export class Thumbnails {
     const found = new Map(pages.map((page) => [page, this.images.get(cacheKey(page))] as const));
     const missing = pages.filter((page) => !found.get(page));
     if (missing.length > 0) {
-      const rendered = await this.renderer.render(pdf, missing, scale, request.format, signal);
+      const rendered = await this.renderer.renderPages({ pdf, pages: missing, scale, format: request.format }, signal);
       missing.forEach((page, i) => {
         const image = Buffer.from(rendered[i]!);
         found.set(page, image);

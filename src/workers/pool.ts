@@ -2,6 +2,7 @@ import os from 'node:os';
 import { Piscina } from 'piscina';
 import { BusyError, DocsmithError, PayloadTooLargeError, ProcessingTimeoutError } from '../errors.js';
 import { sharedCacheCounters } from '../util/cacheStats.js';
+import type { Inspection, InspectPages, PageRendering, RenderPages } from '../render/pages.js';
 import type { AppendTask, FindAndReplaceTask, InertTask, MergeReply, MergeTask, TaskReply } from './tasks.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import type { TemplateInfo } from '../merge/info.js';
@@ -15,7 +16,7 @@ const TASKS_URL = new URL(import.meta.url.endsWith('.ts') ? '../../dist/workers/
  * threads, so that one large request never delays another and a time limit can stop it: an
  * aborted task's thread is terminated.
  */
-export class DocumentWorkers {
+export class DocumentWorkers implements PageRendering {
   private started: Piscina | undefined;
 
   constructor(
@@ -94,6 +95,16 @@ export class DocumentWorkers {
    */
   templateInfo(docx: Buffer, what: string, signal?: AbortSignal): Promise<Omit<TemplateInfo, 'templateName'>> {
     return this.run('info', { docx, what }, signal);
+  }
+
+  /** Pages of a PDF as images (render/pages.ts); a request's time limit stops the work. */
+  renderPages(job: RenderPages, signal?: AbortSignal): Promise<Uint8Array[]> {
+    return this.run<Uint8Array[]>('renderPages', job, signal);
+  }
+
+  /** A PDF's page count and the sizes of the asked pages (render/pages.ts). */
+  inspectPages(job: InspectPages, signal?: AbortSignal): Promise<Inspection> {
+    return this.run<Inspection>('inspectPages', job, signal);
   }
 
   /** The text of a PDF, read with MuPDF in a worker thread (at most `maxPages` pages). */

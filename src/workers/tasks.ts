@@ -13,6 +13,7 @@ import type { TemplateInfo } from '../merge/info.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import { workerData } from 'node:worker_threads';
 import { makeInert } from '../inert/index.js';
+import { inspectPages as readPages, renderPages as drawPages, type Inspection, type InspectPages, type RenderPages } from '../render/pages.js';
 import { useSharedCacheCounters } from '../util/cacheStats.js';
 import { tidyOfficeDocx } from '../ooxml/tidy.js';
 import { showsSectionPages, storeSectionPages as storeSectionPagesIn } from '../ooxml/section-pages.js';
@@ -132,6 +133,24 @@ export function tidy(task: { bytes: Uint8Array }): TaskReply<Uint8Array | null> 
 export function storeSectionPages(task: { bytes: Uint8Array; pages: number[] }): TaskReply<Uint8Array> {
   try {
     return { ok: true, value: asBytes(storeSectionPagesIn(asBuffer(task.bytes), task.pages)) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** Pages of a PDF drawn as images (render/pages.ts); MuPDF loads in the thread on first use. */
+export async function renderPages(task: RenderPages): Promise<TaskReply<Uint8Array[]>> {
+  try {
+    return { ok: true, value: await drawPages(task) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** A PDF's page count and the asked pages' sizes (render/pages.ts). */
+export async function inspectPages(task: InspectPages): Promise<TaskReply<Inspection>> {
+  try {
+    return { ok: true, value: await readPages(task) };
   } catch (error) {
     return failure(error);
   }

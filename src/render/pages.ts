@@ -1,15 +1,9 @@
-import { parentPort } from 'node:worker_threads';
-import * as mupdf from 'mupdf';
 import { encodeBmp, encodeGif, type ImageFormat } from './encode.js';
-import { openPdf } from '../formats/pdf.js';
-import { InputError } from '../errors.js';
+import { mupdf, openPdf } from '../formats/pdf.js';
 
-/** One render job: pages of a PDF as images. Runs in a worker thread, off the event loop. */
-export interface RenderJob {
-  id: number;
-  kind: 'render';
+/** Pages of a PDF as images: 0-based page indexes at a scale (1 = 72 dpi). */
+export interface RenderPages {
   pdf: Uint8Array;
-  /** 0-based page indexes. */
   pages: number[];
   scale: number;
   format: ImageFormat;
@@ -19,9 +13,7 @@ export interface RenderJob {
  * The page count, and the sizes of pages `from`..`to` (1-based; `to` 0: the last), read only
  * when there are at most `maxPages` of them: a 100,000-page PDF costs one count, not 100,000 loads.
  */
-export interface InspectJob {
-  id: number;
-  kind: 'inspect';
+export interface InspectPages {
   pdf: Uint8Array;
   from: number;
   to: number;
@@ -39,12 +31,14 @@ export interface Inspection {
   sizes?: PageSize[];
 }
 
-export type WorkerJob = RenderJob | InspectJob;
-/** `input`: the document was at fault (a 400), not the renderer. */
-export type RenderReply = { id: number; images: Uint8Array[] } | { id: number; inspection: Inspection } | { id: number; error: string; input: boolean };
+/** How pages are read and drawn: in the document worker threads (workers/pool.ts), off the event loop. */
+export interface PageRendering {
+  renderPages(job: RenderPages, signal?: AbortSignal): Promise<Uint8Array[]>;
+  inspectPages(job: InspectPages, signal?: AbortSignal): Promise<Inspection>;
+}
 
-function inspect(job: InspectJob): Inspection {
-  const doc = openPdf(mupdf, job.pdf, job.maxPages);
+export async function inspectPages(job: InspectPages): Promise<Inspection> {
+  const doc = openPdf(await mupdf(), job.pdf, job.maxPages);
   const count = doc.countPages();
   const to = job.to === 0 ? count : job.to;
   if (job.from < 1 || job.from > to || to > count || to - job.from + 1 > job.maxPages) return { count };
@@ -56,10 +50,11 @@ function inspect(job: InspectJob): Inspection {
   return { count, sizes };
 }
 
-function render(job: RenderJob): Uint8Array[] {
-  const doc = openPdf(mupdf, job.pdf);
+export async function renderPages(job: RenderPages): Promise<Uint8Array[]> {
+  const lib = await mupdf();
+  const doc = openPdf(lib, job.pdf);
   return job.pages.map((index): Uint8Array => {
-    const pixmap = doc.loadPage(index).toPixmap(mupdf.Matrix.scale(job.scale, job.scale), mupdf.ColorSpace.DeviceRGB, false, true);
+    const pixmap = doc.loadPage(index).toPixmap(lib.Matrix.scale(job.scale, job.scale), lib.ColorSpace.DeviceRGB, false, true);
     try {
       if (job.format === 'png') return pixmap.asPNG().slice();
       if (job.format === 'jpg') return pixmap.asJPEG(85).slice();
@@ -75,16 +70,3 @@ function render(job: RenderJob): Uint8Array[] {
     }
   });
 }
-
-parentPort?.on('message', (job: WorkerJob) => {
-  try {
-    if (job.kind === 'inspect') {
-      parentPort!.postMessage({ id: job.id, inspection: inspect(job) } satisfies RenderReply);
-      return;
-    }
-    const images = render(job);
-    parentPort!.postMessage({ id: job.id, images } satisfies RenderReply, images.map((i) => i.buffer as ArrayBuffer));
-  } catch (error) {
-    parentPort!.postMessage({ id: job.id, error: (error as Error).message, input: error instanceof InputError } satisfies RenderReply);
-  }
-});
