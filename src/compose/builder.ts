@@ -29,7 +29,8 @@ export class DocumentBuilder {
   private readonly mainPart: string;
   private before: string;
   private readonly after: string;
-  private content: string;
+  /** The body so far, one piece per joined document: only the last is ever changed (joining 8,000 records copied the whole body for each). */
+  private readonly pieces: string[];
   private finalSectPr: string;
   private documents = 1;
   private readonly copier: PartCopier;
@@ -45,14 +46,14 @@ export class DocumentBuilder {
     const split = splitBody(xml);
     this.before = split.before;
     this.after = split.after;
-    this.content = split.content;
+    this.pieces = [split.content];
     this.finalSectPr = split.sectPr;
     this.copier = new PartCopier(this.pkg, this.mainPart);
     this.styles = new StyleMerger(this.copier);
     this.numbering = new NumberingMerger(this.copier);
     this.notes = new NoteMerger(this.copier);
     this.sections = new Sections(this.copier);
-    this.sections.observe(this.content + this.finalSectPr);
+    this.sections.observe(split.content + this.finalSectPr);
   }
 
   append(docx: Uint8Array, divider: Divider, what = `document ${this.documents + 1}`): void {
@@ -99,22 +100,34 @@ export class DocumentBuilder {
       // LibreOffice loses the page break of a section that starts with a table (a label sheet):
       // a paragraph one point high before the table keeps it.
       if (/^\s*<w:tbl\b/.test(fixed.content)) fixed.content = HAIRLINE_PARAGRAPH + fixed.content;
-      this.content = endSection(this.content, this.finalSectPr) + fixed.content;
+      this.tail = endSection(this.tail, this.finalSectPr);
+      this.pieces.push(fixed.content);
       this.finalSectPr = fixed.sectPr;
-    } else if (divider === 'none' && this.content.trimEnd().endsWith('</w:p>') && /^\s*<w:p[\s>]/.test(content)) {
+    } else if (divider === 'none' && this.tail.trimEnd().endsWith('</w:p>') && /^\s*<w:p[\s>]/.test(content)) {
       // The first paragraph's runs continue the last paragraph.
-      const head = this.content.trimEnd().slice(0, -'</w:p>'.length);
+      const head = this.tail.trimEnd().slice(0, -'</w:p>'.length);
       const first = /^\s*<w:p\b[^>]*>(<w:pPr>[\s\S]*?<\/w:pPr>)?/.exec(content)!;
-      this.content = head + content.slice(first[0].length);
+      this.tail = head;
+      this.pieces.push(content.slice(first[0].length));
     } else {
-      this.content += content;
+      this.pieces.push(content);
     }
     this.sections.observe(content + sectPr);
   }
 
+  /** The last non-empty piece of the body: where a joined document's section break and paragraph go. */
+  private get tail(): string {
+    while (this.pieces.length > 1 && this.pieces[this.pieces.length - 1]!.trim() === '') this.pieces.pop();
+    return this.pieces[this.pieces.length - 1]!;
+  }
+
+  private set tail(value: string) {
+    this.pieces[this.pieces.length - 1] = value;
+  }
+
   toBuffer(): Buffer {
     const ids = new IdRenumberer();
-    this.pkg.setText(this.mainPart, ids.part(this.before + this.content + this.finalSectPr + this.after));
+    this.pkg.setText(this.mainPart, ids.part(this.before + this.pieces.join('') + this.finalSectPr + this.after));
     // Drawing and paragraph ids must be unique in the whole document: headers, footers and
     // notes of every joined document continue the body's numbering.
     for (const name of [...this.pkg.parts.keys()].sort()) {

@@ -231,13 +231,14 @@ describe('requests killed with their instance', () => {
     const admin = await adminServices({ dataDir });
     const a = await makeAccount(admin, 'killed', { licence: 'SN-9', maxDocuments: 100 });
     await admin.store.close();
-    // A 1 s limit makes the lease 7 s, so the test need not wait a minute.
-    const env = { DOCSMITH_DATA_DIR: dataDir, DOCSMITH_JOB_TIMEOUT_MS: '1000' };
+    // A 5 s limit makes the lease 11 s, so the test need not wait a minute.
+    const env = { DOCSMITH_DATA_DIR: dataDir, DOCSMITH_JOB_TIMEOUT_MS: '5000' };
     const server = await startServer(env);
     const c = client(server.url, { basic: [a.user, a.password] });
     assert.equal((await op(c)).status, 200);
-    const inFlight = Array.from({ length: 3 }, () => op(c, 'holdMs=900').catch(() => undefined));
-    await new Promise((r) => setTimeout(r, 300));
+    // Held for most of the limit, far longer than reserving takes: killed once all three are counted (a condition, not a time).
+    const inFlight = Array.from({ length: 3 }, () => op(c, 'holdMs=4500').catch(() => undefined));
+    await until('the three held requests are counted', async () => (await created(c)) === 4);
     await server.kill();
     await Promise.all(inFlight);
     const restarted = await startServer(env);

@@ -1,5 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { until } from '../helpers/wait.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { errorMessage as message, request, type Client } from '../helpers/http.js';
 import { docx, zipBomb } from '../helpers/hostile.js';
@@ -101,11 +103,17 @@ function blankPdf(pages: number): Buffer {
   return Buffer.from(`%PDF-1.4\n${objects.join('\n')}\ntrailer<</Root 1 0 R/Size ${pages + 3}>>\n%%EOF\n`, 'latin1');
 }
 
+/**
+ * The time limit of the server below: slow work here takes many times longer on any machine, fast
+ * work (a one-record merge, a 3-page PDF) fits in it on a busy one.
+ */
+const LIMIT_MS = 2000;
+
 describe('limits on records, pages and time stop the work that exceeds them', () => {
   let env: Awaited<ReturnType<typeof serverWithAccounts>>;
   let c: Client;
   before(async () => {
-    env = await serverWithAccounts({ ann: { licence: 'SN-LIM', maxDocuments: 1_000_000 } }, { DOCSMITH_JOB_TIMEOUT_MS: '500', DOCSMITH_MAX_RECORDS: '8000', DOCSMITH_MAX_PAGES: '3', DOCSMITH_OFFICE_WORKERS: '1' });
+    env = await serverWithAccounts({ ann: { licence: 'SN-LIM', maxDocuments: 1_000_000 } }, { DOCSMITH_JOB_TIMEOUT_MS: String(LIMIT_MS), DOCSMITH_MAX_RECORDS: '8000', DOCSMITH_MAX_PAGES: '3', DOCSMITH_OFFICE_WORKERS: '1' });
     c = env.clients.ann!;
   });
   after(() => env.close());
@@ -119,8 +127,11 @@ describe('limits on records, pages and time stop the work that exceeds them', ()
   });
 
   it('cancels a merge that runs over the time limit with a 504, soon after the limit', async () => {
+    // 8,000 records of 60 rows each, appended: far more than any machine merges within the limit.
+    const withRows = docxWithBlock(p(mergefield('name')) + block('items', p(mergefield('name'))));
+    const items = Array.from({ length: 60 }, (_, i) => ({ name: `row ${i}` }));
     const started = Date.now();
-    const reply = await c.post('/v1/document/merge?returnFormat=DOCX&append=true', { json: { mergeData: Array.from({ length: 8000 }, (_, i) => ({ name: `n${i}` })), template: b64(template) } });
+    const reply = await c.post('/v1/document/merge?returnFormat=DOCX&append=true', { json: { mergeData: Array.from({ length: 8000 }, (_, i) => ({ name: `n${i}`, items })), template: b64(withRows) } });
     const took = Date.now() - started;
     assert.equal(reply.status, 504, reply.text.slice(0, 200));
     assert.ok(took < 15_000, `answered after ${took} ms`);
@@ -128,7 +139,8 @@ describe('limits on records, pages and time stop the work that exceeds them', ()
   });
 
   it('stops one huge document in the middle (the merge checks the clock as it renders), and serves the next request', async () => {
-    const rows = docxWithBlock(block('items', p(mergefield('name'))));
+    // 400,000 rows of 12 fields each: many times the limit's work on any machine.
+    const rows = docxWithBlock(block('items', p(...Array.from({ length: 12 }, () => mergefield('name')))));
     const started = Date.now();
     const reply = await c.post('/v1/document/merge?returnFormat=DOCX', { json: { mergeData: [{ items: Array.from({ length: 400_000 }, (_, i) => ({ name: `row ${i}` })) }], template: b64(rows) } });
     assert.equal(reply.status, 504, reply.text.slice(0, 200));
@@ -156,9 +168,10 @@ describe('a heavy merge does not hold up other requests', () => {
   it('answers /healthz and a small merge while a large merge is still running', async () => {
     const template = docx('<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> MERGEFIELD name </w:instrText></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>');
     const order: string[] = [];
-    const big = c.post('/v1/document/merge?returnFormat=DOCX&append=true', { json: { mergeData: Array.from({ length: 6000 }, (_, i) => ({ name: `n${i}` })), template: b64(template) } })
+    const big = c.post('/v1/document/merge?returnFormat=DOCX&append=true', { json: { mergeData: Array.from({ length: 10_000 }, (_, i) => ({ name: `n${i}` })), template: b64(template) } })
       .then((reply) => { order.push('big'); return reply; });
-    await new Promise((r) => setTimeout(r, 200));
+    // Once the big merge is in the server (a condition, not a time), the others are asked.
+    await until('the big merge reached the server', () => fs.readFileSync(env.server.logPath, 'utf8').includes('/v1/document/merge?returnFormat=DOCX&append=true'));
     const health = request(env.server.url, 'GET', '/healthz').then((reply) => { order.push('healthz'); return reply; });
     const small = c.post('/v1/document/merge?returnFormat=DOCX', { json: { mergeData: [{ name: 'small' }], template: b64(template) } })
       .then((reply) => { order.push('small'); return reply; });
@@ -174,7 +187,7 @@ describe('a heavy merge does not hold up other requests', () => {
     const large = docxWithBlock(Array.from({ length: 20_000 }, (_, i) => p(run(`Line ${i} `), mergefield(`f${i % 50}`))).join(''));
     const order: string[] = [];
     const upload = c.upload('large.docx', large).then((reply) => { order.push('upload'); return reply; });
-    await new Promise((r) => setTimeout(r, 200));
+    await until('the upload reached the server', () => fs.readFileSync(env.server.logPath, 'utf8').includes('/v1/templates/upload?templateName=large.docx'));
     const health = request(env.server.url, 'GET', '/healthz').then((reply) => { order.push('healthz'); return reply; });
     const [u, h] = await Promise.all([upload, health]);
     assert.equal(h.status, 200);
@@ -186,7 +199,8 @@ describe('a heavy merge does not hold up other requests', () => {
   });
 
   it('holds DOCX merges to two at once per account: a third is refused with 403', async () => {
-    const rows = docxWithBlock(block('items', p(mergefield('name'))));
+    // 60,000 rows of 12 fields each: long enough that the three requests overlap on any machine.
+    const rows = docxWithBlock(block('items', p(...Array.from({ length: 12 }, () => mergefield('name')))));
     const body = { mergeData: [{ items: Array.from({ length: 60_000 }, (_, i) => ({ name: `row ${i}` })) }], template: b64(rows) };
     const replies = await Promise.all([0, 1, 2].map(() => c.post('/v1/document/merge?returnFormat=DOCX', { json: body })));
     const statuses = replies.map((r) => r.status).sort();
