@@ -33,7 +33,15 @@ async function versusOffice(): Promise<void> {
     fs.writeFileSync(file, input);
     return file;
   });
-  const office = await OfficeProcess.start({ slot: 'bench', workDir: tempDir(), runDir: tempDir(), sofficePath: '/usr/lib/libreoffice/program/soffice.bin', pythonPath: '/usr/bin/python3', sandbox: openSandbox('auto'), startTimeoutMs: 60_000 });
+  const office = await OfficeProcess.start({
+    slot: 'bench',
+    workDir: tempDir(),
+    runDir: tempDir(),
+    sofficePath: '/usr/lib/libreoffice/program/soffice.bin',
+    pythonPath: '/usr/bin/python3',
+    sandbox: openSandbox('auto'),
+    startTimeoutMs: 60_000,
+  });
   try {
     await office.run({ op: 'ping' }, 10_000);
     const output = path.join(dir, 'office.docx');
@@ -43,8 +51,12 @@ async function versusOffice(): Promise<void> {
     const theirs = fs.readFileSync(output);
     const media = (b: Buffer) => Object.keys(unzipSync(b)).filter((n) => n.startsWith('word/media/')).length;
     console.log(`  docsmith ${oursMs.toFixed(0)} ms, ${(ours.length / 1024).toFixed(0)} KB, ${media(ours)} media parts`);
-    console.log(`  LibreOffice (insertDocumentFromURL) ${officeMs.toFixed(0)} ms, ${(theirs.length / 1024).toFixed(0)} KB, ${media(theirs)} media parts`);
-    console.log(`  docsmith is ${(officeMs / oursMs).toFixed(1)}x faster; output size ratio ${(ours.length / theirs.length).toFixed(2)} (docsmith / LibreOffice)`);
+    console.log(
+      `  LibreOffice (insertDocumentFromURL) ${officeMs.toFixed(0)} ms, ${(theirs.length / 1024).toFixed(0)} KB, ${media(theirs)} media parts`,
+    );
+    console.log(
+      `  docsmith is ${(officeMs / oursMs).toFixed(1)}x faster; output size ratio ${(ours.length / theirs.length).toFixed(2)} (docsmith / LibreOffice)`,
+    );
   } finally {
     office.kill();
   }
@@ -62,7 +74,9 @@ async function thousandRecords(): Promise<void> {
     const mergeMs = performance.now() - started;
     const { data: pdf } = await new Converter(pool, tempDir()).convert(docx!, 'docx', 'pdf');
     const totalMs = performance.now() - started;
-    console.log(`  merge and join ${(mergeMs / 1000).toFixed(1)} s, to PDF ${((totalMs - mergeMs) / 1000).toFixed(1)} s, total ${(totalMs / 1000).toFixed(1)} s (limit 60 s); ${pdfFacts(pdf).pages} pages; process peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+    console.log(
+      `  merge and join ${(mergeMs / 1000).toFixed(1)} s, to PDF ${((totalMs - mergeMs) / 1000).toFixed(1)} s, total ${(totalMs / 1000).toFixed(1)} s (limit 60 s); ${pdfFacts(pdf).pages} pages; process peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`,
+    );
   } finally {
     await pool.close();
   }

@@ -16,22 +16,56 @@ import { testPool } from '../test/helpers/office.js';
 import { tempDir } from '../test/helpers/server.js';
 import { benchServer, median } from './support.js';
 
-
 function invoiceData(rows: number) {
   return {
-    company: 'ACME Corporation', street: '1 Main Street', city: 'Springfield', number: 'INV-2026-0042', date: '2026-11-21',
-    items: Array.from({ length: rows }, (_, i) => ({ name: `Article ${i + 1}`, qty: (i % 7) + 1, price: 9.99 + i, total: ((i % 7) + 1) * (9.99 + i) })),
+    company: 'ACME Corporation',
+    street: '1 Main Street',
+    city: 'Springfield',
+    number: 'INV-2026-0042',
+    date: '2026-11-21',
+    items: Array.from({ length: rows }, (_, i) => ({
+      name: `Article ${i + 1}`,
+      qty: (i % 7) + 1,
+      price: 9.99 + i,
+      total: ((i % 7) + 1) * (9.99 + i),
+    })),
   };
 }
 
 /** The same invoice twice: with MERGEFIELDs and a txmb_ row block, and with docxtemplater tags. */
 function invoiceTemplates() {
-  const header = p(mergefield('company')) + p(mergefield('street')) + p(mergefield('city')) + p(run('Invoice '), mergefield('number'), run(' of '), mergefield('date'));
-  const ours = docx(header + table(row(cell(p(run('Article'))), cell(p(run('Qty'))), cell(p(run('Price'))), cell(p(run('Total')))),
-    block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('qty'))), cell(p(mergefield('price', '\\# "#,##0.00"'))), cell(p(mergefield('total', '\\# "#,##0.00"')))))) + p(run('Thank you.')));
-  const theirs = docx(p(run('{company}')) + p(run('{street}')) + p(run('{city}')) + p(run('Invoice {number} of {date}'))
-    + table(row(cell(p(run('Article'))), cell(p(run('Qty'))), cell(p(run('Price'))), cell(p(run('Total')))),
-      row(cell(p(run('{#items}{name}'))), cell(p(run('{qty}'))), cell(p(run('{price}'))), cell(p(run('{total}{/items}'))))) + p(run('Thank you.')));
+  const header =
+    p(mergefield('company')) +
+    p(mergefield('street')) +
+    p(mergefield('city')) +
+    p(run('Invoice '), mergefield('number'), run(' of '), mergefield('date'));
+  const ours = docx(
+    header +
+      table(
+        row(cell(p(run('Article'))), cell(p(run('Qty'))), cell(p(run('Price'))), cell(p(run('Total')))),
+        block(
+          'items',
+          row(
+            cell(p(mergefield('name'))),
+            cell(p(mergefield('qty'))),
+            cell(p(mergefield('price', '\\# "#,##0.00"'))),
+            cell(p(mergefield('total', '\\# "#,##0.00"'))),
+          ),
+        ),
+      ) +
+      p(run('Thank you.')),
+  );
+  const theirs = docx(
+    p(run('{company}')) +
+      p(run('{street}')) +
+      p(run('{city}')) +
+      p(run('Invoice {number} of {date}')) +
+      table(
+        row(cell(p(run('Article'))), cell(p(run('Qty'))), cell(p(run('Price'))), cell(p(run('Total')))),
+        row(cell(p(run('{#items}{name}'))), cell(p(run('{qty}'))), cell(p(run('{price}'))), cell(p(run('{total}{/items}')))),
+      ) +
+      p(run('Thank you.')),
+  );
   return { ours, theirs };
 }
 
@@ -58,7 +92,9 @@ async function versusDocxtemplater(): Promise<void> {
     return doc.getZip().generate({ type: 'nodebuffer', compression: 'DEFLATE' });
   });
   const cold = docsPerSecond(() => CompiledTemplate.compile(ours).merge([data], DEFAULT_MERGE_OPTIONS, false));
-  console.log(`  docsmith ${docsmith.toFixed(0)} docs/s (${cold.toFixed(0)} docs/s compiling every time), docxtemplater ${dt.toFixed(0)} docs/s: docsmith is ${(docsmith / dt).toFixed(1)}x (${(cold / dt).toFixed(1)}x uncached)`);
+  console.log(
+    `  docsmith ${docsmith.toFixed(0)} docs/s (${cold.toFixed(0)} docs/s compiling every time), docxtemplater ${dt.toFixed(0)} docs/s: docsmith is ${(docsmith / dt).toFixed(1)}x (${(cold / dt).toFixed(1)}x uncached)`,
+  );
 }
 
 function measure(label: string, run: () => Buffer): Buffer {
@@ -67,14 +103,19 @@ function measure(label: string, run: () => Buffer): Buffer {
   const out = run();
   const elapsed = performance.now() - started;
   const peak = process.resourceUsage().maxRSS * 1024;
-  console.log(`  ${label}: merged in ${elapsed.toFixed(0)} ms, output ${(out.length / 1024 / 1024).toFixed(1)} MB, RSS ${(before / 1024 / 1024).toFixed(0)} MB before, process peak ${(peak / 1024 / 1024).toFixed(0)} MB`);
+  console.log(
+    `  ${label}: merged in ${elapsed.toFixed(0)} ms, output ${(out.length / 1024 / 1024).toFixed(1)} MB, RSS ${(before / 1024 / 1024).toFixed(0)} MB before, process peak ${(peak / 1024 / 1024).toFixed(0)} MB`,
+  );
   return out;
 }
 
 async function bigBlock(): Promise<void> {
   console.log('\n2. a 20,000-row block');
   const data = invoiceData(20_000);
-  const lines = docx(p(mergefield('company')) + block('items', p(mergefield('name'), run('\t'), mergefield('qty'), run('\t'), mergefield('price', '\\# "#,##0.00"'))));
+  const lines = docx(
+    p(mergefield('company')) +
+      block('items', p(mergefield('name'), run('\t'), mergefield('qty'), run('\t'), mergefield('price', '\\# "#,##0.00"'))),
+  );
   const paragraphs = measure('as 20,000 paragraphs', () => CompiledTemplate.compile(lines).merge([data], DEFAULT_MERGE_OPTIONS, false)[0]!);
   measure('as 20,000 table rows', () => CompiledTemplate.compile(invoiceTemplates().ours).merge([data], DEFAULT_MERGE_OPTIONS, false)[0]!);
   const pool = testPool({ size: 1, jobTimeoutMs: 600_000 });
@@ -82,8 +123,13 @@ async function bigBlock(): Promise<void> {
   try {
     const t = performance.now();
     const { data: txt } = await new Converter(pool, tempDir()).convert(paragraphs, 'docx', 'txt');
-    const count = txt.toString('utf8').split('\r\n').filter((l) => /^Article \d+\t/.test(l)).length;
-    console.log(`  LibreOffice opened the paragraph version and exported ${count} rows as text in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    const count = txt
+      .toString('utf8')
+      .split('\r\n')
+      .filter((l) => /^Article \d+\t/.test(l)).length;
+    console.log(
+      `  LibreOffice opened the paragraph version and exported ${count} rows as text in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
   } finally {
     await pool.close();
   }
@@ -94,13 +140,21 @@ async function endToEnd(): Promise<void> {
   const server = await benchServer({ DOCSMITH_OFFICE_WORKERS: String(os.cpus().length) });
   const { authorization } = server;
   try {
-    await fetch(`${server.url}/v1/templates/upload?templateName=invoice.docx`, { method: 'POST', headers: { authorization }, body: JSON.stringify(invoiceTemplates().ours.toString('base64')) });
+    await fetch(`${server.url}/v1/templates/upload?templateName=invoice.docx`, {
+      method: 'POST',
+      headers: { authorization },
+      body: JSON.stringify(invoiceTemplates().ours.toString('base64')),
+    });
     const body = JSON.stringify({ mergeData: [invoiceData(10)] });
     const time = async (format: string) => {
       const xs: number[] = [];
       for (let i = 0; i < 40; i++) {
         const t = performance.now();
-        const response = await fetch(`${server.url}/v1/document/merge?returnFormat=${format}&templateName=invoice.docx`, { method: 'POST', headers: { authorization }, body });
+        const response = await fetch(`${server.url}/v1/document/merge?returnFormat=${format}&templateName=invoice.docx`, {
+          method: 'POST',
+          headers: { authorization },
+          body,
+        });
         await response.text();
         if (response.status !== 200) throw new Error(`${response.status}`);
         if (i >= 5) xs.push(performance.now() - t);
@@ -109,7 +163,9 @@ async function endToEnd(): Promise<void> {
     };
     const docxMs = await time('DOCX');
     const pdfMs = await time('PDF');
-    console.log(`  to PDF p50 ${pdfMs.toFixed(1)} ms = merge (request to DOCX) ${docxMs.toFixed(1)} ms + conversion ${(pdfMs - docxMs).toFixed(1)} ms`);
+    console.log(
+      `  to PDF p50 ${pdfMs.toFixed(1)} ms = merge (request to DOCX) ${docxMs.toFixed(1)} ms + conversion ${(pdfMs - docxMs).toFixed(1)} ms`,
+    );
   } finally {
     await server.stop();
   }

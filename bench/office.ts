@@ -30,11 +30,17 @@ async function poolVersusCommand(): Promise<void> {
       const input = path.join(work, name);
       fs.copyFileSync(path.join(FIXTURES, 'resource', name), input);
       // Warm the command's profile once so it is measured at its best.
-      spawnSync('soffice', [`-env:UserInstallation=file://${profile}`, '--headless', '--convert-to', 'pdf', '--outdir', work, input], { stdio: 'ignore' });
+      spawnSync('soffice', [`-env:UserInstallation=file://${profile}`, '--headless', '--convert-to', 'pdf', '--outdir', work, input], {
+        stdio: 'ignore',
+      });
       const command: number[] = [];
       for (let i = 0; i < 5; i++) {
         const t = performance.now();
-        const r = spawnSync('soffice', [`-env:UserInstallation=file://${profile}`, '--headless', '--convert-to', 'pdf', '--outdir', work, input], { stdio: 'ignore' });
+        const r = spawnSync(
+          'soffice',
+          [`-env:UserInstallation=file://${profile}`, '--headless', '--convert-to', 'pdf', '--outdir', work, input],
+          { stdio: 'ignore' },
+        );
         if (r.status !== 0) throw new Error(`soffice failed on ${name}`);
         command.push(performance.now() - t);
       }
@@ -44,7 +50,9 @@ async function poolVersusCommand(): Promise<void> {
         await pool.run({ input, output: path.join(work, `p-${i}.pdf`), filter: 'writer_pdf_Export', inputFilter: 'MS Word 2007 XML' });
         pooled.push(performance.now() - t);
       }
-      console.log(`  ${name.padEnd(22)} soffice per call ${fmt(median(command))}   pool ${fmt(median(pooled))}   pool is ${(median(command) / median(pooled)).toFixed(1)}x faster`);
+      console.log(
+        `  ${name.padEnd(22)} soffice per call ${fmt(median(command))}   pool ${fmt(median(pooled))}   pool is ${(median(command) / median(pooled)).toFixed(1)}x faster`,
+      );
     }
   } finally {
     await pool.close();
@@ -59,7 +67,9 @@ async function endToEnd(): Promise<void> {
     const { authorization } = server;
     const convert = async () => {
       const response = await fetch(`${server.url}/v1/document/convert?returnFormat=PDF`, {
-        method: 'POST', body, headers: { authorization, 'content-type': 'application/json' },
+        method: 'POST',
+        body,
+        headers: { authorization, 'content-type': 'application/json' },
       });
       const text = await response.text();
       return { status: response.status, text, officeMs: Number(response.headers.get('x-office-ms')) };
@@ -87,16 +97,20 @@ async function endToEnd(): Promise<void> {
     let errors = 0;
     const started = performance.now();
     const perClient = 15;
-    await Promise.all(Array.from({ length: 20 }, async () => {
-      for (let i = 0; i < perClient; i++) {
-        const t = performance.now();
-        const reply = await convert();
-        latencies.push(performance.now() - t);
-        if (reply.status !== 200) errors++;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        for (let i = 0; i < perClient; i++) {
+          const t = performance.now();
+          const reply = await convert();
+          latencies.push(performance.now() - t);
+          if (reply.status !== 200) errors++;
+        }
+      }),
+    );
     const seconds = (performance.now() - started) / 1000;
-    console.log(`  ${latencies.length} conversions in ${seconds.toFixed(1)} s: ${(latencies.length / seconds).toFixed(1)} per second, p50 ${fmt(median(latencies))}, p99 ${fmt(pct(latencies, 0.99))}, errors ${errors}`);
+    console.log(
+      `  ${latencies.length} conversions in ${seconds.toFixed(1)} s: ${(latencies.length / seconds).toFixed(1)} per second, p50 ${fmt(median(latencies))}, p99 ${fmt(pct(latencies, 0.99))}, errors ${errors}`,
+    );
   } finally {
     await server.stop();
   }

@@ -35,7 +35,8 @@ const carbone = createRequire(import.meta.url)('carbone') as { render: Render; s
 
 function invoice(rows: number) {
   return {
-    company: 'ACME Corporation', number: 'INV-2026-0042',
+    company: 'ACME Corporation',
+    number: 'INV-2026-0042',
     items: Array.from({ length: rows }, (_, i) => ({ name: `Article ${i + 1}`, qty: (i % 7) + 1, price: (9.99 + i).toFixed(2) })),
     total: 'TOTAL-OK',
   };
@@ -46,16 +47,26 @@ const titleRow = row(cell(p(run('Article'))), cell(p(run('Qty'))), cell(p(run('P
 
 /** The same invoice three ways: MERGEFIELDs with a row block, Carbone tags, docxtemplater tags. */
 function templates() {
-  const ours = docx(p(mergefield('company')) + p(run('Invoice '), mergefield('number'))
-    + table(titleRow, block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('qty'))), cell(p(mergefield('price'))))))
-    + p(mergefield('total')));
-  const carboneTemplate = docx(header('{d.company}', '{d.number}')
-    + table(titleRow, row(cell(p(run('{d.items[i].name}'))), cell(p(run('{d.items[i].qty}'))), cell(p(run('{d.items[i].price}')))),
-      row(cell(p(run('{d.items[i+1].name}'))), cell(p(run(''))), cell(p(run('')))))
-    + p(run('{d.total}')));
-  const theirs = docx(header('{company}', '{number}')
-    + table(titleRow, row(cell(p(run('{#items}{name}'))), cell(p(run('{qty}'))), cell(p(run('{price}{/items}')))))
-    + p(run('{total}')));
+  const ours = docx(
+    p(mergefield('company')) +
+      p(run('Invoice '), mergefield('number')) +
+      table(titleRow, block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('qty'))), cell(p(mergefield('price')))))) +
+      p(mergefield('total')),
+  );
+  const carboneTemplate = docx(
+    header('{d.company}', '{d.number}') +
+      table(
+        titleRow,
+        row(cell(p(run('{d.items[i].name}'))), cell(p(run('{d.items[i].qty}'))), cell(p(run('{d.items[i].price}')))),
+        row(cell(p(run('{d.items[i+1].name}'))), cell(p(run(''))), cell(p(run('')))),
+      ) +
+      p(run('{d.total}')),
+  );
+  const theirs = docx(
+    header('{company}', '{number}') +
+      table(titleRow, row(cell(p(run('{#items}{name}'))), cell(p(run('{qty}'))), cell(p(run('{price}{/items}'))))) +
+      p(run('{total}')),
+  );
   return { ours, carboneTemplate, theirs };
 }
 
@@ -64,12 +75,16 @@ function templates() {
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 function post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', reject);
-    });
+    const request = http.request(
+      url,
+      { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', reject);
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
@@ -81,12 +96,21 @@ async function benchServer(user: string, officeWorkers: number) {
   const admin = await adminServices({ dataDir });
   const account = await makeAccount(admin, user, { licence: 'SN-BENCH', maxDocuments: 100_000_000 });
   await admin.store.close();
-  const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_LOG_LEVEL: 'warn', DOCSMITH_OFFICE_WORKERS: String(officeWorkers) });
+  const server = await startServer({
+    DOCSMITH_DATA_DIR: dataDir,
+    DOCSMITH_LOG_LEVEL: 'warn',
+    DOCSMITH_OFFICE_WORKERS: String(officeWorkers),
+  });
   return { server, authorization: `Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}` };
 }
 
 /** Medians of `runs` timings of each side, one after the other in turn, after `warm` untimed rounds. */
-async function interleaved(runs: number, warm: number, ours: () => Promise<unknown>, theirs: () => Promise<unknown>): Promise<[number, number]> {
+async function interleaved(
+  runs: number,
+  warm: number,
+  ours: () => Promise<unknown>,
+  theirs: () => Promise<unknown>,
+): Promise<[number, number]> {
   for (let i = 0; i < warm; i++) {
     await ours();
     await theirs();
@@ -111,7 +135,8 @@ function textOf(docxBytes: Uint8Array): string {
 function check(name: string, out: Uint8Array, rows: number): void {
   const text = textOf(out);
   const found = (text.match(/Article \d+/g) ?? []).length;
-  if (found !== rows || !text.includes('TOTAL-OK')) throw new Error(`${name}: ${found} rows of ${rows}, total ${text.includes('TOTAL-OK')}`);
+  if (found !== rows || !text.includes('TOTAL-OK'))
+    throw new Error(`${name}: ${found} rows of ${rows}, total ${text.includes('TOTAL-OK')}`);
 }
 
 function renderCarbone(file: string, data: object): Promise<Buffer> {
@@ -139,7 +164,9 @@ async function bigTable(t: ReturnType<typeof templates>, carboneFile: string): P
     doc.render(data);
     return doc.getZip().generate({ type: 'uint8array', compression: 'DEFLATE' });
   });
-  console.log(`  docsmith ${ours.toFixed(0)} ms, Carbone ${theirs.toFixed(0)} ms, docxtemplater ${dt.toFixed(0)} ms: docsmith is ${(theirs / ours).toFixed(1)}x Carbone, ${(dt / ours).toFixed(1)}x docxtemplater`);
+  console.log(
+    `  docsmith ${ours.toFixed(0)} ms, Carbone ${theirs.toFixed(0)} ms, docxtemplater ${dt.toFixed(0)} ms: docsmith is ${(theirs / ours).toFixed(1)}x Carbone, ${(dt / ours).toFixed(1)}x docxtemplater`,
+  );
 }
 
 async function throughput(t: ReturnType<typeof templates>, carboneFile: string): Promise<void> {
@@ -151,12 +178,14 @@ async function throughput(t: ReturnType<typeof templates>, carboneFile: string):
     check(name, await one(0), 100);
     let done = 0;
     const until = performance.now() + seconds * 1000;
-    await Promise.all(Array.from({ length: clients }, async (_, client) => {
-      while (performance.now() < until) {
-        await one(client);
-        done++;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: clients }, async (_, client) => {
+        while (performance.now() < until) {
+          await one(client);
+          done++;
+        }
+      }),
+    );
     return done / seconds;
   };
   // Four accounts, two clients each: an account may run two merges at once.
@@ -171,7 +200,11 @@ async function throughput(t: ReturnType<typeof templates>, carboneFile: string):
   const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_LOG_LEVEL: 'warn', DOCSMITH_OFFICE_WORKERS: '0' });
   try {
     const body = JSON.stringify({ mergeData: [data], template: t.ours.toString('base64') });
-    const one = await fetch(`${server.url}/v1/document/merge?returnFormat=DOCX`, { method: 'POST', headers: { authorization: auths[0]!, 'content-type': 'application/json' }, body });
+    const one = await fetch(`${server.url}/v1/document/merge?returnFormat=DOCX`, {
+      method: 'POST',
+      headers: { authorization: auths[0]!, 'content-type': 'application/json' },
+      body,
+    });
     if (one.status !== 200) throw new Error(`merge answered ${one.status}: ${await one.text()}`);
     check('docsmith', Buffer.from(((await one.json()) as string[])[0]!, 'base64'), 100);
     // autocannon (pre-built requests on keep-alive connections) drives the load: it shares the two
@@ -181,16 +214,29 @@ async function throughput(t: ReturnType<typeof templates>, carboneFile: string):
       const serverCpu = processCpuMs(server.child.pid!);
       const ownCpu = process.cpuUsage();
       const result = await autocannon({
-        url: `${server.url}/v1/document/merge?returnFormat=DOCX`, method: 'POST', connections: clients, duration: seconds,
-        headers: { 'content-type': 'application/json' }, body,
-        setupClient: (client) => client.setHeaders({ 'content-type': 'application/json', authorization: auths[connection++ % auths.length]! }),
+        url: `${server.url}/v1/document/merge?returnFormat=DOCX`,
+        method: 'POST',
+        connections: clients,
+        duration: seconds,
+        headers: { 'content-type': 'application/json' },
+        body,
+        setupClient: (client) =>
+          client.setHeaders({ 'content-type': 'application/json', authorization: auths[connection++ % auths.length]! }),
       });
-      if (result.non2xx > 0 || result.errors > 0) throw new Error(`docsmith: ${result.non2xx} answers other than 200 (${JSON.stringify(result.statusCodeStats)}), ${result.errors} errors`);
+      if (result.non2xx > 0 || result.errors > 0)
+        throw new Error(
+          `docsmith: ${result.non2xx} answers other than 200 (${JSON.stringify(result.statusCodeStats)}), ${result.errors} errors`,
+        );
       const docs = result.requests.total;
       const own = process.cpuUsage(ownCpu);
       // The next run waits for this one's last requests (autocannon stops without waiting for them).
       await new Promise((r) => setTimeout(r, 500));
-      return { rate: docs / seconds, p99: result.latency.p99, serverMs: (processCpuMs(server.child.pid!) - serverCpu) / docs, clientMs: (own.user + own.system) / 1000 / docs };
+      return {
+        rate: docs / seconds,
+        p99: result.latency.p99,
+        serverMs: (processCpuMs(server.child.pid!) - serverCpu) / docs,
+        clientMs: (own.user + own.system) / 1000 / docs,
+      };
     };
     // Both sides warmed up the same way and measured twice, the better run counting: Carbone's
     // first run warms it; docsmith gets one unmeasured run (its threads' code is compiled on first use).
@@ -202,13 +248,20 @@ async function throughput(t: ReturnType<typeof templates>, carboneFile: string):
     const best = ourRuns.reduce((a, b) => (b.rate > a.rate ? b : a));
     const theirs = Math.max(...carboneRuns);
     const ours = best.rate;
-    console.log(`  docsmith ${ours.toFixed(0)} docs/s over HTTP (runs ${ourRuns.map((r) => r.rate.toFixed(0)).join(', ')}; p99 latency ${best.p99} ms; server CPU ${best.serverMs.toFixed(2)} ms per document, load generator ${best.clientMs.toFixed(2)} ms), Carbone ${theirs.toFixed(0)} docs/s in-process (runs ${carboneRuns.map((r) => r.toFixed(0)).join(', ')}): docsmith is ${(ours / theirs).toFixed(2)}x`);
+    console.log(
+      `  docsmith ${ours.toFixed(0)} docs/s over HTTP (runs ${ourRuns.map((r) => r.rate.toFixed(0)).join(', ')}; p99 latency ${best.p99} ms; server CPU ${best.serverMs.toFixed(2)} ms per document, load generator ${best.clientMs.toFixed(2)} ms), Carbone ${theirs.toFixed(0)} docs/s in-process (runs ${carboneRuns.map((r) => r.toFixed(0)).join(', ')}): docsmith is ${(ours / theirs).toFixed(2)}x`,
+    );
     // Like for like: docsmith's merge as a library (the engine in its worker threads, what a
     // request runs minus HTTP, accounts and quotas) against Carbone's render.
     const workers = new DocumentWorkers();
-    const library = await run8('docsmith', async () => (await workers.merge({ docx: t.ours, records: [data], options: DEFAULT_MERGE_OPTIONS, append: false })).documents[0]!);
+    const library = await run8(
+      'docsmith',
+      async () => (await workers.merge({ docx: t.ours, records: [data], options: DEFAULT_MERGE_OPTIONS, append: false })).documents[0]!,
+    );
     await workers.close();
-    console.log(`  in-process, both as libraries: docsmith ${library.toFixed(0)} docs/s (worker threads), Carbone ${theirs.toFixed(0)} docs/s: docsmith is ${(library / theirs).toFixed(2)}x`);
+    console.log(
+      `  in-process, both as libraries: docsmith ${library.toFixed(0)} docs/s (worker threads), Carbone ${theirs.toFixed(0)} docs/s: docsmith is ${(library / theirs).toFixed(2)}x`,
+    );
   } finally {
     await server.stop();
   }
@@ -221,7 +274,11 @@ async function docxLatency(t: ReturnType<typeof templates>, carboneFile: string)
     const data = invoice(8);
     const body = JSON.stringify({ mergeData: [data], template: t.ours.toString('base64') });
     const ours = async () => {
-      const reply = await post(`${server.url}/v1/document/merge?returnFormat=DOCX`, { authorization, 'content-type': 'application/json' }, body);
+      const reply = await post(
+        `${server.url}/v1/document/merge?returnFormat=DOCX`,
+        { authorization, 'content-type': 'application/json' },
+        body,
+      );
       if (reply.status !== 200) throw new Error(`merge answered ${reply.status}: ${reply.text}`);
       return Buffer.from((JSON.parse(reply.text) as string[])[0]!, 'base64');
     };
@@ -243,21 +300,31 @@ async function pdfLines(t: ReturnType<typeof templates>, carboneFile: string): P
     const checkPdf = async (name: string, pdf: Uint8Array, rows: number) => {
       const text = await pdfText(pdf);
       const found = (text.match(/Article \d+/g) ?? []).length;
-      if (found !== rows || !text.includes('TOTAL-OK')) throw new Error(`${name}: ${found} rows of ${rows} in the PDF, total ${text.includes('TOTAL-OK')}`);
+      if (found !== rows || !text.includes('TOTAL-OK'))
+        throw new Error(`${name}: ${found} rows of ${rows} in the PDF, total ${text.includes('TOTAL-OK')}`);
     };
     for (const rows of [8, 100]) {
       const data = invoice(rows);
       const body = JSON.stringify({ mergeData: [data], template: t.ours.toString('base64') });
       const ours = async () => {
-        const reply = await post(`${server.url}/v1/document/merge?returnFormat=PDF`, { authorization, 'content-type': 'application/json' }, body);
+        const reply = await post(
+          `${server.url}/v1/document/merge?returnFormat=PDF`,
+          { authorization, 'content-type': 'application/json' },
+          body,
+        );
         if (reply.status !== 200) throw new Error(`merge answered ${reply.status}: ${reply.text}`);
         return Buffer.from((JSON.parse(reply.text) as string[])[0]!, 'base64');
       };
-      const theirs = () => new Promise<Buffer>((resolve, reject) => carbone.render(carboneFile, data, { convertTo: 'pdf' }, (error, result) => (error ? reject(error) : resolve(result))));
+      const theirs = () =>
+        new Promise<Buffer>((resolve, reject) =>
+          carbone.render(carboneFile, data, { convertTo: 'pdf' }, (error, result) => (error ? reject(error) : resolve(result))),
+        );
       await checkPdf('docsmith', await ours(), rows);
       await checkPdf('Carbone', await theirs(), rows);
       const [a, b] = await interleaved(15, 3, ours, theirs);
-      console.log(`  ${rows} rows: docsmith ${a.toFixed(0)} ms over HTTP, Carbone ${b.toFixed(0)} ms in-process: docsmith is ${(b / a).toFixed(2)}x`);
+      console.log(
+        `  ${rows} rows: docsmith ${a.toFixed(0)} ms over HTTP, Carbone ${b.toFixed(0)} ms in-process: docsmith is ${(b / a).toFixed(2)}x`,
+      );
     }
   } finally {
     await server.stop();

@@ -13,14 +13,21 @@ import { benchServer, median } from './support.js';
 const ROUNDS = 20;
 
 const template = docx(
-  p(run('Invoice for '), mergefield('customer'))
-  + table(row(cell(p(run('Item'))), cell(p(run('Price')))), block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('price', '\\# "#,##0.00"')))))),
+  p(run('Invoice for '), mergefield('customer')) +
+    table(
+      row(cell(p(run('Item'))), cell(p(run('Price')))),
+      block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('price', '\\# "#,##0.00"'))))),
+    ),
 );
 
 const server = await benchServer({ DOCSMITH_OFFICE_WORKERS: '1' });
 const { authorization } = server;
 const post = async (path: string, body: unknown): Promise<unknown> => {
-  const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   if (!response.ok) throw new Error(`${path}: ${response.status} ${text}`);
   return text ? JSON.parse(text) : undefined;
@@ -28,7 +35,9 @@ const post = async (path: string, body: unknown): Promise<unknown> => {
 
 try {
   await post('/v1/templates/upload?templateName=invoice.docx', template.toString('base64'));
-  const data = (i: number) => ({ mergeData: [{ customer: `Customer ${i}`, items: Array.from({ length: 10 }, (_, j) => ({ name: `Item ${j}`, price: i * 100 + j })) }] });
+  const data = (i: number) => ({
+    mergeData: [{ customer: `Customer ${i}`, items: Array.from({ length: 10 }, (_, j) => ({ name: `Item ${j}`, price: i * 100 + j })) }],
+  });
   const preview = async (i: number) => post('/v1/document/preview?templateName=invoice.docx&zoomFactor=75', data(i));
   const twoCalls = async (i: number) => {
     const [pdf] = (await post('/v1/document/merge?templateName=invoice.docx&returnFormat=PDF', data(i))) as string[];
@@ -47,7 +56,9 @@ try {
     theirs.push(performance.now() - t);
   }
   console.log('\nplayground preview of a merged one-page invoice (zoom 75, PNG)');
-  console.log(`  /document/preview p50 ${median(ours).toFixed(1)} ms; merge to PDF + /document/thumbnails p50 ${median(theirs).toFixed(1)} ms: ${(median(theirs) / median(ours)).toFixed(2)}x faster, 1 document counted instead of 2`);
+  console.log(
+    `  /document/preview p50 ${median(ours).toFixed(1)} ms; merge to PDF + /document/thumbnails p50 ${median(theirs).toFixed(1)} ms: ${(median(theirs) / median(ours)).toFixed(2)}x faster, 1 document counted instead of 2`,
+  );
 
   const page = await (await fetch(`${server.url}/portal/`)).text();
   const assets = [...page.matchAll(/(?:src|href)="(\/portal\/assets\/[^"]+)"/g)].map((m) => m[1]!);
@@ -58,7 +69,9 @@ try {
     raw += bytes.length;
     zipped += gzipSync(bytes).length;
   }
-  console.log(`\nfirst visit to /portal: ${assets.length + 1} files, ${(raw / 1024).toFixed(0)} KB (${(zipped / 1024).toFixed(0)} KB gzipped); the JSON editor loads on demand`);
+  console.log(
+    `\nfirst visit to /portal: ${assets.length + 1} files, ${(raw / 1024).toFixed(0)} KB (${(zipped / 1024).toFixed(0)} KB gzipped); the JSON editor loads on demand`,
+  );
 } finally {
   await server.stop();
 }

@@ -14,14 +14,26 @@ async function main(): Promise<void> {
   const server = await benchServer({ DOCSMITH_OFFICE_WORKERS: '0' });
   const { authorization } = server;
   const template = docx(p(mergefield('company')) + block('items', p(mergefield('name'), run('\t'), mergefield('qty'))));
-  await fetch(`${server.url}/v1/templates/upload?templateName=rows.docx`, { method: 'POST', headers: { authorization }, body: JSON.stringify(template.toString('base64')) });
-  const rows = (n: number) => JSON.stringify({ mergeData: [{ company: 'ACME', items: Array.from({ length: n }, (_, i) => ({ name: `Article ${i}`, qty: i % 7 })) }] });
+  await fetch(`${server.url}/v1/templates/upload?templateName=rows.docx`, {
+    method: 'POST',
+    headers: { authorization },
+    body: JSON.stringify(template.toString('base64')),
+  });
+  const rows = (n: number) =>
+    JSON.stringify({
+      mergeData: [{ company: 'ACME', items: Array.from({ length: n }, (_, i) => ({ name: `Article ${i}`, qty: i % 7 })) }],
+    });
   const big = rows(20_000);
   const small = rows(5);
-  const merge = (body: string) => fetch(`${server.url}/v1/document/merge?returnFormat=DOCX&templateName=rows.docx`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body }).then(async (r) => {
-    if (r.status !== 200) throw new Error(`merge answered ${r.status}: ${await r.text()}`);
-    await r.arrayBuffer();
-  });
+  const merge = (body: string) =>
+    fetch(`${server.url}/v1/document/merge?returnFormat=DOCX&templateName=rows.docx`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' },
+      body,
+    }).then(async (r) => {
+      if (r.status !== 200) throw new Error(`merge answered ${r.status}: ${await r.text()}`);
+      await r.arrayBuffer();
+    });
   const timed = async (fn: () => Promise<unknown>) => {
     const t = performance.now();
     await fn();
@@ -55,9 +67,13 @@ async function main(): Promise<void> {
     await load;
     const line = (name: string, a: number[], b: number[]) => {
       const [p50a, p99a, p50b, p99b] = [percentile(a, 0.5), percentile(a, 0.99), percentile(b, 0.5), percentile(b, 0.99)];
-      console.log(`  ${name.padEnd(14)} idle p50 ${p50a.toFixed(1)} ms, p99 ${p99a.toFixed(1)} ms | during 20,000-row merges p50 ${p50b.toFixed(1)} ms, p99 ${p99b.toFixed(1)} ms (p99 ${(p99b / p99a).toFixed(1)}x idle)`);
+      console.log(
+        `  ${name.padEnd(14)} idle p50 ${p50a.toFixed(1)} ms, p99 ${p99a.toFixed(1)} ms | during 20,000-row merges p50 ${p50b.toFixed(1)} ms, p99 ${p99b.toFixed(1)} ms (p99 ${(p99b / p99a).toFixed(1)}x idle)`,
+      );
     };
-    console.log(`Responsiveness while 20,000-row merges run back to back (${bigDone} of them, median ${percentile(bigTimes, 0.5).toFixed(0)} ms each):`);
+    console.log(
+      `Responsiveness while 20,000-row merges run back to back (${bigDone} of them, median ${percentile(bigTimes, 0.5).toFixed(0)} ms each):`,
+    );
     line('GET /healthz', idle.health, loaded.health);
     line('5-row merge', idle.merges, loaded.merges);
   } finally {

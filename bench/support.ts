@@ -17,12 +17,18 @@ export interface BenchServer {
 export async function benchServer(env: Record<string, string> = {}, limits: AccountInput = {}): Promise<BenchServer> {
   const dataDir = tempDir();
   const admin = await adminServices({ dataDir });
-  const account = await makeAccount(admin, 'bench', { licence: 'SN-BENCH', maxDocuments: 10_000_000, maxProofingTransactions: 1_000_000, ...limits });
+  const account = await makeAccount(admin, 'bench', {
+    licence: 'SN-BENCH',
+    maxDocuments: 10_000_000,
+    maxProofingTransactions: 1_000_000,
+    ...limits,
+  });
   await admin.store.close();
   const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_LOG_LEVEL: 'warn', ...env });
   while ((await fetch(`${server.url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
   return {
-    url: server.url, account,
+    url: server.url,
+    account,
     authorization: `Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}`,
     stop: () => server.stop(),
   };

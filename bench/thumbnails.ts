@@ -16,7 +16,6 @@ import { testPool } from '../test/helpers/office.js';
 import { tempDir } from '../test/helpers/server.js';
 import { benchServer, median } from './support.js';
 
-
 async function versusPdftoppm(): Promise<void> {
   console.log('\n1. all 25 pages of a PDF at 96 dpi to PNG');
   const pageBreak = '<w:p><w:r><w:br w:type="page"/></w:r></w:p>';
@@ -49,7 +48,9 @@ async function versusPdftoppm(): Promise<void> {
     theirTimes.push(performance.now() - t);
   }
   await renderer.close();
-  console.log(`  docsmith ${median(oursTimes).toFixed(0)} ms, pdftoppm ${median(theirTimes).toFixed(0)} ms: docsmith is ${(median(theirTimes) / median(oursTimes)).toFixed(1)}x faster`);
+  console.log(
+    `  docsmith ${median(oursTimes).toFixed(0)} ms, pdftoppm ${median(theirTimes).toFixed(0)} ms: docsmith is ${(median(theirTimes) / median(oursTimes)).toFixed(1)}x faster`,
+  );
 }
 
 async function templateCache(): Promise<void> {
@@ -66,11 +67,17 @@ async function templateCache(): Promise<void> {
     const first: number[] = [];
     const cached: number[] = [];
     for (let i = 0; i < 5; i++) {
-      await fetch(`${server.url}/v1/templates/upload?templateName=t.docx`, { method: 'POST', headers: { authorization }, body: JSON.stringify(docx(p(run(`Version ${i}`))).toString('base64')) });
+      await fetch(`${server.url}/v1/templates/upload?templateName=t.docx`, {
+        method: 'POST',
+        headers: { authorization },
+        body: JSON.stringify(docx(p(run(`Version ${i}`))).toString('base64')),
+      });
       first.push(await get());
       for (let j = 0; j < 5; j++) cached.push(await get());
     }
-    console.log(`  first call p50 ${median(first).toFixed(1)} ms, cached call p50 ${median(cached).toFixed(1)} ms (${(median(first) / median(cached)).toFixed(1)}x)`);
+    console.log(
+      `  first call p50 ${median(first).toFixed(1)} ms, cached call p50 ${median(cached).toFixed(1)} ms (${(median(first) / median(cached)).toFixed(1)}x)`,
+    );
   } finally {
     await server.stop();
   }

@@ -8,7 +8,13 @@ import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import * as requests from '../src/api/requests/schemas.js';
 import * as responses from '../src/api/schemas.js';
 
-export const CLIENT_TYPES_FILE = path.join(path.dirname(path.dirname(fileURLToPath(import.meta.url))), 'packages', 'client', 'src', 'wire.ts');
+export const CLIENT_TYPES_FILE = path.join(
+  path.dirname(path.dirname(fileURLToPath(import.meta.url))),
+  'packages',
+  'client',
+  'src',
+  'wire.ts',
+);
 
 /** Request bodies: the client sends the canonical type; responses say every type they may hold. */
 const REQUESTS = new Set(['MergeBody', 'FindAndReplaceBody', 'AppendBody', 'MergeSettings', 'DocumentSettings']);
@@ -49,23 +55,33 @@ function canonical(schema: Schema, root: boolean, request: boolean): Schema {
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'title' || key === 'examples' || key.startsWith('x-')) continue;
     if (key === 'type' && Array.isArray(value) && request) out.type = value[0];
-    else if (key === 'properties') out.properties = Object.fromEntries(Object.entries(value as Record<string, Schema>).map(([name, sub]) => [name, canonical(sub, false, request)]));
-    else if ((key === 'items' || key === 'additionalProperties') && typeof value === 'object' && value !== null) out[key] = canonical(value as Schema, false, request);
+    else if (key === 'properties')
+      out.properties = Object.fromEntries(
+        Object.entries(value as Record<string, Schema>).map(([name, sub]) => [name, canonical(sub, false, request)]),
+      );
+    else if ((key === 'items' || key === 'additionalProperties') && typeof value === 'object' && value !== null)
+      out[key] = canonical(value as Schema, false, request);
     else out[key] = value;
   }
   return out;
 }
 
 export async function generateClientTypes(): Promise<string> {
-  const definitions = Object.fromEntries(Object.entries(CONTRACT).map(([name, schema]) => [name, { ...canonical(schema as Schema, true, REQUESTS.has(name)), title: name }]));
-  const source = await compile({ title: 'WireContract', type: 'object', definitions, additionalProperties: false } as JSONSchema, 'WireContract', {
-    additionalProperties: false,
-    ignoreMinAndMaxItems: true,
-    unreachableDefinitions: true,
-    bannerComment: '// Generated from the server\'s schemas by scripts/client-types.ts; do not edit by hand.',
-    format: true,
-    style: { singleQuote: true, printWidth: 120 },
-  });
+  const definitions = Object.fromEntries(
+    Object.entries(CONTRACT).map(([name, schema]) => [name, { ...canonical(schema as Schema, true, REQUESTS.has(name)), title: name }]),
+  );
+  const source = await compile(
+    { title: 'WireContract', type: 'object', definitions, additionalProperties: false } as JSONSchema,
+    'WireContract',
+    {
+      additionalProperties: false,
+      ignoreMinAndMaxItems: true,
+      unreachableDefinitions: true,
+      bannerComment: "// Generated from the server's schemas by scripts/client-types.ts; do not edit by hand.",
+      format: true,
+      style: { singleQuote: true, printWidth: 120 },
+    },
+  );
   // The root only gathers the definitions; the client needs the named shapes.
   return source
     .replace(/export interface WireContract \{\}\n\n?/, '')

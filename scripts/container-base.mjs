@@ -28,7 +28,9 @@ if (spawnSync('podman', ['image', 'exists', tag]).status === 0) {
 const rootfs = mkdtempSync('/var/tmp/docsmith-rootfs-');
 try {
   console.error(`container-base: Debian bookworm from ${mirror} into ${rootfs}`);
-  run('debootstrap', ['--variant=minbase', '--include=ca-certificates', 'bookworm', rootfs, mirror], { stdio: ['ignore', 'ignore', 'inherit'] });
+  run('debootstrap', ['--variant=minbase', '--include=ca-certificates', 'bookworm', rootfs, mirror], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   // This machine's Node.js: the binary, npm, and the headers native modules build against.
   const prefix = path.dirname(path.dirname(process.execPath));
   const npmRoot = spawnSync('npm', ['root', '-g'], { encoding: 'utf8' }).stdout.trim();
@@ -44,9 +46,15 @@ try {
     cpSync(extra, path.join(rootfs, extra), { recursive: true });
     run('chroot', [rootfs, 'update-ca-certificates'], { stdio: ['ignore', 'ignore', 'inherit'] });
   }
-  const env = ['npm_config_nodedir=/usr/local', 'NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt', 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'];
+  const env = [
+    'npm_config_nodedir=/usr/local',
+    'NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt',
+    'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+  ];
   const changes = env.map((e) => `--change 'ENV ${e}'`).join(' ');
-  const tar = spawnSync('sh', ['-c', `tar -C "${rootfs}" -c . | podman import ${changes} - ${tag}`], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const tar = spawnSync('sh', ['-c', `tar -C "${rootfs}" -c . | podman import ${changes} - ${tag}`], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (tar.status !== 0) process.exit(1);
   console.log(tag);
 } finally {

@@ -21,7 +21,9 @@ function run(command, args) {
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 20 || (major === 20 && minor < 10)) {
-  console.error(`setup: docsmith needs Node.js 20.10 or newer; this is ${process.version}. Install a newer Node.js (https://nodejs.org or your package manager).`);
+  console.error(
+    `setup: docsmith needs Node.js 20.10 or newer; this is ${process.version}. Install a newer Node.js (https://nodejs.org or your package manager).`,
+  );
   process.exit(1);
 }
 
@@ -39,30 +41,36 @@ const systemOnly = process.argv.includes('--system-only');
 // Node.js 20 reached end of life in April 2026: it still works, but say so.
 const nodeMajor = Number(process.versions.node.split('.')[0]);
 if (nodeMajor < 22) {
-  console.warn(`setup: warning: Node.js ${process.version} is past its end of life (April 2026); docsmith still runs on it, but use Node.js 24 or 22 (the LTS lines it is tested on).`);
+  console.warn(
+    `setup: warning: Node.js ${process.version} is past its end of life (April 2026); docsmith still runs on it, but use Node.js 24 or 22 (the LTS lines it is tested on).`,
+  );
 }
 const officeWanted = !npmOnly && process.env.DOCSMITH_OFFICE_WORKERS !== '0';
 // The portal's end-to-end tests drive Debian's Chromium; only `npm test` needs it.
 const browserWanted = !npmOnly && process.env.npm_lifecycle_event === 'pretest' && process.env.DOCSMITH_BROWSER_TESTS !== '0';
 const SYSTEM_PARTS = [
-  ...(systemOnly ? [] : [
-    { check: 'command -v python3', packages: ['python3'] },
-    { check: 'command -v make', packages: ['make'] },
-    { check: 'command -v g++', packages: ['g++'] },
-  ]),
-  ...(officeWanted ? [
-    { check: 'test -x /usr/lib/libreoffice/program/soffice.bin', packages: ['libreoffice-writer-nogui', 'libreoffice-calc-nogui'] },
-    { check: '/usr/bin/python3 -c "import uno"', packages: ['python3-uno'] },
-    // The office's sandbox: it sees the system's programs and fonts and its own job, nothing else.
-    { check: 'command -v bwrap', packages: ['bubblewrap'] },
-    { check: 'command -v fc-list', packages: ['fontconfig'] },
-    { check: 'fc-list | grep -q Carlito', packages: ['fonts-crosextra-carlito'] },
-    { check: 'fc-list | grep -q Caladea', packages: ['fonts-crosextra-caladea'] },
-    { check: 'fc-list | grep -q "Liberation Sans"', packages: ['fonts-liberation2'] },
-    { check: 'fc-list | grep -q "DejaVu Sans"', packages: ['fonts-dejavu-core'] },
-    // Spelling dictionaries for /proofing (Hunspell format), ReportingCloud's set as far as Debian has it.
-    ...dictionaryPackages().map((pkg) => ({ check: `dpkg -s ${pkg} >/dev/null 2>&1 || ! command -v dpkg`, packages: [pkg] })),
-  ] : []),
+  ...(systemOnly
+    ? []
+    : [
+        { check: 'command -v python3', packages: ['python3'] },
+        { check: 'command -v make', packages: ['make'] },
+        { check: 'command -v g++', packages: ['g++'] },
+      ]),
+  ...(officeWanted
+    ? [
+        { check: 'test -x /usr/lib/libreoffice/program/soffice.bin', packages: ['libreoffice-writer-nogui', 'libreoffice-calc-nogui'] },
+        { check: '/usr/bin/python3 -c "import uno"', packages: ['python3-uno'] },
+        // The office's sandbox: it sees the system's programs and fonts and its own job, nothing else.
+        { check: 'command -v bwrap', packages: ['bubblewrap'] },
+        { check: 'command -v fc-list', packages: ['fontconfig'] },
+        { check: 'fc-list | grep -q Carlito', packages: ['fonts-crosextra-carlito'] },
+        { check: 'fc-list | grep -q Caladea', packages: ['fonts-crosextra-caladea'] },
+        { check: 'fc-list | grep -q "Liberation Sans"', packages: ['fonts-liberation2'] },
+        { check: 'fc-list | grep -q "DejaVu Sans"', packages: ['fonts-dejavu-core'] },
+        // Spelling dictionaries for /proofing (Hunspell format), ReportingCloud's set as far as Debian has it.
+        ...dictionaryPackages().map((pkg) => ({ check: `dpkg -s ${pkg} >/dev/null 2>&1 || ! command -v dpkg`, packages: [pkg] })),
+      ]
+    : []),
   ...(browserWanted ? [{ check: 'test -x /usr/bin/chromium', packages: ['chromium'] }] : []),
   // The tests run the PostgreSQL store behind a transaction-mode pooler too.
   ...(process.env.npm_lifecycle_event === 'pretest' ? [{ check: 'test -x /usr/sbin/pgbouncer', packages: ['pgbouncer'] }] : []),
@@ -70,11 +78,15 @@ const SYSTEM_PARTS = [
 /** The Debian packages of the dictionaries DOCSMITH_DICTIONARIES asks for (default: all of them). */
 function dictionaryPackages() {
   const table = JSON.parse(readFileSync(path.join(root, 'src', 'proofing', 'dictionaries.json'), 'utf8'));
-  const wanted = (process.env.DOCSMITH_DICTIONARIES ?? '').split(',').map((n) => n.trim().toLowerCase()).filter(Boolean);
+  const wanted = (process.env.DOCSMITH_DICTIONARIES ?? '')
+    .split(',')
+    .map((n) => n.trim().toLowerCase())
+    .filter(Boolean);
   const all = wanted.length === 0 || wanted.includes('all');
   const chosen = table.filter((d) => all || wanted.includes(d.name.toLowerCase()));
   const unavailable = chosen.filter((d) => !d.package).map((d) => `${d.name} (${d.missing})`);
-  if (unavailable.length && process.env.npm_lifecycle_event !== 'prestart') console.log(`setup: dictionaries no package provides: ${unavailable.join(', ')}`);
+  if (unavailable.length && process.env.npm_lifecycle_event !== 'prestart')
+    console.log(`setup: dictionaries no package provides: ${unavailable.join(', ')}`);
   return [...new Set(chosen.filter((d) => d.package).map((d) => d.package))];
 }
 
@@ -85,9 +97,11 @@ if (missing.length > 0) {
     run('apt-get', ['update']);
     run('env', ['DEBIAN_FRONTEND=noninteractive', 'apt-get', 'install', '-y', '--no-install-recommends', ...missing]);
   } else {
-    console.error(`setup: missing system packages: ${missing.join(' ')}\n`
-      + `  install them first, e.g.: sudo apt-get install ${missing.join(' ')}\n`
-      + '  (or run without the office engine: DOCSMITH_OFFICE_WORKERS=0; without the browser tests: DOCSMITH_BROWSER_TESTS=0)');
+    console.error(
+      `setup: missing system packages: ${missing.join(' ')}\n` +
+        `  install them first, e.g.: sudo apt-get install ${missing.join(' ')}\n` +
+        '  (or run without the office engine: DOCSMITH_OFFICE_WORKERS=0; without the browser tests: DOCSMITH_BROWSER_TESTS=0)',
+    );
     process.exit(1);
   }
 }
@@ -104,14 +118,19 @@ function officeUiFiles() {
   const marker = path.join(target, '.docsmith-version');
   if (existsSync(marker) && readFileSync(marker, 'utf8') === version) return;
   if (process.getuid?.() !== 0) {
-    console.warn(`setup: warning: LibreOffice's Writer window files are missing (${target}); documents with comments need the one-off office (seconds each). Run the set-up as root once, or install libreoffice-writer.`);
+    console.warn(
+      `setup: warning: LibreOffice's Writer window files are missing (${target}); documents with comments need the one-off office (seconds each). Run the set-up as root once, or install libreoffice-writer.`,
+    );
     return;
   }
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'docsmith-office-ui-'));
   try {
-    const download = () => spawnSync('apt-get', ['download', `libreoffice-writer=${version}`], { cwd: scratch, stdio: 'ignore' }).status === 0;
+    const download = () =>
+      spawnSync('apt-get', ['download', `libreoffice-writer=${version}`], { cwd: scratch, stdio: 'ignore' }).status === 0;
     if (!download() && !(spawnSync('apt-get', ['update'], { stdio: 'ignore' }).status === 0 && download())) {
-      console.warn(`setup: warning: could not download libreoffice-writer ${version} for its Writer window files; documents with comments will use the one-off office.`);
+      console.warn(
+        `setup: warning: could not download libreoffice-writer ${version} for its Writer window files; documents with comments will use the one-off office.`,
+      );
       return;
     }
     const deb = readdirSync(scratch).find((name) => name.endsWith('.deb'));
@@ -166,8 +185,12 @@ function copyAssets(from, to) {
   }
 }
 const built = path.join(root, 'dist', '.build-stamp');
-const sources = Math.max(newest(path.join(root, 'src')), newest(path.join(root, 'packages', 'client', 'src')), statSync(path.join(root, 'tsconfig.json')).mtimeMs,
-  statSync(path.join(root, 'tsconfig.build.json')).mtimeMs);
+const sources = Math.max(
+  newest(path.join(root, 'src')),
+  newest(path.join(root, 'packages', 'client', 'src')),
+  statSync(path.join(root, 'tsconfig.json')).mtimeMs,
+  statSync(path.join(root, 'tsconfig.build.json')).mtimeMs,
+);
 if (!existsSync(built) || statSync(built).mtimeMs < sources) {
   console.log('setup: compiling TypeScript');
   run(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json']);
@@ -178,8 +201,11 @@ if (!existsSync(built) || statSync(built).mtimeMs < sources) {
 
 // The web portal (portal/, Vite) builds into dist/portal when its sources changed.
 const portalBuilt = path.join(root, 'dist', 'portal', 'index.html');
-const portalSources = Math.max(newest(path.join(root, 'portal')), newest(path.join(root, 'packages', 'client', 'src')),
-  statSync(path.join(root, 'src', 'merge', 'sample.ts')).mtimeMs);
+const portalSources = Math.max(
+  newest(path.join(root, 'portal')),
+  newest(path.join(root, 'packages', 'client', 'src')),
+  statSync(path.join(root, 'src', 'merge', 'sample.ts')).mtimeMs,
+);
 if (!existsSync(portalBuilt) || statSync(portalBuilt).mtimeMs < portalSources) {
   console.log('setup: building the web portal');
   run(process.execPath, [path.join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'portal/vite.config.ts']);

@@ -47,7 +47,13 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       level: config.logLevel,
       redact: ['req.headers.authorization'],
       // A share token in a path is a credential: never written to the log.
-      serializers: { req: (request: { method: string; url: string; ip?: string }) => ({ method: request.method, url: logSafeUrl(request.url), remoteAddress: request.ip }) },
+      serializers: {
+        req: (request: { method: string; url: string; ip?: string }) => ({
+          method: request.method,
+          url: logSafeUrl(request.url),
+          remoteAddress: request.ip,
+        }),
+      },
     },
     bodyLimit: config.bodyLimitBytes,
     genReqId: requestIdFor,
@@ -104,7 +110,11 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     transform: ({ schema, url, route }) => {
       if (!schema || (schema as { hide?: boolean }).hide) return { schema, url };
       const methods = Array.isArray(route.method) ? route.method : [route.method];
-      const words = url.replace(/^\/v1\//, '/').split(/[/_-]/).filter(Boolean).map((w) => (w.startsWith(':') ? `by${w[1]!.toUpperCase()}${w.slice(2)}` : w));
+      const words = url
+        .replace(/^\/v1\//, '/')
+        .split(/[/_-]/)
+        .filter(Boolean)
+        .map((w) => (w.startsWith(':') ? `by${w[1]!.toUpperCase()}${w.slice(2)}` : w));
       const operationId = methods[0]!.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
       return { schema: { ...schema, operationId } as typeof schema, url };
     },
@@ -113,39 +123,49 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   // The interactive reference (Swagger UI, served from the package: nothing from a CDN).
   // With the portal's framing and content rules: its own origin only, never inside another site's frame.
   await app.register(swaggerUi, {
-    routePrefix: '/docs/try', uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true, validatorUrl: null },
+    routePrefix: '/docs/try',
+    uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true, validatorUrl: null },
     staticCSP: true,
-    transformStaticCSP: (header) => `${header.replace("frame-ancestors 'self'", "frame-ancestors 'none'").replace(/ upgrade-insecure-requests;| validator\.swagger\.io| https:/g, '')} connect-src 'self'; form-action 'self'`,
+    transformStaticCSP: (header) =>
+      `${header.replace("frame-ancestors 'self'", "frame-ancestors 'none'").replace(/ upgrade-insecure-requests;| validator\.swagger\.io| https:/g, '')} connect-src 'self'; form-action 'self'`,
   });
 
   healthRoutes(app, services);
   app.get('/metrics', { logLevel: 'warn', schema: { hide: true } }, async (_request, reply) =>
-    reply.type(metrics.contentType).send(await metrics.text()));
+    reply.type(metrics.contentType).send(await metrics.text()),
+  );
   // Anyone may ask: the runtime's version (a hint for attackers) is for /metrics, on the internal network.
-  app.get('/version', { logLevel: 'warn', schema: { tags: ['operations'], summary: 'The version of docsmith and its kind of storage' } }, async (_request, reply) =>
-    sendJson(reply, 200, { version: VERSION, storage: services.store.kind }));
+  app.get(
+    '/version',
+    { logLevel: 'warn', schema: { tags: ['operations'], summary: 'The version of docsmith and its kind of storage' } },
+    async (_request, reply) => sendJson(reply, 200, { version: VERSION, storage: services.store.kind }),
+  );
   sharePreviewRoutes(app, services);
   await portalRoutes(app);
 
-  await app.register(async (v1) => {
-    requireAuthentication(v1, services.authenticator);
-    accountRoutes(v1, services);
-    templateRoutes(v1, services);
-    documentRoutes(v1, services);
-    fontRoutes(v1, services);
-    mergeRoutes(v1, services);
-    appendRoutes(v1, services);
-    thumbnailRoutes(v1, services);
-    reviewRoutes(v1, services);
-    proofingRoutes(v1, services);
-    shareTokenRoute(v1, services);
-    jobRoutes(v1, services);
-    if (config.testRoutes) testingRoutes(v1, services);
-  }, { prefix: '/v1' });
+  await app.register(
+    async (v1) => {
+      requireAuthentication(v1, services.authenticator);
+      accountRoutes(v1, services);
+      templateRoutes(v1, services);
+      documentRoutes(v1, services);
+      fontRoutes(v1, services);
+      mergeRoutes(v1, services);
+      appendRoutes(v1, services);
+      thumbnailRoutes(v1, services);
+      reviewRoutes(v1, services);
+      proofingRoutes(v1, services);
+      shareTokenRoute(v1, services);
+      jobRoutes(v1, services);
+      if (config.testRoutes) testingRoutes(v1, services);
+    },
+    { prefix: '/v1' },
+  );
 
   let reference: string | undefined;
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
+    reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())),
+  );
   app.get('/docs', { schema: { hide: true } }, async (_request, reply) => {
     reference ??= renderReference(app.swagger() as unknown as OpenApiLike);
     return reply.type('text/html; charset=utf-8').send(reference);

@@ -169,7 +169,10 @@ export function loadConfig(env: Env = process.env): Config {
       retentionMs: int(env, 'DOCSMITH_JOB_RETENTION_HOURS', 24, 1, 24 * 365) * 3_600_000,
       maxWaiting: int(env, 'DOCSMITH_JOB_MAX_WAITING', 20, 1, 100_000),
       pollMs: int(env, 'DOCSMITH_JOB_POLL_MS', 1000, 10, 600_000),
-      callbackAllow: (env.DOCSMITH_CALLBACK_ALLOW ?? 'public').split(',').map((e) => e.trim()).filter(Boolean),
+      callbackAllow: (env.DOCSMITH_CALLBACK_ALLOW ?? 'public')
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean),
       callbackAttempts: int(env, 'DOCSMITH_CALLBACK_ATTEMPTS', 6, 1, 100),
       callbackBackoffMs: int(env, 'DOCSMITH_CALLBACK_BACKOFF_MS', 10_000, 10, 3_600_000),
       callbackTimeoutMs: int(env, 'DOCSMITH_CALLBACK_TIMEOUT_MS', 10_000, 100, 600_000),
@@ -190,6 +193,9 @@ export function loadConfig(env: Env = process.env): Config {
 
 /** `DOCSMITH_DICTIONARIES`: `all` (the default) or client names, comma-separated (`en_US.dic,de_DE_frami.dic`). */
 function dictionaryList(value: string | undefined): string[] | undefined {
-  const names = (value ?? '').split(',').map((n) => n.trim()).filter(Boolean);
+  const names = (value ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
   return names.length === 0 || names.some((n) => n.toLowerCase() === 'all') ? undefined : names;
 }

@@ -30,7 +30,9 @@ export class PayloadTooLargeError extends DocsmithError {
 /** The documents a request produces have outgrown DOCSMITH_MAX_OUTPUT_MB: 413, whatever the step. */
 export class OutputTooLargeError extends PayloadTooLargeError {
   constructor(maxBytes: number) {
-    super(`The documents this request makes come to more than ${Math.round(maxBytes / 1024 / 1024)} MB, the server's limit (DOCSMITH_MAX_OUTPUT_MB); merge fewer records per request, or ask the operator to raise the limit.`);
+    super(
+      `The documents this request makes come to more than ${Math.round(maxBytes / 1024 / 1024)} MB, the server's limit (DOCSMITH_MAX_OUTPUT_MB); merge fewer records per request, or ask the operator to raise the limit.`,
+    );
   }
 }
 
@@ -39,7 +41,10 @@ export type Refusal = 'documents' | 'templates' | 'proofing' | 'merge_slots' | '
 
 /** Not authorised, over a quota or over a limit (403). */
 export class ForbiddenError extends DocsmithError {
-  constructor(message: string, readonly refusal: Refusal = 'other') {
+  constructor(
+    message: string,
+    readonly refusal: Refusal = 'other',
+  ) {
     super(403, message);
   }
 }
@@ -70,7 +75,10 @@ export class ProcessingTimeoutError extends DocsmithError {
  * Callers (anonymous ones too) see only `publicReason`; `detail` (names, driver errors) is for the log.
  */
 export class StorageUnavailableError extends BusyError {
-  constructor(readonly detail: string, publicReason = 'the database is not reachable') {
+  constructor(
+    readonly detail: string,
+    publicReason = 'the database is not reachable',
+  ) {
     super(`The storage is not available right now (${publicReason}); retry shortly.`, 5);
   }
 }

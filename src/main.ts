@@ -8,18 +8,27 @@ import { openWhenReachable, startupProblem } from './startup.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   if (config.fontsDir && !fs.existsSync(config.fontsDir)) {
-    throw new ConfigError(`the fonts folder ${config.fontsDir} (DOCSMITH_FONTS_DIR) does not exist: create it, or unset DOCSMITH_FONTS_DIR`);
+    throw new ConfigError(
+      `the fonts folder ${config.fontsDir} (DOCSMITH_FONTS_DIR) does not exist: create it, or unset DOCSMITH_FONTS_DIR`,
+    );
   }
   if (config.office.workers > 0 && !fs.existsSync(config.office.sofficePath)) {
-    throw new ConfigError(`the office program ${config.office.sofficePath} does not exist: install LibreOffice (apt-get install libreoffice-writer-nogui libreoffice-calc-nogui python3-uno), fix DOCSMITH_SOFFICE, or set DOCSMITH_OFFICE_WORKERS=0 to run without document conversion`);
+    throw new ConfigError(
+      `the office program ${config.office.sofficePath} does not exist: install LibreOffice (apt-get install libreoffice-writer-nogui libreoffice-calc-nogui python3-uno), fix DOCSMITH_SOFFICE, or set DOCSMITH_OFFICE_WORKERS=0 to run without document conversion`,
+    );
   }
   let log: Logger = () => undefined;
   // PostgreSQL that is not there yet (down, starting, unreachable) is waited for, not a reason to exit.
-  const services = await openWhenReachable(config, () => openServices(config, { withOffice: true, log: (level, message, details) => log(level, message, details) }),
-    (line) => console.log(JSON.stringify({ level: 40, time: Date.now(), pid: process.pid, ...line })));
+  const services = await openWhenReachable(
+    config,
+    () => openServices(config, { withOffice: true, log: (level, message, details) => log(level, message, details) }),
+    (line) => console.log(JSON.stringify({ level: 40, time: Date.now(), pid: process.pid, ...line })),
+  );
   if ((await services.apiKeys.secretMatches()) === false) {
     await services.store.close();
-    throw new ConfigError(`the API keys in the database were sealed with another master secret: start with the DOCSMITH_SECRET (or the data folder's secret.key) this database was used with`);
+    throw new ConfigError(
+      `the API keys in the database were sealed with another master secret: start with the DOCSMITH_SECRET (or the data folder's secret.key) this database was used with`,
+    );
   }
   const jobs = services.jobRunner;
   const app = await buildApp(services);
@@ -31,7 +40,9 @@ async function main(): Promise<void> {
       if (await services.accounts.ensure(user, password, licence)) app.log.info({ user, licence }, 'bootstrap account created');
     } catch (error) {
       await services.store.close();
-      throw new ConfigError(`the bootstrap account (DOCSMITH_BOOTSTRAP_USER, DOCSMITH_BOOTSTRAP_PASSWORD, DOCSMITH_BOOTSTRAP_LICENSE) cannot be made: ${(error as Error).message}`);
+      throw new ConfigError(
+        `the bootstrap account (DOCSMITH_BOOTSTRAP_USER, DOCSMITH_BOOTSTRAP_PASSWORD, DOCSMITH_BOOTSTRAP_LICENSE) cannot be made: ${(error as Error).message}`,
+      );
     }
   }
 
@@ -40,9 +51,11 @@ async function main(): Promise<void> {
     app.log.info({ fontsDir: config.fontsDir }, 'fonts changed: replacing the office processes');
     services.office?.recycleAll();
   });
-  services.usage.onLost = (error) => app.log.error({ reason: error.message }, 'a delivered document could not be counted for ten minutes: the database did not answer');
+  services.usage.onLost = (error) =>
+    app.log.error({ reason: error.message }, 'a delivered document could not be counted for ten minutes: the database did not answer');
   const stopSweeping = services.usage.sweepOrphanedReservations((refunded) =>
-    app.log.warn({ refunded }, 'documents counted by requests that never finished (instance killed) were taken back'));
+    app.log.warn({ refunded }, 'documents counted by requests that never finished (instance killed) were taken back'),
+  );
 
   let signals = 0;
   const stop = async (signal: string) => {
@@ -83,7 +96,8 @@ async function main(): Promise<void> {
     // Never gives up: a slot that fails to start is tried again with back-off (logged each time),
     // and /readyz answers 200 as soon as one office process is warm.
     void services.office.start().then(
-      () => app.log.info({ workers: config.office.workers, ms: Date.now() - started, sandbox: services.sandbox.kind }, 'office engine ready'),
+      () =>
+        app.log.info({ workers: config.office.workers, ms: Date.now() - started, sandbox: services.sandbox.kind }, 'office engine ready'),
       (error: unknown) => app.log.error({ err: error }, 'the office engine failed to start'),
     );
   } else {

@@ -11,10 +11,19 @@ import type { Refusal } from './errors.js';
 import { cacheLookups } from './util/cacheStats.js';
 
 /** A counter that follows totals kept elsewhere (the pool's statistics, the cache counts), by labels. */
-function followingCounter(registry: client.Registry, name: string, help: string, labelNames: string[], read: () => Iterable<[Record<string, string>, number]>): void {
+function followingCounter(
+  registry: client.Registry,
+  name: string,
+  help: string,
+  labelNames: string[],
+  read: () => Iterable<[Record<string, string>, number]>,
+): void {
   const seen = new Map<string, number>();
   new client.Counter({
-    name, help, labelNames, registers: [registry],
+    name,
+    help,
+    labelNames,
+    registers: [registry],
     collect() {
       for (const [labels, now] of read()) {
         const key = JSON.stringify(labels);
@@ -41,15 +50,31 @@ export class Metrics {
   constructor(parts: { office: OfficePool | null; workers: DocumentWorkers; jobs?: JobRunner; store?: Store }) {
     const registers = [this.registry];
     client.collectDefaultMetrics({ register: this.registry, prefix: 'docsmith_' });
-    this.requests = new client.Counter({ name: 'docsmith_http_requests_total', help: 'HTTP requests answered, by route and status', labelNames: ['method', 'route', 'status'], registers });
+    this.requests = new client.Counter({
+      name: 'docsmith_http_requests_total',
+      help: 'HTTP requests answered, by route and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
     this.duration = new client.Histogram({
-      name: 'docsmith_http_request_duration_seconds', help: 'Time to answer a request, by route', labelNames: ['method', 'route'], registers,
+      name: 'docsmith_http_request_duration_seconds',
+      help: 'Time to answer a request, by route',
+      labelNames: ['method', 'route'],
+      registers,
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     });
-    this.refusals = new client.Counter({ name: 'docsmith_refusals_total', help: '403 answers by reason: quotas, merge slots, expired accounts, licences', labelNames: ['reason'], registers });
+    this.refusals = new client.Counter({
+      name: 'docsmith_refusals_total',
+      help: '403 answers by reason: quotas, merge slots, expired accounts, licences',
+      labelNames: ['reason'],
+      registers,
+    });
     const office = parts.office;
     new client.Gauge({
-      name: 'docsmith_office_processes', help: 'Office processes by state', labelNames: ['state'], registers,
+      name: 'docsmith_office_processes',
+      help: 'Office processes by state',
+      labelNames: ['state'],
+      registers,
       collect() {
         const status = office?.status();
         this.set({ state: 'configured' }, status?.configured ?? 0);
@@ -58,17 +83,80 @@ export class Metrics {
         this.set({ state: 'starting' }, status?.starting ?? 0);
       },
     });
-    new client.Gauge({ name: 'docsmith_office_queue_length', help: 'Office jobs waiting for a process', registers, collect() { this.set(office?.queueLength ?? 0); } });
-    followingCounter(this.registry, 'docsmith_office_jobs_total', 'Office jobs run', [], total(() => office?.stats.jobs));
-    followingCounter(this.registry, 'docsmith_office_restarts_total', 'Office processes restarted', [], total(() => office?.stats.restarts));
-    followingCounter(this.registry, 'docsmith_office_crashes_total', 'Office processes that died during a job', [], total(() => office?.stats.crashes));
-    followingCounter(this.registry, 'docsmith_office_timeouts_total', 'Office jobs stopped by the time limit', [], total(() => office?.stats.timeouts));
-    followingCounter(this.registry, 'docsmith_office_refused_total', 'Office jobs refused (queue full or waited too long)', [], total(() => office?.stats.refused));
-    new client.Gauge({ name: 'docsmith_document_threads', help: 'Worker threads for document work', registers, collect() { this.set(parts.workers.threads); } });
+    new client.Gauge({
+      name: 'docsmith_office_queue_length',
+      help: 'Office jobs waiting for a process',
+      registers,
+      collect() {
+        this.set(office?.queueLength ?? 0);
+      },
+    });
+    followingCounter(
+      this.registry,
+      'docsmith_office_jobs_total',
+      'Office jobs run',
+      [],
+      total(() => office?.stats.jobs),
+    );
+    followingCounter(
+      this.registry,
+      'docsmith_office_restarts_total',
+      'Office processes restarted',
+      [],
+      total(() => office?.stats.restarts),
+    );
+    followingCounter(
+      this.registry,
+      'docsmith_office_crashes_total',
+      'Office processes that died during a job',
+      [],
+      total(() => office?.stats.crashes),
+    );
+    followingCounter(
+      this.registry,
+      'docsmith_office_timeouts_total',
+      'Office jobs stopped by the time limit',
+      [],
+      total(() => office?.stats.timeouts),
+    );
+    followingCounter(
+      this.registry,
+      'docsmith_office_refused_total',
+      'Office jobs refused (queue full or waited too long)',
+      [],
+      total(() => office?.stats.refused),
+    );
+    new client.Gauge({
+      name: 'docsmith_document_threads',
+      help: 'Worker threads for document work',
+      registers,
+      collect() {
+        this.set(parts.workers.threads);
+      },
+    });
     const jobs = parts.jobs;
-    new client.Gauge({ name: 'docsmith_jobs_running', help: 'Background jobs this instance is running', registers, collect() { this.set(jobs?.active ?? 0); } });
-    followingCounter(this.registry, 'docsmith_jobs_finished_total', 'Background jobs this instance finished, by outcome', ['outcome'],
-      () => (jobs ? [[{ outcome: 'done' }, jobs.stats.done], [{ outcome: 'failed' }, jobs.stats.failed], [{ outcome: 'requeued' }, jobs.stats.requeued]] : []));
+    new client.Gauge({
+      name: 'docsmith_jobs_running',
+      help: 'Background jobs this instance is running',
+      registers,
+      collect() {
+        this.set(jobs?.active ?? 0);
+      },
+    });
+    followingCounter(
+      this.registry,
+      'docsmith_jobs_finished_total',
+      'Background jobs this instance finished, by outcome',
+      ['outcome'],
+      () =>
+        jobs
+          ? [
+              [{ outcome: 'done' }, jobs.stats.done],
+              [{ outcome: 'failed' }, jobs.stats.failed],
+              [{ outcome: 'requeued' }, jobs.stats.requeued],
+            ]
+          : [],
+    );
     // The queue as every instance sees it (the database's count), read at each scrape.
     const store = parts.store;
     if (store) {
@@ -81,9 +169,18 @@ export class Metrics {
         }
         return queue.stats;
       };
-      new client.Gauge({ name: 'docsmith_jobs_waiting', help: 'Background jobs of every instance queued and not yet started', registers, async collect() { this.set((await stats()).waiting); } });
       new client.Gauge({
-        name: 'docsmith_jobs_oldest_waiting_seconds', help: 'How long the oldest queued background job has waited (0: none waits)', registers,
+        name: 'docsmith_jobs_waiting',
+        help: 'Background jobs of every instance queued and not yet started',
+        registers,
+        async collect() {
+          this.set((await stats()).waiting);
+        },
+      });
+      new client.Gauge({
+        name: 'docsmith_jobs_oldest_waiting_seconds',
+        help: 'How long the oldest queued background job has waited (0: none waits)',
+        registers,
         async collect() {
           const oldest = (await stats()).oldestQueuedAt;
           this.set(oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1000) : 0);
@@ -92,12 +189,33 @@ export class Metrics {
     }
     if (store?.statements) {
       const statements = store.statements.bind(store);
-      followingCounter(this.registry, 'docsmith_database_statements_total', 'Statements this instance sent to PostgreSQL (round trips), health checks aside', [], () => [[{}, statements()]]);
+      followingCounter(
+        this.registry,
+        'docsmith_database_statements_total',
+        'Statements this instance sent to PostgreSQL (round trips), health checks aside',
+        [],
+        () => [[{}, statements()]],
+      );
     }
-    followingCounter(this.registry, 'docsmith_job_callbacks_total', 'Job callback attempts, by result', ['result'],
-      () => (jobs ? [[{ result: 'delivered' }, jobs.stats.callbacksDelivered], [{ result: 'failed' }, jobs.stats.callbackAttemptsFailed]] : []));
-    followingCounter(this.registry, 'docsmith_cache_lookups_total', 'Cache lookups (compiled templates in the worker threads, normalised DOC/RTF, rendered PDFs), by cache and result', ['cache', 'result'],
-      () => [...cacheLookups()].flatMap(([cache, counts]): [Record<string, string>, number][] => [[{ cache, result: 'hit' }, counts.hits], [{ cache, result: 'miss' }, counts.misses]]));
+    followingCounter(this.registry, 'docsmith_job_callbacks_total', 'Job callback attempts, by result', ['result'], () =>
+      jobs
+        ? [
+            [{ result: 'delivered' }, jobs.stats.callbacksDelivered],
+            [{ result: 'failed' }, jobs.stats.callbackAttemptsFailed],
+          ]
+        : [],
+    );
+    followingCounter(
+      this.registry,
+      'docsmith_cache_lookups_total',
+      'Cache lookups (compiled templates in the worker threads, normalised DOC/RTF, rendered PDFs), by cache and result',
+      ['cache', 'result'],
+      () =>
+        [...cacheLookups()].flatMap(([cache, counts]): [Record<string, string>, number][] => [
+          [{ cache, result: 'hit' }, counts.hits],
+          [{ cache, result: 'miss' }, counts.misses],
+        ]),
+    );
   }
 
   answered(method: string, route: string, status: number, seconds: number): void {

@@ -71,7 +71,6 @@ export interface Services {
   fonts: Fonts;
 }
 
-
 /** Job files live in memory (/dev/shm) where the machine has it, else in the data folder. */
 function scratchDirectory(dataDir: string): string {
   try {
@@ -100,44 +99,56 @@ function removeStaleScratch(dataDir: string): void {
 }
 
 /** Wires everything; the office pool is created (not started) only when `withOffice`. */
-export async function openServices(config: Config, options: { withOffice?: boolean; log?: Logger; officeStartAttempts?: number } = {}): Promise<Services> {
+export async function openServices(
+  config: Config,
+  options: { withOffice?: boolean; log?: Logger; officeStartAttempts?: number } = {},
+): Promise<Services> {
   const store = await openStore(config);
   const withOffice = Boolean(options.withOffice && config.office.workers > 0);
   const sandbox = openSandbox(withOffice ? config.office.sandbox : 'off', config.office.pythonPath);
   if (withOffice) {
     removeStaleScratch(config.dataDir);
     if (!sandbox.confinesFiles) {
-      options.log?.('warn', 'the office runs without a file sandbox (neither bubblewrap nor Landlock is usable here): documents are still made inert, but install bubblewrap or run on Linux 5.13+ with Landlock for defence in depth', { sandbox: sandbox.kind });
+      options.log?.(
+        'warn',
+        'the office runs without a file sandbox (neither bubblewrap nor Landlock is usable here): documents are still made inert, but install bubblewrap or run on Linux 5.13+ with Landlock for defence in depth',
+        { sandbox: sandbox.kind },
+      );
     }
   }
   const scratch = scratchDirectory(config.dataDir);
   const fonts = new Fonts(config.fontsDir, path.join(scratch, 'fonts'));
   const office = withOffice
     ? new OfficePool({
-      size: config.office.workers,
-      queueLimit: config.office.queueLimit,
-      queueWaitMs: config.office.queueWaitMs,
-      jobTimeoutMs: config.jobTimeoutMs,
-      maxJobsPerProcess: config.office.maxJobsPerProcess,
-      maxRssBytes: config.office.maxRssBytes,
-      process: {
-        workDir: path.join(config.dataDir, 'office'),
-        runDir: path.join(scratch, 'office'),
-        sofficePath: config.office.sofficePath,
-        pythonPath: config.office.pythonPath,
-        sandbox,
-        startTimeoutMs: config.office.startTimeoutMs,
-        ...(fonts.configFile && fonts.dir ? { fonts: { configFile: fonts.configFile, dir: fonts.dir } } : {}),
-      },
-      log: options.log,
-      maxStartAttempts: options.officeStartAttempts,
-    })
+        size: config.office.workers,
+        queueLimit: config.office.queueLimit,
+        queueWaitMs: config.office.queueWaitMs,
+        jobTimeoutMs: config.jobTimeoutMs,
+        maxJobsPerProcess: config.office.maxJobsPerProcess,
+        maxRssBytes: config.office.maxRssBytes,
+        process: {
+          workDir: path.join(config.dataDir, 'office'),
+          runDir: path.join(scratch, 'office'),
+          sofficePath: config.office.sofficePath,
+          pythonPath: config.office.pythonPath,
+          sandbox,
+          startTimeoutMs: config.office.startTimeoutMs,
+          ...(fonts.configFile && fonts.dir ? { fonts: { configFile: fonts.configFile, dir: fonts.dir } } : {}),
+        },
+        log: options.log,
+        maxStartAttempts: options.officeStartAttempts,
+      })
     : null;
   // Document work in JavaScript runs in these threads, making documents inert before the office too.
   const workers = new DocumentWorkers(config.documentThreads, { workMemoryMb: config.limits.workMemoryMb });
   const converter = office
-    ? new Converter(office, path.join(scratch, 'jobs'), { sofficePath: config.office.sofficePath, sandbox, timeoutMs: config.jobTimeoutMs, workDir: path.join(scratch, 'oneshot') },
-      (bytes, format, signal) => workers.inert(bytes, format, signal), (bytes, signal) => workers.tidy(bytes, signal))
+    ? new Converter(
+        office,
+        path.join(scratch, 'jobs'),
+        { sofficePath: config.office.sofficePath, sandbox, timeoutMs: config.jobTimeoutMs, workDir: path.join(scratch, 'oneshot') },
+        (bytes, format, signal) => workers.inert(bytes, format, signal),
+        (bytes, signal) => workers.tidy(bytes, signal),
+      )
     : null;
   const normaliser = converter ? new Normaliser(converter, path.join(config.dataDir, 'cache', 'docx')) : null;
   const quota = new StorageQuota(store, config.limits.accountStorageBytes);
@@ -146,7 +157,14 @@ export async function openServices(config: Config, options: { withOffice?: boole
   const keyRing = new KeyRing(masterSecret);
   const pipeline = new DocumentPipeline(templates, converter, normaliser);
   const thumbnails = new Thumbnails(workers, converter, { ...DEFAULT_THUMBNAIL_LIMITS, maxPages: config.limits.maxPages });
-  const operations = new DocumentOperations({ pipeline, workers, thumbnails, converter, maxOutputBytes: config.limits.maxOutputBytes, maxPages: config.limits.maxPages });
+  const operations = new DocumentOperations({
+    pipeline,
+    workers,
+    thumbnails,
+    converter,
+    maxOutputBytes: config.limits.maxOutputBytes,
+    maxPages: config.limits.maxPages,
+  });
   const usage = new UsageGuard(store, config);
   const policy = new CallbackPolicy(config.jobs.callbackAllow);
   const requests = new DocumentRequests({ usage, pipeline, operations });

@@ -49,7 +49,11 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOU
 
 export function databaseUnreachable(error: unknown): boolean {
   const e = error as SystemError;
-  return UNREACHABLE.has(String(e?.code)) || /^08/.test(String(e?.code)) || /Connection terminated|timeout exceeded when trying to connect/i.test(String(e?.message));
+  return (
+    UNREACHABLE.has(String(e?.code)) ||
+    /^08/.test(String(e?.code)) ||
+    /Connection terminated|timeout exceeded when trying to connect/i.test(String(e?.message))
+  );
 }
 
 /**
@@ -101,7 +105,11 @@ function waitingServer(listen: { port: number; host: string }): Promise<http.Ser
   const server = http.createServer((request, response) => {
     const alive = request.url === '/healthz';
     const body = alive ? { status: 'ok' } : { message: 'The service is starting: its database is not reachable yet; retry shortly.' };
-    response.writeHead(alive ? 200 : 503, { 'content-type': 'application/json; charset=utf-8', connection: 'close', ...(alive ? {} : { 'retry-after': '5' }) });
+    response.writeHead(alive ? 200 : 503, {
+      'content-type': 'application/json; charset=utf-8',
+      connection: 'close',
+      ...(alive ? {} : { 'retry-after': '5' }),
+    });
     response.end(JSON.stringify(body));
   });
   return new Promise((resolve, reject) => {

@@ -13,14 +13,22 @@ import { Share } from './pages/Share';
 import { Jobs } from './pages/Jobs';
 
 const NAV = [
-  { href: '/', label: 'Templates' }, { href: '/playground', label: 'Playground' }, { href: '/tools', label: 'Append & convert' },
-  { href: '/jobs', label: 'Jobs' }, { href: '/keys', label: 'API keys' }, { href: '/usage', label: 'Usage' },
+  { href: '/', label: 'Templates' },
+  { href: '/playground', label: 'Playground' },
+  { href: '/tools', label: 'Append & convert' },
+  { href: '/jobs', label: 'Jobs' },
+  { href: '/keys', label: 'API keys' },
+  { href: '/usage', label: 'Usage' },
 ];
 
 function NavLink({ href, label }: { href: string; label: string }) {
   const [location] = useLocation();
   const active = href === '/' ? location === '/' || location.startsWith('/templates') : location.startsWith(href);
-  return <Link href={href} aria-current={active ? 'page' : undefined}>{label}</Link>;
+  return (
+    <Link href={href} aria-current={active ? 'page' : undefined}>
+      {label}
+    </Link>
+  );
 }
 
 const param = (value: string | undefined) => decodeURIComponent(value ?? '');
@@ -30,9 +38,20 @@ function SignedIn({ session }: { session: Session }) {
   return (
     <SessionContext.Provider value={session}>
       <header class="top">
-        <Link href="/" class="brand">docsmith</Link>
-        <nav aria-label="Main">{NAV.map((item) => <NavLink key={item.href} {...item} />)}</nav>
-        <span class="who"><span class="muted">{who}</span> <button type="button" class="link" onClick={session.signOut}>Sign out</button></span>
+        <Link href="/" class="brand">
+          docsmith
+        </Link>
+        <nav aria-label="Main">
+          {NAV.map((item) => (
+            <NavLink key={item.href} {...item} />
+          ))}
+        </nav>
+        <span class="who">
+          <span class="muted">{who}</span>{' '}
+          <button type="button" class="link" onClick={session.signOut}>
+            Sign out
+          </button>
+        </span>
       </header>
       <Switch>
         <Route path="/">{() => <Library />}</Route>
@@ -43,7 +62,16 @@ function SignedIn({ session }: { session: Session }) {
         <Route path="/jobs">{() => <Jobs />}</Route>
         <Route path="/keys">{() => <Keys />}</Route>
         <Route path="/usage">{() => <Usage />}</Route>
-        <Route>{() => <main><h1>Not found</h1><p>There is no such page. <Link href="/">Back to the templates</Link>.</p></main>}</Route>
+        <Route>
+          {() => (
+            <main>
+              <h1>Not found</h1>
+              <p>
+                There is no such page. <Link href="/">Back to the templates</Link>.
+              </p>
+            </main>
+          )}
+        </Route>
       </Switch>
     </SessionContext.Provider>
   );
@@ -51,17 +79,35 @@ function SignedIn({ session }: { session: Session }) {
 
 export function App() {
   const [credentials, setCredentials] = useState<Credentials | null>(savedCredentials);
-  const session = useMemo<Session | null>(() => credentials && {
-    client: clientFor(credentials),
-    credentials,
-    signOut: () => { saveCredentials(null); setCredentials(null); },
-  }, [credentials]);
+  const session = useMemo<Session | null>(
+    () =>
+      credentials && {
+        client: clientFor(credentials),
+        credentials,
+        signOut: () => {
+          saveCredentials(null);
+          setCredentials(null);
+        },
+      },
+    [credentials],
+  );
   return (
     <Router base="/portal">
       <Switch>
         <Route path="/share/:token">{(params) => <Share token={param(params.token)} />}</Route>
         <Route>
-          {() => (session ? <SignedIn session={session} /> : <SignIn onSignedIn={(c) => { saveCredentials(c); setCredentials(c); }} />)}
+          {() =>
+            session ? (
+              <SignedIn session={session} />
+            ) : (
+              <SignIn
+                onSignedIn={(c) => {
+                  saveCredentials(c);
+                  setCredentials(c);
+                }}
+              />
+            )
+          }
         </Route>
       </Switch>
     </Router>

@@ -4,8 +4,13 @@ export const RETURN_FORMATS: ReturnFormat[] = ['PDF', 'PDFA', 'DOCX', 'DOC', 'RT
 export const TEMPLATE_EXTENSIONS = ['.docx', '.doc', '.rtf'];
 
 const TYPES: Record<ReturnFormat, string> = {
-  PDF: 'application/pdf', PDFA: 'application/pdf', DOCX: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  DOC: 'application/msword', RTF: 'application/rtf', HTML: 'text/html', TXT: 'text/plain',
+  PDF: 'application/pdf',
+  PDFA: 'application/pdf',
+  DOCX: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  DOC: 'application/msword',
+  RTF: 'application/rtf',
+  HTML: 'text/html',
+  TXT: 'text/plain',
 };
 
 export function extensionOf(format: ReturnFormat): string {

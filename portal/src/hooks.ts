@@ -18,17 +18,36 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
     let live = true;
     setLoading(true);
     load().then(
-      (value) => { if (live) { setData(value); setError(undefined); setLoading(false); } },
-      (failure: unknown) => { if (live) { setError(describeError(failure)); setLoading(false); } },
+      (value) => {
+        if (live) {
+          setData(value);
+          setError(undefined);
+          setLoading(false);
+        }
+      },
+      (failure: unknown) => {
+        if (live) {
+          setError(describeError(failure));
+          setLoading(false);
+        }
+      },
     );
-    return () => { live = false; };
+    return () => {
+      live = false;
+    };
   }, [...deps, round]);
   const reload = useCallback(() => setRound((n) => n + 1), []);
   return { data, error, loading, reload };
 }
 
 /** An action with a busy flag and a message in words. */
-export function useAction(): { busy: boolean; error: string | undefined; done: string | undefined; run(work: () => Promise<string | void>): Promise<void>; clear(): void } {
+export function useAction(): {
+  busy: boolean;
+  error: string | undefined;
+  done: string | undefined;
+  run(work: () => Promise<string | void>): Promise<void>;
+  clear(): void;
+} {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
   const [done, setDone] = useState<string | undefined>(undefined);
@@ -45,6 +64,9 @@ export function useAction(): { busy: boolean; error: string | undefined; done: s
       setBusy(false);
     }
   }, []);
-  const clear = useCallback(() => { setError(undefined); setDone(undefined); }, []);
+  const clear = useCallback(() => {
+    setError(undefined);
+    setDone(undefined);
+  }, []);
   return { busy, error, done, run, clear };
 }

@@ -1,6 +1,10 @@
 import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
 
-export interface JsonProblem { from: number; to: number; message: string }
+export interface JsonProblem {
+  from: number;
+  to: number;
+  message: string;
+}
 
 const WORDS: Record<string, string> = {
   InvalidSymbol: 'unexpected character',
@@ -25,7 +29,11 @@ const WORDS: Record<string, string> = {
 export function jsonProblems(text: string): JsonProblem[] {
   const errors: ParseError[] = [];
   parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
-  return errors.map((e) => ({ from: e.offset, to: Math.min(text.length, e.offset + Math.max(1, e.length)), message: WORDS[printParseErrorCode(e.error)] ?? 'not valid JSON' }));
+  return errors.map((e) => ({
+    from: e.offset,
+    to: Math.min(text.length, e.offset + Math.max(1, e.length)),
+    message: WORDS[printParseErrorCode(e.error)] ?? 'not valid JSON',
+  }));
 }
 
 export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
@@ -44,11 +52,20 @@ export function checkMergeData(text: string): Checked {
     value = JSON.parse(text);
   } catch (error) {
     const at = problem ? lineAndColumn(text, problem.from) : undefined;
-    return { ok: false, message: `The data is not valid JSON: ${problem?.message ?? (error as Error).message}${at ? ` (line ${at.line}, column ${at.column})` : ''}.` };
+    return {
+      ok: false,
+      message: `The data is not valid JSON: ${problem?.message ?? (error as Error).message}${at ? ` (line ${at.line}, column ${at.column})` : ''}.`,
+    };
   }
   const records = Array.isArray(value) ? value : [value];
   if (records.length === 0) return { ok: false, message: 'The data is an empty list; add at least one record (a JSON object).' };
   const bad = records.findIndex((r) => typeof r !== 'object' || r === null || Array.isArray(r));
-  if (bad >= 0) return { ok: false, message: Array.isArray(value) ? `Record ${bad + 1} is not a JSON object ({ … }).` : 'The data must be a record ({ … }) or a list of records ([{ … }]).' };
+  if (bad >= 0)
+    return {
+      ok: false,
+      message: Array.isArray(value)
+        ? `Record ${bad + 1} is not a JSON object ({ … }).`
+        : 'The data must be a record ({ … }) or a list of records ([{ … }]).',
+    };
   return { ok: true, records: records as object[] };
 }

@@ -19,7 +19,9 @@ export function useTemplateImage(name: string, page: number, zoom: 25 | 50 | 100
         if (live) setUrl(made);
         else URL.revokeObjectURL(made);
       },
-      () => { if (live) setUrl(null); },
+      () => {
+        if (live) setUrl(null);
+      },
     );
     return () => {
       live = false;

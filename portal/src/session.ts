@@ -50,10 +50,12 @@ export function describeError(error: unknown): string {
     const reference = error.requestId ? ` (reference ${error.requestId})` : '';
     if (error.status === 401) return `You are not signed in, or your credentials were not accepted.${reference}`;
     if (error.status === 413) return `The file is too large for this server.${reference}`;
-    if (error.status >= 500 && error.status !== 503 && error.status !== 504) return `The server could not do this: ${readable(error.message)}${reference}`;
+    if (error.status >= 500 && error.status !== 503 && error.status !== 504)
+      return `The server could not do this: ${readable(error.message)}${reference}`;
     return `${readable(error.message)}${reference}`;
   }
-  if (error instanceof TypeError && /fetch|network/i.test(error.message)) return 'The server cannot be reached. Check your connection and try again.';
+  if (error instanceof TypeError && /fetch|network/i.test(error.message))
+    return 'The server cannot be reached. Check your connection and try again.';
   if (error instanceof Error) return error.message;
   return 'Something went wrong.';
 }
@@ -61,6 +63,7 @@ export function describeError(error: unknown): string {
 // A message that is itself JSON or markup is never shown raw.
 function readable(message: string): string {
   const trimmed = message.trim();
-  if (trimmed.startsWith('{') || trimmed.startsWith('[') || trimmed.startsWith('<')) return 'the server sent an answer that could not be read.';
+  if (trimmed.startsWith('{') || trimmed.startsWith('[') || trimmed.startsWith('<'))
+    return 'the server sent an answer that could not be read.';
   return trimmed;
 }

@@ -40,9 +40,12 @@ export class AccountAdmin {
     checkCount('maxProofingTransactions', input.maxProofingTransactions);
     const licence = normaliseLicence(input.licence ?? 'TRIAL');
     const limits = licenceDefaults(licence);
-    const validUntil = input.validUntil !== undefined
-      ? input.validUntil
-      : limits.validDays === null ? null : new Date(Date.now() + limits.validDays * 86_400_000);
+    const validUntil =
+      input.validUntil !== undefined
+        ? input.validUntil
+        : limits.validDays === null
+          ? null
+          : new Date(Date.now() + limits.validDays * 86_400_000);
     try {
       return await this.store.accounts.create({
         username,
@@ -104,7 +107,11 @@ export class AccountAdmin {
 
 /** An account's API keys: created, listed in clear for their owner, revoked. */
 export class ApiKeys {
-  constructor(private readonly store: Store, private readonly keyRing: KeyRing, private readonly maxKeys: number) {}
+  constructor(
+    private readonly store: Store,
+    private readonly keyRing: KeyRing,
+    private readonly maxKeys: number,
+  ) {}
 
   /** The new key, or null when the account holds the maximum already. */
   async create(accountId: number): Promise<string | null> {

@@ -6,13 +6,18 @@ import { PayloadTooLargeError } from '../errors.js';
  * results kept) together. Deleting either gives the room back.
  */
 export class StorageQuota {
-  constructor(private readonly store: Store, readonly limitBytes: number) {}
+  constructor(
+    private readonly store: Store,
+    readonly limitBytes: number,
+  ) {}
 
   /** 413 unless `adding` bytes more (in place of `replacing` bytes stored now) fit the account's storage. */
   async check(accountId: number, adding: number, replacing = 0): Promise<void> {
     const used = await this.store.accounts.storageBytes(accountId);
     if (used - replacing + adding <= this.limitBytes) return;
     const mb = (bytes: number) => Math.ceil(bytes / 1024 / 1024);
-    throw new PayloadTooLargeError(`This account stores ${mb(used)} MB in templates and job results; ${mb(adding)} MB more would pass its limit of ${mb(this.limitBytes)} MB (DOCSMITH_ACCOUNT_STORAGE_MB). Delete templates or finished jobs first.`);
+    throw new PayloadTooLargeError(
+      `This account stores ${mb(used)} MB in templates and job results; ${mb(adding)} MB more would pass its limit of ${mb(this.limitBytes)} MB (DOCSMITH_ACCOUNT_STORAGE_MB). Delete templates or finished jobs first.`,
+    );
   }
 }

@@ -48,9 +48,12 @@ export class UsageGuard {
   /** Takes back reservations of instances that died mid-work, now and then periodically; returns a stop function. */
   sweepOrphanedReservations(log?: (refunded: number) => void): () => void {
     const sweep = () => {
-      this.store.usage.refundExpired().then((n) => {
-        if (n > 0) log?.(n);
-      }, () => undefined);
+      this.store.usage.refundExpired().then(
+        (n) => {
+          if (n > 0) log?.(n);
+        },
+        () => undefined,
+      );
     };
     sweep();
     const timer = setInterval(sweep, Math.min(60_000, this.reservationLeaseMs()));
@@ -61,10 +64,16 @@ export class UsageGuard {
   /** The account may run such work at all (valid, licence allows test runs): 403 otherwise. */
   check(account: Account, options: { test: boolean }): void {
     if (account.validUntil && account.validUntil.getTime() < Date.now()) {
-      throw new ForbiddenError(`This account was valid until ${formatWireDate(account.validUntil)}; ask the operator to extend it.`, 'expired');
+      throw new ForbiddenError(
+        `This account was valid until ${formatWireDate(account.validUntil)}; ask the operator to extend it.`,
+        'expired',
+      );
     }
     if (options.test && !allowsTestRuns(account.licence)) {
-      throw new ForbiddenError(`Test runs (test=true) are not available with a ${account.licence} licence; send the request without test=true.`, 'licence');
+      throw new ForbiddenError(
+        `Test runs (test=true) are not available with a ${account.licence} licence; send the request without test=true.`,
+        'licence',
+      );
     }
   }
 
@@ -73,7 +82,12 @@ export class UsageGuard {
    * held): the document counts only once the answer is on its way, so one lost in a crash or a
    * dropped connection is not counted and its retry counts once.
    */
-  async run<T>(account: Account, options: GuardOptions, work: (signal: AbortSignal, deadline: number, claimed: Claimed) => Promise<T>, deliver?: (result: T) => Promise<void>): Promise<T> {
+  async run<T>(
+    account: Account,
+    options: GuardOptions,
+    work: (signal: AbortSignal, deadline: number, claimed: Claimed) => Promise<T>,
+    deliver?: (result: T) => Promise<void>,
+  ): Promise<T> {
     this.check(account, options);
     const limitMs = options.timeLimitMs ?? this.limits.jobTimeoutMs;
     const claim = await this.store.usage.claim(account.id, {
@@ -83,7 +97,10 @@ export class UsageGuard {
       template: options.template,
     });
     if ('refused' in claim && claim.refused === 'slots') {
-      throw new ForbiddenError(`At most ${this.limits.maxConcurrentMerges} merge requests may run at once for one account; retry when one has finished.`, 'merge_slots');
+      throw new ForbiddenError(
+        `At most ${this.limits.maxConcurrentMerges} merge requests may run at once for one account; retry when one has finished.`,
+        'merge_slots',
+      );
     }
     if ('refused' in claim) {
       throw new ForbiddenError(`The document quota of this account is used up (${account.maxDocuments} documents).`, 'documents');
@@ -109,18 +126,25 @@ export class UsageGuard {
 
   /** Commits a delivered document once the store answers again: every few seconds, for up to ten minutes. */
   private settleLater(hold: UsageHold, attempt = 1): void {
-    const timer = setTimeout(() => {
-      hold.settle(true).catch((error: Error) => {
-        if (attempt < 120) this.settleLater(hold, attempt + 1);
-        else this.onLost?.(error);
-      });
-    }, Math.min(5_000, 250 * 2 ** attempt));
+    const timer = setTimeout(
+      () => {
+        hold.settle(true).catch((error: Error) => {
+          if (attempt < 120) this.settleLater(hold, attempt + 1);
+          else this.onLost?.(error);
+        });
+      },
+      Math.min(5_000, 250 * 2 ** attempt),
+    );
     timer.unref();
   }
 }
 
 /** Runs the work with an abort signal and a deadline: asynchronous steps listen to the signal, synchronous ones check the deadline. */
-async function withTimeLimit<T>(limitMs: number, work: (signal: AbortSignal, deadline: number) => Promise<T>, outside?: AbortSignal): Promise<T> {
+async function withTimeLimit<T>(
+  limitMs: number,
+  work: (signal: AbortSignal, deadline: number) => Promise<T>,
+  outside?: AbortSignal,
+): Promise<T> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let onOutside: (() => void) | undefined;
@@ -129,7 +153,10 @@ async function withTimeLimit<T>(limitMs: number, work: (signal: AbortSignal, dea
       controller.abort(error);
       reject(error);
     };
-    timer = setTimeout(() => stop(new ProcessingTimeoutError(`Processing took longer than the limit of ${Math.round(limitMs / 1000)} s and was cancelled.`)), limitMs);
+    timer = setTimeout(
+      () => stop(new ProcessingTimeoutError(`Processing took longer than the limit of ${Math.round(limitMs / 1000)} s and was cancelled.`)),
+      limitMs,
+    );
     onOutside = () => stop(outside!.reason as Error);
     if (outside?.aborted) onOutside();
     else outside?.addEventListener('abort', onOutside, { once: true });
@@ -141,4 +168,3 @@ async function withTimeLimit<T>(limitMs: number, work: (signal: AbortSignal, dea
     if (onOutside) outside?.removeEventListener('abort', onOutside);
   }
 }
-

@@ -1,6 +1,12 @@
 /** Renders the OpenAPI description as one self-contained HTML page (no scripts, no CDN). */
 
-interface Parameter { name: string; in: string; required?: boolean; description?: string; schema?: { type?: string | string[] } }
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  description?: string;
+  schema?: { type?: string | string[] };
+}
 interface BodySchema {
   type?: string | string[];
   description?: string;
@@ -36,25 +42,34 @@ const EXAMPLES: Record<string, string> = {
   'get /v1/templates/info': 'curl $A "$B/v1/templates/info?templateName=invoice.docx"',
   'get /v1/templates/pagecount': 'curl $A "$B/v1/templates/pagecount?templateName=invoice.docx"',
   'get /v1/templates/thumbnails': 'curl $A "$B/v1/templates/thumbnails?templateName=invoice.docx&zoomFactor=50&imageFormat=PNG"',
-  'post /v1/document/merge': 'curl $A -X POST "$B/v1/document/merge?returnFormat=PDF&templateName=invoice.docx" -d \'{"mergeData":[{"customer":"ACME","items":[{"name":"Bolt","qty":5}]}],"mergeSettings":{"culture":"en-US"}}\'',
-  'post /v1/document/findandreplace': 'curl $A -X POST "$B/v1/document/findandreplace?returnFormat=DOCX&templateName=invoice.docx" -d \'{"findAndReplaceData":[["%%NAME%%","ACME"]]}\'',
-  'post /v1/document/append': 'curl $A -X POST "$B/v1/document/append?returnFormat=PDF" -d "{\\"documents\\":[{\\"document\\":\\"$(base64 -w0 a.docx)\\",\\"documentDivider\\":3},{\\"document\\":\\"$(base64 -w0 b.docx)\\",\\"documentDivider\\":3}]}"',
+  'post /v1/document/merge':
+    'curl $A -X POST "$B/v1/document/merge?returnFormat=PDF&templateName=invoice.docx" -d \'{"mergeData":[{"customer":"ACME","items":[{"name":"Bolt","qty":5}]}],"mergeSettings":{"culture":"en-US"}}\'',
+  'post /v1/document/findandreplace':
+    'curl $A -X POST "$B/v1/document/findandreplace?returnFormat=DOCX&templateName=invoice.docx" -d \'{"findAndReplaceData":[["%%NAME%%","ACME"]]}\'',
+  'post /v1/document/append':
+    'curl $A -X POST "$B/v1/document/append?returnFormat=PDF" -d "{\\"documents\\":[{\\"document\\":\\"$(base64 -w0 a.docx)\\",\\"documentDivider\\":3},{\\"document\\":\\"$(base64 -w0 b.docx)\\",\\"documentDivider\\":3}]}"',
   'post /v1/document/convert': 'curl $A -X POST "$B/v1/document/convert?returnFormat=PDF" -d "\\"$(base64 -w0 letter.docx)\\""',
-  'post /v1/document/preview': 'curl $A -X POST "$B/v1/document/preview?templateName=invoice.docx&zoomFactor=50" -d \'{"mergeData":[{"customer":"ACME"}]}\'',
-  'post /v1/document/thumbnails': 'curl $A -X POST "$B/v1/document/thumbnails?zoomFactor=50&fromPage=1&toPage=0&imageFormat=PNG" -d "\\"$(base64 -w0 letter.pdf)\\""',
+  'post /v1/document/preview':
+    'curl $A -X POST "$B/v1/document/preview?templateName=invoice.docx&zoomFactor=50" -d \'{"mergeData":[{"customer":"ACME"}]}\'',
+  'post /v1/document/thumbnails':
+    'curl $A -X POST "$B/v1/document/thumbnails?zoomFactor=50&fromPage=1&toPage=0&imageFormat=PNG" -d "\\"$(base64 -w0 letter.pdf)\\""',
   'get /v1/document/share': 'curl $A "$B/v1/document/share?templateName=invoice.docx&expiresInDays=7"   # then open $B/share/TOKEN',
-  'get /v1/document/share/list': 'curl $A "$B/v1/document/share/list"   # [{"id": "...", "templateName": "invoice.docx", "created": "...", "expires": "..."}]',
+  'get /v1/document/share/list':
+    'curl $A "$B/v1/document/share/list"   # [{"id": "...", "templateName": "invoice.docx", "created": "...", "expires": "..."}]',
   'delete /v1/document/share': 'curl $A -X DELETE "$B/v1/document/share?id=LINK_ID"   # 204',
   'get /v1/templates/pageimage': 'curl $A "$B/v1/templates/pageimage?templateName=invoice.docx&page=1&zoom=50" -o page1.png',
   'get /v1/fonts/list': 'curl $A $B/v1/fonts/list',
   'get /v1/proofing/check': 'curl $A "$B/v1/proofing/check?text=Thiss%20is%20a%20testt&language=en_US.dic"',
   'get /v1/proofing/suggestions': 'curl $A "$B/v1/proofing/suggestions?word=Thiss&language=en_US.dic&max=5"',
   'get /v1/proofing/availabledictionaries': 'curl $A $B/v1/proofing/availabledictionaries',
-  'post /v1/processing/review/trackedchanges': 'curl $A -X POST $B/v1/processing/review/trackedchanges -d "\\"$(base64 -w0 reviewed.docx)\\""',
-  'post /v1/processing/review/removetrackedchange': 'curl $A -X POST "$B/v1/processing/review/removetrackedchange?id=1&accept=true" -d "\\"$(base64 -w0 reviewed.docx)\\""',
-  'get /v1/jobs': 'curl $A $B/v1/jobs   # the account\'s background jobs, newest first',
+  'post /v1/processing/review/trackedchanges':
+    'curl $A -X POST $B/v1/processing/review/trackedchanges -d "\\"$(base64 -w0 reviewed.docx)\\""',
+  'post /v1/processing/review/removetrackedchange':
+    'curl $A -X POST "$B/v1/processing/review/removetrackedchange?id=1&accept=true" -d "\\"$(base64 -w0 reviewed.docx)\\""',
+  'get /v1/jobs': "curl $A $B/v1/jobs   # the account's background jobs, newest first",
   'get /v1/jobs/callbacksecret': 'curl $A $B/v1/jobs/callbacksecret   # the key of X-Docsmith-Signature: t=...,v1=HMAC-SHA256("t.body")',
-  'get /v1/jobs/{id}': 'curl $A $B/v1/jobs/JOB_ID   # {"state": "running", "progress": {"stage": "converting", "done": 2, "total": 5}, ...}',
+  'get /v1/jobs/{id}':
+    'curl $A $B/v1/jobs/JOB_ID   # {"state": "running", "progress": {"stage": "converting", "done": 2, "total": 5}, ...}',
   'get /v1/jobs/{id}/result': 'curl $A $B/v1/jobs/JOB_ID/result   # when done: what the request would have answered',
   'delete /v1/jobs/{id}': 'curl $A -X DELETE $B/v1/jobs/JOB_ID   # 204: cancelled, or removed with its result',
   'get /healthz': 'curl $B/healthz',
@@ -66,18 +81,23 @@ export function exampleFor(method: string, path: string): string | undefined {
   return EXAMPLES[`${method.toLowerCase()} ${path.replace(/\/$/, '')}`];
 }
 
-const escape = (text: string): string =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** A request body from its schema: what it is, its fields, and the schema's own example. */
 function renderBody(body: BodySchema, mediaExample: unknown): string {
   const type = Array.isArray(body.type) ? body.type[0] : body.type;
   const fields = Object.entries(body.properties ?? {})
-    .map(([name, field]) => `<tr><td><code>${escape(name)}</code></td><td>${body.required?.includes(name) ? 'yes' : 'no'}</td><td>${escape(field.description ?? '')}</td></tr>`).join('');
+    .map(
+      ([name, field]) =>
+        `<tr><td><code>${escape(name)}</code></td><td>${body.required?.includes(name) ? 'yes' : 'no'}</td><td>${escape(field.description ?? '')}</td></tr>`,
+    )
+    .join('');
   const example = mediaExample ?? body.examples?.[0];
-  return `<p>Body: JSON ${escape(String(type ?? 'value'))}${body.description ? `, ${escape(body.description)}` : ''}</p>`
-    + (fields ? `<table><tr><th>Field</th><th>Required</th><th>Meaning</th></tr>${fields}</table>` : '')
-    + (example !== undefined ? `<p>Example body:</p><pre>${escape(JSON.stringify(example, null, 2))}</pre>` : '');
+  return (
+    `<p>Body: JSON ${escape(String(type ?? 'value'))}${body.description ? `, ${escape(body.description)}` : ''}</p>` +
+    (fields ? `<table><tr><th>Field</th><th>Required</th><th>Meaning</th></tr>${fields}</table>` : '') +
+    (example !== undefined ? `<p>Example body:</p><pre>${escape(JSON.stringify(example, null, 2))}</pre>` : '')
+  );
 }
 
 export function renderReference(doc: OpenApiLike): string {
@@ -85,12 +105,16 @@ export function renderReference(doc: OpenApiLike): string {
   for (const [path, methods] of Object.entries(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(methods)) {
       const params = (op.parameters ?? [])
-        .map((p) => `<tr><td><code>${escape(p.name)}</code></td><td>${p.in}</td><td>${p.required ? 'yes' : 'no'}</td><td>${escape(p.description ?? '')}</td></tr>`)
+        .map(
+          (p) =>
+            `<tr><td><code>${escape(p.name)}</code></td><td>${p.in}</td><td>${p.required ? 'yes' : 'no'}</td><td>${escape(p.description ?? '')}</td></tr>`,
+        )
         .join('');
       const media = op.requestBody?.content?.['application/json'];
       const body = media?.schema;
       const responses = Object.entries(op.responses ?? {})
-        .map(([status, r]) => `<li><b>${status}</b> ${escape(r.description ?? '')}</li>`).join('');
+        .map(([status, r]) => `<li><b>${status}</b> ${escape(r.description ?? '')}</li>`)
+        .join('');
       const curl = exampleFor(method, path) ?? `curl $A -X ${method.toUpperCase()} "$B${path}"`;
       sections.push(`<section id="${escape(method + path)}">
 <h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escape(path)}</code></h3>

@@ -43,7 +43,16 @@ export const accountSettingsSchema = {
     proofingTransactions: { type: 'integer', description: 'proofing calls this calendar month (UTC)' },
     maxProofingTransactions: { type: 'integer', description: 'proofing calls allowed per calendar month' },
   },
-  required: ['serialNumber', 'createdDocuments', 'uploadedTemplates', 'maxDocuments', 'maxTemplates', 'validUntil', 'proofingTransactions', 'maxProofingTransactions'],
+  required: [
+    'serialNumber',
+    'createdDocuments',
+    'uploadedTemplates',
+    'maxDocuments',
+    'maxTemplates',
+    'validUntil',
+    'proofingTransactions',
+    'maxProofingTransactions',
+  ],
 } as const;
 
 export const apiKeySchema = {
@@ -72,8 +81,13 @@ export const shareLinkSchema = {
 export const mergeFieldSchema = {
   type: 'object',
   properties: {
-    name: { type: 'string' }, text: { type: 'string' }, textBefore: { type: 'string' }, textAfter: { type: 'string' },
-    numericFormat: { type: 'string' }, dateTimeFormat: { type: 'string' }, preserveFormatting: { type: 'boolean' },
+    name: { type: 'string' },
+    text: { type: 'string' },
+    textBefore: { type: 'string' },
+    textAfter: { type: 'string' },
+    numericFormat: { type: 'string' },
+    dateTimeFormat: { type: 'string' },
+    preserveFormatting: { type: 'boolean' },
   },
   required: ['name', 'text', 'textBefore', 'textAfter', 'numericFormat', 'dateTimeFormat', 'preserveFormatting'],
 } as const;
@@ -83,7 +97,10 @@ export const mergeBlockSchema = {
   properties: {
     name: { type: 'string' },
     mergeFields: { type: 'array', items: mergeFieldSchema },
-    mergeBlocks: { type: 'array', items: { type: 'object', 'x-type': 'MergeBlock', description: 'a nested merge block of the same shape' } },
+    mergeBlocks: {
+      type: 'array',
+      items: { type: 'object', 'x-type': 'MergeBlock', description: 'a nested merge block of the same shape' },
+    },
   },
   required: ['name', 'mergeFields', 'mergeBlocks'],
 } as const;
@@ -92,10 +109,13 @@ export const chartInfoSchema = {
   type: 'object',
   description: 'a chart and the merge block whose rows it shows (docsmith extension)',
   properties: {
-    name: { type: 'string', description: 'the chart\'s name, which names the block it shows' },
+    name: { type: 'string', description: "the chart's name, which names the block it shows" },
     mergeBlock: { type: ['string', 'null'], description: 'the block the chart is bound to, or null' },
     series: { type: 'array', items: { type: 'string' }, description: 'each series shows the column named like it' },
-    problem: { type: ['string', 'null'], description: 'why the chart cannot show merged data (it then keeps its design-time data), or null' },
+    problem: {
+      type: ['string', 'null'],
+      description: 'why the chart cannot show merged data (it then keeps its design-time data), or null',
+    },
   },
   required: ['name', 'mergeBlock', 'series', 'problem'],
 } as const;
@@ -115,7 +135,11 @@ export const templateInfoSchema = {
 export const incorrectWordSchema = {
   type: 'object',
   properties: {
-    length: { type: 'integer' }, start: { type: 'integer' }, text: { type: 'string' }, isDuplicate: { type: 'boolean' }, language: { type: 'string' },
+    length: { type: 'integer' },
+    start: { type: 'integer' },
+    text: { type: 'string' },
+    isDuplicate: { type: 'boolean' },
+    language: { type: 'string' },
   },
   required: ['length', 'start', 'text', 'isDuplicate', 'language'],
 } as const;
@@ -125,10 +149,27 @@ export const trackedChangeSchema = {
   properties: {
     id: { type: 'integer' },
     changeKind: { type: 'integer', description: '4096 inserted text, 8192 deleted text, 16384 formatting, 32768 paragraph mark' },
-    changeTime: { type: 'string' }, userName: { type: 'string' }, text: { type: 'string' }, start: { type: 'integer' }, length: { type: 'integer' },
-    highlightMode: { type: 'integer' }, highlightColor: { type: 'string' }, defaultHighlightColor: { type: 'string' },
+    changeTime: { type: 'string' },
+    userName: { type: 'string' },
+    text: { type: 'string' },
+    start: { type: 'integer' },
+    length: { type: 'integer' },
+    highlightMode: { type: 'integer' },
+    highlightColor: { type: 'string' },
+    defaultHighlightColor: { type: 'string' },
   },
-  required: ['id', 'changeKind', 'changeTime', 'userName', 'text', 'start', 'length', 'highlightMode', 'highlightColor', 'defaultHighlightColor'],
+  required: [
+    'id',
+    'changeKind',
+    'changeTime',
+    'userName',
+    'text',
+    'start',
+    'length',
+    'highlightMode',
+    'highlightColor',
+    'defaultHighlightColor',
+  ],
 } as const;
 
 /** A background job (async=true on merge, append and convert; docsmith extension). */
@@ -151,14 +192,18 @@ export const jobSchema = {
       required: ['stage'],
     },
     error: {
-      type: ['object', 'null'], description: 'a failed job: the status and message the request would have had',
-      properties: { status: { type: 'integer' }, message: { type: 'string' } }, required: ['status', 'message'],
+      type: ['object', 'null'],
+      description: 'a failed job: the status and message the request would have had',
+      properties: { status: { type: 'integer' }, message: { type: 'string' } },
+      required: ['status', 'message'],
     },
     callback: {
       type: ['object', 'null'],
       properties: {
-        url: { type: 'string' }, state: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
-        attempts: { type: 'integer' }, lastError: { type: ['string', 'null'] },
+        url: { type: 'string' },
+        state: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+        attempts: { type: 'integer' },
+        lastError: { type: ['string', 'null'] },
       },
       required: ['url', 'state', 'attempts', 'lastError'],
     },
@@ -168,11 +213,28 @@ export const jobSchema = {
       required: ['self', 'result'],
     },
   },
-  required: ['id', 'kind', 'state', 'createdAt', 'startedAt', 'finishedAt', 'expiresAt', 'attempts', 'progress', 'error', 'callback', 'links'],
+  required: [
+    'id',
+    'kind',
+    'state',
+    'createdAt',
+    'startedAt',
+    'finishedAt',
+    'expiresAt',
+    'attempts',
+    'progress',
+    'error',
+    'callback',
+    'links',
+  ],
 } as const;
 
 /** The query parameters that make merge, append and convert a background job. */
 export const asyncQueryProperties = {
-  async: { type: 'string', description: 'true: answer 202 with a job at once and do the work in the background (docsmith extension). A submission sent again with the same Idempotency-Key header gets the job the first one made' },
+  async: {
+    type: 'string',
+    description:
+      'true: answer 202 with a job at once and do the work in the background (docsmith extension). A submission sent again with the same Idempotency-Key header gets the job the first one made',
+  },
   callbackUrl: { type: 'string', description: 'with async=true: POSTed an HMAC-signed notice when the job ends' },
 } as const;

@@ -38,8 +38,9 @@ export function registerWire(app: FastifyInstance, options: { bodyLimitBytes: nu
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // Clients send any Content-Type, or none, with their JSON; the body is JSON whatever it says.
-    const hasBody = request.headers['transfer-encoding'] !== undefined
-      || (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
+    const hasBody =
+      request.headers['transfer-encoding'] !== undefined ||
+      (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
     if (hasBody) request.headers['content-type'] = 'application/json';
   });
 
@@ -62,11 +63,14 @@ export function registerWire(app: FastifyInstance, options: { bodyLimitBytes: nu
       return;
     }
     const { status, message, headers } = describeError(error, options.bodyLimitBytes);
-    if (status === 503) request.log.warn({ status, message, detail: (error as { detail?: string }).detail ?? error.message }, 'request refused: unavailable');
+    if (status === 503)
+      request.log.warn({ status, message, detail: (error as { detail?: string }).detail ?? error.message }, 'request refused: unavailable');
     else if (status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ status, message }, 'request refused');
     reply.headers(headers);
-    sendJson(reply, status, { message: status >= 500 && status !== 503 && status !== 504 ? `${message} (request id ${request.id})` : message });
+    sendJson(reply, status, {
+      message: status >= 500 && status !== 503 && status !== 504 ? `${message} (request id ${request.id})` : message,
+    });
   });
 }
 
@@ -188,7 +192,8 @@ export function booleanParam(query: Query, name: string, fallback: boolean): boo
 export function stringBody(request: FastifyRequest | { body: unknown }, what: string): string {
   const body = request.body;
   if (body === undefined || body === null) throw new InputError(`The request body is empty; send ${what} as a JSON string.`);
-  if (typeof body !== 'string') throw new InputError(`The request body must be a JSON string holding ${what}, not a JSON ${jsonType(body)}.`);
+  if (typeof body !== 'string')
+    throw new InputError(`The request body must be a JSON string holding ${what}, not a JSON ${jsonType(body)}.`);
   if (body.length === 0) throw new InputError(`The request body is an empty string; send ${what}.`);
   return body;
 }

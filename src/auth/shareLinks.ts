@@ -21,7 +21,10 @@ const hashOf = (token: string) => createHash('sha256').update(token).digest('hex
  * again does not bring it back).
  */
 export class ShareLinks {
-  constructor(private readonly store: Store, private readonly limits: ShareLimits) {}
+  constructor(
+    private readonly store: Store,
+    private readonly limits: ShareLimits,
+  ) {}
 
   async create(account: Account, templateName: string, days = this.limits.defaultDays): Promise<{ token: string; link: ShareLinkRecord }> {
     if (!Number.isInteger(days) || days < 1 || days > this.limits.maxDays) {
@@ -51,6 +54,7 @@ export class ShareLinks {
   }
 
   async revoke(account: Account, id: string): Promise<void> {
-    if (!(await this.store.shareLinks.revoke(account.id, id))) throw new InputError(`There is no share link with the id "${id}" in this account.`);
+    if (!(await this.store.shareLinks.revoke(account.id, id)))
+      throw new InputError(`There is no share link with the id "${id}" in this account.`);
   }
 }

@@ -68,7 +68,10 @@ export class AuthThrottle {
   private readonly admissions = new Map<string, Promise<void>>();
   private recorded = 0;
 
-  constructor(private readonly store: Store, private readonly limits: ThrottleLimits) {}
+  constructor(
+    private readonly store: Store,
+    private readonly limits: ThrottleLimits,
+  ) {}
 
   private limitOf(key: string): number {
     if (key.startsWith('user:')) return Number.POSITIVE_INFINITY; // slowed, never blocked

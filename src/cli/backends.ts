@@ -36,7 +36,15 @@ export class LocalBackend implements Backend {
 
   async merge(template: Buffer, records: JsonObject[], format: string, append: boolean, settings: unknown): Promise<Buffer[]> {
     const parsed = parseMergeSettings(settings);
-    return this.operations.merge({ template, records, options: parsed.options, document: parsed.document, format: parseReturnFormat(format), append, test: false });
+    return this.operations.merge({
+      template,
+      records,
+      options: parsed.options,
+      document: parsed.document,
+      format: parseReturnFormat(format),
+      append,
+      test: false,
+    });
   }
 
   async convert(document: Buffer, format: string): Promise<Buffer> {
@@ -45,11 +53,21 @@ export class LocalBackend implements Backend {
   }
 
   async append(documents: { bytes: Buffer; divider: Divider }[], format: string): Promise<Buffer> {
-    return this.operations.append({ documents, document: { properties: {}, password: undefined }, format: parseReturnFormat(format), test: false });
+    return this.operations.append({
+      documents,
+      document: { properties: {}, password: undefined },
+      format: parseReturnFormat(format),
+      test: false,
+    });
   }
 
   async thumbnails(document: Buffer, options: { zoom?: number; from?: number; to?: number; imageFormat?: string }): Promise<Buffer[]> {
-    const view = parseThumbnailRequest({ zoomFactor: options.zoom?.toString(), fromPage: options.from?.toString(), toPage: options.to?.toString(), imageFormat: options.imageFormat });
+    const view = parseThumbnailRequest({
+      zoomFactor: options.zoom?.toString(),
+      fromPage: options.from?.toString(),
+      toPage: options.to?.toString(),
+      imageFormat: options.imageFormat,
+    });
     const from = requireFormat(document, ['docx', 'doc', 'rtf', 'html', 'pdf', 'xlsx']);
     return this.operations.thumbnails({ document, from, view });
   }
@@ -71,14 +89,26 @@ type ClientFormat = string;
 
 /** The part of the TypeScript client (packages/client) the CLI uses. */
 export interface ClientLike {
-  merge(request: { returnFormat: ClientFormat; template?: Bytes; mergeData: object; append?: boolean; mergeSettings?: never }): Promise<Bytes[]>;
+  merge(request: {
+    returnFormat: ClientFormat;
+    template?: Bytes;
+    mergeData: object;
+    append?: boolean;
+    mergeSettings?: never;
+  }): Promise<Bytes[]>;
   convert(document: Bytes, returnFormat: ClientFormat): Promise<Bytes>;
   append(request: { returnFormat: ClientFormat; documents: { document: Bytes; documentDivider?: 1 | 2 | 3 }[] }): Promise<Bytes>;
   thumbnails(document: Bytes, options: { zoomFactor?: number; fromPage?: number; toPage?: number; imageFormat?: never }): Promise<Bytes[]>;
   uploadTemplate(name: string, template: Bytes): Promise<void>;
   templateInfo(name: string): Promise<TemplateInfo>;
   deleteTemplate(name: string): Promise<void>;
-  mergeJob(request: { returnFormat: ClientFormat; template?: Bytes; mergeData: object; append?: boolean; mergeSettings?: never }): Promise<JobLike>;
+  mergeJob(request: {
+    returnFormat: ClientFormat;
+    template?: Bytes;
+    mergeData: object;
+    append?: boolean;
+    mergeSettings?: never;
+  }): Promise<JobLike>;
   convertJob(document: Bytes, returnFormat: ClientFormat): Promise<JobLike>;
   appendJob(request: { returnFormat: ClientFormat; documents: { document: Bytes; documentDivider?: 1 | 2 | 3 }[] }): Promise<JobLike>;
   waitForJob(id: string, options: { onProgress?: (job: JobLike) => void }): Promise<JobLike>;
@@ -93,12 +123,17 @@ export interface JobLike {
 
 /** One line per change of a job's state or progress: `job 3f2c…: running, converting 2 of 5`. */
 export function describeJob(job: JobLike): string {
-  const progress = job.progress ? `, ${job.progress.stage}${job.progress.total !== undefined ? ` ${job.progress.done ?? 0} of ${job.progress.total}` : ''}` : '';
+  const progress = job.progress
+    ? `, ${job.progress.stage}${job.progress.total !== undefined ? ` ${job.progress.done ?? 0} of ${job.progress.total}` : ''}`
+    : '';
   return `job ${job.id}: ${job.state}${progress}`;
 }
 
 /** The published client package, loaded when the CLI talks to a server. */
-export async function loadClient(url: string, credentials: { apiKey: string } | { username: string; password: string }): Promise<ClientLike> {
+export async function loadClient(
+  url: string,
+  credentials: { apiKey: string } | { username: string; password: string },
+): Promise<ClientLike> {
   // The client is its own package (packages/client), built beside the service.
   const specifier = new URL('../../packages/client/dist/index.js', import.meta.url).href;
   const module = (await import(specifier)) as { DocsmithClient: new (url: string, credentials: unknown) => ClientLike };
@@ -111,7 +146,10 @@ export class RemoteBackend implements Backend {
    * @param jobs merge, convert and append run as background jobs (--async): no request time
    *   limit; `progress` hears each change of the job's state.
    */
-  constructor(private readonly client: ClientLike, private readonly jobs?: { progress: (line: string) => void }) {}
+  constructor(
+    private readonly client: ClientLike,
+    private readonly jobs?: { progress: (line: string) => void },
+  ) {}
 
   /** Queues the work as a job, follows it to the end, and fetches its documents. */
   private async viaJob(queued: Promise<JobLike>): Promise<Buffer[]> {
@@ -127,7 +165,13 @@ export class RemoteBackend implements Backend {
   }
 
   async merge(template: Buffer, records: JsonObject[], format: string, append: boolean, settings: unknown): Promise<Buffer[]> {
-    const request = { returnFormat: format.toUpperCase() as ClientFormat, template, mergeData: records, append, mergeSettings: settings as never };
+    const request = {
+      returnFormat: format.toUpperCase() as ClientFormat,
+      template,
+      mergeData: records,
+      append,
+      mergeSettings: settings as never,
+    };
     if (this.jobs) return this.viaJob(this.client.mergeJob(request));
     const docs = await this.client.merge(request);
     return docs.map((d) => Buffer.from(d));
@@ -140,13 +184,21 @@ export class RemoteBackend implements Backend {
 
   async append(documents: { bytes: Buffer; divider: Divider }[], format: string): Promise<Buffer> {
     const divider = { none: 1, paragraph: 2, section: 3 } as const;
-    const request = { returnFormat: format.toUpperCase() as ClientFormat, documents: documents.map((d) => ({ document: d.bytes, documentDivider: divider[d.divider] })) };
+    const request = {
+      returnFormat: format.toUpperCase() as ClientFormat,
+      documents: documents.map((d) => ({ document: d.bytes, documentDivider: divider[d.divider] })),
+    };
     if (this.jobs) return (await this.viaJob(this.client.appendJob(request)))[0]!;
     return Buffer.from(await this.client.append(request));
   }
 
   async thumbnails(document: Buffer, options: { zoom?: number; from?: number; to?: number; imageFormat?: string }): Promise<Buffer[]> {
-    const images = await this.client.thumbnails(document, { zoomFactor: options.zoom, fromPage: options.from, toPage: options.to, imageFormat: options.imageFormat?.toUpperCase() as never });
+    const images = await this.client.thumbnails(document, {
+      zoomFactor: options.zoom,
+      fromPage: options.from,
+      toPage: options.to,
+      imageFormat: options.imageFormat?.toUpperCase() as never,
+    });
     return images.map((i) => Buffer.from(i));
   }
 

@@ -9,7 +9,6 @@ import { parseDivider } from '../api/requests/append.js';
 import type { JsonObject } from '../merge/scope.js';
 import { LocalBackend, RemoteBackend, loadClient, type Backend } from './backends.js';
 
-
 export interface DocumentOptions {
   template?: string;
   data?: string;
@@ -38,7 +37,9 @@ function read(file: string | undefined, what: string): Buffer {
   try {
     return fs.readFileSync(file);
   } catch (error) {
-    throw new UsageError(`cannot read ${what} "${file}": ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw new UsageError(
+      `cannot read ${what} "${file}": ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+    );
   }
 }
 
@@ -54,7 +55,10 @@ function readJson(file: string, what: string): unknown {
 /** A progress bar on standard error, shown only on a terminal. */
 class Progress {
   private readonly live = process.stderr.isTTY === true;
-  constructor(private readonly total: number, private readonly label: string) {}
+  constructor(
+    private readonly total: number,
+    private readonly label: string,
+  ) {}
   tick(done: number): void {
     if (!this.live || this.total < 2) return;
     const width = 30;
@@ -72,7 +76,11 @@ function outputNames(output: string, count: number): string[] {
 
 async function backendFor(options: DocumentOptions): Promise<Backend> {
   if (options.url) {
-    const credentials = options['api-key'] ? { apiKey: options['api-key'] } : options.user && options.password ? { username: options.user, password: options.password } : undefined;
+    const credentials = options['api-key']
+      ? { apiKey: options['api-key'] }
+      : options.user && options.password
+        ? { username: options.user, password: options.password }
+        : undefined;
     if (!credentials) throw new UsageError('--url needs --api-key, or --user and --password');
     const jobs = options.async ? { progress: (line: string) => process.stderr.write(`${line}\n`) } : undefined;
     return new RemoteBackend(await loadClient(options.url, credentials), jobs);
@@ -90,14 +98,24 @@ const IMAGE_FORMATS = ['png', 'jpg', 'gif', 'bmp'];
 
 /** Option values are checked before any work, so a mistyped one is a usage error (exit 2). */
 function checkOptions(command: string, options: DocumentOptions): void {
-  if (options.format !== undefined && command !== 'thumbnails' && command !== 'info' && !(RETURN_FORMATS as readonly string[]).includes(options.format.toLowerCase())) {
+  if (
+    options.format !== undefined &&
+    command !== 'thumbnails' &&
+    command !== 'info' &&
+    !(RETURN_FORMATS as readonly string[]).includes(options.format.toLowerCase())
+  ) {
     throw new UsageError(`--format must be one of ${RETURN_FORMATS.join(', ')}, not "${options.format}"`);
   }
   if (command === 'thumbnails') {
-    for (const [name, min, max] of [['zoom', 1, 400], ['from', 1, 1_000_000], ['to', 0, 1_000_000]] as const) {
+    for (const [name, min, max] of [
+      ['zoom', 1, 400],
+      ['from', 1, 1_000_000],
+      ['to', 0, 1_000_000],
+    ] as const) {
       const value = options[name];
       if (value === undefined) continue;
-      if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, not "${value}"`);
+      if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
+        throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, not "${value}"`);
     }
     if (options['image-format'] !== undefined && !IMAGE_FORMATS.includes(options['image-format'].toLowerCase())) {
       throw new UsageError(`--image-format must be one of ${IMAGE_FORMATS.join(', ')}, not "${options['image-format']}"`);
@@ -130,11 +148,13 @@ export async function runDocumentCommand(command: string, options: DocumentOptio
         // Separate documents go in batches so the progress bar moves.
         const batch = append ? records.length : 25;
         for (let i = 0; i < records.length; i += batch) {
-          docs.push(...await backend.merge(template, records.slice(i, i + batch), format, append, settings));
+          docs.push(...(await backend.merge(template, records.slice(i, i + batch), format, append, settings)));
           progress.tick(Math.min(records.length, i + batch));
         }
         outputNames(output, docs.length).forEach((name, i) => fs.writeFileSync(name, docs[i]!));
-        process.stdout.write(`wrote ${docs.length === 1 ? output : `${docs.length} documents (${outputNames(output, docs.length)[0]}, ...)`}\n`);
+        process.stdout.write(
+          `wrote ${docs.length === 1 ? output : `${docs.length} documents (${outputNames(output, docs.length)[0]}, ...)`}\n`,
+        );
         return;
       }
       case 'convert': {
@@ -143,7 +163,10 @@ export async function runDocumentCommand(command: string, options: DocumentOptio
         if (fs.existsSync(input) && fs.statSync(input).isDirectory()) {
           const outDir = options['out-dir'] ?? throwUsage('--out-dir is required when --input is a folder');
           fs.mkdirSync(outDir, { recursive: true });
-          const files = fs.readdirSync(input).filter((f) => fs.statSync(path.join(input, f)).isFile()).sort();
+          const files = fs
+            .readdirSync(input)
+            .filter((f) => fs.statSync(path.join(input, f)).isFile())
+            .sort();
           const outputs = folderOutputNames(files, EXTENSIONS[format] ?? format);
           const progress = new Progress(files.length, 'converting');
           let failed = 0;
@@ -185,10 +208,20 @@ export async function runDocumentCommand(command: string, options: DocumentOptio
           if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number`);
           return Number(value);
         };
-        const images = await backend.thumbnails(document, { zoom: num(options.zoom, 'zoom'), from: num(options.from, 'from'), to: num(options.to, 'to'), imageFormat });
+        const images = await backend.thumbnails(document, {
+          zoom: num(options.zoom, 'zoom'),
+          from: num(options.from, 'from'),
+          to: num(options.to, 'to'),
+          imageFormat,
+        });
         fs.mkdirSync(outDir, { recursive: true });
         const first = num(options.from, 'from') ?? 1;
-        images.forEach((image, i) => fs.writeFileSync(path.join(outDir, `${path.parse(input!).name}-page${first + i}.${imageFormat === 'jpg' ? 'jpg' : imageFormat}`), image));
+        images.forEach((image, i) =>
+          fs.writeFileSync(
+            path.join(outDir, `${path.parse(input!).name}-page${first + i}.${imageFormat === 'jpg' ? 'jpg' : imageFormat}`),
+            image,
+          ),
+        );
         process.stdout.write(`wrote ${images.length} image(s) into ${outDir}\n`);
         return;
       }

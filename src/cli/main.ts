@@ -104,7 +104,9 @@ async function password(values: Values): Promise<string | undefined> {
   if (values['password-stdin']) {
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+    return Buffer.concat(chunks)
+      .toString('utf8')
+      .replace(/\r?\n$/, '');
   }
   return values.password;
 }
@@ -148,12 +150,25 @@ function print(rows: Record<string, unknown>[], json: boolean): void {
   }
   const columns = Object.keys(rows[0]!);
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd() + '\n';
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd() + '\n';
   process.stdout.write(line(columns));
   for (const row of rows) process.stdout.write(line(columns.map((c) => String(row[c]))));
 }
 
-const STORE_COMMANDS = ['account create', 'account list', 'account update', 'account delete', 'apikey create', 'apikey list', 'apikey revoke', 'backup'];
+const STORE_COMMANDS = [
+  'account create',
+  'account list',
+  'account update',
+  'account delete',
+  'apikey create',
+  'apikey list',
+  'apikey revoke',
+  'backup',
+];
 
 /** Where the commands' data lives, said in one line (no password). */
 function describeDatabase(services: Services): string {
@@ -202,7 +217,11 @@ async function run(services: Services, command: string, values: Values): Promise
     case 'apikey create': {
       const account = await services.accounts.require(requireUser(values));
       const key = await services.apiKeys.create(account.id);
-      if (!key) throw new DocsmithError(400, `account "${account.username}" has ${services.config.maxApiKeys} keys, the most allowed; revoke one first`);
+      if (!key)
+        throw new DocsmithError(
+          400,
+          `account "${account.username}" has ${services.config.maxApiKeys} keys, the most allowed; revoke one first`,
+        );
       process.stdout.write(json ? JSON.stringify({ key }) + '\n' : key + '\n');
       return;
     }
@@ -266,7 +285,9 @@ export async function main(argv: string[]): Promise<number> {
     const config = loadConfig();
     // Only a command that makes an account may start a new database; the others say where they looked.
     if (!config.databaseUrl && command !== 'account create' && !fs.existsSync(sqliteFile(config.dataDir))) {
-      process.stderr.write(`docsmith: there is no database at ${sqliteFile(config.dataDir)}; set DOCSMITH_DATA_DIR (or DOCSMITH_DATABASE_URL) as for the server\n`);
+      process.stderr.write(
+        `docsmith: there is no database at ${sqliteFile(config.dataDir)}; set DOCSMITH_DATA_DIR (or DOCSMITH_DATABASE_URL) as for the server\n`,
+      );
       return 1;
     }
     services = await openServices(config);

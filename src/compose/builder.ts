@@ -11,12 +11,28 @@ import { StyleMerger, withParagraphStyle } from './styles.js';
 /** How an appended document joins the one before it. */
 export type Divider = 'none' | 'paragraph' | 'section';
 
-const HAIRLINE_PARAGRAPH = '<w:p><w:pPr><w:spacing w:before="0" w:after="0" w:line="20" w:lineRule="exact"/><w:rPr><w:sz w:val="2"/><w:szCs w:val="2"/></w:rPr></w:pPr></w:p>';
+const HAIRLINE_PARAGRAPH =
+  '<w:p><w:pPr><w:spacing w:before="0" w:after="0" w:line="20" w:lineRule="exact"/><w:rPr><w:sz w:val="2"/><w:szCs w:val="2"/></w:rPr></w:pPr></w:p>';
 
 /** Parts with text of their own (stories) besides the body. */
 const STORY_PART = /^word\/(?:[^/]*_)?(?:header|footer|footnotes|endnotes|comments)[^/]*\.xml$/;
 
-const HANDLED_APART = ['styles', 'numbering', 'fontTable', 'settings', 'webSettings', 'theme', 'footnotes', 'endnotes', 'comments', 'customXml', 'glossaryDocument', 'people', 'commentsExtended', 'commentsIds'];
+const HANDLED_APART = [
+  'styles',
+  'numbering',
+  'fontTable',
+  'settings',
+  'webSettings',
+  'theme',
+  'footnotes',
+  'endnotes',
+  'comments',
+  'customXml',
+  'glossaryDocument',
+  'people',
+  'commentsExtended',
+  'commentsIds',
+];
 
 /**
  * Joins DOCX documents into one: parts and relationships are copied (media stored once by
@@ -68,7 +84,10 @@ export class DocumentBuilder {
     // Relationships used by the body: copy their targets, give them ids of their own here.
     const { map: relMap, entries, copied } = this.copier.copyRelationships(source, main, this.mainPart, n, HANDLED_APART, content);
     this.pkg.addRelationships(this.mainPart, entries);
-    const remapRels = (xml: string) => xml.replace(/\b(r:[A-Za-z]+)="([^"]+)"/g, (whole, name: string, value: string) => (relMap.has(value) ? `${name}="${relMap.get(value)}"` : whole));
+    const remapRels = (xml: string) =>
+      xml.replace(/\b(r:[A-Za-z]+)="([^"]+)"/g, (whole, name: string, value: string) =>
+        relMap.has(value) ? `${name}="${relMap.get(value)}"` : whole,
+      );
     content = remapRels(content);
     sectPr = remapRels(sectPr);
 
@@ -136,4 +155,3 @@ export class DocumentBuilder {
     return this.pkg.toBuffer();
   }
 }
-

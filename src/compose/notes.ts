@@ -4,9 +4,24 @@ import { adoptNamespaces, remapValues, STYLE_REFERENCES } from './markup.js';
 import { relatedPart, type PartCopier } from './parts.js';
 
 export const NOTE_PARTS = [
-  { type: 'footnotes', element: 'w:footnote', reference: 'w:footnoteReference', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml' },
-  { type: 'endnotes', element: 'w:endnote', reference: 'w:endnoteReference', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.endnotes+xml' },
-  { type: 'comments', element: 'w:comment', reference: 'w:comment(?:RangeStart|RangeEnd|Reference)', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.comments+xml' },
+  {
+    type: 'footnotes',
+    element: 'w:footnote',
+    reference: 'w:footnoteReference',
+    contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml',
+  },
+  {
+    type: 'endnotes',
+    element: 'w:endnote',
+    reference: 'w:endnoteReference',
+    contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.endnotes+xml',
+  },
+  {
+    type: 'comments',
+    element: 'w:comment',
+    reference: 'w:comment(?:RangeStart|RangeEnd|Reference)',
+    contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.comments+xml',
+  },
 ] as const;
 
 /** Moves each appended document's footnotes, endnotes and comments, renumbered. */
@@ -16,11 +31,22 @@ export class NoteMerger {
   constructor(private readonly copier: PartCopier) {}
 
   /** Footnotes, endnotes and comments get the next free ids here; references follow. */
-  merge(source: OoxmlPackage, main: string, note: (typeof NOTE_PARTS)[number], content: string, renamed: { styles: Map<string, string>; lists: Map<string, string> }, n: number): string {
+  merge(
+    source: OoxmlPackage,
+    main: string,
+    note: (typeof NOTE_PARTS)[number],
+    content: string,
+    renamed: { styles: Map<string, string>; lists: Map<string, string> },
+    n: number,
+  ): string {
     const sourcePart = relatedPart(source, main, note.type);
     if (!sourcePart || !source.has(sourcePart)) return content;
     const root = note.type === 'comments' ? 'w:comments' : `w:${note.type}`;
-    const basePart = this.copier.basePart(note.type, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<${root} xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"></${root}>`, note.contentType);
+    const basePart = this.copier.basePart(
+      note.type,
+      `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<${root} xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"></${root}>`,
+      note.contentType,
+    );
     const base = this.notes.get(basePart) ?? parseXml(this.copier.pkg.text(basePart)!, basePart);
     this.notes.set(basePart, base);
     let next = Math.max(0, ...childElements(base.root, note.element).map((e) => Number(attr(e, 'w:id') ?? 0))) + 1;

@@ -15,8 +15,11 @@ export class NumberingMerger {
     const map = new Map<string, string>();
     const sourcePart = relatedPart(source, main, 'numbering');
     if (!sourcePart || !source.has(sourcePart)) return map;
-    const basePart = this.copier.basePart('numbering', '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"></w:numbering>',
-      'application/vnd.openxmlformats-officedocument.wordprocessingml.numbering+xml');
+    const basePart = this.copier.basePart(
+      'numbering',
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"></w:numbering>',
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.numbering+xml',
+    );
     this.numbering ??= parseXml(this.copier.pkg.text(basePart)!, basePart);
     const base = this.numbering.root;
     const maxOf = (name: string, key: string) => Math.max(0, ...childElements(base, name).map((e) => Number(attr(e, key) ?? 0)));
@@ -30,14 +33,24 @@ export class NumberingMerger {
       abstractMap.set(attr(a, 'w:abstractNumId') ?? '', fresh);
       setAttr(a, 'w:abstractNumId', fresh);
       // A w:nsid shared with another list would join them; each document keeps its own.
-      for (const nsid of childElements(a, 'w:nsid')) setAttr(nsid, 'w:val', createHash('md5').update(`${fresh}:${attr(nsid, 'w:val')}`).digest('hex').slice(0, 8).toUpperCase());
+      for (const nsid of childElements(a, 'w:nsid'))
+        setAttr(
+          nsid,
+          'w:val',
+          createHash('md5')
+            .update(`${fresh}:${attr(nsid, 'w:val')}`)
+            .digest('hex')
+            .slice(0, 8)
+            .toUpperCase(),
+        );
       return a;
     });
     const nums = childElements(incoming, 'w:num').map((num) => {
       const fresh = String(nextNum++);
       map.set(attr(num, 'w:numId') ?? '', fresh);
       setAttr(num, 'w:numId', fresh);
-      for (const ref of childElements(num, 'w:abstractNumId')) setAttr(ref, 'w:val', abstractMap.get(attr(ref, 'w:val') ?? '') ?? attr(ref, 'w:val') ?? '0');
+      for (const ref of childElements(num, 'w:abstractNumId'))
+        setAttr(ref, 'w:val', abstractMap.get(attr(ref, 'w:val') ?? '') ?? attr(ref, 'w:val') ?? '0');
       return num;
     });
     const firstNum = base.children.findIndex((c) => c.kind === 'element' && c.name === 'w:num');

@@ -18,7 +18,10 @@ export function relatedPart(pkg: OoxmlPackage, main: string, kind: string): stri
 export class PartCopier {
   private readonly mediaByHash = new Map<string, string>();
 
-  constructor(readonly pkg: OoxmlPackage, readonly mainPart: string) {
+  constructor(
+    readonly pkg: OoxmlPackage,
+    readonly mainPart: string,
+  ) {
     for (const [name, data] of pkg.parts) {
       if (name.startsWith('word/media/')) this.mediaByHash.set(createHash('sha256').update(data).digest('hex'), name);
     }
@@ -29,7 +32,14 @@ export class PartCopier {
    * their own, relative to `toPart`; the map says which old id became which. Relationships of a
    * `skip` type are left out unless `body` refers to them (a TX barcode's custom XML).
    */
-  copyRelationships(source: OoxmlPackage, fromPart: string, toPart: string, n: number, skip: readonly string[] = [], body = ''): { map: Map<string, string>; entries: NewRelationship[]; copied: { type: string; part: string }[] } {
+  copyRelationships(
+    source: OoxmlPackage,
+    fromPart: string,
+    toPart: string,
+    n: number,
+    skip: readonly string[] = [],
+    body = '',
+  ): { map: Map<string, string>; entries: NewRelationship[]; copied: { type: string; part: string }[] } {
     const map = new Map<string, string>();
     const entries: NewRelationship[] = [];
     const copied: { type: string; part: string }[] = [];
@@ -74,7 +84,11 @@ export class PartCopier {
       for (const rel of source.relationships(part)) {
         if (rel.external) continue;
         const target = this.copyPart(source, OoxmlPackage.resolve(part, rel.target), n);
-        if (target) copied = copied.replace(`Target="${rel.target}"`, `Target="${escapeAttr(path.posix.relative(path.posix.dirname(name), target))}"`);
+        if (target)
+          copied = copied.replace(
+            `Target="${rel.target}"`,
+            `Target="${escapeAttr(path.posix.relative(path.posix.dirname(name), target))}"`,
+          );
       }
       this.pkg.setText(relsName(name), copied);
     }

@@ -15,7 +15,10 @@ export class Sections {
     if (known) return known;
     const tag = kind === 'header' ? 'w:hdr' : 'w:ftr';
     const name = this.copier.freshName(`word/${kind}-empty.xml`);
-    this.copier.pkg.setText(name, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<${tag} xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><w:p/></${tag}>`);
+    this.copier.pkg.setText(
+      name,
+      `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<${tag} xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><w:p/></${tag}>`,
+    );
     this.copier.pkg.addContentTypeOverride(name, `application/vnd.openxmlformats-officedocument.wordprocessingml.${kind}+xml`);
     const id = `rIdJEmpty${kind}`;
     this.copier.pkg.addRelationships(this.copier.mainPart, [{ id, type: `${REL}${kind}`, target: path.posix.basename(name) }]);

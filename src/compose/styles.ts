@@ -1,4 +1,15 @@
-import { attr, childElements, element, escapeAttr, parseXml, serialize, serializeDocument, setAttr, type XmlDocument, type XmlElement } from '../ooxml/xml.js';
+import {
+  attr,
+  childElements,
+  element,
+  escapeAttr,
+  parseXml,
+  serialize,
+  serializeDocument,
+  setAttr,
+  type XmlDocument,
+  type XmlElement,
+} from '../ooxml/xml.js';
 import { PPR_ORDER, RPR_ORDER, addMissingProperties } from '../ooxml/properties-order.js';
 import type { OoxmlPackage } from '../ooxml/package.js';
 import { relatedPart, type PartCopier } from './parts.js';
@@ -17,7 +28,11 @@ export class StyleMerger {
     const map = new Map<string, string>();
     const sourcePart = relatedPart(source, main, 'styles');
     if (!sourcePart || !source.has(sourcePart)) return { map, ownDefault: undefined };
-    const basePart = this.copier.basePart('styles', source.text(sourcePart)!, 'application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml');
+    const basePart = this.copier.basePart(
+      'styles',
+      source.text(sourcePart)!,
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml',
+    );
     if (source.text(sourcePart) === this.copier.pkg.text(basePart) && !this.styles) return { map, ownDefault: undefined };
     this.styles ??= parseXml(this.copier.pkg.text(basePart)!, basePart);
     const known = new Map(childElements(this.styles.root, 'w:style').map((s) => [attr(s, 'w:styleId') ?? '', s]));
@@ -92,8 +107,10 @@ function carryDocDefaults(base: XmlElement, source: XmlElement): string | undefi
     if (paragraphDefaults.length > 0) addMissingProperties(ensure('w:pPr'), paragraphDefaults.map(cloneElement), PPR_ORDER);
     addMissingProperties(ensure('w:rPr'), runDefaults.map(cloneElement), RPR_ORDER);
     // CT_Style: pPr, rPr and tblPr come after the names and flags.
-    style.children = [...style.children.filter((c) => !(c.kind === 'element' && STYLE_TAIL.includes(c.name))),
-      ...STYLE_TAIL.flatMap((name) => childElements(style, name))];
+    style.children = [
+      ...style.children.filter((c) => !(c.kind === 'element' && STYLE_TAIL.includes(c.name))),
+      ...STYLE_TAIL.flatMap((name) => childElements(style, name)),
+    ];
   }
   const byDefault = paragraphStyles.find((s) => attr(s, 'w:default') === '1' || attr(s, 'w:default') === 'true');
   return byDefault ? attr(byDefault, 'w:styleId') : undefined;
@@ -103,7 +120,12 @@ const W_NS = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 const STYLE_TAIL = ['w:pPr', 'w:rPr', 'w:tblPr', 'w:trPr', 'w:tcPr', 'w:tblStylePr'];
 
 function cloneElement(node: XmlElement): XmlElement {
-  return { kind: 'element', name: node.name, attrs: node.attrs.map(([k, v]) => [k, v] as [string, string]), children: node.children.map((c) => (c.kind === 'element' ? cloneElement(c) : { ...c })) };
+  return {
+    kind: 'element',
+    name: node.name,
+    attrs: node.attrs.map(([k, v]) => [k, v] as [string, string]),
+    children: node.children.map((c) => (c.kind === 'element' ? cloneElement(c) : { ...c })),
+  };
 }
 
 /** Paragraphs without a style of their own name `styleId`. */
@@ -117,4 +139,3 @@ export function withParagraphStyle(content: string, styleId: string): string {
       return `${open}<w:pPr>${pStyle}</w:pPr>`;
     });
 }
-

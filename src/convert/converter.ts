@@ -43,7 +43,15 @@ export interface Converted {
 export const TEST_MODE_TITLE = 'ReportingCloud Test Mode';
 
 const EXTENSIONS: Record<DocumentFormat, string> = { docx: 'docx', doc: 'doc', rtf: 'rtf', html: 'html', pdf: 'pdf', xlsx: 'xlsx' };
-const OUTPUT_EXTENSIONS: Record<ReturnFormat, string> = { pdf: 'pdf', pdfa: 'pdf', docx: 'docx', doc: 'doc', rtf: 'rtf', html: 'html', txt: 'txt' };
+const OUTPUT_EXTENSIONS: Record<ReturnFormat, string> = {
+  pdf: 'pdf',
+  pdfa: 'pdf',
+  docx: 'docx',
+  doc: 'doc',
+  rtf: 'rtf',
+  html: 'html',
+  txt: 'txt',
+};
 
 function officeProperties(p: DocumentProperties | undefined): Record<string, string> | undefined {
   if (!p) return undefined;
@@ -102,7 +110,9 @@ export class Converter {
     try {
       if (!direct) await this.pool.run({ ...job, input: normalised, inputFilter: native }, signal);
     } catch (error) {
-      throw error instanceof OfficeJobError ? mapJobError(error) : new InputError(`The office engine could not process this document (${(error as Error).message}).`);
+      throw error instanceof OfficeJobError
+        ? mapJobError(error)
+        : new InputError(`The office engine could not process this document (${(error as Error).message}).`);
     } finally {
       if (!direct) void fs.rm(normalised, { force: true }).catch(() => undefined);
     }
@@ -121,11 +131,18 @@ export class Converter {
     const spec = exportSpec(family, to, options.password);
     // Nothing in a document may make the office read a file or fetch a URL (the sandbox is the second line).
     const source = options.alreadyInert ? input : await this.inert(input, from, options.signal);
-    const result = await this.runOffice(source, from, to, {
-      ...spec,
-      properties: officeProperties(options.properties),
-      watermark: options.test ? TEST_WATERMARK : undefined,
-    }, options.signal, options.timeoutMs);
+    const result = await this.runOffice(
+      source,
+      from,
+      to,
+      {
+        ...spec,
+        properties: officeProperties(options.properties),
+        watermark: options.test ? TEST_WATERMARK : undefined,
+      },
+      options.signal,
+      options.timeoutMs,
+    );
     // An encrypted DOCX is a compound file, not a package: nothing to tidy.
     const data = to === 'docx' && !options.password ? await this.tidy(result.data, options.signal) : result.data;
     return { data: this.finish(data, to, options), officeMs: result.officeMs };
@@ -151,15 +168,24 @@ export class Converter {
    */
   private async fromUnreadableDoc(input: Buffer, to: ReturnFormat, options: ConvertOptions): Promise<Converted> {
     const damaged = 'The DOC document is damaged (its OLE compound structure cannot be read)';
-    if (!this.oneShot?.sandbox.confinesFiles) throw new InputError(`${damaged}; this server reads such files only in a fully sandboxed office, which it does not have.`);
+    if (!this.oneShot?.sandbox.confinesFiles)
+      throw new InputError(`${damaged}; this server reads such files only in a fully sandboxed office, which it does not have.`);
     let docx: { data: Buffer; officeMs: number };
     try {
-      docx = await this.runOffice(input, 'doc', 'docx', { ...exportSpec('writer', 'docx'), refreshFields: false }, options.signal, options.timeoutMs);
+      docx = await this.runOffice(
+        input,
+        'doc',
+        'docx',
+        { ...exportSpec('writer', 'docx'), refreshFields: false },
+        options.signal,
+        options.timeoutMs,
+      );
     } catch (error) {
       if (error instanceof InputError) throw new InputError(`${damaged}, and the office could not read it either.`);
       throw error;
     }
-    if (to === 'docx' && !options.test && !options.password && !options.properties) return { data: await this.tidy(await this.inert(docx.data, 'docx', options.signal), options.signal), officeMs: docx.officeMs };
+    if (to === 'docx' && !options.test && !options.password && !options.properties)
+      return { data: await this.tidy(await this.inert(docx.data, 'docx', options.signal), options.signal), officeMs: docx.officeMs };
     const result = await this.convert(docx.data, 'docx', to, options);
     return { data: result.data, officeMs: docx.officeMs + result.officeMs };
   }
@@ -170,7 +196,9 @@ export class Converter {
       await checkPdf(input);
       return { data: input, officeMs: 0 };
     }
-    throw new InputError(`PDF documents can be converted to TXT${options.test || options.password ? '' : ' or PDF'} only; ${to.toUpperCase()} output needs a DOCX, DOC, RTF or HTML source.`);
+    throw new InputError(
+      `PDF documents can be converted to TXT${options.test || options.password ? '' : ' or PDF'} only; ${to.toUpperCase()} output needs a DOCX, DOC, RTF or HTML source.`,
+    );
   }
 
   /**
@@ -187,7 +215,11 @@ export class Converter {
     try {
       await fs.writeFile(input, source);
       // Straight to the pool: a crash gets no command-line fallback, which would export instead of measuring.
-      const result = await this.pool.run({ input, output: `${input}.none`, filter: 'Text', inputFilter: inputFilterFor('docx', source), measure: 'sectionPages' }, signal, timeoutMs);
+      const result = await this.pool.run(
+        { input, output: `${input}.none`, filter: 'Text', inputFilter: inputFilterFor('docx', source), measure: 'sectionPages' },
+        signal,
+        timeoutMs,
+      );
       return result.sectionPages;
     } catch (error) {
       if (signal?.aborted) throw error;
@@ -197,7 +229,14 @@ export class Converter {
     }
   }
 
-  private async runOffice(source: Buffer, from: DocumentFormat, to: ReturnFormat, job: Omit<OfficeJob, 'input' | 'output'>, signal?: AbortSignal, timeoutMs?: number): Promise<{ data: Buffer; officeMs: number }> {
+  private async runOffice(
+    source: Buffer,
+    from: DocumentFormat,
+    to: ReturnFormat,
+    job: Omit<OfficeJob, 'input' | 'output'>,
+    signal?: AbortSignal,
+    timeoutMs?: number,
+  ): Promise<{ data: Buffer; officeMs: number }> {
     if (!this.workDirReady) {
       await fs.mkdir(this.workDir, { recursive: true });
       this.workDirReady = true;
@@ -234,21 +273,31 @@ const DOC_FILTERS: Record<WordVersion, string> = { word97: 'MS Word 97', word95:
 /** Forcing the import filter stops the office from guessing (and reading junk as text). */
 function inputFilterFor(format: DocumentFormat, bytes: Uint8Array): string {
   switch (format) {
-    case 'docx': return 'MS Word 2007 XML';
-    case 'doc': return DOC_FILTERS[wordVersion(bytes)];
-    case 'rtf': return 'Rich Text Format';
-    case 'html': return 'HTML (StarWriter)';
-    case 'xlsx': return 'Calc MS Excel 2007 XML';
-    case 'pdf': return '';
+    case 'docx':
+      return 'MS Word 2007 XML';
+    case 'doc':
+      return DOC_FILTERS[wordVersion(bytes)];
+    case 'rtf':
+      return 'Rich Text Format';
+    case 'html':
+      return 'HTML (StarWriter)';
+    case 'xlsx':
+      return 'Calc MS Excel 2007 XML';
+    case 'pdf':
+      return '';
   }
 }
 
 function mapJobError(error: unknown): Error {
   if (!(error instanceof OfficeJobError)) return error as Error;
   switch (error.code) {
-    case 'password': return new InputError('The document is password-protected; remove the password and send it again.');
-    case 'load_failed': return new InputError(`The document could not be read; it may be damaged (${error.message}).`);
-    case 'export_failed': return new InputError(`The document could not be written in the requested format (${error.message}).`);
-    default: return new DocsmithError(500, `The office engine refused the job: ${error.message}`);
+    case 'password':
+      return new InputError('The document is password-protected; remove the password and send it again.');
+    case 'load_failed':
+      return new InputError(`The document could not be read; it may be damaged (${error.message}).`);
+    case 'export_failed':
+      return new InputError(`The document could not be written in the requested format (${error.message}).`);
+    default:
+      return new DocsmithError(500, `The office engine refused the job: ${error.message}`);
   }
 }

@@ -63,6 +63,8 @@ export class Normaliser {
     if (names.length <= this.limits.diskEntries) return;
     const dated = await Promise.all(names.map(async (n) => ({ n, t: (await fs.stat(path.join(this.cacheDir, n))).mtimeMs })));
     dated.sort((a, b) => a.t - b.t);
-    await Promise.all(dated.slice(0, names.length - this.limits.diskEntries).map((d) => fs.rm(path.join(this.cacheDir, d.n), { force: true })));
+    await Promise.all(
+      dated.slice(0, names.length - this.limits.diskEntries).map((d) => fs.rm(path.join(this.cacheDir, d.n), { force: true })),
+    );
   }
 }

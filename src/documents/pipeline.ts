@@ -26,7 +26,12 @@ export class DocumentPipeline {
 
   /** Exactly one of a stored template's name and an uploaded template: its bytes, and how messages name it. */
   /** `current`: the stored template's version as the work's claim read it (see TemplateLibrary.require). */
-  async templateSource(account: Account, name: string | undefined, uploaded: unknown, current?: TemplateMeta | null): Promise<{ bytes: Buffer; what: string }> {
+  async templateSource(
+    account: Account,
+    name: string | undefined,
+    uploaded: unknown,
+    current?: TemplateMeta | null,
+  ): Promise<{ bytes: Buffer; what: string }> {
     const source = templateChoice(name, uploaded);
     if ('bytes' in source) return { bytes: source.bytes, what: 'The uploaded template' };
     return { bytes: (await this.templates.require(account, source.name, current)).data, what: `The template "${source.name}"` };
@@ -39,10 +44,17 @@ export class DocumentPipeline {
   }
 
   /** The bytes as DOCX when they are one of `accepted`; other formats through the normaliser. */
-  async asDocx(bytes: Buffer, accepted: readonly ('docx' | 'doc' | 'rtf' | 'html')[], what: string, signal?: AbortSignal, known?: DocumentFormat): Promise<Buffer> {
+  async asDocx(
+    bytes: Buffer,
+    accepted: readonly ('docx' | 'doc' | 'rtf' | 'html')[],
+    what: string,
+    signal?: AbortSignal,
+    known?: DocumentFormat,
+  ): Promise<Buffer> {
     const format = known ?? requireFormat(bytes, accepted, what);
     if (format === 'docx') return bytes;
-    if (!this.normaliser) throw new BusyError(`${what} is ${format.toUpperCase()}; reading it needs the office engine, which is not running.`, 30);
+    if (!this.normaliser)
+      throw new BusyError(`${what} is ${format.toUpperCase()}; reading it needs the office engine, which is not running.`, 30);
     return this.normaliser.toDocx(bytes, format as 'doc' | 'rtf' | 'html', signal);
   }
 
@@ -52,7 +64,18 @@ export class DocumentPipeline {
   }
 
   /** A DOCX result in the requested format, with properties, password and test watermark. */
-  async output(docx: Buffer, format: ReturnFormat, options: { properties: DocumentProperties; password?: string; test: boolean; signal?: AbortSignal; timeoutMs?: number; alreadyInert?: boolean }): Promise<Buffer> {
+  async output(
+    docx: Buffer,
+    format: ReturnFormat,
+    options: {
+      properties: DocumentProperties;
+      password?: string;
+      test: boolean;
+      signal?: AbortSignal;
+      timeoutMs?: number;
+      alreadyInert?: boolean;
+    },
+  ): Promise<Buffer> {
     if (!outputNeedsOffice(format, options.password)) {
       // DOCX stays our own OOXML; properties and a test run's watermark are written into the package directly.
       if (!hasProperties(options.properties) && !options.test) return docx;
@@ -63,7 +86,12 @@ export class DocumentPipeline {
     }
     if (!this.converter) throw new BusyError('Producing this output needs the office engine, which is not running on this server.', 30);
     const { data } = await this.converter.convert(docx, 'docx', format, {
-      properties: options.properties, password: options.password, test: options.test, signal: options.signal, timeoutMs: options.timeoutMs, alreadyInert: options.alreadyInert,
+      properties: options.properties,
+      password: options.password,
+      test: options.test,
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+      alreadyInert: options.alreadyInert,
     });
     return data;
   }

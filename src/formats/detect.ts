@@ -10,7 +10,12 @@ export type Detection =
   | { ok: false; problem: 'empty' | 'tx' | 'encrypted' | 'macro' | 'corrupt' | 'unknown'; message: string };
 
 export const FORMAT_NAMES: Record<DocumentFormat, string> = {
-  docx: 'DOCX', doc: 'DOC', rtf: 'RTF', html: 'HTML', pdf: 'PDF', xlsx: 'XLSX',
+  docx: 'DOCX',
+  doc: 'DOC',
+  rtf: 'RTF',
+  html: 'HTML',
+  pdf: 'PDF',
+  xlsx: 'XLSX',
 };
 
 const MAX_CONTENT_TYPES_BYTES = 1024 * 1024;
@@ -21,7 +26,10 @@ const fail = (problem: Exclude<Detection, { ok: true }>['problem'], message: str
 export function detectFormat(bytes: Uint8Array): Detection {
   if (bytes.length === 0) return fail('empty', 'The document is empty (0 bytes).');
   if (startsWith(bytes, [0x08, 0x07, 0x01, 0x00])) {
-    return fail('tx', 'This is a TX Text Control (.tx) document, a proprietary format that is not publicly specified and cannot be read here; save it as DOCX, DOC or RTF.');
+    return fail(
+      'tx',
+      'This is a TX Text Control (.tx) document, a proprietary format that is not publicly specified and cannot be read here; save it as DOCX, DOC or RTF.',
+    );
   }
   if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04])) return detectZip(bytes);
   if (startsWith(bytes, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) return detectCompound(bytes);
@@ -37,10 +45,14 @@ function startsWith(bytes: Uint8Array, signature: number[]): boolean {
 }
 
 /** Elements a fragment a browser renders may start with (after comments and white space). */
-const HTML_START = /^<(?:html|head|body|div|p|table|span|h[1-6]|ul|ol|li|dl|br|hr|b|i|u|s|strong|em|font|center|a|img|meta|title|style|link|section|article|header|footer|main|nav|aside|pre|blockquote|form|tt|small|big|sup|sub|code|address|figure|base)[\s>/]/;
+const HTML_START =
+  /^<(?:html|head|body|div|p|table|span|h[1-6]|ul|ol|li|dl|br|hr|b|i|u|s|strong|em|font|center|a|img|meta|title|style|link|section|article|header|footer|main|nav|aside|pre|blockquote|form|tt|small|big|sup|sub|code|address|figure|base)[\s>/]/;
 
 function looksLikeHtml(head: string): boolean {
-  const text = head.replace(/^\uFEFF|^\xEF\xBB\xBF/, '').trimStart().toLowerCase();
+  const text = head
+    .replace(/^\uFEFF|^\xEF\xBB\xBF/, '')
+    .trimStart()
+    .toLowerCase();
   if (!text.startsWith('<')) return false;
   if (/^<!doctype html|<html[\s>]|<body[\s>]|<head[\s>]/.test(text) || /<html[\s>]/.test(text.slice(0, 1024))) return true;
   // A fragment (no doctype, html or body): what a browser would render, and text, not binary.
@@ -52,7 +64,11 @@ function looksLikeHtml(head: string): boolean {
 function detectZip(bytes: Uint8Array): Detection {
   let contentTypes: string | undefined;
   try {
-    const files = readZip(bytes, { ...DEFAULT_ZIP_LIMITS, maxPartBytes: MAX_CONTENT_TYPES_BYTES, ratioFloorBytes: MAX_CONTENT_TYPES_BYTES }, (name) => name === '[Content_Types].xml');
+    const files = readZip(
+      bytes,
+      { ...DEFAULT_ZIP_LIMITS, maxPartBytes: MAX_CONTENT_TYPES_BYTES, ratioFloorBytes: MAX_CONTENT_TYPES_BYTES },
+      (name) => name === '[Content_Types].xml',
+    );
     const entry = files.get('[Content_Types].xml');
     contentTypes = entry ? Buffer.from(entry).toString('utf8') : undefined;
   } catch (error) {
@@ -62,8 +78,10 @@ function detectZip(bytes: Uint8Array): Detection {
   if (contentTypes === undefined) {
     return fail('unknown', 'The data is a ZIP archive but not an Office document (no [Content_Types].xml).');
   }
-  if (contentTypes.includes('application/vnd.ms-word.document.macroEnabled.main+xml')
-    || contentTypes.includes('application/vnd.ms-word.template.macroEnabledTemplate.main+xml')) {
+  if (
+    contentTypes.includes('application/vnd.ms-word.document.macroEnabled.main+xml') ||
+    contentTypes.includes('application/vnd.ms-word.template.macroEnabledTemplate.main+xml')
+  ) {
     return fail('macro', 'Macro-enabled Word documents (DOCM/DOTM) are not accepted; save the document as DOCX.');
   }
   if (contentTypes.includes('wordprocessingml.document.main+xml') || contentTypes.includes('wordprocessingml.template.main+xml')) {
@@ -84,7 +102,9 @@ export function requireFormat(bytes: Uint8Array, accepted: readonly DocumentForm
   const detected = detectFormat(bytes);
   if (!detected.ok) throw new InputError(`${what} cannot be used: ${detected.message}`);
   if (!accepted.includes(detected.format)) {
-    throw new InputError(`${what} is ${FORMAT_NAMES[detected.format]}, which is not accepted here (${accepted.map((f) => FORMAT_NAMES[f]).join(', ')}).`);
+    throw new InputError(
+      `${what} is ${FORMAT_NAMES[detected.format]}, which is not accepted here (${accepted.map((f) => FORMAT_NAMES[f]).join(', ')}).`,
+    );
   }
   return detected.format;
 }
@@ -139,7 +159,8 @@ function detectCompound(bytes: Uint8Array): Detection {
   const word = container.FileIndex.find((entry) => entry.name.toLowerCase() === 'worddocument');
   if (word) {
     const content = word.content as Uint8Array | undefined;
-    if (!content || content.length < 12) return fail('corrupt', 'The Word 97-2003 document is damaged (its main stream is missing or too short).');
+    if (!content || content.length < 12)
+      return fail('corrupt', 'The Word 97-2003 document is damaged (its main stream is missing or too short).');
     const flags = content[10]! | (content[11]! << 8);
     if (flags & 0x0100) return fail('encrypted', 'The Word 97-2003 document is password-protected; remove the password and send it again.');
     return { ok: true, format: 'doc' };

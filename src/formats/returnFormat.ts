@@ -2,4 +2,3 @@
 export type ReturnFormat = 'pdf' | 'pdfa' | 'docx' | 'doc' | 'rtf' | 'html' | 'txt';
 
 export const RETURN_FORMATS: readonly ReturnFormat[] = ['pdf', 'pdfa', 'docx', 'doc', 'rtf', 'html', 'txt'];
-

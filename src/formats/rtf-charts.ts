@@ -87,6 +87,8 @@ export function rtfCharts(input: Buffer): RtfChart[] {
 /** Why a chart of an RTF template cannot be merged, naming it. */
 export function rtfChartProblem(chart: RtfChart): string {
   const name = chart.name ? `"${chart.name}"` : 'without a name';
-  return `the chart ${name} (${chart.objectClass}) is an object embedded in RTF, which merging cannot bind to a merge block's rows: `
-    + 'it would print its design-time data. Save the template as DOCX (charts there are bound to the merge block of their name), or remove the chart.';
+  return (
+    `the chart ${name} (${chart.objectClass}) is an object embedded in RTF, which merging cannot bind to a merge block's rows: ` +
+    'it would print its design-time data. Save the template as DOCX (charts there are bound to the merge block of their name), or remove the chart.'
+  );
 }

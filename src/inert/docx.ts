@@ -79,7 +79,9 @@ function isMedia(lowerName: string): boolean {
 
 /** An XML part (by its bytes) whose root element is `svg`, whatever the part is called. */
 function hasSvgRoot(bytes: Uint8Array): boolean {
-  const head = Buffer.from(bytes.subarray(0, 4096)).toString('utf8').replace(/^\uFEFF/, '');
+  const head = Buffer.from(bytes.subarray(0, 4096))
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
   return /^\s*(?:<\?[\s\S]*?\?>\s*|<!--[\s\S]*?-->\s*|<!DOCTYPE[^>]*>\s*)*<(?:[\w.-]+:)?svg[\s>/]/i.test(head);
 }
 
@@ -149,7 +151,7 @@ function inertXmlPart(xml: string, where: string): string | undefined {
     const kept = node.attrs.filter(([name]) => {
       const attrLocal = localName(name);
       if (attrLocal !== 'src' && attrLocal !== 'href') return true;
-      const attrNs = name.includes(':') ? scope.get(prefixOf(name)) ?? '' : '';
+      const attrNs = name.includes(':') ? (scope.get(prefixOf(name)) ?? '') : '';
       return RELATIONSHIP_NAMESPACES.has(attrNs);
     });
     if (kept.length !== node.attrs.length) {
@@ -158,8 +160,11 @@ function inertXmlPart(xml: string, where: string): string | undefined {
     }
     const children: XmlNode[] = [];
     for (const child of node.children) {
-      if (child.kind === 'element' && WORD_NAMESPACES.has(scope.get(prefixOf(child.name)) ?? declared(child, prefixOf(child.name)) ?? '')
-        && LINKING_SETTINGS.has(localName(child.name))) {
+      if (
+        child.kind === 'element' &&
+        WORD_NAMESPACES.has(scope.get(prefixOf(child.name)) ?? declared(child, prefixOf(child.name)) ?? '') &&
+        LINKING_SETTINGS.has(localName(child.name))
+      ) {
         changed = true;
         continue;
       }

@@ -5,7 +5,15 @@
  * data file). HYPERLINK is not among them: a link is only followed when someone clicks it.
  */
 export const LINKING_FIELDS: ReadonlySet<string> = new Set([
-  'INCLUDEPICTURE', 'IMPORT', 'INCLUDETEXT', 'INCLUDE', 'LINK', 'DDE', 'DDEAUTO', 'RD', 'DATABASE',
+  'INCLUDEPICTURE',
+  'IMPORT',
+  'INCLUDETEXT',
+  'INCLUDE',
+  'LINK',
+  'DDE',
+  'DDEAUTO',
+  'RD',
+  'DATABASE',
 ]);
 
 /** The field's keyword: its first word, as Word reads it (case does not matter). */

@@ -3,15 +3,56 @@ import { inertCss } from './css.js';
 import { inertDataUri } from './pictures.js';
 
 /** Elements dropped with everything inside them: they run code or embed other resources. */
-const DROPPED_WITH_CONTENT = new Set(['script', 'iframe', 'object', 'embed', 'frame', 'frameset', 'applet', 'svg', 'math',
-  'template', 'noembed', 'noframes', 'portal', 'audio', 'video', 'source', 'track', 'picture']);
+const DROPPED_WITH_CONTENT = new Set([
+  'script',
+  'iframe',
+  'object',
+  'embed',
+  'frame',
+  'frameset',
+  'applet',
+  'svg',
+  'math',
+  'template',
+  'noembed',
+  'noframes',
+  'portal',
+  'audio',
+  'video',
+  'source',
+  'track',
+  'picture',
+]);
 /** Elements dropped, their content kept or absent. */
 const DROPPED = new Set(['base', 'link', 'meta', 'param', 'xml', 'import']);
 const VOID = new Set(['area', 'br', 'col', 'hr', 'img', 'input', 'wbr', 'keygen']);
 /** Attributes that name a resource; kept only as a data: URI (or an in-page #anchor for links). */
-const URL_ATTRIBUTES = new Set(['src', 'href', 'srcset', 'background', 'poster', 'data', 'action', 'formaction', 'lowsrc',
-  'dynsrc', 'longdesc', 'usemap', 'codebase', 'classid', 'archive', 'profile', 'manifest', 'ping', 'icon', 'cite', 'xmlns',
-  'imagesrcset', 'datasrc', 'vrml']);
+const URL_ATTRIBUTES = new Set([
+  'src',
+  'href',
+  'srcset',
+  'background',
+  'poster',
+  'data',
+  'action',
+  'formaction',
+  'lowsrc',
+  'dynsrc',
+  'longdesc',
+  'usemap',
+  'codebase',
+  'classid',
+  'archive',
+  'profile',
+  'manifest',
+  'ping',
+  'icon',
+  'cite',
+  'xmlns',
+  'imagesrcset',
+  'datasrc',
+  'vrml',
+]);
 
 const escapeText = (value: string) => value.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 const escapeAttr = (value: string) => value.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
@@ -38,44 +79,47 @@ export function inertHtml(html: string): string {
   let out = '';
   let dropDepth = 0;
   let inStyle = false;
-  const parser = new Parser({
-    onprocessinginstruction(name, data) {
-      if (dropDepth === 0 && name.toLowerCase() === '!doctype') out += `<${data}>`;
+  const parser = new Parser(
+    {
+      onprocessinginstruction(name, data) {
+        if (dropDepth === 0 && name.toLowerCase() === '!doctype') out += `<${data}>`;
+      },
+      onopentag(name, attributes) {
+        if (dropDepth > 0 || DROPPED_WITH_CONTENT.has(name)) {
+          if (!VOID.has(name)) dropDepth++;
+          return;
+        }
+        if (DROPPED.has(name)) {
+          if (name === 'meta' && attributes.charset) out += `<meta charset="${escapeAttr(attributes.charset)}">`;
+          return;
+        }
+        let tag = `<${name}`;
+        for (const [attr, value] of Object.entries(attributes)) {
+          const key = attr.toLowerCase();
+          if (key.startsWith('on') || (key.includes(':') && key !== 'xml:lang')) continue;
+          const kept = URL_ATTRIBUTES.has(key) ? keptUrl(key, value) : key === 'style' ? inertHtmlCss(value) : value;
+          if (kept === undefined) continue;
+          tag += ` ${attr}="${escapeAttr(kept)}"`;
+        }
+        out += `${tag}>`;
+        if (name === 'style') inStyle = true;
+      },
+      ontext(text) {
+        if (dropDepth > 0) return;
+        out += inStyle ? escapeText(inertHtmlCss(text)) : escapeText(text);
+      },
+      onclosetag(name, implied) {
+        if (dropDepth > 0) {
+          if (!VOID.has(name)) dropDepth--;
+          return;
+        }
+        if (DROPPED.has(name) || VOID.has(name)) return;
+        if (name === 'style') inStyle = false;
+        if (!implied || !VOID.has(name)) out += `</${name}>`;
+      },
     },
-    onopentag(name, attributes) {
-      if (dropDepth > 0 || DROPPED_WITH_CONTENT.has(name)) {
-        if (!VOID.has(name)) dropDepth++;
-        return;
-      }
-      if (DROPPED.has(name)) {
-        if (name === 'meta' && attributes.charset) out += `<meta charset="${escapeAttr(attributes.charset)}">`;
-        return;
-      }
-      let tag = `<${name}`;
-      for (const [attr, value] of Object.entries(attributes)) {
-        const key = attr.toLowerCase();
-        if (key.startsWith('on') || key.includes(':') && key !== 'xml:lang') continue;
-        const kept = URL_ATTRIBUTES.has(key) ? keptUrl(key, value) : key === 'style' ? inertHtmlCss(value) : value;
-        if (kept === undefined) continue;
-        tag += ` ${attr}="${escapeAttr(kept)}"`;
-      }
-      out += `${tag}>`;
-      if (name === 'style') inStyle = true;
-    },
-    ontext(text) {
-      if (dropDepth > 0) return;
-      out += inStyle ? escapeText(inertHtmlCss(text)) : escapeText(text);
-    },
-    onclosetag(name, implied) {
-      if (dropDepth > 0) {
-        if (!VOID.has(name)) dropDepth--;
-        return;
-      }
-      if (DROPPED.has(name) || VOID.has(name)) return;
-      if (name === 'style') inStyle = false;
-      if (!implied || !VOID.has(name)) out += `</${name}>`;
-    },
-  }, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: false, recognizeSelfClosing: false });
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: false, recognizeSelfClosing: false },
+  );
   parser.write(html);
   parser.end();
   return out;

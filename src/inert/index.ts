@@ -15,12 +15,17 @@ const NESTING = 3;
  */
 export function makeInert(bytes: Buffer, format: DocumentFormat, depth = NESTING): Buffer {
   switch (format) {
-    case 'rtf': return inertRtf(bytes);
-    case 'doc': return inertDoc(bytes);
-    case 'html': return Buffer.from(inertHtml(bytes.toString('utf8')), 'utf8');
+    case 'rtf':
+      return inertRtf(bytes);
+    case 'doc':
+      return inertDoc(bytes);
+    case 'html':
+      return Buffer.from(inertHtml(bytes.toString('utf8')), 'utf8');
     case 'docx':
-    case 'xlsx': return inertPackage(bytes, { depth, nested });
-    case 'pdf': return bytes; // read by MuPDF, never by the office
+    case 'xlsx':
+      return inertPackage(bytes, { depth, nested });
+    case 'pdf':
+      return bytes; // read by MuPDF, never by the office
   }
 }
 

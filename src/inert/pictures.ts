@@ -16,7 +16,10 @@ import { inertCss } from './css.js';
  */
 
 /** A transparent 1x1 PNG: what a picture we cannot vouch for becomes. */
-export const BLANK_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+export const BLANK_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** Largest SVG (unpacked) we rewrite; a bigger one is blanked. */
 const MAX_SVG_BYTES = 32 * 1024 * 1024;
@@ -27,22 +30,30 @@ const PICTURE_NESTING = 3;
 export type PictureKind = 'inert' | 'markup' | 'gzip' | 'other';
 
 const startsWith = (bytes: Uint8Array, signature: number[], at = 0) => signature.every((b, i) => bytes[at + i] === b);
-const ascii = (bytes: Uint8Array, text: string, at = 0) => startsWith(bytes, [...text].map((c) => c.charCodeAt(0)), at);
+const ascii = (bytes: Uint8Array, text: string, at = 0) =>
+  startsWith(
+    bytes,
+    [...text].map((c) => c.charCodeAt(0)),
+    at,
+  );
 
 /** Formats whose bytes cannot refer to anything outside themselves. */
 function isInertFormat(b: Uint8Array): boolean {
-  return startsWith(b, [0x89, 0x50, 0x4e, 0x47]) // PNG
-    || startsWith(b, [0xff, 0xd8, 0xff]) // JPEG
-    || ascii(b, 'GIF8')
-    || ascii(b, 'BM')
-    || startsWith(b, [0x49, 0x49, 0x2a, 0x00]) || startsWith(b, [0x4d, 0x4d, 0x00, 0x2a]) // TIFF
-    || startsWith(b, [0x49, 0x49, 0xbc]) // JPEG XR (Word's .wdp)
-    || (ascii(b, 'RIFF') && ascii(b, 'WEBP', 8))
-    || (startsWith(b, [0x01, 0x00, 0x00, 0x00]) && ascii(b, ' EMF', 40))
-    || startsWith(b, [0xd7, 0xcd, 0xc6, 0x9a]) // placeable WMF
-    || ((startsWith(b, [0x01, 0x00, 0x09, 0x00]) || startsWith(b, [0x02, 0x00, 0x09, 0x00])) && (b[4] === 0x00 || b[4] === 0x01)) // WMF
-    || startsWith(b, [0x00, 0x00, 0x01, 0x00]) // ICO
-    || ascii(b, 'ftyp', 4); // HEIF, AVIF (and video, which the office does not fetch anything for)
+  return (
+    startsWith(b, [0x89, 0x50, 0x4e, 0x47]) || // PNG
+    startsWith(b, [0xff, 0xd8, 0xff]) || // JPEG
+    ascii(b, 'GIF8') ||
+    ascii(b, 'BM') ||
+    startsWith(b, [0x49, 0x49, 0x2a, 0x00]) ||
+    startsWith(b, [0x4d, 0x4d, 0x00, 0x2a]) || // TIFF
+    startsWith(b, [0x49, 0x49, 0xbc]) || // JPEG XR (Word's .wdp)
+    (ascii(b, 'RIFF') && ascii(b, 'WEBP', 8)) ||
+    (startsWith(b, [0x01, 0x00, 0x00, 0x00]) && ascii(b, ' EMF', 40)) ||
+    startsWith(b, [0xd7, 0xcd, 0xc6, 0x9a]) || // placeable WMF
+    ((startsWith(b, [0x01, 0x00, 0x09, 0x00]) || startsWith(b, [0x02, 0x00, 0x09, 0x00])) && (b[4] === 0x00 || b[4] === 0x01)) || // WMF
+    startsWith(b, [0x00, 0x00, 0x01, 0x00]) || // ICO
+    ascii(b, 'ftyp', 4)
+  ); // HEIF, AVIF (and video, which the office does not fetch anything for)
 }
 
 /** What a picture's bytes are. */
@@ -70,7 +81,8 @@ function decodeText(bytes: Uint8Array): string {
  */
 export function inertPicture(bytes: Uint8Array, depth = PICTURE_NESTING): Uint8Array {
   switch (pictureKind(bytes)) {
-    case 'inert': return bytes;
+    case 'inert':
+      return bytes;
     case 'gzip': {
       let inflated: Buffer;
       try {
@@ -82,8 +94,10 @@ export function inertPicture(bytes: Uint8Array, depth = PICTURE_NESTING): Uint8A
       if (kind === 'inert') return bytes; // .emz, .wmz
       return kind === 'markup' ? inertSvgBytes(inflated, depth) : BLANK_PNG;
     }
-    case 'markup': return inertSvgBytes(bytes, depth);
-    case 'other': return BLANK_PNG;
+    case 'markup':
+      return inertSvgBytes(bytes, depth);
+    case 'other':
+      return BLANK_PNG;
   }
 }
 
@@ -94,7 +108,19 @@ function inertSvgBytes(bytes: Uint8Array, depth: number): Uint8Array {
 }
 
 /** Elements that run code, embed other content or name another file, dropped with their content. */
-const SVG_DROPPED = new Set(['script', 'foreignobject', 'iframe', 'embed', 'object', 'video', 'audio', 'handler', 'listener', 'animation', 'discard']);
+const SVG_DROPPED = new Set([
+  'script',
+  'foreignobject',
+  'iframe',
+  'embed',
+  'object',
+  'video',
+  'audio',
+  'handler',
+  'listener',
+  'animation',
+  'discard',
+]);
 
 /**
  * An SVG document rewritten so that it loads nothing: only in-document (`#id`) references and
@@ -170,7 +196,9 @@ export function inertDataUri(uri: string, depth = PICTURE_NESTING): string | und
   if (!/^image\//.test(meta.trim()) && meta.trim() !== '' && !meta.startsWith(';')) return undefined;
   let bytes: Buffer;
   try {
-    bytes = /;\s*base64\s*$/.test(meta) ? Buffer.from(match[2]!.replace(/\s+/g, ''), 'base64') : Buffer.from(decodeURIComponent(match[2]!), 'utf8');
+    bytes = /;\s*base64\s*$/.test(meta)
+      ? Buffer.from(match[2]!.replace(/\s+/g, ''), 'base64')
+      : Buffer.from(decodeURIComponent(match[2]!), 'utf8');
   } catch {
     return undefined;
   }

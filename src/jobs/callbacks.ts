@@ -15,10 +15,7 @@ type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
 /** `public`, `none`, an address, a CIDR range, a host name or `*.domain`. */
 type Entry =
-  | { kind: 'public' }
-  | { kind: 'range'; range: [Address, number] }
-  | { kind: 'host'; name: string }
-  | { kind: 'domain'; suffix: string };
+  { kind: 'public' } | { kind: 'range'; range: [Address, number] } | { kind: 'host'; name: string } | { kind: 'domain'; suffix: string };
 
 const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
@@ -42,22 +39,24 @@ export class CallbackPolicy {
 
   /** `entries` from DOCSMITH_CALLBACK_ALLOW; a mistake there stops the start. */
   constructor(entries: readonly string[]) {
-    this.entries = entries.filter((e) => e.toLowerCase() !== 'none').map((raw): Entry => {
-      const entry = raw.toLowerCase();
-      if (entry === 'public') return { kind: 'public' };
-      if (entry.includes('/')) {
-        try {
-          return { kind: 'range', range: ipaddr.parseCIDR(entry) };
-        } catch {
-          throw new ConfigError(`DOCSMITH_CALLBACK_ALLOW: "${raw}" is not a valid CIDR range`);
+    this.entries = entries
+      .filter((e) => e.toLowerCase() !== 'none')
+      .map((raw): Entry => {
+        const entry = raw.toLowerCase();
+        if (entry === 'public') return { kind: 'public' };
+        if (entry.includes('/')) {
+          try {
+            return { kind: 'range', range: ipaddr.parseCIDR(entry) };
+          } catch {
+            throw new ConfigError(`DOCSMITH_CALLBACK_ALLOW: "${raw}" is not a valid CIDR range`);
+          }
         }
-      }
-      const address = parseAddress(entry);
-      if (address) return { kind: 'range', range: [address, address.kind() === 'ipv4' ? 32 : 128] };
-      if (entry.startsWith('*.') && HOST_NAME.test(entry.slice(2))) return { kind: 'domain', suffix: entry.slice(1) };
-      if (HOST_NAME.test(entry)) return { kind: 'host', name: entry };
-      throw new ConfigError(`DOCSMITH_CALLBACK_ALLOW: "${raw}" is neither "public", "none", an address, a CIDR range nor a host name`);
-    });
+        const address = parseAddress(entry);
+        if (address) return { kind: 'range', range: [address, address.kind() === 'ipv4' ? 32 : 128] };
+        if (entry.startsWith('*.') && HOST_NAME.test(entry.slice(2))) return { kind: 'domain', suffix: entry.slice(1) };
+        if (HOST_NAME.test(entry)) return { kind: 'host', name: entry };
+        throw new ConfigError(`DOCSMITH_CALLBACK_ALLOW: "${raw}" is neither "public", "none", an address, a CIDR range nor a host name`);
+      });
   }
 
   get enabled(): boolean {
@@ -83,22 +82,29 @@ export class CallbackPolicy {
 
   /** The URL, checked when the job is submitted (the addresses are checked again at each delivery). */
   async check(raw: string): Promise<URL> {
-    if (!this.enabled) throw new InputError('Callbacks are turned off on this server (DOCSMITH_CALLBACK_ALLOW=none); poll the job instead.');
+    if (!this.enabled)
+      throw new InputError('Callbacks are turned off on this server (DOCSMITH_CALLBACK_ALLOW=none); poll the job instead.');
     let url: URL;
     try {
       url = new URL(raw);
     } catch {
       throw new InputError(`callbackUrl "${raw}" is not a URL; send an absolute http:// or https:// address.`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InputError(`callbackUrl must be an http:// or https:// address, not ${url.protocol}`);
-    if (url.username || url.password) throw new InputError('callbackUrl must not carry a user name or password; check the X-Docsmith-Signature header instead.');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new InputError(`callbackUrl must be an http:// or https:// address, not ${url.protocol}`);
+    if (url.username || url.password)
+      throw new InputError('callbackUrl must not carry a user name or password; check the X-Docsmith-Signature header instead.');
     if (raw.length > 2000) throw new InputError('callbackUrl is longer than 2000 characters.');
     const host = url.hostname;
-    const addresses = parseAddress(host) ? [parseAddress(host)!.toString()] : await resolve(host).catch(() => {
-      throw new InputError(`callbackUrl: the host "${host}" does not resolve.`);
-    });
+    const addresses = parseAddress(host)
+      ? [parseAddress(host)!.toString()]
+      : await resolve(host).catch(() => {
+          throw new InputError(`callbackUrl: the host "${host}" does not resolve.`);
+        });
     if (!addresses.some((a) => this.allows(host, a))) {
-      throw new InputError(`callbackUrl: "${host}" is not an address this server may call (internal addresses are refused; the operator's DOCSMITH_CALLBACK_ALLOW lists what is allowed).`);
+      throw new InputError(
+        `callbackUrl: "${host}" is not an address this server may call (internal addresses are refused; the operator's DOCSMITH_CALLBACK_ALLOW lists what is allowed).`,
+      );
     }
     return url;
   }
@@ -109,7 +115,12 @@ export class CallbackPolicy {
       dns.lookup(hostname, { all: true, family: options.family as number | undefined }, (error, found) => {
         if (error) return callback(error, '', 0);
         const allowed = found.filter((a) => this.allows(hostname, a.address));
-        if (allowed.length === 0) return callback(Object.assign(new Error(`${hostname} resolves only to addresses callbacks may not reach`), { code: 'EACCES' }), '', 0);
+        if (allowed.length === 0)
+          return callback(
+            Object.assign(new Error(`${hostname} resolves only to addresses callbacks may not reach`), { code: 'EACCES' }),
+            '',
+            0,
+          );
         if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, allowed);
         callback(null, allowed[0]!.address, allowed[0]!.family);
       });
@@ -124,7 +135,8 @@ async function resolve(host: string): Promise<string[]> {
 /** The account's callback signing secret: derived, so nothing more is stored, and per account. */
 export function callbackSecret(masterSecret: string, accountId: number): string {
   return createHmac('sha256', createHash('sha256').update('docsmith callback signing\0').update(masterSecret, 'utf8').digest())
-    .update(String(accountId)).digest('base64url');
+    .update(String(accountId))
+    .digest('base64url');
 }
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, as the receiver recomputes it. */
@@ -138,25 +150,40 @@ export function signCallback(secret: string, body: string, at = Date.now()): str
  * bounds the whole attempt (connecting, sending, the answer's head): a receiver that answers
  * slowly, byte by byte, is cut off like one that does not answer. Its body is never read.
  */
-export function postCallback(url: string, body: string, headers: Record<string, string>, policy: CallbackPolicy, timeoutMs: number): Promise<void> {
+export function postCallback(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  policy: CallbackPolicy,
+  timeoutMs: number,
+): Promise<void> {
   const target = new URL(url);
   const literal = parseAddress(target.hostname);
   if (literal && !policy.allows(target.hostname, literal.toString())) return Promise.reject(new Error('the address is not allowed'));
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const request = client.request(target, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'docsmith-callback', ...headers },
-      lookup: policy.lookup(),
-      agent: false,
-    }, (response) => {
-      clearTimeout(deadline);
-      const status = response.statusCode ?? 0;
-      response.on('error', () => undefined); // cut off below, by design
-      request.destroy(); // the answer's body does not matter: do not wait for it
-      if (status >= 200 && status < 300) resolve();
-      else reject(new Error(`HTTP ${status}`));
-    });
+    const request = client.request(
+      target,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+          'user-agent': 'docsmith-callback',
+          ...headers,
+        },
+        lookup: policy.lookup(),
+        agent: false,
+      },
+      (response) => {
+        clearTimeout(deadline);
+        const status = response.statusCode ?? 0;
+        response.on('error', () => undefined); // cut off below, by design
+        request.destroy(); // the answer's body does not matter: do not wait for it
+        if (status >= 200 && status < 300) resolve();
+        else reject(new Error(`HTTP ${status}`));
+      },
+    );
     const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
     request.on('error', (error) => {
       clearTimeout(deadline);

@@ -13,7 +13,16 @@ export class JobQueue {
   /** Called when a job is queued here (the local runner looks for work at once). */
   onQueued: () => void = () => undefined;
 
-  constructor(private readonly parts: { store: Store; config: JobsConfig; usage: UsageGuard; pipeline: DocumentPipeline; policy: CallbackPolicy; quota: StorageQuota }) {}
+  constructor(
+    private readonly parts: {
+      store: Store;
+      config: JobsConfig;
+      usage: UsageGuard;
+      pipeline: DocumentPipeline;
+      policy: CallbackPolicy;
+      quota: StorageQuota;
+    },
+  ) {}
 
   /** Queues the request; a submission with an idempotency key the account used before answers the job it made then. */
   async submit(account: Account, request: DocumentRequest, callbackUrl: string | undefined, idempotencyKey?: string): Promise<JobRecord> {
@@ -26,13 +35,20 @@ export class JobQueue {
     const stored = serialiseRequest(request);
     // The request waits in the database, and its result stays there: both count.
     await this.parts.quota.check(account.id, stored.length);
-    const added = await store.jobs.add({ id, accountId: account.id, kind: request.kind, request: stored, callbackUrl: callback, idempotencyKey }, config.maxWaiting);
+    const added = await store.jobs.add(
+      { id, accountId: account.id, kind: request.kind, request: stored, callbackUrl: callback, idempotencyKey },
+      config.maxWaiting,
+    );
     if (typeof added === 'object') {
       const earlier = await store.jobs.get(account.id, added.existing);
       if (earlier) return earlier;
     }
     if (added === 'limit') {
-      throw new DocsmithError(429, `This account has ${config.maxWaiting} jobs queued or running, the most this server keeps (DOCSMITH_JOB_MAX_WAITING); wait for one to finish.`, { 'retry-after': '10' });
+      throw new DocsmithError(
+        429,
+        `This account has ${config.maxWaiting} jobs queued or running, the most this server keeps (DOCSMITH_JOB_MAX_WAITING); wait for one to finish.`,
+        { 'retry-after': '10' },
+      );
     }
     this.onQueued();
     return (await store.jobs.get(account.id, id))!;

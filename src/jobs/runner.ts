@@ -56,10 +56,15 @@ export interface JobRunnerParts {
 /** What a callback receiver gets (and what `GET /v1/jobs/{id}` shows, in part). */
 export function callbackPayload(job: JobRecord): Record<string, unknown> {
   return {
-    id: job.id, kind: job.kind, state: job.state,
-    createdAt: job.createdAt.toISOString(), finishedAt: job.finishedAt?.toISOString() ?? null, expiresAt: job.expiresAt?.toISOString() ?? null,
+    id: job.id,
+    kind: job.kind,
+    state: job.state,
+    createdAt: job.createdAt.toISOString(),
+    finishedAt: job.finishedAt?.toISOString() ?? null,
+    expiresAt: job.expiresAt?.toISOString() ?? null,
     error: job.error,
-    status: `/v1/jobs/${job.id}`, result: job.state === 'done' ? `/v1/jobs/${job.id}/result` : null,
+    status: `/v1/jobs/${job.id}`,
+    result: job.state === 'done' ? `/v1/jobs/${job.id}/result` : null,
   };
 }
 
@@ -106,13 +111,15 @@ export class JobRunner {
       this.pollAgain = true;
       return;
     }
-    this.polling = this.poll().catch((error: Error) => this.parts.log('warn', 'looking for jobs failed', { reason: error.message })).finally(() => {
-      this.polling = null;
-      if (this.pollAgain) {
-        this.pollAgain = false;
-        this.wake();
-      }
-    });
+    this.polling = this.poll()
+      .catch((error: Error) => this.parts.log('warn', 'looking for jobs failed', { reason: error.message }))
+      .finally(() => {
+        this.polling = null;
+        if (this.pollAgain) {
+          this.pollAgain = false;
+          this.wake();
+        }
+      });
     void this.deliverCallbacks();
   }
 
@@ -126,7 +133,9 @@ export class JobRunner {
         return;
       }
       // A store that fails while the job's outcome is written leaves it to the lease: taken up again later.
-      void this.run(claimed).catch((error: Error) => this.parts.log('warn', 'recording a job\'s outcome failed', { job: claimed.job.id, reason: error.message }));
+      void this.run(claimed).catch((error: Error) =>
+        this.parts.log('warn', "recording a job's outcome failed", { job: claimed.job.id, reason: error.message }),
+      );
     }
   }
 
@@ -139,14 +148,16 @@ export class JobRunner {
     let written = 0;
     const renew = async () => {
       written = Date.now();
-      if (!(await store.jobs.renew(job.id, holder, LEASE_MS, progress).catch(() => true))) controller.abort(new Cancelled('the job was deleted'));
+      if (!(await store.jobs.renew(job.id, holder, LEASE_MS, progress).catch(() => true)))
+        controller.abort(new Cancelled('the job was deleted'));
     };
     const renewal = setInterval(() => void renew(), LEASE_MS / 3);
     renewal.unref();
     const finish = async (outcome: Parameters<Store['jobs']['finish']>[2]) => {
       if ('result' in outcome) this.stats.done++;
       else this.stats.failed++;
-      if (!(await whileLeased(() => store.jobs.finish(job.id, holder, outcome, config.retentionMs)))) log('info', 'job ended after it was deleted or taken over', { job: job.id });
+      if (!(await whileLeased(() => store.jobs.finish(job.id, holder, outcome, config.retentionMs))))
+        log('info', 'job ended after it was deleted or taken over', { job: job.id });
     };
     try {
       if (job.attempts > MAX_ATTEMPTS) {
@@ -190,7 +201,9 @@ export class JobRunner {
         log('info', 'job failed', { job: job.id, status: error.status, reason: error.message });
       } else {
         log('error', 'job failed unexpectedly', { job: job.id, reason: (error as Error).stack ?? String(error) });
-        await finish({ error: { status: 500, message: `The job failed unexpectedly; the server log has the details (job ${job.id}).` } }).catch(() => undefined);
+        await finish({
+          error: { status: 500, message: `The job failed unexpectedly; the server log has the details (job ${job.id}).` },
+        }).catch(() => undefined);
       }
     } finally {
       clearInterval(renewal);
@@ -234,23 +247,37 @@ export class JobRunner {
     const body = JSON.stringify(callbackPayload(job));
     const attempt = job.callback?.attempts ?? 1; // counted when it was taken up
     try {
-      await postCallback(job.callback!.url, body, {
-        'x-docsmith-job': job.id,
-        // The same for every attempt of this job's callback: receivers de-duplicate on it (delivery is at least once).
-        'x-docsmith-delivery': `${job.id}.callback`,
-        'x-docsmith-delivery-attempt': String(attempt),
-        'x-docsmith-signature': signCallback(callbacks.secretFor(job.accountId), body),
-      }, callbacks.policy, config.callbackTimeoutMs);
+      await postCallback(
+        job.callback!.url,
+        body,
+        {
+          'x-docsmith-job': job.id,
+          // The same for every attempt of this job's callback: receivers de-duplicate on it (delivery is at least once).
+          'x-docsmith-delivery': `${job.id}.callback`,
+          'x-docsmith-delivery-attempt': String(attempt),
+          'x-docsmith-signature': signCallback(callbacks.secretFor(job.accountId), body),
+        },
+        callbacks.policy,
+        config.callbackTimeoutMs,
+      );
       await store.jobs.callbackAttempted(job.id, { delivered: true });
       this.stats.callbacksDelivered++;
     } catch (error) {
       this.stats.callbackAttemptsFailed++;
       const reason = (error as Error).message;
       const last = attempt >= config.callbackAttempts;
-      await store.jobs.callbackAttempted(job.id, {
-        delivered: false, error: reason, retryInMs: last ? null : Math.min(3_600_000, config.callbackBackoffMs * 2 ** (attempt - 1)),
-      }).catch((stored: Error) => log('warn', 'recording a callback attempt failed', { job: job.id, reason: stored.message }));
-      log(last ? 'warn' : 'info', last ? 'job callback failed for good' : 'job callback failed; retrying', { job: job.id, attempt, reason });
+      await store.jobs
+        .callbackAttempted(job.id, {
+          delivered: false,
+          error: reason,
+          retryInMs: last ? null : Math.min(3_600_000, config.callbackBackoffMs * 2 ** (attempt - 1)),
+        })
+        .catch((stored: Error) => log('warn', 'recording a callback attempt failed', { job: job.id, reason: stored.message }));
+      log(last ? 'warn' : 'info', last ? 'job callback failed for good' : 'job callback failed; retrying', {
+        job: job.id,
+        attempt,
+        reason,
+      });
     }
   }
 

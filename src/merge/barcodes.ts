@@ -29,22 +29,65 @@ export interface BarcodeSpec {
 
 /** TX Text Control's BarcodeType names (TXTextControl.Barcode.BarcodeType) -> bwip-js. */
 const TX_TYPES: Record<string, string> = {
-  qrcode: 'qrcode', qr: 'qrcode', code128: 'code128', code39: 'code39', code93: 'code93', code11: 'code11',
-  datamatrix: 'datamatrix', pdf417: 'pdf417', micropdf: 'micropdf417', micropdf417: 'micropdf417', aztec: 'azteccode',
-  azteccode: 'azteccode', ean13: 'ean13', ean8: 'ean8', ean: 'ean13', upca: 'upca', upce: 'upce', itf14: 'itf14',
-  interleaved2of5: 'interleaved2of5', codabar: 'rationalizedCodabar', msi: 'msi', postnet: 'postnet', planet: 'planet',
-  royalmail: 'royalmail', intelligentmail: 'onecode', maxicode: 'maxicode', gs1128: 'gs1-128', ucc128: 'gs1-128',
-  isbn: 'isbn', telepen: 'telepen', plessey: 'plessey',
+  qrcode: 'qrcode',
+  qr: 'qrcode',
+  code128: 'code128',
+  code39: 'code39',
+  code93: 'code93',
+  code11: 'code11',
+  datamatrix: 'datamatrix',
+  pdf417: 'pdf417',
+  micropdf: 'micropdf417',
+  micropdf417: 'micropdf417',
+  aztec: 'azteccode',
+  azteccode: 'azteccode',
+  ean13: 'ean13',
+  ean8: 'ean8',
+  ean: 'ean13',
+  upca: 'upca',
+  upce: 'upce',
+  itf14: 'itf14',
+  interleaved2of5: 'interleaved2of5',
+  codabar: 'rationalizedCodabar',
+  msi: 'msi',
+  postnet: 'postnet',
+  planet: 'planet',
+  royalmail: 'royalmail',
+  intelligentmail: 'onecode',
+  maxicode: 'maxicode',
+  gs1128: 'gs1-128',
+  ucc128: 'gs1-128',
+  isbn: 'isbn',
+  telepen: 'telepen',
+  plessey: 'plessey',
 };
 
 /** Word's barcode types (MS-OI29500 3.1.3.2.7) -> bwip-js. */
 const WORD_TYPES: Record<string, string> = {
-  qr: 'qrcode', code128: 'code128', code39: 'code39', jppost: 'japanpost', ean13: 'ean13', jan13: 'ean13', ean8: 'ean8',
-  jan8: 'ean8', upca: 'upca', upce: 'upce', itf14: 'itf14', case: 'itf14', nw7: 'rationalizedCodabar',
+  qr: 'qrcode',
+  code128: 'code128',
+  code39: 'code39',
+  jppost: 'japanpost',
+  ean13: 'ean13',
+  jan13: 'ean13',
+  ean8: 'ean8',
+  jan8: 'ean8',
+  upca: 'upca',
+  upce: 'upce',
+  itf14: 'itf14',
+  case: 'itf14',
+  nw7: 'rationalizedCodabar',
 };
 
 const NAMED_COLOURS: Record<string, string> = {
-  black: '000000', white: 'FFFFFF', red: 'FF0000', green: '008000', blue: '0000FF', yellow: 'FFFF00', gray: '808080', grey: '808080',
+  black: '000000',
+  white: 'FFFFFF',
+  red: 'FF0000',
+  green: '008000',
+  blue: '0000FF',
+  yellow: 'FFFF00',
+  gray: '808080',
+  grey: '808080',
   transparent: '',
 };
 
@@ -85,10 +128,14 @@ export function readTxBarcode(xml: string, where: string): TxBarcode | undefined
   if (!/^BarcodeData/i.test(localName(root.name))) return undefined;
   const typeName = childText(root, /^BarcodeType$/i) ?? 'QRCode';
   const bcid = TX_TYPES[typeName.toLowerCase().replace(/[^a-z0-9]/g, '')];
-  if (!bcid) throw new InputError(`The template's barcode type "${typeName}" (${where}) is not one docsmith draws; use QRCode, Code128, Code39, EAN13, DataMatrix, PDF417 or another listed in docs/templates.md.`);
+  if (!bcid)
+    throw new InputError(
+      `The template's barcode type "${typeName}" (${where}) is not one docsmith draws; use QRCode, Code128, Code39, EAN13, DataMatrix, PDF417 or another listed in docs/templates.md.`,
+    );
   return {
     spec: {
-      bcid, typeName,
+      bcid,
+      typeName,
       foreground: parseColour(childText(root, /^(Fore|Bar|Foreground)Colou?r$/i)),
       background: parseColour(childText(root, /^(Back|Background)Colou?r$/i)),
       showText: /^(true|1)$/i.test(childText(root, /^ShowText$/i) ?? 'false'),
@@ -100,7 +147,9 @@ export function readTxBarcode(xml: string, where: string): TxBarcode | undefined
 /** The custom XML with its Text element holding the merged value. */
 export function withTxText(xml: string, value: string): string {
   const escaped = escapeText(value);
-  return xml.replace(/(<(?:\w+:)?Text>)[\s\S]*?(<\/(?:\w+:)?Text>)/, `$1${escaped}$2`).replace(/<((?:\w+:)?Text)\s*\/>/, `<$1>${escaped}</$1>`);
+  return xml
+    .replace(/(<(?:\w+:)?Text>)[\s\S]*?(<\/(?:\w+:)?Text>)/, `$1${escaped}$2`)
+    .replace(/<((?:\w+:)?Text)\s*\/>/, `<$1>${escaped}</$1>`);
 }
 
 /**
@@ -112,9 +161,16 @@ export interface WordBarcodeSpec extends BarcodeSpec {
   scalePercent?: number;
 }
 
-export function wordBarcodeSpec(type: string | undefined, switches: { name: string; value: string | undefined }[], field: string): WordBarcodeSpec {
+export function wordBarcodeSpec(
+  type: string | undefined,
+  switches: { name: string; value: string | undefined }[],
+  field: string,
+): WordBarcodeSpec {
   const bcid = WORD_TYPES[(type ?? '').toLowerCase()];
-  if (!bcid) throw new InputError(`The barcode field ${field} has the type "${type ?? ''}"; use QR, CODE128, CODE39, EAN13, EAN8, JAN13, JAN8, UPCA, UPCE, ITF14, CASE, NW7 or JPPOST.`);
+  if (!bcid)
+    throw new InputError(
+      `The barcode field ${field} has the type "${type ?? ''}"; use QR, CODE128, CODE39, EAN13, EAN8, JAN13, JAN8, UPCA, UPCE, ITF14, CASE, NW7 or JPPOST.`,
+    );
   const value = (name: string) => switches.find((s) => s.name === name)?.value;
   const number = (name: string) => {
     const text = value(name);
@@ -122,11 +178,14 @@ export function wordBarcodeSpec(type: string | undefined, switches: { name: stri
   };
   const q = number('q');
   return {
-    bcid, typeName: type!.toUpperCase(),
-    foreground: parseColour(value('f')), background: parseColour(value('b')),
+    bcid,
+    typeName: type!.toUpperCase(),
+    foreground: parseColour(value('f')),
+    background: parseColour(value('b')),
     showText: switches.some((s) => s.name === 't'),
-    eclevel: q === undefined ? undefined : (['L', 'M', 'Q', 'H'][Math.min(3, q)]),
-    heightTwips: number('h'), scalePercent: number('s'),
+    eclevel: q === undefined ? undefined : ['L', 'M', 'Q', 'H'][Math.min(3, q)],
+    heightTwips: number('h'),
+    scalePercent: number('s'),
   };
 }
 
@@ -152,7 +211,8 @@ export function barcodeOptions(value: string, spec: BarcodeSpec): BwipJs.RenderO
   // bwip-js encodes the text as UTF-8 bytes; with parsefnc, ^ECI000026 says so, and ^^ is a caret.
   const utf8 = ECI.test(spec.bcid) && [...value].some((ch) => ch.charCodeAt(0) > 0x7f);
   return {
-    bcid: spec.bcid, scale: 3,
+    bcid: spec.bcid,
+    scale: 3,
     ...(utf8 ? { text: `^ECI000026${value.replace(/\^/g, '^^')}`, parsefnc: true } : { text: value }),
     ...(twoD ? {} : { height: 12, includetext: spec.showText, textxalign: 'center' }),
     ...(spec.foreground ? { barcolor: spec.foreground, textcolor: spec.foreground } : {}),
@@ -178,7 +238,9 @@ export function drawBarcode(value: string, spec: BarcodeSpec, field: string, svg
     if (!svgOnly) png = drawPng(options);
   } catch (error) {
     const reason = String((error as Error).message ?? error).replace(/^bwipp\.\w+#\d+:\s*/, '');
-    throw new InputError(`The value ${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)} for the barcode "${field}" cannot be drawn as ${spec.typeName}: ${reason}`);
+    throw new InputError(
+      `The value ${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)} for the barcode "${field}" cannot be drawn as ${spec.typeName}: ${reason}`,
+    );
   }
   const box = /viewBox="0 0 (\d+(?:\.\d+)?) (\d+(?:\.\d+)?)"/.exec(svg);
   const widthPx = Math.max(1, Math.round(Number(box?.[1] ?? 100)));
@@ -187,7 +249,16 @@ export function drawBarcode(value: string, spec: BarcodeSpec, field: string, svg
   const sized = svg.replace('<svg ', `<svg width="${widthPx}" height="${heightPx}" preserveAspectRatio="none" `);
   return {
     svg: { bytes: Buffer.from(sized, 'utf8'), format: { extension: 'svg', contentType: 'image/svg+xml' }, widthPx, heightPx },
-    ...(png ? { png: { bytes: png.bytes, format: { extension: 'png', contentType: 'image/png' } as const, widthPx: png.width, heightPx: png.height } } : {}),
+    ...(png
+      ? {
+          png: {
+            bytes: png.bytes,
+            format: { extension: 'png', contentType: 'image/png' } as const,
+            widthPx: png.width,
+            heightPx: png.height,
+          },
+        }
+      : {}),
   };
 }
 
@@ -210,4 +281,3 @@ function drawPng(options: BwipJs.RenderOptions): { bytes: Buffer; width: number;
   const bytes = encodePng(raster.width, raster.height, raster.buffer, 4);
   return { bytes, width: raster.width, height: raster.height };
 }
-

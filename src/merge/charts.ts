@@ -28,7 +28,12 @@ export interface ChartBinding {
 export function findCharts(pkg: OoxmlPackage, mainPart: string): ChartBinding[] {
   const xml = pkg.text(mainPart) ?? '';
   if (!xml.includes('drawingml/2006/chart')) return [];
-  const rels = new Map(pkg.relationships(mainPart).filter((r) => r.type === CHART_REL && !r.external).map((r) => [r.id, OoxmlPackage.resolve(mainPart, r.target)]));
+  const rels = new Map(
+    pkg
+      .relationships(mainPart)
+      .filter((r) => r.type === CHART_REL && !r.external)
+      .map((r) => [r.id, OoxmlPackage.resolve(mainPart, r.target)]),
+  );
   const charts: ChartBinding[] = [];
   for (const drawing of xml.match(/<w:drawing\b[\s\S]*?<\/w:drawing>/g) ?? []) {
     const id = /<c:chart\b[^>]*\br:id="([^"]+)"/.exec(drawing)?.[1];
@@ -41,7 +46,12 @@ export function findCharts(pkg: OoxmlPackage, mainPart: string): ChartBinding[] 
 }
 
 function unescapeAttr(value: string): string {
-  return value.replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return value
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 function seriesNames(chartXml: string): string[] {
@@ -63,13 +73,22 @@ export function describeCharts(charts: ChartBinding[], blocks: { name: string; f
   return charts.map((chart) => {
     const block = blocks.find((b) => b.name.toLowerCase() === chart.name.toLowerCase());
     if (!block) {
-      return { name: chart.name, mergeBlock: null, series: chart.series, problem: `No merge block is named "${chart.name}": the chart keeps its design-time data. Name the chart after the merge block whose rows it shows.` };
+      return {
+        name: chart.name,
+        mergeBlock: null,
+        series: chart.series,
+        problem: `No merge block is named "${chart.name}": the chart keeps its design-time data. Name the chart after the merge block whose rows it shows.`,
+      };
     }
     const fields = new Set(block.fields.map((f) => f.toLowerCase()));
     const unknown = chart.series.filter((s) => !fields.has(s.toLowerCase()));
     return {
-      name: chart.name, mergeBlock: block.name, series: chart.series,
-      problem: unknown.length ? `The series ${unknown.map((s) => `"${s}"`).join(', ')} name no field of the block "${block.name}"; a series shows the column named like it.` : null,
+      name: chart.name,
+      mergeBlock: block.name,
+      series: chart.series,
+      problem: unknown.length
+        ? `The series ${unknown.map((s) => `"${s}"`).join(', ')} name no field of the block "${block.name}"; a series shows the column named like it.`
+        : null,
     };
   });
 }
@@ -120,10 +139,16 @@ export function fillChartXml(chartXml: string, rows: JsonObject[]): { xml: strin
   const categoryKey = Object.keys(first).find((k) => !used.has(k));
   const categories = rows.map((row) => scalar(categoryKey ? row[categoryKey] : undefined));
   const sheet = sheetOf(chartXml);
-  const quoted = /^[A-Za-z_][A-Za-z0-9_.]*$/.test(sheet.replace(/^'|'$/g, '')) ? sheet : `'${sheet.replace(/^'|'$/g, '').replace(/'/g, "''")}'`;
+  const quoted = /^[A-Za-z_][A-Za-z0-9_.]*$/.test(sheet.replace(/^'|'$/g, ''))
+    ? sheet
+    : `'${sheet.replace(/^'|'$/g, '').replace(/'/g, "''")}'`;
   const last = Math.max(2, rows.length + 1);
-  const ref = (col: number, from: number, to: number) => escapeText(`${quoted}!$${column(col)}$${from}${to !== from ? `:$${column(col)}$${to}` : ''}`);
-  const table: string[][] = [[categoryKey ?? '', ...names], ...rows.map((row, r) => [categories[r]!, ...names.map((n) => scalar(row[keyOf(row, n) ?? '']))])];
+  const ref = (col: number, from: number, to: number) =>
+    escapeText(`${quoted}!$${column(col)}$${from}${to !== from ? `:$${column(col)}$${to}` : ''}`);
+  const table: string[][] = [
+    [categoryKey ?? '', ...names],
+    ...rows.map((row, r) => [categories[r]!, ...names.map((n) => scalar(row[keyOf(row, n) ?? '']))]),
+  ];
 
   let index = 0;
   const xml = chartXml.replace(/<c:ser>[\s\S]*?<\/c:ser>/g, (ser) => {
@@ -136,7 +161,18 @@ export function fillChartXml(chartXml: string, rows: JsonObject[]): { xml: strin
     const valXml = `<c:numRef><c:f>${ref(i + 1, 2, last)}</c:f>${numCache(values, format)}</c:numRef>`;
     return ser
       .replace(/<c:tx>[\s\S]*?<\/c:tx>/, `<c:tx><c:strRef><c:f>${ref(i + 1, 1, 1)}</c:f>${strCache([name])}</c:strRef></c:tx>`)
-      .replace(/<c:(cat|xVal)>[\s\S]*?<\/c:\1>/, (_m, tag: string) => `<c:${tag}>${tag === 'xVal' && categories.every((c) => numeric(c) !== undefined) ? `<c:numRef><c:f>${ref(0, 2, last)}</c:f>${numCache(categories.map((c) => numeric(c)), 'General')}</c:numRef>` : catXml}</c:${tag}>`)
+      .replace(
+        /<c:(cat|xVal)>[\s\S]*?<\/c:\1>/,
+        (_m, tag: string) =>
+          `<c:${tag}>${
+            tag === 'xVal' && categories.every((c) => numeric(c) !== undefined)
+              ? `<c:numRef><c:f>${ref(0, 2, last)}</c:f>${numCache(
+                  categories.map((c) => numeric(c)),
+                  'General',
+                )}</c:numRef>`
+              : catXml
+          }</c:${tag}>`,
+      )
       .replace(/<c:(val|yVal)>[\s\S]*?<\/c:\1>/, (_m, tag: string) => `<c:${tag}>${valXml}</c:${tag}>`);
   });
   return { xml, table };
@@ -145,21 +181,43 @@ export function fillChartXml(chartXml: string, rows: JsonObject[]): { xml: strin
 /** A minimal workbook holding the chart's table on one sheet (numbers as numbers). */
 export function workbook(sheet: string, table: string[][]): Buffer {
   const name = sheet.replace(/^'|'$/g, '').replace(/''/g, "'");
-  const rows = table.map((cells, r) => `<row r="${r + 1}">${cells.map((value, c) => {
-    const at = `${column(c)}${r + 1}`;
-    if (value === '') return '';
-    return r > 0 && c > 0 && numeric(value) !== undefined
-      ? `<c r="${at}"><v>${numeric(value)}</v></c>`
-      : `<c r="${at}" t="inlineStr"><is><t xml:space="preserve">${escapeText(value)}</t></is></c>`;
-  }).join('')}</row>`).join('');
+  const rows = table
+    .map(
+      (cells, r) =>
+        `<row r="${r + 1}">${cells
+          .map((value, c) => {
+            const at = `${column(c)}${r + 1}`;
+            if (value === '') return '';
+            return r > 0 && c > 0 && numeric(value) !== undefined
+              ? `<c r="${at}"><v>${numeric(value)}</v></c>`
+              : `<c r="${at}" t="inlineStr"><is><t xml:space="preserve">${escapeText(value)}</t></is></c>`;
+          })
+          .join('')}</row>`,
+    )
+    .join('');
   const ns = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
   const rel = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
   const parts: [string, string][] = [
-    ['[Content_Types].xml', '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>'],
-    ['_rels/.rels', `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${rel}/officeDocument" Target="xl/workbook.xml"/></Relationships>`],
-    ['xl/workbook.xml', `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><workbook xmlns="${ns}" xmlns:r="${rel}"><sheets><sheet name="${escapeText(name).replace(/"/g, '&quot;')}" sheetId="1" r:id="rId1"/></sheets></workbook>`],
-    ['xl/_rels/workbook.xml.rels', `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${rel}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`],
-    ['xl/worksheets/sheet1.xml', `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><worksheet xmlns="${ns}"><sheetData>${rows}</sheetData></worksheet>`],
+    [
+      '[Content_Types].xml',
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
+    ],
+    [
+      '_rels/.rels',
+      `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${rel}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+    ],
+    [
+      'xl/workbook.xml',
+      `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><workbook xmlns="${ns}" xmlns:r="${rel}"><sheets><sheet name="${escapeText(name).replace(/"/g, '&quot;')}" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+    ],
+    [
+      'xl/_rels/workbook.xml.rels',
+      `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${rel}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`,
+    ],
+    [
+      'xl/worksheets/sheet1.xml',
+      `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><worksheet xmlns="${ns}"><sheetData>${rows}</sheetData></worksheet>`,
+    ],
   ];
   return writeZip(parts.map(([n, text]) => [n, Buffer.from(text, 'utf8')]));
 }
@@ -184,16 +242,19 @@ export function copyChart(pkg: OoxmlPackage, sourcePart: string, n: number): str
   const type = pkg.contentTypeOf(sourcePart);
   if (type) pkg.addContentTypeOverride(part, type);
   const folder = part.slice(0, part.lastIndexOf('/'));
-  pkg.addRelationships(part, pkg.relationships(sourcePart).map((rel) => {
-    if (rel.external) return rel;
-    const target = OoxmlPackage.resolve(sourcePart, rel.target);
-    if (rel.type !== PACKAGE_REL) return { ...rel, target: path.posix.relative(folder, target) };
-    const workbookPart = `word/embeddings/docsmith-chart${n}.xlsx`;
-    const bytes = pkg.parts.get(target);
-    if (bytes) pkg.parts.set(workbookPart, bytes);
-    pkg.addContentTypeDefault('xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
-    return { ...rel, target: path.posix.relative(folder, workbookPart) };
-  }));
+  pkg.addRelationships(
+    part,
+    pkg.relationships(sourcePart).map((rel) => {
+      if (rel.external) return rel;
+      const target = OoxmlPackage.resolve(sourcePart, rel.target);
+      if (rel.type !== PACKAGE_REL) return { ...rel, target: path.posix.relative(folder, target) };
+      const workbookPart = `word/embeddings/docsmith-chart${n}.xlsx`;
+      const bytes = pkg.parts.get(target);
+      if (bytes) pkg.parts.set(workbookPart, bytes);
+      pkg.addContentTypeDefault('xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+      return { ...rel, target: path.posix.relative(folder, workbookPart) };
+    }),
+  );
   return part;
 }
 

@@ -77,8 +77,10 @@ function contains(node: TNode, test: (n: TNode) => boolean): boolean {
 
 const isField = (n: TNode) => n.kind === 'field';
 const isBlock = (n: TNode) => n.kind === 'block';
-const isImage = (n: TNode) => n.kind === 'element' && n.name === 'w:drawing' && find(n, 'a:blip') !== undefined && find(n, 'wp:docPr') !== undefined;
-const isChart = (n: TNode) => n.kind === 'element' && n.name === 'w:drawing' && findLocal(n, 'chart') !== undefined && find(n, 'wp:docPr') !== undefined;
+const isImage = (n: TNode) =>
+  n.kind === 'element' && n.name === 'w:drawing' && find(n, 'a:blip') !== undefined && find(n, 'wp:docPr') !== undefined;
+const isChart = (n: TNode) =>
+  n.kind === 'element' && n.name === 'w:drawing' && findLocal(n, 'chart') !== undefined && find(n, 'wp:docPr') !== undefined;
 
 /** Whether a paragraph has visible text besides its fields. */
 function hasLiteralText(node: TNode): boolean {
@@ -116,7 +118,8 @@ class Builder {
 function emit(node: TNode, b: Builder, ctx: CompileContext): void {
   if (node.kind === 'field') return b.push(ctx.inCell ? { kind: 'field', field: node, inCell: true } : { kind: 'field', field: node });
   if (node.kind === 'element' && node.name === 'w:tc' && !ctx.inCell) ctx = { ...ctx, inCell: true };
-  if (node.kind === 'block') return b.push({ kind: 'block', name: node.name, body: compileNodes(node.children, { ...ctx, inBlock: true }) });
+  if (node.kind === 'block')
+    return b.push({ kind: 'block', name: node.name, body: compileNodes(node.children, { ...ctx, inBlock: true }) });
   if (node.kind === 'text') return b.text(escapeText(node.text));
   if (node.kind === 'raw') return b.text(node.xml);
   if (node.name === 'w:drawing') {
@@ -132,7 +135,12 @@ function emit(node: TNode, b: Builder, ctx: CompileContext): void {
   }
   // A cell with anything dynamic may lose all its paragraphs (empty blocks, empty lines): it is a segment that keeps one.
   if ((node.name === 'w:tbl' && contains(node, isBlock)) || node.name === 'w:tc') {
-    return b.push({ kind: node.name === 'w:tbl' ? 'table' : 'cell', open: openTag(node as XmlElement), body: compileNodes(node.children, ctx), close: `</${node.name}>` });
+    return b.push({
+      kind: node.name === 'w:tbl' ? 'table' : 'cell',
+      open: openTag(node as XmlElement),
+      body: compileNodes(node.children, ctx),
+      close: `</${node.name}>`,
+    });
   }
   b.text(openTag(node as XmlElement));
   for (const child of node.children) emit(child, b, ctx);
@@ -192,8 +200,12 @@ function imageSegment(drawing: TElement, ctx: CompileContext): ImageSegment | un
   const controlRel = barcodeControl(drawing);
   const barcode = controlRel ? ctx.barcode(controlRel) : undefined;
   return {
-    kind: 'image', names: stripped === name ? [name] : [name, stripped], xml: serializeT(drawing), embed,
-    cx: Number(attrOf(extent, 'cx') ?? 0), cy: Number(attrOf(extent, 'cy') ?? 0),
+    kind: 'image',
+    names: stripped === name ? [name] : [name, stripped],
+    xml: serializeT(drawing),
+    embed,
+    cx: Number(attrOf(extent, 'cx') ?? 0),
+    cy: Number(attrOf(extent, 'cy') ?? 0),
     ...(barcode && controlRel ? { barcode: { ...barcode, relId: controlRel } } : {}),
   };
 }

@@ -94,7 +94,13 @@ export class CompiledTemplate {
         rest = records.slice(next, next + window);
         rendered = this.render(rest, context, options, limits);
       }
-      const document = this.write(rendered.parts, options, rendered.sink, append && records.length > 1 && this.restartsPageNumbers(), rest[0]!);
+      const document = this.write(
+        rendered.parts,
+        options,
+        rendered.sink,
+        append && records.length > 1 && this.restartsPageNumbers(),
+        rest[0]!,
+      );
       bytes += document.length;
       // Checked as the documents grow: a bomb stops at the limit, not after it used the memory.
       if (limits.maxBytes !== undefined && bytes > limits.maxBytes) throw new OutputTooLargeError(limits.maxBytes);
@@ -112,13 +118,24 @@ export class CompiledTemplate {
     return [builder.toBuffer()];
   }
 
-  private render(records: JsonObject[], context: { culture: ReturnType<typeof cultureOf>; now: Date }, options: MergeOptions, limits: MergeLimits) {
+  private render(
+    records: JsonObject[],
+    context: { culture: ReturnType<typeof cultureOf>; now: Date },
+    options: MergeOptions,
+    limits: MergeLimits,
+  ) {
     const sink = new MediaSink();
     const parts = new Map<string, string>();
     let used = 1;
     for (const part of this.parts) {
       const media = { sink, part: part.name, officeBound: limits.officeBound, rasterise: limits.rasterise };
-      const result = renderSegments(part.segments, { ...context, deadline: limits.deadline }, part.name === this.mainPart ? records : records.slice(0, 1), options, media);
+      const result = renderSegments(
+        part.segments,
+        { ...context, deadline: limits.deadline },
+        part.name === this.mainPart ? records : records.slice(0, 1),
+        options,
+        media,
+      );
       parts.set(part.name, result.xml);
       if (part.name === this.mainPart) used = result.used;
     }
@@ -163,7 +180,6 @@ export class CompiledTemplate {
     if (sink.entries().length > 0) dropReplacedMedia(pkg, [...parts.keys()]);
     return pkg.toBuffer();
   }
-
 }
 
 function flattenBlocks(blocks: MergeBlockInfo[]): { name: string; fields: string[] }[] {
@@ -175,13 +191,15 @@ function barcodeContext(pkg: OoxmlPackage, part: string): CompileContext {
   let byId: Map<string, TxBarcode> | undefined;
   return {
     barcode(relId) {
-      byId ??= new Map(pkg.relationships(part).flatMap((rel) => {
-        if (rel.external) return [];
-        const target = OoxmlPackage.resolve(part, rel.target);
-        const xml = pkg.text(target);
-        const barcode = xml?.includes('BarcodeData') ? readTxBarcode(xml, target) : undefined;
-        return barcode ? [[rel.id, barcode] as const] : [];
-      }));
+      byId ??= new Map(
+        pkg.relationships(part).flatMap((rel) => {
+          if (rel.external) return [];
+          const target = OoxmlPackage.resolve(part, rel.target);
+          const xml = pkg.text(target);
+          const barcode = xml?.includes('BarcodeData') ? readTxBarcode(xml, target) : undefined;
+          return barcode ? [[rel.id, barcode] as const] : [];
+        }),
+      );
       return byId.get(relId);
     },
   };
@@ -191,19 +209,26 @@ function barcodeContext(pkg: OoxmlPackage, part: string): CompileContext {
 function renameField(xml: string, from: string, to: string): string {
   const keyword = new RegExp(`^(\\s*)${from}\\b`, 'i');
   return xml
-    .replace(/(\bw:instr=")([^"]*)"/g, (all, open: string, instr: string) => (keyword.test(instr) ? `${open}${instr.replace(keyword, `$1${to}`)}"` : all))
-    .replace(/(<w:fldChar\b[^>]*w:fldCharType="begin"[^>]*\/>)((?:(?!<w:fldChar\b)[\s\S])*?)(?=<w:fldChar\b)/g, (all, begin: string, middle: string) => {
-      const texts = [...middle.matchAll(/<w:instrText\b[^>]*>([^<]*)<\/w:instrText>/g)].map((m) => m[1]).join('');
-      if (!keyword.test(texts)) return all;
-      let first = true;
-      return begin + middle.replace(/(<w:instrText\b[^>]*>)([^<]*)(<\/w:instrText>)/g, (_m, a: string, _t: string, b: string) => {
-        if (!first) return a + b;
-        first = false;
-        return a + texts.replace(keyword, `$1${to}`) + b;
-      });
-    });
+    .replace(/(\bw:instr=")([^"]*)"/g, (all, open: string, instr: string) =>
+      keyword.test(instr) ? `${open}${instr.replace(keyword, `$1${to}`)}"` : all,
+    )
+    .replace(
+      /(<w:fldChar\b[^>]*w:fldCharType="begin"[^>]*\/>)((?:(?!<w:fldChar\b)[\s\S])*?)(?=<w:fldChar\b)/g,
+      (all, begin: string, middle: string) => {
+        const texts = [...middle.matchAll(/<w:instrText\b[^>]*>([^<]*)<\/w:instrText>/g)].map((m) => m[1]).join('');
+        if (!keyword.test(texts)) return all;
+        let first = true;
+        return (
+          begin +
+          middle.replace(/(<w:instrText\b[^>]*>)([^<]*)(<\/w:instrText>)/g, (_m, a: string, _t: string, b: string) => {
+            if (!first) return a + b;
+            first = false;
+            return a + texts.replace(keyword, `$1${to}`) + b;
+          })
+        );
+      },
+    );
 }
-
 
 const IMAGE_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/image';
 const CHART_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/chart';
@@ -235,21 +260,30 @@ function dropReplacedMedia(pkg: OoxmlPackage, merged: string[]): void {
 /** Stores merged images and relates them from the parts that show them. */
 function addMedia(pkg: OoxmlPackage, sink: MediaSink): void {
   for (const [source, links] of sink.linkEntries()) {
-    pkg.addRelationships(source, links.map(([url, id]) => ({ id, type: HYPERLINK_REL, target: url, external: true })));
+    pkg.addRelationships(
+      source,
+      links.map(([url, id]) => ({ id, type: HYPERLINK_REL, target: url, external: true })),
+    );
   }
   for (const [source, items] of sink.customXmlEntries()) {
-    pkg.addRelationships(source, items.map((item) => {
-      pkg.parts.set(item.part, Buffer.from(item.xml, 'utf8'));
-      return { id: item.relId, type: CUSTOM_XML_REL, target: path.posix.relative(source.slice(0, source.lastIndexOf('/')), item.part) };
-    }));
+    pkg.addRelationships(
+      source,
+      items.map((item) => {
+        pkg.parts.set(item.part, Buffer.from(item.xml, 'utf8'));
+        return { id: item.relId, type: CUSTOM_XML_REL, target: path.posix.relative(source.slice(0, source.lastIndexOf('/')), item.part) };
+      }),
+    );
   }
   for (const [source, media] of sink.entries()) {
     const folder = source.slice(0, source.lastIndexOf('/'));
-    pkg.addRelationships(source, media.map((m) => {
-      pkg.parts.set(m.part, m.bytes);
-      pkg.addContentTypeDefault(m.format.extension, m.format.contentType);
-      return { id: m.relId, type: IMAGE_REL, target: path.posix.relative(folder, m.part) };
-    }));
+    pkg.addRelationships(
+      source,
+      media.map((m) => {
+        pkg.parts.set(m.part, m.bytes);
+        pkg.addContentTypeDefault(m.format.extension, m.format.contentType);
+        return { id: m.relId, type: IMAGE_REL, target: path.posix.relative(folder, m.part) };
+      }),
+    );
   }
 }
 
@@ -259,14 +293,17 @@ function addCharts(pkg: OoxmlPackage, sink: MediaSink): void {
   for (const [source, charts] of sink.chartEntries()) {
     const templateRels = new Map(pkg.relationships(source).map((rel) => [rel.id, rel]));
     const folder = source.slice(0, source.lastIndexOf('/'));
-    pkg.addRelationships(source, charts.flatMap((chart) => {
-      const rel = templateRels.get(chart.templateRelId);
-      if (!rel || rel.external) return [];
-      const templatePart = OoxmlPackage.resolve(source, rel.target);
-      const part = copyChart(pkg, templatePart, ++n);
-      fillChart(pkg, { name: chart.name, part, series: chartSeries(pkg, part) }, chart.rows);
-      return [{ id: chart.relId, type: CHART_REL, target: path.posix.relative(folder, part) }];
-    }));
+    pkg.addRelationships(
+      source,
+      charts.flatMap((chart) => {
+        const rel = templateRels.get(chart.templateRelId);
+        if (!rel || rel.external) return [];
+        const templatePart = OoxmlPackage.resolve(source, rel.target);
+        const part = copyChart(pkg, templatePart, ++n);
+        fillChart(pkg, { name: chart.name, part, series: chartSeries(pkg, part) }, chart.rows);
+        return [{ id: chart.relId, type: CHART_REL, target: path.posix.relative(folder, part) }];
+      }),
+    );
   }
 }
 
@@ -287,7 +324,13 @@ function trimTrailingParagraphs(xml: string): string {
     if (!selfClosing && !paragraph.endsWith('</w:p>')) break;
     // Tab-stop definitions in the paragraph's properties are not content (TX writes them into every paragraph).
     const inline = paragraph.replace(/<w:pPr\b[\s\S]*?<\/w:pPr>/, '');
-    if (/<w:sectPr\b/.test(paragraph) || /<w:(t|drawing|pict|object|fldChar|fldSimple|instrText|tab|ptab|sym|footnoteReference|endnoteReference|commentReference|ruby)\b/.test(inline)) break;
+    if (
+      /<w:sectPr\b/.test(paragraph) ||
+      /<w:(t|drawing|pict|object|fldChar|fldSimple|instrText|tab|ptab|sym|footnoteReference|endnoteReference|commentReference|ruby)\b/.test(
+        inline,
+      )
+    )
+      break;
     // A start found inside a text box or other container belongs to a paragraph we keep.
     if (/<\/(w:txbxContent|w:drawing|w:pict|mc:AlternateContent|w:sdtContent|w:hyperlink|w:tc)>/.test(paragraph)) break;
     const previous = trimmedEnd(content, start);

@@ -41,7 +41,7 @@ function expandedInstruction(field: FieldNode, ctx: FieldContext): string {
     const result = evaluateField(part, ctx);
     const value = result.kind === 'text' ? result.text : '';
     if (result.kind === 'keep') continue;
-    const insideQuotes = ((text.match(/(?<!\\)["\u201c\u201d]/g) ?? []).length % 2) === 1;
+    const insideQuotes = (text.match(/(?<!\\)["\u201c\u201d]/g) ?? []).length % 2 === 1;
     text += insideQuotes ? value.replace(/"/g, '\\"') : ` "${value.replace(/"/g, '\\"')}" `;
   }
   return text;
@@ -128,7 +128,10 @@ function isNumeric(value: string): boolean {
 function numberIn(text: string, culture: Culture): number | undefined {
   if (isNumeric(text)) return Number(text);
   const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const compact = text.trim().replace(/[\s\u00a0\u202f]/g, '').replace(culture.minus, '-');
+  const compact = text
+    .trim()
+    .replace(/[\s\u00a0\u202f]/g, '')
+    .replace(culture.minus, '-');
   const group = escape(culture.group.replace(/[\s\u00a0\u202f]/g, ''));
   const decimal = escape(culture.decimal);
   const grouped = group ? `\\d{1,3}(?:${group}\\d{3})+` : '(?!)';
@@ -165,7 +168,13 @@ function decorate(text: string, instruction: FieldInstruction): string {
 }
 
 function wildcard(pattern: string): RegExp {
-  return new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 's');
+  return new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+    's',
+  );
 }
 
 /** `IF expr1 op expr2 "true" "false"` with field names, literals and nested fields. */
@@ -201,7 +210,20 @@ function compare(tokens: { text: string; quoted: boolean }[], ctx: FieldContext)
   const y = numberIn(b, ctx.culture);
   let holds: boolean;
   if (x !== undefined && y !== undefined) {
-    holds = op.text === '=' ? x === y : op.text === '<>' ? x !== y : op.text === '<' ? x < y : op.text === '>' ? x > y : op.text === '<=' ? x <= y : op.text === '>=' ? x >= y : false;
+    holds =
+      op.text === '='
+        ? x === y
+        : op.text === '<>'
+          ? x !== y
+          : op.text === '<'
+            ? x < y
+            : op.text === '>'
+              ? x > y
+              : op.text === '<='
+                ? x <= y
+                : op.text === '>='
+                  ? x >= y
+                  : false;
   } else if (op.text === '=' || op.text === '<>') {
     const match = /[*?]/.test(b) ? wildcard(b).test(a) : a === b;
     holds = op.text === '=' ? match : !match;

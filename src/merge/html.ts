@@ -33,17 +33,46 @@ function serializeRunProps(props: RunProps): string {
 }
 
 const COLORS: Record<string, string> = {
-  black: '000000', white: 'FFFFFF', red: 'FF0000', green: '008000', blue: '0000FF', yellow: 'FFFF00', gray: '808080', grey: '808080',
-  orange: 'FFA500', purple: '800080', navy: '000080', maroon: '800000', teal: '008080', silver: 'C0C0C0', lime: '00FF00', aqua: '00FFFF', fuchsia: 'FF00FF', olive: '808000',
+  black: '000000',
+  white: 'FFFFFF',
+  red: 'FF0000',
+  green: '008000',
+  blue: '0000FF',
+  yellow: 'FFFF00',
+  gray: '808080',
+  grey: '808080',
+  orange: 'FFA500',
+  purple: '800080',
+  navy: '000080',
+  maroon: '800000',
+  teal: '008080',
+  silver: 'C0C0C0',
+  lime: '00FF00',
+  aqua: '00FFFF',
+  fuchsia: 'FF00FF',
+  olive: '808000',
 };
 
 function color(value: string): string | undefined {
   const v = value.trim().toLowerCase();
   if (COLORS[v]) return COLORS[v];
   const hex = /^#([0-9a-f]{6}|[0-9a-f]{3})$/.exec(v);
-  if (hex) return (hex[1]!.length === 3 ? hex[1]!.split('').map((c) => c + c).join('') : hex[1]!).toUpperCase();
+  if (hex)
+    return (
+      hex[1]!.length === 3
+        ? hex[1]!
+            .split('')
+            .map((c) => c + c)
+            .join('')
+        : hex[1]!
+    ).toUpperCase();
   const rgb = /^rgba?\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)/.exec(v);
-  if (rgb) return rgb.slice(1, 4).map((n) => Math.min(255, Number(n)).toString(16).padStart(2, '0')).join('').toUpperCase();
+  if (rgb)
+    return rgb
+      .slice(1, 4)
+      .map((n) => Math.min(255, Number(n)).toString(16).padStart(2, '0'))
+      .join('')
+      .toUpperCase();
   return undefined;
 }
 
@@ -78,24 +107,65 @@ function styled(base: RunProps, element: Element): RunProps {
     const [name, ...rest] = declaration.split(':');
     const value = rest.join(':').trim();
     switch (name?.trim().toLowerCase()) {
-      case 'color': { const c = color(value); if (c) props.set('w:color', `<w:color w:val="${c}"/>`); break; }
+      case 'color': {
+        const c = color(value);
+        if (c) props.set('w:color', `<w:color w:val="${c}"/>`);
+        break;
+      }
       case 'background':
-      case 'background-color': { const c = color(value); if (c) props.set('w:shd', `<w:shd w:val="clear" w:color="auto" w:fill="${c}"/>`); break; }
+      case 'background-color': {
+        const c = color(value);
+        if (c) props.set('w:shd', `<w:shd w:val="clear" w:color="auto" w:fill="${c}"/>`);
+        break;
+      }
       case 'font-family': {
-        const font = escapeAttr(value.split(',')[0]!.trim().replace(/^['"]|['"]$/g, ''));
+        const font = escapeAttr(
+          value
+            .split(',')[0]!
+            .trim()
+            .replace(/^['"]|['"]$/g, ''),
+        );
         if (font) props.set('w:rFonts', `<w:rFonts w:ascii="${font}" w:hAnsi="${font}" w:cs="${font}"/>`);
         break;
       }
-      case 'font-size': { const hp = halfPoints(value); if (hp) props.set('w:sz', `<w:sz w:val="${hp}"/>`); break; }
-      case 'font-weight': if (/bold|[6-9]00/.test(value)) props.set('w:b', '<w:b/>'); break;
-      case 'font-style': if (/italic/.test(value)) props.set('w:i', '<w:i/>'); break;
-      case 'text-decoration': if (/underline/.test(value)) props.set('w:u', '<w:u w:val="single"/>'); if (/line-through/.test(value)) props.set('w:strike', '<w:strike/>'); break;
+      case 'font-size': {
+        const hp = halfPoints(value);
+        if (hp) props.set('w:sz', `<w:sz w:val="${hp}"/>`);
+        break;
+      }
+      case 'font-weight':
+        if (/bold|[6-9]00/.test(value)) props.set('w:b', '<w:b/>');
+        break;
+      case 'font-style':
+        if (/italic/.test(value)) props.set('w:i', '<w:i/>');
+        break;
+      case 'text-decoration':
+        if (/underline/.test(value)) props.set('w:u', '<w:u w:val="single"/>');
+        if (/line-through/.test(value)) props.set('w:strike', '<w:strike/>');
+        break;
     }
   }
   return props;
 }
 
-const BLOCKS = new Set(['p', 'div', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'blockquote', 'pre', 'section', 'article', 'header', 'footer', 'address']);
+const BLOCKS = new Set([
+  'p',
+  'div',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'li',
+  'blockquote',
+  'pre',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'address',
+]);
 const DROPPED = new Set(['script', 'style', 'head', 'title', 'iframe', 'object', 'embed', 'link', 'meta', 'noscript', 'template']);
 const EMU_PER_PIXEL = 9525;
 const MAX_IMAGE_EMU = 6 * 914400;
@@ -135,7 +205,10 @@ class Builder {
   private current: Paragraph | undefined;
   private drawing = 1000;
 
-  constructor(private readonly basePPr: string, private readonly target: HtmlTarget) {}
+  constructor(
+    private readonly basePPr: string,
+    private readonly target: HtmlTarget,
+  ) {}
 
   get out(): string[] {
     return this.pieces.map((p) => p.xml);
@@ -205,7 +278,8 @@ function numberedPPr(base: string, level: number, numId: string): string {
   const pPr = base.replace(/<w:numPr>[\s\S]*?<\/w:numPr>/, '').replace(/<w:ind\b[^>]*\/>/, '');
   // numPr follows pStyle, keepNext, keepLines, pageBreakBefore, framePr and widowControl.
   let at = pPr.indexOf('>') + 1;
-  for (const m of pPr.matchAll(/<w:(?:pStyle|keepNext|keepLines|pageBreakBefore|framePr|widowControl)\b[^>]*\/>/g)) at = Math.max(at, m.index + m[0].length);
+  for (const m of pPr.matchAll(/<w:(?:pStyle|keepNext|keepLines|pageBreakBefore|framePr|widowControl)\b[^>]*\/>/g))
+    at = Math.max(at, m.index + m[0].length);
   return pPr.slice(0, at) + numPr + pPr.slice(at);
 }
 
@@ -265,18 +339,23 @@ function walk(nodes: ChildNode[], props: RunProps, b: Builder, ctx: { basePPr: s
 
 function table(element: Element, props: RunProps, ctx: { basePPr: string; list: ListContext; target: HtmlTarget }): string {
   const rows: Element[] = [];
-  const collect = (nodes: ChildNode[]) => nodes.forEach((n) => {
-    if (n.type !== 'tag') return;
-    const e = n as Element;
-    if (e.name === 'tr') rows.push(e);
-    else if (['thead', 'tbody', 'tfoot'].includes(e.name)) collect(e.children);
-  });
+  const collect = (nodes: ChildNode[]) =>
+    nodes.forEach((n) => {
+      if (n.type !== 'tag') return;
+      const e = n as Element;
+      if (e.name === 'tr') rows.push(e);
+      else if (['thead', 'tbody', 'tfoot'].includes(e.name)) collect(e.children);
+    });
   collect(element.children);
-  const columns = Math.max(1, ...rows.map((r) => r.children.filter((c) => c.type === 'tag' && ['td', 'th'].includes((c as Element).name)).length));
+  const columns = Math.max(
+    1,
+    ...rows.map((r) => r.children.filter((c) => c.type === 'tag' && ['td', 'th'].includes((c as Element).name)).length),
+  );
   const width = Math.floor(9000 / columns);
   const border = (side: string) => `<w:${side} w:val="single" w:sz="4" w:space="0" w:color="auto"/>`;
-  let xml = `<w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/><w:tblBorders>${['top', 'left', 'bottom', 'right', 'insideH', 'insideV'].map(border).join('')}</w:tblBorders></w:tblPr>`
-    + `<w:tblGrid>${`<w:gridCol w:w="${width}"/>`.repeat(columns)}</w:tblGrid>`;
+  let xml =
+    `<w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/><w:tblBorders>${['top', 'left', 'bottom', 'right', 'insideH', 'insideV'].map(border).join('')}</w:tblBorders></w:tblPr>` +
+    `<w:tblGrid>${`<w:gridCol w:w="${width}"/>`.repeat(columns)}</w:tblGrid>`;
   for (const row of rows) {
     xml += '<w:tr>';
     const cells = row.children.filter((c): c is Element => c.type === 'tag' && ['td', 'th'].includes((c as Element).name));
@@ -300,7 +379,12 @@ function table(element: Element, props: RunProps, ctx: { basePPr: string; list: 
  * end joins the host paragraph (`leading`, `trailing`); `blocks` go between its two halves.
  * `inline` is everything as runs, for places that take no blocks.
  */
-export function htmlToWordprocessingML(html: string, runProps: string, pPr: string, target: HtmlTarget): { leading: string; blocks: string; trailing: string; inline: string } {
+export function htmlToWordprocessingML(
+  html: string,
+  runProps: string,
+  pPr: string,
+  target: HtmlTarget,
+): { leading: string; blocks: string; trailing: string; inline: string } {
   const document = parseDocument(html, { decodeEntities: true });
   const builder = new Builder(pPr, target);
   walk(document.children, parseRunProps(runProps), builder, { basePPr: pPr, list: [], target });

@@ -55,33 +55,39 @@ export function fitExtent(image: DecodedImage, placeholder: { cx: number; cy: nu
  * The blip extension that holds a vector picture beside its raster main blip, as Word writes it
  * (MS-ODRAWXML asvg:svgBlip): Word shows only raster main blips, and shows the SVG from here.
  */
-const svgBlipExtension = (svgRelId: string) => '<a:ext uri="{96DAC541-7B7A-43D3-8B79-37D633B846F1}">'
-  + `<asvg:svgBlip xmlns:asvg="http://schemas.microsoft.com/office/drawing/2016/SVG/main" r:embed="${svgRelId}"/></a:ext>`;
+const svgBlipExtension = (svgRelId: string) =>
+  '<a:ext uri="{96DAC541-7B7A-43D3-8B79-37D633B846F1}">' +
+  `<asvg:svgBlip xmlns:asvg="http://schemas.microsoft.com/office/drawing/2016/SVG/main" r:embed="${svgRelId}"/></a:ext>`;
 
 /**
  * The picture markup with its blip (the one showing `embed`) pointed at a raster image and, when
  * given, at an SVG through the svgBlip extension (an earlier one is replaced).
  */
 export function pointBlip(xml: string, embed: string, rasterRelId: string, svgRelId?: string): string {
-  return xml.replace(new RegExp(`<a:blip\\b([^>]*?)\\br:embed="${embed.replace(/[^\w-]/g, '')}"([^>]*?)(/>|>([\\s\\S]*?)</a:blip>)`), (_all, before: string, after: string, _end: string, inner: string | undefined) => {
-    let content = (inner ?? '').replace(/<a:ext\b[^>]*uri="\{96DAC541-7B7A-43D3-8B79-37D633B846F1\}"[^>]*>[\s\S]*?<\/a:ext>/g, '');
-    if (svgRelId) {
-      content = content.includes('</a:extLst>')
-        ? content.replace('</a:extLst>', `${svgBlipExtension(svgRelId)}</a:extLst>`)
-        : `${content}<a:extLst>${svgBlipExtension(svgRelId)}</a:extLst>`;
-    }
-    content = content.replace('<a:extLst></a:extLst>', '');
-    const open = `<a:blip${before}r:embed="${rasterRelId}"${after}`;
-    return content ? `${open}>${content}</a:blip>` : `${open}/>`;
-  });
+  return xml.replace(
+    new RegExp(`<a:blip\\b([^>]*?)\\br:embed="${embed.replace(/[^\w-]/g, '')}"([^>]*?)(/>|>([\\s\\S]*?)</a:blip>)`),
+    (_all, before: string, after: string, _end: string, inner: string | undefined) => {
+      let content = (inner ?? '').replace(/<a:ext\b[^>]*uri="\{96DAC541-7B7A-43D3-8B79-37D633B846F1\}"[^>]*>[\s\S]*?<\/a:ext>/g, '');
+      if (svgRelId) {
+        content = content.includes('</a:extLst>')
+          ? content.replace('</a:extLst>', `${svgBlipExtension(svgRelId)}</a:extLst>`)
+          : `${content}<a:extLst>${svgBlipExtension(svgRelId)}</a:extLst>`;
+      }
+      content = content.replace('<a:extLst></a:extLst>', '');
+      const open = `<a:blip${before}r:embed="${rasterRelId}"${after}`;
+      return content ? `${open}>${content}</a:blip>` : `${open}/>`;
+    },
+  );
 }
 
 /** An inline picture (w:drawing) showing the related image at the given size in EMU; `svgRelId`: its vector original. */
 export function inlinePicture(relId: string, cx: number, cy: number, id: number, name: string, svgRelId?: string): string {
-  return `<w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:extent cx="${cx}" cy="${cy}"/><wp:docPr id="${id}" name="${name}"/>`
-    + '<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture">'
-    + `<pic:nvPicPr><pic:cNvPr id="${id}" name="image"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:embed="${relId}"${svgRelId ? `><a:extLst>${svgBlipExtension(svgRelId)}</a:extLst></a:blip>` : '/>'}<a:stretch><a:fillRect/></a:stretch></pic:blipFill>`
-    + `<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing>`;
+  return (
+    `<w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:extent cx="${cx}" cy="${cy}"/><wp:docPr id="${id}" name="${name}"/>` +
+    '<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture">' +
+    `<pic:nvPicPr><pic:cNvPr id="${id}" name="image"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:embed="${relId}"${svgRelId ? `><a:extLst>${svgBlipExtension(svgRelId)}</a:extLst></a:blip>` : '/>'}<a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
+    `<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing>`
+  );
 }
 
 export interface MediaPart {

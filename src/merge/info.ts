@@ -30,13 +30,25 @@ export interface TemplateInfo {
   charts?: ChartInfo[];
 }
 
-const dataField = (name: string): MergeFieldInfo => ({ name, text: '', textBefore: '', textAfter: '', numericFormat: '', dateTimeFormat: '', preserveFormatting: false });
+const dataField = (name: string): MergeFieldInfo => ({
+  name,
+  text: '',
+  textBefore: '',
+  textAfter: '',
+  numericFormat: '',
+  dateTimeFormat: '',
+  preserveFormatting: false,
+});
 
 function collect(nodes: TNode[], fields: MergeFieldInfo[], blocks: MergeBlockInfo[]): void {
   for (const node of nodes) {
     if (node.kind === 'field') {
       // Fields inside another's instruction (IF <MERGEFIELD total> > 1000 ...) are data the template needs too.
-      collect(node.parts.filter((part): part is FieldNode => typeof part !== 'string'), fields, blocks);
+      collect(
+        node.parts.filter((part): part is FieldNode => typeof part !== 'string'),
+        fields,
+        blocks,
+      );
       const parsed = node.parsed;
       if (parsed?.type === 'MERGEFIELD' && parsed.args[0] && !/^Table(Start|End):/i.test(parsed.args[0])) {
         fields.push({

@@ -48,7 +48,8 @@ export function parseInstruction(instruction: string): FieldInstruction {
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
     if (!token.quoted && /^\\./.test(token.text)) {
-      const name = token.text.slice(1, 2).toLowerCase() === token.text.slice(1, 2) ? token.text.slice(1, 2) : token.text.slice(1, 2).toLowerCase();
+      const name =
+        token.text.slice(1, 2).toLowerCase() === token.text.slice(1, 2) ? token.text.slice(1, 2) : token.text.slice(1, 2).toLowerCase();
       // `\#"0.00"` glued to its value, or the value as the next token.
       const glued = token.text.slice(2);
       let value: string | undefined = glued || undefined;

@@ -43,7 +43,10 @@ function pictureIds(media: MediaTarget, image: DecodedImage, cx: number, cy: num
   const heightPx = Math.max(1, Math.round((cy / 9525) * fit));
   const png = media.rasterise(image.bytes, widthPx, heightPx, what);
   const svg = media.sink.add(media.part, image);
-  return { main: media.sink.add(media.part, { bytes: png, format: { extension: 'png', contentType: 'image/png' }, widthPx, heightPx }), svg };
+  return {
+    main: media.sink.add(media.part, { bytes: png, format: { extension: 'png', contentType: 'image/png' }, widthPx, heightPx }),
+    svg,
+  };
 }
 
 /** A drawn barcode in the output's media: its main blip (PNG for Word, or the SVG for the office) and its svgBlip. */
@@ -133,7 +136,9 @@ function withContextualSpacing(pPr: string): string {
   if (pPr.includes('<w:contextualSpacing')) return pPr;
   const after = PPR_ORDER.slice(PPR_ORDER.indexOf('w:contextualSpacing') + 1);
   const next = [...pPr.matchAll(/<(w:[A-Za-z]+)\b/g)].find((m) => after.includes(m[1]!));
-  return next ? `${pPr.slice(0, next.index)}<w:contextualSpacing/>${pPr.slice(next.index)}` : pPr.replace(/<\/w:pPr>$/, '<w:contextualSpacing/></w:pPr>');
+  return next
+    ? `${pPr.slice(0, next.index)}<w:contextualSpacing/>${pPr.slice(next.index)}`
+    : pPr.replace(/<\/w:pPr>$/, '<w:contextualSpacing/></w:pPr>');
 }
 
 /** The merge runs synchronously, so the time limit's timer cannot fire: it checks the clock itself. */
@@ -168,7 +173,9 @@ function render(segments: Segment[], state: State, out: string[]): void {
           // The HTML's paragraphs take the host's properties, but never its section break.
           const blockPPr = (segment.field.hostPPr ?? '').replace(/<w:sectPr\b[\s\S]*?<\/w:sectPr>/, '');
           const html = htmlToWordprocessingML(result.text, segment.field.runProps, blockPPr, {
-            sink: media?.sink, part: media?.part ?? '', link: (url) => media?.sink.addLink(media.part, url),
+            sink: media?.sink,
+            part: media?.part ?? '',
+            link: (url) => media?.sink.addLink(media.part, url),
             list: (ordered, level) => media?.sink.addList(ordered, level),
             picture: media ? (image, cx, cy) => pictureIds(media, image, cx, cy, 'An image of an HTML value') : undefined,
           });
@@ -244,17 +251,23 @@ function render(segments: Segment[], state: State, out: string[]): void {
           const drawn = drawBarcode(text, segment.barcode.spec, segment.names[segment.names.length - 1]!, state.media.officeBound);
           const ids = barcodeIds(state.media, drawn);
           const xmlId = state.media.sink.addCustomXml(state.media.part, withTxText(segment.barcode.xml, text));
-          out.push(pointBlip(segment.xml, segment.embed, ids.main, ids.svg)
-            .replace(new RegExp(`(NetControl\\b[^>]*?\\br:id=")${segment.barcode.relId}"`), `$1${xmlId}"`));
+          out.push(
+            pointBlip(segment.xml, segment.embed, ids.main, ids.svg).replace(
+              new RegExp(`(NetControl\\b[^>]*?\\br:id=")${segment.barcode.relId}"`),
+              `$1${xmlId}"`,
+            ),
+          );
           state.visible++;
         } else if (typeof value === 'string' && value !== '' && state.media) {
           const field = segment.names[segment.names.length - 1]!;
           const image = decodeImage(value, field);
           const { cx, cy } = fitExtent(image, segment);
           const ids = pictureIds(state.media, image, cx, cy, `The value for the image "${field}"`);
-          out.push(pointBlip(segment.xml, segment.embed, ids.main, ids.svg)
-            .replace(/(<wp:extent\b[^>]*?)cx="\d+"([^>]*?)cy="\d+"/, `$1cx="${cx}"$2cy="${cy}"`)
-            .replace(/(<a:xfrm\b[^>]*>[\s\S]*?<a:ext\b[^>]*?)cx="\d+"([^>]*?)cy="\d+"/, `$1cx="${cx}"$2cy="${cy}"`));
+          out.push(
+            pointBlip(segment.xml, segment.embed, ids.main, ids.svg)
+              .replace(/(<wp:extent\b[^>]*?)cx="\d+"([^>]*?)cy="\d+"/, `$1cx="${cx}"$2cy="${cy}"`)
+              .replace(/(<a:xfrm\b[^>]*>[\s\S]*?<a:ext\b[^>]*?)cx="\d+"([^>]*?)cy="\d+"/, `$1cx="${cx}"$2cy="${cy}"`),
+          );
           state.visible++;
         } else if (value === undefined || value === null || value === '') {
           if (!state.options.removeEmptyImages) out.push(segment.xml);
@@ -299,7 +312,13 @@ function render(segments: Segment[], state: State, out: string[]): void {
  * Renders one document. `records` are the ones not merged yet: the document starts with the
  * first, and NEXT / NEXTIF fields move on through them. Returns the XML and how many it used.
  */
-export function renderSegments(segments: Segment[], context: Omit<FieldContext, 'scope' | 'nextRecord'> & { deadline?: number }, records: JsonObject[], options: RenderOptions, media?: MediaTarget): { xml: string; used: number } {
+export function renderSegments(
+  segments: Segment[],
+  context: Omit<FieldContext, 'scope' | 'nextRecord'> & { deadline?: number },
+  records: JsonObject[],
+  options: RenderOptions,
+  media?: MediaTarget,
+): { xml: string; used: number } {
   const out: string[] = [];
   let used = 1;
   const state: State = { ...context, scope: Scope.of(records[0] ?? {}), options, media, visible: 0, steps: 0, marks: [] };

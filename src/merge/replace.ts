@@ -3,7 +3,19 @@ import { OoxmlPackage, TEXT_PART_KINDS } from '../ooxml/package.js';
 import { parseXml, serializeDocument, setAttr, type XmlElement, type XmlNode } from '../ooxml/xml.js';
 
 /** Containers whose runs belong to the paragraph around them. */
-const INLINE = new Set(['w:r', 'w:hyperlink', 'w:smartTag', 'w:customXml', 'w:ins', 'w:moveTo', 'w:sdt', 'w:sdtContent', 'w:fldSimple', 'w:dir', 'w:bdo']);
+const INLINE = new Set([
+  'w:r',
+  'w:hyperlink',
+  'w:smartTag',
+  'w:customXml',
+  'w:ins',
+  'w:moveTo',
+  'w:sdt',
+  'w:sdtContent',
+  'w:fldSimple',
+  'w:dir',
+  'w:bdo',
+]);
 
 interface Piece {
   node: XmlElement;

@@ -1,8 +1,16 @@
 import type { Json, JsonObject } from './scope.js';
 
 // Structural shapes of templates/info, so that the portal can bundle this file as it is.
-interface FieldShape { name: string; numericFormat: string; dateTimeFormat: string }
-interface BlockShape { name: string; mergeFields: FieldShape[]; mergeBlocks: BlockShape[] }
+interface FieldShape {
+  name: string;
+  numericFormat: string;
+  dateTimeFormat: string;
+}
+interface BlockShape {
+  name: string;
+  mergeFields: FieldShape[];
+  mergeBlocks: BlockShape[];
+}
 
 /** Puts `value` at a dotted name (`a.b.c`), making the objects on the way. */
 function put(record: JsonObject, name: string, value: Json): void {
@@ -26,7 +34,11 @@ function fill(fields: FieldShape[], blocks: BlockShape[], rows: number, row: num
   const record: JsonObject = {};
   for (const field of fields) put(record, field.name, sampleValue(field, row));
   for (const block of blocks) {
-    put(record, block.name, Array.from({ length: rows }, (_, i) => fill(block.mergeFields, block.mergeBlocks, rows, i)));
+    put(
+      record,
+      block.name,
+      Array.from({ length: rows }, (_, i) => fill(block.mergeFields, block.mergeBlocks, rows, i)),
+    );
   }
   return record;
 }

@@ -23,7 +23,10 @@ export class Scope {
   /** Look-ups of a record, its blocks' rows included: zero means nothing of it was merged. */
   private readonly reads: { count: number };
 
-  private constructor(private readonly frames: readonly JsonObject[], reads?: { count: number }) {
+  private constructor(
+    private readonly frames: readonly JsonObject[],
+    reads?: { count: number },
+  ) {
     this.reads = reads ?? { count: 0 };
   }
 

@@ -39,7 +39,18 @@ export interface TElement {
 export type TNode = XmlText | XmlRaw | TElement | FieldNode | BlockNode;
 
 const RUN_CONTAINERS = new Set(['w:p', 'w:hyperlink', 'w:smartTag', 'w:customXml', 'w:ins', 'w:moveTo', 'w:sdtContent', 'w:dir', 'w:bdo']);
-const BLOCK_CONTAINERS = new Set(['w:body', 'w:tc', 'w:txbxContent', 'w:hdr', 'w:ftr', 'w:footnote', 'w:endnote', 'w:comment', 'w:sdtContent', 'w:docPartBody']);
+const BLOCK_CONTAINERS = new Set([
+  'w:body',
+  'w:tc',
+  'w:txbxContent',
+  'w:hdr',
+  'w:ftr',
+  'w:footnote',
+  'w:endnote',
+  'w:comment',
+  'w:sdtContent',
+  'w:docPartBody',
+]);
 
 const isElement = (n: TNode | XmlNode | undefined, name?: string): n is TElement =>
   n !== undefined && n.kind === 'element' && (name === undefined || n.name === name);
@@ -125,7 +136,11 @@ function takeComplexField(children: TNode[], start: number, out: TNode[]): numbe
       const done = stack.pop();
       if (!done) continue;
       // Bookmarks inside the field follow it (kept), in the value and in a field left as it was alike.
-      const original = children.slice(done.start, i + 1).filter((n) => !isElement(n, 'w:bookmarkStart') && !isElement(n, 'w:bookmarkEnd')).map(serializeT).join('');
+      const original = children
+        .slice(done.start, i + 1)
+        .filter((n) => !isElement(n, 'w:bookmarkStart') && !isElement(n, 'w:bookmarkEnd'))
+        .map(serializeT)
+        .join('');
       const field = makeField(done.parts, runProps(done.resultRun ?? done.firstRun), original, done.result);
       const parent = stack[stack.length - 1];
       if (parent) {
@@ -235,11 +250,13 @@ function collectMarkers(root: TElement): Marker[] {
     const start = starts[0];
     if (!start) continue;
     const [kind, name] = [key.slice(0, key.indexOf(':')), start.name];
-    throw new InputError(kind === 'txmb'
-      ? `The merge block "${name}" (bookmark txmb_${name}) has a start but no end.`
-      : kind === 'pair'
-        ? `The merge block "${name}" has a blockstart_${name} bookmark but no blockend_${name}.`
-        : `The merge region "${name}" has a TableStart:${name} field but no TableEnd:${name}.`);
+    throw new InputError(
+      kind === 'txmb'
+        ? `The merge block "${name}" (bookmark txmb_${name}) has a start but no end.`
+        : kind === 'pair'
+          ? `The merge block "${name}" has a blockstart_${name} bookmark but no blockend_${name}.`
+          : `The merge region "${name}" has a TableStart:${name} field but no TableEnd:${name}.`,
+    );
   }
   return markers.sort((a, b) => a.order - b.order);
 }
@@ -307,7 +324,10 @@ function buildBlock(root: TElement, marker: Marker): void {
 }
 
 function instructionText(field: FieldNode): string {
-  return field.parts.map((p) => (typeof p === 'string' ? p : `{${instructionText(p)}}`)).join('').trim();
+  return field.parts
+    .map((p) => (typeof p === 'string' ? p : `{${instructionText(p)}}`))
+    .join('')
+    .trim();
 }
 
 /** Refuses field instructions no one can evaluate, naming the field and where it is. */
@@ -321,7 +341,8 @@ function checkFields(root: TElement, where: string): void {
       const quotes = (text.replace(/\\"/g, '').match(/"/g) ?? []).length;
       if (quotes % 2 === 1) throw new InputError(`The ${describe}, has an unclosed quote.`);
       if (node.parsed?.type === 'MERGEFIELD' && !node.parsed.args[0]) throw new InputError(`The ${describe}, has no field name.`);
-      if (node.parsed?.type === 'IF' && node.parsed.args.length < 3) throw new InputError(`The ${describe}, needs a comparison like IF x = "y" "then" "else".`);
+      if (node.parsed?.type === 'IF' && node.parsed.args.length < 3)
+        throw new InputError(`The ${describe}, needs a comparison like IF x = "y" "then" "else".`);
       node.parts.forEach((part) => typeof part !== 'string' && visit(part));
       return;
     }
@@ -339,4 +360,3 @@ export function analysePart(root: XmlElement, where = 'the document'): TElement 
   for (const marker of collectMarkers(tree)) buildBlock(tree, marker);
   return tree;
 }
-

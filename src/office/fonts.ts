@@ -25,24 +25,36 @@ export class Fonts {
   readonly configFile: string | undefined;
   private cached: { stamp: string; families: Promise<string[]> } | undefined;
 
-  constructor(readonly dir: string | undefined, scratch: string) {
+  constructor(
+    readonly dir: string | undefined,
+    scratch: string,
+  ) {
     if (!dir) return;
     fs.mkdirSync(scratch, { recursive: true });
     this.configFile = path.join(scratch, 'fonts.conf');
-    fs.writeFileSync(this.configFile, `<?xml version="1.0"?>
+    fs.writeFileSync(
+      this.configFile,
+      `<?xml version="1.0"?>
 <fontconfig>
   <include ignore_missing="yes">/etc/fonts/fonts.conf</include>
   <dir>${escapeText(path.resolve(dir))}</dir>
   <cachedir>${escapeText(path.join(scratch, 'fontconfig-cache'))}</cachedir>
 </fontconfig>
-`);
+`,
+    );
   }
 
   /** Changes whenever a font is added to or removed from the folder. */
   stamp(): string {
     if (!this.dir) return '';
     try {
-      return fs.readdirSync(this.dir).filter((f) => /\.(ttf|otf|ttc|pfb|woff2?)$/i.test(f)).sort().join('\n') + fs.statSync(this.dir).mtimeMs;
+      return (
+        fs
+          .readdirSync(this.dir)
+          .filter((f) => /\.(ttf|otf|ttc|pfb|woff2?)$/i.test(f))
+          .sort()
+          .join('\n') + fs.statSync(this.dir).mtimeMs
+      );
     } catch {
       return 'missing';
     }

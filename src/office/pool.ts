@@ -1,5 +1,12 @@
 import { BusyError, ProcessingTimeoutError } from '../errors.js';
-import { OfficeCrashError, OfficeProcess, OfficeTimeoutError, type JobResult, type OfficeJob, type OfficeProcessOptions } from './process.js';
+import {
+  OfficeCrashError,
+  OfficeProcess,
+  OfficeTimeoutError,
+  type JobResult,
+  type OfficeJob,
+  type OfficeProcessOptions,
+} from './process.js';
 import { reapOrphanOffices } from './profile.js';
 
 export interface PoolOptions {
@@ -69,7 +76,13 @@ export class OfficePool {
   readonly stats = { jobs: 0, crashes: 0, timeouts: 0, recycled: 0, refused: 0, startFailures: 0, restarts: 0 };
 
   constructor(private readonly options: PoolOptions) {
-    this.slots = Array.from({ length: options.size }, (_, i) => ({ name: String(i + 1), starting: false, failures: 0, retry: undefined, lastError: undefined }));
+    this.slots = Array.from({ length: options.size }, (_, i) => ({
+      name: String(i + 1),
+      starting: false,
+      failures: 0,
+      retry: undefined,
+      lastError: undefined,
+    }));
   }
 
   /**
@@ -157,11 +170,20 @@ export class OfficePool {
     waiter.timer = setTimeout(() => {
       this.removeWaiter(waiter);
       this.stats.refused++;
-      waiter.reject(new BusyError(`No office process became free within ${Math.round(this.options.queueWaitMs / 1000)} s; retry shortly.`, this.retryAfterSeconds()));
+      waiter.reject(
+        new BusyError(
+          `No office process became free within ${Math.round(this.options.queueWaitMs / 1000)} s; retry shortly.`,
+          this.retryAfterSeconds(),
+        ),
+      );
     }, this.options.queueWaitMs);
-    waiter.signal?.addEventListener('abort', () => {
-      if (this.removeWaiter(waiter)) waiter.reject(waiter.signal!.reason as Error);
-    }, { once: true });
+    waiter.signal?.addEventListener(
+      'abort',
+      () => {
+        if (this.removeWaiter(waiter)) waiter.reject(waiter.signal!.reason as Error);
+      },
+      { once: true },
+    );
     if (front) this.queue.unshift(waiter);
     else this.queue.push(waiter);
   }
@@ -195,7 +217,11 @@ export class OfficePool {
           waiter.reject(waiter.signal.reason as Error);
         } else if (error instanceof OfficeTimeoutError) {
           this.stats.timeouts++;
-          waiter.reject(new ProcessingTimeoutError(`The document took longer than the limit of ${Math.round(waiter.timeoutMs / 1000)} s to process and was cancelled.`));
+          waiter.reject(
+            new ProcessingTimeoutError(
+              `The document took longer than the limit of ${Math.round(waiter.timeoutMs / 1000)} s to process and was cancelled.`,
+            ),
+          );
         } else if (error instanceof OfficeCrashError && !waiter.retried) {
           this.stats.crashes++;
           this.options.log?.('warn', 'office process crashed during a job; retrying on another', { error: error.message });
@@ -214,7 +240,12 @@ export class OfficePool {
     worker.busy = false;
     if (!worker.process.alive) {
       this.removeWorker(worker);
-    } else if (!worker.retiring && (worker.generation < this.generation || worker.process.jobsDone >= this.options.maxJobsPerProcess || worker.process.rssBytes() > this.options.maxRssBytes)) {
+    } else if (
+      !worker.retiring &&
+      (worker.generation < this.generation ||
+        worker.process.jobsDone >= this.options.maxJobsPerProcess ||
+        worker.process.rssBytes() > this.options.maxRssBytes)
+    ) {
       worker.retiring = true;
       this.stats.recycled++;
       this.options.log?.('info', 'recycling office process', { jobs: worker.process.jobsDone, rss: worker.process.rssBytes() });
@@ -283,7 +314,12 @@ export class OfficePool {
     }
     const base = this.options.restartDelayMs ?? 500;
     const delay = Math.min(this.options.maxRestartDelayMs ?? 30_000, base * 2 ** Math.min(slot.failures - 1, 16));
-    this.options.log?.('error', 'office process failed to start; trying again', { slot: slot.name, attempt: slot.failures, retryInMs: delay, reason });
+    this.options.log?.('error', 'office process failed to start; trying again', {
+      slot: slot.name,
+      attempt: slot.failures,
+      retryInMs: delay,
+      reason,
+    });
     slot.retry = setTimeout(() => {
       slot.retry = undefined;
       this.startSlot(slot);

@@ -48,7 +48,10 @@ export type JobFailure = 'load_failed' | 'password' | 'export_failed' | 'bad_job
 
 /** The document (or the job) was at fault; the process is fine. */
 export class OfficeJobError extends Error {
-  constructor(readonly code: JobFailure, message: string) {
+  constructor(
+    readonly code: JobFailure,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -147,7 +150,13 @@ export class OfficeProcess {
     const argv = [
       sofficePath,
       `-env:UserInstallation=file://${profile}`,
-      '--headless', '--invisible', '--nologo', '--norestore', '--nodefault', '--nolockcheck', '--nofirststartwizard',
+      '--headless',
+      '--invisible',
+      '--nologo',
+      '--norestore',
+      '--nodefault',
+      '--nolockcheck',
+      '--nofirststartwizard',
       `--accept=pipe,name=${this.pipeName()};urp;StarOffice.ComponentContext`,
     ];
     // A program outside the system folders (an operator's wrapper) must be visible in there too.
@@ -160,7 +169,15 @@ export class OfficeProcess {
       detached: true, // its own process group, so a kill reaches every child it starts
       stdio: 'ignore',
       // No lock files: a job retried after a crash must be able to open the same input again.
-      env: officeEnvironment({ SAL_USE_VCLPLUGIN: 'svp', SAL_ENABLE_FILE_LOCKING: '0', HOME: profile, TMPDIR: tmp, TMP: tmp, TEMP: tmp, ...(fonts ? { FONTCONFIG_FILE: fonts.configFile } : {}) }),
+      env: officeEnvironment({
+        SAL_USE_VCLPLUGIN: 'svp',
+        SAL_ENABLE_FILE_LOCKING: '0',
+        HOME: profile,
+        TMPDIR: tmp,
+        TMP: tmp,
+        TEMP: tmp,
+        ...(fonts ? { FONTCONFIG_FILE: fonts.configFile } : {}),
+      }),
     });
   }
 
@@ -187,12 +204,18 @@ export class OfficeProcess {
     const deadline = Date.now() + this.options.startTimeoutMs;
 
     const [bridgeCommand, ...bridgeArgs] = this.options.sandbox.wrap([this.options.pythonPath, BRIDGE_PATH, this.pipeName()], {
-      writable: [], tmp: this.scratch.tmp, readable: [BRIDGE_PATH],
+      writable: [],
+      tmp: this.scratch.tmp,
+      readable: [BRIDGE_PATH],
     });
     this.bridge = spawn(bridgeCommand!, bridgeArgs, {
       stdio: ['pipe', 'pipe', 'pipe'],
       // A home of its own: without one, a bridge whose office was killed lingered, holding its pipes (the pool tests ran 30 s longer).
-      env: officeEnvironment({ HOME: this.tmpInside(), TMPDIR: this.tmpInside(), DOCSMITH_BRIDGE_CONNECT_S: String(Math.ceil(this.options.startTimeoutMs / 1000)) }),
+      env: officeEnvironment({
+        HOME: this.tmpInside(),
+        TMPDIR: this.tmpInside(),
+        DOCSMITH_BRIDGE_CONNECT_S: String(Math.ceil(this.options.startTimeoutMs / 1000)),
+      }),
     });
     let bridgeErrors = '';
     this.bridge.stderr!.on('data', (chunk: Buffer) => {
@@ -201,7 +224,10 @@ export class OfficeProcess {
     const lines = createInterface({ input: this.bridge.stdout! });
 
     const ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the office did not start within ${this.options.startTimeoutMs} ms`)), Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () => reject(new Error(`the office did not start within ${this.options.startTimeoutMs} ms`)),
+        Math.max(0, deadline - Date.now()),
+      );
       lines.once('line', (line) => {
         clearTimeout(timer);
         if (line.includes('"ready"')) resolve();
@@ -225,7 +251,9 @@ export class OfficeProcess {
       });
     };
     startOffice(1);
-    this.bridge.once('exit', (code, signal) => this.die(`the office bridge exited (${signal ?? code}): ${bridgeErrors.trim().slice(-300)}`));
+    this.bridge.once('exit', (code, signal) =>
+      this.die(`the office bridge exited (${signal ?? code}): ${bridgeErrors.trim().slice(-300)}`),
+    );
 
     try {
       await ready;
@@ -253,7 +281,10 @@ export class OfficeProcess {
       this.kill();
     } else if (reply.ok) {
       this.jobsDone++;
-      const measured = Array.isArray(reply.sectionPages) && reply.sectionPages.every((n) => Number.isInteger(n) && n > 0) ? reply.sectionPages as number[] : undefined;
+      const measured =
+        Array.isArray(reply.sectionPages) && reply.sectionPages.every((n) => Number.isInteger(n) && n > 0)
+          ? (reply.sectionPages as number[])
+          : undefined;
       pending.resolve({ officeMs: reply.ms ?? 0, ...(measured ? { sectionPages: measured } : {}) });
     } else {
       pending.reject(new OfficeJobError(reply.error ?? 'bad_job', reply.message ?? 'the office failed'));

@@ -25,11 +25,16 @@ const SETTINGS: [path: string, name: string, type: string, value: string][] = [
 export function prepareProfile(dir: string): void {
   const user = path.join(dir, 'user');
   fs.mkdirSync(user, { recursive: true });
-  const items = SETTINGS.map(([p, name, type, value]) =>
-    `<item oor:path="${p}"><prop oor:name="${name}" oor:op="fuse" oor:type="xs:${type}"><value>${value}</value></prop></item>`);
-  const xml = '<?xml version="1.0" encoding="UTF-8"?>\n'
-    + '<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" '
-    + 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n' + items.join('\n') + '\n</oor:items>\n';
+  const items = SETTINGS.map(
+    ([p, name, type, value]) =>
+      `<item oor:path="${p}"><prop oor:name="${name}" oor:op="fuse" oor:type="xs:${type}"><value>${value}</value></prop></item>`,
+  );
+  const xml =
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    '<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" ' +
+    'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n' +
+    items.join('\n') +
+    '\n</oor:items>\n';
   const file = path.join(user, 'registrymodifications.xcu');
   // Only on a new profile: the office rewrites this file itself and keeps our values in it.
   if (!fs.existsSync(file)) fs.writeFileSync(file, xml);
@@ -54,7 +59,8 @@ function ownerOf(dir: string): number | undefined {
  */
 export function claimProfile(workDir: string, slot: string): { name: string; dir: string; release(): void } {
   for (let variant = 0; ; variant++) {
-    const name = variant === 0 ? slot : `${slot}-${String.fromCharCode(98 + (variant - 1) % 25)}${variant > 25 ? Math.floor(variant / 25) : ''}`;
+    const name =
+      variant === 0 ? slot : `${slot}-${String.fromCharCode(98 + ((variant - 1) % 25))}${variant > 25 ? Math.floor(variant / 25) : ''}`;
     const dir = path.join(workDir, `profile-${name}`);
     if (claimed.has(dir)) continue;
     const owner = ownerOf(dir);

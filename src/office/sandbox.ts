@@ -44,14 +44,24 @@ export const LANDLOCK_PATH = fileURLToPath(new URL('./landlock.py', import.meta.
 export function officeEnvironment(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && (/^(PATH|LANG|LANGUAGE|TZ|LC_[A-Z]+)$/.test(name))) env[name] = value;
+    if (value !== undefined && /^(PATH|LANG|LANGUAGE|TZ|LC_[A-Z]+)$/.test(name)) env[name] = value;
   }
   return { ...env, ...extra };
 }
 
 /** System folders the office and its Python bridge read; nothing of the host's data is among them. */
-const READ_ONLY_SYSTEM = ['/usr', '/etc/fonts', '/etc/ld.so.cache', '/etc/libreoffice', '/etc/alternatives',
-  '/etc/localtime', '/etc/passwd', '/etc/group', '/etc/nsswitch.conf', '/opt/libreoffice'];
+const READ_ONLY_SYSTEM = [
+  '/usr',
+  '/etc/fonts',
+  '/etc/ld.so.cache',
+  '/etc/libreoffice',
+  '/etc/alternatives',
+  '/etc/localtime',
+  '/etc/passwd',
+  '/etc/group',
+  '/etc/nsswitch.conf',
+  '/opt/libreoffice',
+];
 /** Read-only under Landlock, where paths are not remapped: the font cache, the office's shared extension folder (a symlink there). */
 const READ_ONLY_CACHES = ['/var/cache/fontconfig', '/var/spool/libreoffice', '/var/lib/libreoffice', '/etc/locale.alias'];
 const TOP_LEVEL = ['/bin', '/lib', '/lib64', '/lib32', '/sbin'];
@@ -82,7 +92,8 @@ function bubblewrapPrefix(options: WrapOptions): string[] {
 /** Landlock through its launcher: the same folders as bubblewrap, the pipe folder for sockets only. */
 function landlockPrefix(python: string, options: WrapOptions): string[] {
   const args = [python, LANDLOCK_PATH];
-  for (const path of [...TOP_LEVEL, ...READ_ONLY_SYSTEM, ...READ_ONLY_CACHES, LANDLOCK_PATH, ...(options.readable ?? [])]) args.push('--ro', path);
+  for (const path of [...TOP_LEVEL, ...READ_ONLY_SYSTEM, ...READ_ONLY_CACHES, LANDLOCK_PATH, ...(options.readable ?? [])])
+    args.push('--ro', path);
   for (const path of [...(options.tmp ? [options.tmp] : []), ...options.writable]) args.push('--rw', path);
   // The office's pipe is a socket in /tmp (outside bubblewrap): it may make and remove sockets there, nothing else.
   args.push('--sockets', '/tmp', '--');
@@ -108,7 +119,11 @@ function probe(python: string): Probed {
   found = {
     bubblewrap: works(bubblewrapPrefix({ writable: [] })),
     landlock: works(landlockPrefix(python, { writable: [] })),
-    networkPrefix: [['unshare', '--net', '--'], ['unshare', '--map-root-user', '--net', '--']].find(works) ?? [],
+    networkPrefix:
+      [
+        ['unshare', '--net', '--'],
+        ['unshare', '--map-root-user', '--net', '--'],
+      ].find(works) ?? [],
   };
   probed.set(python, found);
   return found;
@@ -135,9 +150,12 @@ export function confiningSandboxes(python = DEFAULT_PYTHON): SandboxKind[] {
 export class SandboxUnavailableError extends Error {}
 
 const UNAVAILABLE: Record<'bubblewrap' | 'landlock' | 'required', string> = {
-  bubblewrap: 'DOCSMITH_OFFICE_SANDBOX=bubblewrap, but bubblewrap cannot run here: install it (apt-get install bubblewrap) and allow user namespaces, or set DOCSMITH_OFFICE_SANDBOX=auto',
-  landlock: 'DOCSMITH_OFFICE_SANDBOX=landlock, but this kernel does not offer Landlock (Linux 5.13 or newer with Landlock enabled), or the container runtime blocks its system calls; set DOCSMITH_OFFICE_SANDBOX=auto',
-  required: 'DOCSMITH_OFFICE_SANDBOX=required, but neither bubblewrap nor Landlock can run here: install bubblewrap (apt-get install bubblewrap) and allow user namespaces, or run on Linux 5.13+ with Landlock enabled; or set DOCSMITH_OFFICE_SANDBOX=auto',
+  bubblewrap:
+    'DOCSMITH_OFFICE_SANDBOX=bubblewrap, but bubblewrap cannot run here: install it (apt-get install bubblewrap) and allow user namespaces, or set DOCSMITH_OFFICE_SANDBOX=auto',
+  landlock:
+    'DOCSMITH_OFFICE_SANDBOX=landlock, but this kernel does not offer Landlock (Linux 5.13 or newer with Landlock enabled), or the container runtime blocks its system calls; set DOCSMITH_OFFICE_SANDBOX=auto',
+  required:
+    'DOCSMITH_OFFICE_SANDBOX=required, but neither bubblewrap nor Landlock can run here: install bubblewrap (apt-get install bubblewrap) and allow user namespaces, or run on Linux 5.13+ with Landlock enabled; or set DOCSMITH_OFFICE_SANDBOX=auto',
 };
 
 /** The sandbox for `mode`; `python` runs the Landlock launcher (the office's own Python has `uno`). */
@@ -149,9 +167,13 @@ export function openSandbox(mode: SandboxMode, python = DEFAULT_PYTHON): Sandbox
   if (mode === 'required' && kind !== 'bubblewrap' && kind !== 'landlock') throw new SandboxUnavailableError(UNAVAILABLE.required);
   const network = found.networkPrefix;
   switch (kind) {
-    case 'bubblewrap': return { kind, confinesFiles: true, wrap: (argv, options) => [...bubblewrapPrefix(options), ...argv] };
-    case 'landlock': return { kind, confinesFiles: true, wrap: (argv, options) => [...network, ...landlockPrefix(python, options), ...argv] };
-    case 'network': return { kind, confinesFiles: false, wrap: (argv) => [...network, ...argv] };
-    case 'none': return { kind, confinesFiles: false, wrap: (argv) => argv };
+    case 'bubblewrap':
+      return { kind, confinesFiles: true, wrap: (argv, options) => [...bubblewrapPrefix(options), ...argv] };
+    case 'landlock':
+      return { kind, confinesFiles: true, wrap: (argv, options) => [...network, ...landlockPrefix(python, options), ...argv] };
+    case 'network':
+      return { kind, confinesFiles: false, wrap: (argv) => [...network, ...argv] };
+    case 'none':
+      return { kind, confinesFiles: false, wrap: (argv) => argv };
   }
 }

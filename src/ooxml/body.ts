@@ -52,4 +52,3 @@ export function splitBody(xml: string): { before: string; content: string; sectP
     after: xml.slice(close),
   };
 }
-

@@ -14,26 +14,36 @@ export class IdRenumberer {
   /** One scan over the part (four separate replaces cost 50% more on merged documents). */
   part(xml: string): string {
     const open = new Map<string, number[]>();
-    return xml.replace(IDS, (whole, kind: string | undefined, attrs: string | undefined, drawing: string | undefined, _id: string | undefined, quote: string | undefined) => {
-      if (drawing !== undefined) return `${drawing}${this.drawing++}${quote!}`;
-      if (kind === undefined) return `w14:paraId="${(this.paraId++).toString(16).toUpperCase()}"`;
-      const id = /w:id="([^"]*)"/.exec(attrs!)?.[1];
-      if (id === undefined) return whole;
-      if (kind === 'Start') {
-        const fresh = this.bookmark++;
-        open.set(id, [...(open.get(id) ?? []), fresh]);
-        let out = attrs!.replace(/w:id="[^"]*"/, `w:id="${fresh}"`);
-        out = out.replace(/w:name="([^"]*)"/, (_m, name: string) => {
-          const seen = this.names.get(name) ?? 0;
-          this.names.set(name, seen + 1);
-          return `w:name="${seen === 0 ? name : `${name}_${seen + 1}`}"`;
-        });
-        return `<w:bookmarkStart${out}/>`;
-      }
-      const pending = open.get(id);
-      const fresh = pending?.shift();
-      if (fresh === undefined) return ''; // an end without a start
-      return `<w:bookmarkEnd${attrs!.replace(/w:id="[^"]*"/, `w:id="${fresh}"`)}/>`;
-    });
+    return xml.replace(
+      IDS,
+      (
+        whole,
+        kind: string | undefined,
+        attrs: string | undefined,
+        drawing: string | undefined,
+        _id: string | undefined,
+        quote: string | undefined,
+      ) => {
+        if (drawing !== undefined) return `${drawing}${this.drawing++}${quote!}`;
+        if (kind === undefined) return `w14:paraId="${(this.paraId++).toString(16).toUpperCase()}"`;
+        const id = /w:id="([^"]*)"/.exec(attrs!)?.[1];
+        if (id === undefined) return whole;
+        if (kind === 'Start') {
+          const fresh = this.bookmark++;
+          open.set(id, [...(open.get(id) ?? []), fresh]);
+          let out = attrs!.replace(/w:id="[^"]*"/, `w:id="${fresh}"`);
+          out = out.replace(/w:name="([^"]*)"/, (_m, name: string) => {
+            const seen = this.names.get(name) ?? 0;
+            this.names.set(name, seen + 1);
+            return `w:name="${seen === 0 ? name : `${name}_${seen + 1}`}"`;
+          });
+          return `<w:bookmarkStart${out}/>`;
+        }
+        const pending = open.get(id);
+        const fresh = pending?.shift();
+        if (fresh === undefined) return ''; // an end without a start
+        return `<w:bookmarkEnd${attrs!.replace(/w:id="[^"]*"/, `w:id="${fresh}"`)}/>`;
+      },
+    );
   }
 }

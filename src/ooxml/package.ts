@@ -3,7 +3,11 @@ import { attr, childElements, escapeAttr, parseXml } from './xml.js';
 import { DEFAULT_ZIP_LIMITS, readZip, writeZip, ZipError, type ZipLimits } from './zip.js';
 
 /** `<!DOCTYPE` as UTF-8 and UTF-16 bytes: entity bombs are refused in every part, not only those we parse. */
-const DOCTYPE = [Buffer.from('<!DOCTYPE', 'utf8'), Buffer.from('<!DOCTYPE', 'utf16le'), Buffer.from('\0<\0!\0D\0O\0C\0T\0Y\0P\0E', 'latin1')];
+const DOCTYPE = [
+  Buffer.from('<!DOCTYPE', 'utf8'),
+  Buffer.from('<!DOCTYPE', 'utf16le'),
+  Buffer.from('\0<\0!\0D\0O\0C\0T\0Y\0P\0E', 'latin1'),
+];
 const ENTITY = [Buffer.from('<!ENTITY', 'utf8'), Buffer.from('<!ENTITY', 'utf16le'), Buffer.from('\0<\0!\0E\0N\0T\0I\0T\0Y', 'latin1')];
 /** Web pages a document carries (altChunk): `<!DOCTYPE html>` is how they start; entity declarations are still refused. */
 const WEB_PAGE = /\.(?:html?|mht|mhtml)$/i;
@@ -11,11 +15,14 @@ const WEB_PAGE = /\.(?:html?|mht|mhtml)$/i;
 /** Names of parts that readers parse as markup, whatever their declared type. */
 const MARKUP_NAME = /\.(?:xml|rels|vml|svg|html?|mht|mhtml|xsd|xsl|xslt)$/i;
 /** Content types of parts no reader parses as XML. */
-const BINARY_TYPE = new RegExp([
-  String.raw`^(?:image/(?!svg)|audio/|video/|font/|application/(?:x-font|octet-stream|msword|pdf|x-emf|x-wmf|vnd\.ms-excel`,
-  String.raw`|vnd\.openxmlformats-officedocument\.(?:wordprocessingml\.printerSettings|oleObject|obfuscatedFont|spreadsheetml\.sheet$|presentationml\.presentation$|wordprocessingml\.document$)`,
-  String.raw`|vnd\.ms-office\.(?:activeX$|vbaProject$)))`,
-].join(''), 'i');
+const BINARY_TYPE = new RegExp(
+  [
+    String.raw`^(?:image/(?!svg)|audio/|video/|font/|application/(?:x-font|octet-stream|msword|pdf|x-emf|x-wmf|vnd\.ms-excel`,
+    String.raw`|vnd\.openxmlformats-officedocument\.(?:wordprocessingml\.printerSettings|oleObject|obfuscatedFont|spreadsheetml\.sheet$|presentationml\.presentation$|wordprocessingml\.document$)`,
+    String.raw`|vnd\.ms-office\.(?:activeX$|vbaProject$)))`,
+  ].join(''),
+  'i',
+);
 
 /** The relationships part of a part: `word/document.xml` -> `word/_rels/document.xml.rels`. */
 export function relsPartName(part: string): string {
@@ -66,7 +73,9 @@ export class OoxmlPackage {
       parts = readZip(bytes, limits);
     } catch (error) {
       if (!(error instanceof ZipError)) throw error;
-      throw new InputError(error.kind === 'limit' ? `${what} is refused: ${error.message}.` : `${what} is a damaged ZIP package: ${error.message}.`);
+      throw new InputError(
+        error.kind === 'limit' ? `${what} is refused: ${error.message}.` : `${what} is a damaged ZIP package: ${error.message}.`,
+      );
     }
     const pkg = new OoxmlPackage(parts);
     // The content types first: they say which other parts are markup.
@@ -75,7 +84,9 @@ export class OoxmlPackage {
       if (!data || pkg.isBinaryPart(name)) continue;
       const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
       if ((WEB_PAGE.test(name) ? ENTITY : DOCTYPE).some((marker) => bytes.includes(marker))) {
-        throw new InputError(`${what} is refused: its part ${name} contains a DOCTYPE (entity declarations), which Office documents never have.`);
+        throw new InputError(
+          `${what} is refused: its part ${name} contains a DOCTYPE (entity declarations), which Office documents never have.`,
+        );
       }
     }
     return pkg;
@@ -115,13 +126,20 @@ export class OoxmlPackage {
   relationships(partName: string): Relationship[] {
     const relsName = relsPartName(partName);
     const data = this.parts.get(relsName);
-    const stored = data ? childElements(parseXml(Buffer.from(data).toString('utf8'), relsName).root, 'Relationship').map((r) => ({
-      id: attr(r, 'Id') ?? '',
-      type: attr(r, 'Type') ?? '',
-      target: attr(r, 'Target') ?? '',
-      external: attr(r, 'TargetMode') === 'External',
-    })) : [];
-    const pending = (this.pendingRels.get(relsName) ?? []).map((r) => ({ id: r.id, type: r.type, target: r.target, external: r.external === true }));
+    const stored = data
+      ? childElements(parseXml(Buffer.from(data).toString('utf8'), relsName).root, 'Relationship').map((r) => ({
+          id: attr(r, 'Id') ?? '',
+          type: attr(r, 'Type') ?? '',
+          target: attr(r, 'Target') ?? '',
+          external: attr(r, 'TargetMode') === 'External',
+        }))
+      : [];
+    const pending = (this.pendingRels.get(relsName) ?? []).map((r) => ({
+      id: r.id,
+      type: r.type,
+      target: r.target,
+      external: r.external === true,
+    }));
     return [...stored, ...pending];
   }
 
@@ -132,13 +150,20 @@ export class OoxmlPackage {
     const data = this.parts.get(relsName);
     if (!data) return [];
     const removed: Relationship[] = [];
-    const xml = Buffer.from(data).toString('utf8').replace(/<Relationship\b[^>]*\/>/g, (element) => {
-      const node = parseXml(element, relsName).root;
-      const relationship = { id: attr(node, 'Id') ?? '', type: attr(node, 'Type') ?? '', target: attr(node, 'Target') ?? '', external: attr(node, 'TargetMode') === 'External' };
-      if (!drop(relationship)) return element;
-      removed.push(relationship);
-      return '';
-    });
+    const xml = Buffer.from(data)
+      .toString('utf8')
+      .replace(/<Relationship\b[^>]*\/>/g, (element) => {
+        const node = parseXml(element, relsName).root;
+        const relationship = {
+          id: attr(node, 'Id') ?? '',
+          type: attr(node, 'Type') ?? '',
+          target: attr(node, 'Target') ?? '',
+          external: attr(node, 'TargetMode') === 'External',
+        };
+        if (!drop(relationship)) return element;
+        removed.push(relationship);
+        return '';
+      });
     if (removed.length > 0) this.parts.set(relsName, Buffer.from(xml, 'utf8'));
     return removed;
   }
@@ -197,16 +222,33 @@ export class OoxmlPackage {
   /** Writes what was added (content types, relationships) into the parts that hold it. */
   private flush(): void {
     if (this.typesChanged && this.types) {
-      const defaults = [...this.types.defaults].map(([ext, type]) => `<Default Extension="${escapeAttr(ext)}" ContentType="${escapeAttr(type)}"/>`);
-      const overrides = [...this.types.overrides].map(([part, type]) => `<Override PartName="${escapeAttr(part)}" ContentType="${escapeAttr(type)}"/>`);
-      this.parts.set(CONTENT_TYPES, Buffer.from('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-        + `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">${defaults.join('')}${overrides.join('')}</Types>`, 'utf8'));
+      const defaults = [...this.types.defaults].map(
+        ([ext, type]) => `<Default Extension="${escapeAttr(ext)}" ContentType="${escapeAttr(type)}"/>`,
+      );
+      const overrides = [...this.types.overrides].map(
+        ([part, type]) => `<Override PartName="${escapeAttr(part)}" ContentType="${escapeAttr(type)}"/>`,
+      );
+      this.parts.set(
+        CONTENT_TYPES,
+        Buffer.from(
+          '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' +
+            `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">${defaults.join('')}${overrides.join('')}</Types>`,
+          'utf8',
+        ),
+      );
       this.typesChanged = false;
     }
     for (const [relsName, added] of this.pendingRels) {
       const data = this.parts.get(relsName);
-      const xml = data ? Buffer.from(data).toString('utf8') : '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
-      const entries = added.map((r) => `<Relationship Id="${escapeAttr(r.id)}" Type="${escapeAttr(r.type)}" Target="${escapeAttr(r.target)}"${r.external ? ' TargetMode="External"' : ''}/>`).join('');
+      const xml = data
+        ? Buffer.from(data).toString('utf8')
+        : '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
+      const entries = added
+        .map(
+          (r) =>
+            `<Relationship Id="${escapeAttr(r.id)}" Type="${escapeAttr(r.type)}" Target="${escapeAttr(r.target)}"${r.external ? ' TargetMode="External"' : ''}/>`,
+        )
+        .join('');
       const closed = xml.replace(/<Relationships([^>]*)\/>\s*$/, '<Relationships$1></Relationships>');
       this.parts.set(relsName, Buffer.from(closed.replace('</Relationships>', `${entries}</Relationships>`), 'utf8'));
     }
@@ -230,10 +272,13 @@ export class OoxmlPackage {
    */
   textParts(kinds: readonly string[] = TEXT_PART_KINDS): string[] {
     const main = this.mainDocument();
-    return [main, ...this.relationships(main)
-      .filter((r) => !r.external && kinds.some((kind) => r.type.endsWith(`/${kind}`)))
-      .map((r) => OoxmlPackage.resolve(main, r.target))
-      .filter((name) => this.parts.has(name))];
+    return [
+      main,
+      ...this.relationships(main)
+        .filter((r) => !r.external && kinds.some((kind) => r.type.endsWith(`/${kind}`)))
+        .map((r) => OoxmlPackage.resolve(main, r.target))
+        .filter((name) => this.parts.has(name)),
+    ];
   }
 
   /** The main document part named by the package relationships. */

@@ -4,9 +4,10 @@ import { childElements, element, parseXml, serializeDocument, text, type XmlElem
 
 const CORE_TYPE = 'http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties';
 const CORE_CONTENT_TYPE = 'application/vnd.openxmlformats-package.core-properties+xml';
-const EMPTY_CORE = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" '
-  + 'xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/" xmlns:dcmitype="http://purl.org/dc/dcmitype/" '
-  + 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"></cp:coreProperties>';
+const EMPTY_CORE =
+  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" ' +
+  'xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/" xmlns:dcmitype="http://purl.org/dc/dcmitype/" ' +
+  'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"></cp:coreProperties>';
 
 const w3cdtf = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -32,7 +33,11 @@ export function writeDocumentProperties(pkg: OoxmlPackage, p: DocumentProperties
   }
   const core = parseXml(pkg.text(corePart)!, corePart);
   const root = core.root;
-  const need: [string, string][] = [['xmlns:dc', 'http://purl.org/dc/elements/1.1/'], ['xmlns:dcterms', 'http://purl.org/dc/terms/'], ['xmlns:xsi', 'http://www.w3.org/2001/XMLSchema-instance']];
+  const need: [string, string][] = [
+    ['xmlns:dc', 'http://purl.org/dc/elements/1.1/'],
+    ['xmlns:dcterms', 'http://purl.org/dc/terms/'],
+    ['xmlns:xsi', 'http://www.w3.org/2001/XMLSchema-instance'],
+  ];
   for (const [name, uri] of need) if (!root.attrs.some(([n]) => n === name)) root.attrs.push([name, uri]);
   if (p.author !== undefined) setChild(root, 'dc:creator', p.author);
   if (p.title !== undefined) setChild(root, 'dc:title', p.title);

@@ -13,7 +13,10 @@ const REFERENCE = /(<w:(?:header|footer)Reference\b[^>]*?\br:id=")([^"]+)(")/g;
 /** Whether a part shows SECTIONPAGES, its instruction whole or split over runs as Word writes it. */
 function showsField(xml: string | undefined): boolean {
   if (!xml) return false;
-  return xml.includes('SECTIONPAGES') || xml.replace(/<\/w:instrText>(?:(?!<w:instrText\b|<w:fldChar\b)[\s\S])*?<w:instrText\b[^>]*>/g, '').includes('SECTIONPAGES');
+  return (
+    xml.includes('SECTIONPAGES') ||
+    xml.replace(/<\/w:instrText>(?:(?!<w:instrText\b|<w:fldChar\b)[\s\S])*?<w:instrText\b[^>]*>/g, '').includes('SECTIONPAGES')
+  );
 }
 
 /** Whether the document has several sections and a header or footer showing SECTIONPAGES: then measuring is worth it. */
@@ -22,7 +25,9 @@ export function showsSectionPages(docx: Buffer): boolean {
   const main = pkg.mainDocument();
   const xml = pkg.text(main) ?? '';
   if ((xml.match(SECT_PR) ?? []).length < 2) return false;
-  return pkg.relationships(main).some((rel) => !rel.external && /\/(header|footer)$/.test(rel.type) && showsField(pkg.text(OoxmlPackage.resolve(main, rel.target))));
+  return pkg
+    .relationships(main)
+    .some((rel) => !rel.external && /\/(header|footer)$/.test(rel.type) && showsField(pkg.text(OoxmlPackage.resolve(main, rel.target))));
 }
 
 /** The package with each section's SECTIONPAGES results set to `pages[i]`; unchanged when the sections and counts do not match up. */
@@ -32,7 +37,12 @@ export function storeSectionPages(docx: Buffer, pages: number[]): Buffer {
   const xml = pkg.text(main) ?? '';
   const sections = xml.match(SECT_PR) ?? [];
   if (sections.length !== pages.length) return docx;
-  const rels = new Map(pkg.relationships(main).filter((rel) => !rel.external).map((rel) => [rel.id, rel]));
+  const rels = new Map(
+    pkg
+      .relationships(main)
+      .filter((rel) => !rel.external)
+      .map((rel) => [rel.id, rel]),
+  );
   // Which counts each header or footer must show: one count, set in place (appended records have parts of their own); several, a copy per count.
   const counts = new Map<string, Set<number>>();
   sections.forEach((section, i) => {
@@ -89,14 +99,19 @@ function relsName(part: string): string {
  */
 export function withFieldResult(xml: string, keyword: string, value: string): string {
   const named = new RegExp(`^\\s*${keyword}\\b`, 'i');
-  const simple = xml.replace(/(<w:fldSimple\b[^>]*\bw:instr="([^"]*)"[^>]*>)([\s\S]*?)(<\/w:fldSimple>)/g, (whole, open: string, instr: string, inner: string, close: string) =>
-    (named.test(instr) ? open + setTexts(inner, value) + close : whole));
+  const simple = xml.replace(
+    /(<w:fldSimple\b[^>]*\bw:instr="([^"]*)"[^>]*>)([\s\S]*?)(<\/w:fldSimple>)/g,
+    (whole, open: string, instr: string, inner: string, close: string) =>
+      named.test(instr) ? open + setTexts(inner, value) + close : whole,
+  );
   // begin, instruction runs, separate, result runs, end (the instruction holds no nested field here).
-  return simple.replace(/(<w:fldChar\b[^>]*w:fldCharType="begin"[^>]*\/>)((?:(?!<w:fldChar\b)[\s\S])*?)(<w:fldChar\b[^>]*w:fldCharType="separate"[^>]*\/>)((?:(?!<w:fldChar\b)[\s\S])*?)(?=<w:fldChar\b[^>]*w:fldCharType="end")/g,
+  return simple.replace(
+    /(<w:fldChar\b[^>]*w:fldCharType="begin"[^>]*\/>)((?:(?!<w:fldChar\b)[\s\S])*?)(<w:fldChar\b[^>]*w:fldCharType="separate"[^>]*\/>)((?:(?!<w:fldChar\b)[\s\S])*?)(?=<w:fldChar\b[^>]*w:fldCharType="end")/g,
     (whole, begin: string, instruction: string, separate: string, result: string) => {
       const text = [...instruction.matchAll(/<w:instrText\b[^>]*>([^<]*)<\/w:instrText>/g)].map((m) => m[1]).join('');
       return named.test(text) ? begin + instruction + separate + setTexts(result, value) : whole;
-    });
+    },
+  );
 }
 
 function setTexts(runs: string, value: string): string {

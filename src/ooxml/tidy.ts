@@ -8,7 +8,7 @@ import { putInSchemaOrder } from './properties-order.js';
  * A package that needs nothing comes back as it came.
  */
 export function tidyOfficeDocx(bytes: Buffer): Buffer {
-  const pkg = OoxmlPackage.read(bytes, 'The office\'s DOCX');
+  const pkg = OoxmlPackage.read(bytes, "The office's DOCX");
   let changed = false;
   for (const name of [...pkg.parts.keys()]) {
     if (!name.startsWith('word/') || !name.endsWith('.xml')) continue;

@@ -21,23 +21,27 @@ type HeaderType = 'default' | 'first' | 'even';
 export const TEST_WATERMARK = 'TEST MODE';
 
 /** Word's WordArt text shape type, declared once in each header that uses it. */
-const SHAPE_TYPE = '<v:shapetype id="_x0000_t136" coordsize="21600,21600" o:spt="136" adj="10800" path="m@7,l@8,m@5,21600l@6,21600e">'
-  + '<v:formulas><v:f eqn="sum #0 0 10800"/><v:f eqn="prod #0 2 1"/><v:f eqn="sum 21600 0 @1"/><v:f eqn="sum 0 0 @2"/><v:f eqn="sum 21600 0 @3"/>'
-  + '<v:f eqn="if @0 @3 0"/><v:f eqn="if @0 21600 @1"/><v:f eqn="if @0 0 @2"/><v:f eqn="if @0 @4 21600"/><v:f eqn="mid @5 @6"/><v:f eqn="mid @8 @5"/>'
-  + '<v:f eqn="mid @7 @8"/><v:f eqn="mid @6 @7"/><v:f eqn="sum @6 0 @5"/></v:formulas>'
-  + '<v:path textpathok="t" o:connecttype="custom" o:connectlocs="@9,0;@10,10800;@11,21600;@12,10800" o:connectangles="270,180,90,0"/>'
-  + '<v:textpath on="t" fitshape="t"/><v:handles><v:h position="#0,bottomRight" xrange="6629,14971"/></v:handles>'
-  + '<o:lock v:ext="edit" text="t" shapetype="t"/></v:shapetype>';
+const SHAPE_TYPE =
+  '<v:shapetype id="_x0000_t136" coordsize="21600,21600" o:spt="136" adj="10800" path="m@7,l@8,m@5,21600l@6,21600e">' +
+  '<v:formulas><v:f eqn="sum #0 0 10800"/><v:f eqn="prod #0 2 1"/><v:f eqn="sum 21600 0 @1"/><v:f eqn="sum 0 0 @2"/><v:f eqn="sum 21600 0 @3"/>' +
+  '<v:f eqn="if @0 @3 0"/><v:f eqn="if @0 21600 @1"/><v:f eqn="if @0 0 @2"/><v:f eqn="if @0 @4 21600"/><v:f eqn="mid @5 @6"/><v:f eqn="mid @8 @5"/>' +
+  '<v:f eqn="mid @7 @8"/><v:f eqn="mid @6 @7"/><v:f eqn="sum @6 0 @5"/></v:formulas>' +
+  '<v:path textpathok="t" o:connecttype="custom" o:connectlocs="@9,0;@10,10800;@11,21600;@12,10800" o:connectangles="270,180,90,0"/>' +
+  '<v:textpath on="t" fitshape="t"/><v:handles><v:h position="#0,bottomRight" xrange="6629,14971"/></v:handles>' +
+  '<o:lock v:ext="edit" text="t" shapetype="t"/></v:shapetype>';
 
 function watermarkParagraph(text: string, n: number): string {
-  const shape = `<v:shape id="PowerPlusWaterMarkObject${n}" o:spid="_x0000_s${2049 + n}" type="#_x0000_t136" `
-    + 'style="position:absolute;margin-left:0;margin-top:0;width:468pt;height:117pt;rotation:315;z-index:-251657216;'
-    + 'mso-position-horizontal:center;mso-position-horizontal-relative:margin;mso-position-vertical:center;mso-position-vertical-relative:margin" '
-    + 'o:allowincell="f" fillcolor="#c00000" stroked="f"><v:fill opacity=".5"/>'
-    + `<v:textpath style="font-family:&quot;Liberation Sans&quot;;font-size:1pt" string="${escapeAttr(text)}"/></v:shape>`;
-  return '<w:sdt><w:sdtPr><w:docPartObj><w:docPartGallery w:val="Watermarks"/><w:docPartUnique/></w:docPartObj></w:sdtPr><w:sdtContent>'
-    + `<w:p><w:pPr><w:spacing w:after="0"/></w:pPr><w:r><w:rPr><w:noProof/></w:rPr><w:pict>${SHAPE_TYPE}${shape}</w:pict></w:r></w:p>`
-    + '</w:sdtContent></w:sdt>';
+  const shape =
+    `<v:shape id="PowerPlusWaterMarkObject${n}" o:spid="_x0000_s${2049 + n}" type="#_x0000_t136" ` +
+    'style="position:absolute;margin-left:0;margin-top:0;width:468pt;height:117pt;rotation:315;z-index:-251657216;' +
+    'mso-position-horizontal:center;mso-position-horizontal-relative:margin;mso-position-vertical:center;mso-position-vertical-relative:margin" ' +
+    'o:allowincell="f" fillcolor="#c00000" stroked="f"><v:fill opacity=".5"/>' +
+    `<v:textpath style="font-family:&quot;Liberation Sans&quot;;font-size:1pt" string="${escapeAttr(text)}"/></v:shape>`;
+  return (
+    '<w:sdt><w:sdtPr><w:docPartObj><w:docPartGallery w:val="Watermarks"/><w:docPartUnique/></w:docPartObj></w:sdtPr><w:sdtContent>' +
+    `<w:p><w:pPr><w:spacing w:after="0"/></w:pPr><w:r><w:rPr><w:noProof/></w:rPr><w:pict>${SHAPE_TYPE}${shape}</w:pict></w:r></w:p>` +
+    '</w:sdtContent></w:sdt>'
+  );
 }
 
 /** Declares the namespaces the watermark uses on a part's root element, where missing. */
@@ -60,11 +64,13 @@ export function addWatermark(pkg: OoxmlPackage, text: string, mainPart = 'word/d
   let created = 0;
   const newHeader = (): string => {
     let id: string;
-    do id = `rIdDsWatermark${++created}`; while (used.has(id));
+    do id = `rIdDsWatermark${++created}`;
+    while (used.has(id));
     used.add(id);
     let name: string;
     let n = created;
-    do name = `word/header-watermark${n++}.xml`; while (pkg.has(name));
+    do name = `word/header-watermark${n++}.xml`;
+    while (pkg.has(name));
     pkg.setText(name, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:hdr xmlns:w="${NS.w}" xmlns:r="${NS.r}"><w:p/></w:hdr>`);
     pkg.addContentTypeOverride(name, HEADER_TYPE);
     pkg.addRelationships(mainPart, [{ id, type: REL_HEADER, target: name.slice('word/'.length) }]);
@@ -99,7 +105,9 @@ export function addWatermark(pkg: OoxmlPackage, text: string, mainPart = 'word/d
     const part = OoxmlPackage.resolve(mainPart, target);
     const xml = pkg.text(part);
     if (xml === undefined || xml.includes('PowerPlusWaterMarkObject')) continue;
-    const marked = withNamespaces(xml, 'w:hdr').replace(/(<w:hdr\b[^>]*?)\/>/, '$1></w:hdr>').replace(/<w:hdr\b[^>]*>/, (open) => open + watermarkParagraph(text, ++n));
+    const marked = withNamespaces(xml, 'w:hdr')
+      .replace(/(<w:hdr\b[^>]*?)\/>/, '$1></w:hdr>')
+      .replace(/<w:hdr\b[^>]*>/, (open) => open + watermarkParagraph(text, ++n));
     pkg.setText(part, marked);
   }
 }

@@ -67,7 +67,8 @@ export function parseXml(xml: string, where: string): XmlDocument {
     const node = element(tag.name, Object.entries(tag.attributes as Record<string, string>));
     append(node);
     stack.push(node);
-    if (stack.length > MAX_XML_DEPTH) throw new InputError(`${where} nests elements more than ${MAX_XML_DEPTH} levels deep, which no real document does.`);
+    if (stack.length > MAX_XML_DEPTH)
+      throw new InputError(`${where} nests elements more than ${MAX_XML_DEPTH} levels deep, which no real document does.`);
     if (!root) root = node;
   });
   parser.on('closetag', () => {
@@ -98,7 +99,10 @@ export function escapeText(value: string): string {
 }
 
 export function escapeAttr(value: string): string {
-  return value.replace(/[&<>"\r\n\t]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\r': '&#13;', '\n': '&#10;', '\t': '&#9;' })[c]!);
+  return value.replace(
+    /[&<>"\r\n\t]/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\r': '&#13;', '\n': '&#10;', '\t': '&#9;' })[c]!,
+  );
 }
 
 export function openTag(node: XmlElement, selfClosing = false): string {
@@ -136,7 +140,11 @@ export function childElements(node: XmlElement, name?: string): XmlElement[] {
 }
 
 /** Depth-first walk over elements; return false from `visit` to skip a subtree. */
-export function walk(node: XmlElement, visit: (el: XmlElement, parent: XmlElement | undefined) => boolean | void, parent?: XmlElement): void {
+export function walk(
+  node: XmlElement,
+  visit: (el: XmlElement, parent: XmlElement | undefined) => boolean | void,
+  parent?: XmlElement,
+): void {
   if (visit(node, parent) === false) return;
   for (const child of node.children) if (child.kind === 'element') walk(child, visit, node);
 }

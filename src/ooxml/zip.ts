@@ -22,7 +22,10 @@ export const DEFAULT_ZIP_LIMITS: ZipLimits = {
 
 /** Why an archive was refused, in words for the user. */
 export class ZipError extends Error {
-  constructor(message: string, readonly kind: 'damaged' | 'limit') {
+  constructor(
+    message: string,
+    readonly kind: 'damaged' | 'limit',
+  ) {
     super(message);
   }
 }
@@ -44,7 +47,11 @@ const LOCAL = 0x04034b50;
  * says) is stopped after at most that many bytes. fflate, which writes our output packages,
  * trusts the declared sizes when reading and keeps inflating past them; hence this reader.
  */
-export function readZip(bytes: Uint8Array, limits: ZipLimits = DEFAULT_ZIP_LIMITS, want: (name: string) => boolean = () => true): Map<string, Uint8Array> {
+export function readZip(
+  bytes: Uint8Array,
+  limits: ZipLimits = DEFAULT_ZIP_LIMITS,
+  want: (name: string) => boolean = () => true,
+): Map<string, Uint8Array> {
   const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const entries = centralDirectory(data, limits);
   const parts = new Map<string, Uint8Array>();
@@ -54,8 +61,11 @@ export function readZip(bytes: Uint8Array, limits: ZipLimits = DEFAULT_ZIP_LIMIT
     const start = dataStart(data, entry);
     if (start + entry.compressedSize > data.length) throw new ZipError(`the part ${entry.name} is cut off (truncated archive)`, 'damaged');
     const compressed = data.subarray(start, start + entry.compressedSize);
-    const cap = Math.min(limits.maxPartBytes, limits.maxTotalBytes - total,
-      Math.max(limits.ratioFloorBytes, entry.compressedSize * limits.maxRatio));
+    const cap = Math.min(
+      limits.maxPartBytes,
+      limits.maxTotalBytes - total,
+      Math.max(limits.ratioFloorBytes, entry.compressedSize * limits.maxRatio),
+    );
     let content: Buffer;
     if (entry.method === 0) {
       content = compressed;
@@ -63,7 +73,8 @@ export function readZip(bytes: Uint8Array, limits: ZipLimits = DEFAULT_ZIP_LIMIT
       try {
         content = zlib.inflateRawSync(compressed, { maxOutputLength: Math.max(1, cap + 1) });
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) content = Buffer.alloc(cap + 1);
+        if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError)
+          content = Buffer.alloc(cap + 1);
         else throw new ZipError(`the part ${entry.name} is damaged (${(error as Error).message})`, 'damaged');
       }
     } else {
@@ -106,7 +117,8 @@ function centralDirectory(data: Buffer, limits: ZipLimits): Entry[] {
     const nameLength = data.readUInt16LE(at + 28);
     const extraLength = data.readUInt16LE(at + 30);
     const commentLength = data.readUInt16LE(at + 32);
-    if (data.readUInt16LE(at + 8) & 0x0001) throw new ZipError('it has encrypted ZIP entries, which Office documents never have', 'damaged');
+    if (data.readUInt16LE(at + 8) & 0x0001)
+      throw new ZipError('it has encrypted ZIP entries, which Office documents never have', 'damaged');
     entries.push({
       method: data.readUInt16LE(at + 10),
       compressedSize: data.readUInt32LE(at + 20),
@@ -120,7 +132,8 @@ function centralDirectory(data: Buffer, limits: ZipLimits): Entry[] {
 
 function dataStart(data: Buffer, entry: Entry): number {
   const at = entry.localOffset;
-  if (at + 30 > data.length || data.readUInt32LE(at) !== LOCAL) throw new ZipError(`the part ${entry.name} is damaged (no local header)`, 'damaged');
+  if (at + 30 > data.length || data.readUInt32LE(at) !== LOCAL)
+    throw new ZipError(`the part ${entry.name} is damaged (no local header)`, 'damaged');
   return at + 30 + data.readUInt16LE(at + 26) + data.readUInt16LE(at + 28);
 }
 
@@ -132,7 +145,11 @@ const DOS_TIME = 0;
 const DOS_DATE = (1 << 5) | 1;
 
 /** The fields a local header and a central directory entry share, in the same order, from `at`. */
-function writeEntryFields(header: Buffer, at: number, f: { method: number; crc: number; compressed: number; size: number; nameLength: number }): void {
+function writeEntryFields(
+  header: Buffer,
+  at: number,
+  f: { method: number; crc: number; compressed: number; size: number; nameLength: number },
+): void {
   header.writeUInt16LE(20, at); // version needed
   header.writeUInt16LE(0x0800, at + 2); // names in UTF-8
   header.writeUInt16LE(f.method, at + 4);

@@ -77,10 +77,19 @@ export class DocumentOperations {
    * @param beforeOffice called before any step that needs the office engine (the CLI starts its
    *   office lazily here; the server's is always running).
    */
-  constructor(private readonly parts: OperationParts, private readonly beforeOffice: () => Promise<void> = async () => undefined) {}
+  constructor(
+    private readonly parts: OperationParts,
+    private readonly beforeOffice: () => Promise<void> = async () => undefined,
+  ) {}
 
   /** Any template or document as DOCX, starting the office only when the bytes need it (detected once). */
-  private async docx(bytes: Buffer, accepted: readonly ('docx' | 'doc' | 'rtf' | 'html')[], what: string, ctx: WorkContext, known?: DocumentFormat): Promise<Buffer> {
+  private async docx(
+    bytes: Buffer,
+    accepted: readonly ('docx' | 'doc' | 'rtf' | 'html')[],
+    what: string,
+    ctx: WorkContext,
+    known?: DocumentFormat,
+  ): Promise<Buffer> {
     const format = known ?? requireFormat(bytes, accepted, what);
     if (format !== 'docx') await this.beforeOffice();
     return this.parts.pipeline.asDocx(bytes, accepted, what, ctx.signal, format);
@@ -96,9 +105,22 @@ export class DocumentOperations {
     return before + bytes;
   }
 
-  private async output(docx: Buffer, format: ReturnFormat, document: DocumentSettings, test: boolean, ctx: WorkContext, alreadyInert = false): Promise<Buffer> {
+  private async output(
+    docx: Buffer,
+    format: ReturnFormat,
+    document: DocumentSettings,
+    test: boolean,
+    ctx: WorkContext,
+    alreadyInert = false,
+  ): Promise<Buffer> {
     if (outputNeedsOffice(format, document.password)) await this.beforeOffice();
-    const out = await this.parts.pipeline.output(docx, format, { ...document, test, signal: ctx.signal, timeoutMs: officeTimeout(ctx), alreadyInert });
+    const out = await this.parts.pipeline.output(docx, format, {
+      ...document,
+      test,
+      signal: ctx.signal,
+      timeoutMs: officeTimeout(ctx),
+      alreadyInert,
+    });
     this.counted(0, out.length);
     return out;
   }
@@ -113,9 +135,18 @@ export class DocumentOperations {
     ctx.progress?.({ stage: 'merging', done: 0, total: input.records.length });
     // Results bound for the office are made inert in the merge's own thread.
     const inert = outputNeedsOffice(input.format, input.document.password);
-    const { documents: merged, sectionPages } = await this.parts.workers.merge({
-      docx, records: input.records, options: input.options, append: input.append, deadline: ctx.deadline, inert, maxOutputBytes: this.maxOutputBytes,
-    }, ctx.signal);
+    const { documents: merged, sectionPages } = await this.parts.workers.merge(
+      {
+        docx,
+        records: input.records,
+        options: input.options,
+        append: input.append,
+        deadline: ctx.deadline,
+        inert,
+        maxOutputBytes: this.maxOutputBytes,
+      },
+      ctx.signal,
+    );
     if (sectionPages) merged[0] = await this.withSectionPages(merged[0]!, ctx);
     const out: Buffer[] = [];
     let bytes = 0;
@@ -143,11 +174,17 @@ export class DocumentOperations {
 
   /** The merged result (all records appended) as page images. */
   async preview(input: Omit<MergeInput, 'format' | 'append'> & { view: ThumbnailRequest }, ctx: WorkContext = {}): Promise<Buffer[]> {
-    const [merged] = await this.merge({ ...input, format: 'pdf', append: true, document: { properties: input.document.properties, password: undefined } }, ctx);
+    const [merged] = await this.merge(
+      { ...input, format: 'pdf', append: true, document: { properties: input.document.properties, password: undefined } },
+      ctx,
+    );
     return this.parts.thumbnails.render(merged!, 'pdf', input.view, ctx.signal);
   }
 
-  async findAndReplace(input: { template: Buffer; what?: string; pairs: [string, string][]; document: DocumentSettings; format: ReturnFormat; test: boolean }, ctx: WorkContext = {}): Promise<Buffer> {
+  async findAndReplace(
+    input: { template: Buffer; what?: string; pairs: [string, string][]; document: DocumentSettings; format: ReturnFormat; test: boolean },
+    ctx: WorkContext = {},
+  ): Promise<Buffer> {
     const docx = await this.docx(input.template, ['docx', 'doc', 'rtf'], input.what ?? 'The template', ctx);
     const replaced = await this.parts.workers.findAndReplace({ docx, pairs: input.pairs }, ctx.signal);
     return this.output(replaced, input.format, input.document, input.test, ctx);
@@ -160,23 +197,38 @@ export class DocumentOperations {
       ctx.progress?.({ stage: 'joining', done: i, total: input.documents.length });
       docx.push(await this.docx(entry.bytes, ['docx', 'doc', 'rtf', 'html'], `documents[${i}]`, ctx));
     }
-    const joined = await this.parts.workers.append({
-      documents: docx, dividers: input.documents.slice(1).map((d) => d.divider), deadline: ctx.deadline,
-    }, ctx.signal);
+    const joined = await this.parts.workers.append(
+      {
+        documents: docx,
+        dividers: input.documents.slice(1).map((d) => d.divider),
+        deadline: ctx.deadline,
+      },
+      ctx.signal,
+    );
     if (input.format !== 'docx') ctx.progress?.({ stage: 'converting' });
     return this.output(joined, input.format, input.document, input.test, ctx);
   }
 
-  async convert(input: { document: Buffer; from: DocumentFormat; format: ReturnFormat; test: boolean }, ctx: WorkContext = {}): Promise<Converted> {
+  async convert(
+    input: { document: Buffer; from: DocumentFormat; format: ReturnFormat; test: boolean },
+    ctx: WorkContext = {},
+  ): Promise<Converted> {
     if (input.from === 'pdf' && input.format === 'txt') {
       // MuPDF reads the text in a worker thread: a long PDF never holds up other requests.
-      return { data: Buffer.from(await this.parts.workers.pdfText(input.document, this.parts.maxPages ?? DEFAULT_MAX_PAGES, ctx.signal), 'utf8'), officeMs: 0 };
+      return {
+        data: Buffer.from(await this.parts.workers.pdfText(input.document, this.parts.maxPages ?? DEFAULT_MAX_PAGES, ctx.signal), 'utf8'),
+        officeMs: 0,
+      };
     }
     if (input.from !== 'pdf') await this.beforeOffice();
     const converter = this.parts.converter;
     if (!converter) throw new BusyError('Converting documents needs the office engine, which is not running on this server.', 30);
     ctx.progress?.({ stage: 'converting' });
-    const converted = await converter.convert(input.document, input.from, input.format, { test: input.test, signal: ctx.signal, timeoutMs: officeTimeout(ctx) });
+    const converted = await converter.convert(input.document, input.from, input.format, {
+      test: input.test,
+      signal: ctx.signal,
+      timeoutMs: officeTimeout(ctx),
+    });
     this.counted(0, converted.data.length);
     return converted;
   }
@@ -198,7 +250,10 @@ export class DocumentOperations {
     const docx = await this.docx(template, ['docx', 'doc', 'rtf'], what, ctx, format);
     const info = await this.parts.workers.templateInfo(docx, what, ctx.signal);
     // RTF charts became pictures on the way to DOCX: listed with the reason a merge refuses them.
-    const rtf = format === 'rtf' ? rtfCharts(template).map((chart) => ({ name: chart.name ?? '', mergeBlock: null, series: [], problem: rtfChartProblem(chart) })) : [];
+    const rtf =
+      format === 'rtf'
+        ? rtfCharts(template).map((chart) => ({ name: chart.name ?? '', mergeBlock: null, series: [], problem: rtfChartProblem(chart) }))
+        : [];
     return { templateName: name, ...info, ...(rtf.length ? { charts: [...(info.charts ?? []), ...rtf] } : {}) };
   }
 
@@ -226,6 +281,6 @@ export class DocumentOperations {
     if (docx === document) return changed;
     const back = detectFormat(document);
     const converter = this.parts.converter!;
-    return (await converter.convert(changed, 'docx', back.ok ? back.format as ReturnFormat : 'docx', { signal: ctx.signal })).data;
+    return (await converter.convert(changed, 'docx', back.ok ? (back.format as ReturnFormat) : 'docx', { signal: ctx.signal })).data;
   }
 }

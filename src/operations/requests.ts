@@ -75,14 +75,23 @@ export class DocumentRequests {
   perform(account: Account, request: DocumentRequest, options: PerformOptions = {}): Promise<Answer> {
     const { usage } = this.parts;
     const guard = {
-      test: request.test, merge: request.kind === 'merge', timeLimitMs: options.timeLimitMs, signal: options.signal, workKey: options.workKey,
+      test: request.test,
+      merge: request.kind === 'merge',
+      timeLimitMs: options.timeLimitMs,
+      signal: options.signal,
+      workKey: options.workKey,
       template: request.kind === 'merge' && request.templateName !== undefined ? normalName(request.templateName) : undefined,
     };
-    return usage.run(account, guard, async (signal, deadline, claimed): Promise<Answer> => {
-      const answer = await this.work(account, request, { signal, deadline, progress: options.progress }, claimed);
-      await options.accept?.(answer);
-      return answer;
-    }, options.deliver);
+    return usage.run(
+      account,
+      guard,
+      async (signal, deadline, claimed): Promise<Answer> => {
+        const answer = await this.work(account, request, { signal, deadline, progress: options.progress }, claimed);
+        await options.accept?.(answer);
+        return answer;
+      },
+      options.deliver,
+    );
   }
 
   private async work(account: Account, request: DocumentRequest, ctx: WorkContext, claimed: Claimed): Promise<Answer> {
@@ -90,18 +99,33 @@ export class DocumentRequests {
     switch (request.kind) {
       case 'merge': {
         const source = await pipeline.templateSource(account, request.templateName, request.template, claimed.template);
-        const documents = await operations.merge({
-          template: source.bytes, what: source.what, records: request.records, options: request.options,
-          document: request.document, format: request.format, append: request.append, test: request.test,
-        }, ctx);
+        const documents = await operations.merge(
+          {
+            template: source.bytes,
+            what: source.what,
+            records: request.records,
+            options: request.options,
+            document: request.document,
+            format: request.format,
+            append: request.append,
+            test: request.test,
+          },
+          ctx,
+        );
         return { documents, list: true, headers: {} };
       }
       case 'append': {
-        const document = await operations.append({ documents: request.documents, document: request.document, format: request.format, test: request.test }, ctx);
+        const document = await operations.append(
+          { documents: request.documents, document: request.document, format: request.format, test: request.test },
+          ctx,
+        );
         return { documents: [document], list: false, headers: {} };
       }
       case 'convert': {
-        const result = await operations.convert({ document: request.document, from: request.from, format: request.format, test: request.test }, ctx);
+        const result = await operations.convert(
+          { document: request.document, from: request.from, format: request.format, test: request.test },
+          ctx,
+        );
         return { documents: [result.data], list: false, headers: { 'x-office-ms': String(result.officeMs) } };
       }
     }
@@ -132,7 +156,11 @@ export function serialiseRequest(request: DocumentRequest): Buffer {
       stored = { ...request, document: storedSettings(request.document) };
       break;
     case 'append':
-      stored = { ...request, document: storedSettings(request.document), documents: request.documents.map((d) => ({ bytes: d.bytes.toString('base64'), divider: d.divider })) };
+      stored = {
+        ...request,
+        document: storedSettings(request.document),
+        documents: request.documents.map((d) => ({ bytes: d.bytes.toString('base64'), divider: d.divider })),
+      };
       break;
     case 'convert':
       stored = { ...request, document: request.document.toString('base64') };
@@ -146,12 +174,20 @@ export function deserialiseRequest(bytes: Buffer): DocumentRequest {
   switch (stored.kind) {
     case 'merge':
       // JSON drops undefined: the optional fields come back explicitly.
-      return { ...(stored as unknown as MergeRequest), templateName: stored.templateName as string | undefined, template: stored.template, document: settingsFrom(stored.document as never) };
+      return {
+        ...(stored as unknown as MergeRequest),
+        templateName: stored.templateName as string | undefined,
+        template: stored.template,
+        document: settingsFrom(stored.document as never),
+      };
     case 'append':
       return {
         ...(stored as unknown as AppendRequest),
         document: settingsFrom(stored.document as never),
-        documents: (stored.documents as { bytes: string; divider: Divider }[]).map((d) => ({ bytes: Buffer.from(d.bytes, 'base64'), divider: d.divider })),
+        documents: (stored.documents as { bytes: string; divider: Divider }[]).map((d) => ({
+          bytes: Buffer.from(d.bytes, 'base64'),
+          divider: d.divider,
+        })),
       };
     case 'convert':
       return { ...(stored as unknown as ConvertRequest), document: Buffer.from(stored.document as string, 'base64') };

@@ -32,10 +32,22 @@ export interface IncorrectWord {
 
 /** What a requested language means: a client name (`en_US.dic`) or a locale (`en-us`, `de_DE`). */
 function entryFor(language: string): DictionaryEntry | undefined {
-  const wanted = language.trim().toLowerCase().replace(/\.(dic|txd)$/, '').replace(/-/g, '_');
-  return DICTIONARIES.find((d) => d.name.toLowerCase().replace(/\.(dic|txd)$/, '') === wanted)
-    ?? DICTIONARIES.find((d) => d.stem?.toLowerCase() === wanted)
-    ?? DICTIONARIES.find((d) => d.name.toLowerCase().replace(/\.(dic|txd)$/, '').replace(/_frami$/, '') === wanted);
+  const wanted = language
+    .trim()
+    .toLowerCase()
+    .replace(/\.(dic|txd)$/, '')
+    .replace(/-/g, '_');
+  return (
+    DICTIONARIES.find((d) => d.name.toLowerCase().replace(/\.(dic|txd)$/, '') === wanted) ??
+    DICTIONARIES.find((d) => d.stem?.toLowerCase() === wanted) ??
+    DICTIONARIES.find(
+      (d) =>
+        d.name
+          .toLowerCase()
+          .replace(/\.(dic|txd)$/, '')
+          .replace(/_frami$/, '') === wanted,
+    )
+  );
 }
 
 /**
@@ -47,7 +59,10 @@ export class Spelling {
   private readonly loaded = new Map<string, Promise<Loaded>>();
 
   /** `allowed`: client names to offer (DOCSMITH_DICTIONARIES); all installed ones when absent. */
-  constructor(private readonly dictionaryDir = '/usr/share/hunspell', private readonly allowed?: readonly string[]) {}
+  constructor(
+    private readonly dictionaryDir = '/usr/share/hunspell',
+    private readonly allowed?: readonly string[],
+  ) {}
 
   private installed(entry: DictionaryEntry): boolean {
     if (!entry.stem) return false;
@@ -100,7 +115,8 @@ export class Spelling {
     for (const match of text.matchAll(/[\p{L}\p{M}][\p{L}\p{M}\p{N}'’-]*[\p{L}\p{M}\p{N}]|[\p{L}\p{M}]/gu)) {
       const word = match[0];
       const start = match.index!;
-      const repeated = previous !== undefined && previous.word.toLowerCase() === word.toLowerCase() && /^\s+$/.test(text.slice(previous.end, start));
+      const repeated =
+        previous !== undefined && previous.word.toLowerCase() === word.toLowerCase() && /^\s+$/.test(text.slice(previous.end, start));
       if (repeated) {
         out.push({ length: word.length, start, text: word, isDuplicate: true, language: name });
       } else if (!/\d/.test(word) && !hunspell.spell(word)) {
@@ -121,10 +137,21 @@ export class Spelling {
   async suggest(word: string, language: string, max: number): Promise<string[]> {
     const entry = this.resolve(language);
     const { hunspell, words } = await this.dictionary(entry);
-    const ranked = hunspell.suggest(word).map((candidate, index) => ({ candidate, index, distance: boundedDistance(word, candidate, Infinity), prefix: sharedStart(word, candidate) }));
+    const ranked = hunspell.suggest(word).map((candidate, index) => ({
+      candidate,
+      index,
+      distance: boundedDistance(word, candidate, Infinity),
+      prefix: sharedStart(word, candidate),
+    }));
     const spaced = (x: string) => (x.includes(' ') ? 1 : 0);
-    ranked.sort((a, b) => a.distance - b.distance || spaced(a.candidate) - spaced(b.candidate) || b.prefix - a.prefix
-      || a.candidate.length - b.candidate.length || a.index - b.index);
+    ranked.sort(
+      (a, b) =>
+        a.distance - b.distance ||
+        spaced(a.candidate) - spaced(b.candidate) ||
+        b.prefix - a.prefix ||
+        a.candidate.length - b.candidate.length ||
+        a.index - b.index,
+    );
     const out = ranked.slice(0, max).map((r) => r.candidate);
     if (out.length >= max || hunspell.spell(word)) return out;
     const seen = new Set(out.map((s) => s.toLowerCase()));
@@ -147,7 +174,10 @@ export class Spelling {
 function utf8Dictionary(dir: string, stem: string, extra: string | undefined): { aff: string; dics: string[] } {
   const affBytes = fs.readFileSync(path.join(dir, `${stem}.aff`));
   const declared = /^SET\s+(\S+)/m.exec(affBytes.toString('latin1'))?.[1] ?? 'UTF-8';
-  const label = declared.toLowerCase().replace(/^iso-?8859-?(\d+)$/, 'iso-8859-$1').replace(/^microsoft-cp(\d+)$/, 'windows-$1');
+  const label = declared
+    .toLowerCase()
+    .replace(/^iso-?8859-?(\d+)$/, 'iso-8859-$1')
+    .replace(/^microsoft-cp(\d+)$/, 'windows-$1');
   let decoder: TextDecoder;
   try {
     decoder = new TextDecoder(label);
@@ -168,7 +198,8 @@ interface Loaded {
 /** "Thiss" -> "This": a capitalised or upper-case word gets candidates in its case. */
 function matchCase(word: string, candidate: string): string {
   if (word.length > 1 && word === word.toUpperCase()) return candidate.toUpperCase();
-  if (word[0] === word[0]!.toUpperCase() && candidate[0] === candidate[0]!.toLowerCase()) return candidate[0]!.toUpperCase() + candidate.slice(1);
+  if (word[0] === word[0]!.toUpperCase() && candidate[0] === candidate[0]!.toLowerCase())
+    return candidate[0]!.toUpperCase() + candidate.slice(1);
   return candidate;
 }
 
@@ -239,4 +270,3 @@ function sharedStart(a: string, b: string): number {
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   return i;
 }
-

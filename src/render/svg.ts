@@ -10,8 +10,11 @@ export type SvgRasteriser = (svg: Buffer, widthPx: number, heightPx: number, wha
 export const MAX_RASTER_PX = 2048;
 
 /** Fonts for text in SVG pictures, the first found (the office's metric-compatible ones). */
-const FONT_FILES = ['/usr/share/fonts/truetype/liberation2/LiberationSans-Regular.ttf', '/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf',
-  '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf'];
+const FONT_FILES = [
+  '/usr/share/fonts/truetype/liberation2/LiberationSans-Regular.ttf',
+  '/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf',
+  '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf',
+];
 
 let ready: Promise<Uint8Array[]> | undefined;
 

@@ -34,7 +34,11 @@ export interface ThumbnailLimits {
  * counts, measures and renders its pages in worker threads (images cached by content, page, zoom
  * and format), under the request's time limit; only the asked pages are ever loaded.
  */
-export const DEFAULT_THUMBNAIL_LIMITS: ThumbnailLimits = { maxTotalPixels: 200_000_000, maxPagePixels: 50_000_000, maxPages: DEFAULT_MAX_PAGES };
+export const DEFAULT_THUMBNAIL_LIMITS: ThumbnailLimits = {
+  maxTotalPixels: 200_000_000,
+  maxPagePixels: 50_000_000,
+  maxPages: DEFAULT_MAX_PAGES,
+};
 
 export class Thumbnails {
   private readonly pdfs = byteCache(128 * 1024 * 1024);
@@ -62,7 +66,12 @@ export class Thumbnails {
   }
 
   /** The page count and the asked pages' sizes, read in a worker thread; none when both are cached. */
-  private async measure(pdf: Buffer, key: string, range: { from: number; to: number }, signal?: AbortSignal): Promise<{ count: number; sizes?: PageSize[] }> {
+  private async measure(
+    pdf: Buffer,
+    key: string,
+    range: { from: number; to: number },
+    signal?: AbortSignal,
+  ): Promise<{ count: number; sizes?: PageSize[] }> {
     const count = this.counts.get(key);
     if (count !== undefined && range.to <= count) {
       const to = range.to === 0 ? count : range.to;
@@ -84,11 +93,14 @@ export class Thumbnails {
     const { pdf, key } = await this.pdfOf(bytes, format, signal);
     const { count: last, sizes } = await this.measure(pdf, key, { from: request.fromPage, to: request.toPage }, signal);
     const to = request.toPage === 0 ? last : request.toPage;
-    if (request.fromPage > last || to > last) throw new InputError(`The document has ${last} page${last === 1 ? '' : 's'}; the range ${request.fromPage}-${to} is outside it.`);
+    if (request.fromPage > last || to > last)
+      throw new InputError(`The document has ${last} page${last === 1 ? '' : 's'}; the range ${request.fromPage}-${to} is outside it.`);
     if (request.fromPage > to) throw new InputError(`fromPage (${request.fromPage}) is after toPage (${to}).`);
     const maxPages = this.limits.maxPages;
     if (to - request.fromPage + 1 > maxPages) {
-      throw new PayloadTooLargeError(`Pages ${request.fromPage}-${to} are ${to - request.fromPage + 1} pages; at most ${maxPages} can be rendered at once (DOCSMITH_MAX_PAGES). Ask for a smaller range with fromPage and toPage.`);
+      throw new PayloadTooLargeError(
+        `Pages ${request.fromPage}-${to} are ${to - request.fromPage + 1} pages; at most ${maxPages} can be rendered at once (DOCSMITH_MAX_PAGES). Ask for a smaller range with fromPage and toPage.`,
+      );
     }
     if (!sizes) throw new InputError(`The range ${request.fromPage}-${to} is outside the document.`);
     const scale = (request.zoom / 100) * (96 / 72);
@@ -97,11 +109,16 @@ export class Thumbnails {
     for (const index of pages) {
       const size = sizes[index - (request.fromPage - 1)]!;
       const pixels = Math.ceil(size.width * scale) * Math.ceil(size.height * scale);
-      if (pixels > this.limits.maxPagePixels) throw new InputError(`Page ${index + 1} at zoom ${request.zoom} would be ${Math.round(pixels / 1e6)} megapixels; the limit is ${this.limits.maxPagePixels / 1e6}. Use a smaller zoomFactor.`);
+      if (pixels > this.limits.maxPagePixels)
+        throw new InputError(
+          `Page ${index + 1} at zoom ${request.zoom} would be ${Math.round(pixels / 1e6)} megapixels; the limit is ${this.limits.maxPagePixels / 1e6}. Use a smaller zoomFactor.`,
+        );
       total += pixels;
     }
     if (total > this.limits.maxTotalPixels) {
-      throw new InputError(`These ${pages.length} pages at zoom ${request.zoom} would be ${Math.round(total / 1e6)} megapixels; the limit is ${this.limits.maxTotalPixels / 1e6}. Ask for fewer pages or a smaller zoomFactor.`);
+      throw new InputError(
+        `These ${pages.length} pages at zoom ${request.zoom} would be ${Math.round(total / 1e6)} megapixels; the limit is ${this.limits.maxTotalPixels / 1e6}. Ask for fewer pages or a smaller zoomFactor.`,
+      );
     }
     const cacheKey = (page: number) => `${key}:${page}:${request.zoom}:${request.format}`;
     const found = new Map(pages.map((page) => [page, this.images.get(cacheKey(page))] as const));

@@ -42,11 +42,21 @@ function findChanges(pkg: OoxmlPackage, docs: Map<string, XmlDocument>): Found[]
   let offset = 0;
   const record = (element: XmlElement, parent: XmlElement, kind: number, part: string, text: string) => {
     found.push({
-      element, parent, kind, part,
+      element,
+      parent,
+      kind,
+      part,
       change: {
-        id: found.length + 1, changeKind: kind, changeTime: (attr(element, 'w:date') ?? '').replace(/Z$/, '+00:00'),
-        userName: attr(element, 'w:author') ?? '', text, start: offset, length: text.length,
-        highlightMode: 1, highlightColor: HIGHLIGHT[kind] ?? '', defaultHighlightColor: HIGHLIGHT[kind] ?? '',
+        id: found.length + 1,
+        changeKind: kind,
+        changeTime: (attr(element, 'w:date') ?? '').replace(/Z$/, '+00:00'),
+        userName: attr(element, 'w:author') ?? '',
+        text,
+        start: offset,
+        length: text.length,
+        highlightMode: 1,
+        highlightColor: HIGHLIGHT[kind] ?? '',
+        defaultHighlightColor: HIGHLIGHT[kind] ?? '',
       },
     });
   };

@@ -20,10 +20,17 @@ export function asStorageUnavailable(error: unknown): StorageUnavailableError | 
     return new StorageUnavailableError(message, 'the database is busy or not reachable');
   }
   if (code.startsWith('SQLITE_FULL') || code === 'ENOSPC' || code === 'EDQUOT' || code === '53100') {
-    return new StorageUnavailableError(`${code}: ${message.split('\n')[0]}`, 'the server\'s disk is full; deleting templates or finished jobs frees space');
+    return new StorageUnavailableError(
+      `${code}: ${message.split('\n')[0]}`,
+      "the server's disk is full; deleting templates or finished jobs frees space",
+    );
   }
-  if (NETWORK.has(code) || PG_UNAVAILABLE.test(code) || SQLITE_UNAVAILABLE.test(code)
-    || /Connection terminated|connection is not open|no such table|Client has encountered a connection error/i.test(message)) {
+  if (
+    NETWORK.has(code) ||
+    PG_UNAVAILABLE.test(code) ||
+    SQLITE_UNAVAILABLE.test(code) ||
+    /Connection terminated|connection is not open|no such table|Client has encountered a connection error/i.test(message)
+  ) {
     return new StorageUnavailableError(code ? `${code}: ${message.split('\n')[0]}` : message.split('\n')[0]!);
   }
   return undefined;

@@ -1,15 +1,54 @@
 import { DocsmithError } from '../errors.js';
 import pg from 'pg';
 import type {
-  Account, AccountPatch, AccountRepository, ApiKeyRecord, ApiKeyRepository, NewAccount, NewTemplate,
-  AuthFailureRepository, ClaimResult, ClaimedJob, DocumentReservation, JobCursor, JobOutcome, JobProgress, JobRecord, JobRepository, NewJob, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, StoreHealth, TemplateMeta, TemplateRecord, TemplateRepository, UsageClaim, UsageHold, UsageRepository,
+  Account,
+  AccountPatch,
+  AccountRepository,
+  ApiKeyRecord,
+  ApiKeyRepository,
+  NewAccount,
+  NewTemplate,
+  AuthFailureRepository,
+  ClaimResult,
+  ClaimedJob,
+  DocumentReservation,
+  JobCursor,
+  JobOutcome,
+  JobProgress,
+  JobRecord,
+  JobRepository,
+  NewJob,
+  ShareLinkRecord,
+  ShareLinkRepository,
+  SlotLease,
+  Store,
+  StoreHealth,
+  TemplateMeta,
+  TemplateRecord,
+  TemplateRepository,
+  UsageClaim,
+  UsageHold,
+  UsageRepository,
 } from './types.js';
 import { DuplicateError } from './types.js';
 import { POSTGRES_MIGRATIONS, POSTGRES_OLDEST_READER } from './migrations.js';
 import { pendingMigrations, schemaFit, stateOf, type SchemaState } from './schema.js';
 import { asStorageUnavailable, healthOf, NO_SCHEMA } from './errors.js';
 import { StorageUnavailableError } from '../errors.js';
-import { countUsageSql, usageMonth, accountColumns, jobColumns, type AccountRow, type ApiKeyRow, type JobRow, rowToAccount, rowToApiKey, rowToJob, rowToTemplateMeta, type TemplateRow } from './rows.js';
+import {
+  countUsageSql,
+  usageMonth,
+  accountColumns,
+  jobColumns,
+  type AccountRow,
+  type ApiKeyRow,
+  type JobRow,
+  rowToAccount,
+  rowToApiKey,
+  rowToJob,
+  rowToTemplateMeta,
+  type TemplateRow,
+} from './rows.js';
 import { randomUUID } from 'node:crypto';
 
 /** How long a reservation the sweep took back is remembered, for a commit that comes late. */
@@ -74,12 +113,20 @@ async function migrate(pool: pg.Pool): Promise<void> {
   await inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [LOCK_BASE]);
     await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
-    const column = await client.query("SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'schema_migrations' AND column_name = 'oldest_reader'");
+    const column = await client.query(
+      "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'schema_migrations' AND column_name = 'oldest_reader'",
+    );
     if (column.rowCount === 0) await client.query('ALTER TABLE schema_migrations ADD COLUMN oldest_reader INTEGER');
-    const { rows } = await client.query<{ version: number; oldest_reader: number | null }>('SELECT version, oldest_reader FROM schema_migrations');
+    const { rows } = await client.query<{ version: number; oldest_reader: number | null }>(
+      'SELECT version, oldest_reader FROM schema_migrations',
+    );
     for (const version of pendingMigrations(rows, POSTGRES_MIGRATIONS.length)) {
       await client.query(POSTGRES_MIGRATIONS[version - 1]!);
-      await client.query('INSERT INTO schema_migrations (version, applied_at, oldest_reader) VALUES ($1, $2, $3)', [version, Date.now(), POSTGRES_OLDEST_READER]);
+      await client.query('INSERT INTO schema_migrations (version, applied_at, oldest_reader) VALUES ($1, $2, $3)', [
+        version,
+        Date.now(),
+        POSTGRES_OLDEST_READER,
+      ]);
     }
   });
 }
@@ -113,7 +160,11 @@ class PostgresStore implements Store {
   readonly shareLinks: ShareLinkRepository;
   readonly jobs: JobRepository;
 
-  constructor(private readonly pool: pg.Pool, private readonly health: pg.Pool, private readonly counted: { statements: number }) {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly health: pg.Pool,
+    private readonly counted: { statements: number },
+  ) {
     this.jobs = new PgJobs(pool);
     this.shareLinks = new PgShareLinks(pool);
     this.authFailures = new PgAuthFailures(pool);
@@ -126,10 +177,16 @@ class PostgresStore implements Store {
   async ping(): Promise<StoreHealth> {
     let found: SchemaState | null;
     try {
-      found = stateOf((await this.health.query<{ version: number; oldest_reader?: number | null }>('SELECT * FROM schema_migrations ORDER BY version DESC LIMIT 1'))
-        .rows.map((r) => ({ version: r.version, oldest_reader: r.oldest_reader ?? null }))[0]);
+      found = stateOf(
+        (
+          await this.health.query<{ version: number; oldest_reader?: number | null }>(
+            'SELECT * FROM schema_migrations ORDER BY version DESC LIMIT 1',
+          )
+        ).rows.map((r) => ({ version: r.version, oldest_reader: r.oldest_reader ?? null }))[0],
+      );
     } catch (error) {
-      if (/42P01|no such table/.test(`${(error as { code?: string }).code} ${(error as Error).message}`)) throw new StorageUnavailableError(NO_SCHEMA, NO_SCHEMA);
+      if (/42P01|no such table/.test(`${(error as { code?: string }).code} ${(error as Error).message}`))
+        throw new StorageUnavailableError(NO_SCHEMA, NO_SCHEMA);
       throw asStorageUnavailable(error) ?? error;
     }
     return healthOf(schemaFit(found, POSTGRES_MIGRATIONS.length));
@@ -140,7 +197,10 @@ class PostgresStore implements Store {
   }
 
   async backup(): Promise<void> {
-    throw new DocsmithError(400, 'PostgreSQL databases are backed up with its own tools: pg_dump --format=custom --file=docsmith.dump "$DOCSMITH_DATABASE_URL" (restore with pg_restore --clean --dbname=...).');
+    throw new DocsmithError(
+      400,
+      'PostgreSQL databases are backed up with its own tools: pg_dump --format=custom --file=docsmith.dump "$DOCSMITH_DATABASE_URL" (restore with pg_restore --clean --dbname=...).',
+    );
   }
 
   async close(): Promise<void> {
@@ -155,8 +215,16 @@ const ACCOUNT_INSERT = `INSERT INTO accounts (username, password_hash, licence, 
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`;
 
 function insertValues(a: NewAccount): unknown[] {
-  return [a.username, a.passwordHash, a.licence, a.maxDocuments, a.maxTemplates, a.maxProofingTransactions,
-    a.validUntil ? a.validUntil.getTime() : null, Date.now()];
+  return [
+    a.username,
+    a.passwordHash,
+    a.licence,
+    a.maxDocuments,
+    a.maxTemplates,
+    a.maxProofingTransactions,
+    a.validUntil ? a.validUntil.getTime() : null,
+    Date.now(),
+  ];
 }
 
 class PgAccounts implements AccountRepository {
@@ -189,13 +257,21 @@ class PgAccounts implements AccountRepository {
 
   async byApiKey(keyHash: string): Promise<Account | null> {
     const { rows } = await this.pool.query<AccountRow>(
-      `SELECT ${accountColumns.split(', ').map((c) => `a.${c.trim()}`).join(', ')} FROM accounts a JOIN api_keys k ON k.account_id = a.id WHERE k.key_hash = $1 AND k.active`, [keyHash]);
+      `SELECT ${accountColumns
+        .split(', ')
+        .map((c) => `a.${c.trim()}`)
+        .join(', ')} FROM accounts a JOIN api_keys k ON k.account_id = a.id WHERE k.key_hash = $1 AND k.active`,
+      [keyHash],
+    );
     return rows[0] ? rowToAccount(rows[0]) : null;
   }
 
   async storageBytes(id: number): Promise<number> {
-    const { rows } = await this.pool.query<{ n: string }>(`SELECT (SELECT COALESCE(SUM(size), 0) FROM templates WHERE account_id = $1)
-      + (SELECT COALESCE(SUM(COALESCE(octet_length(request), 0) + COALESCE(octet_length(result), 0)), 0) FROM jobs WHERE account_id = $1) AS n`, [id]);
+    const { rows } = await this.pool.query<{ n: string }>(
+      `SELECT (SELECT COALESCE(SUM(size), 0) FROM templates WHERE account_id = $1)
+      + (SELECT COALESCE(SUM(COALESCE(octet_length(request), 0) + COALESCE(octet_length(result), 0)), 0) FROM jobs WHERE account_id = $1) AS n`,
+      [id],
+    );
     return Number(rows[0]!.n);
   }
 
@@ -240,10 +316,12 @@ class PgApiKeys implements ApiKeyRepository {
       await client.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
       const { rows } = await client.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM api_keys WHERE account_id = $1', [accountId]);
       if ((rows[0]?.n ?? 0) >= maxKeys) return 'limit';
-      await client.query(
-        'INSERT INTO api_keys (account_id, key_hash, key_sealed, active, created_at) VALUES ($1, $2, $3, TRUE, $4)',
-        [accountId, key.keyHash, key.keySealed, Date.now()],
-      );
+      await client.query('INSERT INTO api_keys (account_id, key_hash, key_sealed, active, created_at) VALUES ($1, $2, $3, TRUE, $4)', [
+        accountId,
+        key.keyHash,
+        key.keySealed,
+        Date.now(),
+      ]);
       return 'added';
     });
   }
@@ -295,19 +373,24 @@ class PgTemplates implements TemplateRepository {
 
   async get(accountId: number, name: string): Promise<TemplateRecord | null> {
     const { rows } = await this.pool.query<TemplateRow & { data: Buffer }>(
-      `SELECT ${TEMPLATE_META}, data FROM templates WHERE account_id = $1 AND name = $2`, [accountId, name]);
+      `SELECT ${TEMPLATE_META}, data FROM templates WHERE account_id = $1 AND name = $2`,
+      [accountId, name],
+    );
     return rows[0] ? { ...rowToTemplateMeta(rows[0]), data: rows[0].data } : null;
   }
 
   async meta(accountId: number, name: string): Promise<TemplateMeta | null> {
-    const { rows } = await this.pool.query<TemplateRow>(
-      `SELECT ${TEMPLATE_META} FROM templates WHERE account_id = $1 AND name = $2`, [accountId, name]);
+    const { rows } = await this.pool.query<TemplateRow>(`SELECT ${TEMPLATE_META} FROM templates WHERE account_id = $1 AND name = $2`, [
+      accountId,
+      name,
+    ]);
     return rows[0] ? rowToTemplateMeta(rows[0]) : null;
   }
 
   async list(accountId: number): Promise<TemplateMeta[]> {
-    const { rows } = await this.pool.query<TemplateRow>(
-      `SELECT ${TEMPLATE_META} FROM templates WHERE account_id = $1 ORDER BY name`, [accountId]);
+    const { rows } = await this.pool.query<TemplateRow>(`SELECT ${TEMPLATE_META} FROM templates WHERE account_id = $1 ORDER BY name`, [
+      accountId,
+    ]);
     return rows.map(rowToTemplateMeta);
   }
 
@@ -322,26 +405,44 @@ class PgTemplates implements TemplateRepository {
   }
 }
 
-interface ShareRow { id: string; account_id: number; template_name: string; created_at: string; expires_at: string }
+interface ShareRow {
+  id: string;
+  account_id: number;
+  template_name: string;
+  created_at: string;
+  expires_at: string;
+}
 const shareLink = (r: ShareRow): ShareLinkRecord => ({
-  id: r.id, accountId: r.account_id, templateName: r.template_name, createdAt: new Date(Number(r.created_at)), expiresAt: new Date(Number(r.expires_at)),
+  id: r.id,
+  accountId: r.account_id,
+  templateName: r.template_name,
+  createdAt: new Date(Number(r.created_at)),
+  expiresAt: new Date(Number(r.expires_at)),
 });
 
 class PgShareLinks implements ShareLinkRepository {
   constructor(private readonly pool: pg.Pool) {}
 
   async add(link: ShareLinkRecord & { tokenHash: string }): Promise<void> {
-    await this.pool.query('INSERT INTO share_links (token_hash, id, account_id, template_name, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
-      [link.tokenHash, link.id, link.accountId, link.templateName, link.createdAt.getTime(), link.expiresAt.getTime()]);
+    await this.pool.query(
+      'INSERT INTO share_links (token_hash, id, account_id, template_name, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
+      [link.tokenHash, link.id, link.accountId, link.templateName, link.createdAt.getTime(), link.expiresAt.getTime()],
+    );
   }
 
   async byTokenHash(tokenHash: string, now: Date): Promise<ShareLinkRecord | null> {
-    const { rows } = await this.pool.query<ShareRow>('SELECT * FROM share_links WHERE token_hash = $1 AND expires_at > $2', [tokenHash, now.getTime()]);
+    const { rows } = await this.pool.query<ShareRow>('SELECT * FROM share_links WHERE token_hash = $1 AND expires_at > $2', [
+      tokenHash,
+      now.getTime(),
+    ]);
     return rows[0] ? shareLink(rows[0]) : null;
   }
 
   async list(accountId: number, now: Date): Promise<ShareLinkRecord[]> {
-    const { rows } = await this.pool.query<ShareRow>('SELECT * FROM share_links WHERE account_id = $1 AND expires_at > $2 ORDER BY created_at DESC, id', [accountId, now.getTime()]);
+    const { rows } = await this.pool.query<ShareRow>(
+      'SELECT * FROM share_links WHERE account_id = $1 AND expires_at > $2 ORDER BY created_at DESC, id',
+      [accountId, now.getTime()],
+    );
     return rows.map(shareLink);
   }
 
@@ -350,7 +451,10 @@ class PgShareLinks implements ShareLinkRepository {
   }
 
   async revokeForTemplate(accountId: number, templateName: string): Promise<number> {
-    return (await this.pool.query('DELETE FROM share_links WHERE account_id = $1 AND template_name = $2', [accountId, templateName])).rowCount ?? 0;
+    return (
+      (await this.pool.query('DELETE FROM share_links WHERE account_id = $1 AND template_name = $2', [accountId, templateName])).rowCount ??
+      0
+    );
   }
 }
 
@@ -363,7 +467,9 @@ class PgAuthFailures implements AuthFailureRepository {
 
   async since(keys: string[], since: number): Promise<{ count: number; oldest: number | null }[]> {
     const { rows } = await this.pool.query<{ key: string; count: string; oldest: string | null }>(
-      'SELECT key, COUNT(*) AS count, MIN(at) AS oldest FROM auth_failures WHERE key = ANY($1::text[]) AND at >= $2 GROUP BY key', [keys, since]);
+      'SELECT key, COUNT(*) AS count, MIN(at) AS oldest FROM auth_failures WHERE key = ANY($1::text[]) AND at >= $2 GROUP BY key',
+      [keys, since],
+    );
     const byKey = new Map(rows.map((r) => [r.key, { count: Number(r.count), oldest: r.oldest === null ? null : Number(r.oldest) }]));
     return keys.map((key) => byKey.get(key) ?? { count: 0, oldest: null });
   }
@@ -410,7 +516,9 @@ SELECT (SELECT slot FROM taken) AS slot, EXISTS (SELECT 1 FROM free) AS had_free
        t.${TEMPLATE_META.split(', ').join(', t.')}
 FROM (SELECT 1) AS one LEFT JOIN templates t ON t.account_id = $1 AND t.name = $8::text`;
 
-type ClaimRow = { slot: number | null; had_free: boolean; reservation: string | null } & { [K in keyof TemplateRow]: TemplateRow[K] | null };
+type ClaimRow = { slot: number | null; had_free: boolean; reservation: string | null } & {
+  [K in keyof TemplateRow]: TemplateRow[K] | null;
+};
 
 /** A slot lease, with what the claim's settling statement frees in the same round trip. */
 interface PgSlotLease extends SlotLease {
@@ -468,8 +576,10 @@ class PgUsage implements UsageRepository {
         } else {
           slot?.forget();
           // The document and the slot in one statement.
-          await this.pool.query(`WITH slot AS (DELETE FROM merge_slots WHERE account_id = $2 AND slot = $3 AND holder = $4), ${kept ? COMMIT_TAIL : REFUND_TAIL}`,
-            [document, accountId, slot?.slot ?? -1, slot?.holder ?? '']);
+          await this.pool.query(
+            `WITH slot AS (DELETE FROM merge_slots WHERE account_id = $2 AND slot = $3 AND holder = $4), ${kept ? COMMIT_TAIL : REFUND_TAIL}`,
+            [document, accountId, slot?.slot ?? -1, slot?.holder ?? ''],
+          );
         }
         settled = true;
       },
@@ -477,8 +587,16 @@ class PgUsage implements UsageRepository {
   }
 
   private async claimRow(accountId: number, limit: number, holder: string, lease: number, claim: UsageClaim): Promise<ClaimRow> {
-    const { rows } = await this.pool.query<ClaimRow>(CLAIM_SQL,
-      [accountId, limit, holder, lease, claim.documentLeaseMs ?? null, usageMonth(), claim.workKey ?? null, claim.template ?? null]);
+    const { rows } = await this.pool.query<ClaimRow>(CLAIM_SQL, [
+      accountId,
+      limit,
+      holder,
+      lease,
+      claim.documentLeaseMs ?? null,
+      usageMonth(),
+      claim.workKey ?? null,
+      claim.template ?? null,
+    ]);
     return rows[0]!;
   }
 
@@ -487,8 +605,8 @@ class PgUsage implements UsageRepository {
     const id = (await this.claimRow(accountId, 0, '', 0, { documentLeaseMs: leaseMs, workKey })).reservation;
     if (id === null) return null;
     return {
-      commit: async () => void await this.pool.query(`WITH ${COMMIT_TAIL}`, [id, accountId]),
-      refund: async () => void await this.pool.query(`WITH ${REFUND_TAIL}`, [id]),
+      commit: async () => void (await this.pool.query(`WITH ${COMMIT_TAIL}`, [id, accountId])),
+      refund: async () => void (await this.pool.query(`WITH ${REFUND_TAIL}`, [id])),
     };
   }
 
@@ -498,7 +616,8 @@ class PgUsage implements UsageRepository {
             gone AS (UPDATE document_reservations SET refunded_at = ${DB_NOW_MS} WHERE expires_at < ${DB_NOW_MS} AND refunded_at IS NULL RETURNING account_id),
             counts AS (SELECT account_id, count(*) AS n FROM gone GROUP BY account_id),
             refunded AS (UPDATE accounts a SET created_documents = GREATEST(0, a.created_documents - c.n) FROM counts c WHERE a.id = c.account_id RETURNING c.n)
-       SELECT COALESCE(SUM(n), 0) AS n FROM refunded`);
+       SELECT COALESCE(SUM(n), 0) AS n FROM refunded`,
+    );
     return Number(rows[0]?.n ?? 0);
   }
 
@@ -519,7 +638,9 @@ class PgUsage implements UsageRepository {
       const taken = await this.pool.query(
         `INSERT INTO merge_slots (account_id, slot, holder, expires_at) VALUES ($1, $2, $3, ${DB_NOW_MS} + $4)
          ON CONFLICT (account_id, slot) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
-         WHERE merge_slots.expires_at < ${DB_NOW_MS}`, [accountId, slot, holder, lease]);
+         WHERE merge_slots.expires_at < ${DB_NOW_MS}`,
+        [accountId, slot, holder, lease],
+      );
       if ((taken.rowCount ?? 0) > 0) return this.lease(accountId, slot, holder, lease);
     }
     return null;
@@ -527,13 +648,20 @@ class PgUsage implements UsageRepository {
 
   private lease(accountId: number, slot: number, holder: string, leaseMs: number): PgSlotLease {
     const renew = setInterval(() => {
-      this.pool.query(`UPDATE merge_slots SET expires_at = ${DB_NOW_MS} + $4 WHERE account_id = $1 AND slot = $2 AND holder = $3`, [accountId, slot, holder, leaseMs])
+      this.pool
+        .query(`UPDATE merge_slots SET expires_at = ${DB_NOW_MS} + $4 WHERE account_id = $1 AND slot = $2 AND holder = $3`, [
+          accountId,
+          slot,
+          holder,
+          leaseMs,
+        ])
         .catch(() => undefined); // the database is away: the lease runs out, as it would for a dead instance
     }, leaseMs / 3);
     renew.unref();
     let released = false;
     const lease: PgSlotLease = {
-      slot, holder,
+      slot,
+      holder,
       forget: () => {
         released = true;
         clearInterval(renew);
@@ -542,7 +670,8 @@ class PgUsage implements UsageRepository {
       release: async () => {
         if (released) return;
         lease.forget();
-        await this.pool.query('DELETE FROM merge_slots WHERE account_id = $1 AND slot = $2 AND holder = $3', [accountId, slot, holder])
+        await this.pool
+          .query('DELETE FROM merge_slots WHERE account_id = $1 AND slot = $2 AND holder = $3', [accountId, slot, holder])
           .catch(() => undefined); // not reachable now: the lease runs out by itself
       },
     };
@@ -565,13 +694,22 @@ class PgJobs implements JobRepository {
       // One account's submissions queue behind each other here, so the count and the key hold.
       await client.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [job.accountId]);
       if (job.idempotencyKey !== undefined) {
-        const earlier = await client.query<{ id: string }>('SELECT id FROM jobs WHERE account_id = $1 AND idempotency_key = $2', [job.accountId, job.idempotencyKey]);
+        const earlier = await client.query<{ id: string }>('SELECT id FROM jobs WHERE account_id = $1 AND idempotency_key = $2', [
+          job.accountId,
+          job.idempotencyKey,
+        ]);
         if (earlier.rows[0]) return { existing: earlier.rows[0].id };
       }
-      const { rows } = await client.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM jobs WHERE account_id = $1 AND state IN ('queued', 'running')", [job.accountId]);
+      const { rows } = await client.query<{ n: number }>(
+        "SELECT COUNT(*)::int AS n FROM jobs WHERE account_id = $1 AND state IN ('queued', 'running')",
+        [job.accountId],
+      );
       if ((rows[0]?.n ?? 0) >= maxWaiting) return 'limit';
-      await client.query(`INSERT INTO jobs (id, account_id, kind, state, request, created_at, due_at, callback_url, idempotency_key)
-        VALUES ($1, $2, $3, 'queued', $4, ${DB_NOW_MS}, ${DB_NOW_MS}, $5, $6)`, [job.id, job.accountId, job.kind, job.request, job.callbackUrl, job.idempotencyKey ?? null]);
+      await client.query(
+        `INSERT INTO jobs (id, account_id, kind, state, request, created_at, due_at, callback_url, idempotency_key)
+        VALUES ($1, $2, $3, 'queued', $4, ${DB_NOW_MS}, ${DB_NOW_MS}, $5, $6)`,
+        [job.id, job.accountId, job.kind, job.request, job.callbackUrl, job.idempotencyKey ?? null],
+      );
       return 'added';
     });
   }
@@ -583,19 +721,26 @@ class PgJobs implements JobRepository {
 
   async list(accountId: number, limit: number, after?: JobCursor): Promise<JobRecord[]> {
     const { rows } = after
-      ? await this.pool.query<JobRow>(`${JOB_SELECT} WHERE account_id = $1 AND (created_at, id) < ($3, $4) ORDER BY created_at DESC, id DESC LIMIT $2`,
-        [accountId, limit, after.createdAt.getTime(), after.id])
+      ? await this.pool.query<JobRow>(
+          `${JOB_SELECT} WHERE account_id = $1 AND (created_at, id) < ($3, $4) ORDER BY created_at DESC, id DESC LIMIT $2`,
+          [accountId, limit, after.createdAt.getTime(), after.id],
+        )
       : await this.pool.query<JobRow>(`${JOB_SELECT} WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [accountId, limit]);
     return rows.map(rowToJob);
   }
 
   async queueStats(): Promise<{ waiting: number; oldestQueuedAt: Date | null }> {
-    const { rows } = await this.pool.query<{ n: string; oldest: string | null }>("SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM jobs WHERE state = 'queued'");
+    const { rows } = await this.pool.query<{ n: string; oldest: string | null }>(
+      "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM jobs WHERE state = 'queued'",
+    );
     return { waiting: Number(rows[0]!.n), oldestQueuedAt: rows[0]!.oldest === null ? null : new Date(Number(rows[0]!.oldest)) };
   }
 
   async result(accountId: number, id: string): Promise<Buffer | null> {
-    const { rows } = await this.pool.query<{ result: Buffer | null }>("SELECT result FROM jobs WHERE account_id = $1 AND id = $2 AND state = 'done'", [accountId, id]);
+    const { rows } = await this.pool.query<{ result: Buffer | null }>(
+      "SELECT result FROM jobs WHERE account_id = $1 AND id = $2 AND state = 'done'",
+      [accountId, id],
+    );
     return rows[0]?.result ?? null;
   }
 
@@ -606,21 +751,25 @@ class PgJobs implements JobRepository {
        UPDATE jobs SET state = 'running', holder = $1, lease_until = (SELECT ms FROM now) + $2, started_at = COALESCE(started_at, (SELECT ms FROM now)), attempts = attempts + 1
        WHERE id = (SELECT id FROM jobs WHERE (state = 'queued' AND due_at <= (SELECT ms FROM now)) OR (state = 'running' AND lease_until < (SELECT ms FROM now))
                    ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-       RETURNING ${jobColumns}, request`, [holder, leaseMs]);
+       RETURNING ${jobColumns}, request`,
+      [holder, leaseMs],
+    );
     return rows[0] ? { job: rowToJob(rows[0]), request: rows[0].request, holder } : null;
   }
 
   async renew(id: string, holder: string, leaseMs: number, progress?: JobProgress): Promise<boolean> {
     const result = await this.pool.query(
       `UPDATE jobs SET lease_until = ${DB_NOW_MS} + $1, progress = COALESCE($2, progress) WHERE id = $3 AND holder = $4 AND state = 'running'`,
-      [leaseMs, progress ? JSON.stringify(progress) : null, id, holder]);
+      [leaseMs, progress ? JSON.stringify(progress) : null, id, holder],
+    );
     return (result.rowCount ?? 0) > 0;
   }
 
   async requeue(id: string, holder: string, delayMs: number): Promise<void> {
     await this.pool.query(
       `UPDATE jobs SET state = 'queued', holder = NULL, lease_until = NULL, progress = NULL, attempts = attempts - 1, due_at = ${DB_NOW_MS} + $1 WHERE id = $2 AND holder = $3 AND state = 'running'`,
-      [delayMs, id, holder]);
+      [delayMs, id, holder],
+    );
   }
 
   async finish(id: string, holder: string, outcome: JobOutcome, retainMs: number): Promise<boolean> {
@@ -640,7 +789,17 @@ class PgJobs implements JobRepository {
                    WHERE id IN (SELECT account_id FROM settled)
                      AND CASE WHEN $8::boolean THEN NOT EXISTS (SELECT 1 FROM pending) ELSE EXISTS (SELECT 1 FROM pending) AND created_documents > 0 END)
        SELECT COUNT(*) AS n FROM ended`,
-      [ok ? 'done' : 'failed', ok ? outcome.result : null, ok ? null : outcome.error.status, ok ? null : outcome.error.message, retainMs, id, holder, ok]);
+      [
+        ok ? 'done' : 'failed',
+        ok ? outcome.result : null,
+        ok ? null : outcome.error.status,
+        ok ? null : outcome.error.message,
+        retainMs,
+        id,
+        holder,
+        ok,
+      ],
+    );
     return Number(rows[0]?.n ?? 0) > 0;
   }
 
@@ -650,17 +809,31 @@ class PgJobs implements JobRepository {
        UPDATE jobs SET callback_due_at = (SELECT ms FROM now) + $1, callback_attempts = callback_attempts + 1
        WHERE id IN (SELECT id FROM jobs WHERE callback_state = 'pending' AND callback_due_at <= (SELECT ms FROM now) AND NOT (account_id = ANY($3::bigint[]))
                     ORDER BY callback_due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-       RETURNING ${jobColumns}`, [leaseMs, limit, skipAccounts]);
+       RETURNING ${jobColumns}`,
+      [leaseMs, limit, skipAccounts],
+    );
     return rows.map(rowToJob);
   }
 
-  async callbackAttempted(id: string, outcome: { delivered: true } | { delivered: false; error: string; retryInMs: number | null }): Promise<void> {
+  async callbackAttempted(
+    id: string,
+    outcome: { delivered: true } | { delivered: false; error: string; retryInMs: number | null },
+  ): Promise<void> {
     if (outcome.delivered) {
-      await this.pool.query("UPDATE jobs SET callback_state = 'delivered', callback_due_at = NULL, callback_error = NULL WHERE id = $1", [id]);
+      await this.pool.query("UPDATE jobs SET callback_state = 'delivered', callback_due_at = NULL, callback_error = NULL WHERE id = $1", [
+        id,
+      ]);
     } else if (outcome.retryInMs === null) {
-      await this.pool.query("UPDATE jobs SET callback_state = 'failed', callback_due_at = NULL, callback_error = $1 WHERE id = $2", [outcome.error, id]);
+      await this.pool.query("UPDATE jobs SET callback_state = 'failed', callback_due_at = NULL, callback_error = $1 WHERE id = $2", [
+        outcome.error,
+        id,
+      ]);
     } else {
-      await this.pool.query(`UPDATE jobs SET callback_due_at = ${DB_NOW_MS} + $1, callback_error = $2 WHERE id = $3`, [outcome.retryInMs, outcome.error, id]);
+      await this.pool.query(`UPDATE jobs SET callback_due_at = ${DB_NOW_MS} + $1, callback_error = $2 WHERE id = $3`, [
+        outcome.retryInMs,
+        outcome.error,
+        id,
+      ]);
     }
   }
 
@@ -670,7 +843,9 @@ class PgJobs implements JobRepository {
 
   async deleteExpired(): Promise<number> {
     // A finished job waits for its callback's last attempt before it goes.
-    const result = await this.pool.query(`DELETE FROM jobs WHERE expires_at < ${DB_NOW_MS} AND (callback_state IS NULL OR callback_state <> 'pending')`);
+    const result = await this.pool.query(
+      `DELETE FROM jobs WHERE expires_at < ${DB_NOW_MS} AND (callback_state IS NULL OR callback_state <> 'pending')`,
+    );
     return result.rowCount ?? 0;
   }
 }

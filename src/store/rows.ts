@@ -15,9 +15,10 @@ export function usageMonth(at = new Date()): string {
  * the month). `month` and `id` are the dialect's parameter placeholders.
  */
 export function countUsageSql(counter: 'documents' | 'proofing', month: string, id: string): string {
-  const [column, other, max] = counter === 'documents'
-    ? ['created_documents', 'proofing_transactions', 'max_documents']
-    : ['proofing_transactions', 'created_documents', 'max_proofing'];
+  const [column, other, max] =
+    counter === 'documents'
+      ? ['created_documents', 'proofing_transactions', 'max_documents']
+      : ['proofing_transactions', 'created_documents', 'max_proofing'];
   const stale = `usage_month IS NOT NULL AND usage_month <> ${month}`;
   return `UPDATE accounts SET
       ${column} = CASE WHEN ${stale} THEN 1 ELSE ${column} + 1 END,
@@ -134,13 +135,16 @@ export function rowToJob(r: JobRow): JobRecord {
     finishedAt: dateOrNull(r.finished_at),
     expiresAt: dateOrNull(r.expires_at),
     attempts: Number(r.attempts),
-    progress: r.progress ? JSON.parse(r.progress) as JobProgress : null,
+    progress: r.progress ? (JSON.parse(r.progress) as JobProgress) : null,
     error: r.error_status === null ? null : { status: Number(r.error_status), message: r.error_message ?? '' },
-    callback: r.callback_url === null ? null : {
-      url: r.callback_url,
-      state: (r.callback_state ?? 'pending') as 'pending' | 'delivered' | 'failed',
-      attempts: Number(r.callback_attempts),
-      lastError: r.callback_error,
-    },
+    callback:
+      r.callback_url === null
+        ? null
+        : {
+            url: r.callback_url,
+            state: (r.callback_state ?? 'pending') as 'pending' | 'delivered' | 'failed',
+            attempts: Number(r.callback_attempts),
+            lastError: r.callback_error,
+          },
   };
 }

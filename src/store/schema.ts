@@ -19,19 +19,31 @@ export interface SchemaState {
 }
 
 export type SchemaFit =
-  | { serve: true; database: number; instance: number }
-  | { serve: false; database: number | null; instance: number; reason: string };
+  { serve: true; database: number; instance: number } | { serve: false; database: number | null; instance: number; reason: string };
 
 /** How this instance (built for schema `instance`) stands to the schema it found. */
 export function schemaFit(found: SchemaState | null, instance: number): SchemaFit {
-  if (!found) return { serve: false, database: null, instance, reason: 'the database has no docsmith schema; restart docsmith to set it up, or restore a backup' };
+  if (!found)
+    return {
+      serve: false,
+      database: null,
+      instance,
+      reason: 'the database has no docsmith schema; restart docsmith to set it up, or restore a backup',
+    };
   if (found.version === instance) return { serve: true, database: found.version, instance };
   if (found.version < instance) {
-    return { serve: false, database: found.version, instance, reason: `the database schema is at version ${found.version}, older than this docsmith's ${instance} (restored from a backup?); restart docsmith to migrate it` };
+    return {
+      serve: false,
+      database: found.version,
+      instance,
+      reason: `the database schema is at version ${found.version}, older than this docsmith's ${instance} (restored from a backup?); restart docsmith to migrate it`,
+    };
   }
   if (found.oldestReader <= instance) return { serve: true, database: found.version, instance };
   return {
-    serve: false, database: found.version, instance,
+    serve: false,
+    database: found.version,
+    instance,
     reason: `the database schema is at version ${found.version}, which docsmith built for schema ${found.oldestReader} or newer can serve; this instance is built for ${instance}: upgrade it to the release that migrated the database`,
   };
 }

@@ -10,11 +10,38 @@ import type BetterSqlite3 from 'better-sqlite3';
  * the garbage collector frees a statement (node::ObjectWrap's cleanup hook), so each Node gets
  * the line that works there.
  */
-export const Database = createRequire(import.meta.url)(Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3' : 'better-sqlite3-node20') as typeof BetterSqlite3;
+export const Database = createRequire(import.meta.url)(
+  Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3' : 'better-sqlite3-node20',
+) as typeof BetterSqlite3;
 type Database = BetterSqlite3.Database;
 import type {
-  Account, AccountPatch, AccountRepository, ApiKeyRecord, ApiKeyRepository, NewAccount, NewTemplate,
-  AuthFailureRepository, ClaimResult, ClaimedJob, DocumentReservation, JobCursor, JobOutcome, JobProgress, JobRecord, JobRepository, NewJob, ShareLinkRecord, ShareLinkRepository, SlotLease, Store, StoreHealth, TemplateMeta, TemplateRecord, TemplateRepository, UsageClaim, UsageRepository,
+  Account,
+  AccountPatch,
+  AccountRepository,
+  ApiKeyRecord,
+  ApiKeyRepository,
+  NewAccount,
+  NewTemplate,
+  AuthFailureRepository,
+  ClaimResult,
+  ClaimedJob,
+  DocumentReservation,
+  JobCursor,
+  JobOutcome,
+  JobProgress,
+  JobRecord,
+  JobRepository,
+  NewJob,
+  ShareLinkRecord,
+  ShareLinkRepository,
+  SlotLease,
+  Store,
+  StoreHealth,
+  TemplateMeta,
+  TemplateRecord,
+  TemplateRepository,
+  UsageClaim,
+  UsageRepository,
 } from './types.js';
 import { DuplicateError } from './types.js';
 import { asStorageUnavailable, BackupError, healthOf, NO_SCHEMA } from './errors.js';
@@ -23,7 +50,20 @@ import { processAlive } from '../util/process.js';
 import { freeBytesSync } from '../util/disk.js';
 import { StorageUnavailableError } from '../errors.js';
 import { SQLITE_MIGRATIONS, SQLITE_OLDEST_READER } from './migrations.js';
-import { countUsageSql, usageMonth, accountColumns, jobColumns, type AccountRow, type ApiKeyRow, type JobRow, rowToAccount, rowToApiKey, rowToJob, rowToTemplateMeta, type TemplateRow } from './rows.js';
+import {
+  countUsageSql,
+  usageMonth,
+  accountColumns,
+  jobColumns,
+  type AccountRow,
+  type ApiKeyRow,
+  type JobRow,
+  rowToAccount,
+  rowToApiKey,
+  rowToJob,
+  rowToTemplateMeta,
+  type TemplateRow,
+} from './rows.js';
 
 /** Takes group and other permissions away (the secret key beside the database is 0600 already). */
 function restrictMode(file: string, mode: number): void {
@@ -40,7 +80,10 @@ function restrictMode(file: string, mode: number): void {
  * up and tries again; the file comes back when there is room (see SqliteStore.ping).
  */
 export class DiskReserve {
-  constructor(readonly file: string, private readonly bytes = 16 * 1024 * 1024) {}
+  constructor(
+    readonly file: string,
+    private readonly bytes = 16 * 1024 * 1024,
+  ) {}
 
   /** Puts the reserve back when it is missing and the disk has room for it and more. */
   ensure(): void {
@@ -73,7 +116,10 @@ export class DiskReserve {
 export class SpaceReturner {
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly db: Database, private readonly reserve: DiskReserve) {}
+  constructor(
+    private readonly db: Database,
+    private readonly reserve: DiskReserve,
+  ) {}
 
   /**
    * Runs a delete, on a full disk too (see DiskReserve.freeing), and gives the space back soon
@@ -164,10 +210,17 @@ function migrate(db: Database): void {
   db.transaction(() => {
     const columns = db.prepare('PRAGMA table_info(schema_migrations)').all() as { name: string }[];
     if (!columns.some((c) => c.name === 'oldest_reader')) db.exec('ALTER TABLE schema_migrations ADD COLUMN oldest_reader INTEGER');
-    const rows = db.prepare('SELECT version, oldest_reader FROM schema_migrations').all() as { version: number; oldest_reader: number | null }[];
+    const rows = db.prepare('SELECT version, oldest_reader FROM schema_migrations').all() as {
+      version: number;
+      oldest_reader: number | null;
+    }[];
     for (const version of pendingMigrations(rows, SQLITE_MIGRATIONS.length)) {
       db.exec(SQLITE_MIGRATIONS[version - 1]!);
-      db.prepare('INSERT INTO schema_migrations (version, applied_at, oldest_reader) VALUES (?, ?, ?)').run(version, Date.now(), SQLITE_OLDEST_READER);
+      db.prepare('INSERT INTO schema_migrations (version, applied_at, oldest_reader) VALUES (?, ?, ?)').run(
+        version,
+        Date.now(),
+        SQLITE_OLDEST_READER,
+      );
     }
   }).immediate();
 }
@@ -190,7 +243,11 @@ class SqliteStore implements Store {
 
   private readonly space: SpaceReturner;
 
-  constructor(private readonly db: Database, private readonly counters: Database, private readonly reserve: DiskReserve) {
+  constructor(
+    private readonly db: Database,
+    private readonly counters: Database,
+    private readonly reserve: DiskReserve,
+  ) {
     this.space = new SpaceReturner(db, reserve);
     this.jobs = new SqliteJobs(db, this.space);
     this.shareLinks = new SqliteShareLinks(db);
@@ -204,10 +261,12 @@ class SqliteStore implements Store {
   async ping(): Promise<StoreHealth> {
     let found: SchemaState | null;
     try {
-      const row = prepared(this.db, 'SELECT * FROM schema_migrations ORDER BY version DESC LIMIT 1').get() as { version: number; oldest_reader?: number | null } | undefined;
+      const row = prepared(this.db, 'SELECT * FROM schema_migrations ORDER BY version DESC LIMIT 1').get() as
+        { version: number; oldest_reader?: number | null } | undefined;
       found = stateOf(row && { version: row.version, oldest_reader: row.oldest_reader ?? null });
     } catch (error) {
-      if (/42P01|no such table/.test(`${(error as { code?: string }).code} ${(error as Error).message}`)) throw new StorageUnavailableError(NO_SCHEMA, NO_SCHEMA);
+      if (/42P01|no such table/.test(`${(error as { code?: string }).code} ${(error as Error).message}`))
+        throw new StorageUnavailableError(NO_SCHEMA, NO_SCHEMA);
       throw asStorageUnavailable(error) ?? error;
     }
     const health = healthOf(schemaFit(found, SQLITE_MIGRATIONS.length));
@@ -227,7 +286,9 @@ class SqliteStore implements Store {
       }
     };
     if ([live, `${live}-wal`, `${live}-shm`, `${live}-journal`].some((part) => same(target, part))) {
-      throw new BackupError(`--out ${file} is the live database (or its journal); a backup written there would destroy it. Choose another file.`);
+      throw new BackupError(
+        `--out ${file} is the live database (or its journal); a backup written there would destroy it. Choose another file.`,
+      );
     }
     if (fs.existsSync(target) && fs.statSync(target).isDirectory()) {
       throw new BackupError(`--out ${file} is a folder; name a file in it, e.g. ${path.join(file, 'docsmith-backup.sqlite')}`);
@@ -257,7 +318,10 @@ class SqliteStore implements Store {
 }
 
 class SqliteAccounts implements AccountRepository {
-  constructor(private readonly db: Database, private readonly space: SpaceReturner) {}
+  constructor(
+    private readonly db: Database,
+    private readonly space: SpaceReturner,
+  ) {}
 
   async create(account: NewAccount): Promise<Account> {
     try {
@@ -285,8 +349,16 @@ class SqliteAccounts implements AccountRepository {
         `INSERT INTO accounts (username, password_hash, licence, max_documents, max_templates, max_proofing, valid_until, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(a.username, a.passwordHash, a.licence, a.maxDocuments, a.maxTemplates, a.maxProofingTransactions,
-        a.validUntil ? a.validUntil.getTime() : null, Date.now());
+      .run(
+        a.username,
+        a.passwordHash,
+        a.licence,
+        a.maxDocuments,
+        a.maxTemplates,
+        a.maxProofingTransactions,
+        a.validUntil ? a.validUntil.getTime() : null,
+        Date.now(),
+      );
   }
 
   async byId(id: number): Promise<Account | null> {
@@ -300,14 +372,21 @@ class SqliteAccounts implements AccountRepository {
   }
 
   async byApiKey(keyHash: string): Promise<Account | null> {
-    const row = prepared(this.db, `${ACCOUNT_SELECT} WHERE id = (SELECT account_id FROM api_keys WHERE key_hash = ? AND active = 1)`).get(keyHash) as AccountRow | undefined;
+    const row = prepared(this.db, `${ACCOUNT_SELECT} WHERE id = (SELECT account_id FROM api_keys WHERE key_hash = ? AND active = 1)`).get(
+      keyHash,
+    ) as AccountRow | undefined;
     return row ? rowToAccount(row) : null;
   }
 
   async storageBytes(id: number): Promise<number> {
     // length() of a blob reads its size from the record header, not its pages.
-    return (prepared(this.db, `SELECT (SELECT COALESCE(SUM(size), 0) FROM templates WHERE account_id = ?)
-      + (SELECT COALESCE(SUM(COALESCE(length(request), 0) + COALESCE(length(result), 0)), 0) FROM jobs WHERE account_id = ?) AS n`).get(id, id) as { n: number }).n;
+    return (
+      prepared(
+        this.db,
+        `SELECT (SELECT COALESCE(SUM(size), 0) FROM templates WHERE account_id = ?)
+      + (SELECT COALESCE(SUM(COALESCE(length(request), 0) + COALESCE(length(result), 0)), 0) FROM jobs WHERE account_id = ?) AS n`,
+      ).get(id, id) as { n: number }
+    ).n;
   }
 
   async list(): Promise<Account[]> {
@@ -343,14 +422,16 @@ class SqliteApiKeys implements ApiKeyRepository {
   constructor(private readonly db: Database) {}
 
   async add(accountId: number, key: { keyHash: string; keySealed: string }, maxKeys: number): Promise<'added' | 'limit'> {
-    return this.db.transaction((): 'added' | 'limit' => {
-      const { n } = prepared(this.db, 'SELECT COUNT(*) AS n FROM api_keys WHERE account_id = ?').get(accountId) as { n: number };
-      if (n >= maxKeys) return 'limit';
-      this.db
-        .prepare('INSERT INTO api_keys (account_id, key_hash, key_sealed, active, created_at) VALUES (?, ?, ?, 1, ?)')
-        .run(accountId, key.keyHash, key.keySealed, Date.now());
-      return 'added';
-    }).immediate();
+    return this.db
+      .transaction((): 'added' | 'limit' => {
+        const { n } = prepared(this.db, 'SELECT COUNT(*) AS n FROM api_keys WHERE account_id = ?').get(accountId) as { n: number };
+        if (n >= maxKeys) return 'limit';
+        this.db
+          .prepare('INSERT INTO api_keys (account_id, key_hash, key_sealed, active, created_at) VALUES (?, ?, ?, 1, ?)')
+          .run(accountId, key.keyHash, key.keySealed, Date.now());
+        return 'added';
+      })
+      .immediate();
   }
 
   async list(accountId: number): Promise<ApiKeyRecord[]> {
@@ -375,37 +456,40 @@ class SqliteApiKeys implements ApiKeyRepository {
 const TEMPLATE_META = 'name, format, size, sha256, modified_at';
 
 class SqliteTemplates implements TemplateRepository {
-  constructor(private readonly db: Database, private readonly space: SpaceReturner) {}
+  constructor(
+    private readonly db: Database,
+    private readonly space: SpaceReturner,
+  ) {}
 
   async put(accountId: number, t: NewTemplate, maxTemplates: number): Promise<'created' | 'replaced' | 'limit'> {
-    return this.db.transaction((): 'created' | 'replaced' | 'limit' => {
-      const exists = prepared(this.db, 'SELECT 1 FROM templates WHERE account_id = ? AND name = ?').get(accountId, t.name);
-      if (!exists) {
-        const { n } = prepared(this.db, 'SELECT COUNT(*) AS n FROM templates WHERE account_id = ?').get(accountId) as { n: number };
-        if (n >= maxTemplates) return 'limit';
-      }
-      this.db
-        .prepare(
-          `INSERT INTO templates (account_id, name, format, size, sha256, modified_at, data) VALUES (?, ?, ?, ?, ?, ?, ?)
+    return this.db
+      .transaction((): 'created' | 'replaced' | 'limit' => {
+        const exists = prepared(this.db, 'SELECT 1 FROM templates WHERE account_id = ? AND name = ?').get(accountId, t.name);
+        if (!exists) {
+          const { n } = prepared(this.db, 'SELECT COUNT(*) AS n FROM templates WHERE account_id = ?').get(accountId) as { n: number };
+          if (n >= maxTemplates) return 'limit';
+        }
+        this.db
+          .prepare(
+            `INSERT INTO templates (account_id, name, format, size, sha256, modified_at, data) VALUES (?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (account_id, name) DO UPDATE SET format = excluded.format, size = excluded.size,
              sha256 = excluded.sha256, modified_at = excluded.modified_at, data = excluded.data`,
-        )
-        .run(accountId, t.name, t.format, t.data.length, t.sha256, Date.now(), t.data);
-      return exists ? 'replaced' : 'created';
-    }).immediate();
+          )
+          .run(accountId, t.name, t.format, t.data.length, t.sha256, Date.now(), t.data);
+        return exists ? 'replaced' : 'created';
+      })
+      .immediate();
   }
 
   async get(accountId: number, name: string): Promise<TemplateRecord | null> {
-    const row = this.db
-      .prepare(`SELECT ${TEMPLATE_META}, data FROM templates WHERE account_id = ? AND name = ?`)
-      .get(accountId, name) as (TemplateRow & { data: Buffer }) | undefined;
+    const row = this.db.prepare(`SELECT ${TEMPLATE_META}, data FROM templates WHERE account_id = ? AND name = ?`).get(accountId, name) as
+      (TemplateRow & { data: Buffer }) | undefined;
     return row ? { ...rowToTemplateMeta(row), data: row.data } : null;
   }
 
   async meta(accountId: number, name: string): Promise<TemplateMeta | null> {
-    const row = this.db
-      .prepare(`SELECT ${TEMPLATE_META} FROM templates WHERE account_id = ? AND name = ?`)
-      .get(accountId, name) as TemplateRow | undefined;
+    const row = this.db.prepare(`SELECT ${TEMPLATE_META} FROM templates WHERE account_id = ? AND name = ?`).get(accountId, name) as
+      TemplateRow | undefined;
     return row ? rowToTemplateMeta(row) : null;
   }
 
@@ -421,7 +505,9 @@ class SqliteTemplates implements TemplateRepository {
   }
 
   async delete(accountId: number, name: string): Promise<boolean> {
-    return this.space.delete(() => prepared(this.db, 'DELETE FROM templates WHERE account_id = ? AND name = ?').run(accountId, name).changes > 0);
+    return this.space.delete(
+      () => prepared(this.db, 'DELETE FROM templates WHERE account_id = ? AND name = ?').run(accountId, name).changes > 0,
+    );
   }
 }
 
@@ -429,26 +515,44 @@ class SqliteTemplates implements TemplateRepository {
  * Slots are lease rows so that every process sharing the file sees them. A lease ends when it
  * is released, when it expires, or when the process holding it is gone.
  */
-interface ShareRow { id: string; account_id: number; template_name: string; created_at: number; expires_at: number }
+interface ShareRow {
+  id: string;
+  account_id: number;
+  template_name: string;
+  created_at: number;
+  expires_at: number;
+}
 const shareLink = (r: ShareRow): ShareLinkRecord => ({
-  id: r.id, accountId: r.account_id, templateName: r.template_name, createdAt: new Date(r.created_at), expiresAt: new Date(r.expires_at),
+  id: r.id,
+  accountId: r.account_id,
+  templateName: r.template_name,
+  createdAt: new Date(r.created_at),
+  expiresAt: new Date(r.expires_at),
 });
 
 class SqliteShareLinks implements ShareLinkRepository {
   constructor(private readonly db: Database) {}
 
   async add(link: ShareLinkRecord & { tokenHash: string }): Promise<void> {
-    prepared(this.db, 'INSERT INTO share_links (token_hash, id, account_id, template_name, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(link.tokenHash, link.id, link.accountId, link.templateName, link.createdAt.getTime(), link.expiresAt.getTime());
+    prepared(
+      this.db,
+      'INSERT INTO share_links (token_hash, id, account_id, template_name, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ).run(link.tokenHash, link.id, link.accountId, link.templateName, link.createdAt.getTime(), link.expiresAt.getTime());
   }
 
   async byTokenHash(tokenHash: string, now: Date): Promise<ShareLinkRecord | null> {
-    const row = prepared(this.db, 'SELECT * FROM share_links WHERE token_hash = ? AND expires_at > ?').get(tokenHash, now.getTime()) as ShareRow | undefined;
+    const row = prepared(this.db, 'SELECT * FROM share_links WHERE token_hash = ? AND expires_at > ?').get(tokenHash, now.getTime()) as
+      ShareRow | undefined;
     return row ? shareLink(row) : null;
   }
 
   async list(accountId: number, now: Date): Promise<ShareLinkRecord[]> {
-    return (prepared(this.db, 'SELECT * FROM share_links WHERE account_id = ? AND expires_at > ? ORDER BY created_at DESC, id').all(accountId, now.getTime()) as ShareRow[]).map(shareLink);
+    return (
+      prepared(this.db, 'SELECT * FROM share_links WHERE account_id = ? AND expires_at > ? ORDER BY created_at DESC, id').all(
+        accountId,
+        now.getTime(),
+      ) as ShareRow[]
+    ).map(shareLink);
   }
 
   async revoke(accountId: number, id: string): Promise<boolean> {
@@ -502,23 +606,34 @@ class SqliteUsage implements UsageRepository {
     // With a work key, an earlier attempt's reservation is taken over instead of counting again.
     const reserveRow = (accountId: number, leaseMs: number, workKey: string | null): number | null => {
       if (workKey !== null) {
-        const earlier = sql('UPDATE document_reservations SET expires_at = ? WHERE work_key = ? AND refunded_at IS NULL AND account_id = ? RETURNING id').get(Date.now() + leaseMs, workKey, accountId) as { id: number } | undefined;
+        const earlier = sql(
+          'UPDATE document_reservations SET expires_at = ? WHERE work_key = ? AND refunded_at IS NULL AND account_id = ? RETURNING id',
+        ).get(Date.now() + leaseMs, workKey, accountId) as { id: number } | undefined;
         if (earlier) return earlier.id;
       }
       if (count.run({ id: accountId, month: usageMonth() }).changes === 0) return null;
-      return Number(sql('INSERT INTO document_reservations (account_id, expires_at, work_key) VALUES (?, ?, ?)').run(accountId, Date.now() + leaseMs, workKey).lastInsertRowid);
+      return Number(
+        sql('INSERT INTO document_reservations (account_id, expires_at, work_key) VALUES (?, ?, ?)').run(
+          accountId,
+          Date.now() + leaseMs,
+          workKey,
+        ).lastInsertRowid,
+      );
     };
     const reserve = db.transaction(reserveRow);
     this.reserveTx = (accountId, leaseMs, workKey) => reserve.immediate(accountId, leaseMs, workKey);
     // One the sweep took back meanwhile (a slow delivery) is counted again; none left: committed already.
     const commitRow = (id: number, accountId: number) => {
-      const gone = sql('DELETE FROM document_reservations WHERE id = ? RETURNING refunded_at').get(id) as { refunded_at: number | null } | undefined;
-      if (gone && gone.refunded_at !== null) sql('UPDATE accounts SET created_documents = created_documents + 1 WHERE id = ?').run(accountId);
+      const gone = sql('DELETE FROM document_reservations WHERE id = ? RETURNING refunded_at').get(id) as
+        { refunded_at: number | null } | undefined;
+      if (gone && gone.refunded_at !== null)
+        sql('UPDATE accounts SET created_documents = created_documents + 1 WHERE id = ?').run(accountId);
     };
     const commit = db.transaction(commitRow);
     this.commitTx = (id, accountId) => commit.immediate(id, accountId);
     const refundRow = (id: number, accountId: number) => {
-      const gone = sql('DELETE FROM document_reservations WHERE id = ? RETURNING refunded_at').get(id) as { refunded_at: number | null } | undefined;
+      const gone = sql('DELETE FROM document_reservations WHERE id = ? RETURNING refunded_at').get(id) as
+        { refunded_at: number | null } | undefined;
       if (gone && gone.refunded_at === null) {
         sql('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(accountId);
       }
@@ -529,7 +644,9 @@ class SqliteUsage implements UsageRepository {
       const now = Date.now();
       // Marked, not removed: a commit that comes later counts it again (see migrations.ts, workKeys).
       sql('DELETE FROM document_reservations WHERE refunded_at < ?').run(now - REFUNDED_KEPT_MS);
-      const rows = sql('UPDATE document_reservations SET refunded_at = ? WHERE expires_at < ? AND refunded_at IS NULL RETURNING account_id').all(now, now) as { account_id: number }[];
+      const rows = sql(
+        'UPDATE document_reservations SET refunded_at = ? WHERE expires_at < ? AND refunded_at IS NULL RETURNING account_id',
+      ).all(now, now) as { account_id: number }[];
       for (const row of rows) {
         sql('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(row.account_id);
       }
@@ -538,7 +655,11 @@ class SqliteUsage implements UsageRepository {
     this.refundExpiredTx = () => refundExpired.immediate();
     const acquireRow = (accountId: number, limit: number, leaseMs: number, holder: string): number | null => {
       const now = Date.now();
-      const rows = sql('SELECT slot, holder, expires_at FROM merge_slots WHERE account_id = ?').all(accountId) as { slot: number; holder: string; expires_at: number }[];
+      const rows = sql('SELECT slot, holder, expires_at FROM merge_slots WHERE account_id = ?').all(accountId) as {
+        slot: number;
+        holder: string;
+        expires_at: number;
+      }[];
       const taken = new Set<number>();
       for (const row of rows) {
         const pid = Number(row.holder.split(':')[0]);
@@ -550,7 +671,12 @@ class SqliteUsage implements UsageRepository {
       }
       for (let candidate = 0; candidate < limit; candidate++) {
         if (taken.has(candidate)) continue;
-        sql('INSERT INTO merge_slots (account_id, slot, holder, expires_at) VALUES (?, ?, ?, ?)').run(accountId, candidate, holder, now + leaseMs);
+        sql('INSERT INTO merge_slots (account_id, slot, holder, expires_at) VALUES (?, ?, ?, ?)').run(
+          accountId,
+          candidate,
+          holder,
+          now + leaseMs,
+        );
         return candidate;
       }
       return null;
@@ -581,7 +707,8 @@ class SqliteUsage implements UsageRepository {
 
   async claim(accountId: number, wanted: UsageClaim): Promise<ClaimResult> {
     // Nothing to count or hold (a test run that is not a merge): no write at all.
-    if (!wanted.slot && wanted.documentLeaseMs === undefined) return { granted: { settle: async () => undefined }, template: this.templateMeta(accountId, wanted.template) };
+    if (!wanted.slot && wanted.documentLeaseMs === undefined)
+      return { granted: { settle: async () => undefined }, template: this.templateMeta(accountId, wanted.template) };
     const holder = wanted.slot ? `${process.pid}:${randomUUID()}` : null;
     const claimed = this.claimTx(accountId, wanted, holder ?? '');
     if (claimed === 'slots' || claimed === 'documents') return { refused: claimed };
@@ -601,7 +728,8 @@ class SqliteUsage implements UsageRepository {
 
   private templateMeta(accountId: number, name: string | undefined): TemplateMeta | null {
     if (name === undefined) return null;
-    const row = prepared(this.db, `SELECT ${TEMPLATE_META} FROM templates WHERE account_id = ? AND name = ?`).get(accountId, name) as TemplateRow | undefined;
+    const row = prepared(this.db, `SELECT ${TEMPLATE_META} FROM templates WHERE account_id = ? AND name = ?`).get(accountId, name) as
+      TemplateRow | undefined;
     return row ? rowToTemplateMeta(row) : null;
   }
 
@@ -650,18 +778,31 @@ class SqliteJobs implements JobRepository {
   private readonly claimCallbacksTx: (leaseMs: number, limit: number, skipAccounts: string) => JobRecord[];
   private readonly finishTx: (id: string, holder: string, outcome: JobOutcome, retainMs: number) => boolean;
 
-  constructor(private readonly db: Database, private readonly space: SpaceReturner) {
+  constructor(
+    private readonly db: Database,
+    private readonly space: SpaceReturner,
+  ) {
     const sql = (text: string) => prepared(db, text);
     const add = db.transaction((job: NewJob, maxWaiting: number): 'added' | 'limit' | { existing: string } => {
       if (job.idempotencyKey !== undefined) {
-        const earlier = sql('SELECT id FROM jobs WHERE account_id = ? AND idempotency_key = ?').get(job.accountId, job.idempotencyKey) as { id: string } | undefined;
+        const earlier = sql('SELECT id FROM jobs WHERE account_id = ? AND idempotency_key = ?').get(job.accountId, job.idempotencyKey) as
+          { id: string } | undefined;
         if (earlier) return { existing: earlier.id };
       }
       const { n } = sql(`SELECT COUNT(*) AS n FROM jobs WHERE account_id = ? AND ${WAITING}`).get(job.accountId) as { n: number };
       if (n >= maxWaiting) return 'limit';
       const now = Date.now();
       sql(`INSERT INTO jobs (id, account_id, kind, state, request, created_at, due_at, callback_url, idempotency_key)
-        VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)`).run(job.id, job.accountId, job.kind, job.request, now, now, job.callbackUrl, job.idempotencyKey ?? null);
+        VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)`).run(
+        job.id,
+        job.accountId,
+        job.kind,
+        job.request,
+        now,
+        now,
+        job.callbackUrl,
+        job.idempotencyKey ?? null,
+      );
       return 'added';
     });
     this.addTx = (job, maxWaiting) => add.immediate(job, maxWaiting);
@@ -681,7 +822,8 @@ class SqliteJobs implements JobRepository {
       const rows = sql(`${JOB_SELECT} WHERE callback_state = 'pending' AND callback_due_at <= ?
         AND account_id NOT IN (SELECT value FROM json_each(?)) ORDER BY callback_due_at LIMIT ?`).all(now, skipAccounts, limit) as JobRow[];
       // The attempt counts when it is taken up: one whose instance died before recording it is not numbered again.
-      for (const row of rows) sql('UPDATE jobs SET callback_due_at = ?, callback_attempts = callback_attempts + 1 WHERE id = ?').run(now + leaseMs, row.id);
+      for (const row of rows)
+        sql('UPDATE jobs SET callback_due_at = ?, callback_attempts = callback_attempts + 1 WHERE id = ?').run(now + leaseMs, row.id);
       return rows.map((row) => rowToJob({ ...row, callback_attempts: Number(row.callback_attempts) + 1 }));
     });
     this.claimCallbacksTx = (leaseMs, limit, skipAccounts) => claimCallbacks.immediate(leaseMs, limit, skipAccounts);
@@ -694,16 +836,27 @@ class SqliteJobs implements JobRepository {
           callback_state = CASE WHEN callback_url IS NULL THEN NULL ELSE 'pending' END,
           callback_due_at = CASE WHEN callback_url IS NULL THEN NULL ELSE ? END
         WHERE id = ? AND holder = ? AND state = 'running' RETURNING account_id`).get(
-        ok ? 'done' : 'failed', ok ? outcome.result : null, ok ? null : outcome.error.status, ok ? null : outcome.error.message,
-        now, now + retainMs, now, id, holder,
+        ok ? 'done' : 'failed',
+        ok ? outcome.result : null,
+        ok ? null : outcome.error.status,
+        ok ? null : outcome.error.message,
+        now,
+        now + retainMs,
+        now,
+        id,
+        holder,
       ) as { account_id: number } | undefined;
       if (!ended) return false;
       // Its reserved document settles with it: committed with a result (counted again if the sweep
       // took it back meanwhile), taken back with an error.
-      const settled = sql('DELETE FROM document_reservations WHERE work_key = ? RETURNING refunded_at').all(id) as { refunded_at: number | null }[];
+      const settled = sql('DELETE FROM document_reservations WHERE work_key = ? RETURNING refunded_at').all(id) as {
+        refunded_at: number | null;
+      }[];
       const pending = settled.some((r) => r.refunded_at === null);
-      if (ok && settled.length > 0 && !pending) sql('UPDATE accounts SET created_documents = created_documents + 1 WHERE id = ?').run(ended.account_id);
-      if (!ok && pending) sql('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(ended.account_id);
+      if (ok && settled.length > 0 && !pending)
+        sql('UPDATE accounts SET created_documents = created_documents + 1 WHERE id = ?').run(ended.account_id);
+      if (!ok && pending)
+        sql('UPDATE accounts SET created_documents = created_documents - 1 WHERE id = ? AND created_documents > 0').run(ended.account_id);
       return true;
     });
     this.finishTx = (id, holder, outcome, retainMs) => finish.immediate(id, holder, outcome, retainMs);
@@ -720,19 +873,25 @@ class SqliteJobs implements JobRepository {
 
   async list(accountId: number, limit: number, after?: JobCursor): Promise<JobRecord[]> {
     const rows = after
-      ? prepared(this.db, `${JOB_SELECT} WHERE account_id = ? AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?`)
-        .all(accountId, after.createdAt.getTime(), after.createdAt.getTime(), after.id, limit)
+      ? prepared(
+          this.db,
+          `${JOB_SELECT} WHERE account_id = ? AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?`,
+        ).all(accountId, after.createdAt.getTime(), after.createdAt.getTime(), after.id, limit)
       : prepared(this.db, `${JOB_SELECT} WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`).all(accountId, limit);
     return (rows as JobRow[]).map(rowToJob);
   }
 
   async queueStats(): Promise<{ waiting: number; oldestQueuedAt: Date | null }> {
-    const row = prepared(this.db, "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM jobs WHERE state = 'queued'").get() as { n: number; oldest: number | null };
+    const row = prepared(this.db, "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM jobs WHERE state = 'queued'").get() as {
+      n: number;
+      oldest: number | null;
+    };
     return { waiting: row.n, oldestQueuedAt: row.oldest === null ? null : new Date(row.oldest) };
   }
 
   async result(accountId: number, id: string): Promise<Buffer | null> {
-    const row = prepared(this.db, "SELECT result FROM jobs WHERE account_id = ? AND id = ? AND state = 'done'").get(accountId, id) as { result: Buffer | null } | undefined;
+    const row = prepared(this.db, "SELECT result FROM jobs WHERE account_id = ? AND id = ? AND state = 'done'").get(accountId, id) as
+      { result: Buffer | null } | undefined;
     return row?.result ?? null;
   }
 
@@ -741,13 +900,19 @@ class SqliteJobs implements JobRepository {
   }
 
   async renew(id: string, holder: string, leaseMs: number, progress?: JobProgress): Promise<boolean> {
-    return prepared(this.db, "UPDATE jobs SET lease_until = ?, progress = COALESCE(?, progress) WHERE id = ? AND holder = ? AND state = 'running'")
-      .run(Date.now() + leaseMs, progress ? JSON.stringify(progress) : null, id, holder).changes > 0;
+    return (
+      prepared(
+        this.db,
+        "UPDATE jobs SET lease_until = ?, progress = COALESCE(?, progress) WHERE id = ? AND holder = ? AND state = 'running'",
+      ).run(Date.now() + leaseMs, progress ? JSON.stringify(progress) : null, id, holder).changes > 0
+    );
   }
 
   async requeue(id: string, holder: string, delayMs: number): Promise<void> {
-    prepared(this.db, "UPDATE jobs SET state = 'queued', holder = NULL, lease_until = NULL, progress = NULL, attempts = attempts - 1, due_at = ? WHERE id = ? AND holder = ? AND state = 'running'")
-      .run(Date.now() + delayMs, id, holder);
+    prepared(
+      this.db,
+      "UPDATE jobs SET state = 'queued', holder = NULL, lease_until = NULL, progress = NULL, attempts = attempts - 1, due_at = ? WHERE id = ? AND holder = ? AND state = 'running'",
+    ).run(Date.now() + delayMs, id, holder);
   }
 
   async finish(id: string, holder: string, outcome: JobOutcome, retainMs: number): Promise<boolean> {
@@ -758,13 +923,23 @@ class SqliteJobs implements JobRepository {
     return this.claimCallbacksTx(leaseMs, limit, JSON.stringify(skipAccounts));
   }
 
-  async callbackAttempted(id: string, outcome: { delivered: true } | { delivered: false; error: string; retryInMs: number | null }): Promise<void> {
+  async callbackAttempted(
+    id: string,
+    outcome: { delivered: true } | { delivered: false; error: string; retryInMs: number | null },
+  ): Promise<void> {
     if (outcome.delivered) {
       prepared(this.db, "UPDATE jobs SET callback_state = 'delivered', callback_due_at = NULL, callback_error = NULL WHERE id = ?").run(id);
     } else if (outcome.retryInMs === null) {
-      prepared(this.db, "UPDATE jobs SET callback_state = 'failed', callback_due_at = NULL, callback_error = ? WHERE id = ?").run(outcome.error, id);
+      prepared(this.db, "UPDATE jobs SET callback_state = 'failed', callback_due_at = NULL, callback_error = ? WHERE id = ?").run(
+        outcome.error,
+        id,
+      );
     } else {
-      prepared(this.db, 'UPDATE jobs SET callback_due_at = ?, callback_error = ? WHERE id = ?').run(Date.now() + outcome.retryInMs, outcome.error, id);
+      prepared(this.db, 'UPDATE jobs SET callback_due_at = ?, callback_error = ? WHERE id = ?').run(
+        Date.now() + outcome.retryInMs,
+        outcome.error,
+        id,
+      );
     }
   }
 
@@ -774,6 +949,11 @@ class SqliteJobs implements JobRepository {
 
   async deleteExpired(): Promise<number> {
     // A finished job waits for its callback's last attempt before it goes.
-    return this.space.delete(() => prepared(this.db, "DELETE FROM jobs WHERE expires_at < ? AND (callback_state IS NULL OR callback_state <> 'pending')").run(Date.now()).changes);
+    return this.space.delete(
+      () =>
+        prepared(this.db, "DELETE FROM jobs WHERE expires_at < ? AND (callback_state IS NULL OR callback_state <> 'pending')").run(
+          Date.now(),
+        ).changes,
+    );
   }
 }

@@ -293,7 +293,10 @@ export interface JobRepository {
    */
   claimCallbacks(leaseMs: number, limit: number, skipAccounts?: readonly number[]): Promise<JobRecord[]>;
   /** Records how the attempt taken up by claimCallbacks went: delivered, failed for good, or due again after `retryInMs`. */
-  callbackAttempted(id: string, outcome: { delivered: true } | { delivered: false; error: string; retryInMs: number | null }): Promise<void>;
+  callbackAttempted(
+    id: string,
+    outcome: { delivered: true } | { delivered: false; error: string; retryInMs: number | null },
+  ): Promise<void>;
   /** Removes a job (cancelling it if it has not started; a running one stops at its next renewal). */
   delete(accountId: number, id: string): Promise<boolean>;
   /** Removes finished jobs past their retention; returns how many. */

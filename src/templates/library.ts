@@ -13,7 +13,10 @@ const TEMPLATE_FORMATS: readonly DocumentFormat[] = ['docx', 'doc', 'rtf'];
 export class TemplateLibrary {
   private readonly cache = new TemplateBytesCache();
 
-  constructor(private readonly store: Store, private readonly quota?: StorageQuota) {}
+  constructor(
+    private readonly store: Store,
+    private readonly quota?: StorageQuota,
+  ) {}
 
   /**
    * Stores a template after checking its name and format; `validate` (the document pipeline's
@@ -31,7 +34,10 @@ export class TemplateLibrary {
     const sha256 = createHash('sha256').update(data).digest('hex');
     const result = await this.store.templates.put(account.id, { name, format: detected.format, sha256, data }, account.maxTemplates);
     if (result === 'limit') {
-      throw new ForbiddenError(`The template quota of this account is used up (${account.maxTemplates} templates); delete one or replace an existing name.`, 'templates');
+      throw new ForbiddenError(
+        `The template quota of this account is used up (${account.maxTemplates} templates); delete one or replace an existing name.`,
+        'templates',
+      );
     }
     // Links showed the old content; they end with it.
     if (result === 'replaced') await this.store.shareLinks.revokeForTemplate(account.id, name);

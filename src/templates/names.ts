@@ -28,11 +28,15 @@ export function checkTemplateName(raw: string): string {
   const name = normalName(raw);
   if (name.length === 0) throw new InputError('templateName is empty.');
   if (INVISIBLE.test(name)) {
-    throw new InputError(`templateName contains an invisible formatting character (such as a right-to-left override or a zero-width space), which is not allowed in a name.`);
+    throw new InputError(
+      `templateName contains an invisible formatting character (such as a right-to-left override or a zero-width space), which is not allowed in a name.`,
+    );
   }
   if (name.length > 255) throw new InputError('templateName is longer than 255 characters.');
   if (FORBIDDEN.test(name)) {
-    throw new InputError(`templateName "${name}" contains a character that is not allowed in a file name (\\ / : * ? " < > | or a control character).`);
+    throw new InputError(
+      `templateName "${name}" contains a character that is not allowed in a file name (\\ / : * ? " < > | or a control character).`,
+    );
   }
   if (name.trim() !== name || name.startsWith('.')) {
     throw new InputError(`templateName "${name}" must not start with a dot or begin or end with spaces.`);

@@ -12,8 +12,13 @@ export function decodeBase64(text: string, what: string): Buffer {
   // worth; only "-" and "_" (Base64url, which it also takes) need a look of their own.
   const decoded = Buffer.from(text, 'base64');
   const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
-  if (text.length % 4 !== 1 && decoded.length === Math.floor(((text.length - padding) * 3) / 4)
-    && text.indexOf('-') < 0 && text.indexOf('_') < 0) return decoded;
+  if (
+    text.length % 4 !== 1 &&
+    decoded.length === Math.floor(((text.length - padding) * 3) / 4) &&
+    text.indexOf('-') < 0 &&
+    text.indexOf('_') < 0
+  )
+    return decoded;
   const compact = /\s/.test(text) ? text.replace(/\s+/g, '') : text;
   if (!BASE64.test(compact) || compact.length % 4 === 1) {
     throw new InputError(`${what} is not valid Base64 (only A-Z, a-z, 0-9, "+", "/" and "=" padding are allowed).`);

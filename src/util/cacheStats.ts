@@ -22,5 +22,7 @@ export function countLookup(cache: CacheName, hit: boolean): void {
 }
 
 export function cacheLookups(): ReadonlyMap<CacheName, { hits: number; misses: number }> {
-  return new Map(CACHES.map((cache, i) => [cache, { hits: Number(Atomics.load(counters, i * 2)), misses: Number(Atomics.load(counters, i * 2 + 1)) }]));
+  return new Map(
+    CACHES.map((cache, i) => [cache, { hits: Number(Atomics.load(counters, i * 2)), misses: Number(Atomics.load(counters, i * 2 + 1)) }]),
+  );
 }

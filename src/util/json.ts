@@ -20,7 +20,8 @@ export function checkJsonDepth(text: string, max = MAX_JSON_DEPTH): void {
   let topKey: string | undefined;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x22) { // a string: jump to its closing quote
+    if (c === 0x22) {
+      // a string: jump to its closing quote
       let end = i;
       do {
         end = text.indexOf('"', end + 1);
@@ -33,7 +34,9 @@ export function checkJsonDepth(text: string, max = MAX_JSON_DEPTH): void {
       i = end;
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > max) {
-        throw new InputError(`The request body nests arrays and objects more than ${max} levels deep${topKey === undefined ? '' : ` in "${topKey}"`}; at most ${max} levels are accepted.`);
+        throw new InputError(
+          `The request body nests arrays and objects more than ${max} levels deep${topKey === undefined ? '' : ` in "${topKey}"`}; at most ${max} levels are accepted.`,
+        );
       }
     } else if (c === 0x7d || c === 0x5d) {
       depth--;

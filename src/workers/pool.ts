@@ -37,7 +37,12 @@ export class DocumentWorkers implements PageRendering {
   // merge request under load (8 clients, 100-row DOCX).
   private get pool(): Piscina {
     this.started ??= new Piscina({
-      filename: TASKS_URL.href, minThreads: this.size, maxThreads: this.size, idleTimeout: Infinity, maxQueue: this.limits.queueLimit ?? 256, atomics: 'disabled',
+      filename: TASKS_URL.href,
+      minThreads: this.size,
+      maxThreads: this.size,
+      idleTimeout: Infinity,
+      maxQueue: this.limits.queueLimit ?? 256,
+      atomics: 'disabled',
       // The threads count their cache lookups where /metrics reads them.
       workerData: { cacheCounters: sharedCacheCounters() },
       // A task that needs more heap than this ends its thread (a new one takes its place), not the process.
@@ -54,7 +59,10 @@ export class DocumentWorkers implements PageRendering {
    * Merges in a worker thread; `signal` (the request's time limit) terminates the work. The
    * records cross as JSON text: copying a string to a thread costs a fifth of cloning the objects.
    */
-  async merge(task: Omit<MergeTask, 'records'> & { records: JsonObject[] }, signal?: AbortSignal): Promise<{ documents: Buffer[]; sectionPages: boolean }> {
+  async merge(
+    task: Omit<MergeTask, 'records'> & { records: JsonObject[] },
+    signal?: AbortSignal,
+  ): Promise<{ documents: Buffer[]; sectionPages: boolean }> {
     const { records, ...rest } = task;
     const reply = await this.run<MergeReply>('merge', { ...rest, records: JSON.stringify(records) } satisfies MergeTask, signal);
     return { documents: reply.documents.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength)), sectionPages: reply.sectionPages };
@@ -132,12 +140,15 @@ export class DocumentWorkers implements PageRendering {
     } catch (error) {
       if (signal?.aborted) {
         // AbortSignal.timeout() (a caller's own limit) aborts with a DOMException: answer the usual 504.
-        if ((signal.reason as Error | undefined)?.name === 'TimeoutError') throw new ProcessingTimeoutError('Reading the document took longer than the processing limit and was cancelled.');
+        if ((signal.reason as Error | undefined)?.name === 'TimeoutError')
+          throw new ProcessingTimeoutError('Reading the document took longer than the processing limit and was cancelled.');
         throw signal.reason as Error;
       }
       if (/queue is at limit/i.test((error as Error).message)) throw new BusyError('Too much document work is waiting; retry shortly.', 5);
       if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
-        throw new PayloadTooLargeError(`This document work needs more than ${this.limits.workMemoryMb} MB of memory, the server's limit (DOCSMITH_WORK_MEMORY_MB); send less at once (fewer records, smaller documents).`);
+        throw new PayloadTooLargeError(
+          `This document work needs more than ${this.limits.workMemoryMb} MB of memory, the server's limit (DOCSMITH_WORK_MEMORY_MB); send less at once (fewer records, smaller documents).`,
+        );
       }
       throw error;
     } finally {
@@ -153,4 +164,3 @@ export class DocumentWorkers implements PageRendering {
     await this.started?.destroy();
   }
 }
-

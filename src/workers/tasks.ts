@@ -13,7 +13,13 @@ import type { TemplateInfo } from '../merge/info.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import { workerData } from 'node:worker_threads';
 import { makeInert } from '../inert/index.js';
-import { inspectPages as readPages, renderPages as drawPages, type Inspection, type InspectPages, type RenderPages } from '../render/pages.js';
+import {
+  inspectPages as readPages,
+  renderPages as drawPages,
+  type Inspection,
+  type InspectPages,
+  type RenderPages,
+} from '../render/pages.js';
 import { useSharedCacheCounters } from '../util/cacheStats.js';
 import { tidyOfficeDocx } from '../ooxml/tidy.js';
 import { showsSectionPages, storeSectionPages as storeSectionPagesIn } from '../ooxml/section-pages.js';
@@ -84,10 +90,16 @@ export async function merge(task: MergeTask): Promise<TaskReply<MergeReply>> {
     const records = JSON.parse(task.records) as JsonObject[];
     // A result bound for the office gets what it shows (vector barcodes and SVG); DOCX gets what Word shows (PNG over SVG).
     const rasterise = !task.inert && holdsSvg(records) ? await (rasteriser ??= loadSvgRasteriser()) : undefined;
-    const merged = template.merge(records, task.options, task.append, { deadline: task.deadline, maxBytes: task.maxOutputBytes, officeBound: task.inert, rasterise });
+    const merged = template.merge(records, task.options, task.append, {
+      deadline: task.deadline,
+      maxBytes: task.maxOutputBytes,
+      officeBound: task.inert,
+      rasterise,
+    });
     const documents = task.inert ? merged.map((d) => makeInert(d, 'docx')) : merged;
     // The office computes them itself on the way to other formats (office/bridge.py fill_section_pages).
-    const sectionPages = !task.inert && task.append && records.length > 1 && template.restartsPageNumbers() && showsSectionPages(merged[0]!);
+    const sectionPages =
+      !task.inert && task.append && records.length > 1 && template.restartsPageNumbers() && showsSectionPages(merged[0]!);
     return { ok: true, value: { documents: documents.map((d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength)), sectionPages } };
   } catch (error) {
     return failure(error);
@@ -160,7 +172,8 @@ export function append(task: AppendTask): TaskReply<Uint8Array> {
   try {
     const builder = new DocumentBuilder(asBuffer(task.documents[0]!), 'documents[0]');
     task.documents.slice(1).forEach((d, i) => {
-      if (task.deadline !== undefined && Date.now() > task.deadline) throw new ProcessingTimeoutError('Joining the documents took longer than the processing limit and was cancelled.');
+      if (task.deadline !== undefined && Date.now() > task.deadline)
+        throw new ProcessingTimeoutError('Joining the documents took longer than the processing limit and was cancelled.');
       builder.append(asBuffer(d), task.dividers[i]!, `documents[${i + 1}]`);
     });
     return { ok: true, value: asBytes(builder.toBuffer()) };

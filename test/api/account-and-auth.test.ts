@@ -31,8 +31,16 @@ describe('accounts and authentication over HTTP', () => {
     assert.equal(reply.status, 200);
     assert.match(String(reply.headers['content-type']), /^application\/json/);
     const settings = reply.json() as Record<string, unknown>;
-    assert.deepEqual(Object.keys(settings), ['serialNumber', 'createdDocuments', 'uploadedTemplates', 'maxDocuments',
-      'maxTemplates', 'validUntil', 'proofingTransactions', 'maxProofingTransactions']);
+    assert.deepEqual(Object.keys(settings), [
+      'serialNumber',
+      'createdDocuments',
+      'uploadedTemplates',
+      'maxDocuments',
+      'maxTemplates',
+      'validUntil',
+      'proofingTransactions',
+      'maxProofingTransactions',
+    ]);
     assert.equal(settings.serialNumber, 'TRIAL');
     assert.equal(settings.createdDocuments, 0);
     assert.match(String(settings.validUntil), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
@@ -61,7 +69,11 @@ describe('accounts and authentication over HTTP', () => {
     const removed = await basic.delete(`/v1/account/apikey?key=${more[0]}`);
     assert.equal(removed.status, 200);
     assert.equal(removed.text, '');
-    assert.equal((await request(server.url, 'GET', '/v1/account/settings', { auth: { key: more[0]! } })).status, 403, 'a deleted key no longer works');
+    assert.equal(
+      (await request(server.url, 'GET', '/v1/account/settings', { auth: { key: more[0]! } })).status,
+      403,
+      'a deleted key no longer works',
+    );
     assert.equal((await basic.delete(`/v1/account/apikey?key=${more[0]}`)).status, 400, 'unknown key');
     assert.equal((await basic.delete('/v1/account/apikey')).status, 400, 'missing key');
     for (const k of more.slice(1)) assert.equal((await basic.delete(`/v1/account/apikey?key=${k}`)).status, 200);
@@ -114,11 +126,16 @@ describe('accounts and authentication over HTTP', () => {
   it('serves Prometheus metrics, its version, and joins W3C trace context to the logs', async () => {
     await basic.get('/v1/templates/count');
     await basic.get('/v1/templates/count', { headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
-    const traced = await basic.get('/v1/account/settings', { headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
+    const traced = await basic.get('/v1/account/settings', {
+      headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+    });
     assert.equal(traced.headers.traceparent, '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
     // Every line of the traced request carries the trace id, Fastify's own first and last lines too.
-    const lines = await until('the traced request\'s lines in the log', () => {
-      const found = fs.readFileSync(server.logPath, 'utf8').split('\n').filter((l) => l.includes(`"reqId":"${traced.headers['x-request-id']}"`));
+    const lines = await until("the traced request's lines in the log", () => {
+      const found = fs
+        .readFileSync(server.logPath, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes(`"reqId":"${traced.headers['x-request-id']}"`));
       return found.some((l) => l.includes('request completed')) ? found : undefined;
     });
     assert.ok(lines.some((l) => l.includes('incoming request')));
@@ -139,7 +156,10 @@ describe('accounts and authentication over HTTP', () => {
     assert.match(String(tryIt.headers['content-security-policy']), /frame-ancestors 'none'/, 'the API explorer cannot be framed');
     assert.doesNotMatch(String(tryIt.headers['content-security-policy']), /upgrade-insecure-requests|https:/);
     const { traceOf } = await import('../../src/app.js');
-    assert.deepEqual(traceOf('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'), { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentSpanId: '00f067aa0ba902b7' });
+    assert.deepEqual(traceOf('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'), {
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      parentSpanId: '00f067aa0ba902b7',
+    });
     assert.equal(traceOf('00-00000000000000000000000000000000-00f067aa0ba902b7-01'), undefined);
     assert.equal(traceOf('garbage'), undefined);
   });
@@ -147,22 +167,43 @@ describe('accounts and authentication over HTTP', () => {
   it('publishes an OpenAPI description and a readable reference', async () => {
     const doc = (await request(server.url, 'GET', '/openapi.json')).json() as { openapi: string; paths: Record<string, unknown> };
     assert.match(doc.openapi, /^3\./);
-    for (const path of ['/v1/account/settings', '/v1/account/apikeys', '/v1/account/apikey', '/v1/templates/list',
-      '/v1/templates/count', '/v1/templates/exists', '/v1/templates/download', '/v1/templates/upload', '/v1/templates/delete']) {
+    for (const path of [
+      '/v1/account/settings',
+      '/v1/account/apikeys',
+      '/v1/account/apikey',
+      '/v1/templates/list',
+      '/v1/templates/count',
+      '/v1/templates/exists',
+      '/v1/templates/download',
+      '/v1/templates/upload',
+      '/v1/templates/delete',
+    ]) {
       assert.ok(doc.paths[path], path);
     }
     assert.ok(!Object.keys(doc.paths).some((p) => p.includes('_test')), 'test routes are hidden');
     // Bodies are described by the very schemas that validate them, with an example.
     const { mergeBodySchema } = await import('../../src/api/requests/schemas.js');
-    const merge = (doc.paths['/v1/document/merge'] as { post: { requestBody: { content: Record<string, { schema: unknown; example: unknown }> } } }).post;
+    const merge = (
+      doc.paths['/v1/document/merge'] as { post: { requestBody: { content: Record<string, { schema: unknown; example: unknown }> } } }
+    ).post;
     const { examples, ...validated } = mergeBodySchema;
     assert.deepEqual(merge.requestBody.content['application/json']!.schema, JSON.parse(JSON.stringify(validated)));
     assert.deepEqual(merge.requestBody.content['application/json']!.example, examples[0]);
     // Stable, unique operation ids for generated clients.
-    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
-    assert.ok(ids.every((id) => typeof id === 'string' && /^[a-z]+[A-Za-z]+$/.test(id)), ids.join(', '));
+    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((methods) =>
+      Object.values(methods).map((op) => op.operationId),
+    );
+    assert.ok(
+      ids.every((id) => typeof id === 'string' && /^[a-z]+[A-Za-z]+$/.test(id)),
+      ids.join(', '),
+    );
     assert.equal(new Set(ids).size, ids.length, 'unique');
-    assert.ok(ids.includes('postDocumentMerge') && ids.includes('getTemplatesList') && ids.includes('deleteDocumentShare') && ids.includes('getJobsByIdResult'));
+    assert.ok(
+      ids.includes('postDocumentMerge') &&
+        ids.includes('getTemplatesList') &&
+        ids.includes('deleteDocumentShare') &&
+        ids.includes('getJobsByIdResult'),
+    );
     const page = await request(server.url, 'GET', '/docs');
     assert.equal(page.status, 200);
     assert.match(page.text, /\/v1\/templates\/upload/);
@@ -175,7 +216,9 @@ describe('accounts and authentication over HTTP', () => {
     assert.doesNotMatch(ui.text, /https?:\/\/(cdn|unpkg|cdnjs)/, 'nothing from a CDN');
     // Every documented endpoint has a worked example on the page.
     const { exampleFor } = await import('../../src/api/reference.js');
-    const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) => Object.keys(methods).map((m) => [m, path] as const));
+    const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
+      Object.keys(methods).map((m) => [m, path] as const),
+    );
     assert.ok(documented.length >= 25);
     for (const [method, path] of documented) assert.ok(exampleFor(method, path), `${method} ${path}`);
   });

@@ -38,20 +38,33 @@ describe('POST /v1/document/append', () => {
     const facts = pdfFacts(pdf);
     assert.equal(facts.pages, 3);
     const order = ['A Test File', 'Test', 'From RTF', 'From HTML'].map((t) => facts.text.indexOf(t));
-    assert.ok(order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1]!)), facts.text);
+    assert.ok(
+      order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1]!)),
+      facts.text,
+    );
     const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
     assert.equal(doc.getMetaData('info:Title'), 'Joined');
     for (const format of ['DOCX', 'DOC', 'RTF', 'HTML', 'TXT', 'PDFA']) {
       assert.equal((await append(`returnFormat=${format}`, body)).status, 200, format);
     }
-    const docx = Buffer.from((await append('returnFormat=DOCX', { documents: body.documents.slice(0, 1).concat([{ document: b64(fixture('test_document.docx')), documentDivider: 1 }]) })).json() as string, 'base64');
+    const docx = Buffer.from(
+      (
+        await append('returnFormat=DOCX', {
+          documents: body.documents.slice(0, 1).concat([{ document: b64(fixture('test_document.docx')), documentDivider: 1 }]),
+        })
+      ).json() as string,
+      'base64',
+    );
     assert.match(partText(docx), /A Test FileA Test File/);
   });
 
   it('counts one document per request and watermarks test runs', async () => {
     const settings = async () => ((await c.get('/v1/account/settings')).json() as { createdDocuments: number }).createdDocuments;
     const before = await settings();
-    const documents = [{ document: b64(fixture('test_document.docx')) }, { document: b64(fixture('test_document.docx')), documentDivider: 3 }];
+    const documents = [
+      { document: b64(fixture('test_document.docx')) },
+      { document: b64(fixture('test_document.docx')), documentDivider: 3 },
+    ];
     assert.equal((await append('returnFormat=PDF', { documents })).status, 200);
     assert.equal((await append('returnFormat=PDF&test=true', { documents })).status, 200);
     assert.equal(await settings(), before + 1);

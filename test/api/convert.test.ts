@@ -11,8 +11,10 @@ import { pdfFacts, redShare } from '../helpers/office.js';
 import { detectFormat } from '../../src/formats/detect.js';
 
 const RTF = Buffer.from('{\\rtf1\\ansi\\deff0{\\fonttbl{\\f0 Liberation Serif;}}\\f0\\fs24 Hello from RTF\\par}');
-const HTML = Buffer.from('<!DOCTYPE html><html><head><title>t</title></head><body><p>Hello from <b>HTML</b></p>'
-  + '<img src="http://127.0.0.1:9/tracker.png"><img src="file:///etc/passwd"></body></html>');
+const HTML = Buffer.from(
+  '<!DOCTYPE html><html><head><title>t</title></head><body><p>Hello from <b>HTML</b></p>' +
+    '<img src="http://127.0.0.1:9/tracker.png"><img src="file:///etc/passwd"></body></html>',
+);
 
 const INPUTS: [string, Buffer, string][] = [
   ['DOCX', fixture('test_document.docx'), 'A Test File'],
@@ -20,7 +22,6 @@ const INPUTS: [string, Buffer, string][] = [
   ['RTF', RTF, 'Hello from RTF'],
   ['HTML', HTML, 'Hello from HTML'],
 ];
-
 
 describe('POST /v1/document/convert with the real office engine', () => {
   let env: Awaited<ReturnType<typeof serverWithAccounts>>;
@@ -43,7 +44,8 @@ describe('POST /v1/document/convert with the real office engine', () => {
     const ready = (await paid.get('/readyz')).json() as { officeWorkers: number };
     assert.equal(ready.officeWorkers, 2);
     const fonts = (await paid.get('/v1/fonts/list')).json() as string[];
-    for (const name of ['Arial', 'Times New Roman', 'Courier New', 'Carlito', 'Liberation Sans', 'DejaVu Sans']) assert.ok(fonts.includes(name), name);
+    for (const name of ['Arial', 'Times New Roman', 'Courier New', 'Carlito', 'Liberation Sans', 'DejaVu Sans'])
+      assert.ok(fonts.includes(name), name);
   });
 
   it('converts the TXT fixture exactly', async () => {
@@ -149,16 +151,26 @@ describe('POST /v1/document/convert with the real office engine', () => {
   });
 
   it('counts one document per conversion and refuses at the quota', async () => {
-    const replies = await Promise.all(Array.from({ length: 5 }, () =>
-      trial.post('/v1/document/convert?returnFormat=TXT', { json: fixture('test_document.docx').toString('base64') })));
+    const replies = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        trial.post('/v1/document/convert?returnFormat=TXT', { json: fixture('test_document.docx').toString('base64') }),
+      ),
+    );
     assert.equal(replies.filter((r) => r.status === 200).length, 3);
     assert.equal(replies.filter((r) => r.status === 403).length, 2);
-    assert.equal((await trial.post('/v1/document/convert?returnFormat=TXT&test=true', { json: fixture('test_document.docx').toString('base64') })).status, 403);
+    assert.equal(
+      (await trial.post('/v1/document/convert?returnFormat=TXT&test=true', { json: fixture('test_document.docx').toString('base64') }))
+        .status,
+      403,
+    );
   });
 
   it('answers 30 concurrent conversions with the pool of 2', async () => {
-    const replies = await Promise.all(Array.from({ length: 30 }, (_, i) =>
-      paid.post(`/v1/document/convert?returnFormat=${i % 2 ? 'PDF' : 'TXT'}`, { json: fixture('test_document.docx').toString('base64') })));
+    const replies = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        paid.post(`/v1/document/convert?returnFormat=${i % 2 ? 'PDF' : 'TXT'}`, { json: fixture('test_document.docx').toString('base64') }),
+      ),
+    );
     assert.deepEqual([...new Set(replies.map((r) => r.status))], [200]);
   });
 
@@ -185,10 +197,14 @@ describe('POST /v1/document/convert with the real office engine', () => {
     const container = CFB.utils.cfb_new();
     CFB.utils.cfb_add(container, '/EncryptionInfo', Buffer.alloc(64, 1));
     CFB.utils.cfb_add(container, '/EncryptedPackage', Buffer.alloc(4096, 2));
-    const encrypted = await paid.post('/v1/document/convert?returnFormat=PDF', { json: (CFB.write(container, { type: 'buffer' }) as Buffer).toString('base64') });
+    const encrypted = await paid.post('/v1/document/convert?returnFormat=PDF', {
+      json: (CFB.write(container, { type: 'buffer' }) as Buffer).toString('base64'),
+    });
     assert.equal(encrypted.status, 400);
     assert.match(message(encrypted), /password-protected/);
-    const docm = zipSync({ '[Content_Types].xml': Buffer.from('<Types><Override ContentType="application/vnd.ms-word.document.macroEnabled.main+xml"/></Types>') });
+    const docm = zipSync({
+      '[Content_Types].xml': Buffer.from('<Types><Override ContentType="application/vnd.ms-word.document.macroEnabled.main+xml"/></Types>'),
+    });
     const macro = await paid.post('/v1/document/convert?returnFormat=PDF', { json: Buffer.from(docm).toString('base64') });
     assert.equal(macro.status, 400);
     assert.match(message(macro), /Macro-enabled/);

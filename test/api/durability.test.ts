@@ -9,7 +9,9 @@ import { createTestDatabase } from '../helpers/postgres.js';
 
 /** A small valid DOCX package with random content, so every upload has distinct bytes. */
 function randomDocx(): Buffer {
-  return docx(`<w:p><w:r><w:t>${randomBytes(8).toString('hex')}</w:t></w:r></w:p>`, { parts: { 'word/filler.bin': randomBytes(20_000 + Math.floor(Math.random() * 50_000)) } });
+  return docx(`<w:p><w:r><w:t>${randomBytes(8).toString('hex')}</w:t></w:r></w:p>`, {
+    parts: { 'word/filler.bin': randomBytes(20_000 + Math.floor(Math.random() * 50_000)) },
+  });
 }
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');

@@ -11,7 +11,10 @@ import { pdfFacts, slowRtf } from '../helpers/office.js';
 import { until } from '../helpers/wait.js';
 
 interface Job {
-  id: string; kind: string; state: string; attempts: number;
+  id: string;
+  kind: string;
+  state: string;
+  attempts: number;
   progress: { stage: string; done?: number; total?: number } | null;
   error: { status: number; message: string } | null;
   callback: { url: string; state: string; attempts: number; lastError: string | null } | null;
@@ -37,25 +40,36 @@ async function receiver(failures = 0) {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, received, close: () => new Promise((r) => server.close(r)) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`,
+    received,
+    close: () => new Promise((r) => server.close(r)),
+  };
 }
 
-
 const jobOf = async (c: Client, id: string) => (await c.get(`/v1/jobs/${id}`)).json() as Job;
-const finished = (c: Client, id: string) => until(`job ${id} finished`, async () => {
-  const job = await jobOf(c, id);
-  return job.state === 'done' || job.state === 'failed' ? job : undefined;
-});
+const finished = (c: Client, id: string) =>
+  until(`job ${id} finished`, async () => {
+    const job = await jobOf(c, id);
+    return job.state === 'done' || job.state === 'failed' ? job : undefined;
+  });
 
 describe('background jobs (async=true) with callbacks', () => {
   let env: Awaited<ReturnType<typeof serverWithAccounts>>;
   let ann: Client;
   let bob: Client;
   before(async () => {
-    env = await serverWithAccounts({ ann: { licence: 'SN-1' }, bob: { licence: 'SN-2' } }, {
-      DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_JOB_TIMEOUT_MS: '700', DOCSMITH_JOB_POLL_MS: '100',
-      DOCSMITH_CALLBACK_ALLOW: 'public,127.0.0.1', DOCSMITH_CALLBACK_BACKOFF_MS: '100', DOCSMITH_CALLBACK_ATTEMPTS: '3',
-    });
+    env = await serverWithAccounts(
+      { ann: { licence: 'SN-1' }, bob: { licence: 'SN-2' } },
+      {
+        DOCSMITH_OFFICE_WORKERS: '1',
+        DOCSMITH_JOB_TIMEOUT_MS: '700',
+        DOCSMITH_JOB_POLL_MS: '100',
+        DOCSMITH_CALLBACK_ALLOW: 'public,127.0.0.1',
+        DOCSMITH_CALLBACK_BACKOFF_MS: '100',
+        DOCSMITH_CALLBACK_ATTEMPTS: '3',
+      },
+    );
     ann = env.clients.ann!;
     bob = env.clients.bob!;
   });
@@ -65,7 +79,10 @@ describe('background jobs (async=true) with callbacks', () => {
     const hook = await receiver(1);
     try {
       const body = { template, mergeData: [{ name: 'Ann' }, { name: 'Bob' }] };
-      const reply = await ann.post(`/v1/document/merge?returnFormat=DOCX&append=false&async=true&callbackUrl=${encodeURIComponent(hook.url)}`, { json: body });
+      const reply = await ann.post(
+        `/v1/document/merge?returnFormat=DOCX&append=false&async=true&callbackUrl=${encodeURIComponent(hook.url)}`,
+        { json: body },
+      );
       assert.equal(reply.status, 202, reply.text);
       const queued = reply.json() as Job;
       assert.equal(reply.headers.location, `/v1/jobs/${queued.id}`);
@@ -77,7 +94,9 @@ describe('background jobs (async=true) with callbacks', () => {
       const result = await ann.get(done.links.result);
       assert.equal(result.status, 200);
       const documents = (result.json() as string[]).map((d) => partText(Buffer.from(d, 'base64')));
-      const direct = ((await ann.post('/v1/document/merge?returnFormat=DOCX&append=false', { json: body })).json() as string[]).map((d) => partText(Buffer.from(d, 'base64')));
+      const direct = ((await ann.post('/v1/document/merge?returnFormat=DOCX&append=false', { json: body })).json() as string[]).map((d) =>
+        partText(Buffer.from(d, 'base64')),
+      );
       assert.deepEqual(documents, direct);
       assert.match(documents[1]!, /Dear Bob/);
 
@@ -96,7 +115,11 @@ describe('background jobs (async=true) with callbacks', () => {
         assert.equal(delivery.headers['x-docsmith-delivery-attempt'], String(i + 1));
         assert.equal(delivery.headers['x-docsmith-delivery'], `${queued.id}.callback`, 'the same delivery id on every attempt');
         const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(delivery.headers['x-docsmith-signature']))!;
-        assert.equal(v1, createHmac('sha256', secret).update(`${t}.${delivery.body}`).digest('hex'), 'the signature checks out with the account secret');
+        assert.equal(
+          v1,
+          createHmac('sha256', secret).update(`${t}.${delivery.body}`).digest('hex'),
+          'the signature checks out with the account secret',
+        );
       }
       assert.notEqual((await bob.get('/v1/jobs/callbacksecret')).json(), secret, 'each account signs with its own secret');
       const metrics = (await request(env.server.url, 'GET', '/metrics')).text;
@@ -126,15 +149,27 @@ describe('background jobs (async=true) with callbacks', () => {
     const bad = await ann.post('/v1/document/merge?returnFormat=DOCX&async=true', { json: { template: 'not base64!', mergeData: [{}] } });
     assert.equal(bad.status, 400);
     assert.match(message(bad), /Base64/);
-    const missing = await ann.post('/v1/document/merge?returnFormat=DOCX&async=true&templateName=nothing.docx', { json: { mergeData: [{}] } });
+    const missing = await ann.post('/v1/document/merge?returnFormat=DOCX&async=true&templateName=nothing.docx', {
+      json: { mergeData: [{}] },
+    });
     assert.equal(missing.status, 400);
     assert.match(message(missing), /no template named "nothing.docx"/);
-    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://10.0.0.8/hook', 'http://[::1]/hook', 'file:///etc/passwd', 'http://user:pw@example.com/']) {
-      const refused = await ann.post(`/v1/document/convert?returnFormat=TXT&async=true&callbackUrl=${encodeURIComponent(url)}`, { json: Buffer.from('<p>x</p>').toString('base64') });
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data',
+      'http://10.0.0.8/hook',
+      'http://[::1]/hook',
+      'file:///etc/passwd',
+      'http://user:pw@example.com/',
+    ]) {
+      const refused = await ann.post(`/v1/document/convert?returnFormat=TXT&async=true&callbackUrl=${encodeURIComponent(url)}`, {
+        json: Buffer.from('<p>x</p>').toString('base64'),
+      });
       assert.equal(refused.status, 400, url);
       assert.match(message(refused), /callbackUrl/);
     }
-    const noAsync = await ann.post(`/v1/document/append?returnFormat=DOCX&callbackUrl=${encodeURIComponent('http://127.0.0.1/x')}`, { json: { documents: [{ document: template }] } });
+    const noAsync = await ann.post(`/v1/document/append?returnFormat=DOCX&callbackUrl=${encodeURIComponent('http://127.0.0.1/x')}`, {
+      json: { documents: [{ document: template }] },
+    });
     assert.equal(noAsync.status, 400);
     assert.match(message(noAsync), /async=true/);
     const result = await ann.get('/v1/jobs/no-such-job/result');
@@ -149,7 +184,10 @@ describe('background jobs (async=true) with callbacks', () => {
   it('gives jobs their own time limit, reports progress, and records a failure as the request would have had it', async () => {
     // Twelve 25-page documents to PDF take longer than the request limit here (0.7 s), not than the job limit.
     const records = Array.from({ length: 12 }, (_, i) => ({ name: `Reader ${i}` }));
-    const long = { template: docx(Array.from({ length: 1200 }, (_, i) => p(run(`Line ${i} `), mergefield('name'))).join('')).toString('base64'), mergeData: records };
+    const long = {
+      template: docx(Array.from({ length: 1200 }, (_, i) => p(run(`Line ${i} `), mergefield('name'))).join('')).toString('base64'),
+      mergeData: records,
+    };
     const sync = await ann.post('/v1/document/merge?returnFormat=PDF&append=false', { json: long });
     assert.equal(sync.status, 504, sync.text.slice(0, 200));
     const reply = await ann.post('/v1/document/merge?returnFormat=PDF&append=false&async=true', { json: long });
@@ -166,7 +204,9 @@ describe('background jobs (async=true) with callbacks', () => {
     assert.match(pdfs[11]!.text, /Reader 11/);
 
     // A job that fails keeps the status and message the request would have answered.
-    const broken = await ann.post('/v1/document/append?returnFormat=PDF&async=true', { json: { documents: [{ document: Buffer.from('PK\x03\x04 broken').toString('base64') }] } });
+    const broken = await ann.post('/v1/document/append?returnFormat=PDF&async=true', {
+      json: { documents: [{ document: Buffer.from('PK\x03\x04 broken').toString('base64') }] },
+    });
     const failed = await finished(ann, (broken.json() as Job).id);
     assert.equal(failed.state, 'failed');
     assert.equal(failed.error?.status, 400);
@@ -178,7 +218,9 @@ describe('background jobs (async=true) with callbacks', () => {
   it('gives up a callback after the configured attempts', async () => {
     const hook = await receiver(100);
     try {
-      const reply = await ann.post(`/v1/document/merge?returnFormat=TXT&async=true&callbackUrl=${encodeURIComponent(hook.url)}`, { json: { template, mergeData: [{ name: 'A' }] } });
+      const reply = await ann.post(`/v1/document/merge?returnFormat=TXT&async=true&callbackUrl=${encodeURIComponent(hook.url)}`, {
+        json: { template, mergeData: [{ name: 'A' }] },
+      });
       const { id } = reply.json() as Job;
       const job = await until('callback failed', async () => {
         const j = await jobOf(ann, id);
@@ -198,7 +240,9 @@ describe('background jobs across instances and restarts', () => {
     const env = await serverWithAccounts({ ann: { licence: 'SN-1' } }, { DOCSMITH_JOB_WORKERS: '0', DOCSMITH_JOB_MAX_WAITING: '20' });
     try {
       const ann = env.clients.ann!;
-      const submit = async (name: string) => ((await ann.post('/v1/document/merge?returnFormat=DOCX&async=true', { json: { template, mergeData: [{ name }] } })).json() as Job).id;
+      const submit = async (name: string) =>
+        ((await ann.post('/v1/document/merge?returnFormat=DOCX&async=true', { json: { template, mergeData: [{ name }] } })).json() as Job)
+          .id;
       const ids: string[] = [];
       for (let i = 0; i < 7; i++) ids.push(await submit(`N${i}`));
       const seen: string[] = [];
@@ -215,11 +259,19 @@ describe('background jobs across instances and restarts', () => {
         if (seen.length === 3) await submit('added while paging'); // newer: on no later page
       }
       assert.deepEqual([...seen].sort(), [...ids].sort(), 'each job once, the one added meanwhile on no later page');
-      assert.deepEqual(times, [...times].sort((x, y) => y - x), 'newest first');
+      assert.deepEqual(
+        times,
+        [...times].sort((x, y) => y - x),
+        'newest first',
+      );
       assert.equal(((await ann.get('/v1/jobs')).json() as Job[]).length, 8);
       assert.equal((await ann.get('/v1/jobs?limit=0')).status, 400);
       // A submission sent again with its Idempotency-Key (its answer was lost) gets the job it made.
-      const keyed = async (key: string) => ann.post('/v1/document/merge?returnFormat=DOCX&async=true', { json: { template, mergeData: [{ name: 'K' }] }, headers: { 'idempotency-key': key } });
+      const keyed = async (key: string) =>
+        ann.post('/v1/document/merge?returnFormat=DOCX&async=true', {
+          json: { template, mergeData: [{ name: 'K' }] },
+          headers: { 'idempotency-key': key },
+        });
       const first = await keyed('order-4711');
       const again = await keyed('order-4711');
       assert.equal(first.status, 202);
@@ -249,7 +301,9 @@ describe('background jobs across instances and restarts', () => {
     try {
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) {
-        const reply = await ann.post('/v1/document/merge?returnFormat=DOCX&async=true', { json: { template, mergeData: [{ name: `N${i}` }] } });
+        const reply = await ann.post('/v1/document/merge?returnFormat=DOCX&async=true', {
+          json: { template, mergeData: [{ name: `N${i}` }] },
+        });
         assert.equal(reply.status, 202);
         ids.push((reply.json() as Job).id);
       }
@@ -258,16 +312,23 @@ describe('background jobs across instances and restarts', () => {
       assert.match(message(over), /DOCSMITH_JOB_MAX_WAITING/);
       assert.equal((await ann.delete(`/v1/jobs/${ids[0]}`)).status, 204, 'a queued job is cancelled');
       // Some 5,000 pages: far beyond the 15 s job limit below on any machine (the small merges stay far inside it, even on a busy one).
-      const slow = await ann.post('/v1/document/convert?returnFormat=PDF&async=true', { json: fs.readFileSync(slowRtf(200_000)).toString('base64') });
+      const slow = await ann.post('/v1/document/convert?returnFormat=PDF&async=true', {
+        json: fs.readFileSync(slowRtf(200_000)).toString('base64'),
+      });
       assert.equal(slow.status, 202, slow.text);
-      assert.equal(((await ann.get(`/v1/jobs/${ids[1]}/result`)).status), 409);
+      assert.equal((await ann.get(`/v1/jobs/${ids[1]}/result`)).status, 409);
       const metrics = (await request(server.url, 'GET', '/metrics')).text;
       assert.match(metrics, /^docsmith_jobs_waiting 3$/m, 'three jobs wait for an instance that runs them');
       assert.match(metrics, /^docsmith_jobs_oldest_waiting_seconds \d/m);
       await server.stop();
 
       // The next instance (jobs on, a 15 s job limit) runs what was queued; nothing is lost.
-      server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_JOB_TIME_LIMIT_S: '15', DOCSMITH_JOB_POLL_MS: '100' });
+      server = await startServer({
+        DOCSMITH_DATA_DIR: dataDir,
+        DOCSMITH_OFFICE_WORKERS: '1',
+        DOCSMITH_JOB_TIME_LIMIT_S: '15',
+        DOCSMITH_JOB_POLL_MS: '100',
+      });
       await untilFullyReady(server.url);
       ann = client(server.url, { basic: [account.user, account.password] });
       for (const [i, id] of ids.slice(1).entries()) {
@@ -283,10 +344,17 @@ describe('background jobs across instances and restarts', () => {
       await server.stop();
 
       // An instance that stops while a job runs puts it back in the queue after its grace period.
-      server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_SHUTDOWN_GRACE_MS: '300', DOCSMITH_JOB_POLL_MS: '100' });
+      server = await startServer({
+        DOCSMITH_DATA_DIR: dataDir,
+        DOCSMITH_OFFICE_WORKERS: '1',
+        DOCSMITH_SHUTDOWN_GRACE_MS: '300',
+        DOCSMITH_JOB_POLL_MS: '100',
+      });
       await untilFullyReady(server.url);
       ann = client(server.url, { basic: [account.user, account.password] });
-      const long = (await ann.post('/v1/document/convert?returnFormat=PDF&async=true', { json: fs.readFileSync(slowRtf(20_000)).toString('base64') })).json() as Job;
+      const long = (
+        await ann.post('/v1/document/convert?returnFormat=PDF&async=true', { json: fs.readFileSync(slowRtf(20_000)).toString('base64') })
+      ).json() as Job;
       await until('the long job runs', async () => ((await jobOf(ann, long.id)).state === 'running' ? true : undefined));
       await server.stop();
       server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_JOB_WORKERS: '0' });

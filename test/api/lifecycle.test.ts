@@ -11,10 +11,11 @@ import { adminServices, makeAccount } from '../helpers/accounts.js';
 import { client, request } from '../helpers/http.js';
 import { until } from '../helpers/wait.js';
 
-const exited = (child: ReturnType<typeof spawn>) => new Promise<number | null>((resolve) => {
-  if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
-  else child.once('exit', (code) => resolve(code));
-});
+const exited = (child: ReturnType<typeof spawn>) =>
+  new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
 
 async function serverWithAccount(env: Record<string, string> = {}) {
   const dataDir = tempDir();
@@ -66,13 +67,24 @@ describe('stopping the service', () => {
 
   it('leaves the data in the one SQLite file after a stop', async () => {
     const { server, c, dataDir } = await serverWithAccount();
-    assert.equal((await c.upload('kept.docx', fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'reportingcloud', 'resource', 'test_document.docx')))).status, 201);
+    assert.equal(
+      (
+        await c.upload(
+          'kept.docx',
+          fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'reportingcloud', 'resource', 'test_document.docx')),
+        )
+      ).status,
+      201,
+    );
     await server.stop();
-    assert.ok(!fs.existsSync(path.join(dataDir, 'docsmith.sqlite-wal')) || fs.statSync(path.join(dataDir, 'docsmith.sqlite-wal')).size === 0, 'the WAL was checkpointed into the file');
+    assert.ok(
+      !fs.existsSync(path.join(dataDir, 'docsmith.sqlite-wal')) || fs.statSync(path.join(dataDir, 'docsmith.sqlite-wal')).size === 0,
+      'the WAL was checkpointed into the file',
+    );
     assert.ok(fs.statSync(path.join(dataDir, 'docsmith.sqlite')).size > 8192);
   });
 
-  it('stops `npm start` (the README\'s command) with a signal to npm', async () => {
+  it("stops `npm start` (the README's command) with a signal to npm", async () => {
     const dataDir = tempDir();
     const port = await new Promise<number>((resolve) => {
       const probe = net.createServer().listen(0, '127.0.0.1', () => {
@@ -82,22 +94,44 @@ describe('stopping the service', () => {
     });
     // `npm start` without its set-up step (prestart; the tests already ran it).
     const npm = spawn('npm', ['run', '--ignore-scripts', '--silent', 'start'], {
-      cwd: ROOT, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DOCSMITH_DATA_DIR: dataDir, DOCSMITH_OFFICE_WORKERS: '0', DOCSMITH_LOG_LEVEL: 'info' },
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DOCSMITH_DATA_DIR: dataDir,
+        DOCSMITH_OFFICE_WORKERS: '0',
+        DOCSMITH_LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let log = '';
-    npm.stdout!.on('data', (d: Buffer) => { log += d.toString(); });
-    npm.stderr!.on('data', (d: Buffer) => { log += d.toString(); });
+    npm.stdout!.on('data', (d: Buffer) => {
+      log += d.toString();
+    });
+    npm.stderr!.on('data', (d: Buffer) => {
+      log += d.toString();
+    });
     try {
       const deadline = Date.now() + 30_000;
-      while (!(await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false))) {
+      while (
+        !(await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        ))
+      ) {
         assert.ok(Date.now() < deadline, `npm start did not serve: ${log}`);
         await new Promise((r) => setTimeout(r, 100));
       }
       npm.kill('SIGTERM');
       await exited(npm);
       const gone = Date.now() + 10_000;
-      while (await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false)) {
+      while (
+        await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          () => true,
+          () => false,
+        )
+      ) {
         assert.ok(Date.now() < gone, 'the service still answers after npm was stopped');
         await new Promise((r) => setTimeout(r, 100));
       }

@@ -28,7 +28,9 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
 
   it('merges text-in-merge-data to PDF with every value of its data in the text', async () => {
     const template = fs.readFileSync(path.join(FIXTURES, 'text-in-merge-data', 'template.docx'));
-    const data = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'text-in-merge-data', 'merge_data.json'), 'utf8')) as { item: Record<string, string>[] }[];
+    const data = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'text-in-merge-data', 'merge_data.json'), 'utf8')) as {
+      item: Record<string, string>[];
+    }[];
     const reply = await merge('returnFormat=PDF', { mergeData: data, template: b64(template) });
     assert.equal(reply.status, 200, reply.text);
     const [pdf] = decode(reply);
@@ -38,7 +40,11 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
 
   it('merges a stored template, one document per record or all appended', async () => {
     assert.equal((await paid.upload('letter.docx', fixture('test_template.docx'))).status, 201);
-    const records = [{ name: 'Ann', age: 31 }, { name: 'Bob', age: 42 }, { name: 'Cy', age: 53 }];
+    const records = [
+      { name: 'Ann', age: 31 },
+      { name: 'Bob', age: 42 },
+      { name: 'Cy', age: 53 },
+    ];
     const separate = await merge('returnFormat=TXT&templateName=letter.docx&append=false', { mergeData: records });
     assert.equal(separate.status, 200, separate.text);
     const texts = decode(separate).map((d) => d.toString('utf8'));
@@ -71,18 +77,31 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     const footer = p(run('Page '), field('PAGE', '1'), run(' of '), field('NUMPAGES', 'x'));
     const template = docx(p(run('Invoice for '), mergefield('name')) + items, { footer });
     const restarting = docx(p(run('Invoice for '), mergefield('name')) + items, { footer, restartNumbering: true });
-    const mergeData = [['A', 3], ['B', 60], ['C', 110]].map(([name, rows]) => ({ name, items: Array.from({ length: rows as number }, (_, n) => ({ n })) }));
+    const mergeData = [
+      ['A', 3],
+      ['B', 60],
+      ['C', 110],
+    ].map(([name, rows]) => ({ name, items: Array.from({ length: rows as number }, (_, n) => ({ n })) }));
     const [pdf] = decode(await merge('returnFormat=PDF', { mergeData, template: b64(restarting) }));
     const doc = mupdf.Document.openDocument(pdf!, 'application/pdf');
-    const footers = Array.from({ length: doc.countPages() }, (_, i) => /Page (\S+) of (\S+)/.exec(doc.loadPage(i).toStructuredText('preserve-whitespace').asText())?.slice(1).join('/'));
+    const footers = Array.from({ length: doc.countPages() }, (_, i) =>
+      /Page (\S+) of (\S+)/.exec(doc.loadPage(i).toStructuredText('preserve-whitespace').asText())?.slice(1).join('/'),
+    );
     assert.deepEqual(footers, ['1/1', '1/2', '2/2', '1/3', '2/3', '3/3']);
     // As DOCX: Word computes the totals; LibreOffice shows the stored results, which are each record's own.
     const [word] = decode(await merge('returnFormat=DOCX', { mergeData, template: b64(restarting) }));
     assert.deepEqual([...partXml(word!).matchAll(/<w:footerReference [^>]*r:id="([^"]+)"/g)].length, 3);
     const again = mupdf.Document.openDocument(unprotectedPdf(word!, 'docx'), 'application/pdf'); // LibreOffice on its own, as a user opens the file
-    assert.deepEqual(Array.from({ length: again.countPages() }, (_, i) => /Page (\S+) of (\S+)/.exec(again.loadPage(i).toStructuredText('preserve-whitespace').asText())?.slice(1).join('/')), footers);
-    const stored = Object.entries((await import('fflate')).unzipSync(word!)).filter(([name]) => /^word\/.*footer.*\.xml$/.test(name)).map(([, xml]) => /SECTIONPAGES[^]*?<w:t[^>]*>([^<]*)</.exec(Buffer.from(xml).toString('utf8'))?.[1]);
-    assert.deepEqual(stored.sort(), ['1', '2', '3'], 'each record\'s footer');
+    assert.deepEqual(
+      Array.from({ length: again.countPages() }, (_, i) =>
+        /Page (\S+) of (\S+)/.exec(again.loadPage(i).toStructuredText('preserve-whitespace').asText())?.slice(1).join('/'),
+      ),
+      footers,
+    );
+    const stored = Object.entries((await import('fflate')).unzipSync(word!))
+      .filter(([name]) => /^word\/.*footer.*\.xml$/.test(name))
+      .map(([, xml]) => /SECTIONPAGES[^]*?<w:t[^>]*>([^<]*)</.exec(Buffer.from(xml).toString('utf8'))?.[1]);
+    assert.deepEqual(stored.sort(), ['1', '2', '3'], "each record's footer");
     // Without a restart, the whole document is counted.
     const [whole] = decode(await merge('returnFormat=PDF', { mergeData: [{ name: 'A' }, { name: 'B' }], template: b64(template) }));
     assert.match(pdfFacts(whole!).text, /Page 2 of 2/);
@@ -115,34 +134,49 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
   });
 
   it('refuses an RTF template whose chart it cannot bind, naming the chart, and lists the chart in the template info', async () => {
-    const rtf = Buffer.from(`{\\rtf1\\ansi {\\fonttbl{\\f0 Arial;}}\\pard Sales of {\\field{\\*\\fldinst MERGEFIELD region}{\\fldrslt x}}\\par ${rtfObject('MSGraph.Chart.8', 'sales')}\\par}`, 'latin1');
+    const rtf = Buffer.from(
+      `{\\rtf1\\ansi {\\fonttbl{\\f0 Arial;}}\\pard Sales of {\\field{\\*\\fldinst MERGEFIELD region}{\\fldrslt x}}\\par ${rtfObject('MSGraph.Chart.8', 'sales')}\\par}`,
+      'latin1',
+    );
     const inline = await merge('returnFormat=PDF', { mergeData: [{ region: 'North', sales: [{ Revenue: 1 }] }], template: b64(rtf) });
     assert.equal(inline.status, 400);
     assert.match(message(inline), /the chart "sales" \(MSGraph\.Chart\.8\) is an object embedded in RTF[^]*Save the template as DOCX/);
     assert.equal((await paid.upload('chart.rtf', rtf)).status, 201);
     const stored = await merge('returnFormat=PDF&templateName=chart.rtf', { mergeData: [{ region: 'North' }] });
     assert.equal(stored.status, 400);
-    const info = (await paid.get('/v1/templates/info?templateName=chart.rtf')).json() as { mergeFields: { name: string }[]; charts?: { name: string; problem: string | null }[] };
-    assert.deepEqual(info.mergeFields.map((f) => f.name), ['region']);
+    const info = (await paid.get('/v1/templates/info?templateName=chart.rtf')).json() as {
+      mergeFields: { name: string }[];
+      charts?: { name: string; problem: string | null }[];
+    };
+    assert.deepEqual(
+      info.mergeFields.map((f) => f.name),
+      ['region'],
+    );
     assert.equal(info.charts?.[0]?.name, 'sales');
     assert.match(info.charts?.[0]?.problem ?? '', /embedded in RTF/);
   });
 
   it('merges an SVG picture into DOCX as Word shows it (a PNG drawn from it, the SVG kept) and into PDF', async () => {
-    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60"><rect width="120" height="60" fill="#c00000"/><text x="10" y="40" font-size="24" fill="#fff">ACME</text></svg>').toString('base64');
+    const svg = Buffer.from(
+      '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60"><rect width="120" height="60" fill="#c00000"/><text x="10" y="40" font-size="24" fill="#fff">ACME</text></svg>',
+    ).toString('base64');
     const template = b64(docx(p(run('Logo: '), picture('logo', 120, 60))));
     // The HTTP helper checks every DOCX answer against Word's rules (test/helpers/word-rules.ts): a raster main picture among them.
     const [word] = decode(await merge('returnFormat=DOCX', { mergeData: [{ logo: svg }], template }));
-    const media = Object.keys((await import('fflate')).unzipSync(word!)).filter((name) => name.startsWith('word/media/docsmith')).map((name) => name.slice(name.lastIndexOf('.')));
+    const media = Object.keys((await import('fflate')).unzipSync(word!))
+      .filter((name) => name.startsWith('word/media/docsmith'))
+      .map((name) => name.slice(name.lastIndexOf('.')));
     assert.deepEqual(media.sort(), ['.png', '.svg']);
     const [pdf] = decode(await merge('returnFormat=PDF', { mergeData: [{ logo: svg }], template }));
     assert.match(pdfFacts(pdf!).text, /Logo/);
   });
 
-  it('reports the worker threads\' compiled-template cache in /metrics', async () => {
+  it("reports the worker threads' compiled-template cache in /metrics", async () => {
     const lookups = async () => {
       const text = (await request(env.server.url, 'GET', '/metrics')).text;
-      return ['hit', 'miss'].map((result) => Number(new RegExp(`^docsmith_cache_lookups_total\\{cache="templates",result="${result}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? NaN));
+      return ['hit', 'miss'].map((result) =>
+        Number(new RegExp(`^docsmith_cache_lookups_total\\{cache="templates",result="${result}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? NaN),
+      );
     };
     const [hits, misses] = await lookups();
     const template = b64(docx(p(run('Cache '), mergefield('n'), run(` ${Date.now()}`))));
@@ -164,7 +198,7 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.equal(refused.status, 403);
   });
 
-  it('gives a test run\'s DOCX the real run\'s content with a watermark Word and LibreOffice show, without an office round trip', async () => {
+  it("gives a test run's DOCX the real run's content with a watermark Word and LibreOffice show, without an office round trip", async () => {
     const { unzipSync } = await import('fflate');
     const body = { mergeData: [{ name: 'Ann' }, { name: 'Bob' }] };
     const [real] = decode(await merge('returnFormat=DOCX&templateName=letter.docx', body));
@@ -173,10 +207,13 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     const text = (files: Record<string, Uint8Array>, name: string) => Buffer.from(files[name]!).toString('utf8');
     assert.equal(text(b, 'docProps/app.xml'), text(a, 'docProps/app.xml'), 'written by docsmith, not by LibreOffice');
     // The document itself differs only by the header references that carry the mark.
-    const unmarked = text(b, 'word/document.xml').replace(/<w:headerReference w:type="default" r:id="rIdDsWatermark\d+"\/>/g, '')
+    const unmarked = text(b, 'word/document.xml')
+      .replace(/<w:headerReference w:type="default" r:id="rIdDsWatermark\d+"\/>/g, '')
       .replace(/ xmlns:(v|o)="[^"]+"/g, '');
     assert.equal(unmarked, text(a, 'word/document.xml').replace(/ xmlns:(v|o)="[^"]+"/g, ''));
-    const headers = Object.keys(b).filter((name) => /^word\/header/.test(name)).map((name) => text(b, name));
+    const headers = Object.keys(b)
+      .filter((name) => /^word\/header/.test(name))
+      .map((name) => text(b, name));
     assert.ok(headers.length > 0 && headers.every((h) => h.includes('string="TEST MODE"')));
     const shown = await paid.post('/v1/document/convert?returnFormat=PDF', { json: test!.toString('base64') });
     const pdf = Buffer.from(shown.json() as string, 'base64');
@@ -195,8 +232,15 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
   it('writes document properties and honours merge settings', async () => {
     const template = docx(p(mergefield('a')) + p(mergefield('missing')) + block('rows', p(mergefield('v'))));
     const body = {
-      mergeData: [{ a: 'A', rows: [] }], template: b64(template),
-      mergeSettings: { removeEmptyFields: false, removeEmptyBlocks: false, author: 'Ann Author', documentTitle: 'Merged', culture: 'de-DE' },
+      mergeData: [{ a: 'A', rows: [] }],
+      template: b64(template),
+      mergeSettings: {
+        removeEmptyFields: false,
+        removeEmptyBlocks: false,
+        author: 'Ann Author',
+        documentTitle: 'Merged',
+        culture: 'de-DE',
+      },
     };
     const [out] = decode(await merge('returnFormat=DOCX', body));
     assert.equal(partText(out!).split('\n').slice(0, 2).join('|'), 'A|«missing»');
@@ -231,17 +275,22 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.equal(info.templateName, 'info.docx');
     const block0 = (info.mergeBlocks as { name: string; mergeFields: Record<string, unknown>[] }[])[0]!;
     assert.equal(block0.name, 'items');
-    const exampleField = ((example.mergeBlocks as { mergeFields: Record<string, unknown>[] }[])[0]!.mergeFields[0])!;
+    const exampleField = (example.mergeBlocks as { mergeFields: Record<string, unknown>[] }[])[0]!.mergeFields[0]!;
     assert.deepEqual(Object.keys(block0.mergeFields[0]!).sort(), Object.keys(exampleField).sort());
     assert.equal(block0.mergeFields[0]!.numericFormat, '$#,###.00');
     assert.equal((await paid.get('/v1/templates/info?templateName=nope.docx')).status, 400);
   });
 
   it('merges the JPEG into test_template_image.docx, giving a PDF with the image', async () => {
-    const body = { mergeData: [{ title: 'A photo', source: 'the SDK tests', photo: b64(fixture('test_template_image.jpg')) }], template: b64(fixture('test_template_image.docx')) };
+    const body = {
+      mergeData: [{ title: 'A photo', source: 'the SDK tests', photo: b64(fixture('test_template_image.jpg')) }],
+      template: b64(fixture('test_template_image.docx')),
+    };
     const [pdf] = decode(await merge('returnFormat=PDF', body));
     const doc = mupdf.Document.openDocument(pdf!, 'application/pdf');
-    const json = JSON.parse(doc.loadPage(0).toStructuredText('preserve-images').asJSON()) as { blocks: { type: string; bbox: { w: number } }[] };
+    const json = JSON.parse(doc.loadPage(0).toStructuredText('preserve-images').asJSON()) as {
+      blocks: { type: string; bbox: { w: number } }[];
+    };
     const images = json.blocks.filter((b) => b.type === 'image');
     assert.ok(images.length >= 1, 'the PDF shows an image');
     assert.ok(images[0]!.bbox.w > 300, `image width ${images[0]!.bbox.w}pt`);
@@ -253,26 +302,53 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
 
   it('merges HTML values as formatted content that LibreOffice lays out', async () => {
     const template = docx(p(run('Intro: '), mergefield('body')));
-    const html = '<html><h2>Heading</h2><p>Some <b>bold</b> and <i>italic</i> text.</p><ul><li>one</li><li>two</li></ul><table><tr><td>A1</td><td>B1</td></tr></table></html>';
-    const reply = await merge('returnFormat=PDF', { mergeData: [{ body: html }], template: b64(template), mergeSettings: { mergeHtml: true } });
+    const html =
+      '<html><h2>Heading</h2><p>Some <b>bold</b> and <i>italic</i> text.</p><ul><li>one</li><li>two</li></ul><table><tr><td>A1</td><td>B1</td></tr></table></html>';
+    const reply = await merge('returnFormat=PDF', {
+      mergeData: [{ body: html }],
+      template: b64(template),
+      mergeSettings: { mergeHtml: true },
+    });
     assert.equal(reply.status, 200, reply.text);
     const text = pdfFacts(decode(reply)[0]!).text;
-    for (const piece of ['Intro:', 'Heading', 'Some bold and italic text.', 'one', 'two', 'A1', 'B1']) assert.ok(text.includes(piece), piece);
+    for (const piece of ['Intro:', 'Heading', 'Some bold and italic text.', 'one', 'two', 'A1', 'B1'])
+      assert.ok(text.includes(piece), piece);
     assert.ok(!text.includes('<b>'));
     const lists = '<html><ol><li>first<ol><li>inner</li></ol></li><li>second</li></ol><ul><li>dot</li></ul><ol><li>again</li></ol></html>';
-    const listed = await merge('returnFormat=PDF', { mergeData: [{ body: lists }], template: b64(template), mergeSettings: { mergeHtml: true } });
-    assert.match(pdfFacts(decode(listed)[0]!).text, /1\.\s*first\s+a\.\s*inner\s+2\.\s*second\s+•\s*dot\s+1\.\s*again/, 'Word lists as LibreOffice numbers them');
+    const listed = await merge('returnFormat=PDF', {
+      mergeData: [{ body: lists }],
+      template: b64(template),
+      mergeSettings: { mergeHtml: true },
+    });
+    assert.match(
+      pdfFacts(decode(listed)[0]!).text,
+      /1\.\s*first\s+a\.\s*inner\s+2\.\s*second\s+•\s*dot\s+1\.\s*again/,
+      'Word lists as LibreOffice numbers them',
+    );
   });
 
   it('finds and replaces in a stored or uploaded template', async () => {
-    const reply = await paid.post('/v1/document/findandreplace?returnFormat=TXT&templateName=letter.docx', { json: { findAndReplaceData: [['Name', 'Nom'], ['Age', 'Âge']] } });
+    const reply = await paid.post('/v1/document/findandreplace?returnFormat=TXT&templateName=letter.docx', {
+      json: {
+        findAndReplaceData: [
+          ['Name', 'Nom'],
+          ['Age', 'Âge'],
+        ],
+      },
+    });
     assert.equal(reply.status, 200, reply.text);
     const text = Buffer.from(reply.json() as string, 'base64').toString('utf8');
     assert.match(text, /Nom/);
     assert.match(text, /Âge/);
-    const uploaded = await paid.post('/v1/document/findandreplace?returnFormat=DOCX', { json: { findAndReplaceData: [['Test', 'Probe']], template: b64(fixture('test_document.docx')) } });
+    const uploaded = await paid.post('/v1/document/findandreplace?returnFormat=DOCX', {
+      json: { findAndReplaceData: [['Test', 'Probe']], template: b64(fixture('test_document.docx')) },
+    });
     assert.match(partText(Buffer.from(uploaded.json() as string, 'base64')), /^\n?A Probe File$/);
-    for (const [body, expected] of [[{ template: b64(fixture('test_document.docx')) }, /findAndReplaceData is missing/], [{ findAndReplaceData: [['', 'x']], template: b64(fixture('test_document.docx')) }, /empty find text/], [{ findAndReplaceData: [['a', 'b']] }, /No template/]] as const) {
+    for (const [body, expected] of [
+      [{ template: b64(fixture('test_document.docx')) }, /findAndReplaceData is missing/],
+      [{ findAndReplaceData: [['', 'x']], template: b64(fixture('test_document.docx')) }, /empty find text/],
+      [{ findAndReplaceData: [['a', 'b']] }, /No template/],
+    ] as const) {
       const bad = await paid.post('/v1/document/findandreplace?returnFormat=PDF', { json: body });
       assert.equal(bad.status, 400);
       assert.match(message(bad), expected);
@@ -296,11 +372,19 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
       ['returnFormat=PDF', { mergeData: [{}], template: b64(fixture('test_template.tx')) }, /TX Text Control/],
       ['returnFormat=PDF', { mergeData: [{}], template: b64(fixture('maelzel_machine.pdf')) }, /PDF, which is not accepted/],
       ['returnFormat=PDF', { mergeData: [{}], template, mergeSettings: { culture: 'zz-ZZZ-bad' } }, /culture/],
-      ['returnFormat=PDF', { mergeData: [{}], template, mergeSettings: { removeEmptyFields: 'maybe' } }, /removeEmptyFields must be true or false/],
+      [
+        'returnFormat=PDF',
+        { mergeData: [{}], template, mergeSettings: { removeEmptyFields: 'maybe' } },
+        /removeEmptyFields must be true or false/,
+      ],
       ['returnFormat=PDF', { mergeData: [{}], template, mergeSettings: 'yes' }, /mergeSettings must be a JSON object/],
       ['returnFormat=PDF', { mergeData: [{}], template, mergeSettings: { documentTitle: 'x'.repeat(2001) } }, /longer than 2000/],
       ['returnFormat=PDF', { mergeData: [{}], template: unbalanced }, /merge block "open"/],
-      ['returnFormat=PDF', { mergeData: [{ ean: 'ABC' }], template: b64(docx(p(field('MERGEBARCODE ean EAN13')))) }, /"ABC" for the barcode .* cannot be drawn as EAN13/],
+      [
+        'returnFormat=PDF',
+        { mergeData: [{ ean: 'ABC' }], template: b64(docx(p(field('MERGEBARCODE ean EAN13')))) },
+        /"ABC" for the barcode .* cannot be drawn as EAN13/,
+      ],
       ['returnFormat=DOCX', { mergeData: [{ x: 1 }], template: b64(docx(p(field('MERGEBARCODE x EAN99')))) }, /type "EAN99"; use QR/],
       ['returnFormat=TX', { mergeData: [{}], template }, /TX is a proprietary format/],
       ['', { mergeData: [{}], template }, /"returnFormat" is required/],

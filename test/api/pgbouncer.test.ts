@@ -16,21 +16,36 @@ describe('behind PgBouncer in transaction mode', () => {
     try {
       const viaBouncer = new URL(db.url);
       viaBouncer.port = String(bouncer.port);
-      const admin = await adminServices({ dataDir: tempDir(), databaseUrl: viaBouncer.toString(), secret: 'shared-secret-behind-a-pooler-0123456789' });
+      const admin = await adminServices({
+        dataDir: tempDir(),
+        databaseUrl: viaBouncer.toString(),
+        secret: 'shared-secret-behind-a-pooler-0123456789',
+      });
       const account = await makeAccount(admin, 'pooled', { licence: 'SN-BOUNCE' });
       for (let i = 0; i < 2; i++) {
-        servers.push(await startServer({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_DATABASE_URL: viaBouncer.toString(), DOCSMITH_SECRET: 'shared-secret-behind-a-pooler-0123456789' }));
+        servers.push(
+          await startServer({
+            DOCSMITH_DATA_DIR: tempDir(),
+            DOCSMITH_DATABASE_URL: viaBouncer.toString(),
+            DOCSMITH_SECRET: 'shared-secret-behind-a-pooler-0123456789',
+          }),
+        );
       }
       const clients: Client[] = servers.map((s) => client(s.url, { basic: [account.user, account.password] }));
       for (const c of clients) assert.equal((await c.get('/v1/account/settings')).status, 200);
 
       // Six merges of one account at once over two instances: exactly two run, four are refused.
-      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => clients[i % 2]!.post('/v1/_test/operation?merge=1&holdMs=3000')));
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => clients[i % 2]!.post('/v1/_test/operation?merge=1&holdMs=3000')),
+      );
       const statuses = answers.map((a) => a.status).sort();
       assert.deepEqual(statuses, [200, 200, 403, 403, 403, 403], answers.map((a) => a.text).join('\n'));
       // Nothing stays taken: the next two run.
       const next = await Promise.all([clients[0]!.post('/v1/_test/operation?merge=1'), clients[1]!.post('/v1/_test/operation?merge=1')]);
-      assert.deepEqual(next.map((a) => a.status), [200, 200]);
+      assert.deepEqual(
+        next.map((a) => a.status),
+        [200, 200],
+      );
       await admin.store.close();
     } finally {
       await Promise.all(servers.map((s) => s.stop()));

@@ -35,7 +35,7 @@ interface Ledger {
 
 describe('PostgreSQL restarted, crashed, cut off and away, under load', () => {
   it('loses no acknowledged upload or job, counts exactly, and no process ends or answers 500', async (t) => {
-    if (!postgresBin()) return t.skip('PostgreSQL\'s server programs are not installed (apt-get install postgresql)');
+    if (!postgresBin()) return t.skip("PostgreSQL's server programs are not installed (apt-get install postgresql)");
     if (!fs.existsSync(PGBOUNCER)) return t.skip('pgbouncer is not installed (apt-get install pgbouncer; npm test installs it as root)');
     const cluster = await startCluster();
     await cluster.createDatabase('docsmith');
@@ -46,21 +46,38 @@ describe('PostgreSQL restarted, crashed, cut off and away, under load', () => {
     const servers: RunningServer[] = [];
     try {
       const admin = await adminServices({ dataDir: tempDir(), databaseUrl: direct, secret: SECRET });
-      const accounts = await Promise.all(Array.from({ length: WORKERS }, (_, i) => makeAccount(admin, `load${i}`, { licence: `SN-LOAD${i}`, maxDocuments: 1_000_000 })));
+      const accounts = await Promise.all(
+        Array.from({ length: WORKERS }, (_, i) => makeAccount(admin, `load${i}`, { licence: `SN-LOAD${i}`, maxDocuments: 1_000_000 })),
+      );
       const prober = await makeAccount(admin, 'prober', { licence: 'SN-PROBE', maxDocuments: 1_000_000 });
       await admin.store.close();
       for (const url of [direct, direct, pooled.toString()]) {
-        servers.push(await startServer({
-          DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_DATABASE_URL: url, DOCSMITH_SECRET: SECRET, DOCSMITH_OFFICE_WORKERS: '0',
-          // A short request limit: requests cut off mid-claim are taken back by the sweep soon (twice the limit).
-          DOCSMITH_JOB_TIMEOUT_MS: '5000', DOCSMITH_JOB_POLL_MS: '200', DOCSMITH_JOB_MAX_WAITING: '1000',
-        }));
+        servers.push(
+          await startServer({
+            DOCSMITH_DATA_DIR: tempDir(),
+            DOCSMITH_DATABASE_URL: url,
+            DOCSMITH_SECRET: SECRET,
+            DOCSMITH_OFFICE_WORKERS: '0',
+            // A short request limit: requests cut off mid-claim are taken back by the sweep soon (twice the limit).
+            DOCSMITH_JOB_TIMEOUT_MS: '5000',
+            DOCSMITH_JOB_POLL_MS: '200',
+            DOCSMITH_JOB_MAX_WAITING: '1000',
+          }),
+        );
       }
       // Worker i signs in as account i, and takes its turns on every instance.
       const clients: Client[][] = accounts.map((a) => servers.map((s) => client(s.url, { basic: [a.user, a.password] })));
       const probes = servers.map((s) => client(s.url, { basic: [prober.user, prober.password] }));
       for (const row of [...clients, probes]) {
-        assert.equal((await row[0]!.post('/v1/templates/upload?templateName=letter.docx', { body: template, headers: { 'content-type': 'application/json' } })).status, 201);
+        assert.equal(
+          (
+            await row[0]!.post('/v1/templates/upload?templateName=letter.docx', {
+              body: template,
+              headers: { 'content-type': 'application/json' },
+            })
+          ).status,
+          201,
+        );
         for (const c of row) assert.equal((await c.get('/v1/account/settings')).status, 200);
       }
 
@@ -73,16 +90,27 @@ describe('PostgreSQL restarted, crashed, cut off and away, under load', () => {
           const c = row[(turn + Math.floor(turn / 3)) % row.length]!; // each kind on every instance
           const name = `w${worker}-${turn}.docx`;
           try {
-            const reply = kind === 0
-              ? await c.post(`/v1/templates/upload?templateName=${name}`, { body: template, headers: { 'content-type': 'application/json' } })
-              : kind === 1
-                ? await c.post('/v1/document/merge?returnFormat=DOCX&templateName=letter.docx', { json: { mergeData: [{ name: `N${turn}` }] } })
-                : await c.post('/v1/document/merge?returnFormat=DOCX&templateName=letter.docx&async=true', { json: { mergeData: [{ name: `J${turn}` }] } });
+            const reply =
+              kind === 0
+                ? await c.post(`/v1/templates/upload?templateName=${name}`, {
+                    body: template,
+                    headers: { 'content-type': 'application/json' },
+                  })
+                : kind === 1
+                  ? await c.post('/v1/document/merge?returnFormat=DOCX&templateName=letter.docx', {
+                      json: { mergeData: [{ name: `N${turn}` }] },
+                    })
+                  : await c.post('/v1/document/merge?returnFormat=DOCX&templateName=letter.docx&async=true', {
+                      json: { mergeData: [{ name: `J${turn}` }] },
+                    });
             ledger.statuses.set(reply.status, (ledger.statuses.get(reply.status) ?? 0) + 1);
             if (reply.status === 201) ledger.uploads.add(name);
             else if (reply.status === 200) ledger.merges++;
             else if (reply.status === 202) ledger.jobs.push((reply.json() as { id: string }).id);
-            else if (!(reply.status === 503 && reply.headers['retry-after']) && !(reply.status === 403 && /merge requests may run at once/.test(reply.text))) {
+            else if (
+              !(reply.status === 503 && reply.headers['retry-after']) &&
+              !(reply.status === 403 && /merge requests may run at once/.test(reply.text))
+            ) {
               ledger.wrong.push(`${reply.status} ${reply.text}`);
             }
             if (reply.status === 503 || reply.status === 403) await new Promise((r) => setTimeout(r, 100));
@@ -96,7 +124,13 @@ describe('PostgreSQL restarted, crashed, cut off and away, under load', () => {
       const progress = async (what: string, more = 90) => {
         const from = served();
         await until(`${what}: ${more} more requests served`, async () => served() >= from + more);
-        for (const c of probes) await until(`${what}: every instance merges`, async () => (await c.post('/v1/document/merge?returnFormat=DOCX&templateName=letter.docx', { json: { mergeData: [{ name: 'probe' }] } })).status === 200);
+        for (const c of probes)
+          await until(
+            `${what}: every instance merges`,
+            async () =>
+              (await c.post('/v1/document/merge?returnFormat=DOCX&templateName=letter.docx', { json: { mergeData: [{ name: 'probe' }] } }))
+                .status === 200,
+          );
       };
 
       await progress('before the faults');
@@ -114,38 +148,68 @@ describe('PostgreSQL restarted, crashed, cut off and away, under load', () => {
       await cluster.stop();
       // Away while requests keep coming: they get 503 with Retry-After.
       const away = ledgers.reduce((n, l) => n + (l.statuses.get(503) ?? 0), 0);
-      await until('requests answered 503 while the database is away', async () => ledgers.reduce((n, l) => n + (l.statuses.get(503) ?? 0), 0) >= away + 10);
+      await until(
+        'requests answered 503 while the database is away',
+        async () => ledgers.reduce((n, l) => n + (l.statuses.get(503) ?? 0), 0) >= away + 10,
+      );
       await cluster.start();
       await progress('after an outage');
       running = false;
       await Promise.all(load);
 
       for (const server of servers) assert.equal(server.child.exitCode, null, 'no instance ended');
-      assert.deepEqual(ledgers.flatMap((l) => l.wrong), [], 'only 200, 201, 202 and 503 with Retry-After');
+      assert.deepEqual(
+        ledgers.flatMap((l) => l.wrong),
+        [],
+        'only 200, 201, 202 and 503 with Retry-After',
+      );
       const c = (worker: number) => clients[worker]![0]!;
       for (const [worker, ledger] of ledgers.entries()) {
-        const names = new Set(((await c(worker).get('/v1/templates/list')).json() as { templateName: string }[]).map((t) => t.templateName));
+        const names = new Set(
+          ((await c(worker).get('/v1/templates/list')).json() as { templateName: string }[]).map((t) => t.templateName),
+        );
         for (const name of ledger.uploads) assert.ok(names.has(name), `acknowledged upload ${name} is stored`);
         // Every acknowledged job ran to its result, once (a job cut off by the faults is taken up again).
         // A submission whose 202 was lost with its connection may have been stored too: it runs as well.
-        const done = await until(`worker ${worker}'s ${ledger.jobs.length} jobs done`, async () => {
-          const jobs = (await c(worker).get('/v1/jobs?limit=500')).json() as { id: string; state: string; error: unknown }[];
-          const states = new Map(jobs.map((j) => [j.id, j.state]));
-          assert.equal(states.size, jobs.length, 'each job listed once');
-          assert.ok(ledger.jobs.every((id) => states.has(id)), 'every acknowledged job is there');
-          assert.deepEqual(jobs.filter((j) => j.state === 'failed'), [], 'no job failed');
-          return jobs.every((j) => j.state === 'done') && jobs.length;
-        }, 300_000);
+        const done = await until(
+          `worker ${worker}'s ${ledger.jobs.length} jobs done`,
+          async () => {
+            const jobs = (await c(worker).get('/v1/jobs?limit=500')).json() as { id: string; state: string; error: unknown }[];
+            const states = new Map(jobs.map((j) => [j.id, j.state]));
+            assert.equal(states.size, jobs.length, 'each job listed once');
+            assert.ok(
+              ledger.jobs.every((id) => states.has(id)),
+              'every acknowledged job is there',
+            );
+            assert.deepEqual(
+              jobs.filter((j) => j.state === 'failed'),
+              [],
+              'no job failed',
+            );
+            return jobs.every((j) => j.state === 'done') && jobs.length;
+          },
+          300_000,
+        );
         // Each delivered merge and each done job counts once; claims cut off mid-way are taken back by the sweep.
         const expected = ledger.merges + done;
-        await until(`worker ${worker}'s count settles at ${expected}`, async () => {
-          const counted = ((await c(worker).get('/v1/account/settings')).json() as { createdDocuments: number }).createdDocuments;
-          assert.ok(counted >= expected, `counted ${counted}, at least ${expected} delivered`);
-          return counted === expected;
-        }, 300_000);
+        await until(
+          `worker ${worker}'s count settles at ${expected}`,
+          async () => {
+            const counted = ((await c(worker).get('/v1/account/settings')).json() as { createdDocuments: number }).createdDocuments;
+            assert.ok(counted >= expected, `counted ${counted}, at least ${expected} delivered`);
+            return counted === expected;
+          },
+          300_000,
+        );
       }
       // The prober's count: no more than it was delivered (the probes that were cut off mid-way are taken back).
-      const totals = ledgers.reduce((m, l) => { for (const [k, v] of l.statuses) m[k] = (m[k] ?? 0) + v; return m; }, {} as Record<number, number>);
+      const totals = ledgers.reduce(
+        (m, l) => {
+          for (const [k, v] of l.statuses) m[k] = (m[k] ?? 0) + v;
+          return m;
+        },
+        {} as Record<number, number>,
+      );
       t.diagnostic(`answers by status: ${JSON.stringify(totals)}`);
     } finally {
       await Promise.all(servers.map((s) => s.stop()));

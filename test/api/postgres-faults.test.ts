@@ -7,8 +7,7 @@ import { client, request } from '../helpers/http.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { until } from '../helpers/wait.js';
 
-
-describe('PostgreSQL ends the server\'s connections', () => {
+describe("PostgreSQL ends the server's connections", () => {
   it('does not end the process, even for a connection holding a merge slot; requests answer 200 or 503, never 500, and it serves again', async () => {
     const db = await createTestDatabase();
     const dataDir = tempDir();
@@ -22,7 +21,9 @@ describe('PostgreSQL ends the server\'s connections', () => {
 
       const killer = new pg.Client({ connectionString: db.url });
       await killer.connect();
-      const { rows } = await killer.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+      const { rows } = await killer.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
       await killer.end();
       assert.ok(rows.length >= 2, `${rows.length} connections ended`);
 
@@ -50,11 +51,21 @@ describe('PostgreSQL ends the server\'s connections', () => {
       const clients = accounts.map((a) => client(server.url, { basic: [a.user, a.password] }));
       // Signed in first (sign-ins are hashed a few at a time), so the merges below arrive together.
       for (const c of clients) assert.equal((await c.get('/v1/account/settings')).status, 200);
-      const merges = clients.flatMap((c) => [c.post('/v1/_test/operation?merge=1&holdMs=2000'), c.post('/v1/_test/operation?merge=1&holdMs=2000')]);
+      const merges = clients.flatMap((c) => [
+        c.post('/v1/_test/operation?merge=1&holdMs=2000'),
+        c.post('/v1/_test/operation?merge=1&holdMs=2000'),
+      ]);
       const ready = await request(server.url, 'GET', '/readyz');
       const answers = await Promise.all(merges);
       assert.equal(ready.status, 200, ready.text);
-      assert.deepEqual(answers.map((a) => a.status), answers.map(() => 200), answers.map((a) => a.text).filter((t) => t !== 'true').join('\n'));
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        answers.map(() => 200),
+        answers
+          .map((a) => a.text)
+          .filter((t) => t !== 'true')
+          .join('\n'),
+      );
     } finally {
       await server.stop();
       await db.drop();

@@ -15,20 +15,46 @@ describe('proofing', () => {
   });
   after(() => env.close());
 
-  const check = (text: string, language: string, client = c) => client.get(`/v1/proofing/check?text=${encodeURIComponent(text)}&language=${encodeURIComponent(language)}`);
+  const check = (text: string, language: string, client = c) =>
+    client.get(`/v1/proofing/check?text=${encodeURIComponent(text)}&language=${encodeURIComponent(language)}`);
 
   it('lists the installed dictionaries under the names clients expect', async () => {
     const listed = (await c.get('/v1/proofing/availabledictionaries')).json() as string[];
-    const expected = JSON.parse(fs.readFileSync(new URL('../fixtures/reportingcloud/dictionaries.json', import.meta.url), 'utf8')) as string[];
-    for (const name of ['en_US.dic', 'en_GB.dic', 'de_DE_frami.dic', 'fr.dic', 'es_ES.dic', 'it_IT.dic', 'nl_NL.dic', 'pt_BR.dic', 'pt_PT.dic', 'pl_PL.dic', 'ru_RU.dic', 'sv_SE.dic']) {
+    const expected = JSON.parse(
+      fs.readFileSync(new URL('../fixtures/reportingcloud/dictionaries.json', import.meta.url), 'utf8'),
+    ) as string[];
+    for (const name of [
+      'en_US.dic',
+      'en_GB.dic',
+      'de_DE_frami.dic',
+      'fr.dic',
+      'es_ES.dic',
+      'it_IT.dic',
+      'nl_NL.dic',
+      'pt_BR.dic',
+      'pt_PT.dic',
+      'pl_PL.dic',
+      'ru_RU.dic',
+      'sv_SE.dic',
+    ]) {
       assert.ok(listed.includes(name), name);
     }
     assert.ok(listed.every((name) => expected.includes(name)));
     // Set-up installs every one Debian has: all of the vendor's list but its own legal word list and Urdu.
-    assert.deepEqual(expected.filter((name) => !listed.includes(name)), ['en_US_Legal.txd', 'ur.dic']);
+    assert.deepEqual(
+      expected.filter((name) => !listed.includes(name)),
+      ['en_US_Legal.txd', 'ur.dic'],
+    );
     assert.equal((await check('colour', 'en_GB.dic')).text, '[]');
     // Each is a real dictionary under its name: a common word passes, nonsense does not.
-    for (const [language, word] of [['sh.dic', 'kuća'], ['sr.dic', 'кућа'], ['fa.dic', 'کتاب'], ['hy_AM.dic', 'գիրք'], ['de_DE_frami.dic', 'Straße'], ['ku_TR.dic', 'av']] as const) {
+    for (const [language, word] of [
+      ['sh.dic', 'kuća'],
+      ['sr.dic', 'кућа'],
+      ['fa.dic', 'کتاب'],
+      ['hy_AM.dic', 'գիրք'],
+      ['de_DE_frami.dic', 'Straße'],
+      ['ku_TR.dic', 'av'],
+    ] as const) {
       assert.equal((await check(word, language)).text, '[]', `${language} ${word}`);
       assert.equal(((await check('qzxqzxqzx', language)).json() as unknown[]).length, 1, language);
     }
@@ -58,13 +84,18 @@ describe('proofing', () => {
     assert.equal(((await c.get('/v1/proofing/suggestions?word=Thiss&language=en_US.dic&max=1')).json() as string[]).length, 1);
   });
 
-  it('fills the suggestions up to max with the nearest dictionary words after Hunspell\'s own', async () => {
+  it("fills the suggestions up to max with the nearest dictionary words after Hunspell's own", async () => {
     const ten = (await c.get('/v1/proofing/suggestions?word=Thiss&language=en_US.dic&max=10')).json() as string[];
     assert.equal(ten.length, 10, ten.join(', '));
     assert.equal(ten[0], 'This');
     assert.equal(new Set(ten.map((s) => s.toLowerCase())).size, 10, 'no repeats');
-    assert.ok(ten.every((s) => /^[A-Z]/.test(s)), `capitalised like the word: ${ten.join(', ')}`);
-    const umlaut = (await c.get(`/v1/proofing/suggestions?word=${encodeURIComponent('Strase')}&language=de_DE_frami.dic&max=5`)).json() as string[];
+    assert.ok(
+      ten.every((s) => /^[A-Z]/.test(s)),
+      `capitalised like the word: ${ten.join(', ')}`,
+    );
+    const umlaut = (
+      await c.get(`/v1/proofing/suggestions?word=${encodeURIComponent('Strase')}&language=de_DE_frami.dic&max=5`)
+    ).json() as string[];
     assert.ok(umlaut.includes('Straße'), umlaut.join(', '));
   });
 

@@ -7,9 +7,18 @@ import { cell, docx, p, partText, row, run, table } from '../helpers/docx.js';
 import { detectFormat } from '../../src/formats/detect.js';
 
 const b64 = (b: Buffer) => b.toString('base64');
-interface Change { id: number; changeKind: number; text: string; start: number; length: number; userName: string; changeTime: string }
+interface Change {
+  id: number;
+  changeKind: number;
+  text: string;
+  start: number;
+  length: number;
+  userName: string;
+  changeTime: string;
+}
 
-const del = (text: string, id: number) => `<w:del w:id="${id}" w:author="Bob" w:date="2024-02-03T04:05:06Z"><w:r><w:delText xml:space="preserve">${text}</w:delText></w:r></w:del>`;
+const del = (text: string, id: number) =>
+  `<w:del w:id="${id}" w:author="Bob" w:date="2024-02-03T04:05:06Z"><w:r><w:delText xml:space="preserve">${text}</w:delText></w:r></w:del>`;
 
 describe('review: tracked changes', () => {
   let env: Awaited<ReturnType<typeof serverWithAccounts>>;
@@ -20,7 +29,8 @@ describe('review: tracked changes', () => {
   });
   after(() => env.close());
 
-  const list = async (document: Buffer) => (await c.post('/v1/processing/review/trackedchanges', { json: b64(document) })).json() as Change[];
+  const list = async (document: Buffer) =>
+    (await c.post('/v1/processing/review/trackedchanges', { json: b64(document) })).json() as Change[];
   const resolve = async (document: Buffer, id: number, accept: boolean) => {
     const reply = await c.post(`/v1/processing/review/removetrackedchange?id=${id}&accept=${accept}`, { json: b64(document) });
     assert.equal(reply.status, 200, reply.text);
@@ -31,7 +41,13 @@ describe('review: tracked changes', () => {
 
   it('lists the two insertions of the fixture with text and positions', async () => {
     const changes = await list(fixture('tracked_changes.docx'));
-    assert.deepEqual(changes.map((ch) => [ch.id, ch.changeKind, ch.text, ch.start, ch.length]), [[1, 4096, 'Hello. This is ', 0, 15], [2, 4096, 'another test', 19, 12]]);
+    assert.deepEqual(
+      changes.map((ch) => [ch.id, ch.changeKind, ch.text, ch.start, ch.length]),
+      [
+        [1, 4096, 'Hello. This is ', 0, 15],
+        [2, 4096, 'another test', 19, 12],
+      ],
+    );
     assert.equal(changes[0]!.userName, 'Unknown Author');
     assert.equal(changes[0]!.changeTime, '2019-09-02T08:34:00+00:00');
     assert.deepEqual(await list(fixture('tracked_changes.docx')), changes, 'ids are stable');
@@ -50,7 +66,13 @@ describe('review: tracked changes', () => {
   it('handles deletions in a header and in a table', async () => {
     const d = docx(table(row(cell(p(run('Keep '), del('gone', 11))), cell(p(run('x'))))), { header: p(run('Head '), del('old', 12)) });
     const changes = await list(d);
-    assert.deepEqual(changes.map((ch) => [ch.changeKind, ch.text, ch.userName]), [[8192, 'gone', 'Bob'], [8192, 'old', 'Bob']]);
+    assert.deepEqual(
+      changes.map((ch) => [ch.changeKind, ch.text, ch.userName]),
+      [
+        [8192, 'gone', 'Bob'],
+        [8192, 'old', 'Bob'],
+      ],
+    );
     assert.equal(changes[0]!.start, 5);
     const rejected = await resolve(d, 1, false);
     assert.equal(partText(rejected).split('\n')[0], 'Keep gone');
@@ -59,7 +81,10 @@ describe('review: tracked changes', () => {
   });
 
   it('returns the document in its own format', async () => {
-    const asDoc = Buffer.from((await c.post('/v1/document/convert?returnFormat=DOC', { json: b64(fixture('tracked_changes.docx')) })).json() as string, 'base64');
+    const asDoc = Buffer.from(
+      (await c.post('/v1/document/convert?returnFormat=DOC', { json: b64(fixture('tracked_changes.docx')) })).json() as string,
+      'base64',
+    );
     const changes = await list(asDoc);
     assert.ok(changes.length >= 1);
     const back = await resolve(asDoc, 1, true);

@@ -49,18 +49,23 @@ describe('share tokens', () => {
     for (const bad of [`${t}.x`, `${t}x`, t.slice(0, -1), `${t.slice(0, -1)}${t.endsWith('A') ? 'B' : 'A'}`, 'garbage']) {
       assert.equal((await open(`/share/${bad}`)).status, 404, bad);
     }
-    assert.equal((await bob.get('/v1/document/share?templateName=letter.docx')).status, 400, 'bob cannot share ann\'s template');
+    assert.equal((await bob.get('/v1/document/share?templateName=letter.docx')).status, 400, "bob cannot share ann's template");
   });
 
   it('lists live links without their tokens, and revokes them', async () => {
     const t = await token(ann, 'other.docx');
-    const links = (await ann.get('/v1/document/share/list')).json() as { id: string; templateName: string; created: string; expires: string }[];
+    const links = (await ann.get('/v1/document/share/list')).json() as {
+      id: string;
+      templateName: string;
+      created: string;
+      expires: string;
+    }[];
     const link = links.find((l) => l.templateName === 'other.docx')!;
     assert.ok(link);
     assert.ok(!JSON.stringify(links).includes(t), 'tokens are never shown again');
     const days = (Date.parse(link.expires) - Date.parse(link.created)) / 86_400_000;
     assert.equal(Math.round(days), 7, 'the default lifetime');
-    assert.deepEqual((await bob.get('/v1/document/share/list')).json(), [], 'bob sees none of ann\'s');
+    assert.deepEqual((await bob.get('/v1/document/share/list')).json(), [], "bob sees none of ann's");
     assert.equal((await bob.delete(`/v1/document/share?id=${link.id}`)).status, 400, 'nor revokes them');
     assert.equal((await open(`/share/${t}`)).status, 302);
     assert.equal((await ann.delete(`/v1/document/share?id=${link.id}`)).status, 204);
@@ -76,8 +81,12 @@ describe('share tokens', () => {
     // One that ran out: written to the store as it would stand a year later.
     const expired = 'E'.repeat(43);
     await env.admin.store.shareLinks.add({
-      id: 'expired-link', accountId: (await env.admin.store.accounts.byUsername('ann'))!.id, templateName: 'letter.docx',
-      createdAt: new Date(Date.now() - 2 * 86_400_000), expiresAt: new Date(Date.now() - 1000), tokenHash: createHash('sha256').update(expired).digest('hex'),
+      id: 'expired-link',
+      accountId: (await env.admin.store.accounts.byUsername('ann'))!.id,
+      templateName: 'letter.docx',
+      createdAt: new Date(Date.now() - 2 * 86_400_000),
+      expiresAt: new Date(Date.now() - 1000),
+      tokenHash: createHash('sha256').update(expired).digest('hex'),
     });
     assert.equal((await open(`/share/${expired}`)).status, 404);
   });
@@ -96,7 +105,7 @@ describe('share tokens', () => {
     assert.equal((await open(`/share/${fresh}`)).status, 404, 'the same bytes again do not revive it');
   });
 
-  it('gives the portal its page images with the user\'s own credentials, uncounted', async () => {
+  it("gives the portal its page images with the user's own credentials, uncounted", async () => {
     await ann.upload('pages.docx', fixture('test_template.docx'));
     const before = ((await ann.get('/v1/account/settings')).json() as { createdDocuments: number }).createdDocuments;
     const image = await ann.get('/v1/templates/pageimage?templateName=pages.docx&page=1&zoom=25');

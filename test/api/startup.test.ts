@@ -15,12 +15,23 @@ import net from 'node:net';
 function failedStart(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'main.js')], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', DOCSMITH_OFFICE_WORKERS: '0', ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        DOCSMITH_OFFICE_WORKERS: '0',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
@@ -40,10 +51,17 @@ function oneLine(result: { code: number | null; output: string }, expected: RegE
 describe('start-up says what is wrong in one line', () => {
   it('refuses another master secret than the one the API keys were sealed with', async () => {
     const dataDir = tempDir();
-    const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_BOOTSTRAP_USER: 'ann', DOCSMITH_BOOTSTRAP_PASSWORD: 'ann-password-1' });
+    const server = await startServer({
+      DOCSMITH_DATA_DIR: dataDir,
+      DOCSMITH_BOOTSTRAP_USER: 'ann',
+      DOCSMITH_BOOTSTRAP_PASSWORD: 'ann-password-1',
+    });
     assert.equal((await client(server.url, { basic: ['ann', 'ann-password-1'] }).put('/v1/account/apikey')).status, 201);
     await server.stop();
-    oneLine(await failedStart({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_SECRET: 'a-different-secret-for-another-instance' }), /sealed with another master secret/);
+    oneLine(
+      await failedStart({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_SECRET: 'a-different-secret-for-another-instance' }),
+      /sealed with another master secret/,
+    );
   });
 
   it('refuses a database a newer docsmith migrated', async () => {
@@ -53,7 +71,10 @@ describe('start-up says what is wrong in one line', () => {
     const db = new Database(path.join(dataDir, 'docsmith.sqlite'));
     db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (999, 0)').run();
     db.close();
-    oneLine(await failedStart({ DOCSMITH_DATA_DIR: dataDir }), /schema is at version 999, which docsmith built for schema 999 or newer can serve; this instance is built for \d+: upgrade it/);
+    oneLine(
+      await failedStart({ DOCSMITH_DATA_DIR: dataDir }),
+      /schema is at version 999, which docsmith built for schema 999 or newer can serve; this instance is built for \d+: upgrade it/,
+    );
   });
 
   it('keeps serving on a newer schema inside its range (a rolling upgrade), and /readyz says when it is outside', async () => {
@@ -79,12 +100,24 @@ describe('start-up says what is wrong in one line', () => {
   });
 
   it('names a missing office program, an unusable data folder and a bad bootstrap password', async () => {
-    oneLine(await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_SOFFICE: '/nowhere/soffice.bin' }), /office program \/nowhere\/soffice\.bin does not exist: install LibreOffice/);
+    oneLine(
+      await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_SOFFICE: '/nowhere/soffice.bin' }),
+      /office program \/nowhere\/soffice\.bin does not exist: install LibreOffice/,
+    );
     const file = path.join(tempDir(), 'a-file');
     fs.writeFileSync(file, 'not a folder');
-    oneLine(await failedStart({ DOCSMITH_DATA_DIR: path.join(file, 'data') }), /a-file\/data is not a folder \(ENOTDIR\): DOCSMITH_DATA_DIR must name a folder/);
-    oneLine(await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_BOOTSTRAP_USER: 'ann', DOCSMITH_BOOTSTRAP_PASSWORD: 'short' }), /bootstrap account .* cannot be made: password must have 8/);
-    oneLine(await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_FONTS_DIR: '/nowhere/fonts' }), /the fonts folder \/nowhere\/fonts \(DOCSMITH_FONTS_DIR\) does not exist/);
+    oneLine(
+      await failedStart({ DOCSMITH_DATA_DIR: path.join(file, 'data') }),
+      /a-file\/data is not a folder \(ENOTDIR\): DOCSMITH_DATA_DIR must name a folder/,
+    );
+    oneLine(
+      await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_BOOTSTRAP_USER: 'ann', DOCSMITH_BOOTSTRAP_PASSWORD: 'short' }),
+      /bootstrap account .* cannot be made: password must have 8/,
+    );
+    oneLine(
+      await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_FONTS_DIR: '/nowhere/fonts' }),
+      /the fonts folder \/nowhere\/fonts \(DOCSMITH_FONTS_DIR\) does not exist/,
+    );
   });
 });
 

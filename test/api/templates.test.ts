@@ -5,7 +5,6 @@ import { client, partialRequest, type Client, errorMessage as message } from '..
 import { adminServices, makeAccount } from '../helpers/accounts.js';
 import type { Services } from '../../src/services.js';
 
-
 describe('template storage over HTTP', () => {
   let server: RunningServer;
   let admin: Services;
@@ -36,7 +35,14 @@ describe('template storage over HTTP', () => {
     assert.equal((await ann.upload('memo.rtf', rtf)).status, 201);
     assert.equal((await ann.get('/v1/templates/count')).text, '3');
     const list = (await ann.get('/v1/templates/list')).json() as { templateName: string; modified: string; size: number }[];
-    assert.deepEqual(list.map((t) => [t.templateName, t.size]), [['invoice.docx', docx.length], ['letter.doc', doc.length], ['memo.rtf', rtf.length]]);
+    assert.deepEqual(
+      list.map((t) => [t.templateName, t.size]),
+      [
+        ['invoice.docx', docx.length],
+        ['letter.doc', doc.length],
+        ['memo.rtf', rtf.length],
+      ],
+    );
     assert.ok(list.every((t) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/.test(t.modified)));
     const download = await ann.get('/v1/templates/download?templateName=invoice.docx');
     assert.equal(download.status, 200);
@@ -45,7 +51,9 @@ describe('template storage over HTTP', () => {
 
     const replacement = fixture('sample_docx.docx');
     assert.equal((await ann.upload('invoice.docx', replacement)).status, 201);
-    assert.ok(Buffer.from((await ann.get('/v1/templates/download?templateName=invoice.docx')).json() as string, 'base64').equals(replacement));
+    assert.ok(
+      Buffer.from((await ann.get('/v1/templates/download?templateName=invoice.docx')).json() as string, 'base64').equals(replacement),
+    );
     assert.equal((await ann.get('/v1/templates/count')).text, '3');
     assert.equal((await ann.get('/v1/templates/exists?templateName=invoice.docx')).text, 'true');
     assert.equal((await ann.get('/v1/templates/exists?templateName=nothing.docx')).text, 'false');
@@ -54,7 +62,10 @@ describe('template storage over HTTP', () => {
   });
 
   it('keeps names with spaces and non-ASCII characters; + and %20 both mean space', async () => {
-    assert.equal((await ann.post('/v1/templates/upload?templateName=my+file.docx', { json: fixture('test_document.docx').toString('base64') })).status, 201);
+    assert.equal(
+      (await ann.post('/v1/templates/upload?templateName=my+file.docx', { json: fixture('test_document.docx').toString('base64') })).status,
+      201,
+    );
     assert.equal((await ann.get('/v1/templates/exists?templateName=my%20file.docx')).text, 'true');
     assert.equal((await ann.delete('/v1/templates/delete?templateName=my%20file.docx')).status, 204);
     assert.equal((await ann.upload('Überweisung ß.docx', fixture('test_document.docx'))).status, 201);
@@ -73,7 +84,10 @@ describe('template storage over HTTP', () => {
   it('accepts \\/ escapes and MIME line breaks in the Base64 string', async () => {
     const b64 = fixture('test_document.docx').toString('base64');
     const body = JSON.stringify(b64.replace(/(.{76})/g, '$1\r\n')).replace(/\//g, '\\/');
-    const reply = await ann.post('/v1/templates/upload?templateName=escaped.docx', { body, headers: { 'content-type': 'application/json' } });
+    const reply = await ann.post('/v1/templates/upload?templateName=escaped.docx', {
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(reply.status, 201, reply.text);
     const back = (await ann.get('/v1/templates/download?templateName=escaped.docx')).json() as string;
     assert.ok(Buffer.from(back, 'base64').equals(fixture('test_document.docx')));
@@ -117,22 +131,33 @@ describe('template storage over HTTP', () => {
       assert.equal(reply.status, 400, `${name} ${JSON.stringify(extra).slice(0, 60)}: ${reply.text}`);
       assert.match(message(reply), expected);
     }
-    assert.equal((await ann.post('/v1/templates/upload', { json: fixture('test_template.docx').toString('base64') })).status, 400, 'no name');
+    assert.equal(
+      (await ann.post('/v1/templates/upload', { json: fixture('test_template.docx').toString('base64') })).status,
+      400,
+      'no name',
+    );
     assert.equal((await ann.get('/v1/templates/download?templateName=invoice.docx')).text, before, 'nothing lost');
   });
 
   it('answers 413 for a body over the limit, declared or streamed', async () => {
     const auth = `Basic ${Buffer.from('ann:pw-ann-secret').toString('base64')}`;
     const path = '/v1/templates/upload?templateName=huge.docx';
-    const declared = await partialRequest(server.url,
+    const declared = await partialRequest(
+      server.url,
       `POST ${path} HTTP/1.1\nHost: x\nAuthorization: ${auth}\nContent-Type: application/json\nContent-Length: ${3 * 1024 * 1024}\n`,
-      Buffer.alloc(64 * 1024, 0x41));
+      Buffer.alloc(64 * 1024, 0x41),
+    );
     assert.equal(declared.status, 413);
     assert.match((JSON.parse(declared.text) as { message: string }).message, /larger than the limit of 2 MB/);
     const chunk = Buffer.alloc(256 * 1024, 0x41);
-    const chunks = Buffer.concat(Array.from({ length: 9 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])));
-    const streamed = await partialRequest(server.url,
-      `POST ${path} HTTP/1.1\nHost: x\nAuthorization: ${auth}\nTransfer-Encoding: chunked\n`, chunks);
+    const chunks = Buffer.concat(
+      Array.from({ length: 9 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])),
+    );
+    const streamed = await partialRequest(
+      server.url,
+      `POST ${path} HTTP/1.1\nHost: x\nAuthorization: ${auth}\nTransfer-Encoding: chunked\n`,
+      chunks,
+    );
     assert.equal(streamed.status, 413);
     assert.equal((await ann.get('/v1/templates/exists?templateName=huge.docx')).text, 'false');
   });
@@ -146,7 +171,7 @@ describe('template storage over HTTP', () => {
     assert.equal((await ann.upload('invoice.docx', fixture('test_template.docx'))).status, 201);
   });
 
-  it('never shows one account another account\'s templates or keys', async () => {
+  it("never shows one account another account's templates or keys", async () => {
     assert.equal((await bob.get('/v1/templates/count')).text, '0');
     assert.deepEqual((await bob.get('/v1/templates/list')).json(), []);
     assert.equal((await bob.get('/v1/templates/exists?templateName=invoice.docx')).text, 'false');
@@ -157,7 +182,7 @@ describe('template storage over HTTP', () => {
     assert.ok(annCopy.equals(fixture('test_template.docx')), "bob's upload did not touch ann's template");
 
     const annKey = (await ann.put('/v1/account/apikey')).json() as string;
-    assert.equal((await bob.delete(`/v1/account/apikey?key=${annKey}`)).status, 400, 'bob cannot delete ann\'s key');
+    assert.equal((await bob.delete(`/v1/account/apikey?key=${annKey}`)).status, 400, "bob cannot delete ann's key");
     assert.ok(!JSON.stringify((await bob.get('/v1/account/apikeys')).json()).includes(annKey));
     const viaKey = client(server.url, { key: annKey });
     assert.equal((await viaKey.get('/v1/templates/count')).text, '6', "ann's key reaches ann's account only");

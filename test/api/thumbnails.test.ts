@@ -29,7 +29,10 @@ describe('thumbnails and page counts', () => {
   const threePages = docx(p(run('One')) + pageBreak + p(run('Two')) + pageBreak + p(run('Three')));
   let threePagePdf: Buffer;
   before(async () => {
-    threePagePdf = Buffer.from((await c.post('/v1/document/convert?returnFormat=PDF', { json: b64(threePages) })).json() as string, 'base64');
+    threePagePdf = Buffer.from(
+      (await c.post('/v1/document/convert?returnFormat=PDF', { json: b64(threePages) })).json() as string,
+      'base64',
+    );
   });
 
   it('writes real PNG, JPG, GIF and BMP files with the pixel size of the zoom', async () => {
@@ -41,8 +44,11 @@ describe('thumbnails and page counts', () => {
         const [first] = images(reply);
         assert.ok(SIGNATURES[format]!(first!), `${format} signature`);
         const size = imageSize(first!);
-        const expectedWidth = Math.ceil((612 * zoom) / 100 * (96 / 72));
-        assert.ok(Math.abs(size.width! - expectedWidth) <= 2 || Math.abs(size.width! - Math.ceil((595.3 * zoom) / 100 * (96 / 72))) <= 2, `${format} ${zoom}: ${size.width}`);
+        const expectedWidth = Math.ceil(((612 * zoom) / 100) * (96 / 72));
+        assert.ok(
+          Math.abs(size.width! - expectedWidth) <= 2 || Math.abs(size.width! - Math.ceil(((595.3 * zoom) / 100) * (96 / 72))) <= 2,
+          `${format} ${zoom}: ${size.width}`,
+        );
       }
     }
   });
@@ -122,13 +128,19 @@ describe('thumbnails and page counts', () => {
     const template = docx(p(run('Dear ')) + pageBreak + p(run('Page two')));
     const used = async () => ((await c.get('/v1/account/settings')).json() as { createdDocuments: number }).createdDocuments;
     const start = await used();
-    const reply = await c.post('/v1/document/preview?zoomFactor=25&imageFormat=JPG', { json: { template: b64(template), mergeData: [{}, {}] } });
+    const reply = await c.post('/v1/document/preview?zoomFactor=25&imageFormat=JPG', {
+      json: { template: b64(template), mergeData: [{}, {}] },
+    });
     assert.equal(reply.status, 200, reply.text);
     const pages = images(reply);
     assert.equal(pages.length, 4, 'two records appended, two pages each');
     assert.ok(SIGNATURES.JPG!(pages[0]!));
     assert.equal(await used(), start + 1);
-    assert.equal(images(await c.post('/v1/document/preview?test=true&fromPage=2&toPage=2', { json: { template: b64(template), mergeData: {} } })).length, 1);
+    assert.equal(
+      images(await c.post('/v1/document/preview?test=true&fromPage=2&toPage=2', { json: { template: b64(template), mergeData: {} } }))
+        .length,
+      1,
+    );
     assert.equal(await used(), start + 1, 'a test preview is not counted');
     const cases: [string, unknown, RegExp][] = [
       ['', { mergeData: [{}] }, /No template/],

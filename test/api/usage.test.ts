@@ -88,18 +88,26 @@ describe('quota, test runs, merge slots and the time limit (one instance, SQLite
     assert.match(message(reply), /longer than the limit/);
     assert.equal(await created(paid), before);
     const both = await Promise.all([op(paid, 'merge=1&holdMs=50'), op(paid, 'merge=1&holdMs=50')]);
-    assert.deepEqual(both.map((r) => r.status), [200, 200]);
+    assert.deepEqual(
+      both.map((r) => r.status),
+      [200, 200],
+    );
   });
 
   it('does not count a document whose client left before its answer was sent (its retry counts once)', async () => {
     const before = await created(paid);
     const log = () => fs.readFileSync(server.logPath, 'utf8');
-    const left = () => log().split('\n').filter((line) => line.includes('the client left before its answer was sent')).length;
+    const left = () =>
+      log()
+        .split('\n')
+        .filter((line) => line.includes('the client left before its answer was sent')).length;
     const leftBefore = left();
     // The work waits until the client is gone, then its answer cannot be delivered.
     const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write(`POST /v1/_test/operation?untilClosed=1&holdMs=120000 HTTP/1.1\r\nhost: x\r\nauthorization: ${paidAuth}\r\ncontent-length: 0\r\n\r\n`);
+    socket.write(
+      `POST /v1/_test/operation?untilClosed=1&holdMs=120000 HTTP/1.1\r\nhost: x\r\nauthorization: ${paidAuth}\r\ncontent-length: 0\r\n\r\n`,
+    );
     await until('the request reached the server', async () => log().includes('untilClosed=1'));
     socket.resetAndDestroy();
     await until('the server saw the client leave', async () => left() > leftBefore);
@@ -129,7 +137,11 @@ describe('two instances on one PostgreSQL', () => {
     const a = await makeAccount(admin, 'shared', { licence: 'SN-777', maxDocuments: 100_000 });
     accountId = a.id;
     // No background jobs here: their polling would add statements to the count below.
-    servers = await Promise.all([0, 1].map(() => startServer({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_DATABASE_URL: db.url, DOCSMITH_SECRET: secret, DOCSMITH_JOB_WORKERS: '0' })));
+    servers = await Promise.all(
+      [0, 1].map(() =>
+        startServer({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_DATABASE_URL: db.url, DOCSMITH_SECRET: secret, DOCSMITH_JOB_WORKERS: '0' }),
+      ),
+    );
     clients = servers.map((s) => client(s.url, { basic: [a.user, a.password] }));
   });
   after(async () => {
@@ -174,22 +186,41 @@ describe('two instances on one PostgreSQL', () => {
 
   it('sends at most 3 statements per counted merge of a stored template, and serves a template replaced through the other instance at once', async () => {
     const letter = (greeting: string) => JSON.stringify(docx(p(run(`${greeting} `), mergefield('name'))).toString('base64'));
-    assert.equal((await clients[1]!.post('/v1/templates/upload?templateName=rt.docx', { body: letter('Dear'), headers: { 'content-type': 'application/json' } })).status, 201);
+    assert.equal(
+      (
+        await clients[1]!.post('/v1/templates/upload?templateName=rt.docx', {
+          body: letter('Dear'),
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+      201,
+    );
     const key = (await clients[0]!.put('/v1/account/apikey')).json() as string;
     const viaKey = client(servers[0]!.url, { key });
     const merged = async () => {
-      const reply = await viaKey.post('/v1/document/merge?returnFormat=DOCX&templateName=rt.docx', { json: { mergeData: [{ name: 'Ann' }] } });
+      const reply = await viaKey.post('/v1/document/merge?returnFormat=DOCX&templateName=rt.docx', {
+        json: { mergeData: [{ name: 'Ann' }] },
+      });
       assert.equal(reply.status, 200, reply.text);
       return partText(Buffer.from((reply.json() as string[])[0]!, 'base64'));
     };
-    const statements = async () => Number(/^docsmith_database_statements_total (\d+)/m.exec((await request(servers[0]!.url, 'GET', '/metrics')).text)![1]);
+    const statements = async () =>
+      Number(/^docsmith_database_statements_total (\d+)/m.exec((await request(servers[0]!.url, 'GET', '/metrics')).text)![1]);
     assert.match(await merged(), /Dear Ann/); // the template's bytes are now in this instance's cache
     const before = await statements();
     for (let i = 0; i < 20; i++) await merged();
     const sent = (await statements()) - before;
     // Sign-in, claim (slot, document and the template's version), settle; a background sweep may add one or two.
     assert.ok(sent <= 20 * 3 + 4, `${sent} statements for 20 merges`);
-    assert.equal((await clients[1]!.post('/v1/templates/upload?templateName=rt.docx', { body: letter('Hello'), headers: { 'content-type': 'application/json' } })).status, 201);
+    assert.equal(
+      (
+        await clients[1]!.post('/v1/templates/upload?templateName=rt.docx', {
+          body: letter('Hello'),
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+      201,
+    );
     assert.match(await merged(), /Hello Ann/, 'the cached version is not used once the database has another');
     assert.equal((await clients[1]!.delete('/v1/templates/delete?templateName=rt.docx')).status, 204);
     const gone = await viaKey.post('/v1/document/merge?returnFormat=DOCX&templateName=rt.docx', { json: { mergeData: [{ name: 'Ann' }] } });

@@ -8,7 +8,9 @@ import { client } from '../helpers/http.js';
 
 function cli(env: Record<string, string>, args: string[], input?: string) {
   const result = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'docsmith.js'), ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env }, input, encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', ...env },
+    input,
+    encoding: 'utf8',
   });
   return { code: result.status, out: result.stdout, err: result.stderr };
 }
@@ -22,15 +24,36 @@ describe('docsmith CLI: accounts and API keys', () => {
   after(() => server.stop());
 
   it('creates an account the running server accepts, with licence and limits', async () => {
-    const made = cli(env, ['account', 'create', '--user', 'carol', '--password', 'carol-secret-1', '--licence', 'SN-4242',
-      '--max-documents', '12', '--max-templates', '3', '--valid-until', '2031-05-06', '--json']);
+    const made = cli(env, [
+      'account',
+      'create',
+      '--user',
+      'carol',
+      '--password',
+      'carol-secret-1',
+      '--licence',
+      'SN-4242',
+      '--max-documents',
+      '12',
+      '--max-templates',
+      '3',
+      '--valid-until',
+      '2031-05-06',
+      '--json',
+    ]);
     assert.equal(made.code, 0, made.err);
     const [row] = JSON.parse(made.out) as Record<string, unknown>[];
     assert.equal(row!.licence, 'SN-4242');
     const settings = (await client(server.url, { basic: ['carol', 'carol-secret-1'] }).get('/v1/account/settings')).json();
     assert.deepEqual(settings, {
-      serialNumber: 'SN-4242', createdDocuments: 0, uploadedTemplates: 0, maxDocuments: 12, maxTemplates: 3,
-      validUntil: '2031-05-06T00:00:00+00:00', proofingTransactions: 0, maxProofingTransactions: 1_000_000,
+      serialNumber: 'SN-4242',
+      createdDocuments: 0,
+      uploadedTemplates: 0,
+      maxDocuments: 12,
+      maxTemplates: 3,
+      validUntil: '2031-05-06T00:00:00+00:00',
+      proofingTransactions: 0,
+      maxProofingTransactions: 1_000_000,
     });
   });
 
@@ -40,13 +63,29 @@ describe('docsmith CLI: accounts and API keys', () => {
     assert.equal(list.code, 0);
     assert.match(list.out, /carol\s+SN-4242/);
     assert.match(list.out, /dave\s+FREE/);
-    const updated = cli(env, ['account', 'update', '--user', 'dave', '--password', 'dave-secret-2', '--max-documents', '99', '--valid-until', 'never', '--json']);
+    const updated = cli(env, [
+      'account',
+      'update',
+      '--user',
+      'dave',
+      '--password',
+      'dave-secret-2',
+      '--max-documents',
+      '99',
+      '--valid-until',
+      'never',
+      '--json',
+    ]);
     assert.equal(updated.code, 0, updated.err);
     assert.equal((JSON.parse(updated.out) as Record<string, unknown>[])[0]!.maxDocuments, 99);
     const dave = client(server.url, { basic: ['dave', 'dave-secret-2'] });
     const settings = (await dave.get('/v1/account/settings')).json() as Record<string, unknown>;
     assert.equal(settings.validUntil, '9999-12-31T23:59:59+00:00', 'never expires: a far date, as the SDKs parse a date');
-    assert.equal((await client(server.url, { basic: ['dave', 'dave-secret-1'] }).get('/v1/account/settings')).status, 403, 'old password is gone');
+    assert.equal(
+      (await client(server.url, { basic: ['dave', 'dave-secret-1'] }).get('/v1/account/settings')).status,
+      403,
+      'old password is gone',
+    );
   });
 
   it('creates, lists and revokes API keys', async () => {
@@ -96,32 +135,51 @@ describe('docsmith CLI: accounts and API keys', () => {
 describe('docsmith CLI: where the data is, and backups', () => {
   it('creates nothing for a mistyped command, and says which database it reads', () => {
     const cwd = tempDir();
-    const typo = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'docsmith.js'), 'acount', 'list'], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    const typo = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'docsmith.js'), 'acount', 'list'], {
+      cwd,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '' },
+    });
     assert.equal(typo.status, 2);
     assert.match(typo.stderr, /unknown command "acount list"/);
-    const nothing = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'docsmith.js'), 'account', 'list'], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    const nothing = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'docsmith.js'), 'account', 'list'], {
+      cwd,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '' },
+    });
     assert.equal(nothing.status, 1);
     assert.match(nothing.stderr, /there is no database at .*data\/docsmith\.sqlite; set DOCSMITH_DATA_DIR/);
     assert.deepEqual(fs.readdirSync(cwd), [], 'no ./data was made');
     const env = { DOCSMITH_DATA_DIR: tempDir() };
     assert.equal(cli(env, ['account', 'create', '--user', 'dan', '--password', 'dan-secret-1']).code, 0);
     const list = cli(env, ['account', 'list']);
-    assert.match(list.err, new RegExp(`accounts in SQLite at ${env.DOCSMITH_DATA_DIR.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/docsmith\\.sqlite`));
+    assert.match(
+      list.err,
+      new RegExp(`accounts in SQLite at ${env.DOCSMITH_DATA_DIR.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/docsmith\\.sqlite`),
+    );
   });
 
-  it('backs up a running service\'s database into one file that a fresh data folder starts from', async () => {
+  it("backs up a running service's database into one file that a fresh data folder starts from", async () => {
     const env = { DOCSMITH_DATA_DIR: tempDir() };
     assert.equal(cli(env, ['account', 'create', '--user', 'erin', '--password', 'erin-secret-1', '--max-documents', '77']).code, 0);
     const server = await startServer(env);
     try {
       const erin = client(server.url, { basic: ['erin', 'erin-secret-1'] });
-      assert.equal((await erin.upload('kept.docx', fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'reportingcloud', 'resource', 'test_document.docx')))).status, 201);
+      assert.equal(
+        (
+          await erin.upload(
+            'kept.docx',
+            fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'reportingcloud', 'resource', 'test_document.docx')),
+          )
+        ).status,
+        201,
+      );
       const file = path.join(tempDir(), 'docsmith-backup.sqlite');
       const backup = cli(env, ['backup', '--out', file]);
       assert.equal(backup.code, 0, backup.err);
       assert.match(backup.out, /backed up SQLite at .* to /);
       const mode = (file: string) => fs.statSync(file).mode & 0o777;
-      assert.equal(mode(file), 0o600, 'the backup is the owner\'s alone');
+      assert.equal(mode(file), 0o600, "the backup is the owner's alone");
       const live = path.join(env.DOCSMITH_DATA_DIR, 'docsmith.sqlite');
       assert.equal(mode(live), 0o600);
       assert.equal(mode(`${live}-wal`), 0o600);
@@ -138,7 +196,15 @@ describe('docsmith CLI: where the data is, and backups', () => {
       assert.match(intoFolder.err, /is a folder; name a file in it/);
       assert.doesNotMatch(intoFolder.err, /\n\s+at /, 'no stack trace');
       assert.ok(!fs.existsSync(`${folder}.partial`));
-      assert.equal((await erin.upload('after.docx', fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'reportingcloud', 'resource', 'test_document.docx')))).status, 201);
+      assert.equal(
+        (
+          await erin.upload(
+            'after.docx',
+            fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'reportingcloud', 'resource', 'test_document.docx')),
+          )
+        ).status,
+        201,
+      );
       assert.equal((await erin.get('/v1/templates/exists?templateName=kept.docx')).text, 'true', 'the live database is intact');
       // Restore: the backup becomes docsmith.sqlite of a new data folder (with the same secret.key).
       const restored = { DOCSMITH_DATA_DIR: tempDir() };

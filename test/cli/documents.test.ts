@@ -10,7 +10,10 @@ import { pdfFacts } from '../helpers/office.js';
 
 function cli(args: string[], cwd: string) {
   const result = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'docsmith.js'), ...args], {
-    cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, timeout: 120_000,
+    cwd,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    timeout: 120_000,
   });
   return { code: result.status, out: result.stdout, err: result.stderr };
 }
@@ -27,7 +30,10 @@ describe('docsmith CLI: document commands', () => {
   it('merges in-process to DOCX without an office, and to PDF with one', () => {
     const docxRun = cli(['merge', '--template', template, '--data', data, '--format', 'docx', '--separate', '-o', 'out.docx'], dir);
     assert.equal(docxRun.code, 0, docxRun.err);
-    assert.deepEqual(['out-1.docx', 'out-2.docx', 'out-3.docx'].map((f) => partText(fs.readFileSync(path.join(dir, f)))), ['Dear Ann', 'Dear Bob', 'Dear Cy']);
+    assert.deepEqual(
+      ['out-1.docx', 'out-2.docx', 'out-3.docx'].map((f) => partText(fs.readFileSync(path.join(dir, f)))),
+      ['Dear Ann', 'Dear Bob', 'Dear Cy'],
+    );
     const pdfRun = cli(['merge', '--template', template, '--data', data, '-o', 'all.pdf'], dir);
     assert.equal(pdfRun.code, 0, pdfRun.err);
     assert.equal(pdfFacts(fs.readFileSync(path.join(dir, 'all.pdf'))).pages, 3);
@@ -50,7 +56,20 @@ describe('docsmith CLI: document commands', () => {
     const both = cli(['convert', '--input', twins, '--format', 'txt', '--out-dir', 'twins-out'], dir);
     assert.equal(both.code, 0, both.err);
     assert.deepEqual(fs.readdirSync(path.join(dir, 'twins-out')).sort(), ['report.doc.txt', 'report.docx.txt']);
-    const appended = cli(['append', path.join(folder, 'a.docx'), path.join(folder, 'b.doc'), '--divider', 'NewParagraph', '--format', 'txt', '-o', 'joined.txt'], dir);
+    const appended = cli(
+      [
+        'append',
+        path.join(folder, 'a.docx'),
+        path.join(folder, 'b.doc'),
+        '--divider',
+        'NewParagraph',
+        '--format',
+        'txt',
+        '-o',
+        'joined.txt',
+      ],
+      dir,
+    );
     assert.equal(appended.code, 0, appended.err);
     assert.match(fs.readFileSync(path.join(dir, 'joined.txt'), 'utf8'), /A Test File[\s\S]*Test/);
     const thumbs = cli(['thumbnails', '--input', path.join(folder, 'a.docx'), '--zoom', '20', '--out-dir', 'thumbs'], dir);
@@ -58,13 +77,19 @@ describe('docsmith CLI: document commands', () => {
     assert.ok(fs.existsSync(path.join(dir, 'thumbs', 'a-page1.png')));
     const info = cli(['info', '--template', template], dir);
     assert.equal(info.code, 0, info.err);
-    assert.deepEqual((JSON.parse(info.out) as { mergeFields: { name: string }[] }).mergeFields.map((f) => f.name), ['name']);
+    assert.deepEqual(
+      (JSON.parse(info.out) as { mergeFields: { name: string }[] }).mergeFields.map((f) => f.name),
+      ['name'],
+    );
   });
 
   it('says its version', () => {
     const version = cli(['--version'], dir);
     assert.equal(version.code, 0);
-    assert.equal(version.out.trim(), `docsmith ${(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}`);
+    assert.equal(
+      version.out.trim(),
+      `docsmith ${(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}`,
+    );
   });
 
   it('explains bad input with a message and a non-zero exit', () => {
@@ -99,7 +124,26 @@ describe('docsmith CLI against a server (--url)', () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 't.docx'), docx(p(run('Hi '), mergefield('name'))));
     fs.writeFileSync(path.join(dir, 'd.json'), JSON.stringify({ name: 'Remote' }));
-    const result = cli(['merge', '--template', 't.docx', '--data', 'd.json', '--format', 'txt', '-o', 'r.txt', '--url', env.server.url, '--user', 'remote', '--password', 'pw-remote-secret'], dir);
+    const result = cli(
+      [
+        'merge',
+        '--template',
+        't.docx',
+        '--data',
+        'd.json',
+        '--format',
+        'txt',
+        '-o',
+        'r.txt',
+        '--url',
+        env.server.url,
+        '--user',
+        'remote',
+        '--password',
+        'pw-remote-secret',
+      ],
+      dir,
+    );
     assert.equal(result.code, 0, result.err);
     assert.match(fs.readFileSync(path.join(dir, 'r.txt'), 'utf8'), /Hi Remote/);
     const settings = (await env.clients.remote!.get('/v1/account/settings')).json() as { createdDocuments: number };
@@ -114,7 +158,10 @@ describe('docsmith CLI against a server (--url)', () => {
     fs.writeFileSync(path.join(dir, 't.docx'), docx(p(run('Hi '), mergefield('name'))));
     fs.writeFileSync(path.join(dir, 'd.json'), JSON.stringify([{ name: 'Ann' }, { name: 'Bob' }]));
     const login = ['--url', env.server.url, '--user', 'remote', '--password', 'pw-remote-secret', '--async'];
-    const merged = cli(['merge', '--template', 't.docx', '--data', 'd.json', '--format', 'pdf', '--separate', '-o', 'r.pdf', ...login], dir);
+    const merged = cli(
+      ['merge', '--template', 't.docx', '--data', 'd.json', '--format', 'pdf', '--separate', '-o', 'r.pdf', ...login],
+      dir,
+    );
     assert.equal(merged.code, 0, merged.err);
     assert.match(merged.err, /job [0-9a-f-]{36}: done/);
     assert.match(pdfFacts(fs.readFileSync(path.join(dir, 'r-2.pdf'))).text, /Hi Bob/);

@@ -20,7 +20,10 @@ describe('TypeScript client against a running server', () => {
     const byKey = new DocsmithClient(`${env.server.url}/`, { apiKey: key });
     assert.deepEqual(await byKey.apiKeys(), [{ key, active: true }]);
     await client.deleteApiKey(key);
-    await assert.rejects(byKey.accountSettings(), (e: Error) => e instanceof DocsmithApiError && e.status === 403 && /Not authorized/.test(e.message) && !!e.requestId);
+    await assert.rejects(
+      byKey.accountSettings(),
+      (e: Error) => e instanceof DocsmithApiError && e.status === 403 && /Not authorized/.test(e.message) && !!e.requestId,
+    );
   });
 
   it('covers the template endpoints', async () => {
@@ -28,9 +31,15 @@ describe('TypeScript client against a running server', () => {
     await client.uploadTemplate('letter.docx', template);
     assert.equal(await client.countTemplates(), 1);
     assert.equal(await client.templateExists('letter.docx'), true);
-    assert.deepEqual((await client.listTemplates()).map((t) => t.templateName), ['letter.docx']);
+    assert.deepEqual(
+      (await client.listTemplates()).map((t) => t.templateName),
+      ['letter.docx'],
+    );
     assert.ok(Buffer.from(await client.downloadTemplate('letter.docx')).equals(template));
-    assert.deepEqual((await client.templateInfo('letter.docx')).mergeFields.map((f) => f.name), ['name']);
+    assert.deepEqual(
+      (await client.templateInfo('letter.docx')).mergeFields.map((f) => f.name),
+      ['name'],
+    );
     assert.equal(await client.templatePageCount('letter.docx'), 1);
     assert.equal((await client.templateThumbnails('letter.docx', { zoomFactor: 20, imageFormat: 'JPG' })).length, 1);
     assert.match(await client.shareToken('letter.docx', 3), /^[\w-]{43}$/);
@@ -48,10 +57,19 @@ describe('TypeScript client against a running server', () => {
   it('covers the document endpoints', async () => {
     const template = docx(p(run('Dear '), mergefield('name')));
     const merged = await client.merge({ returnFormat: 'DOCX', template, mergeData: [{ name: 'Ann' }, { name: 'Bob' }], append: false });
-    assert.deepEqual(merged.map((d) => partText(d)), ['Dear Ann', 'Dear Bob']);
+    assert.deepEqual(
+      merged.map((d) => partText(d)),
+      ['Dear Ann', 'Dear Bob'],
+    );
     const replaced = await client.findAndReplace({ returnFormat: 'TXT', template, findAndReplaceData: [['Dear', 'Hello']] });
     assert.match(new TextDecoder().decode(replaced), /Hello/);
-    const joined = await client.append({ returnFormat: 'TXT', documents: [{ document: fixture('test_document.docx') }, { document: fixture('test_document.docx'), documentDivider: 'NewParagraph' }] });
+    const joined = await client.append({
+      returnFormat: 'TXT',
+      documents: [
+        { document: fixture('test_document.docx') },
+        { document: fixture('test_document.docx'), documentDivider: 'NewParagraph' },
+      ],
+    });
     assert.equal((new TextDecoder().decode(joined).match(/A Test File/g) ?? []).length, 2);
     assert.equal(new TextDecoder().decode(await client.convert(fixture('test_document.docx'), 'TXT')), 'A Test File\r\n');
     assert.equal((await client.thumbnails(fixture('maelzel_machine.pdf'), { zoomFactor: 10 })).length, 1);
@@ -79,20 +97,33 @@ describe('TypeScript client against a running server', () => {
     assert.ok((await client.jobs()).some((j) => j.id === job.id));
     const converted = await client.waitForJob((await client.convertJob(template, 'TXT')).id, { intervalMs: 50 });
     const first = await client.jobsPage({ limit: 1 });
-    assert.deepEqual(first.jobs.map((j) => j.id), [converted.id], 'newest first');
+    assert.deepEqual(
+      first.jobs.map((j) => j.id),
+      [converted.id],
+      'newest first',
+    );
     const second = await client.jobsPage({ limit: 1, after: first.next! });
-    assert.deepEqual(second.jobs.map((j) => j.id), [job.id]);
+    assert.deepEqual(
+      second.jobs.map((j) => j.id),
+      [job.id],
+    );
     assert.match(Buffer.from((await client.jobResult(converted.id))[0]!).toString('utf8'), /Dear/);
     const failing = await client.appendJob({ returnFormat: 'DOCX', documents: [{ document: new TextEncoder().encode('not a document') }] });
-    await assert.rejects(client.waitForJob(failing.id, { intervalMs: 50 }), (e: Error) => e instanceof DocsmithApiError && e.status === 400);
+    await assert.rejects(
+      client.waitForJob(failing.id, { intervalMs: 50 }),
+      (e: Error) => e instanceof DocsmithApiError && e.status === 400,
+    );
     await client.deleteJob(job.id);
     await assert.rejects(client.job(job.id), (e: Error) => e instanceof DocsmithApiError && e.status === 404);
-    assert.equal(typeof await client.callbackSecret(), 'string');
+    assert.equal(typeof (await client.callbackSecret()), 'string');
   });
 
   it('covers proofing and review', async () => {
     assert.ok((await client.availableDictionaries()).includes('en_US.dic'));
-    assert.deepEqual((await client.checkSpelling('Thiss is fine', 'en_US.dic')).map((w) => w.text), ['Thiss']);
+    assert.deepEqual(
+      (await client.checkSpelling('Thiss is fine', 'en_US.dic')).map((w) => w.text),
+      ['Thiss'],
+    );
     assert.equal((await client.suggestions('Thiss', 'en_US.dic', 2))[0], 'This');
     const changes = await client.trackedChanges(fixture('tracked_changes.docx'));
     assert.equal(changes.length, 2);
@@ -102,6 +133,9 @@ describe('TypeScript client against a running server', () => {
   });
 
   it('reports errors with the server message', async () => {
-    await assert.rejects(client.merge({ returnFormat: 'PDF', mergeData: [{}] }), (e: Error) => e instanceof DocsmithApiError && e.status === 400 && /No template/.test(e.message));
+    await assert.rejects(
+      client.merge({ returnFormat: 'PDF', mergeData: [{}] }),
+      (e: Error) => e instanceof DocsmithApiError && e.status === 400 && /No template/.test(e.message),
+    );
   });
 });

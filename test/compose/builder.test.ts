@@ -8,7 +8,19 @@ import type { OfficePool } from '../../src/office/pool.js';
 import { fixture, tempDir } from '../helpers/server.js';
 import { pdfFacts, testPool } from '../helpers/office.js';
 import * as mupdf from 'mupdf';
-import { decimalList, docx, headingStyle, listItem, p, partText, partXml, picture, png, run, schemaOrderProblemsOf } from '../helpers/docx.js';
+import {
+  decimalList,
+  docx,
+  headingStyle,
+  listItem,
+  p,
+  partText,
+  partXml,
+  picture,
+  png,
+  run,
+  schemaOrderProblemsOf,
+} from '../helpers/docx.js';
 
 function pageTexts(pdf: Buffer): string[] {
   const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
@@ -34,7 +46,9 @@ describe('document builder (append)', () => {
     assert.equal(pages.length, 3);
     assert.match(pages[0]!, /A Test File/);
     assert.match(pages[1]!, /This is a sample document/);
-    const sampleHeader = pageTexts(await toPdf(fixture('sample_docx.docx')))[0]!.split('\n').find((l) => l.trim() && !/sample document|more text/.test(l))!;
+    const sampleHeader = pageTexts(await toPdf(fixture('sample_docx.docx')))[0]!
+      .split('\n')
+      .find((l) => l.trim() && !/sample document|more text/.test(l))!;
     assert.ok(pages[1]!.includes(sampleHeader.trim()), 'page 2 shows the sample header');
     assert.ok(!pages[2]!.includes(sampleHeader.trim()), 'page 3 does not inherit it');
     assert.ok(!pages[0]!.includes(sampleHeader.trim()));
@@ -51,7 +65,7 @@ describe('document builder (append)', () => {
     assert.equal(partText(none.toBuffer()), 'First continues\nNext');
   });
 
-  it('keeps each document\'s look when Heading1 is defined differently', () => {
+  it("keeps each document's look when Heading1 is defined differently", () => {
     const red = docx(`<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr>${run('Red title')}</w:p>`, { styles: headingStyle('FF0000') });
     const blue = docx(`<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr>${run('Blue title')}</w:p>`, { styles: headingStyle('0000FF') });
     const same = docx(`<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr>${run('Red again')}</w:p>`, { styles: headingStyle('FF0000') });
@@ -67,11 +81,14 @@ describe('document builder (append)', () => {
     assert.match(body, /<w:pStyle w:val="Heading1"\/>[\s\S]*?Red again/);
   });
 
-  it('renames style references in the appended document\'s headers and footnotes too', () => {
+  it("renames style references in the appended document's headers and footnotes too", () => {
     const heading = (text: string) => `<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr>${run(text)}</w:p>`;
     const red = docx(heading('Red title'), { styles: headingStyle('FF0000') });
-    const blue = docx(heading('Blue title') + p(run('Claim'), '<w:r><w:footnoteReference w:id="1"/></w:r>'),
-      { styles: headingStyle('0000FF'), header: heading('Blue header'), footnotes: `<w:footnote w:id="1">${heading('Blue note')}</w:footnote>` });
+    const blue = docx(heading('Blue title') + p(run('Claim'), '<w:r><w:footnoteReference w:id="1"/></w:r>'), {
+      styles: headingStyle('0000FF'),
+      header: heading('Blue header'),
+      footnotes: `<w:footnote w:id="1">${heading('Blue note')}</w:footnote>`,
+    });
     const builder = new DocumentBuilder(red);
     builder.append(blue, 'section');
     const out = builder.toBuffer();
@@ -80,7 +97,7 @@ describe('document builder (append)', () => {
     assert.match(partXml(out, 'word/footnotes.xml'), /<w:pStyle w:val="Heading1J2"\/><\/w:pPr>[\s\S]*Blue note/);
   });
 
-  it('starts each document\'s numbered list at 1', async () => {
+  it("starts each document's numbered list at 1", async () => {
     const list = docx(listItem('alpha') + listItem('beta'), { numbering: decimalList });
     const builder = new DocumentBuilder(list);
     builder.append(list, 'paragraph');
@@ -89,8 +106,9 @@ describe('document builder (append)', () => {
   });
 
   it('keeps all footnotes when a document with footnotes is appended twice', async () => {
-    const noted = docx(p(run('Claim'), '<w:r><w:rPr><w:vertAlign w:val="superscript"/></w:rPr><w:footnoteReference w:id="1"/></w:r>'),
-      { footnotes: `<w:footnote w:id="1">${p(run(' The source.'))}</w:footnote>` });
+    const noted = docx(p(run('Claim'), '<w:r><w:rPr><w:vertAlign w:val="superscript"/></w:rPr><w:footnoteReference w:id="1"/></w:r>'), {
+      footnotes: `<w:footnote w:id="1">${p(run(' The source.'))}</w:footnote>`,
+    });
     const builder = new DocumentBuilder(noted);
     builder.append(noted, 'section');
     builder.append(noted, 'paragraph');
@@ -108,14 +126,25 @@ describe('document builder (append)', () => {
       footnotes: `<w:footnote w:id="1">${p(run(' See '), picture('logo', 20, 20).replace('rIdPh', 'rNoteImg'))}${p('<w:hyperlink r:id="rNoteLink"><w:r><w:t>the site</w:t></w:r></w:hyperlink>')}</w:footnote>`,
     });
     const files: Record<string, Uint8Array> = unzipSync(base);
-    files['word/_rels/footnotes.xml.rels'] = Buffer.from('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-      + '<Relationship Id="rNoteImg" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/note.png"/>'
-      + '<Relationship Id="rNoteLink" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="https://example.com/" TargetMode="External"/></Relationships>');
+    files['word/_rels/footnotes.xml.rels'] = Buffer.from(
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+        '<Relationship Id="rNoteImg" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/note.png"/>' +
+        '<Relationship Id="rNoteLink" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="https://example.com/" TargetMode="External"/></Relationships>',
+    );
     files['word/media/note.png'] = png(20, 20, [10, 120, 200]);
-    files['[Content_Types].xml'] = Buffer.from(Buffer.from(files['[Content_Types].xml']!).toString().replace('</Types>', '<Default Extension="png" ContentType="image/png"/></Types>'));
+    files['[Content_Types].xml'] = Buffer.from(
+      Buffer.from(files['[Content_Types].xml']!)
+        .toString()
+        .replace('</Types>', '<Default Extension="png" ContentType="image/png"/></Types>'),
+    );
     const noted = Buffer.from(zipSync(files));
     const noted1 = p(run('Claim'), '<w:r><w:footnoteReference w:id="1"/></w:r>');
-    const withRef = Buffer.from(zipSync({ ...files, 'word/document.xml': Buffer.from(Buffer.from(files['word/document.xml']!).toString().replace('<w:body>', `<w:body>${noted1}`)) }));
+    const withRef = Buffer.from(
+      zipSync({
+        ...files,
+        'word/document.xml': Buffer.from(Buffer.from(files['word/document.xml']!).toString().replace('<w:body>', `<w:body>${noted1}`)),
+      }),
+    );
 
     const builder = new DocumentBuilder(docx(p(run('First document, no notes'))));
     builder.append(withRef, 'paragraph');
@@ -140,10 +169,17 @@ describe('document builder (append)', () => {
 
   it('declares on the main root the namespaces an appended document brings', async () => {
     const files: Record<string, Uint8Array> = unzipSync(docx(p(run('A plain first document'))));
-    const minimalRoot = '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">';
-    files['word/document.xml'] = Buffer.from(Buffer.from(files['word/document.xml']!).toString().replace(/<w:document\b[^>]*>/, minimalRoot));
+    const minimalRoot =
+      '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">';
+    files['word/document.xml'] = Buffer.from(
+      Buffer.from(files['word/document.xml']!)
+        .toString()
+        .replace(/<w:document\b[^>]*>/, minimalRoot),
+    );
     const plain = Buffer.from(zipSync(files));
-    const drawing = docx(p(run('With a picture'), picture('logo', 20, 20)) + '<w:p w14:paraId="1A2B3C4D"><w:r><w:t>w14 ids</w:t></w:r></w:p>');
+    const drawing = docx(
+      p(run('With a picture'), picture('logo', 20, 20)) + '<w:p w14:paraId="1A2B3C4D"><w:r><w:t>w14 ids</w:t></w:r></w:p>',
+    );
     const builder = new DocumentBuilder(plain);
     builder.append(drawing, 'paragraph');
     const out = builder.toBuffer();
@@ -153,27 +189,41 @@ describe('document builder (append)', () => {
     assert.match(pdfFacts(await toPdf(out)).text, /With a picture[\s\S]*w14 ids/);
   });
 
-  it('keeps an appended document\'s own defaults (docDefaults) through its own Normal style', async () => {
+  it("keeps an appended document's own defaults (docDefaults) through its own Normal style", async () => {
     const normal = '<w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/><w:qFormat/></w:style>';
-    const defaults = (font: string, size: number, after: number) => `<w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii="${font}" w:hAnsi="${font}"/><w:sz w:val="${size}"/></w:rPr></w:rPrDefault>`
-      + `<w:pPrDefault><w:pPr><w:spacing w:after="${after}"/></w:pPr></w:pPrDefault></w:docDefaults>`;
+    const defaults = (font: string, size: number, after: number) =>
+      `<w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii="${font}" w:hAnsi="${font}"/><w:sz w:val="${size}"/></w:rPr></w:rPrDefault>` +
+      `<w:pPrDefault><w:pPr><w:spacing w:after="${after}"/></w:pPr></w:pPrDefault></w:docDefaults>`;
     const sans = docx(p(run('Sans eleven')), { styles: defaults('Liberation Sans', 22, 160) + normal });
-    const mono = docx(p(run('Mono sixteen')) + '<w:p/>' + '<w:p><w:pPr><w:jc w:val="center"/></w:pPr>' + run('Centred mono') + '</w:p>', { styles: defaults('Liberation Mono', 32, 0) + normal });
+    const mono = docx(p(run('Mono sixteen')) + '<w:p/>' + '<w:p><w:pPr><w:jc w:val="center"/></w:pPr>' + run('Centred mono') + '</w:p>', {
+      styles: defaults('Liberation Mono', 32, 0) + normal,
+    });
     const builder = new DocumentBuilder(sans);
     builder.append(mono, 'paragraph');
     builder.append(sans, 'paragraph');
     const out = builder.toBuffer();
     const styles = partXml(out, 'word/styles.xml');
     assert.equal((styles.match(/w:default="1"/g) ?? []).length, 1, 'one default paragraph style');
-    assert.match(styles, /<w:style w:type="paragraph" w:styleId="NormalJ2"><w:name w:val="Normal \(2\)"\/><w:qFormat\/><w:pPr><w:spacing w:after="0"\/><\/w:pPr><w:rPr><w:rFonts w:ascii="Liberation Mono" w:hAnsi="Liberation Mono"\/><w:sz w:val="32"\/><w:szCs w:val="20"\/><\/w:rPr><\/w:style>/);
+    assert.match(
+      styles,
+      /<w:style w:type="paragraph" w:styleId="NormalJ2"><w:name w:val="Normal \(2\)"\/><w:qFormat\/><w:pPr><w:spacing w:after="0"\/><\/w:pPr><w:rPr><w:rFonts w:ascii="Liberation Mono" w:hAnsi="Liberation Mono"\/><w:sz w:val="32"\/><w:szCs w:val="20"\/><\/w:rPr><\/w:style>/,
+    );
     const body = partXml(out);
     assert.match(body, /<w:p><w:pPr><w:pStyle w:val="NormalJ2"\/><\/w:pPr><w:r><w:t xml:space="preserve">Mono sixteen/);
     assert.match(body, /<w:p><w:pPr><w:pStyle w:val="NormalJ2"\/><w:jc w:val="center"\/><\/w:pPr>/);
     assert.equal((body.match(/<w:pStyle w:val="NormalJ2"\/>/g) ?? []).length, 3, 'the appended paragraphs, the empty one too');
-    assert.match(body, /<w:p><w:r><w:t xml:space="preserve">Sans eleven[\s\S]*<w:p><w:r><w:t xml:space="preserve">Sans eleven/, 'documents with the first one\'s defaults stay unstyled');
+    assert.match(
+      body,
+      /<w:p><w:r><w:t xml:space="preserve">Sans eleven[\s\S]*<w:p><w:r><w:t xml:space="preserve">Sans eleven/,
+      "documents with the first one's defaults stay unstyled",
+    );
     // In the PDF: 11 pt sans, then 16 pt mono, then 11 pt sans again.
     const doc = mupdf.Document.openDocument(await toPdf(out), 'application/pdf');
-    const lines = (JSON.parse(doc.loadPage(0).toStructuredText('preserve-whitespace').asJSON()) as { blocks: { lines: { text: string; font: { name: string; size: number } }[] }[] }).blocks.flatMap((b) => b.lines);
+    const lines = (
+      JSON.parse(doc.loadPage(0).toStructuredText('preserve-whitespace').asJSON()) as {
+        blocks: { lines: { text: string; font: { name: string; size: number } }[] }[];
+      }
+    ).blocks.flatMap((b) => b.lines);
     const fontOf = (text: string) => lines.find((l) => l.text.includes(text))!.font;
     assert.equal(Math.round(fontOf('Sans eleven').size), 11);
     assert.equal(Math.round(fontOf('Mono sixteen').size), 16);
@@ -200,9 +250,11 @@ describe('document builder (append)', () => {
     const pretty = (header: boolean) => {
       const bytes = unzipSync(docx(p(run('x')), header ? { header: p(run('H')), footer: p(run('F')) } : {}));
       const xml = new TextDecoder().decode(bytes['word/document.xml']);
-      bytes['word/document.xml'] = new TextEncoder().encode(header
-        ? xml.replace(/(<w:headerReference[^>]*\/>)(<w:footerReference)/, '$1\n    $2')
-        : xml.replace(/<w:sectPr>[\s\S]*<\/w:sectPr>/, '<w:sectPr/>'));
+      bytes['word/document.xml'] = new TextEncoder().encode(
+        header
+          ? xml.replace(/(<w:headerReference[^>]*\/>)(<w:footerReference)/, '$1\n    $2')
+          : xml.replace(/<w:sectPr>[\s\S]*<\/w:sectPr>/, '<w:sectPr/>'),
+      );
       return Buffer.from(zipSync(bytes));
     };
     for (const header of [true, false]) {
@@ -213,7 +265,10 @@ describe('document builder (append)', () => {
       for (const sect of xml.match(/<w:sectPr\b[^>]*>[\s\S]*?<\/w:sectPr>|<w:sectPr\b[^>]*\/>/g)!) {
         const children = [...sect.matchAll(/<w:(\w+)\b/g)].map((m) => m[1]).slice(1);
         const firstOther = children.findIndex((c) => c !== 'headerReference' && c !== 'footerReference');
-        assert.ok(children.slice(firstOther).every((c) => c !== 'headerReference' && c !== 'footerReference'), `references first: ${children.join(',')}`);
+        assert.ok(
+          children.slice(firstOther).every((c) => c !== 'headerReference' && c !== 'footerReference'),
+          `references first: ${children.join(',')}`,
+        );
       }
       assert.ok(!/<w:sectPr\/><w:/.test(xml), 'a self-closing sectPr took no children after it');
       assert.deepEqual(schemaOrderProblemsOf(builder.toBuffer()), []);
@@ -221,27 +276,40 @@ describe('document builder (append)', () => {
   });
 
   it('keeps drawing ids unique across the body, headers and footers of every joined document', () => {
-    const drawing = (id: number) => `<w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:extent cx="1" cy="1"/><wp:docPr id="${id}" name="d${id}"/></wp:inline></w:drawing></w:r>`;
+    const drawing = (id: number) =>
+      `<w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:extent cx="1" cy="1"/><wp:docPr id="${id}" name="d${id}"/></wp:inline></w:drawing></w:r>`;
     const withDrawings = docx(`<w:p>${drawing(1)}</w:p>`, { header: `<w:p>${drawing(1)}</w:p>`, footer: `<w:p>${drawing(2)}</w:p>` });
     const builder = new DocumentBuilder(withDrawings);
     builder.append(withDrawings, 'section');
     builder.append(withDrawings, 'section');
     const out = builder.toBuffer();
-    const ids = Object.entries(unzipSync(out)).filter(([name]) => name.endsWith('.xml'))
+    const ids = Object.entries(unzipSync(out))
+      .filter(([name]) => name.endsWith('.xml'))
       .flatMap(([, data]) => [...new TextDecoder().decode(data).matchAll(/<wp:docPr\b[^>]*\bid="(\d+)"/g)].map((m) => m[1]));
     assert.equal(ids.length, 9);
     assert.equal(new Set(ids).size, ids.length, `ids ${ids.join(',')}`);
   });
 
   it('carries comments with renumbered ids', () => {
-    const commented = docx(p('<w:commentRangeStart w:id="0"/>', run('Reviewed text'), '<w:commentRangeEnd w:id="0"/><w:r><w:commentReference w:id="0"/></w:r>'),
-      { comments: `<w:comment w:id="0" w:author="Ann" w:date="2024-01-01T00:00:00Z">${p(run('Check this'))}</w:comment>` });
+    const commented = docx(
+      p('<w:commentRangeStart w:id="0"/>', run('Reviewed text'), '<w:commentRangeEnd w:id="0"/><w:r><w:commentReference w:id="0"/></w:r>'),
+      { comments: `<w:comment w:id="0" w:author="Ann" w:date="2024-01-01T00:00:00Z">${p(run('Check this'))}</w:comment>` },
+    );
     const builder = new DocumentBuilder(commented);
     builder.append(commented, 'paragraph');
     const out = builder.toBuffer();
-    assert.deepEqual([...partXml(out, 'word/comments.xml').matchAll(/<w:comment w:id="(\d+)"/g)].map((m) => m[1]), ['0', '1']);
-    assert.deepEqual([...partXml(out).matchAll(/<w:commentReference w:id="(\d+)"/g)].map((m) => m[1]), ['0', '1']);
-    assert.deepEqual([...partXml(out).matchAll(/<w:commentRangeStart w:id="(\d+)"/g)].map((m) => m[1]), ['0', '1']);
+    assert.deepEqual(
+      [...partXml(out, 'word/comments.xml').matchAll(/<w:comment w:id="(\d+)"/g)].map((m) => m[1]),
+      ['0', '1'],
+    );
+    assert.deepEqual(
+      [...partXml(out).matchAll(/<w:commentReference w:id="(\d+)"/g)].map((m) => m[1]),
+      ['0', '1'],
+    );
+    assert.deepEqual(
+      [...partXml(out).matchAll(/<w:commentRangeStart w:id="(\d+)"/g)].map((m) => m[1]),
+      ['0', '1'],
+    );
   });
 
   it('stores images once and keeps bookmark and drawing ids unique', async () => {

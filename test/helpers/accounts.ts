@@ -6,21 +6,31 @@ import { client, request, type Client } from './http.js';
 
 /** In-process services on the same storage as a server under test, for operator set-up. */
 export async function adminServices(options: { dataDir: string; databaseUrl?: string; secret?: string }): Promise<Services> {
-  return openServices(loadConfig({
-    DOCSMITH_DATA_DIR: options.dataDir,
-    DOCSMITH_DATABASE_URL: options.databaseUrl,
-    DOCSMITH_SECRET: options.secret,
-  }));
+  return openServices(
+    loadConfig({
+      DOCSMITH_DATA_DIR: options.dataDir,
+      DOCSMITH_DATABASE_URL: options.databaseUrl,
+      DOCSMITH_SECRET: options.secret,
+    }),
+  );
 }
 
-export async function makeAccount(services: Services, user: string, input: AccountInput = {}): Promise<{ user: string; password: string; id: number }> {
+export async function makeAccount(
+  services: Services,
+  user: string,
+  input: AccountInput = {},
+): Promise<{ user: string; password: string; id: number }> {
   const password = `pw-${user}-secret`;
   const account = await services.accounts.create(user, { ...input, password });
   return { user, password, id: account.id };
 }
 
 /** One account made on the storage a server will use (SQLite in `dataDir`, or PostgreSQL), before the server starts. */
-export async function accountIn(storage: { dataDir: string; databaseUrl?: string }, user: string, input: AccountInput = {}): Promise<{ user: string; password: string; id: number }> {
+export async function accountIn(
+  storage: { dataDir: string; databaseUrl?: string },
+  user: string,
+  input: AccountInput = {},
+): Promise<{ user: string; password: string; id: number }> {
   const admin = await adminServices(storage);
   try {
     return await makeAccount(admin, user, input);
@@ -37,12 +47,16 @@ export async function serverWithAccounts(
   const dataDir = tempDir();
   const admin = await adminServices({ dataDir });
   const clients: Record<string, Client> = {};
-  const made = await Promise.all(Object.entries(accounts).map(async ([user, input]) => [user, await makeAccount(admin, user, input)] as const));
+  const made = await Promise.all(
+    Object.entries(accounts).map(async ([user, input]) => [user, await makeAccount(admin, user, input)] as const),
+  );
   const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, ...env });
   for (const [user, account] of made) clients[user] = client(server.url, { basic: [account.user, account.password] });
   await untilFullyReady(server.url);
   return {
-    server, clients, admin,
+    server,
+    clients,
+    admin,
     async close() {
       await server.stop();
       await admin.store.close();

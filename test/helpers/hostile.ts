@@ -41,25 +41,42 @@ const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 
 /** A DOCX from a body and extra package parts; `rels` are added to the main document's relationships. */
-export function docx(body: string, options: { rels?: string; parts?: Record<string, string | Buffer>; types?: string; rootAttrs?: string; settings?: string } = {}): Buffer {
+export function docx(
+  body: string,
+  options: { rels?: string; parts?: Record<string, string | Buffer>; types?: string; rootAttrs?: string; settings?: string } = {},
+): Buffer {
   const files: Record<string, Uint8Array> = {
-    '[Content_Types].xml': strToU8('<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
-      + '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>'
-      + '<Default Extension="png" ContentType="image/png"/><Default Extension="html" ContentType="text/html"/>'
-      + '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'
-      + (options.settings ? '<Override PartName="/word/settings.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml"/>' : '')
-      + `${options.types ?? ''}</Types>`),
-    '_rels/.rels': strToU8(`<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${R}/officeDocument" Target="word/document.xml"/></Relationships>`),
-    'word/document.xml': strToU8(`<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}" xmlns:r="${R}" ${options.rootAttrs ?? ''}><w:body>${body}<w:p><w:r><w:t>MARK</w:t></w:r></w:p></w:body></w:document>`),
-    'word/_rels/document.xml.rels': strToU8(`<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${options.rels ?? ''}${options.settings ? `<Relationship Id="rIdS" Type="${R}/settings" Target="settings.xml"/>` : ''}</Relationships>`),
+    '[Content_Types].xml': strToU8(
+      '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>' +
+        '<Default Extension="png" ContentType="image/png"/><Default Extension="html" ContentType="text/html"/>' +
+        '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>' +
+        (options.settings
+          ? '<Override PartName="/word/settings.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml"/>'
+          : '') +
+        `${options.types ?? ''}</Types>`,
+    ),
+    '_rels/.rels': strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${R}/officeDocument" Target="word/document.xml"/></Relationships>`,
+    ),
+    'word/document.xml': strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}" xmlns:r="${R}" ${options.rootAttrs ?? ''}><w:body>${body}<w:p><w:r><w:t>MARK</w:t></w:r></w:p></w:body></w:document>`,
+    ),
+    'word/_rels/document.xml.rels': strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${options.rels ?? ''}${options.settings ? `<Relationship Id="rIdS" Type="${R}/settings" Target="settings.xml"/>` : ''}</Relationships>`,
+    ),
   };
-  if (options.settings) files['word/settings.xml'] = strToU8(`<?xml version="1.0" encoding="UTF-8"?><w:settings xmlns:w="${W}" xmlns:r="${R}">${options.settings}</w:settings>`);
+  if (options.settings)
+    files['word/settings.xml'] = strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><w:settings xmlns:w="${W}" xmlns:r="${R}">${options.settings}</w:settings>`,
+    );
   for (const [name, data] of Object.entries(options.parts ?? {})) files[name] = typeof data === 'string' ? strToU8(data) : data;
   return Buffer.from(zipSync(files));
 }
 
-const complexField = (instruction: string[]) => `<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r>${instruction.map((part) => `<w:r><w:instrText xml:space="preserve">${part}</w:instrText></w:r>`).join('')}`
-  + '<w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>old result</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>';
+const complexField = (instruction: string[]) =>
+  `<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r>${instruction.map((part) => `<w:r><w:instrText xml:space="preserve">${part}</w:instrText></w:r>`).join('')}` +
+  '<w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>old result</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>';
 
 function hexEscaped(text: string): string {
   return [...text].map((c) => `\\'${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
@@ -68,12 +85,15 @@ function hexEscaped(text: string): string {
 /** An SVG picture that shows a local file through `<image href>` (the office follows it). */
 export function svgLinking(file: string, options: { xlink?: boolean } = {}): Buffer {
   const ref = options.xlink === false ? `href="file://${file}"` : `xlink:href="file://${file}"`;
-  return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?><svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="240" height="180" viewBox="0 0 240 180"><rect width="240" height="180" fill="#ffffff"/><image ${ref} x="0" y="0" width="240" height="180"/></svg>`);
+  return Buffer.from(
+    `<?xml version="1.0" encoding="UTF-8"?><svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="240" height="180" viewBox="0 0 240 180"><rect width="240" height="180" fill="#ffffff"/><image ${ref} x="0" y="0" width="240" height="180"/></svg>`,
+  );
 }
 
 /** A DOCX showing the part `word/<target>` as an inline picture. */
 function docxPicture(target: string, bytes: Buffer): Buffer {
-  const drawing = '<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:extent cx="2286000" cy="1714500"/><wp:docPr id="1" name="p"/><a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:nvPicPr><pic:cNvPr id="1" name="p"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip r:embed="rIdP"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="2286000" cy="1714500"/></a:xfrm><a:prstGeom prst="rect"/></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>';
+  const drawing =
+    '<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:extent cx="2286000" cy="1714500"/><wp:docPr id="1" name="p"/><a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:nvPicPr><pic:cNvPr id="1" name="p"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip r:embed="rIdP"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="2286000" cy="1714500"/></a:xfrm><a:prstGeom prst="rect"/></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>';
   return docx(drawing, { rels: `<Relationship Id="rIdP" Type="${R}/image" Target="${target}"/>`, parts: { [`word/${target}`]: bytes } });
 }
 
@@ -81,46 +101,156 @@ function docxPicture(target: string, bytes: Buffer): Buffer {
 export function hostileDocuments(s: Secrets): Hostile[] {
   const url = (file: string) => `file://${file}`;
   const list: Hostile[] = [
-    { name: 'rtf INCLUDEPICTURE', format: 'rtf', bytes: Buffer.from(`{\\rtf1\\ansi {\\field{\\*\\fldinst INCLUDEPICTURE "${s.png}"}{\\fldrslt x}}\\par MARK}`) },
-    { name: 'rtf INCLUDEPICTURE \\d split over groups', format: 'rtf', bytes: Buffer.from(`{\\rtf1\\ansi {\\field{\\*\\fldinst {\\b INCLUDE}{PICTURE  "${s.png}" \\\\d}}{\\fldrslt x}}\\par MARK}`) },
-    { name: 'rtf INCLUDEPICTURE hex-escaped', format: 'rtf', bytes: Buffer.from(`{\\rtf1\\ansi {\\field{\\*\\fldinst ${hexEscaped('INCLUDEPICTURE')} "${s.png}"}{\\fldrslt x}}\\par MARK}`) },
-    { name: 'rtf lower-case includepicture with URL', format: 'rtf', bytes: Buffer.from(`{\\rtf1\\ansi {\\field{\\*\\fldinst includepicture "${url(s.png)}"}{\\fldrslt x}}\\par MARK}`) },
-    { name: 'rtf INCLUDETEXT', format: 'rtf', bytes: Buffer.from(`{\\rtf1\\ansi {\\field{\\*\\fldinst INCLUDETEXT "${s.txt}"}{\\fldrslt x}}\\par MARK}`) },
+    {
+      name: 'rtf INCLUDEPICTURE',
+      format: 'rtf',
+      bytes: Buffer.from(`{\\rtf1\\ansi {\\field{\\*\\fldinst INCLUDEPICTURE "${s.png}"}{\\fldrslt x}}\\par MARK}`),
+    },
+    {
+      name: 'rtf INCLUDEPICTURE \\d split over groups',
+      format: 'rtf',
+      bytes: Buffer.from(`{\\rtf1\\ansi {\\field{\\*\\fldinst {\\b INCLUDE}{PICTURE  "${s.png}" \\\\d}}{\\fldrslt x}}\\par MARK}`),
+    },
+    {
+      name: 'rtf INCLUDEPICTURE hex-escaped',
+      format: 'rtf',
+      bytes: Buffer.from(`{\\rtf1\\ansi {\\field{\\*\\fldinst ${hexEscaped('INCLUDEPICTURE')} "${s.png}"}{\\fldrslt x}}\\par MARK}`),
+    },
+    {
+      name: 'rtf lower-case includepicture with URL',
+      format: 'rtf',
+      bytes: Buffer.from(`{\\rtf1\\ansi {\\field{\\*\\fldinst includepicture "${url(s.png)}"}{\\fldrslt x}}\\par MARK}`),
+    },
+    {
+      name: 'rtf INCLUDETEXT',
+      format: 'rtf',
+      bytes: Buffer.from(`{\\rtf1\\ansi {\\field{\\*\\fldinst INCLUDETEXT "${s.txt}"}{\\fldrslt x}}\\par MARK}`),
+    },
     { name: 'docx INCLUDEPICTURE split over runs', format: 'docx', bytes: docx(complexField(['INCLUDE', `PICTURE "${s.png}" \\d`])) },
-    { name: 'docx INCLUDEPICTURE with another prefix and entities', format: 'docx', bytes: docx(`<x:p xmlns:x="${W}"><x:r><x:fldChar x:fldCharType="begin"/></x:r><x:r><x:instrText>&#73;NCLUDEPICTURE "${s.png}"</x:instrText></x:r><x:r><x:fldChar x:fldCharType="end"/></x:r></x:p>`) },
-    { name: 'docx fldSimple INCLUDEPICTURE', format: 'docx', bytes: docx(`<w:p><w:fldSimple w:instr=" INCLUDEPICTURE &quot;${s.png}&quot; "><w:r><w:t>x</w:t></w:r></w:fldSimple></w:p>`) },
+    {
+      name: 'docx INCLUDEPICTURE with another prefix and entities',
+      format: 'docx',
+      bytes: docx(
+        `<x:p xmlns:x="${W}"><x:r><x:fldChar x:fldCharType="begin"/></x:r><x:r><x:instrText>&#73;NCLUDEPICTURE "${s.png}"</x:instrText></x:r><x:r><x:fldChar x:fldCharType="end"/></x:r></x:p>`,
+      ),
+    },
+    {
+      name: 'docx fldSimple INCLUDEPICTURE',
+      format: 'docx',
+      bytes: docx(`<w:p><w:fldSimple w:instr=" INCLUDEPICTURE &quot;${s.png}&quot; "><w:r><w:t>x</w:t></w:r></w:fldSimple></w:p>`),
+    },
     { name: 'docx INCLUDETEXT', format: 'docx', bytes: docx(complexField([`INCLUDETEXT "${s.txt}"`])) },
     {
-      name: 'docx linked picture (external relationship)', format: 'docx',
-      bytes: docx(`<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:extent cx="2286000" cy="1714500"/><wp:docPr id="1" name="p"/><a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:nvPicPr><pic:cNvPr id="1" name="p"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip r:link="rIdL"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="2286000" cy="1714500"/></a:xfrm><a:prstGeom prst="rect"/></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>`,
-        { rels: `<Relationship Id="rIdL" Type="${R}/image" Target="${url(s.png)}" TargetMode="External"/>` }),
+      name: 'docx linked picture (external relationship)',
+      format: 'docx',
+      bytes: docx(
+        `<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:extent cx="2286000" cy="1714500"/><wp:docPr id="1" name="p"/><a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:nvPicPr><pic:cNvPr id="1" name="p"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip r:link="rIdL"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="2286000" cy="1714500"/></a:xfrm><a:prstGeom prst="rect"/></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>`,
+        { rels: `<Relationship Id="rIdL" Type="${R}/image" Target="${url(s.png)}" TargetMode="External"/>` },
+      ),
     },
     {
-      name: 'docx VML image data src', format: 'docx',
-      bytes: docx(`<w:p><w:r><w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml" style="width:180pt;height:135pt"><v:imagedata src="${url(s.png)}"/></v:shape></w:pict></w:r></w:p>`),
+      name: 'docx VML image data src',
+      format: 'docx',
+      bytes: docx(
+        `<w:p><w:r><w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml" style="width:180pt;height:135pt"><v:imagedata src="${url(s.png)}"/></v:shape></w:pict></w:r></w:p>`,
+      ),
     },
     {
-      name: 'docx altChunk HTML with an image', format: 'docx',
+      name: 'docx altChunk HTML with an image',
+      format: 'docx',
       bytes: docx('<w:altChunk r:id="rIdA"/>', {
         rels: `<Relationship Id="rIdA" Type="${R}/aFChunk" Target="chunk.html"/>`,
         parts: { 'word/chunk.html': `<html><body><p>chunk</p><img src="${url(s.png)}" width="240" height="180"></body></html>` },
         types: '<Override PartName="/word/chunk.html" ContentType="text/html"/>',
       }),
     },
-    { name: 'html img', format: 'html', bytes: Buffer.from(`<!DOCTYPE html><html><body><p>MARK</p><img src="${url(s.png)}" width="240" height="180"></body></html>`) },
-    { name: 'html img/src without quotes', format: 'html', bytes: Buffer.from(`<html><body><p>MARK</p><img/src=${s.png} width=240 height=180></body></html>`) },
-    { name: 'html entity-encoded src and CSS background', format: 'html', bytes: Buffer.from(`<html><body><p>MARK</p><img src="&#x66;ile://${s.png}" width="240" height="180"><div style="width:240px;height:180px;background:u\\72l(${url(s.png)})">x</div></body></html>`) },
-    { name: 'html data: SVG picture linking a file', format: 'html', bytes: Buffer.from(`<html><body><p>MARK</p><img src="data:image/svg+xml;base64,${svgLinking(s.png).toString('base64')}" width="240" height="180"></body></html>`) },
-    { name: 'html data: SVG under image/png, percent-encoded', format: 'html', bytes: Buffer.from(`<html><body><p>MARK</p><img src="data:image/png,${encodeURIComponent(svgLinking(s.png, { xlink: false }).toString())}" width="240" height="180"></body></html>`) },
-    { name: 'html body background SVG', format: 'html', bytes: Buffer.from(`<html><body background="data:image/svg+xml;base64,${svgLinking(s.png).toString('base64')}"><p>MARK</p><p style="height:200px">x</p></body></html>`) },
-    { name: 'html CSS background SVG', format: 'html', bytes: Buffer.from(`<html><body><p>MARK</p><div style="width:240px;height:180px;background-image:url('data:image/svg+xml;base64,${svgLinking(s.png).toString('base64')}')">x</div></body></html>`) },
+    {
+      name: 'html img',
+      format: 'html',
+      bytes: Buffer.from(`<!DOCTYPE html><html><body><p>MARK</p><img src="${url(s.png)}" width="240" height="180"></body></html>`),
+    },
+    {
+      name: 'html img/src without quotes',
+      format: 'html',
+      bytes: Buffer.from(`<html><body><p>MARK</p><img/src=${s.png} width=240 height=180></body></html>`),
+    },
+    {
+      name: 'html entity-encoded src and CSS background',
+      format: 'html',
+      bytes: Buffer.from(
+        `<html><body><p>MARK</p><img src="&#x66;ile://${s.png}" width="240" height="180"><div style="width:240px;height:180px;background:u\\72l(${url(s.png)})">x</div></body></html>`,
+      ),
+    },
+    {
+      name: 'html data: SVG picture linking a file',
+      format: 'html',
+      bytes: Buffer.from(
+        `<html><body><p>MARK</p><img src="data:image/svg+xml;base64,${svgLinking(s.png).toString('base64')}" width="240" height="180"></body></html>`,
+      ),
+    },
+    {
+      name: 'html data: SVG under image/png, percent-encoded',
+      format: 'html',
+      bytes: Buffer.from(
+        `<html><body><p>MARK</p><img src="data:image/png,${encodeURIComponent(svgLinking(s.png, { xlink: false }).toString())}" width="240" height="180"></body></html>`,
+      ),
+    },
+    {
+      name: 'html body background SVG',
+      format: 'html',
+      bytes: Buffer.from(
+        `<html><body background="data:image/svg+xml;base64,${svgLinking(s.png).toString('base64')}"><p>MARK</p><p style="height:200px">x</p></body></html>`,
+      ),
+    },
+    {
+      name: 'html CSS background SVG',
+      format: 'html',
+      bytes: Buffer.from(
+        `<html><body><p>MARK</p><div style="width:240px;height:180px;background-image:url('data:image/svg+xml;base64,${svgLinking(s.png).toString('base64')}')">x</div></body></html>`,
+      ),
+    },
     { name: 'docx SVG picture under a .png name', format: 'docx', bytes: docxPicture('media/image1.png', svgLinking(s.png)) },
     { name: 'docx SVG picture without an extension', format: 'docx', bytes: docxPicture('media/image1', svgLinking(s.png)) },
-    { name: 'docx gzip-packed SVG picture outside media', format: 'docx', bytes: docxPicture('pictures/p.bin', zlib.gzipSync(svgLinking(s.png))) },
-    { name: 'docx SVG picture in an .xml part', format: 'docx', bytes: docxPicture('pic.xml', Buffer.from(svgLinking(s.png).toString().replace('<rect', '<style>image{fill:url(file:///x)}</style><rect'))) },
-    { name: 'rtf \\pngblip holding an SVG', format: 'rtf', bytes: Buffer.from(`{\\rtf1\\ansi MARK\\par {\\pict\\pngblip\\picw240\\pich180\\picwgoal3600\\pichgoal2700 ${svgLinking(s.png).toString('hex')}}\\par}`) },
-    { name: 'rtf \\jpegblip holding an SVG as \\bin data', format: 'rtf', bytes: Buffer.concat([Buffer.from('{\\rtf1\\ansi MARK\\par {\\*\\shppict{\\pict{\\*\\picprop{\\sp{\\sn fLine}{\\sv 0}}}\\jpegblip\\picwgoal3600\\pichgoal2700\\bin' + svgLinking(s.png).length + ' '), svgLinking(s.png), Buffer.from('}}\\par}')]) },
-    { name: 'html iframe and object', format: 'html', bytes: Buffer.from(`<html><body><p>MARK</p><iframe src="${url(s.html)}"></iframe><object data="${url(s.html)}"></object></body></html>`) },
+    {
+      name: 'docx gzip-packed SVG picture outside media',
+      format: 'docx',
+      bytes: docxPicture('pictures/p.bin', zlib.gzipSync(svgLinking(s.png))),
+    },
+    {
+      name: 'docx SVG picture in an .xml part',
+      format: 'docx',
+      bytes: docxPicture(
+        'pic.xml',
+        Buffer.from(svgLinking(s.png).toString().replace('<rect', '<style>image{fill:url(file:///x)}</style><rect')),
+      ),
+    },
+    {
+      name: 'rtf \\pngblip holding an SVG',
+      format: 'rtf',
+      bytes: Buffer.from(
+        `{\\rtf1\\ansi MARK\\par {\\pict\\pngblip\\picw240\\pich180\\picwgoal3600\\pichgoal2700 ${svgLinking(s.png).toString('hex')}}\\par}`,
+      ),
+    },
+    {
+      name: 'rtf \\jpegblip holding an SVG as \\bin data',
+      format: 'rtf',
+      bytes: Buffer.concat([
+        Buffer.from(
+          '{\\rtf1\\ansi MARK\\par {\\*\\shppict{\\pict{\\*\\picprop{\\sp{\\sn fLine}{\\sv 0}}}\\jpegblip\\picwgoal3600\\pichgoal2700\\bin' +
+            svgLinking(s.png).length +
+            ' ',
+        ),
+        svgLinking(s.png),
+        Buffer.from('}}\\par}'),
+      ]),
+    },
+    {
+      name: 'html iframe and object',
+      format: 'html',
+      bytes: Buffer.from(
+        `<html><body><p>MARK</p><iframe src="${url(s.html)}"></iframe><object data="${url(s.html)}"></object></body></html>`,
+      ),
+    },
   ];
   return list;
 }
@@ -147,7 +277,19 @@ export function hostileDoc(secretPng: string, soffice = '/usr/lib/libreoffice/pr
   const work = tempDir('docsmith-hostile-doc-');
   const placeholder = `MERGEFIELD ${'A'.repeat(Math.max(60, secretPng.length + 24))}`;
   fs.writeFileSync(path.join(work, 'in.rtf'), `{\\rtf1\\ansi {\\field{\\*\\fldinst ${placeholder}}{\\fldrslt x}}\\par MARK}`);
-  execFileSync(soffice, [`-env:UserInstallation=file://${path.join(work, 'profile')}`, '--headless', '--convert-to', 'doc', '--outdir', work, path.join(work, 'in.rtf')], { stdio: 'ignore', timeout: 120_000 });
+  execFileSync(
+    soffice,
+    [
+      `-env:UserInstallation=file://${path.join(work, 'profile')}`,
+      '--headless',
+      '--convert-to',
+      'doc',
+      '--outdir',
+      work,
+      path.join(work, 'in.rtf'),
+    ],
+    { stdio: 'ignore', timeout: 120_000 },
+  );
   const bytes = fs.readFileSync(path.join(work, 'in.doc'));
   const from = Buffer.from(placeholder, 'utf16le');
   const at = bytes.indexOf(from);
@@ -163,7 +305,19 @@ export function hostileDoc(secretPng: string, soffice = '/usr/lib/libreoffice/pr
 export function unprotectedPdf(bytes: Buffer, extension: string, soffice = '/usr/lib/libreoffice/program/soffice'): Buffer {
   const work = tempDir('docsmith-unprotected-');
   fs.writeFileSync(path.join(work, `in.${extension}`), bytes);
-  execFileSync(soffice, [`-env:UserInstallation=file://${path.join(work, 'profile')}`, '--headless', '--convert-to', 'pdf', '--outdir', work, path.join(work, `in.${extension}`)], { stdio: 'ignore', timeout: 120_000 });
+  execFileSync(
+    soffice,
+    [
+      `-env:UserInstallation=file://${path.join(work, 'profile')}`,
+      '--headless',
+      '--convert-to',
+      'pdf',
+      '--outdir',
+      work,
+      path.join(work, `in.${extension}`),
+    ],
+    { stdio: 'ignore', timeout: 120_000 },
+  );
   const pdf = fs.readFileSync(path.join(work, 'in.pdf'));
   fs.rmSync(work, { recursive: true, force: true });
   return pdf;
@@ -251,7 +405,8 @@ export function handmadeZip(entries: { name: string; deflated: Buffer; declared:
  */
 export function zipBomb(name: string, inflated: number, declared = 1000): Buffer {
   const real = unzipSync(docx(''));
-  const entries = Object.entries(real).filter(([n]) => n !== name)
+  const entries = Object.entries(real)
+    .filter(([n]) => n !== name)
     .map(([n, data]) => ({ name: n, deflated: zlib.deflateRawSync(data), declared: data.length }));
   entries.push({ name, deflated: zlib.deflateRawSync(Buffer.alloc(inflated), { level: 9 }), declared });
   return handmadeZip(entries);
@@ -264,7 +419,15 @@ export function zipBomb(name: string, inflated: number, declared = 1000): Buffer
 export function legacyWordDoc(text: string, options: { nFib?: 101 | 104; field?: { instruction: string; flt: number } } = {}): Buffer {
   const field = options.field;
   const parts = field
-    ? [Buffer.from(text, 'latin1'), Buffer.from([0x13]), Buffer.from(` ${field.instruction} `, 'latin1'), Buffer.from([0x14]), Buffer.from('old', 'latin1'), Buffer.from([0x15]), Buffer.from('\r', 'latin1')]
+    ? [
+        Buffer.from(text, 'latin1'),
+        Buffer.from([0x13]),
+        Buffer.from(` ${field.instruction} `, 'latin1'),
+        Buffer.from([0x14]),
+        Buffer.from('old', 'latin1'),
+        Buffer.from([0x15]),
+        Buffer.from('\r', 'latin1'),
+      ]
     : [Buffer.from(`${text}\r`, 'latin1')];
   const body = Buffer.concat(parts);
   const fibSize = 0x200;

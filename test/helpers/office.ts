@@ -29,8 +29,10 @@ export function testPool(overrides: Partial<PoolOptions> = {}, sandbox: SandboxM
 /** An RTF long enough that laying it out takes the office seconds. */
 export function slowRtf(paragraphs = 40_000): string {
   const file = path.join(tempDir(), 'slow.rtf');
-  const body = Array.from({ length: paragraphs }, (_, i) =>
-    `Paragraph ${i} with enough words to wrap across the line of a page, again and again and again.\\par`).join('\n');
+  const body = Array.from(
+    { length: paragraphs },
+    (_, i) => `Paragraph ${i} with enough words to wrap across the line of a page, again and again and again.\\par`,
+  ).join('\n');
   fs.writeFileSync(file, `{\\rtf1\\ansi\n${body}\n}`);
   return file;
 }

@@ -17,7 +17,10 @@ const run = promisify(execFile);
 export function postgresBin(): string | null {
   const root = '/usr/lib/postgresql';
   if (!fs.existsSync(root)) return null;
-  const versions = fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'pg_ctl'))).sort((a, b) => Number(b) - Number(a));
+  const versions = fs
+    .readdirSync(root)
+    .filter((v) => fs.existsSync(path.join(root, v, 'bin', 'pg_ctl')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] ? path.join(root, versions[0], 'bin') : null;
 }
 
@@ -36,29 +39,43 @@ export interface Cluster {
 
 export async function startCluster(): Promise<Cluster> {
   const bin = postgresBin();
-  if (!bin) throw new Error('PostgreSQL\'s server programs are not installed (apt-get install postgresql)');
+  if (!bin) throw new Error("PostgreSQL's server programs are not installed (apt-get install postgresql)");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docsmith-pgcluster-'));
   fs.chmodSync(dir, 0o777);
   const data = path.join(dir, 'data');
   const port = await freePort();
   const as = asPostgresUser();
   const ctl = (...args: string[]) => run(path.join(bin, 'pg_ctl'), ['-D', data, ...args], { ...as, timeout: 120_000 });
-  await run(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-instructions'], { ...as, timeout: 120_000 });
+  await run(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-instructions'], {
+    ...as,
+    timeout: 120_000,
+  });
   const start = async () => {
-    await ctl('-l', path.join(dir, 'server.log'), '-w', '-t', '120', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`, 'start');
+    await ctl(
+      '-l',
+      path.join(dir, 'server.log'),
+      '-w',
+      '-t',
+      '120',
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`,
+      'start',
+    );
   };
   await start();
   const url = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`;
   return {
-    port, url, start,
+    port,
+    url,
+    start,
     async createDatabase(name) {
       const client = new pg.Client({ connectionString: url('postgres') });
       await client.connect();
       await client.query(`CREATE DATABASE ${name}`);
       await client.end();
     },
-    stop: async () => void await ctl('-m', 'fast', '-w', 'stop'),
-    crash: async () => void await ctl('-m', 'immediate', '-w', 'stop'),
+    stop: async () => void (await ctl('-m', 'fast', '-w', 'stop')),
+    crash: async () => void (await ctl('-m', 'immediate', '-w', 'stop')),
     async destroy() {
       await ctl('-m', 'immediate', '-w', 'stop').catch(() => undefined);
       fs.rmSync(dir, { recursive: true, force: true });

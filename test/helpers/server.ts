@@ -63,7 +63,10 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before listening (log in ${log.path})`);
-    const up = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const up = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) break;
     if (Date.now() > deadline) throw new Error('server did not start within 30 s');
     await new Promise((r) => setTimeout(r, 50));

@@ -50,8 +50,11 @@ export function wordProblems(docx: Uint8Array): string[] {
   const types = parsed.get('[Content_Types].xml');
   if (!types) return [...problems, 'package: [Content_Types].xml is missing'];
   const defaults = new Set(childElements(types, 'Default').map((d) => (attr(d, 'Extension') ?? '').toLowerCase()));
-  const overrides = new Map(childElements(types, 'Override').map((o) => [(attr(o, 'PartName') ?? '').replace(/^\//, ''), attr(o, 'ContentType') ?? '']));
-  for (const part of overrides.keys()) if (!names.has(part)) problems.push(`package: a content type is declared for ${part}, which is not in the package`);
+  const overrides = new Map(
+    childElements(types, 'Override').map((o) => [(attr(o, 'PartName') ?? '').replace(/^\//, ''), attr(o, 'ContentType') ?? '']),
+  );
+  for (const part of overrides.keys())
+    if (!names.has(part)) problems.push(`package: a content type is declared for ${part}, which is not in the package`);
   for (const name of names) {
     if (name === '[Content_Types].xml') continue;
     const ext = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : '';
@@ -59,9 +62,17 @@ export function wordProblems(docx: Uint8Array): string[] {
   }
 
   const relsOf = (part: string) => {
-    const relsName = part === '' ? '_rels/.rels' : `${part.slice(0, part.lastIndexOf('/') + 1)}_rels/${part.slice(part.lastIndexOf('/') + 1)}.rels`;
+    const relsName =
+      part === '' ? '_rels/.rels' : `${part.slice(0, part.lastIndexOf('/') + 1)}_rels/${part.slice(part.lastIndexOf('/') + 1)}.rels`;
     const root = parsed.get(relsName);
-    return root ? childElements(root, 'Relationship').map((r) => ({ id: attr(r, 'Id') ?? '', type: attr(r, 'Type') ?? '', target: attr(r, 'Target') ?? '', external: attr(r, 'TargetMode') === 'External' })) : [];
+    return root
+      ? childElements(root, 'Relationship').map((r) => ({
+          id: attr(r, 'Id') ?? '',
+          type: attr(r, 'Type') ?? '',
+          target: attr(r, 'Target') ?? '',
+          external: attr(r, 'TargetMode') === 'External',
+        }))
+      : [];
   };
   const main = relsOf('').find((r) => r.type.endsWith('/officeDocument'));
   const mainPart = main ? OoxmlPackage.resolve('', main.target) : undefined;
@@ -92,26 +103,97 @@ const STORIES = new Set(['w:hdr', 'w:ftr', 'w:footnote', 'w:endnote', 'w:comment
 // EG_BlockLevelElts, EG_ContentRunContent, EG_RunInnerContent, EG_RangeMarkupElements): the
 // WordprocessingML children each may hold. Children of other namespaces (markup compatibility,
 // Word's extensions, math) are not judged here.
-const RANGE_MARKUP = ['bookmarkStart', 'bookmarkEnd', 'moveFromRangeStart', 'moveFromRangeEnd', 'moveToRangeStart', 'moveToRangeEnd', 'commentRangeStart', 'commentRangeEnd',
-  'customXmlInsRangeStart', 'customXmlInsRangeEnd', 'customXmlDelRangeStart', 'customXmlDelRangeEnd', 'customXmlMoveFromRangeStart', 'customXmlMoveFromRangeEnd',
-  'customXmlMoveToRangeStart', 'customXmlMoveToRangeEnd', 'permStart', 'permEnd', 'proofErr', 'ins', 'del', 'moveFrom', 'moveTo'];
+const RANGE_MARKUP = [
+  'bookmarkStart',
+  'bookmarkEnd',
+  'moveFromRangeStart',
+  'moveFromRangeEnd',
+  'moveToRangeStart',
+  'moveToRangeEnd',
+  'commentRangeStart',
+  'commentRangeEnd',
+  'customXmlInsRangeStart',
+  'customXmlInsRangeEnd',
+  'customXmlDelRangeStart',
+  'customXmlDelRangeEnd',
+  'customXmlMoveFromRangeStart',
+  'customXmlMoveFromRangeEnd',
+  'customXmlMoveToRangeStart',
+  'customXmlMoveToRangeEnd',
+  'permStart',
+  'permEnd',
+  'proofErr',
+  'ins',
+  'del',
+  'moveFrom',
+  'moveTo',
+];
 const BLOCK_LEVEL = ['p', 'tbl', 'sdt', 'customXml', 'altChunk', ...RANGE_MARKUP];
 const PARAGRAPH_CONTENT = ['r', 'hyperlink', 'fldSimple', 'sdt', 'customXml', 'smartTag', 'dir', 'bdo', 'subDoc', ...RANGE_MARKUP];
-const RUN_CONTENT = ['rPr', 'br', 't', 'contentPart', 'delText', 'instrText', 'delInstrText', 'noBreakHyphen', 'softHyphen', 'dayShort', 'monthShort', 'yearShort',
-  'dayLong', 'monthLong', 'yearLong', 'annotationRef', 'footnoteRef', 'endnoteRef', 'separator', 'continuationSeparator', 'sym', 'pgNum', 'cr', 'tab', 'object',
-  'pict', 'fldChar', 'ruby', 'footnoteReference', 'endnoteReference', 'commentReference', 'drawing', 'ptab', 'lastRenderedPageBreak'];
-const CONTENT: Record<string, Set<string>> = Object.fromEntries(Object.entries({
-  body: [...BLOCK_LEVEL, 'sectPr'],
-  hdr: BLOCK_LEVEL, ftr: BLOCK_LEVEL, footnote: BLOCK_LEVEL, endnote: BLOCK_LEVEL, comment: BLOCK_LEVEL, txbxContent: BLOCK_LEVEL, docPartBody: BLOCK_LEVEL,
-  tc: ['tcPr', ...BLOCK_LEVEL],
-  tbl: ['tblPr', 'tblGrid', 'tr', 'sdt', 'customXml', ...RANGE_MARKUP],
-  tr: ['tblPrEx', 'trPr', 'tc', 'sdt', 'customXml', ...RANGE_MARKUP],
-  p: ['pPr', ...PARAGRAPH_CONTENT],
-  hyperlink: PARAGRAPH_CONTENT, fldSimple: ['fldData', ...PARAGRAPH_CONTENT], smartTag: ['smartTagPr', ...PARAGRAPH_CONTENT],
-  r: RUN_CONTENT,
-}).map(([name, children]) => [`w:${name}`, new Set(children.map((child) => `w:${child}`))]));
+const RUN_CONTENT = [
+  'rPr',
+  'br',
+  't',
+  'contentPart',
+  'delText',
+  'instrText',
+  'delInstrText',
+  'noBreakHyphen',
+  'softHyphen',
+  'dayShort',
+  'monthShort',
+  'yearShort',
+  'dayLong',
+  'monthLong',
+  'yearLong',
+  'annotationRef',
+  'footnoteRef',
+  'endnoteRef',
+  'separator',
+  'continuationSeparator',
+  'sym',
+  'pgNum',
+  'cr',
+  'tab',
+  'object',
+  'pict',
+  'fldChar',
+  'ruby',
+  'footnoteReference',
+  'endnoteReference',
+  'commentReference',
+  'drawing',
+  'ptab',
+  'lastRenderedPageBreak',
+];
+const CONTENT: Record<string, Set<string>> = Object.fromEntries(
+  Object.entries({
+    body: [...BLOCK_LEVEL, 'sectPr'],
+    hdr: BLOCK_LEVEL,
+    ftr: BLOCK_LEVEL,
+    footnote: BLOCK_LEVEL,
+    endnote: BLOCK_LEVEL,
+    comment: BLOCK_LEVEL,
+    txbxContent: BLOCK_LEVEL,
+    docPartBody: BLOCK_LEVEL,
+    tc: ['tcPr', ...BLOCK_LEVEL],
+    tbl: ['tblPr', 'tblGrid', 'tr', 'sdt', 'customXml', ...RANGE_MARKUP],
+    tr: ['tblPrEx', 'trPr', 'tc', 'sdt', 'customXml', ...RANGE_MARKUP],
+    p: ['pPr', ...PARAGRAPH_CONTENT],
+    hyperlink: PARAGRAPH_CONTENT,
+    fldSimple: ['fldData', ...PARAGRAPH_CONTENT],
+    smartTag: ['smartTagPr', ...PARAGRAPH_CONTENT],
+    r: RUN_CONTENT,
+  }).map(([name, children]) => [`w:${name}`, new Set(children.map((child) => `w:${child}`))]),
+);
 
-function partProblems(name: string, root: XmlElement, rels: { id: string; target: string; external: boolean }[], overrides: Map<string, string>, drawingIds: Map<string, string>): string[] {
+function partProblems(
+  name: string,
+  root: XmlElement,
+  rels: { id: string; target: string; external: boolean }[],
+  overrides: Map<string, string>,
+  drawingIds: Map<string, string>,
+): string[] {
   const problems: string[] = [];
   const relIds = new Map(rels.map((r) => [r.id, r]));
   const typeOf = (relId: string) => {
@@ -119,7 +201,24 @@ function partProblems(name: string, root: XmlElement, rels: { id: string; target
     if (!rel || rel.external) return undefined;
     const target = OoxmlPackage.resolve(name, rel.target);
     const ext = target.slice(target.lastIndexOf('.') + 1).toLowerCase();
-    return overrides.get(target) ?? ({ png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', bmp: 'image/bmp', tif: 'image/tiff', tiff: 'image/tiff', emf: 'image/x-emf', wmf: 'image/x-wmf', svg: 'image/svg+xml' } as Record<string, string>)[ext] ?? ext;
+    return (
+      overrides.get(target) ??
+      (
+        {
+          png: 'image/png',
+          jpg: 'image/jpeg',
+          jpeg: 'image/jpeg',
+          gif: 'image/gif',
+          bmp: 'image/bmp',
+          tif: 'image/tiff',
+          tiff: 'image/tiff',
+          emf: 'image/x-emf',
+          wmf: 'image/x-wmf',
+          svg: 'image/svg+xml',
+        } as Record<string, string>
+      )[ext] ??
+      ext
+    );
   };
 
   const ignorable = attr(root, 'mc:Ignorable');
@@ -134,17 +233,20 @@ function partProblems(name: string, root: XmlElement, rels: { id: string; target
     const model = CONTENT[el.name];
     if (model) {
       for (const child of el.children) {
-        if (child.kind === 'element' && child.name.startsWith('w:') && !model.has(child.name)) problems.push(`content: ${name} <${el.name}> may not hold <${child.name}>`);
+        if (child.kind === 'element' && child.name.startsWith('w:') && !model.has(child.name))
+          problems.push(`content: ${name} <${el.name}> may not hold <${child.name}>`);
       }
     }
     for (const [key, value] of el.attrs) {
-      if (REL_ATTRS.has(key) && value && !relIds.has(value)) problems.push(`rel-id: ${name} <${el.name}> names relationship ${value}, which the part does not have`);
+      if (REL_ATTRS.has(key) && value && !relIds.has(value))
+        problems.push(`rel-id: ${name} <${el.name}> names relationship ${value}, which the part does not have`);
     }
     switch (el.name) {
       case 'a:blip': {
         const embed = attr(el, 'r:embed');
         const type = embed ? typeOf(embed) : undefined;
-        if (type && !RASTER.test(type)) problems.push(`blip: ${name} a picture's main blip is ${type}; Word shows only raster or metafile main pictures`);
+        if (type && !RASTER.test(type))
+          problems.push(`blip: ${name} a picture's main blip is ${type}; Word shows only raster or metafile main pictures`);
         break;
       }
       case 'asvg:svgBlip': {
@@ -184,15 +286,25 @@ function partProblems(name: string, root: XmlElement, rels: { id: string; target
       case 'w:tbl': {
         const rows = childElements(el, 'w:tr');
         if (!childElements(el, 'w:tblGrid').length) problems.push(`table: ${name} a table without its grid (w:tblGrid)`);
-        if (!rows.length && !el.children.some((c) => c.kind === 'element' && (c.name === 'w:sdt' || c.name === 'w:customXml'))) problems.push(`table: ${name} a table without rows`);
+        if (!rows.length && !el.children.some((c) => c.kind === 'element' && (c.name === 'w:sdt' || c.name === 'w:customXml')))
+          problems.push(`table: ${name} a table without rows`);
         break;
       }
       case 'w:tr':
-        if (!el.children.some((c) => c.kind === 'element' && ['w:tc', 'w:sdt', 'w:customXml'].includes(c.name))) problems.push(`table: ${name} a row without cells`);
+        if (!el.children.some((c) => c.kind === 'element' && ['w:tc', 'w:sdt', 'w:customXml'].includes(c.name)))
+          problems.push(`table: ${name} a row without cells`);
         break;
       case 'w:tc': {
-        const blocks = el.children.filter((c): c is XmlElement => c.kind === 'element' && c.name !== 'w:tcPr' && !c.name.startsWith('w:bookmark') && c.name !== 'w:permEnd' && c.name !== 'w:proofErr');
-        if (blocks.at(-1)?.name !== 'w:p' && blocks.at(-1)?.name !== 'w:sdt' && blocks.at(-1)?.name !== 'w:customXml') problems.push(`table: ${name} a cell that does not end with a paragraph (${blocks.at(-1)?.name ?? 'empty'})`);
+        const blocks = el.children.filter(
+          (c): c is XmlElement =>
+            c.kind === 'element' &&
+            c.name !== 'w:tcPr' &&
+            !c.name.startsWith('w:bookmark') &&
+            c.name !== 'w:permEnd' &&
+            c.name !== 'w:proofErr',
+        );
+        if (blocks.at(-1)?.name !== 'w:p' && blocks.at(-1)?.name !== 'w:sdt' && blocks.at(-1)?.name !== 'w:customXml')
+          problems.push(`table: ${name} a cell that does not end with a paragraph (${blocks.at(-1)?.name ?? 'empty'})`);
         break;
       }
       case 'w:p':
@@ -205,7 +317,11 @@ function partProblems(name: string, root: XmlElement, rels: { id: string; target
         break;
       }
       default:
-        if (STORIES.has(el.name) && (parent === undefined || /^w:(footnotes|endnotes|comments)$/.test(parent.name)) && !el.children.some((c) => c.kind === 'element' && ['w:p', 'w:tbl', 'w:sdt', 'w:customXml'].includes(c.name))) {
+        if (
+          STORIES.has(el.name) &&
+          (parent === undefined || /^w:(footnotes|endnotes|comments)$/.test(parent.name)) &&
+          !el.children.some((c) => c.kind === 'element' && ['w:p', 'w:tbl', 'w:sdt', 'w:customXml'].includes(c.name))
+        ) {
           problems.push(`story: ${name} a <${el.name}> without a paragraph`);
         }
     }
@@ -268,7 +384,8 @@ function strings(value: unknown, out: string[] = []): string[] {
 export function noteSentDocuments(body: unknown): void {
   for (const text of strings(body)) {
     const bytes = docxIn(text);
-    if (bytes && !sent.has(text.slice(0, 64) + text.length)) sent.set(text.slice(0, 64) + text.length, new Set(wordProblems(bytes).map(rule)));
+    if (bytes && !sent.has(text.slice(0, 64) + text.length))
+      sent.set(text.slice(0, 64) + text.length, new Set(wordProblems(bytes).map(rule)));
   }
 }
 

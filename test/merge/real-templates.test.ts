@@ -16,7 +16,10 @@ import { newProblems } from '../helpers/word-rules.js';
 const ROOT = path.resolve(FIXTURES, '..', 'real-templates');
 
 function files(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)])).sort();
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]))
+    .sort();
 }
 
 describe('robustness: the real-world mail-merge templates', () => {
@@ -26,7 +29,11 @@ describe('robustness: the real-world mail-merge templates', () => {
   before(async () => {
     pool = testPool({ size: 2 });
     await pool.start();
-    converter = new Converter(pool, tempDir(), { sofficePath: '/usr/lib/libreoffice/program/soffice.bin', sandbox: openSandbox('auto'), timeoutMs: 60_000 });
+    converter = new Converter(pool, tempDir(), {
+      sofficePath: '/usr/lib/libreoffice/program/soffice.bin',
+      sandbox: openSandbox('auto'),
+      timeoutMs: 60_000,
+    });
     normaliser = new Normaliser(converter, tempDir());
   });
   after(() => pool.close());
@@ -45,7 +52,11 @@ describe('robustness: the real-world mail-merge templates', () => {
         const template = CompiledTemplate.compile(docx, name);
         fieldsSeen += template.info.mergeFields.length + template.info.mergeBlocks.length;
         const [empty] = template.merge([{}], DEFAULT_MERGE_OPTIONS, false);
-        const [sample] = template.merge([sampleRecord(template.info), sampleRecord(template.info, 1)], { ...DEFAULT_MERGE_OPTIONS, removeEmptyFields: false }, true);
+        const [sample] = template.merge(
+          [sampleRecord(template.info), sampleRecord(template.info, 1)],
+          { ...DEFAULT_MERGE_OPTIONS, removeEmptyFields: false },
+          true,
+        );
         // Whatever faults a template brings, the merge adds none Word would stumble on (test/helpers/word-rules.ts).
         const added = [...newProblems(empty!, [docx]), ...newProblems(sample!, [docx])];
         if (added.length > 0) failures.push(`${name}: ${added.slice(0, 3).join('; ')}`);

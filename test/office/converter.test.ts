@@ -35,10 +35,14 @@ function docxWithLinkedImage(url: string): Buffer {
 </wp:inline></w:drawing></w:r></w:p>
 <w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> INCLUDEPICTURE "${url}/field.png" \\d </w:instrText></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>
 </w:body></w:document>`;
-  return Buffer.from(zipSync({
-    '[Content_Types].xml': Buffer.from(types), '_rels/.rels': Buffer.from(rels),
-    'word/document.xml': Buffer.from(document), 'word/_rels/document.xml.rels': Buffer.from(docRels),
-  }));
+  return Buffer.from(
+    zipSync({
+      '[Content_Types].xml': Buffer.from(types),
+      '_rels/.rels': Buffer.from(rels),
+      'word/document.xml': Buffer.from(document),
+      'word/_rels/document.xml.rels': Buffer.from(docRels),
+    }),
+  );
 }
 
 describe('converter: passwords, properties, normalisation, no network', () => {
@@ -54,8 +58,12 @@ describe('converter: passwords, properties, normalisation, no network', () => {
   it('converts documents with comments in the pool, without crashing the office', async () => {
     // Debian's office without a GUI lacks Writer's comment window description, and aborted laying
     // out any document with comments (the set-up adds the files: scripts/setup.mjs).
-    const commented = docx(p('<w:commentRangeStart w:id="0"/><w:r><w:t>Reviewed text</w:t></w:r><w:commentRangeEnd w:id="0"/><w:r><w:commentReference w:id="0"/></w:r>'),
-      { comments: `<w:comment w:id="0" w:author="Ann" w:date="2024-01-01T00:00:00Z">${p('<w:r><w:t>Check this</w:t></w:r>')}</w:comment>` });
+    const commented = docx(
+      p(
+        '<w:commentRangeStart w:id="0"/><w:r><w:t>Reviewed text</w:t></w:r><w:commentRangeEnd w:id="0"/><w:r><w:commentReference w:id="0"/></w:r>',
+      ),
+      { comments: `<w:comment w:id="0" w:author="Ann" w:date="2024-01-01T00:00:00Z">${p('<w:r><w:t>Check this</w:t></w:r>')}</w:comment>` },
+    );
     const crashes = pool.stats.crashes;
     for (const options of [{}, { test: true, properties: { title: 'Commented' } }]) {
       const { data } = await converter.convert(commented, 'docx', 'pdf', options);
@@ -68,7 +76,11 @@ describe('converter: passwords, properties, normalisation, no network', () => {
 
   it('hands a DOC our reader cannot take apart only to a fully sandboxed office', async () => {
     const fuzzed = fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'damaged', 'fuzzed-word97.doc'));
-    const unsandboxed = new Converter(pool, tempDir(), { sofficePath: '/usr/lib/libreoffice/program/soffice.bin', sandbox: openSandbox('off'), timeoutMs: 60_000 });
+    const unsandboxed = new Converter(pool, tempDir(), {
+      sofficePath: '/usr/lib/libreoffice/program/soffice.bin',
+      sandbox: openSandbox('off'),
+      timeoutMs: 60_000,
+    });
     await assert.rejects(unsandboxed.convert(fuzzed, 'doc', 'pdf'), /damaged .*fully sandboxed office/);
   });
 
@@ -106,8 +118,12 @@ describe('converter: passwords, properties, normalisation, no network', () => {
 
   it('writes document properties into the output', async () => {
     const properties = {
-      author: 'Ann Author', title: 'The Title', subject: 'The Subject', creatorApplication: 'docsmith tests',
-      creationDate: new Date('2024-05-06T07:08:09Z'), lastModificationDate: new Date('2024-06-07T08:09:10Z'),
+      author: 'Ann Author',
+      title: 'The Title',
+      subject: 'The Subject',
+      creatorApplication: 'docsmith tests',
+      creationDate: new Date('2024-05-06T07:08:09Z'),
+      lastModificationDate: new Date('2024-06-07T08:09:10Z'),
     };
     const { data } = await converter.convert(fixture('test_document.docx'), 'docx', 'pdf', { properties });
     const doc = mupdf.Document.openDocument(data, 'application/pdf');
@@ -122,7 +138,9 @@ describe('converter: passwords, properties, normalisation, no network', () => {
   });
 
   it('stamps TEST MODE on every page, across sections with other page setups', async () => {
-    const rtf = fs.readFileSync(slowRtf(150), 'utf8').replace('Paragraph 70 ', '\\sect\\sectd\\landscape\\pgwsxn16838\\pghsxn11906 Paragraph 70 ');
+    const rtf = fs
+      .readFileSync(slowRtf(150), 'utf8')
+      .replace('Paragraph 70 ', '\\sect\\sectd\\landscape\\pgwsxn16838\\pghsxn11906 Paragraph 70 ');
     const { data } = await converter.convert(Buffer.from(rtf), 'rtf', 'pdf', { test: true });
     const pages = pdfFacts(data).pages;
     assert.ok(pages >= 4, `${pages} pages`);
@@ -196,7 +214,11 @@ describe('converter: documents that crash the pooled office', () => {
         return pool.run(job, signal);
       },
     } as unknown as OfficePool;
-    converter = new Converter(crashing, tempDir(), { sofficePath: '/usr/lib/libreoffice/program/soffice.bin', sandbox: openSandbox('auto'), timeoutMs: 60_000 });
+    converter = new Converter(crashing, tempDir(), {
+      sofficePath: '/usr/lib/libreoffice/program/soffice.bin',
+      sandbox: openSandbox('auto'),
+      timeoutMs: 60_000,
+    });
   });
   after(() => pool.close());
 
@@ -216,4 +238,3 @@ describe('converter: documents that crash the pooled office', () => {
     assert.ok(crashed >= 3);
   });
 });
-

@@ -20,14 +20,17 @@ function makeFont(family: string): Buffer {
     outline.close();
     return new opentype.Glyph({ name: `g${unicode}`, unicode, advanceWidth: 500, path: outline });
   };
-  const glyphs = [new opentype.Glyph({ name: '.notdef', advanceWidth: 500, path: new opentype.Path() }),
+  const glyphs = [
+    new opentype.Glyph({ name: '.notdef', advanceWidth: 500, path: new opentype.Path() }),
     new opentype.Glyph({ name: 'space', unicode: 32, advanceWidth: 250, path: new opentype.Path() }),
-    ...Array.from({ length: 26 }, (_, i) => box(65 + i)), ...Array.from({ length: 26 }, (_, i) => box(97 + i))];
+    ...Array.from({ length: 26 }, (_, i) => box(65 + i)),
+    ...Array.from({ length: 26 }, (_, i) => box(97 + i)),
+  ];
   const font = new opentype.Font({ familyName: family, styleName: 'Regular', unitsPerEm: 1000, ascender: 800, descender: -200, glyphs });
   return Buffer.from(font.toArrayBuffer());
 }
 
-describe('the operator\'s fonts folder', () => {
+describe("the operator's fonts folder", () => {
   it('lists a font added while running and renders documents with it', async () => {
     const fonts = tempDir();
     const env = await serverWithAccounts({ ann: {} }, { DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_FONTS_DIR: fonts });

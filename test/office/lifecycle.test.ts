@@ -9,13 +9,17 @@ import { adminServices, makeAccount, untilFullyReady } from '../helpers/accounts
 /** Office processes (and their sandboxes) that work for the data folder. */
 function officeProcesses(dataDir: string): number[] {
   const marker = `UserInstallation=file://${path.join(dataDir, 'office')}`;
-  return fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name)).filter((pid) => {
-    try {
-      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
-    } catch {
-      return false;
-    }
-  }).map(Number);
+  return fs
+    .readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 async function waitFor(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
@@ -29,11 +33,15 @@ async function waitFor(check: () => boolean | Promise<boolean>, ms: number, what
 /** A soffice that fails its first two starts in each profile, as a fresh machine's first start can. */
 function flakyOffice(): string {
   const script = path.join(tempDir(), 'flaky-soffice.sh');
-  fs.writeFileSync(script, `#!/bin/sh
+  fs.writeFileSync(
+    script,
+    `#!/bin/sh
 n=$(cat "$HOME/.docsmith-test-fails" 2>/dev/null || echo 0)
 if [ "$n" -lt 2 ]; then echo $((n + 1)) > "$HOME/.docsmith-test-fails"; exit 1; fi
 exec /usr/lib/libreoffice/program/soffice.bin "$@"
-`, { mode: 0o755 });
+`,
+    { mode: 0o755 },
+  );
   return script;
 }
 
@@ -46,7 +54,10 @@ describe('the service starts, heals and restarts on its own', () => {
     const env = { DOCSMITH_DATA_DIR: dataDir, DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_SOFFICE: flakyOffice() };
     const auth = { basic: [account.user, account.password] as [string, string] };
     const convert = async (url: string) => {
-      const reply = await request(url, 'POST', '/v1/document/convert?returnFormat=TXT', { auth, json: fixture('test_document.docx').toString('base64') });
+      const reply = await request(url, 'POST', '/v1/document/convert?returnFormat=TXT', {
+        auth,
+        json: fixture('test_document.docx').toString('base64'),
+      });
       assert.equal(reply.status, 200, reply.text);
       assert.equal(Buffer.from(reply.json() as string, 'base64').toString('latin1'), 'A Test File\r\n');
     };
@@ -80,7 +91,9 @@ describe('the service starts, heals and restarts on its own', () => {
       await untilFullyReady(restarted.url, 120_000);
       await convert(restarted.url);
       // Gone with their parent (sandbox) or reaped by the new process at start.
-      const alive = orphans.filter((pid) => fs.existsSync(`/proc/${pid}`) && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '));
+      const alive = orphans.filter(
+        (pid) => fs.existsSync(`/proc/${pid}`) && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '),
+      );
       assert.deepEqual(alive, [], 'office processes of the killed server still run');
       const profiles = fs.readdirSync(path.join(dataDir, 'office')).filter((name) => name.startsWith('profile-'));
       assert.ok(profiles.length <= 2, `profiles: ${profiles.join(', ')}`);

@@ -86,8 +86,11 @@ describe('office pool limits', () => {
     try {
       const slow = slowRtf(6000);
       const jobs = Array.from({ length: 5 }, (_, i) =>
-        pool.run({ input: slow, output: out(`q${i}.pdf`), filter: 'writer_pdf_Export', inputFilter: 'Rich Text Format' })
-          .then(() => 'done', (e: Error) => (e instanceof BusyError ? `busy:${e.headers['retry-after']}` : e.message)));
+        pool.run({ input: slow, output: out(`q${i}.pdf`), filter: 'writer_pdf_Export', inputFilter: 'Rich Text Format' }).then(
+          () => 'done',
+          (e: Error) => (e instanceof BusyError ? `busy:${e.headers['retry-after']}` : e.message),
+        ),
+      );
       const outcomes = await Promise.all(jobs);
       assert.equal(outcomes[0], 'done');
       assert.equal(outcomes.filter((o) => o.startsWith('busy:')).length, 4, outcomes.join());
@@ -142,11 +145,15 @@ async function waitFor(check: () => boolean, ms: number): Promise<void> {
 /** An office command that fails its first `failures` starts in each profile, then runs the real office. */
 function flakyOffice(failures: number): string {
   const script = path.join(tempDir(), 'flaky-soffice.sh');
-  fs.writeFileSync(script, `#!/bin/sh
+  fs.writeFileSync(
+    script,
+    `#!/bin/sh
 n=$(cat "$HOME/.docsmith-test-fails" 2>/dev/null || echo 0)
 if [ "$n" -lt ${failures} ]; then echo $((n + 1)) > "$HOME/.docsmith-test-fails"; exit 1; fi
 exec /usr/lib/libreoffice/program/soffice.bin "$@"
-`, { mode: 0o755 });
+`,
+    { mode: 0o755 },
+  );
   return script;
 }
 
@@ -154,14 +161,18 @@ describe('office pool supervision', () => {
   it('retries a failed start with back-off until the slot is warm, then serves', async () => {
     const logged: string[] = [];
     const pool = testPool({
-      size: 2, restartDelayMs: 100,
+      size: 2,
+      restartDelayMs: 100,
       process: { ...processOptions(), sofficePath: flakyOffice(2) },
       log: (_level, message, details) => logged.push(`${message} ${JSON.stringify(details ?? {})}`),
     });
     await pool.start();
     try {
       assert.ok(pool.stats.startFailures >= 4, `start failures: ${pool.stats.startFailures}`);
-      assert.ok(logged.some((line) => /failed to start; trying again/.test(line) && /retryInMs/.test(line)), logged.join('\n'));
+      assert.ok(
+        logged.some((line) => /failed to start; trying again/.test(line) && /retryInMs/.test(line)),
+        logged.join('\n'),
+      );
       assert.equal(pool.size, 2);
       assert.equal(pool.status().lastError, undefined, 'a healed pool reports no old start failure (/readyz shows it)');
       await pool.run(toPdf(docx));
@@ -198,6 +209,12 @@ describe('office pool supervision', () => {
 });
 
 function processOptions() {
-  return { workDir: tempDir('docsmith-office-'), runDir: tempDir('docsmith-office-run-'), sofficePath: '/usr/lib/libreoffice/program/soffice.bin',
-    pythonPath: '/usr/bin/python3', sandbox: openSandbox('auto'), startTimeoutMs: 60_000 };
+  return {
+    workDir: tempDir('docsmith-office-'),
+    runDir: tempDir('docsmith-office-run-'),
+    sofficePath: '/usr/lib/libreoffice/program/soffice.bin',
+    pythonPath: '/usr/bin/python3',
+    sandbox: openSandbox('auto'),
+    startTimeoutMs: 60_000,
+  };
 }

@@ -13,13 +13,20 @@ import { block, cell, docx, mergefield, p, row, run, table } from '../helpers/do
 // End to end in Debian's Chromium (installed by `npm test` as root): sign in, upload, merge, preview.
 const CHROMIUM = process.env.DOCSMITH_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = path.join(ROOT, '.test-output', 'portal');
-const skip = process.env.DOCSMITH_BROWSER_TESTS === '0' ? 'DOCSMITH_BROWSER_TESTS=0'
-  : !fs.existsSync(CHROMIUM) ? `no browser at ${CHROMIUM}: apt-get install chromium` : false;
+const skip =
+  process.env.DOCSMITH_BROWSER_TESTS === '0'
+    ? 'DOCSMITH_BROWSER_TESTS=0'
+    : !fs.existsSync(CHROMIUM)
+      ? `no browser at ${CHROMIUM}: apt-get install chromium`
+      : false;
 
 const invoice = docx(
-  p(run('Invoice for '), mergefield('customer.name'), run(', dated '), mergefield('date', '\\@ "d MMMM yyyy"'))
-  + table(row(cell(p(run('Item'))), cell(p(run('Price')))), block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('price', '\\# "#,##0.00"'))))))
-  + p(run('Total: '), mergefield('total', '\\# "#,##0.00"')),
+  p(run('Invoice for '), mergefield('customer.name'), run(', dated '), mergefield('date', '\\@ "d MMMM yyyy"')) +
+    table(
+      row(cell(p(run('Item'))), cell(p(run('Price')))),
+      block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('price', '\\# "#,##0.00"'))))),
+    ) +
+    p(run('Total: '), mergefield('total', '\\# "#,##0.00"')),
 );
 
 describe('web portal in Chromium', { skip }, () => {
@@ -31,8 +38,16 @@ describe('web portal in Chromium', { skip }, () => {
     env = await serverWithAccounts({ ann: { licence: 'SN-PORTAL' } }, { DOCSMITH_OFFICE_WORKERS: '1' });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-dev-shm-usage',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     fs.mkdirSync(SHOTS, { recursive: true });
     files = tempDir('docsmith-portal-');
@@ -58,10 +73,15 @@ describe('web portal in Chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
   }
 
-  const loaded = (page: Page, selector: string) => page.waitForFunction((s) => {
-    const image = document.querySelector<HTMLImageElement>(s);
-    return !!image && image.complete && image.naturalWidth > 0;
-  }, selector, { timeout: 60_000 });
+  const loaded = (page: Page, selector: string) =>
+    page.waitForFunction(
+      (s) => {
+        const image = document.querySelector<HTMLImageElement>(s);
+        return !!image && image.complete && image.naturalWidth > 0;
+      },
+      selector,
+      { timeout: 60_000 },
+    );
 
   const noSideScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 
@@ -89,27 +109,38 @@ describe('web portal in Chromium', { skip }, () => {
     await page.screenshot({ path: path.join(SHOTS, 'library.png'), fullPage: true });
 
     // Drag and drop, replace, delete.
-    await page.evaluate(({ name, data }) => {
-      const transfer = new DataTransfer();
-      transfer.items.add(new File([Uint8Array.from(atob(data), (c) => c.charCodeAt(0))], name));
-      const zone = document.querySelector('.dropzone')!;
-      for (const type of ['dragover', 'drop']) zone.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
-    }, { name: 'dropped.docx', data: fs.readFileSync(path.join(FIXTURES, 'resource', 'test_template.docx')).toString('base64') });
+    await page.evaluate(
+      ({ name, data }) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([Uint8Array.from(atob(data), (c) => c.charCodeAt(0))], name));
+        const zone = document.querySelector('.dropzone')!;
+        for (const type of ['dragover', 'drop'])
+          zone.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      },
+      { name: 'dropped.docx', data: fs.readFileSync(path.join(FIXTURES, 'resource', 'test_template.docx')).toString('base64') },
+    );
     await page.getByText('Uploaded dropped.docx.').waitFor();
     const dropped = page.locator('li[data-template="dropped.docx"]');
     await loaded(page, 'img[alt="First page of dropped.docx"]');
     const before = await dropped.locator('img').getAttribute('src');
     await page.getByLabel('Replace dropped.docx').setInputFiles(path.join(FIXTURES, 'resource', 'sample_docx.docx'));
     await page.getByText('Replaced dropped.docx.').waitFor();
-    await page.waitForFunction((old) => {
-      const image = document.querySelector<HTMLImageElement>('img[alt="First page of dropped.docx"]');
-      return !!image && image.getAttribute('src') !== old && image.complete && image.naturalWidth > 0;
-    }, before, { timeout: 60_000 });
+    await page.waitForFunction(
+      (old) => {
+        const image = document.querySelector<HTMLImageElement>('img[alt="First page of dropped.docx"]');
+        return !!image && image.getAttribute('src') !== old && image.complete && image.naturalWidth > 0;
+      },
+      before,
+      { timeout: 60_000 },
+    );
     await dropped.getByRole('button', { name: 'Delete' }).click();
     await page.getByText('Deleted dropped.docx.').waitFor();
     await dropped.waitFor({ state: 'detached' });
 
-    const [original] = await Promise.all([page.waitForEvent('download'), page.locator('li[data-template="invoice.docx"]').getByRole('button', { name: 'Download' }).click()]);
+    const [original] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator('li[data-template="invoice.docx"]').getByRole('button', { name: 'Download' }).click(),
+    ]);
     assert.ok(fs.readFileSync((await original.path())!).equals(invoice), 'the library downloads the stored bytes');
 
     // Detail: the fields and blocks tree and the page previews.
@@ -119,7 +150,11 @@ describe('web portal in Chromium', { skip }, () => {
     await tree.getByText('items').waitFor();
     await tree.getByText('#,##0.00').first().waitFor();
     await loaded(page, 'img[alt="invoice.docx, page 1"]');
-    assert.match(String(await page.locator('img[alt="invoice.docx, page 1"]').getAttribute('src')), /^blob:/, 'pages load with the user\'s credentials');
+    assert.match(
+      String(await page.locator('img[alt="invoice.docx, page 1"]').getAttribute('src')),
+      /^blob:/,
+      "pages load with the user's credentials",
+    );
     // One throwaway link, revoked from the list; then the one shared below.
     await page.getByLabel('Link lasts').selectOption('1');
     await page.getByRole('button', { name: 'Share a preview link' }).click();
@@ -128,7 +163,11 @@ describe('web portal in Chromium', { skip }, () => {
     const linkList = page.getByLabel('Share links');
     await linkList.getByRole('button', { name: 'Revoke' }).first().click();
     await page.getByText('The link is revoked').waitFor();
-    assert.equal((await fetch(revokedUrl.replace(/^.*\/share\//, `${env.server.url}/share/`), { redirect: 'manual' })).status, 404, 'a revoked link opens nothing');
+    assert.equal(
+      (await fetch(revokedUrl.replace(/^.*\/share\//, `${env.server.url}/share/`), { redirect: 'manual' })).status,
+      404,
+      'a revoked link opens nothing',
+    );
     await page.getByLabel('Link lasts').selectOption('7');
     await page.getByRole('button', { name: 'Share a preview link' }).click();
     await page.waitForFunction((old) => document.querySelector<HTMLInputElement>('input.share-url')?.value !== old, revokedUrl);
@@ -146,7 +185,9 @@ describe('web portal in Chromium', { skip }, () => {
     await loaded(page, '.preview[data-fresh="true"] img[alt="Preview, page 1"]');
     await editor.click();
     await page.keyboard.press('ControlOrMeta+a');
-    await page.keyboard.insertText('[{"customer": {"name": "ACME Ltd"}, "date": "2026-11-22", "items": [{"name": "Bolt", "price": 1234.5}], "total": }]');
+    await page.keyboard.insertText(
+      '[{"customer": {"name": "ACME Ltd"}, "date": "2026-11-22", "items": [{"name": "Bolt", "price": 1234.5}], "total": }]',
+    );
     await page.getByRole('alert').filter({ hasText: 'The data is not valid JSON' }).waitFor();
     assert.match(await page.getByRole('alert').filter({ hasText: 'not valid JSON' }).innerText(), /line 1, column \d+/);
     await page.keyboard.press('ArrowLeft');
@@ -156,9 +197,15 @@ describe('web portal in Chromium', { skip }, () => {
     await loaded(page, '.preview[data-fresh="true"] img[alt="Preview, page 1"]');
     await page.screenshot({ path: path.join(SHOTS, 'playground.png'), fullPage: true });
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Merge and download PDF' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Merge and download PDF' }).click(),
+    ]);
     assert.equal(download.suggestedFilename(), 'invoice.pdf');
-    assert.match(await pdfText(fs.readFileSync((await download.path())!)), /Invoice for ACME Ltd, dated 22 November 2026[\s\S]*Bolt\s+1,234.50/);
+    assert.match(
+      await pdfText(fs.readFileSync((await download.path())!)),
+      /Invoice for ACME Ltd, dated 22 November 2026[\s\S]*Bolt\s+1,234.50/,
+    );
     await page.getByText('Merged 1 document as PDF.').waitFor();
 
     // Settings reach the preview and the merge: German numbers.
@@ -166,7 +213,10 @@ describe('web portal in Chromium', { skip }, () => {
     await page.getByText('Merge settings').click();
     await page.getByLabel('Remove trailing white space').uncheck();
     await loaded(page, '.preview[data-fresh="true"] img[alt="Preview, page 1"]');
-    const [german] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Merge and download PDF' }).click()]);
+    const [german] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Merge and download PDF' }).click(),
+    ]);
     assert.match(await pdfText(fs.readFileSync((await german.path())!)), /Bolt\s+1\.234,50/);
 
     // Keys typed at machine speed (no delay, then 30 ms apart) never lock the tab in a render
@@ -176,7 +226,10 @@ describe('web portal in Chromium', { skip }, () => {
       await page.keyboard.press('ControlOrMeta+a');
       const typed = Array.from({ length: 12 }, (_, i) => `fast typing ${i}`).join(' ');
       await page.keyboard.type(typed, { delay });
-      const answers = await Promise.race([page.evaluate(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5000))]);
+      const answers = await Promise.race([
+        page.evaluate(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5000)),
+      ]);
       assert.equal(answers, true, `the page answers after typing with ${delay} ms between keys`);
       await page.waitForFunction((text) => document.querySelector('.cm-content')?.textContent === text, typed, { timeout: 5000 });
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -208,15 +261,27 @@ describe('web portal in Chromium', { skip }, () => {
     // Convert: a document to PDF.
     await page.getByRole('link', { name: 'Append & convert' }).click();
     await page.getByLabel('Document to convert').setInputFiles(path.join(FIXTURES, 'resource', 'test_document.docx'));
-    const [converted] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Convert and download' }).click()]);
+    const [converted] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Convert and download' }).click(),
+    ]);
     assert.equal(converted.suggestedFilename(), 'test_document.pdf');
-    await page.getByLabel('Documents to append').setInputFiles([path.join(FIXTURES, 'resource', 'test_document.docx'), path.join(FIXTURES, 'resource', 'sample_docx.docx')]);
+    await page
+      .getByLabel('Documents to append')
+      .setInputFiles([path.join(FIXTURES, 'resource', 'test_document.docx'), path.join(FIXTURES, 'resource', 'sample_docx.docx')]);
     await page.getByLabel('Move sample_docx.docx up').click();
     await page.getByLabel('How test_document.docx follows the document before it').selectOption('NewParagraph');
     await page.locator('section[aria-labelledby="append-title"]').getByLabel('Format').selectOption('TXT');
-    const [appended] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Append and download' }).click()]);
+    const [appended] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Append and download' }).click(),
+    ]);
     assert.equal(appended.suggestedFilename(), 'appended.txt');
-    assert.match(fs.readFileSync((await appended.path())!, 'utf8'), /[\s\S]+\r?\nA Test File\r?\n$/, 'sample_docx first, then test_document in a new paragraph');
+    assert.match(
+      fs.readFileSync((await appended.path())!, 'utf8'),
+      /[\s\S]+\r?\nA Test File\r?\n$/,
+      'sample_docx first, then test_document in a new paragraph',
+    );
     await page.screenshot({ path: path.join(SHOTS, 'tools.png'), fullPage: true });
 
     // The share link works without credentials, in a fresh browser context.
@@ -235,7 +300,12 @@ describe('web portal in Chromium', { skip }, () => {
 
   it('works at 360 px wide, signed in with an API key', async () => {
     assert.ok(apiKey, 'the first test made a key');
-    const context = await browser.newContext({ viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const context = await browser.newContext({
+      viewport: { width: 360, height: 740 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
     const page = await open(context);
     await page.getByRole('tab', { name: 'API key' }).click();
     await page.getByLabel('API key').fill('not-a-key');
@@ -271,13 +341,16 @@ describe('web portal in Chromium', { skip }, () => {
     await convert.getByLabel('Document to convert').setInputFiles(path.join(files, 'invoice.docx'));
     await convert.getByLabel('In the background').check();
     await convert.getByRole('button', { name: 'Convert in the background' }).click();
-    await convert.getByRole('status').filter({ hasText: /Queued job/ }).waitFor();
+    await convert
+      .getByRole('status')
+      .filter({ hasText: /Queued job/ })
+      .waitFor();
     await convert.getByRole('link', { name: 'Jobs' }).click();
     await page.getByRole('heading', { name: 'Jobs' }).waitFor();
     const job = page.getByRole('list', { name: 'Jobs' }).getByRole('listitem').first();
     // The page follows the job by itself until it is done.
     await job.getByRole('button', { name: 'Download' }).waitFor({ timeout: 60_000 });
-    assert.match(await job.textContent() ?? '', /convert.*done/);
+    assert.match((await job.textContent()) ?? '', /convert.*done/);
     const [download] = await Promise.all([page.waitForEvent('download'), job.getByRole('button', { name: 'Download' }).click()]);
     assert.match(download.suggestedFilename(), /^convert-[0-9a-f]{8}\.pdf$/);
     const pdf = fs.readFileSync(await download.path());

@@ -33,7 +33,13 @@ describe('brute-force protection of sign-ins', () => {
     dora = await makeAccount(admin, 'dora');
     annKey = (await admin.apiKeys.create((await admin.store.accounts.byUsername('ann'))!.id))!;
     await admin.store.close();
-    server = await startServer({ DOCSMITH_DATA_DIR: dataDir, HOST: '0.0.0.0', DOCSMITH_AUTH_MAX_FAILURES_PER_USER: '5', DOCSMITH_AUTH_MAX_FAILURES_PER_ADDRESS: '20', DOCSMITH_AUTH_WINDOW_S: '600' });
+    server = await startServer({
+      DOCSMITH_DATA_DIR: dataDir,
+      HOST: '0.0.0.0',
+      DOCSMITH_AUTH_MAX_FAILURES_PER_USER: '5',
+      DOCSMITH_AUTH_MAX_FAILURES_PER_ADDRESS: '20',
+      DOCSMITH_AUTH_WINDOW_S: '600',
+    });
   });
   after(() => server.stop());
 
@@ -46,7 +52,10 @@ describe('brute-force protection of sign-ins', () => {
       retryAfter ??= reply.retryAfter;
     }
     assert.deepEqual(statuses.slice(0, 5), [403, 403, 403, 403, 403]);
-    assert.ok(statuses.slice(5).every((s) => s === 429), statuses.join());
+    assert.ok(
+      statuses.slice(5).every((s) => s === 429),
+      statuses.join(),
+    );
     assert.ok(Number(retryAfter) > 0 && Number(retryAfter) <= 600, `retry-after ${retryAfter}`);
     // The right password is refused too from that address: guessing must not pay off there.
     assert.equal((await settings(server.url, basic(ann.user, ann.password), '127.0.0.2')).status, 429);
@@ -61,13 +70,18 @@ describe('brute-force protection of sign-ins', () => {
   });
 
   it('counts concurrent guesses exactly: 20 at once check no more passwords than the limit', async () => {
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => settings(server.url, basic(bob.user, `wrong-${i}`), '127.0.0.6')));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => settings(server.url, basic(bob.user, `wrong-${i}`), '127.0.0.6')),
+    );
     const statuses = replies.map((r) => r.status);
     assert.equal(statuses.filter((s) => s === 403).length, 5, statuses.join());
     assert.equal(statuses.filter((s) => s === 429).length, 15, statuses.join());
     // A client's own parallel first requests (no cached sign-in yet) all get in: they wait, not fail.
     const owner = await Promise.all(Array.from({ length: 20 }, () => settings(server.url, basic(dora.user, dora.password), '127.0.0.8')));
-    assert.ok(owner.every((r) => r.status === 200), owner.map((r) => r.status).join());
+    assert.ok(
+      owner.every((r) => r.status === 200),
+      owner.map((r) => r.status).join(),
+    );
   });
 
   it('limits failed attempts per client address across user names and keys', async () => {
@@ -76,8 +90,14 @@ describe('brute-force protection of sign-ins', () => {
       const header = i % 2 ? basic(`nobody-${i}`, 'x') : `ReportingCloud-APIKey guessed-key-${i}`;
       statuses.push((await settings(server.url, header, '127.0.0.3')).status);
     }
-    assert.ok(statuses.slice(0, 20).every((s) => s === 403), statuses.join());
-    assert.ok(statuses.slice(20).every((s) => s === 429), statuses.join());
+    assert.ok(
+      statuses.slice(0, 20).every((s) => s === 403),
+      statuses.join(),
+    );
+    assert.ok(
+      statuses.slice(20).every((s) => s === 429),
+      statuses.join(),
+    );
     assert.equal((await settings(server.url, basic(carl.user, carl.password), '127.0.0.3')).status, 429, 'that address is blocked');
     assert.equal((await settings(server.url, basic(carl.user, carl.password), '127.0.0.5')).status, 200, 'others are not');
     assert.equal((await settings(server.url, `ReportingCloud-APIKey ${annKey}`, '127.0.0.3')).status, 200, 'a valid key still works');

@@ -14,7 +14,6 @@ interface Job {
   callback: { state: string; attempts: number; lastError: string | null } | null;
 }
 
-
 /**
  * A raw TCP callback receiver that does `behave` with each connection; it counts connections
  * open now, the most open at once, and those the sender closed.
@@ -67,7 +66,9 @@ function trickle(socket: net.Socket, text: string): void {
 const jobOf = async (c: Client, id: string) => (await c.get(`/v1/jobs/${id}`)).json() as Job;
 
 async function mergeWithCallback(c: Client, url: string): Promise<string> {
-  const reply = await c.post(`/v1/document/merge?returnFormat=DOCX&async=true&callbackUrl=${encodeURIComponent(url)}`, { json: { template, mergeData: [{ name: 'A' }] } });
+  const reply = await c.post(`/v1/document/merge?returnFormat=DOCX&async=true&callbackUrl=${encodeURIComponent(url)}`, {
+    json: { template, mergeData: [{ name: 'A' }] },
+  });
   assert.equal(reply.status, 202, reply.text);
   return (reply.json() as Job).id;
 }
@@ -75,17 +76,29 @@ async function mergeWithCallback(c: Client, url: string): Promise<string> {
 describe('connections: slow senders, dropped clients, slow callback receivers', () => {
   let env: Awaited<ReturnType<typeof serverWithAccounts>>;
   before(async () => {
-    env = await serverWithAccounts({ ann: { licence: 'SN-CON1' } }, {
-      DOCSMITH_REQUEST_TIMEOUT_S: '2', DOCSMITH_JOB_POLL_MS: '100',
-      DOCSMITH_CALLBACK_ALLOW: '127.0.0.1', DOCSMITH_CALLBACK_TIMEOUT_MS: '1000', DOCSMITH_CALLBACK_ATTEMPTS: '1',
-    });
+    env = await serverWithAccounts(
+      { ann: { licence: 'SN-CON1' } },
+      {
+        DOCSMITH_REQUEST_TIMEOUT_S: '2',
+        DOCSMITH_JOB_POLL_MS: '100',
+        DOCSMITH_CALLBACK_ALLOW: '127.0.0.1',
+        DOCSMITH_CALLBACK_TIMEOUT_MS: '1000',
+        DOCSMITH_CALLBACK_ATTEMPTS: '1',
+      },
+    );
   });
   after(() => env.close());
 
-  const head = (length: number) => [
-    'POST /v1/document/convert?returnFormat=TXT HTTP/1.1', 'Host: x', `Authorization: ${authHeader({ basic: ['ann', 'pw-ann-secret'] }).authorization}`,
-    'Content-Type: application/json', `Content-Length: ${length}`, '', '',
-  ].join('\r\n');
+  const head = (length: number) =>
+    [
+      'POST /v1/document/convert?returnFormat=TXT HTTP/1.1',
+      'Host: x',
+      `Authorization: ${authHeader({ basic: ['ann', 'pw-ann-secret'] }).authorization}`,
+      'Content-Type: application/json',
+      `Content-Length: ${length}`,
+      '',
+      '',
+    ].join('\r\n');
 
   it('cuts off a request body sent a byte at a time with 408 at DOCSMITH_REQUEST_TIMEOUT_S', async () => {
     const url = new URL(env.server.url);
@@ -133,7 +146,7 @@ describe('connections: slow senders, dropped clients, slow callback receivers', 
     }
   });
 
-  it('gives up on a receiver that trickles its answer\'s head, at the callback time limit', async () => {
+  it("gives up on a receiver that trickles its answer's head, at the callback time limit", async () => {
     const hook = await rawReceiver((socket) => trickle(socket, 'HTTP/1.1 200 OK\r\nX-Slow: '));
     try {
       const id = await mergeWithCallback(env.clients.ann!, hook.url);
@@ -149,21 +162,28 @@ describe('connections: slow senders, dropped clients, slow callback receivers', 
   });
 });
 
-describe('callbacks: one account\'s hanging receivers do not hold up another account', () => {
-  it('delivers bob\'s callback while ann\'s 16 receivers hang, and holds at most 2 of ann\'s connections', async () => {
+describe("callbacks: one account's hanging receivers do not hold up another account", () => {
+  it("delivers bob's callback while ann's 16 receivers hang, and holds at most 2 of ann's connections", async () => {
     // A callback limit of 10 minutes: ann's receivers hang for the whole test.
-    const env = await serverWithAccounts({ ann: { licence: 'SN-CON2' }, bob: { licence: 'SN-CON3' } }, {
-      DOCSMITH_JOB_POLL_MS: '100', DOCSMITH_CALLBACK_ALLOW: '127.0.0.1', DOCSMITH_CALLBACK_TIMEOUT_MS: '600000',
-    });
+    const env = await serverWithAccounts(
+      { ann: { licence: 'SN-CON2' }, bob: { licence: 'SN-CON3' } },
+      {
+        DOCSMITH_JOB_POLL_MS: '100',
+        DOCSMITH_CALLBACK_ALLOW: '127.0.0.1',
+        DOCSMITH_CALLBACK_TIMEOUT_MS: '600000',
+      },
+    );
     const hanging = await rawReceiver(() => undefined);
     const good = await rawReceiver((socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n'));
     try {
       for (let i = 0; i < 16; i++) await mergeWithCallback(env.clients.ann!, hanging.url);
-      await until('ann\'s deliveries under way', () => (hanging.state.open >= 2 ? true : undefined));
+      await until("ann's deliveries under way", () => (hanging.state.open >= 2 ? true : undefined));
       const id = await mergeWithCallback(env.clients.bob!, good.url);
-      await until('bob\'s callback delivered', async () => ((await jobOf(env.clients.bob!, id)).callback?.state === 'delivered' ? true : undefined));
+      await until("bob's callback delivered", async () =>
+        (await jobOf(env.clients.bob!, id)).callback?.state === 'delivered' ? true : undefined,
+      );
       assert.equal(hanging.state.most, 2, 'one account holds at most 2 deliveries at once');
-      assert.equal(hanging.state.accepted, 2, 'ann\'s other callbacks wait for those');
+      assert.equal(hanging.state.accepted, 2, "ann's other callbacks wait for those");
     } finally {
       await hanging.close();
       await good.close();

@@ -10,7 +10,6 @@ import { client, errorMessage, request } from '../helpers/http.js';
 import { docx, p } from '../helpers/docx.js';
 import { until } from '../helpers/wait.js';
 
-
 /** A small file system of its own (tmpfs), so the test can fill it; undefined where mounting is not allowed. */
 function smallDisk(megabytes: number): { dir: string; unmount(): void } | undefined {
   const dir = tempDir('docsmith-disk-');
@@ -57,7 +56,9 @@ function fill(dir: string): string {
 
 /** A template of about `megabytes` MB that does not compress. */
 function bigTemplate(megabytes: number): Buffer {
-  return docx(p('<w:r><w:t>x</w:t></w:r>'), { customXml: { item1: `<data>${randomBytes(megabytes * 1024 * 1024).toString('base64')}</data>` } });
+  return docx(p('<w:r><w:t>x</w:t></w:r>'), {
+    customXml: { item1: `<data>${randomBytes(megabytes * 1024 * 1024).toString('base64')}</data>` },
+  });
 }
 
 describe('a full disk', () => {
@@ -84,7 +85,7 @@ describe('a full disk', () => {
       const before = freeBytes(disk.dir);
       const removed = await ann.delete('/v1/templates/delete?templateName=a.docx');
       assert.equal(removed.status, 204, removed.text);
-      await until('the deleted template\'s space back on the disk', () => freeBytes(disk.dir) > before + 2 * 1024 * 1024);
+      await until("the deleted template's space back on the disk", () => freeBytes(disk.dir) > before + 2 * 1024 * 1024);
       assert.equal((await ann.delete('/v1/templates/delete?templateName=b.docx')).status, 204);
       const names = ((await ann.get('/v1/templates/list')).json() as { templateName: string }[]).map((x) => x.templateName);
       assert.deepEqual(names, ['c.docx']);

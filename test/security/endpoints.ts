@@ -36,10 +36,19 @@ export function everyEndpointReadsNothing(sandbox: 'bubblewrap' | 'landlock' | '
     it('convert, merge, append, thumbnails and stored templates read no local file', async () => {
       for (const document of documents) {
         const what = document.name;
-        assert.equal(leaked(pdfOf(await c.post('/v1/document/convert?returnFormat=PDF', { json: b64(document.bytes) }), `convert ${what}`)), undefined, `convert ${what}`);
-        const docx = Buffer.from((await c.post('/v1/document/convert?returnFormat=DOCX', { json: b64(document.bytes) })).json() as string, 'base64');
+        assert.equal(
+          leaked(pdfOf(await c.post('/v1/document/convert?returnFormat=PDF', { json: b64(document.bytes) }), `convert ${what}`)),
+          undefined,
+          `convert ${what}`,
+        );
+        const docx = Buffer.from(
+          (await c.post('/v1/document/convert?returnFormat=DOCX', { json: b64(document.bytes) })).json() as string,
+          'base64',
+        );
         assert.ok(!docx.includes(fs.readFileSync(secrets.png)), `convert to DOCX ${what}: the picture's bytes are in the package`);
-        const shots = (await c.post('/v1/document/thumbnails?zoomFactor=50&imageFormat=PNG', { json: b64(document.bytes) })).json() as string[];
+        const shots = (
+          await c.post('/v1/document/thumbnails?zoomFactor=50&imageFormat=PNG', { json: b64(document.bytes) })
+        ).json() as string[];
         for (const shot of shots) assert.equal(secretShareInPng(Buffer.from(shot, 'base64')), 0, `thumbnails ${what}`);
         const appended = await c.post('/v1/document/append?returnFormat=PDF', { json: { documents: [{ document: b64(document.bytes) }] } });
         assert.equal(leaked(pdfOf(appended, `append ${what}`)), undefined, `append ${what}`);
@@ -48,7 +57,11 @@ export function everyEndpointReadsNothing(sandbox: 'bubblewrap' | 'landlock' | '
           assert.equal(leaked((merged.json() as string[]).map((d) => Buffer.from(d, 'base64'))[0]!), undefined, `merge ${what}`);
         }
       }
-      for (const [name, file] of [['rtf INCLUDEPICTURE', 'evil.rtf'], ['docx SVG picture under a .png name', 'evil.docx'], ['rtf \\pngblip holding an SVG', 'svg.rtf']] as const) {
+      for (const [name, file] of [
+        ['rtf INCLUDEPICTURE', 'evil.rtf'],
+        ['docx SVG picture under a .png name', 'evil.docx'],
+        ['rtf \\pngblip holding an SVG', 'svg.rtf'],
+      ] as const) {
         const document = documents.find((d) => d.name === name)!;
         assert.equal((await c.upload(file, document.bytes)).status, 201);
         const pages = (await c.get(`/v1/templates/thumbnails?templateName=${file}&zoomFactor=50`)).json() as string[];

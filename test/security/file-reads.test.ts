@@ -12,19 +12,38 @@ import { unzipSync } from 'fflate';
 import { testPool } from '../helpers/office.js';
 import { tempDir } from '../helpers/server.js';
 import {
-  everyHostileDocument, leaked, pdfText, plantSecrets, secretShareInPdf, unprotectedPdf, type Hostile, type Secrets,
+  everyHostileDocument,
+  leaked,
+  pdfText,
+  plantSecrets,
+  secretShareInPdf,
+  unprotectedPdf,
+  type Hostile,
+  type Secrets,
 } from '../helpers/hostile.js';
 
 const EXTENSIONS = { rtf: 'rtf', docx: 'docx', doc: 'doc', html: 'html' } as const;
 const INPUT_FILTERS = { rtf: 'Rich Text Format', docx: 'MS Word 2007 XML', doc: 'MS Word 97', html: 'HTML (StarWriter)' } as const;
 
 /** The documents that a plain LibreOffice really lets read the secret picture (checked below). */
-const KNOWN_HOSTILE = ['rtf INCLUDEPICTURE', 'docx linked picture (external relationship)', 'html img', 'html img/src without quotes',
-  'html entity-encoded src and CSS background', 'doc INCLUDEPICTURE',
+const KNOWN_HOSTILE = [
+  'rtf INCLUDEPICTURE',
+  'docx linked picture (external relationship)',
+  'html img',
+  'html img/src without quotes',
+  'html entity-encoded src and CSS background',
+  'doc INCLUDEPICTURE',
   // SVG pictures follow `<image href="file:...">`, whatever the picture is called or declared as.
-  'html data: SVG picture linking a file', 'html data: SVG under image/png, percent-encoded', 'html body background SVG',
-  'docx SVG picture under a .png name', 'docx SVG picture without an extension', 'docx gzip-packed SVG picture outside media',
-  'docx SVG picture in an .xml part', 'rtf \\pngblip holding an SVG', 'rtf \\jpegblip holding an SVG as \\bin data'];
+  'html data: SVG picture linking a file',
+  'html data: SVG under image/png, percent-encoded',
+  'html body background SVG',
+  'docx SVG picture under a .png name',
+  'docx SVG picture without an extension',
+  'docx gzip-packed SVG picture outside media',
+  'docx SVG picture in an .xml part',
+  'rtf \\pngblip holding an SVG',
+  'rtf \\jpegblip holding an SVG as \\bin data',
+];
 
 let secrets: Secrets;
 let documents: Hostile[];
@@ -64,32 +83,36 @@ describe('first line: documents are made inert before the office sees them (no s
 });
 
 for (const kind of ['bubblewrap', 'landlock'] as const) {
-  describe(`second line: the office sandbox, ${kind} (documents not made inert)`, { skip: !confiningSandboxes().includes(kind) && `${kind} cannot run on this machine` }, () => {
-    let pool: OfficePool;
-    before(async () => {
-      pool = testPool({ size: 1 }, kind);
-      await pool.start();
-    });
-    after(() => pool.close());
+  describe(
+    `second line: the office sandbox, ${kind} (documents not made inert)`,
+    { skip: !confiningSandboxes().includes(kind) && `${kind} cannot run on this machine` },
+    () => {
+      let pool: OfficePool;
+      before(async () => {
+        pool = testPool({ size: 1 }, kind);
+        await pool.start();
+      });
+      after(() => pool.close());
 
-    it('the sandboxed office cannot read the files the raw documents link', async () => {
-      const work = tempDir();
-      for (const name of KNOWN_HOSTILE) {
-        const document = documents.find((d) => d.name === name)!;
-        const input = path.join(work, `in.${EXTENSIONS[document.format]}`);
-        const output = path.join(work, 'out.pdf');
-        fs.writeFileSync(input, document.bytes);
-        await pool.run({ input, output, filter: 'writer_pdf_Export', inputFilter: INPUT_FILTERS[document.format] });
-        const pdf = fs.readFileSync(output);
-        assert.equal(leaked(pdf), undefined, name);
-        assert.ok(pdfText(pdf).includes('MARK'), `${name}: the office did convert the document`);
-      }
-    });
+      it('the sandboxed office cannot read the files the raw documents link', async () => {
+        const work = tempDir();
+        for (const name of KNOWN_HOSTILE) {
+          const document = documents.find((d) => d.name === name)!;
+          const input = path.join(work, `in.${EXTENSIONS[document.format]}`);
+          const output = path.join(work, 'out.pdf');
+          fs.writeFileSync(input, document.bytes);
+          await pool.run({ input, output, filter: 'writer_pdf_Export', inputFilter: INPUT_FILTERS[document.format] });
+          const pdf = fs.readFileSync(output);
+          assert.equal(leaked(pdf), undefined, name);
+          assert.ok(pdfText(pdf).includes('MARK'), `${name}: the office did convert the document`);
+        }
+      });
 
-    it('is what the office runs in', () => {
-      assert.equal(pool.status().sandbox, kind);
-    });
-  });
+      it('is what the office runs in', () => {
+        assert.equal(pool.status().sandbox, kind);
+      });
+    },
+  );
 }
 
 describe('making inert keeps what is harmless', () => {
@@ -106,15 +129,20 @@ describe('the first line runs in worker threads on the server', () => {
   });
   after(() => workers.close());
 
-  it('makes documents inert in a worker exactly as in-process, and merge results bound for the office in the merge\'s thread', async () => {
+  it("makes documents inert in a worker exactly as in-process, and merge results bound for the office in the merge's thread", async () => {
     for (const document of documents) {
       const here = makeInert(document.bytes, document.format);
       assert.ok((await workers.inert(document.bytes, document.format)).equals(here), document.name);
     }
     const template = documents.find((d) => d.name === 'docx INCLUDEPICTURE split over runs')!.bytes;
     const body = (docx: Buffer) => Buffer.from(unzipSync(docx)['word/document.xml']!).toString('utf8');
-    const merge = async (inert: boolean) => (await workers.merge({ docx: template, records: [{}], options: DEFAULT_MERGE_OPTIONS, append: true, inert })).documents;
+    const merge = async (inert: boolean) =>
+      (await workers.merge({ docx: template, records: [{}], options: DEFAULT_MERGE_OPTIONS, append: true, inert })).documents;
     assert.match(body((await merge(false))[0]!), /PICTURE/, 'the merge itself keeps the field');
-    assert.doesNotMatch(body((await merge(true))[0]!), new RegExp(secrets.png.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), 'a result bound for the office is made inert');
+    assert.doesNotMatch(
+      body((await merge(true))[0]!),
+      new RegExp(secrets.png.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+      'a result bound for the office is made inert',
+    );
   });
 });

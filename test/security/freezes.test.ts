@@ -24,8 +24,14 @@ function manyPagesPdf(pages: number): Buffer {
   add(`<</Length ${content.length}>>\nstream\n${content}\nendstream`);
   add('<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>');
   for (let i = 0; i < pages; i++) add('<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 3 0 R/Resources<</Font<</F1 4 0 R>>>>>>');
-  const xref = [`xref\n0 ${offsets.length + 1}\n0000000000 65535 f \n`, ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)].join('');
-  return Buffer.from(`${parts.join('')}${xref}trailer\n<</Size ${offsets.length + 1}/Root 1 0 R>>\nstartxref\n${length}\n%%EOF\n`, 'latin1');
+  const xref = [
+    `xref\n0 ${offsets.length + 1}\n0000000000 65535 f \n`,
+    ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`),
+  ].join('');
+  return Buffer.from(
+    `${parts.join('')}${xref}trailer\n<</Size ${offsets.length + 1}/Root 1 0 R>>\nstartxref\n${length}\n%%EOF\n`,
+    'latin1',
+  );
 }
 
 function logTail(server: RunningServer): string {
@@ -110,12 +116,18 @@ describe('no single request freezes the server', () => {
     const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
     const template = docx(p(run('x'))).toString('base64');
     for (const path of ['/v1/document/merge?returnFormat=PDF', '/v1/document/merge?returnFormat=PDF&async=true']) {
-      const reply = await c.post(path, { body: `{"template":"${template}","mergeData":[${deep}]}`, headers: { 'content-type': 'application/json' } });
+      const reply = await c.post(path, {
+        body: `{"template":"${template}","mergeData":[${deep}]}`,
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(reply.status, 400, `${path}: ${reply.text.slice(0, 200)}`);
       assert.match(reply.text, /more than 100 levels deep in \\"mergeData\\"; at most 100/);
     }
     const fine = `${'{"a":'.repeat(60)}1${'}'.repeat(60)}`;
-    const reply = await c.post('/v1/document/merge?returnFormat=DOCX', { body: `{"template":"${template}","mergeData":[${fine}]}`, headers: { 'content-type': 'application/json' } });
+    const reply = await c.post('/v1/document/merge?returnFormat=DOCX', {
+      body: `{"template":"${template}","mergeData":[${fine}]}`,
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(reply.status, 200, reply.text.slice(0, 200));
   });
 
@@ -123,9 +135,14 @@ describe('no single request freezes the server', () => {
     const limited = await serverWithAccounts({ bob: { licence: 'SN-FRZ2' } }, { DOCSMITH_JOB_TIMEOUT_MS: '100' });
     try {
       // A PDF whose page tree is missing: MuPDF rebuilds it by reading every object, far beyond 100 ms.
-      const broken = Buffer.from(manyPagesPdf(100_000).toString('latin1').replace('/Type/Pages/Count 100000', '/Type/Pages/Count 0000001'), 'latin1');
+      const broken = Buffer.from(
+        manyPagesPdf(100_000).toString('latin1').replace('/Type/Pages/Count 100000', '/Type/Pages/Count 0000001'),
+        'latin1',
+      );
       const body = broken.toString('base64');
-      const { result, worstMs } = await lagWhile(limited.server, () => limited.clients.bob!.post('/v1/document/thumbnails?zoomFactor=25&fromPage=1&toPage=1', { json: body }));
+      const { result, worstMs } = await lagWhile(limited.server, () =>
+        limited.clients.bob!.post('/v1/document/thumbnails?zoomFactor=25&fromPage=1&toPage=1', { json: body }),
+      );
       assert.ok([200, 504].includes(result.status), `${result.status} ${result.text.slice(0, 200)}`);
       assert.ok(worstMs < FREEZE_MS, `the server's event loop stalled ${Math.round(worstMs)} ms`);
     } finally {

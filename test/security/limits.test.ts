@@ -18,8 +18,12 @@ function withDocumentXml(xml: string): Buffer {
 }
 
 const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
-const deep = withDocumentXml(`<w:document ${W}><w:body>${'<w:sdt><w:sdtContent>'.repeat(5000)}<w:p/>${'</w:sdtContent></w:sdt>'.repeat(5000)}</w:body></w:document>`);
-const doctype = withDocumentXml(`<?xml version="1.0"?><!DOCTYPE lol [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><w:document ${W}><w:body><w:p><w:r><w:t>&b;</w:t></w:r></w:p></w:body></w:document>`);
+const deep = withDocumentXml(
+  `<w:document ${W}><w:body>${'<w:sdt><w:sdtContent>'.repeat(5000)}<w:p/>${'</w:sdtContent></w:sdt>'.repeat(5000)}</w:body></w:document>`,
+);
+const doctype = withDocumentXml(
+  `<?xml version="1.0"?><!DOCTYPE lol [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><w:document ${W}><w:body><w:p><w:r><w:t>&b;</w:t></w:r></w:p></w:body></w:document>`,
+);
 const malformed = withDocumentXml(`<w:document ${W}><w:body><w:p></w:body>`);
 const doctypeInStyles = (() => {
   const files = unzipSync(docx(''));
@@ -84,7 +88,9 @@ describe('hostile packages get a clear 400 on every path, fast', () => {
     const decomposed = 'Cafe\u0301.docx';
     assert.equal((await c.upload(composed, docx(''))).status, 201);
     assert.equal((await c.upload(decomposed, docx('<w:p><w:r><w:t>second</w:t></w:r></w:p>'))).status, 201, 'replaces');
-    const names = ((await c.get('/v1/templates/list')).json() as { templateName: string }[]).map((t) => t.templateName).filter((n) => n.startsWith('Caf'));
+    const names = ((await c.get('/v1/templates/list')).json() as { templateName: string }[])
+      .map((t) => t.templateName)
+      .filter((n) => n.startsWith('Caf'));
     assert.deepEqual(names, [composed]);
     assert.equal((await c.get(`/v1/templates/exists?templateName=${encodeURIComponent(decomposed)}`)).json(), true);
     for (const sneaky of ['invoice\u202Excod.docx', 'in\u200Bvoice.docx', '\uFEFFinvoice.docx', 'a\u2066b.docx']) {
@@ -98,8 +104,11 @@ describe('hostile packages get a clear 400 on every path, fast', () => {
 /** A PDF of `pages` empty pages, written by hand (no cross-reference table: readers rebuild it). */
 function blankPdf(pages: number): Buffer {
   const kids = Array.from({ length: pages }, (_, i) => `${i + 3} 0 R`).join(' ');
-  const objects = [`1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj`, `2 0 obj<</Type/Pages/Kids[${kids}]/Count ${pages}>>endobj`,
-    ...Array.from({ length: pages }, (_, i) => `${i + 3} 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]>>endobj`)];
+  const objects = [
+    `1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj`,
+    `2 0 obj<</Type/Pages/Kids[${kids}]/Count ${pages}>>endobj`,
+    ...Array.from({ length: pages }, (_, i) => `${i + 3} 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]>>endobj`),
+  ];
   return Buffer.from(`%PDF-1.4\n${objects.join('\n')}\ntrailer<</Root 1 0 R/Size ${pages + 3}>>\n%%EOF\n`, 'latin1');
 }
 
@@ -113,15 +122,22 @@ describe('limits on records, pages and time stop the work that exceeds them', ()
   let env: Awaited<ReturnType<typeof serverWithAccounts>>;
   let c: Client;
   before(async () => {
-    env = await serverWithAccounts({ ann: { licence: 'SN-LIM', maxDocuments: 1_000_000 } }, { DOCSMITH_JOB_TIMEOUT_MS: String(LIMIT_MS), DOCSMITH_MAX_RECORDS: '8000', DOCSMITH_MAX_PAGES: '3', DOCSMITH_OFFICE_WORKERS: '1' });
+    env = await serverWithAccounts(
+      { ann: { licence: 'SN-LIM', maxDocuments: 1_000_000 } },
+      { DOCSMITH_JOB_TIMEOUT_MS: String(LIMIT_MS), DOCSMITH_MAX_RECORDS: '8000', DOCSMITH_MAX_PAGES: '3', DOCSMITH_OFFICE_WORKERS: '1' },
+    );
     c = env.clients.ann!;
   });
   after(() => env.close());
 
-  const template = docx('<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> MERGEFIELD name </w:instrText></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>');
+  const template = docx(
+    '<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> MERGEFIELD name </w:instrText></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>',
+  );
 
   it('refuses more records than the limit with a 413 that names the setting', async () => {
-    const reply = await c.post('/v1/document/merge?returnFormat=DOCX', { json: { mergeData: Array.from({ length: 8001 }, (_, i) => ({ name: `n${i}` })), template: b64(template) } });
+    const reply = await c.post('/v1/document/merge?returnFormat=DOCX', {
+      json: { mergeData: Array.from({ length: 8001 }, (_, i) => ({ name: `n${i}` })), template: b64(template) },
+    });
     assert.equal(reply.status, 413);
     assert.match(message(reply), /8001 records; this server merges at most 8000 .*DOCSMITH_MAX_RECORDS/);
   });
@@ -131,21 +147,33 @@ describe('limits on records, pages and time stop the work that exceeds them', ()
     const withRows = docxWithBlock(p(mergefield('name')) + block('items', p(mergefield('name'))));
     const items = Array.from({ length: 60 }, (_, i) => ({ name: `row ${i}` }));
     const started = Date.now();
-    const reply = await c.post('/v1/document/merge?returnFormat=DOCX&append=true', { json: { mergeData: Array.from({ length: 8000 }, (_, i) => ({ name: `n${i}`, items })), template: b64(withRows) } });
+    const reply = await c.post('/v1/document/merge?returnFormat=DOCX&append=true', {
+      json: { mergeData: Array.from({ length: 8000 }, (_, i) => ({ name: `n${i}`, items })), template: b64(withRows) },
+    });
     const took = Date.now() - started;
     assert.equal(reply.status, 504, reply.text.slice(0, 200));
     assert.ok(took < 15_000, `answered after ${took} ms`);
-    assert.equal((await c.post('/v1/document/merge?returnFormat=DOCX', { json: { mergeData: [{ name: 'small' }], template: b64(template) } })).status, 200, 'the next merge is served');
+    assert.equal(
+      (await c.post('/v1/document/merge?returnFormat=DOCX', { json: { mergeData: [{ name: 'small' }], template: b64(template) } })).status,
+      200,
+      'the next merge is served',
+    );
   });
 
   it('stops one huge document in the middle (the merge checks the clock as it renders), and serves the next request', async () => {
     // 400,000 rows of 12 fields each: many times the limit's work on any machine.
     const rows = docxWithBlock(block('items', p(...Array.from({ length: 12 }, () => mergefield('name')))));
     const started = Date.now();
-    const reply = await c.post('/v1/document/merge?returnFormat=DOCX', { json: { mergeData: [{ items: Array.from({ length: 400_000 }, (_, i) => ({ name: `row ${i}` })) }], template: b64(rows) } });
+    const reply = await c.post('/v1/document/merge?returnFormat=DOCX', {
+      json: { mergeData: [{ items: Array.from({ length: 400_000 }, (_, i) => ({ name: `row ${i}` })) }], template: b64(rows) },
+    });
     assert.equal(reply.status, 504, reply.text.slice(0, 200));
     assert.ok(Date.now() - started < 15_000);
-    assert.equal((await c.post('/v1/document/merge?returnFormat=DOCX', { json: { mergeData: [{ items: [{ name: 'one' }] }], template: b64(rows) } })).status, 200);
+    assert.equal(
+      (await c.post('/v1/document/merge?returnFormat=DOCX', { json: { mergeData: [{ items: [{ name: 'one' }] }], template: b64(rows) } }))
+        .status,
+      200,
+    );
   });
 
   it('refuses to read a PDF with more pages than the limit', async () => {
@@ -166,15 +194,32 @@ describe('a heavy merge does not hold up other requests', () => {
   after(() => env.close());
 
   it('answers /healthz and a small merge while a large merge is still running', async () => {
-    const template = docx('<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> MERGEFIELD name </w:instrText></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>');
+    const template = docx(
+      '<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> MERGEFIELD name </w:instrText></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>',
+    );
     const order: string[] = [];
-    const big = c.post('/v1/document/merge?returnFormat=DOCX&append=true', { json: { mergeData: Array.from({ length: 10_000 }, (_, i) => ({ name: `n${i}` })), template: b64(template) } })
-      .then((reply) => { order.push('big'); return reply; });
+    const big = c
+      .post('/v1/document/merge?returnFormat=DOCX&append=true', {
+        json: { mergeData: Array.from({ length: 10_000 }, (_, i) => ({ name: `n${i}` })), template: b64(template) },
+      })
+      .then((reply) => {
+        order.push('big');
+        return reply;
+      });
     // Once the big merge is in the server (a condition, not a time), the others are asked.
-    await until('the big merge reached the server', () => fs.readFileSync(env.server.logPath, 'utf8').includes('/v1/document/merge?returnFormat=DOCX&append=true'));
-    const health = request(env.server.url, 'GET', '/healthz').then((reply) => { order.push('healthz'); return reply; });
-    const small = c.post('/v1/document/merge?returnFormat=DOCX', { json: { mergeData: [{ name: 'small' }], template: b64(template) } })
-      .then((reply) => { order.push('small'); return reply; });
+    await until('the big merge reached the server', () =>
+      fs.readFileSync(env.server.logPath, 'utf8').includes('/v1/document/merge?returnFormat=DOCX&append=true'),
+    );
+    const health = request(env.server.url, 'GET', '/healthz').then((reply) => {
+      order.push('healthz');
+      return reply;
+    });
+    const small = c
+      .post('/v1/document/merge?returnFormat=DOCX', { json: { mergeData: [{ name: 'small' }], template: b64(template) } })
+      .then((reply) => {
+        order.push('small');
+        return reply;
+      });
     const [b, h, s] = await Promise.all([big, health, small]);
     assert.equal(h.status, 200);
     assert.equal(s.status, 200);
@@ -186,9 +231,17 @@ describe('a heavy merge does not hold up other requests', () => {
     // 20,000 merge fields: reading the template takes a second or more, in a worker thread.
     const large = docxWithBlock(Array.from({ length: 20_000 }, (_, i) => p(run(`Line ${i} `), mergefield(`f${i % 50}`))).join(''));
     const order: string[] = [];
-    const upload = c.upload('large.docx', large).then((reply) => { order.push('upload'); return reply; });
-    await until('the upload reached the server', () => fs.readFileSync(env.server.logPath, 'utf8').includes('/v1/templates/upload?templateName=large.docx'));
-    const health = request(env.server.url, 'GET', '/healthz').then((reply) => { order.push('healthz'); return reply; });
+    const upload = c.upload('large.docx', large).then((reply) => {
+      order.push('upload');
+      return reply;
+    });
+    await until('the upload reached the server', () =>
+      fs.readFileSync(env.server.logPath, 'utf8').includes('/v1/templates/upload?templateName=large.docx'),
+    );
+    const health = request(env.server.url, 'GET', '/healthz').then((reply) => {
+      order.push('healthz');
+      return reply;
+    });
     const [u, h] = await Promise.all([upload, health]);
     assert.equal(h.status, 200);
     assert.equal(u.status, 201, u.text.slice(0, 200));

@@ -26,12 +26,18 @@ describe('output bombs', () => {
     const template = templateWith(new Uint8Array(8 * 1024 * 1024).fill(0x7f));
     assert.ok(template.length < 100_000, `the template is ${template.length} bytes`);
     const records = Array.from({ length: 20 }, (_, i) => ({ name: `N${i}` }));
-    const reply = await c.post('/v1/document/merge?returnFormat=DOCX&append=false', { json: { template: template.toString('base64'), mergeData: records } });
+    const reply = await c.post('/v1/document/merge?returnFormat=DOCX&append=false', {
+      json: { template: template.toString('base64'), mergeData: records },
+    });
     assert.equal(reply.status, 200, reply.text.slice(0, 300));
     const documents = reply.json() as string[];
     assert.equal(documents.length, 20);
     for (const document of documents) assert.ok(document.length < 200_000, `a merged document is ${document.length} Base64 characters`);
-    assert.equal(Buffer.from(unzipSync(Buffer.from(documents[0]!, 'base64'))['word/media/image1.png']!).length, 8 * 1024 * 1024, 'the picture is whole');
+    assert.equal(
+      Buffer.from(unzipSync(Buffer.from(documents[0]!, 'base64'))['word/media/image1.png']!).length,
+      8 * 1024 * 1024,
+      'the picture is whole',
+    );
   });
 
   it('output past DOCSMITH_MAX_OUTPUT_MB is a 413 naming the setting, synchronously and as a job', async () => {
@@ -61,12 +67,17 @@ describe('output bombs', () => {
 
 describe('storage per account', () => {
   it('templates and job results count against DOCSMITH_ACCOUNT_STORAGE_MB; deleting gives the room back', async () => {
-    const env = await serverWithAccounts({ ann: { licence: 'SN-STORE' }, bob: { licence: 'SN-STORE2' } }, { DOCSMITH_ACCOUNT_STORAGE_MB: '1', DOCSMITH_JOB_POLL_MS: '100' });
+    const env = await serverWithAccounts(
+      { ann: { licence: 'SN-STORE' }, bob: { licence: 'SN-STORE2' } },
+      { DOCSMITH_ACCOUNT_STORAGE_MB: '1', DOCSMITH_JOB_POLL_MS: '100' },
+    );
     try {
       const ann = env.clients.ann!;
       const big = templateWith(randomBytes(600 * 1024));
       // A job whose request fits but whose result (two documents) would not fails with the same 413.
-      const job = await ann.post('/v1/document/merge?returnFormat=DOCX&append=false&async=true', { json: { template: big.toString('base64'), mergeData: [{ name: 'A' }, { name: 'B' }] } });
+      const job = await ann.post('/v1/document/merge?returnFormat=DOCX&append=false&async=true', {
+        json: { template: big.toString('base64'), mergeData: [{ name: 'A' }, { name: 'B' }] },
+      });
       assert.equal(job.status, 202, job.text);
       const id = (job.json() as { id: string }).id;
       let state: { state: string; error: { status: number; message: string } | null };
@@ -78,7 +89,11 @@ describe('storage per account', () => {
       assert.equal(state.state, 'failed');
       assert.equal(state.error?.status, 413);
       assert.match(state.error?.message ?? '', /DOCSMITH_ACCOUNT_STORAGE_MB/);
-      assert.equal(((await ann.get('/v1/account/settings')).json() as { createdDocuments: number }).createdDocuments, 0, 'a result not kept is not counted');
+      assert.equal(
+        ((await ann.get('/v1/account/settings')).json() as { createdDocuments: number }).createdDocuments,
+        0,
+        'a result not kept is not counted',
+      );
 
       assert.equal((await ann.upload('a.docx', big)).status, 201);
       const over = await ann.upload('b.docx', big);

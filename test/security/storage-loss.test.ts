@@ -25,7 +25,11 @@ describe('losing the database', () => {
     const services = await adminServices({ dataDir: tempDir(), databaseUrl: db.url, secret: 'storage-loss-secret-0123456789abcdef' });
     const account = await makeAccount(services, 'ann', { licence: 'SN-1' });
     await services.store.close();
-    server = await startServer({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_DATABASE_URL: db.url, DOCSMITH_SECRET: 'storage-loss-secret-0123456789abcdef' });
+    server = await startServer({
+      DOCSMITH_DATA_DIR: tempDir(),
+      DOCSMITH_DATABASE_URL: db.url,
+      DOCSMITH_SECRET: 'storage-loss-secret-0123456789abcdef',
+    });
     c = client(server.url, { basic: [account.user, account.password] });
   });
   after(async () => {
@@ -46,7 +50,10 @@ describe('losing the database', () => {
     }
     const down = await request(server.url, 'GET', '/readyz');
     assert.equal(down.status, 503);
-    assert.ok(!down.text.includes(name) && !/3D000|does not exist/.test(down.text), `readiness tells anonymous callers no database details: ${down.text}`);
+    assert.ok(
+      !down.text.includes(name) && !/3D000|does not exist/.test(down.text),
+      `readiness tells anonymous callers no database details: ${down.text}`,
+    );
 
     // Re-created empty: reachable, but without the schema nothing can be served.
     await admin(`CREATE DATABASE ${name}`);

@@ -23,7 +23,10 @@ interface Backend {
 async function sqlite(): Promise<Backend> {
   const file = path.join(tempDir(), 'schema.sqlite');
   return {
-    name: 'sqlite', version: SQLITE_MIGRATIONS.length, open: async () => openSqliteStore(file), cleanup: async () => undefined,
+    name: 'sqlite',
+    version: SQLITE_MIGRATIONS.length,
+    open: async () => openSqliteStore(file),
+    cleanup: async () => undefined,
     async migrateAs(version, oldestReader) {
       const db = new Database(file);
       db.prepare('INSERT INTO schema_migrations (version, applied_at, oldest_reader) VALUES (?, 0, ?)').run(version, oldestReader);
@@ -35,7 +38,10 @@ async function sqlite(): Promise<Backend> {
 async function postgres(): Promise<Backend> {
   const db = await createTestDatabase();
   return {
-    name: 'postgres', version: POSTGRES_MIGRATIONS.length, open: () => openPostgresStore(db.url), cleanup: () => db.drop(),
+    name: 'postgres',
+    version: POSTGRES_MIGRATIONS.length,
+    open: () => openPostgresStore(db.url),
+    cleanup: () => db.drop(),
     async migrateAs(version, oldestReader) {
       const client = new pg.Client({ connectionString: db.url });
       await client.connect();
@@ -61,9 +67,19 @@ for (const make of [sqlite, postgres]) {
         await restarted.close();
         // A later release contracted it: this instance becomes unready, and says why.
         await backend.migrateAs(mine + 2, mine + 1);
-        await assert.rejects(store.ping(), (error: unknown) => error instanceof StorageUnavailableError
-          && new RegExp(`schema is at version ${mine + 2}, which docsmith built for schema ${mine + 1} or newer can serve; this instance is built for ${mine}: upgrade it`).test(error.message));
-        await assert.rejects(backend.open(), (error: unknown) => error instanceof NewerSchemaError && /upgrade it to the release that migrated the database/.test(error.message));
+        await assert.rejects(
+          store.ping(),
+          (error: unknown) =>
+            error instanceof StorageUnavailableError &&
+            new RegExp(
+              `schema is at version ${mine + 2}, which docsmith built for schema ${mine + 1} or newer can serve; this instance is built for ${mine}: upgrade it`,
+            ).test(error.message),
+        );
+        await assert.rejects(
+          backend.open(),
+          (error: unknown) =>
+            error instanceof NewerSchemaError && /upgrade it to the release that migrated the database/.test(error.message),
+        );
       } finally {
         await store.close();
         await backend.cleanup();

@@ -22,7 +22,9 @@ interface Backend {
 function sqliteBackend(): Backend {
   const file = path.join(tempDir(), 'store.sqlite');
   return {
-    name: 'sqlite', open: async () => openSqliteStore(file), cleanup: async () => undefined,
+    name: 'sqlite',
+    open: async () => openSqliteStore(file),
+    cleanup: async () => undefined,
     async sql(statement) {
       const db = new Database(file);
       db.exec(statement);
@@ -50,8 +52,14 @@ function postgresBackend(): Backend {
 }
 
 const newAccount = (username: string, over: Partial<NewAccount> = {}): NewAccount => ({
-  username, passwordHash: 'scrypt$x', licence: 'TRIAL', maxDocuments: 100, maxTemplates: 5,
-  maxProofingTransactions: 10, validUntil: new Date('2030-01-02T03:04:05Z'), ...over,
+  username,
+  passwordHash: 'scrypt$x',
+  licence: 'TRIAL',
+  maxDocuments: 100,
+  maxTemplates: 5,
+  maxProofingTransactions: 10,
+  validUntil: new Date('2030-01-02T03:04:05Z'),
+  ...over,
 });
 
 const template = (name: string, data = randomBytes(64)) => ({ name, format: 'docx', sha256: 'h'.repeat(64), data });
@@ -86,7 +94,10 @@ for (const make of [sqliteBackend, postgresBackend]) {
       assert.equal(updated?.validUntil, null);
       assert.equal(updated?.licence, 'ABC-123');
       assert.equal(updated?.maxTemplates, 5);
-      assert.deepEqual((await store.accounts.list()).map((x) => x.username), ['ann', 'bob']);
+      assert.deepEqual(
+        (await store.accounts.list()).map((x) => x.username),
+        ['ann', 'bob'],
+      );
     });
 
     it('deleting an account removes its keys and templates', async () => {
@@ -101,8 +112,9 @@ for (const make of [sqliteBackend, postgresBackend]) {
 
     it('keeps at most maxKeys API keys even when added in parallel from two instances', async () => {
       const a = await store.accounts.create(newAccount('keys'));
-      const results = await Promise.all(Array.from({ length: 16 }, (_, i) =>
-        (i % 2 ? second : store).apiKeys.add(a.id, { keyHash: `k-${i}`, keySealed: `s-${i}` }, 10)));
+      const results = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => (i % 2 ? second : store).apiKeys.add(a.id, { keyHash: `k-${i}`, keySealed: `s-${i}` }, 10)),
+      );
       assert.equal(results.filter((r) => r === 'added').length, 10);
       assert.equal((await store.apiKeys.list(a.id)).length, 10);
       // Which 10 of the 16 win the race differs from run to run.
@@ -125,8 +137,9 @@ for (const make of [sqliteBackend, postgresBackend]) {
       const replacement = randomBytes(10);
       assert.equal(await store.templates.put(a.id, template('a.docx', replacement), 5), 'replaced');
       assert.deepEqual((await store.templates.get(a.id, 'a.docx'))?.data, replacement);
-      const results = await Promise.all(Array.from({ length: 12 }, (_, i) =>
-        (i % 2 ? second : store).templates.put(a.id, template(`n${i}.docx`), 5)));
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => (i % 2 ? second : store).templates.put(a.id, template(`n${i}.docx`), 5)),
+      );
       assert.equal(results.filter((r) => r === 'created').length, 4);
       assert.equal(await store.templates.count(a.id), 5);
       assert.equal(await store.templates.put(a.id, template('a.docx'), 5), 'replaced', 'replacing works at the quota');
@@ -173,12 +186,18 @@ for (const make of [sqliteBackend, postgresBackend]) {
       const now = Date.now();
       await store.authFailures.record(['addr:1.2.3.4', 'user:eve'], now - 5000);
       await second.authFailures.record(['addr:1.2.3.4'], now);
-      assert.deepEqual(await second.authFailures.since(['addr:1.2.3.4', 'user:eve', 'user:nobody'], now - 10_000),
-        [{ count: 2, oldest: now - 5000 }, { count: 1, oldest: now - 5000 }, { count: 0, oldest: null }]);
+      assert.deepEqual(await second.authFailures.since(['addr:1.2.3.4', 'user:eve', 'user:nobody'], now - 10_000), [
+        { count: 2, oldest: now - 5000 },
+        { count: 1, oldest: now - 5000 },
+        { count: 0, oldest: null },
+      ]);
       assert.deepEqual(await store.authFailures.since(['addr:1.2.3.4'], now - 1000), [{ count: 1, oldest: now }]);
       await store.authFailures.clear('user:eve');
       await second.authFailures.prune(now - 1000);
-      assert.deepEqual(await store.authFailures.since(['addr:1.2.3.4', 'user:eve'], 0), [{ count: 1, oldest: now }, { count: 0, oldest: null }]);
+      assert.deepEqual(await store.authFailures.since(['addr:1.2.3.4', 'user:eve'], 0), [
+        { count: 1, oldest: now },
+        { count: 0, oldest: null },
+      ]);
     });
 
     it('counts proofing transactions up to the limit', async () => {
@@ -195,7 +214,7 @@ for (const make of [sqliteBackend, postgresBackend]) {
       assert.equal(await store.usage.reserveProofing(a.id), true);
       await backend.sql(`UPDATE accounts SET usage_month = '2001-01' WHERE id = ${a.id}`);
       const aged = await store.accounts.byId(a.id);
-      assert.equal(aged?.createdDocuments, 0, 'last month\'s documents do not count');
+      assert.equal(aged?.createdDocuments, 0, "last month's documents do not count");
       assert.equal(aged?.proofingTransactions, 0);
       const again = await second.usage.reserveDocument(a.id, 60_000);
       assert.ok(again, 'a new month has the whole quota');
@@ -246,7 +265,10 @@ for (const make of [sqliteBackend, postgresBackend]) {
       // The quota is used up: refused, and the slot it would have taken is free again.
       assert.deepEqual(await store.usage.claim(a.id, both), { refused: 'documents' });
       const slots = await Promise.all([store.usage.claim(a.id, { slot: both.slot }), second.usage.claim(a.id, { slot: both.slot })]);
-      assert.ok(slots.every((c) => 'granted' in c), 'both slots are free');
+      assert.ok(
+        slots.every((c) => 'granted' in c),
+        'both slots are free',
+      );
       for (const c of slots) if ('granted' in c) await c.granted.settle(true);
       assert.equal(await documents(), 3, 'slot-only claims (test runs) count nothing');
       const nothing = await store.usage.claim(a.id, {});
@@ -254,7 +276,9 @@ for (const make of [sqliteBackend, postgresBackend]) {
       await nothing.granted.settle(true);
       // Claims racing for the same free slot: the loser takes the next one; never more than the limit.
       for (let round = 0; round < 10; round++) {
-        const racing = await Promise.all(Array.from({ length: 4 }, (_, i) => (i % 2 ? second : store).usage.claim(a.id, { slot: both.slot })));
+        const racing = await Promise.all(
+          Array.from({ length: 4 }, (_, i) => (i % 2 ? second : store).usage.claim(a.id, { slot: both.slot })),
+        );
         assert.equal(racing.filter((c) => 'granted' in c).length, 2, `round ${round}`);
         for (const c of racing) if ('granted' in c) await c.granted.settle(true);
       }
@@ -301,13 +325,26 @@ for (const make of [sqliteBackend, postgresBackend]) {
     it('queues jobs, hands each to one instance, and takes over a job whose lease ran out', async () => {
       const a = await store.accounts.create(newAccount('jobs'));
       const other = await store.accounts.create(newAccount('jobs-other'));
-      const job = (id: string, callbackUrl: string | null = null) => ({ id, accountId: a.id, kind: 'merge' as const, request: Buffer.from(`{"id":"${id}"}`), callbackUrl });
+      const job = (id: string, callbackUrl: string | null = null) => ({
+        id,
+        accountId: a.id,
+        kind: 'merge' as const,
+        request: Buffer.from(`{"id":"${id}"}`),
+        callbackUrl,
+      });
       assert.equal(await store.jobs.add(job('j1', 'https://hooks.example/cb'), 2), 'added');
       assert.equal(await second.jobs.add(job('j2'), 2), 'added');
       assert.equal(await store.jobs.add(job('j3'), 2), 'limit', 'two waiting jobs are the limit');
       // A submission sent again with its idempotency key names the job it made (before the limit counts).
       const keyed = await store.accounts.create(newAccount('keyed'));
-      const submission = (id: string, accountId = keyed.id) => ({ id, accountId, kind: 'merge' as const, request: Buffer.from('{}'), callbackUrl: null, idempotencyKey: 'order-42' });
+      const submission = (id: string, accountId = keyed.id) => ({
+        id,
+        accountId,
+        kind: 'merge' as const,
+        request: Buffer.from('{}'),
+        callbackUrl: null,
+        idempotencyKey: 'order-42',
+      });
       assert.equal(await store.jobs.add(submission('k-first'), 1), 'added');
       assert.deepEqual(await second.jobs.add(submission('k-again'), 1), { existing: 'k-first' });
       assert.equal(await second.jobs.get(keyed.id, 'k-again'), null);
@@ -343,7 +380,12 @@ for (const make of [sqliteBackend, postgresBackend]) {
       const [d1, d2] = await Promise.all([store.jobs.claimCallbacks(60_000, 10), second.jobs.claimCallbacks(60_000, 10)]);
       assert.equal(d1.length + d2.length, 1);
       await store.jobs.callbackAttempted('j1', { delivered: false, error: 'HTTP 500', retryInMs: 0 });
-      assert.deepEqual((await store.jobs.get(a.id, 'j1'))?.callback, { url: 'https://hooks.example/cb', state: 'pending', attempts: 1, lastError: 'HTTP 500' });
+      assert.deepEqual((await store.jobs.get(a.id, 'j1'))?.callback, {
+        url: 'https://hooks.example/cb',
+        state: 'pending',
+        attempts: 1,
+        lastError: 'HTTP 500',
+      });
       // An account with enough deliveries under way is skipped; others are not.
       assert.deepEqual(await second.jobs.claimCallbacks(60_000, 10, [a.id]), []);
       const [taken] = await second.jobs.claimCallbacks(1, 10, [other.id]);
@@ -377,10 +419,20 @@ for (const make of [sqliteBackend, postgresBackend]) {
       // Retention: j2 (kept 1 ms) goes; j1 (kept a minute) stays; deleting is per account.
       await new Promise((r) => setTimeout(r, 20));
       assert.equal(await store.jobs.deleteExpired(), 1);
-      assert.deepEqual((await store.jobs.list(a.id, 10)).map((j) => j.id), ['j1']);
+      assert.deepEqual(
+        (await store.jobs.list(a.id, 10)).map((j) => j.id),
+        ['j1'],
+      );
       const listed = await second.jobs.list(a.id, 10);
-      assert.deepEqual(await store.jobs.list(a.id, 10, { createdAt: listed[0]!.createdAt, id: listed[0]!.id }), [], 'nothing after the last');
-      assert.deepEqual((await store.jobs.list(a.id, 10, { createdAt: new Date(listed[0]!.createdAt.getTime() + 1), id: '' })).map((j) => j.id), ['j1']);
+      assert.deepEqual(
+        await store.jobs.list(a.id, 10, { createdAt: listed[0]!.createdAt, id: listed[0]!.id }),
+        [],
+        'nothing after the last',
+      );
+      assert.deepEqual(
+        (await store.jobs.list(a.id, 10, { createdAt: new Date(listed[0]!.createdAt.getTime() + 1), id: '' })).map((j) => j.id),
+        ['j1'],
+      );
       assert.equal(await store.jobs.delete(other.id, 'j1'), false);
       assert.equal(await store.jobs.delete(a.id, 'j1'), true);
       assert.deepEqual(await store.jobs.list(a.id, 10), []);
@@ -390,7 +442,7 @@ for (const make of [sqliteBackend, postgresBackend]) {
       assert.equal(await store.jobs.claim(60_000), null);
     });
 
-    it('counts a job\'s document once however often it is taken up, and settles it with the job\'s outcome', async () => {
+    it("counts a job's document once however often it is taken up, and settles it with the job's outcome", async () => {
       const a = await store.accounts.create(newAccount('once', { maxDocuments: 10 }));
       const documents = async () => (await second.accounts.byId(a.id))?.createdDocuments;
       const job = (id: string) => ({ id, accountId: a.id, kind: 'merge' as const, request: Buffer.from('{}'), callbackUrl: null });
@@ -407,7 +459,7 @@ for (const make of [sqliteBackend, postgresBackend]) {
       assert.equal(retaken.job.attempts, 2);
       const again = await second.usage.claim(a.id, claim);
       assert.ok('granted' in again);
-      assert.equal(await documents(), 1, 'the earlier attempt\'s reservation is taken over, not counted again');
+      assert.equal(await documents(), 1, "the earlier attempt's reservation is taken over, not counted again");
       await again.granted.settle(true);
       assert.equal(await documents(), 1);
       assert.ok(await second.jobs.finish('once-1', retaken.holder, { result: Buffer.from('["x"]') }, 60_000));
@@ -418,7 +470,7 @@ for (const make of [sqliteBackend, postgresBackend]) {
       // A job given up with an error takes back what an attempt reserved.
       assert.equal(await store.jobs.add(job('once-2'), 5), 'added');
       const failing = (await second.jobs.claim(60_000))!;
-      assert.ok('granted' in await second.usage.claim(a.id, { documentLeaseMs: 60_000, workKey: 'once-2' }));
+      assert.ok('granted' in (await second.usage.claim(a.id, { documentLeaseMs: 60_000, workKey: 'once-2' })));
       assert.equal(await documents(), 2);
       assert.ok(await store.jobs.finish('once-2', failing.holder, { error: { status: 500, message: 'given up' } }, 60_000));
       assert.equal(await documents(), 1);
@@ -426,7 +478,7 @@ for (const make of [sqliteBackend, postgresBackend]) {
       // A job whose reservation the sweep took back while it ran still counts its result, once.
       assert.equal(await store.jobs.add(job('once-3'), 5), 'added');
       const slow = (await store.jobs.claim(60_000))!;
-      assert.ok('granted' in await store.usage.claim(a.id, { documentLeaseMs: 1, workKey: 'once-3' }));
+      assert.ok('granted' in (await store.usage.claim(a.id, { documentLeaseMs: 1, workKey: 'once-3' })));
       await new Promise((r) => setTimeout(r, 20));
       await second.usage.refundExpired();
       assert.equal(await documents(), 1);
@@ -434,7 +486,7 @@ for (const make of [sqliteBackend, postgresBackend]) {
       assert.equal(await documents(), 2);
     });
 
-    it('reads the template\'s version with the claim, and an account by its API key, each in one go', async () => {
+    it("reads the template's version with the claim, and an account by its API key, each in one go", async () => {
       const a = await store.accounts.create(newAccount('versions'));
       await store.templates.put(a.id, { ...template('v.docx'), sha256: 'a'.repeat(64) }, 5);
       const withSlot = await second.usage.claim(a.id, { slot: { limit: 2, leaseMs: 60_000 }, documentLeaseMs: 60_000, template: 'v.docx' });

@@ -8,9 +8,27 @@ describe('job callback policy', () => {
   it('allows public addresses only by default', () => {
     const policy = new CallbackPolicy(['public']);
     for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700::6810:84e5']) assert.ok(policy.allows('example.com', address), address);
-    for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0',
-      '::1', 'fc00::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '224.0.0.1', '255.255.255.255',
-      '::7f00:1', '[::127.0.0.1]', '::a9fe:a9fe', '::a00:1']) { // IPv4-compatible forms of internal addresses
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fc00::1',
+      'fe80::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::7f00:1',
+      '[::127.0.0.1]',
+      '::a9fe:a9fe',
+      '::a00:1',
+    ]) {
+      // IPv4-compatible forms of internal addresses
       assert.equal(policy.allows('example.com', address), false, address);
     }
   });

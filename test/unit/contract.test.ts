@@ -14,18 +14,54 @@ describe('the wire contract', () => {
   it('turns a failed schema check into a sentence that says what to send', () => {
     const settings = mergeBodySchema.properties.mergeSettings;
     assert.equal(
-      describeSchemaFailure({ keyword: 'pattern', instancePath: '/mergeSettings/mergeHtml', params: {}, data: 'yes', parentSchema: settings.properties.mergeHtml }, 'body'),
-      'mergeSettings.mergeHtml must be true or false, not "yes".');
+      describeSchemaFailure(
+        {
+          keyword: 'pattern',
+          instancePath: '/mergeSettings/mergeHtml',
+          params: {},
+          data: 'yes',
+          parentSchema: settings.properties.mergeHtml,
+        },
+        'body',
+      ),
+      'mergeSettings.mergeHtml must be true or false, not "yes".',
+    );
     assert.equal(
-      describeSchemaFailure({ keyword: 'required', instancePath: '', params: { missingProperty: 'mergeData' }, parentSchema: mergeBodySchema }, 'body'),
-      'mergeData is missing: send an array of records (JSON objects) or one record.');
+      describeSchemaFailure(
+        { keyword: 'required', instancePath: '', params: { missingProperty: 'mergeData' }, parentSchema: mergeBodySchema },
+        'body',
+      ),
+      'mergeData is missing: send an array of records (JSON objects) or one record.',
+    );
     assert.equal(
-      describeSchemaFailure({ keyword: 'minItems', instancePath: '/mergeData', params: { limit: 1 }, data: [], parentSchema: mergeBodySchema.properties.mergeData }, 'body'),
-      'mergeData is an empty array; send at least one record.');
+      describeSchemaFailure(
+        {
+          keyword: 'minItems',
+          instancePath: '/mergeData',
+          params: { limit: 1 },
+          data: [],
+          parentSchema: mergeBodySchema.properties.mergeData,
+        },
+        'body',
+      ),
+      'mergeData is an empty array; send at least one record.',
+    );
     assert.equal(
-      describeSchemaFailure({ keyword: 'type', instancePath: '/mergeData/2', params: { type: 'object' }, data: 'x', parentSchema: mergeBodySchema.properties.mergeData.items }, 'body'),
-      'mergeData[2] must be a record (a JSON object), not a JSON string.');
-    assert.equal(describeSchemaFailure({ keyword: 'required', instancePath: '', params: { missingProperty: 'returnFormat' } }, 'querystring'),
-      'The query parameter "returnFormat" is required.');
+      describeSchemaFailure(
+        {
+          keyword: 'type',
+          instancePath: '/mergeData/2',
+          params: { type: 'object' },
+          data: 'x',
+          parentSchema: mergeBodySchema.properties.mergeData.items,
+        },
+        'body',
+      ),
+      'mergeData[2] must be a record (a JSON object), not a JSON string.',
+    );
+    assert.equal(
+      describeSchemaFailure({ keyword: 'required', instancePath: '', params: { missingProperty: 'returnFormat' } }, 'querystring'),
+      'The query parameter "returnFormat" is required.',
+    );
   });
 });

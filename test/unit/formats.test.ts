@@ -31,7 +31,14 @@ describe('format detection from bytes', () => {
     assert.equal(format(Buffer.from('<html lang="en"><p>x</p></html>')), 'html');
     assert.equal(format(Buffer.from('<?xml version="1.0"?><note/>')), 'unknown');
     // Fragments a browser renders: no doctype, html or body.
-    for (const fragment of ['<div class="a"><p>Hello</p></div>', '  <p>Hi', '<!-- saved --><table><tr><td>x</td></tr></table>', '<H1>Title</H1>', '<span>x</span>', '<br/>line']) {
+    for (const fragment of [
+      '<div class="a"><p>Hello</p></div>',
+      '  <p>Hi',
+      '<!-- saved --><table><tr><td>x</td></tr></table>',
+      '<H1>Title</H1>',
+      '<span>x</span>',
+      '<br/>line',
+    ]) {
       assert.equal(format(Buffer.from(fragment)), 'html', fragment);
     }
     assert.equal(format(Buffer.from('<note>x</note>')), 'unknown', 'unknown XML is not HTML');
@@ -103,12 +110,19 @@ describe('PDF pages', () => {
   /** A one-page PDF whose page tree says something else. */
   function pdfWithPages(pagesDict: string): Buffer {
     const stream = 'BT /F1 24 Tf 20 100 Td (Hello) Tj ET';
-    const objects = ['<< /Type /Catalog /Pages 2 0 R >>', pagesDict,
+    const objects = [
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      pagesDict,
       '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
-      `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`, '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'];
+      `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
+      '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    ];
     let out = '%PDF-1.4\n';
     const offsets: number[] = [];
-    objects.forEach((o, i) => { offsets.push(out.length); out += `${i + 1} 0 obj\n${o}\nendobj\n`; });
+    objects.forEach((o, i) => {
+      offsets.push(out.length);
+      out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+    });
     const xref = out.length;
     out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
     return Buffer.from(`${out}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`, 'latin1');
@@ -117,7 +131,12 @@ describe('PDF pages', () => {
   it('counts the pages of a damaged page tree as the readers do, the same way everywhere', async () => {
     const { openPdf, mupdf, pdfText } = await import('../../src/formats/pdf.js');
     const lib = await mupdf();
-    for (const tree of ['<< /Type /Pages /Kids [3 0 R] /Count 0 >>', '<< /Type /Pages /Kids [3 0 R] >>', '<< /Type /Pages /Count 1 >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>']) {
+    for (const tree of [
+      '<< /Type /Pages /Kids [3 0 R] /Count 0 >>',
+      '<< /Type /Pages /Kids [3 0 R] >>',
+      '<< /Type /Pages /Count 1 >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    ]) {
       const bytes = pdfWithPages(tree);
       const doc = openPdf(lib, bytes);
       assert.equal(doc.countPages(), 1, tree);

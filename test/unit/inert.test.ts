@@ -34,7 +34,9 @@ describe('RTF made inert', () => {
   });
 
   it('leaves other fields and documents without links byte for byte', () => {
-    const plain = rtf('{\\field{\\*\\fldinst MERGEFIELD Link}{\\fldrslt x}} {\\field{\\*\\fldinst HYPERLINK "https://example.com"}{\\fldrslt y}}');
+    const plain = rtf(
+      '{\\field{\\*\\fldinst MERGEFIELD Link}{\\fldrslt x}} {\\field{\\*\\fldinst HYPERLINK "https://example.com"}{\\fldrslt y}}',
+    );
     assert.equal(makeInert(plain, 'rtf'), plain);
   });
 
@@ -46,8 +48,10 @@ describe('RTF made inert', () => {
   });
 
   it('drops linked OLE objects and the attached template, and renames linked shape pictures', () => {
-    const out = inertRtf('{\\*\\template /srv/data/evil.dot}{\\object\\objautlink\\objupdate{\\*\\objclass Word.Document.8}{\\*\\objdata 0105}{\\result r}}'
-      + '{\\shp{\\*\\shpinst{\\sp{\\sn pibName}{\\sv /srv/data/secret.png}}}}');
+    const out = inertRtf(
+      '{\\*\\template /srv/data/evil.dot}{\\object\\objautlink\\objupdate{\\*\\objclass Word.Document.8}{\\*\\objdata 0105}{\\result r}}' +
+        '{\\shp{\\*\\shpinst{\\sp{\\sn pibName}{\\sv /srv/data/secret.png}}}}',
+    );
     assert.ok(!out.includes('evil.dot'));
     assert.ok(!out.includes('objautlink'));
     assert.ok(!/\\sn pibName/.test(out));
@@ -63,7 +67,12 @@ describe('DOCX made inert', () => {
   const byName = Object.fromEntries(hostileDocuments(secrets).map((d) => [d.name, d.bytes]));
 
   it('empties linking field instructions in complex and simple fields, whatever the prefix or escaping', () => {
-    for (const name of ['docx INCLUDEPICTURE split over runs', 'docx INCLUDEPICTURE with another prefix and entities', 'docx fldSimple INCLUDEPICTURE', 'docx INCLUDETEXT']) {
+    for (const name of [
+      'docx INCLUDEPICTURE split over runs',
+      'docx INCLUDEPICTURE with another prefix and entities',
+      'docx fldSimple INCLUDEPICTURE',
+      'docx INCLUDETEXT',
+    ]) {
       const xml = inert(byName[name]!)['word/document.xml']!;
       assert.ok(!/INCLUDE|PICTURE|secret/.test(xml), `${name}: ${xml}`);
       assert.match(xml, /MARK/);
@@ -72,10 +81,11 @@ describe('DOCX made inert', () => {
 
   it('drops relationships that leave the package, except hyperlinks', () => {
     const bytes = docx('<w:p><w:hyperlink r:id="rIdH"><w:r><w:t>link</w:t></w:r></w:hyperlink></w:p>', {
-      rels: '<Relationship Id="rIdH" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="https://example.com" TargetMode="External"/>'
-        + '<Relationship Id="rIdL" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="file:///srv/data/secret.png" TargetMode="External"/>'
-        + '<Relationship Id="rIdM" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="file:///srv/data/secret.png"/>'
-        + '<Relationship Id="rIdS" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/subDocument" Target="\\\\host\\share\\x.docx" TargetMode="&#69;xternal"/>',
+      rels:
+        '<Relationship Id="rIdH" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="https://example.com" TargetMode="External"/>' +
+        '<Relationship Id="rIdL" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="file:///srv/data/secret.png" TargetMode="External"/>' +
+        '<Relationship Id="rIdM" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="file:///srv/data/secret.png"/>' +
+        '<Relationship Id="rIdS" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/subDocument" Target="\\\\host\\share\\x.docx" TargetMode="&#69;xternal"/>',
     });
     const rels = inert(bytes)['word/_rels/document.xml.rels']!;
     assert.match(rels, /rIdH/);
@@ -84,7 +94,11 @@ describe('DOCX made inert', () => {
 
   it('removes VML image sources, the attached template and the mail-merge data source', () => {
     assert.ok(!/secret/.test(inert(byName['docx VML image data src']!)['word/document.xml']!));
-    const settings = inert(docx('', { settings: '<w:attachedTemplate r:id="rIdT"/><w:mailMerge><w:dataSource r:id="rIdD"/></w:mailMerge><w:zoom w:percent="100"/>' }))['word/settings.xml']!;
+    const settings = inert(
+      docx('', {
+        settings: '<w:attachedTemplate r:id="rIdT"/><w:mailMerge><w:dataSource r:id="rIdD"/></w:mailMerge><w:zoom w:percent="100"/>',
+      }),
+    )['word/settings.xml']!;
     assert.ok(!/attachedTemplate|mailMerge/.test(settings), settings);
     assert.match(settings, /w:zoom/);
   });
@@ -96,23 +110,32 @@ describe('DOCX made inert', () => {
   });
 
   it('returns a package without links unchanged, byte for byte', () => {
-    const plain = docx('<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> MERGEFIELD name </w:instrText></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>');
+    const plain = docx(
+      '<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> MERGEFIELD name </w:instrText></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>',
+    );
     assert.equal(makeInert(plain, 'docx'), plain);
   });
 
   it('refuses absurdly deep nesting with a clear message instead of overflowing the stack', () => {
-    const deep = docx(`${'<w:sdt><w:sdtContent>'.repeat(20_000)}<w:p><w:fldSimple w:instr="INCLUDEPICTURE x"/></w:p>${'</w:sdtContent></w:sdt>'.repeat(20_000)}`);
-    assert.throws(() => makeInert(deep, 'docx'), (error: Error) => error instanceof InputError && /more than 1000 levels deep/.test(error.message));
+    const deep = docx(
+      `${'<w:sdt><w:sdtContent>'.repeat(20_000)}<w:p><w:fldSimple w:instr="INCLUDEPICTURE x"/></w:p>${'</w:sdtContent></w:sdt>'.repeat(20_000)}`,
+    );
+    assert.throws(
+      () => makeInert(deep, 'docx'),
+      (error: Error) => error instanceof InputError && /more than 1000 levels deep/.test(error.message),
+    );
   });
 });
 
 describe('HTML made inert', () => {
   it('removes every resource reference a browser would follow', () => {
-    const out = inertHtml('<html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=file:///x"><base href="file:///srv/">'
-      + '<link rel="stylesheet" href="/srv/a.css"><style>@import "/srv/b.css"; p { background: url(/srv/c.png) }</style><script>alert(1)</script></head>'
-      + '<body onload="x()"><img/src=/srv/d.png><img src="&#x66;ile:///srv/e.png"><img srcset="/srv/f.png 2x"><iframe src="/srv/g.html"></iframe>'
-      + `<svg><image href="/srv/h.png"/></svg><a href="#top">top</a><a href="https://example.com">out</a><img src="data:image/png;base64,${PNG}">`
-      + '<p style="background-image:u\\72l(/srv/i.png)">text &amp; more</p></body></html>');
+    const out = inertHtml(
+      '<html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=file:///x"><base href="file:///srv/">' +
+        '<link rel="stylesheet" href="/srv/a.css"><style>@import "/srv/b.css"; p { background: url(/srv/c.png) }</style><script>alert(1)</script></head>' +
+        '<body onload="x()"><img/src=/srv/d.png><img src="&#x66;ile:///srv/e.png"><img srcset="/srv/f.png 2x"><iframe src="/srv/g.html"></iframe>' +
+        `<svg><image href="/srv/h.png"/></svg><a href="#top">top</a><a href="https://example.com">out</a><img src="data:image/png;base64,${PNG}">` +
+        '<p style="background-image:u\\72l(/srv/i.png)">text &amp; more</p></body></html>',
+    );
     assert.ok(!/\/srv\/|script|alert|onload|refresh/.test(out), out);
     assert.match(out, /<meta charset="utf-8">/);
     assert.match(out, /href="#top"/);
@@ -122,7 +145,11 @@ describe('HTML made inert', () => {
 
   it('keeps data: images in CSS and drops everything else that loads', () => {
     assert.equal(inertCss(`a{background:url("data:image/png;base64,${PNG}")}`), `a{background:url("data:image/png;base64,${PNG}")}`);
-    assert.equal(inertCss('a{background:url("data:image/png;base64,AA")}'), 'a{background:url("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")}', 'not a picture: blank');
+    assert.equal(
+      inertCss('a{background:url("data:image/png;base64,AA")}'),
+      'a{background:url("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")}',
+      'not a picture: blank',
+    );
     assert.equal(inertCss('a{background:url(x.png);behavior:url(x.htc)}'), 'a{background:none;}');
   });
 });

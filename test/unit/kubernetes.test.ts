@@ -27,7 +27,10 @@ function manifests(file: string): Manifest[] {
 }
 
 const MODELS: Record<string, new (data: never) => { validate(): void }> = {
-  'apps/v1 Deployment': Deployment, 'v1 Service': Service, 'v1 Secret': Secret, 'policy/v1 PodDisruptionBudget': PodDisruptionBudget,
+  'apps/v1 Deployment': Deployment,
+  'v1 Service': Service,
+  'v1 Secret': Secret,
+  'policy/v1 PodDisruptionBudget': PodDisruptionBudget,
 };
 
 const all = () => ['docsmith.yaml', 'pgbouncer.yaml', 'secret.example.yaml'].flatMap((file) => manifests(file).map((m) => ({ file, m })));
@@ -42,10 +45,16 @@ describe('Kubernetes manifests', () => {
       assert.doesNotThrow(() => new Model(m as never).validate(), `${file}: ${m.kind} ${m.metadata.name}`);
     }
     const [kustomization] = manifests('kustomization.yaml') as unknown as { resources: string[] }[];
-    assert.deepEqual([...kustomization!.resources].sort(), fs.readdirSync(DIR).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').sort());
+    assert.deepEqual(
+      [...kustomization!.resources].sort(),
+      fs
+        .readdirSync(DIR)
+        .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
+        .sort(),
+    );
   });
 
-  it('probe what the service answers, drain within the grace period, and run as the image\'s user', () => {
+  it("probe what the service answers, drain within the grace period, and run as the image's user", () => {
     const deployment = new Deployment(find('Deployment', 'docsmith'));
     const pod = deployment.spec!.template.spec!;
     const container = pod.containers[0]!;
@@ -54,17 +63,23 @@ describe('Kubernetes manifests', () => {
     assert.equal(container.livenessProbe?.httpGet?.path, '/healthz', 'liveness must not depend on the database');
     assert.equal(container.startupProbe?.httpGet?.path, '/healthz');
     const port = container.ports!.find((p) => p.name === container.readinessProbe?.httpGet?.port)!;
-    assert.equal(port.containerPort, 8080, 'the service\'s default PORT');
+    assert.equal(port.containerPort, 8080, "the service's default PORT");
     const preStop = Number(container.lifecycle?.preStop?.exec?.command?.at(-1) ?? 0);
     const drain = Number(env.get('DOCSMITH_SHUTDOWN_GRACE_MS')) / 1000;
     assert.ok(pod.terminationGracePeriodSeconds! >= preStop + drain + 5, 'time to stop taking requests, drain and exit before SIGKILL');
-    assert.equal(deployment.spec!.strategy?.rollingUpdate?.maxUnavailable, 0, 'a rollout keeps every instance serving until its successor is ready');
+    assert.equal(
+      deployment.spec!.strategy?.rollingUpdate?.maxUnavailable,
+      0,
+      'a rollout keeps every instance serving until its successor is ready',
+    );
     assert.match(fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'), new RegExp(`--uid ${pod.securityContext!.runAsUser}\\b`));
     const config = fs.readFileSync(path.join(ROOT, 'src', 'config.ts'), 'utf8');
-    for (const name of env.keys()) if (name.startsWith('DOCSMITH_')) assert.ok(config.includes(`'${name}'`) || config.includes(name), `${name} is a setting docsmith reads`);
+    for (const name of env.keys())
+      if (name.startsWith('DOCSMITH_'))
+        assert.ok(config.includes(`'${name}'`) || config.includes(name), `${name} is a setting docsmith reads`);
   });
 
-  it('match each other: selectors, the Secret\'s keys, and a pooler large enough for every instance during a rollout', () => {
+  it("match each other: selectors, the Secret's keys, and a pooler large enough for every instance during a rollout", () => {
     const deployment = new Deployment(find('Deployment', 'docsmith'));
     const labels = deployment.spec!.template.metadata!.labels!;
     const service = new Service(find('Service', 'docsmith'));
@@ -83,6 +98,8 @@ describe('Kubernetes manifests', () => {
     const instances = deployment.spec!.replicas! + Number(deployment.spec!.strategy!.rollingUpdate!.maxSurge);
     // Each instance: its pool, and one connection for /readyz.
     assert.ok(Number(pooler.get('MAX_CLIENT_CONN')) >= instances * (Number(envOf(container).get('DOCSMITH_DATABASE_POOL')) + 1));
-    assert.ok(new Secret(find('Secret', bouncer.spec!.template.spec!.containers[0]!.envFrom![0]!.secretRef!.name!)).stringData!.DATABASE_URL);
+    assert.ok(
+      new Secret(find('Secret', bouncer.spec!.template.spec!.containers[0]!.envFrom![0]!.secretRef!.name!)).stringData!.DATABASE_URL,
+    );
   });
 });

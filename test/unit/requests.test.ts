@@ -7,13 +7,24 @@ describe('requests kept while a job waits', () => {
   it('come back as they were sent: documents, dates, passwords, options', () => {
     const requests: DocumentRequest[] = [
       {
-        kind: 'merge', format: 'pdf', append: false, test: true, templateName: undefined, template: 'UEsDBA==',
-        records: [{ name: 'Ann', items: [{ n: 1 }] }], options: { ...DEFAULT_MERGE_OPTIONS, culture: 'de-DE' },
+        kind: 'merge',
+        format: 'pdf',
+        append: false,
+        test: true,
+        templateName: undefined,
+        template: 'UEsDBA==',
+        records: [{ name: 'Ann', items: [{ n: 1 }] }],
+        options: { ...DEFAULT_MERGE_OPTIONS, culture: 'de-DE' },
         document: { password: 'pw', properties: { title: 'T', creationDate: new Date('2026-01-02T03:04:05Z') } },
       },
       {
-        kind: 'append', format: 'docx', test: false,
-        documents: [{ bytes: Buffer.from([0, 1, 2, 255]), divider: 'section' }, { bytes: Buffer.from('x'), divider: 'none' }],
+        kind: 'append',
+        format: 'docx',
+        test: false,
+        documents: [
+          { bytes: Buffer.from([0, 1, 2, 255]), divider: 'section' },
+          { bytes: Buffer.from('x'), divider: 'none' },
+        ],
         document: { password: undefined, properties: { lastModificationDate: new Date('2025-12-31T23:59:59Z'), author: 'A' } },
       },
       { kind: 'convert', format: 'txt', test: false, document: Buffer.from('<p>hi</p>'), from: 'html' },

@@ -9,14 +9,19 @@ import { wordProblems } from '../helpers/word-rules.js';
 
 describe('charts embedded in RTF', () => {
   it('finds chart objects with their names and classes, and nothing else', () => {
-    const rtf = Buffer.from(`{\\rtf1\\ansi {\\fonttbl{\\f0 Arial;}}\\pard Sales {\\b report}\\par ${rtfObject('MSGraph.Chart.8', 'sales')} ${rtfObject('Word.Document.12', 'letter')}`
-      + ` {\\*\\shppict{\\pict\\pngblip 89504e47}} ${rtfObject('Excel.Chart.8')} {\\bin4 {}}\\par}`);
-    assert.deepEqual(rtfCharts(rtf), [{ name: 'sales', objectClass: 'MSGraph.Chart.8' }, { name: undefined, objectClass: 'Excel.Chart.8' }]);
+    const rtf = Buffer.from(
+      `{\\rtf1\\ansi {\\fonttbl{\\f0 Arial;}}\\pard Sales {\\b report}\\par ${rtfObject('MSGraph.Chart.8', 'sales')} ${rtfObject('Word.Document.12', 'letter')}` +
+        ` {\\*\\shppict{\\pict\\pngblip 89504e47}} ${rtfObject('Excel.Chart.8')} {\\bin4 {}}\\par}`,
+    );
+    assert.deepEqual(rtfCharts(rtf), [
+      { name: 'sales', objectClass: 'MSGraph.Chart.8' },
+      { name: undefined, objectClass: 'Excel.Chart.8' },
+    ]);
     assert.deepEqual(rtfCharts(Buffer.from('{\\rtf1\\ansi \\pard no objects, a chart in words only: Chart\\par}')), []);
   });
 
   it('reads names written in escapes, and survives cut-off input', () => {
-    const rtf = `{\\rtf1 ${rtfObject('MSGraph.Chart.8', 'Ums\\\'e4tze')}}`;
+    const rtf = `{\\rtf1 ${rtfObject('MSGraph.Chart.8', "Ums\\'e4tze")}}`;
     assert.deepEqual(rtfCharts(Buffer.from(rtf, 'latin1')), [{ name: 'Umsätze', objectClass: 'MSGraph.Chart.8' }]);
     for (let cut = 1; cut < rtf.length; cut += 7) assert.ok(Array.isArray(rtfCharts(Buffer.from(rtf.slice(0, cut), 'latin1'))));
   });
@@ -24,16 +29,24 @@ describe('charts embedded in RTF', () => {
 
 describe('DOCX the office writes, tidied for Word', () => {
   it('puts section properties after the other paragraph properties, as LibreOffice does not', () => {
-    const root = parseXml('<w:p xmlns:w="w"><w:pPr><w:sectPr><w:pgSz/><w:type/></w:sectPr><w:pStyle w:val="Normal"/><w:rPr/></w:pPr></w:p>', 'x').root;
+    const root = parseXml(
+      '<w:p xmlns:w="w"><w:pPr><w:sectPr><w:pgSz/><w:type/></w:sectPr><w:pStyle w:val="Normal"/><w:rPr/></w:pPr></w:p>',
+      'x',
+    ).root;
     assert.equal(putInSchemaOrder(root), true);
-    assert.equal(serialize(root), '<w:p xmlns:w="w"><w:pPr><w:pStyle w:val="Normal"/><w:rPr/><w:sectPr><w:type/><w:pgSz/></w:sectPr></w:pPr></w:p>');
+    assert.equal(
+      serialize(root),
+      '<w:p xmlns:w="w"><w:pPr><w:pStyle w:val="Normal"/><w:rPr/><w:sectPr><w:type/><w:pgSz/></w:sectPr></w:pPr></w:p>',
+    );
     assert.equal(putInSchemaOrder(root), false, 'in order now');
   });
 
   it('changes a package only where it is out of order', () => {
     const clean = docx(p(run('a')));
     assert.equal(tidyOfficeDocx(clean), clean);
-    const office = docx(`<w:p><w:pPr><w:sectPr><w:pgSz w:w="11906" w:h="16838"/></w:sectPr><w:pStyle w:val="Normal"/></w:pPr>${run('one')}</w:p>${p(run('two'))}`);
+    const office = docx(
+      `<w:p><w:pPr><w:sectPr><w:pgSz w:w="11906" w:h="16838"/></w:sectPr><w:pStyle w:val="Normal"/></w:pPr>${run('one')}</w:p>${p(run('two'))}`,
+    );
     assert.ok(wordProblems(office).some((problem) => problem.startsWith('order:')));
     const tidied = tidyOfficeDocx(office);
     assert.deepEqual(wordProblems(tidied), []);

@@ -12,7 +12,10 @@ describe('sign-in throttling', () => {
   });
 
   it('slows a user under attack progressively, without a lockout', async () => {
-    assert.deepEqual([0, 9, 10, 19, 20, 30, 10_000].map((f) => userDelayMs(f, 10)), [0, 0, 250, 250, 500, 1000, 8000]);
+    assert.deepEqual(
+      [0, 9, 10, 19, 20, 30, 10_000].map((f) => userDelayMs(f, 10)),
+      [0, 0, 250, 250, 500, 1000, 8000],
+    );
   });
 
   it('bounds the hashing work: past the waiting line a sign-in answers 503 at once', async () => {

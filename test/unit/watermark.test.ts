@@ -20,8 +20,14 @@ const marked = (body: string, options: Parameters<typeof docx>[1] = {}, settings
 /** Each section's header references: type -> header part. */
 function sections(out: Buffer): Record<string, string>[] {
   const rels = text(out, 'word/_rels/document.xml.rels');
-  return [...text(out, 'word/document.xml').matchAll(/<w:sectPr\b[\s\S]*?<\/w:sectPr>/g)].map((m) => Object.fromEntries(
-    [...m[0].matchAll(/<w:headerReference w:type="(\w+)" r:id="([^"]+)"\/>/g)].map((r) => [r[1]!, new RegExp(`Id="${r[2]}"[^>]*Target="([^"]+)"`).exec(rels)![1]!])));
+  return [...text(out, 'word/document.xml').matchAll(/<w:sectPr\b[\s\S]*?<\/w:sectPr>/g)].map((m) =>
+    Object.fromEntries(
+      [...m[0].matchAll(/<w:headerReference w:type="(\w+)" r:id="([^"]+)"\/>/g)].map((r) => [
+        r[1]!,
+        new RegExp(`Id="${r[2]}"[^>]*Target="([^"]+)"`).exec(rels)![1]!,
+      ]),
+    ),
+  );
 }
 
 describe('test-run watermark in DOCX', () => {
@@ -32,14 +38,18 @@ describe('test-run watermark in DOCX', () => {
     const header = text(out, `word/${only!.default}`);
     assert.match(header, /<w:docPartGallery w:val="Watermarks"\/>/);
     assert.match(header, /<v:shape id="PowerPlusWaterMarkObject1"[^>]*type="#_x0000_t136"[^>]*rotation:315[\s\S]*?string="TEST MODE"/);
-    assert.match(text(out, '[Content_Types].xml'), /PartName="\/word\/header-watermark1\.xml" ContentType="application\/vnd\.openxmlformats-officedocument\.wordprocessingml\.header\+xml"/);
+    assert.match(
+      text(out, '[Content_Types].xml'),
+      /PartName="\/word\/header-watermark1\.xml" ContentType="application\/vnd\.openxmlformats-officedocument\.wordprocessingml\.header\+xml"/,
+    );
     assert.deepEqual(schemaOrderProblemsOf(out), []);
     assert.match(text(out, 'word/document.xml'), /Body/);
   });
 
   it('marks the headers sections have, adds first and even-page ones where a section shows them, and relies on inheritance', () => {
     const first = '<w:p><w:pPr><w:sectPr><w:pgSz w:w="11906" w:h="16838"/><w:titlePg/></w:sectPr></w:pPr></w:p>';
-    const settings = '<?xml version="1.0" encoding="UTF-8"?><w:settings xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:evenAndOddHeaders/></w:settings>';
+    const settings =
+      '<?xml version="1.0" encoding="UTF-8"?><w:settings xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:evenAndOddHeaders/></w:settings>';
     const out = marked(p(run('One')) + first + p(run('Two')), { header: p(run('Own header')) }, settings);
     const [one, two] = sections(out);
     // The first section shows a first-page header and even pages: both new; its default one inherits none, so new too.

@@ -21,12 +21,19 @@ describe('ZIP reading under hard limits', () => {
     for (const name of ['word/document.xml', '[Content_Types].xml']) {
       const bomb = zipBomb(name, 64 * 1024 * 1024);
       const started = process.hrtime.bigint();
-      assert.throws(() => readZip(bomb), (error: Error) => error instanceof ZipError && error.kind === 'limit' && /zip bomb|more than/.test(error.message));
+      assert.throws(
+        () => readZip(bomb),
+        (error: Error) => error instanceof ZipError && error.kind === 'limit' && /zip bomb|more than/.test(error.message),
+      );
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       assert.ok(ms < 5000, `took ${ms} ms`);
     }
-    assert.throws(() => OoxmlPackage.read(zipBomb('word/document.xml', 64 * 1024 * 1024), 'The template'),
-      (error: Error) => error instanceof InputError && /^The template is refused: the part word\/document.xml unpacks to more than 200 times/.test(error.message));
+    assert.throws(
+      () => OoxmlPackage.read(zipBomb('word/document.xml', 64 * 1024 * 1024), 'The template'),
+      (error: Error) =>
+        error instanceof InputError &&
+        /^The template is refused: the part word\/document.xml unpacks to more than 200 times/.test(error.message),
+    );
     const detected = detectFormat(zipBomb('[Content_Types].xml', 64 * 1024 * 1024));
     assert.equal(detected.ok, false);
     assert.match((detected as { message: string }).message, /refused/);
@@ -37,10 +44,19 @@ describe('ZIP reading under hard limits', () => {
     for (let i = 0; i < 20; i++) many[`p${i}.xml`] = strToU8('<a/>');
     const limits = { maxEntries: 10, maxPartBytes: 1024, maxTotalBytes: 2048, maxRatio: 200, ratioFloorBytes: 1024 };
     assert.throws(() => readZip(zipSync(many), limits), /more than 10 parts/);
-    assert.throws(() => readZip(zipSync({ a: new Uint8Array(1500), b: new Uint8Array(1500) }), limits), /more than 0 MB|unpacks to more than/);
+    assert.throws(
+      () => readZip(zipSync({ a: new Uint8Array(1500), b: new Uint8Array(1500) }), limits),
+      /more than 0 MB|unpacks to more than/,
+    );
     const good = docx('');
-    assert.throws(() => readZip(good.subarray(0, good.length - 30)), (e: Error) => e instanceof ZipError && e.kind === 'damaged');
-    assert.throws(() => readZip(Buffer.from('PK\u0003\u0004 not really')), (e: Error) => e instanceof ZipError && e.kind === 'damaged');
+    assert.throws(
+      () => readZip(good.subarray(0, good.length - 30)),
+      (e: Error) => e instanceof ZipError && e.kind === 'damaged',
+    );
+    assert.throws(
+      () => readZip(Buffer.from('PK\u0003\u0004 not really')),
+      (e: Error) => e instanceof ZipError && e.kind === 'damaged',
+    );
   });
 });
 
@@ -55,12 +71,20 @@ describe('DOCTYPEs in packages', () => {
     // Word documents carry whole web pages as altChunk parts, which start with <!DOCTYPE html>.
     const page = OoxmlPackage.read(withPart('word/afchunk.html', '<!DOCTYPE html><html><body><p>Chunk</p></body></html>'));
     assert.ok(page.has('word/afchunk.html'));
-    assert.ok(OoxmlPackage.read(withPart('word/afchunk.mht', 'MIME-Version: 1.0\r\n\r\n<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN"><html></html>')));
-    assert.throws(() => OoxmlPackage.read(withPart('word/afchunk.html', '<!DOCTYPE html [<!ENTITY a "aaaa">]><html>&a;</html>')), /DOCTYPE/);
+    assert.ok(
+      OoxmlPackage.read(
+        withPart('word/afchunk.mht', 'MIME-Version: 1.0\r\n\r\n<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN"><html></html>'),
+      ),
+    );
+    assert.throws(
+      () => OoxmlPackage.read(withPart('word/afchunk.html', '<!DOCTYPE html [<!ENTITY a "aaaa">]><html>&a;</html>')),
+      /DOCTYPE/,
+    );
   });
 
   it('leaves DOCTYPEs inside pictures and printer settings alone (Apple plists in JPEG metadata, Mac Word), by content type', () => {
-    const plist = '<?xml version="1.0"?><!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd"><plist/>';
+    const plist =
+      '<?xml version="1.0"?><!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd"><plist/>';
     const withParts = (parts: Record<string, string | Uint8Array>, types: string) => {
       const files = unzipSync(docx(''));
       const declared = Buffer.from(files['[Content_Types].xml']!).toString('utf8').replace('</Types>', `${types}</Types>`);
@@ -69,13 +93,35 @@ describe('DOCTYPEs in packages', () => {
       return Buffer.from(zipSync(files));
     };
     const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe1]), Buffer.from(plist)]);
-    const settings = '<Default Extension="jpeg" ContentType="image/jpeg"/><Default Extension="bin" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.printerSettings"/>';
-    const read = OoxmlPackage.read(withParts({ 'word/media/image1.jpeg': jpeg, 'word/printerSettings/printerSettings1.bin': plist }, settings));
+    const settings =
+      '<Default Extension="jpeg" ContentType="image/jpeg"/><Default Extension="bin" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.printerSettings"/>';
+    const read = OoxmlPackage.read(
+      withParts({ 'word/media/image1.jpeg': jpeg, 'word/printerSettings/printerSettings1.bin': plist }, settings),
+    );
     assert.ok(read.has('word/media/image1.jpeg') && read.has('word/printerSettings/printerSettings1.bin'));
     // Declared as markup, or named as markup, it is checked whatever else it claims.
-    assert.throws(() => OoxmlPackage.read(withParts({ 'word/media/image2.jpeg': plist }, `${settings}<Override PartName="/word/media/image2.jpeg" ContentType="application/xml"/>`)), /image2\.jpeg contains a DOCTYPE/);
-    assert.throws(() => OoxmlPackage.read(withParts({ 'word/fake.xml': plist }, `${settings}<Override PartName="/word/fake.xml" ContentType="image/png"/>`)), /fake\.xml contains a DOCTYPE/);
-    assert.throws(() => OoxmlPackage.read(withParts({ 'word/media/image3.gif': plist }, settings)), /image3\.gif contains a DOCTYPE/, 'a part of no declared type');
+    assert.throws(
+      () =>
+        OoxmlPackage.read(
+          withParts(
+            { 'word/media/image2.jpeg': plist },
+            `${settings}<Override PartName="/word/media/image2.jpeg" ContentType="application/xml"/>`,
+          ),
+        ),
+      /image2\.jpeg contains a DOCTYPE/,
+    );
+    assert.throws(
+      () =>
+        OoxmlPackage.read(
+          withParts({ 'word/fake.xml': plist }, `${settings}<Override PartName="/word/fake.xml" ContentType="image/png"/>`),
+        ),
+      /fake\.xml contains a DOCTYPE/,
+    );
+    assert.throws(
+      () => OoxmlPackage.read(withParts({ 'word/media/image3.gif': plist }, settings)),
+      /image3\.gif contains a DOCTYPE/,
+      'a part of no declared type',
+    );
   });
 });
 
@@ -102,7 +148,11 @@ describe('ZIP writing', () => {
   it('deflates media that is not compressed already, whatever its name, and stores media that is', () => {
     const flat = Buffer.alloc(8 * 1024 * 1024, 0x7f); // an uncompressed picture: 8 MB of one colour
     const noise = randomBytes(256 * 1024); // a real JPEG's entropy
-    const zip = writeZip([['word/media/image1.png', flat], ['word/media/image2.jpeg', noise], ['word/media/image3', flat]]);
+    const zip = writeZip([
+      ['word/media/image1.png', flat],
+      ['word/media/image2.jpeg', noise],
+      ['word/media/image3', flat],
+    ]);
     assert.ok(zip.length < noise.length + 100_000, `${zip.length} bytes for 16 MB of flat pictures and 256 KB of noise`);
     assert.ok(zip.includes(noise), 'the incompressible picture is stored as it is');
     const back = unzipSync(zip);

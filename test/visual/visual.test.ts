@@ -42,30 +42,69 @@ const parcel = txBarcode('Lines.Tracking', 'rIdBc3', 'Code128', { showText: true
 const cases: Case[] = [
   {
     name: 'invoice',
-    template: docx(p(run('ACME Corporation', bold)) + p(run('Invoice '), mergefield('number'), run(' for '), mergefield('customer'))
-      + table(row(cell(p(run('Item', bold))), cell(p(run('Price', bold)))), block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('price', '\\# "#,##0.00"'))))))
-      + p(run('Total: '), mergefield('total', '\\# "#,##0.00"'))
-      + p(field('IF "total" > "2000" "Credit card payment is not accepted." "Call us: 704 544 7445"', 'x')),
-    { footer: p(run('Page '), field('PAGE', '1'), run(' of '), field('NUMPAGES', '1')) }),
-    records: [{ number: 'INV-1', customer: 'Ann', total: 1716.18, items: [{ name: 'Bolts', price: 1200 }, { name: 'Nuts', price: 516.18 }] }],
+    template: docx(
+      p(run('ACME Corporation', bold)) +
+        p(run('Invoice '), mergefield('number'), run(' for '), mergefield('customer')) +
+        table(
+          row(cell(p(run('Item', bold))), cell(p(run('Price', bold)))),
+          block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('price', '\\# "#,##0.00"'))))),
+        ) +
+        p(run('Total: '), mergefield('total', '\\# "#,##0.00"')) +
+        p(field('IF "total" > "2000" "Credit card payment is not accepted." "Call us: 704 544 7445"', 'x')),
+      { footer: p(run('Page '), field('PAGE', '1'), run(' of '), field('NUMPAGES', '1')) },
+    ),
+    records: [
+      {
+        number: 'INV-1',
+        customer: 'Ann',
+        total: 1716.18,
+        items: [
+          { name: 'Bolts', price: 1200 },
+          { name: 'Nuts', price: 516.18 },
+        ],
+      },
+    ],
     append: false,
   },
   {
     // Every label ends with NEXT, the last one too; each sheet is a table starting its section.
     name: 'labels',
-    template: docx(table(row(cell(p(mergefield('name')), p(mergefield('city')), p(field('NEXT', ''))), cell(p(mergefield('name')), p(mergefield('city')), p(field('NEXT', '')))))),
+    template: docx(
+      table(
+        row(
+          cell(p(mergefield('name')), p(mergefield('city')), p(field('NEXT', ''))),
+          cell(p(mergefield('name')), p(mergefield('city')), p(field('NEXT', ''))),
+        ),
+      ),
+    ),
     records: ['Ann/Berlin', 'Bob/Paris', 'Cy/Rome', 'Di/Oslo', 'Ed/Lima'].map((s) => ({ name: s.split('/')[0]!, city: s.split('/')[1]! })),
     append: true,
   },
   {
     // TX barcode pictures (QR in a colour, Code 128 with its text) and Word's MERGEBARCODE.
     name: 'shipping-label',
-    template: docx(p(run('Ship to ', bold), mergefield('name')) + p(mergefield('street')) + p(tracking.xml, run('  '), order.xml)
-      + p(run('Article: '), field('MERGEBARCODE ean EAN13 \\t \\h 720')),
-    { customXml: { rIdBc1: tracking.customXml, rIdBc2: order.customXml } }),
+    template: docx(
+      p(run('Ship to ', bold), mergefield('name')) +
+        p(mergefield('street')) +
+        p(tracking.xml, run('  '), order.xml) +
+        p(run('Article: '), field('MERGEBARCODE ean EAN13 \\t \\h 720')),
+      { customXml: { rIdBc1: tracking.customXml, rIdBc2: order.customXml } },
+    ),
     records: [
-      { name: 'Ann Lee', street: '1 Main St, Springfield', TrackingCode: 'https://example.com/t/1Z999AA10123456784', OrderNo: 'ORD-2026-0001', ean: '400638133393' },
-      { name: 'Bob Kay', street: '9 Elm Rd, Shelbyville', TrackingCode: 'https://example.com/t/1Z999AA10123456799', OrderNo: 'ORD-2026-0002', ean: '590123412345' },
+      {
+        name: 'Ann Lee',
+        street: '1 Main St, Springfield',
+        TrackingCode: 'https://example.com/t/1Z999AA10123456784',
+        OrderNo: 'ORD-2026-0001',
+        ean: '400638133393',
+      },
+      {
+        name: 'Bob Kay',
+        street: '9 Elm Rd, Shelbyville',
+        TrackingCode: 'https://example.com/t/1Z999AA10123456799',
+        OrderNo: 'ORD-2026-0002',
+        ean: '590123412345',
+      },
     ],
     append: true,
   },
@@ -73,55 +112,126 @@ const cases: Case[] = [
     // A label sheet whose barcodes' data path runs through a list (TX's Sales_SalesOrderDetail.CarrierTrackingNumber):
     // each label shows its record's first row; rows holding a code are kept on one page.
     name: 'label-sheet-array',
-    template: docx(table(row(
-      cell(p(mergefield('name')), p(parcel.xml), p(field('NEXT', ''))),
-      cell(p(mergefield('name')), p(parcel.xml), p(field('NEXT', ''))),
-    )), { customXml: { rIdBc3: parcel.customXml } }),
-    records: ['Ann', 'Bob', 'Cy', 'Di'].map((name, i) => ({ name, Lines: [{ Tracking: `1Z-${name.toUpperCase()}-00${i + 1}` }, { Tracking: 'not this one' }] })),
+    template: docx(
+      table(
+        row(
+          cell(p(mergefield('name')), p(parcel.xml), p(field('NEXT', ''))),
+          cell(p(mergefield('name')), p(parcel.xml), p(field('NEXT', ''))),
+        ),
+      ),
+      { customXml: { rIdBc3: parcel.customXml } },
+    ),
+    records: ['Ann', 'Bob', 'Cy', 'Di'].map((name, i) => ({
+      name,
+      Lines: [{ Tracking: `1Z-${name.toUpperCase()}-00${i + 1}` }, { Tracking: 'not this one' }],
+    })),
     append: true,
   },
   {
     // A report with nested blocks and a chart bound to the outer block by its name.
     name: 'sales-report',
-    template: docx(p(run('Sales report ', bold), mergefield('region'))
-      + block('sales', p(run('Quarter ', bold), mergefield('quarter'), run(': revenue '), mergefield('Revenue', '\\# "#,##0"'), run(', cost '), mergefield('Cost', '\\# "#,##0"')),
-        block('deals', p(run('    • '), mergefield('client'), run(' '), mergefield('amount', '\\# "#,##0"'))))
-      + p(sales.xml),
-    { charts: { rIdCh1: { xml: sales.chartXml, workbook: workbook('Sheet1', [['', 'Revenue', 'Cost'], ['United States', '700', '1']]) } } }),
-    records: [{
-      region: 'North',
-      sales: [
-        { quarter: 'Q1', Revenue: 1200, Cost: 800, deals: [{ client: 'Ann', amount: 700 }, { client: 'Bob', amount: 500 }] },
-        { quarter: 'Q2', Revenue: 1800, Cost: 900, deals: [{ client: 'Cy', amount: 1800 }] },
-        { quarter: 'Q3', Revenue: 1500, Cost: 1400, deals: [] },
-        { quarter: 'Q4', Revenue: 2100, Cost: 1200, deals: [{ client: 'Di', amount: 2100 }] },
-      ],
-    }],
+    template: docx(
+      p(run('Sales report ', bold), mergefield('region')) +
+        block(
+          'sales',
+          p(
+            run('Quarter ', bold),
+            mergefield('quarter'),
+            run(': revenue '),
+            mergefield('Revenue', '\\# "#,##0"'),
+            run(', cost '),
+            mergefield('Cost', '\\# "#,##0"'),
+          ),
+          block('deals', p(run('    • '), mergefield('client'), run(' '), mergefield('amount', '\\# "#,##0"'))),
+        ) +
+        p(sales.xml),
+      {
+        charts: {
+          rIdCh1: {
+            xml: sales.chartXml,
+            workbook: workbook('Sheet1', [
+              ['', 'Revenue', 'Cost'],
+              ['United States', '700', '1'],
+            ]),
+          },
+        },
+      },
+    ),
+    records: [
+      {
+        region: 'North',
+        sales: [
+          {
+            quarter: 'Q1',
+            Revenue: 1200,
+            Cost: 800,
+            deals: [
+              { client: 'Ann', amount: 700 },
+              { client: 'Bob', amount: 500 },
+            ],
+          },
+          { quarter: 'Q2', Revenue: 1800, Cost: 900, deals: [{ client: 'Cy', amount: 1800 }] },
+          { quarter: 'Q3', Revenue: 1500, Cost: 1400, deals: [] },
+          { quarter: 'Q4', Revenue: 2100, Cost: 1200, deals: [{ client: 'Di', amount: 2100 }] },
+        ],
+      },
+    ],
     append: false,
   },
   {
     // Appended invoices that restart page numbering (as TX's do): records of 1 and 2 pages, each "page X of Y" of its own.
     name: 'invoice-appended',
-    template: docx(p(run('ACME Corporation', bold)) + p(run('Invoice '), mergefield('number'), run(' for '), mergefield('customer'))
-      + table(row(cell(p(run('Item', bold))), cell(p(run('Price', bold)))), block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('price', '\\# "#,##0.00"'))))))
-      + p(run('Total: '), mergefield('total', '\\# "#,##0.00"')),
-    { footer: p(run('Page '), field('PAGE', '1'), run(' of '), field('NUMPAGES', 'x')), restartNumbering: true }),
+    template: docx(
+      p(run('ACME Corporation', bold)) +
+        p(run('Invoice '), mergefield('number'), run(' for '), mergefield('customer')) +
+        table(
+          row(cell(p(run('Item', bold))), cell(p(run('Price', bold)))),
+          block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('price', '\\# "#,##0.00"'))))),
+        ) +
+        p(run('Total: '), mergefield('total', '\\# "#,##0.00"')),
+      { footer: p(run('Page '), field('PAGE', '1'), run(' of '), field('NUMPAGES', 'x')), restartNumbering: true },
+    ),
     records: [
-      { number: 'INV-1', customer: 'Ann', total: 1716.18, items: [{ name: 'Bolts', price: 1200 }, { name: 'Nuts', price: 516.18 }] },
-      { number: 'INV-2', customer: 'Bob', total: 5740, items: Array.from({ length: 70 }, (_, i) => ({ name: `Part ${i + 1}`, price: 82 })) },
+      {
+        number: 'INV-1',
+        customer: 'Ann',
+        total: 1716.18,
+        items: [
+          { name: 'Bolts', price: 1200 },
+          { name: 'Nuts', price: 516.18 },
+        ],
+      },
+      {
+        number: 'INV-2',
+        customer: 'Bob',
+        total: 5740,
+        items: Array.from({ length: 70 }, (_, i) => ({ name: `Part ${i + 1}`, price: 82 })),
+      },
     ],
     append: true,
   },
   {
     // TX's accruals report: tab stops in every paragraph's properties, the last one after a page break; no blank page between records.
     name: 'accruals-report',
-    template: docx(p(run('Accruals report ', bold), mergefield('period'))
-      + table(row(cell(p(run('Account', bold))), cell(p(run('Amount', bold)))), block('accruals', row(cell(p(mergefield('account'))), cell(p(mergefield('amount', '\\# "#,##0.00"'))))))
-      + `<w:p>${tabs}${run('Total')}<w:r><w:tab/></w:r>${mergefield('total', '\\# "#,##0.00"')}</w:p>`
-      + `<w:p>${tabs}<w:r><w:br w:type="page"/></w:r></w:p><w:p>${tabs}</w:p>`,
-    { footer: p(run('Page '), field('PAGE', '1'), run(' of '), field('NUMPAGES', 'x')), restartNumbering: true }),
+    template: docx(
+      p(run('Accruals report ', bold), mergefield('period')) +
+        table(
+          row(cell(p(run('Account', bold))), cell(p(run('Amount', bold)))),
+          block('accruals', row(cell(p(mergefield('account'))), cell(p(mergefield('amount', '\\# "#,##0.00"'))))),
+        ) +
+        `<w:p>${tabs}${run('Total')}<w:r><w:tab/></w:r>${mergefield('total', '\\# "#,##0.00"')}</w:p>` +
+        `<w:p>${tabs}<w:r><w:br w:type="page"/></w:r></w:p><w:p>${tabs}</w:p>`,
+      { footer: p(run('Page '), field('PAGE', '1'), run(' of '), field('NUMPAGES', 'x')), restartNumbering: true },
+    ),
     records: [
-      { period: 'October 2026', total: 4200, accruals: [{ account: '4100 Rent', amount: 3000 }, { account: '4200 Power', amount: 1200 }] },
+      {
+        period: 'October 2026',
+        total: 4200,
+        accruals: [
+          { account: '4100 Rent', amount: 3000 },
+          { account: '4200 Power', amount: 1200 },
+        ],
+      },
       { period: 'November 2026', total: 950.5, accruals: [{ account: '4300 Water', amount: 950.5 }] },
     ],
     append: true,
@@ -129,26 +239,61 @@ const cases: Case[] = [
   {
     // A chart inside a repeated block: each region's chart shows that region's quarters.
     name: 'regional-charts',
-    template: docx(p(run('Sales by region', bold)) + block('regions', p(run('Region ', bold), mergefield('region')), p(regional.xml)),
-      { charts: { rIdCh2: { xml: regional.chartXml, workbook: workbook('Sheet1', [['', 'Revenue', 'Cost'], ['United States', '700', '1']]) } } }),
-    records: [{ regions: [
-      { region: 'North', sales: [{ quarter: 'Q1', Revenue: 1200, Cost: 800 }, { quarter: 'Q2', Revenue: 1800, Cost: 900 }] },
-      { region: 'South', sales: [{ quarter: 'Q1', Revenue: 400, Cost: 300 }, { quarter: 'Q2', Revenue: 600, Cost: 350 }, { quarter: 'Q3', Revenue: 900, Cost: 500 }] },
-    ] }],
+    template: docx(p(run('Sales by region', bold)) + block('regions', p(run('Region ', bold), mergefield('region')), p(regional.xml)), {
+      charts: {
+        rIdCh2: {
+          xml: regional.chartXml,
+          workbook: workbook('Sheet1', [
+            ['', 'Revenue', 'Cost'],
+            ['United States', '700', '1'],
+          ]),
+        },
+      },
+    }),
+    records: [
+      {
+        regions: [
+          {
+            region: 'North',
+            sales: [
+              { quarter: 'Q1', Revenue: 1200, Cost: 800 },
+              { quarter: 'Q2', Revenue: 1800, Cost: 900 },
+            ],
+          },
+          {
+            region: 'South',
+            sales: [
+              { quarter: 'Q1', Revenue: 400, Cost: 300 },
+              { quarter: 'Q2', Revenue: 600, Cost: 350 },
+              { quarter: 'Q3', Revenue: 900, Cost: 500 },
+            ],
+          },
+        ],
+      },
+    ],
     append: false,
   },
   {
     name: 'letter',
-    template: docx(p(run('Dear '), mergefield('name'), run(',')) + p(run('thank you for your order of '), mergefield('date', '\\@ "d MMMM yyyy"'), run('.')) + p(run('Kind regards')),
-      { header: p(run('ACME Corporation — '), mergefield('city')), footer: p(run('Reference '), mergefield('reference')) }),
-    records: [{ name: 'Ann', date: '2026-11-23', city: 'Springfield', reference: 'R-1' }, { name: 'Bob', date: '2026-01-02', city: 'Shelbyville', reference: 'R-2' }],
+    template: docx(
+      p(run('Dear '), mergefield('name'), run(',')) +
+        p(run('thank you for your order of '), mergefield('date', '\\@ "d MMMM yyyy"'), run('.')) +
+        p(run('Kind regards')),
+      { header: p(run('ACME Corporation — '), mergefield('city')), footer: p(run('Reference '), mergefield('reference')) },
+    ),
+    records: [
+      { name: 'Ann', date: '2026-11-23', city: 'Springfield', reference: 'R-1' },
+      { name: 'Bob', date: '2026-01-02', city: 'Shelbyville', reference: 'R-2' },
+    ],
     append: true,
   },
 ];
 
 function pagesOf(pdf: Uint8Array): mupdf.Pixmap[] {
   const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
-  return Array.from({ length: doc.countPages() }, (_, i) => doc.loadPage(i).toPixmap(mupdf.Matrix.scale(0.75, 0.75), mupdf.ColorSpace.DeviceRGB, false, true));
+  return Array.from({ length: doc.countPages() }, (_, i) =>
+    doc.loadPage(i).toPixmap(mupdf.Matrix.scale(0.75, 0.75), mupdf.ColorSpace.DeviceRGB, false, true),
+  );
 }
 
 /** Share of pixels that differ by more than a small amount, and an image marking them red. */
@@ -161,12 +306,16 @@ function compare(actual: mupdf.Pixmap, expected: mupdf.Pixmap): { share: number;
   let differing = 0;
   for (let i = 0; i < a.length; i += 3) {
     const delta = Math.abs(a[i]! - b[i]!) + Math.abs(a[i + 1]! - b[i + 1]!) + Math.abs(a[i + 2]! - b[i + 2]!);
-    const faint = Math.round((a[i]! + a[i + 1]! + a[i + 2]!) / 3 * 0.3 + 178);
+    const faint = Math.round(((a[i]! + a[i + 1]! + a[i + 2]!) / 3) * 0.3 + 178);
     if (delta > 48) {
       differing++;
-      d[i] = 255; d[i + 1] = 0; d[i + 2] = 0;
+      d[i] = 255;
+      d[i + 1] = 0;
+      d[i + 2] = 0;
     } else {
-      d[i] = faint; d[i + 1] = faint; d[i + 2] = faint;
+      d[i] = faint;
+      d[i + 1] = faint;
+      d[i + 2] = faint;
     }
   }
   return { share: differing / (a.length / 3), diff: out.asPNG() };
@@ -189,7 +338,8 @@ describe('visual regression: merged real-world-like templates against approved i
       const template = CompiledTemplate.compile(c.template);
       const merged = template.merge(c.records, { ...DEFAULT_MERGE_OPTIONS, culture: 'en-US' }, c.append, { officeBound: true });
       // The DOCX a user gets (raster main pictures) keeps the rules Word applies.
-      for (const docx of template.merge(c.records, { ...DEFAULT_MERGE_OPTIONS, culture: 'en-US' }, c.append)) assertWordValid(docx, [c.template], `${c.name} as DOCX`);
+      for (const docx of template.merge(c.records, { ...DEFAULT_MERGE_OPTIONS, culture: 'en-US' }, c.append))
+        assertWordValid(docx, [c.template], `${c.name} as DOCX`);
       const pages = (await Promise.all(merged.map(async (d) => pagesOf((await converter.convert(d, 'docx', 'pdf')).data)))).flat();
       const problems: string[] = [];
       pages.forEach((page, i) => {
@@ -213,7 +363,9 @@ describe('visual regression: merged real-world-like templates against approved i
         }
       });
       if (!UPDATE) {
-        const approved = fs.existsSync(REFERENCES) ? fs.readdirSync(REFERENCES).filter((f) => new RegExp(`^${c.name}-\\d+\\.png$`).test(f)).length : 0;
+        const approved = fs.existsSync(REFERENCES)
+          ? fs.readdirSync(REFERENCES).filter((f) => new RegExp(`^${c.name}-\\d+\\.png$`).test(f)).length
+          : 0;
         if (approved !== pages.length) problems.push(`${c.name}: ${pages.length} pages, ${approved} approved`);
       }
       assert.deepEqual(problems, []);

@@ -8,19 +8,37 @@ export type ImageFormat = 'PNG' | 'JPG' | 'GIF' | 'BMP';
 export type Divider = 1 | 2 | 3 | 'None' | 'NewParagraph' | 'NewSection';
 
 import type {
-  AccountSettings, ApiKey, DocumentSettings, IncorrectWord, Job, MergeSettings, ShareLink, TemplateInfo, TemplateListEntry, TrackedChange,
+  AccountSettings,
+  ApiKey,
+  DocumentSettings,
+  IncorrectWord,
+  Job,
+  MergeSettings,
+  ShareLink,
+  TemplateInfo,
+  TemplateListEntry,
+  TrackedChange,
 } from './wire.js';
 
 // The wire shapes are generated from the server's schemas (packages/client/src/wire.ts).
 export type * from './wire.js';
 
-export interface ThumbnailOptions { zoomFactor?: number; fromPage?: number; toPage?: number; imageFormat?: ImageFormat }
+export interface ThumbnailOptions {
+  zoomFactor?: number;
+  fromPage?: number;
+  toPage?: number;
+  imageFormat?: ImageFormat;
+}
 
 export type Credentials = { apiKey: string } | { username: string; password: string };
 
 /** A non-2xx answer: the status, the server's message and the request id to quote. */
 export class DocsmithApiError extends Error {
-  constructor(readonly status: number, message: string, readonly requestId: string | undefined) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly requestId: string | undefined,
+  ) {
     super(message);
     this.name = 'DocsmithApiError';
   }
@@ -48,11 +66,16 @@ export class DocsmithClient {
   private readonly baseUrl: string;
 
   // The default calls fetch unbound from the client: browsers refuse `this.fetchImpl(...)` on window.fetch.
-  constructor(baseUrl: string, credentials: Credentials, private readonly fetchImpl: typeof fetch = (input, init) => fetch(input, init)) {
+  constructor(
+    baseUrl: string,
+    credentials: Credentials,
+    private readonly fetchImpl: typeof fetch = (input, init) => fetch(input, init),
+  ) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
-    this.authorization = 'apiKey' in credentials
-      ? `ReportingCloud-APIKey ${credentials.apiKey}`
-      : `Basic ${toBase64(new TextEncoder().encode(`${credentials.username}:${credentials.password}`))}`;
+    this.authorization =
+      'apiKey' in credentials
+        ? `ReportingCloud-APIKey ${credentials.apiKey}`
+        : `Basic ${toBase64(new TextEncoder().encode(`${credentials.username}:${credentials.password}`))}`;
   }
 
   /** The response of a successful call; a failed one throws DocsmithApiError with the server's message. */
@@ -83,20 +106,44 @@ export class DocsmithClient {
   }
 
   // Account
-  accountSettings(): Promise<AccountSettings> { return this.call('GET', '/account/settings'); }
-  apiKeys(): Promise<ApiKey[]> { return this.call('GET', '/account/apikeys'); }
-  createApiKey(): Promise<string> { return this.call('PUT', '/account/apikey'); }
-  async deleteApiKey(key: string): Promise<void> { await this.call('DELETE', '/account/apikey', { key }); }
+  accountSettings(): Promise<AccountSettings> {
+    return this.call('GET', '/account/settings');
+  }
+  apiKeys(): Promise<ApiKey[]> {
+    return this.call('GET', '/account/apikeys');
+  }
+  createApiKey(): Promise<string> {
+    return this.call('PUT', '/account/apikey');
+  }
+  async deleteApiKey(key: string): Promise<void> {
+    await this.call('DELETE', '/account/apikey', { key });
+  }
 
   // Templates
-  listTemplates(): Promise<TemplateListEntry[]> { return this.call('GET', '/templates/list'); }
-  countTemplates(): Promise<number> { return this.call('GET', '/templates/count'); }
-  templateExists(templateName: string): Promise<boolean> { return this.call('GET', '/templates/exists', { templateName }); }
-  async downloadTemplate(templateName: string): Promise<Bytes> { return fromBase64(await this.call<string>('GET', '/templates/download', { templateName })); }
-  async uploadTemplate(templateName: string, template: Bytes): Promise<void> { await this.call('POST', '/templates/upload', { templateName }, toBase64(template)); }
-  async deleteTemplate(templateName: string): Promise<void> { await this.call('DELETE', '/templates/delete', { templateName }); }
-  templateInfo(templateName: string): Promise<TemplateInfo> { return this.call('GET', '/templates/info', { templateName }); }
-  templatePageCount(templateName: string): Promise<number> { return this.call('GET', '/templates/pagecount', { templateName }); }
+  listTemplates(): Promise<TemplateListEntry[]> {
+    return this.call('GET', '/templates/list');
+  }
+  countTemplates(): Promise<number> {
+    return this.call('GET', '/templates/count');
+  }
+  templateExists(templateName: string): Promise<boolean> {
+    return this.call('GET', '/templates/exists', { templateName });
+  }
+  async downloadTemplate(templateName: string): Promise<Bytes> {
+    return fromBase64(await this.call<string>('GET', '/templates/download', { templateName }));
+  }
+  async uploadTemplate(templateName: string, template: Bytes): Promise<void> {
+    await this.call('POST', '/templates/upload', { templateName }, toBase64(template));
+  }
+  async deleteTemplate(templateName: string): Promise<void> {
+    await this.call('DELETE', '/templates/delete', { templateName });
+  }
+  templateInfo(templateName: string): Promise<TemplateInfo> {
+    return this.call('GET', '/templates/info', { templateName });
+  }
+  templatePageCount(templateName: string): Promise<number> {
+    return this.call('GET', '/templates/pagecount', { templateName });
+  }
   /** One page as PNG for previews (docsmith extension; not counted). */
   async templatePageImage(templateName: string, page = 1, zoom: 25 | 50 | 100 | 150 = 100): Promise<Bytes> {
     return new Uint8Array(await (await this.send('GET', '/templates/pageimage', { templateName, page, zoom })).arrayBuffer());
@@ -106,28 +153,61 @@ export class DocsmithClient {
   }
 
   // Documents
-  async merge(request: { returnFormat: ReturnFormat; mergeData: object[] | object; templateName?: string; template?: Bytes; mergeSettings?: MergeSettings; append?: boolean; test?: boolean }): Promise<Bytes[]> {
+  async merge(request: {
+    returnFormat: ReturnFormat;
+    mergeData: object[] | object;
+    templateName?: string;
+    template?: Bytes;
+    mergeSettings?: MergeSettings;
+    append?: boolean;
+    test?: boolean;
+  }): Promise<Bytes[]> {
     const { returnFormat, templateName, append, test, template, mergeData, mergeSettings } = request;
     const body = { mergeData, template: template ? toBase64(template) : undefined, mergeSettings };
     return (await this.call<string[]>('POST', '/document/merge', { returnFormat, templateName, append, test }, body)).map(fromBase64);
   }
 
   /** docsmith extension: the merged result's pages as images; all records appended; counts one document. */
-  async preview(request: { mergeData: object[] | object; templateName?: string; template?: Bytes; mergeSettings?: MergeSettings; test?: boolean } & ThumbnailOptions): Promise<Bytes[]> {
+  async preview(
+    request: {
+      mergeData: object[] | object;
+      templateName?: string;
+      template?: Bytes;
+      mergeSettings?: MergeSettings;
+      test?: boolean;
+    } & ThumbnailOptions,
+  ): Promise<Bytes[]> {
     const { templateName, test, template, mergeData, mergeSettings, ...view } = request;
     const body = { mergeData, template: template ? toBase64(template) : undefined, mergeSettings };
     return (await this.call<string[]>('POST', '/document/preview', { templateName, test, ...view }, body)).map(fromBase64);
   }
 
-  async findAndReplace(request: { returnFormat: ReturnFormat; findAndReplaceData: [string, string][]; templateName?: string; template?: Bytes; mergeSettings?: MergeSettings; test?: boolean }): Promise<Bytes> {
+  async findAndReplace(request: {
+    returnFormat: ReturnFormat;
+    findAndReplaceData: [string, string][];
+    templateName?: string;
+    template?: Bytes;
+    mergeSettings?: MergeSettings;
+    test?: boolean;
+  }): Promise<Bytes> {
     const { returnFormat, templateName, test, template, findAndReplaceData, mergeSettings } = request;
     const body = { findAndReplaceData, template: template ? toBase64(template) : undefined, mergeSettings };
     return fromBase64(await this.call<string>('POST', '/document/findandreplace', { returnFormat, templateName, test }, body));
   }
 
-  async append(request: { returnFormat: ReturnFormat; documents: { document: Bytes; documentDivider?: Divider }[]; documentSettings?: DocumentSettings; test?: boolean }): Promise<Bytes> {
-    const body = { documents: request.documents.map((d) => ({ document: toBase64(d.document), documentDivider: d.documentDivider ?? 3 })), documentSettings: request.documentSettings };
-    return fromBase64(await this.call<string>('POST', '/document/append', { returnFormat: request.returnFormat, test: request.test }, body));
+  async append(request: {
+    returnFormat: ReturnFormat;
+    documents: { document: Bytes; documentDivider?: Divider }[];
+    documentSettings?: DocumentSettings;
+    test?: boolean;
+  }): Promise<Bytes> {
+    const body = {
+      documents: request.documents.map((d) => ({ document: toBase64(d.document), documentDivider: d.documentDivider ?? 3 })),
+      documentSettings: request.documentSettings,
+    };
+    return fromBase64(
+      await this.call<string>('POST', '/document/append', { returnFormat: request.returnFormat, test: request.test }, body),
+    );
   }
 
   async convert(document: Bytes, returnFormat: ReturnFormat, options: { test?: boolean } = {}): Promise<Bytes> {
@@ -143,25 +223,46 @@ export class DocsmithClient {
   }
 
   appendJob(request: Parameters<DocsmithClient['append']>[0] & { callbackUrl?: string }): Promise<Job> {
-    const body = { documents: request.documents.map((d) => ({ document: toBase64(d.document), documentDivider: d.documentDivider ?? 3 })), documentSettings: request.documentSettings };
-    return this.call('POST', '/document/append', { returnFormat: request.returnFormat, test: request.test, async: true, callbackUrl: request.callbackUrl }, body);
+    const body = {
+      documents: request.documents.map((d) => ({ document: toBase64(d.document), documentDivider: d.documentDivider ?? 3 })),
+      documentSettings: request.documentSettings,
+    };
+    return this.call(
+      'POST',
+      '/document/append',
+      { returnFormat: request.returnFormat, test: request.test, async: true, callbackUrl: request.callbackUrl },
+      body,
+    );
   }
 
   convertJob(document: Bytes, returnFormat: ReturnFormat, options: { test?: boolean; callbackUrl?: string } = {}): Promise<Job> {
-    return this.call('POST', '/document/convert', { returnFormat, test: options.test, async: true, callbackUrl: options.callbackUrl }, toBase64(document));
+    return this.call(
+      'POST',
+      '/document/convert',
+      { returnFormat, test: options.test, async: true, callbackUrl: options.callbackUrl },
+      toBase64(document),
+    );
   }
 
-  job(id: string): Promise<Job> { return this.call('GET', `/jobs/${encodeURIComponent(id)}`); }
+  job(id: string): Promise<Job> {
+    return this.call('GET', `/jobs/${encodeURIComponent(id)}`);
+  }
   /** The newest page of the account's jobs (100); `jobsPage` goes further. */
-  jobs(): Promise<Job[]> { return this.call('GET', '/jobs'); }
+  jobs(): Promise<Job[]> {
+    return this.call('GET', '/jobs');
+  }
   /** A page of the account's jobs, newest first, and the cursor of the next page (null: none). */
   async jobsPage(options: { limit?: number; after?: string } = {}): Promise<{ jobs: Job[]; next: string | null }> {
     const response = await this.send('GET', '/jobs', options);
     return { jobs: JSON.parse(await response.text()) as Job[], next: response.headers.get('x-next-cursor') };
   }
-  async deleteJob(id: string): Promise<void> { await this.call('DELETE', `/jobs/${encodeURIComponent(id)}`); }
+  async deleteJob(id: string): Promise<void> {
+    await this.call('DELETE', `/jobs/${encodeURIComponent(id)}`);
+  }
   /** The secret callbacks are signed with: X-Docsmith-Signature is t=<s>,v1=<hex HMAC-SHA256 of "<t>.<body>">. */
-  callbackSecret(): Promise<string> { return this.call('GET', '/jobs/callbacksecret'); }
+  callbackSecret(): Promise<string> {
+    return this.call('GET', '/jobs/callbacksecret');
+  }
 
   /** A done job's documents (a merge gives one per record, or one; append and convert give one). */
   async jobResult(id: string): Promise<Bytes[]> {
@@ -181,10 +282,14 @@ export class DocsmithClient {
       if (job.state === 'failed') throw new DocsmithApiError(job.error?.status ?? 500, job.error?.message ?? 'The job failed.', undefined);
       await new Promise((resolve, reject) => {
         const timer = setTimeout(resolve, options.intervalMs ?? 500);
-        options.signal?.addEventListener('abort', () => {
-          clearTimeout(timer);
-          reject(options.signal!.reason as Error);
-        }, { once: true });
+        options.signal?.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            reject(options.signal!.reason as Error);
+          },
+          { once: true },
+        );
       });
     }
   }
@@ -194,20 +299,41 @@ export class DocsmithClient {
   }
 
   /** A read-only preview link's token (open /share/<token>); it expires after `expiresInDays` (server default when absent). */
-  shareToken(templateName: string, expiresInDays?: number): Promise<string> { return this.call('GET', '/document/share', { templateName, expiresInDays }); }
-  shareLinks(): Promise<ShareLink[]> { return this.call('GET', '/document/share/list'); }
-  async revokeShareLink(id: string): Promise<void> { await this.call('DELETE', '/document/share', { id }); }
-  fonts(): Promise<string[]> { return this.call('GET', '/fonts/list'); }
+  shareToken(templateName: string, expiresInDays?: number): Promise<string> {
+    return this.call('GET', '/document/share', { templateName, expiresInDays });
+  }
+  shareLinks(): Promise<ShareLink[]> {
+    return this.call('GET', '/document/share/list');
+  }
+  async revokeShareLink(id: string): Promise<void> {
+    await this.call('DELETE', '/document/share', { id });
+  }
+  fonts(): Promise<string[]> {
+    return this.call('GET', '/fonts/list');
+  }
 
   // Proofing
-  availableDictionaries(): Promise<string[]> { return this.call('GET', '/proofing/availabledictionaries'); }
-  checkSpelling(text: string, language: string): Promise<IncorrectWord[]> { return this.call('GET', '/proofing/check', { text, language }); }
-  suggestions(word: string, language: string, max = 10): Promise<string[]> { return this.call('GET', '/proofing/suggestions', { word, language, max }); }
+  availableDictionaries(): Promise<string[]> {
+    return this.call('GET', '/proofing/availabledictionaries');
+  }
+  checkSpelling(text: string, language: string): Promise<IncorrectWord[]> {
+    return this.call('GET', '/proofing/check', { text, language });
+  }
+  suggestions(word: string, language: string, max = 10): Promise<string[]> {
+    return this.call('GET', '/proofing/suggestions', { word, language, max });
+  }
 
   // Review
-  trackedChanges(document: Bytes): Promise<TrackedChange[]> { return this.call('POST', '/processing/review/trackedchanges', {}, toBase64(document)); }
+  trackedChanges(document: Bytes): Promise<TrackedChange[]> {
+    return this.call('POST', '/processing/review/trackedchanges', {}, toBase64(document));
+  }
   async removeTrackedChange(document: Bytes, id: number, accept: boolean): Promise<{ document: Bytes; removed: boolean }> {
-    const result = await this.call<{ document: string; removed: boolean }>('POST', '/processing/review/removetrackedchange', { id, accept }, toBase64(document));
+    const result = await this.call<{ document: string; removed: boolean }>(
+      'POST',
+      '/processing/review/removetrackedchange',
+      { id, accept },
+      toBase64(document),
+    );
     return { document: fromBase64(result.document), removed: result.removed };
   }
 }

@@ -20,13 +20,28 @@ export function DropZone({ label, hint, accept, multiple = false, disabled = fal
   return (
     <label
       class={`dropzone${over ? ' over' : ''}${disabled ? ' disabled' : ''}`}
-      onDragOver={(event) => { event.preventDefault(); setOver(true); }}
+      onDragOver={(event) => {
+        event.preventDefault();
+        setOver(true);
+      }}
       onDragLeave={() => setOver(false)}
-      onDrop={(event) => { event.preventDefault(); setOver(false); if (!disabled) take(event.dataTransfer?.files); }}
+      onDrop={(event) => {
+        event.preventDefault();
+        setOver(false);
+        if (!disabled) take(event.dataTransfer?.files);
+      }}
     >
       <input
-        ref={input} type="file" accept={accept} multiple={multiple} disabled={disabled} aria-label={label}
-        onChange={(event) => { take((event.currentTarget as HTMLInputElement).files); if (input.current) input.current.value = ''; }}
+        ref={input}
+        type="file"
+        accept={accept}
+        multiple={multiple}
+        disabled={disabled}
+        aria-label={label}
+        onChange={(event) => {
+          take((event.currentTarget as HTMLInputElement).files);
+          if (input.current) input.current.value = '';
+        }}
       />
       <strong>{label}</strong>
       {hint && <span class="hint">{hint}</span>}

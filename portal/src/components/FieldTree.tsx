@@ -14,7 +14,9 @@ function Block({ block }: { block: MergeBlock }) {
   return (
     <li class="block">
       <details open>
-        <summary><span class="badge block-badge">block</span> <code>{block.name}</code></summary>
+        <summary>
+          <span class="badge block-badge">block</span> <code>{block.name}</code>
+        </summary>
         <Tree fields={block.mergeFields} blocks={block.mergeBlocks} />
       </details>
     </li>
@@ -25,13 +27,21 @@ function Tree({ fields, blocks }: { fields: MergeField[]; blocks: MergeBlock[] }
   if (fields.length === 0 && blocks.length === 0) return <p class="muted">No fields.</p>;
   return (
     <ul class="tree">
-      {fields.map((field) => <Field key={`f:${field.name}`} field={field} />)}
-      {blocks.map((block) => <Block key={`b:${block.name}`} block={block} />)}
+      {fields.map((field) => (
+        <Field key={`f:${field.name}`} field={field} />
+      ))}
+      {blocks.map((block) => (
+        <Block key={`b:${block.name}`} block={block} />
+      ))}
     </ul>
   );
 }
 
 /** The merge fields and blocks of a template, blocks nested as in the document. */
 export function FieldTree({ info }: { info: TemplateInfo }) {
-  return <div class="field-tree" aria-label="Fields and blocks"><Tree fields={info.mergeFields} blocks={info.mergeBlocks} /></div>;
+  return (
+    <div class="field-tree" aria-label="Fields and blocks">
+      <Tree fields={info.mergeFields} blocks={info.mergeBlocks} />
+    </div>
+  );
 }

@@ -27,13 +27,18 @@ export function JsonEditor({ value, version, label, onChange }: Props) {
       if (gone || !host.current) return;
       host.current.replaceChildren();
       view.current = createJsonEditor({
-        parent: host.current, doc: latest.current.value, label,
+        parent: host.current,
+        doc: latest.current.value,
+        label,
         onChange: (text) => {
           if (!replacing.current) latest.current.onChange(text);
         },
       });
     });
-    return () => { gone = true; view.current?.destroy(); };
+    return () => {
+      gone = true;
+      view.current?.destroy();
+    };
   }, []);
 
   // A replacement from outside (another template's sample) is not reported back as an edit.
@@ -51,5 +56,9 @@ export function JsonEditor({ value, version, label, onChange }: Props) {
     }
   }, [version]);
 
-  return <div class="json-editor" ref={host}><p class="muted small loading">Loading the editor…</p></div>;
+  return (
+    <div class="json-editor" ref={host}>
+      <p class="muted small loading">Loading the editor…</p>
+    </div>
+  );
 }

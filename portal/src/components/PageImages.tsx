@@ -5,7 +5,9 @@ import { useTemplateImage } from '../links';
 export function PageImages({ sources, name }: { sources: string[]; name: string }) {
   return (
     <div class="pages">
-      {sources.map((src, i) => <PageImage key={src} src={src} alt={`${name}, page ${i + 1}`} />)}
+      {sources.map((src, i) => (
+        <PageImage key={src} src={src} alt={`${name}, page ${i + 1}`} />
+      ))}
     </div>
   );
 }
@@ -20,7 +22,9 @@ function PageImage({ src, alt }: { src: string; alt: string }) {
 export function TemplatePages({ name, pages, version = '' }: { name: string; pages: number; version?: string }) {
   return (
     <div class="pages">
-      {Array.from({ length: pages }, (_, i) => <TemplatePage key={`${i}:${version}`} name={name} page={i + 1} version={version} />)}
+      {Array.from({ length: pages }, (_, i) => (
+        <TemplatePage key={`${i}:${version}`} name={name} page={i + 1} version={version} />
+      ))}
     </div>
   );
 }
@@ -29,6 +33,11 @@ function TemplatePage({ name, page, version }: { name: string; page: number; ver
   const src = useTemplateImage(name, page, 100, version);
   const alt = `${name}, page ${page}`;
   if (src === null) return <div class="page missing">{alt}: no preview</div>;
-  if (src === undefined) return <div class="page loading" aria-busy="true">{alt}…</div>;
+  if (src === undefined)
+    return (
+      <div class="page loading" aria-busy="true">
+        {alt}…
+      </div>
+    );
   return <img class="page" src={src} alt={alt} />;
 }

@@ -9,11 +9,17 @@ export function createJsonEditor(options: { parent: HTMLElement; doc: string; la
     doc: options.doc,
     parent: options.parent,
     extensions: [
-      basicSetup, json(), lintGutter(),
-      linter((view) => jsonProblems(view.state.doc.toString()).map((problem) => ({ ...problem, severity: 'error' as const })), { delay: 300 }),
+      basicSetup,
+      json(),
+      lintGutter(),
+      linter((view) => jsonProblems(view.state.doc.toString()).map((problem) => ({ ...problem, severity: 'error' as const })), {
+        delay: 300,
+      }),
       EditorView.lineWrapping,
       EditorView.contentAttributes.of({ 'aria-label': options.label }),
-      EditorView.updateListener.of((update) => { if (update.docChanged) options.onChange(update.state.doc.toString()); }),
+      EditorView.updateListener.of((update) => {
+        if (update.docChanged) options.onChange(update.state.doc.toString());
+      }),
     ],
   });
 }

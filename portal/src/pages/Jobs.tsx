@@ -42,36 +42,63 @@ export function Jobs() {
     return () => clearInterval(timer);
   }, [active]);
 
-  const download = (job: Job) => action.run(async () => {
-    const documents = await client.jobResult(job.id);
-    documents.forEach((bytes, i) => saveBytes(bytes, `${job.kind}-${job.id.slice(0, 8)}${documents.length > 1 ? `-${i + 1}` : ''}.${extensionFor(bytes)}`));
-    return `Downloaded ${documents.length === 1 ? 'the document' : `${documents.length} documents`}.`;
-  });
-  const remove = (job: Job) => action.run(async () => {
-    const running = job.state === 'queued' || job.state === 'running';
-    if (!confirm(running ? `Cancel the ${job.kind} job ${job.id.slice(0, 8)}…?` : `Remove the ${job.kind} job ${job.id.slice(0, 8)}… and its result?`)) return;
-    await client.deleteJob(job.id);
-    jobs.reload();
-    return running ? 'Cancelled the job.' : 'Removed the job.';
-  });
+  const download = (job: Job) =>
+    action.run(async () => {
+      const documents = await client.jobResult(job.id);
+      documents.forEach((bytes, i) =>
+        saveBytes(bytes, `${job.kind}-${job.id.slice(0, 8)}${documents.length > 1 ? `-${i + 1}` : ''}.${extensionFor(bytes)}`),
+      );
+      return `Downloaded ${documents.length === 1 ? 'the document' : `${documents.length} documents`}.`;
+    });
+  const remove = (job: Job) =>
+    action.run(async () => {
+      const running = job.state === 'queued' || job.state === 'running';
+      if (
+        !confirm(
+          running
+            ? `Cancel the ${job.kind} job ${job.id.slice(0, 8)}…?`
+            : `Remove the ${job.kind} job ${job.id.slice(0, 8)}… and its result?`,
+        )
+      )
+        return;
+      await client.deleteJob(job.id);
+      jobs.reload();
+      return running ? 'Cancelled the job.' : 'Removed the job.';
+    });
 
   return (
     <main>
       <h1>Jobs</h1>
-      <p class="muted">Merges, conversions and appends sent with <code>async=true</code> (or “In the background” here) run as jobs: no time limit of a request, results kept for a while.</p>
+      <p class="muted">
+        Merges, conversions and appends sent with <code>async=true</code> (or “In the background” here) run as jobs: no time limit of a
+        request, results kept for a while.
+      </p>
       <Notice error={action.error ?? jobs.error} done={action.done} />
       {jobs.data && jobs.data.length === 0 && <p class="muted">No jobs yet.</p>}
       <ul class="keys" aria-label="Jobs">
         {(jobs.data ?? []).map((job) => (
           <li key={job.id} class="card key" data-state={job.state}>
-            <span><strong>{job.kind}</strong> <code class="muted">{job.id.slice(0, 8)}</code></span>
-            <span class={`job-state ${job.state}`} role="status">{STATES[job.state]}</span>
+            <span>
+              <strong>{job.kind}</strong> <code class="muted">{job.id.slice(0, 8)}</code>
+            </span>
+            <span class={`job-state ${job.state}`} role="status">
+              {STATES[job.state]}
+            </span>
             <Progress job={job} />
-            <span class="muted small">{new Date(job.createdAt).toLocaleString()}{job.callback ? ` · callback ${job.callback.state}` : ''}</span>
+            <span class="muted small">
+              {new Date(job.createdAt).toLocaleString()}
+              {job.callback ? ` · callback ${job.callback.state}` : ''}
+            </span>
             {job.error && <span class="notice error small">{job.error.message}</span>}
             <span class="actions">
-              {job.state === 'done' && <button type="button" disabled={action.busy} onClick={() => void download(job)}>Download</button>}
-              <button type="button" class="danger" disabled={action.busy} onClick={() => void remove(job)}>{job.state === 'queued' || job.state === 'running' ? 'Cancel' : 'Remove'}</button>
+              {job.state === 'done' && (
+                <button type="button" disabled={action.busy} onClick={() => void download(job)}>
+                  Download
+                </button>
+              )}
+              <button type="button" class="danger" disabled={action.busy} onClick={() => void remove(job)}>
+                {job.state === 'queued' || job.state === 'running' ? 'Cancel' : 'Remove'}
+              </button>
             </span>
           </li>
         ))}

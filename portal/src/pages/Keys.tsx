@@ -12,38 +12,55 @@ export function Keys() {
   const [fresh, setFresh] = useState<string | undefined>(undefined);
   const current = 'apiKey' in credentials ? credentials.apiKey : undefined;
 
-  const create = () => action.run(async () => {
-    const key = await client.createApiKey();
-    setFresh(key);
-    keys.reload();
-    return 'A new API key is ready. Use it in the Authorization header: ReportingCloud-APIKey <key>.';
-  });
-  const copy = (key: string) => action.run(async () => ((await copyText(key)) ? 'Copied the key.' : 'Select the key and copy it by hand; this browser did not allow copying.'));
-  const revoke = (key: string) => action.run(async () => {
-    const warning = key === current ? ' You signed in with this key: you will be signed out.' : '';
-    if (!confirm(`Revoke the key ${key.slice(0, 8)}…? Programs using it stop working.${warning}`)) return;
-    await client.deleteApiKey(key);
-    if (key === current) location.reload();
-    if (key === fresh) setFresh(undefined);
-    keys.reload();
-    return 'Revoked the key.';
-  });
+  const create = () =>
+    action.run(async () => {
+      const key = await client.createApiKey();
+      setFresh(key);
+      keys.reload();
+      return 'A new API key is ready. Use it in the Authorization header: ReportingCloud-APIKey <key>.';
+    });
+  const copy = (key: string) =>
+    action.run(async () =>
+      (await copyText(key)) ? 'Copied the key.' : 'Select the key and copy it by hand; this browser did not allow copying.',
+    );
+  const revoke = (key: string) =>
+    action.run(async () => {
+      const warning = key === current ? ' You signed in with this key: you will be signed out.' : '';
+      if (!confirm(`Revoke the key ${key.slice(0, 8)}…? Programs using it stop working.${warning}`)) return;
+      await client.deleteApiKey(key);
+      if (key === current) location.reload();
+      if (key === fresh) setFresh(undefined);
+      keys.reload();
+      return 'Revoked the key.';
+    });
 
   return (
     <main>
       <h1>API keys</h1>
       <p class="muted">Programs and the client SDKs sign in with a key instead of your password.</p>
-      <div class="actions"><button type="button" class="primary" disabled={action.busy} onClick={() => void create()}>Create a key</button></div>
+      <div class="actions">
+        <button type="button" class="primary" disabled={action.busy} onClick={() => void create()}>
+          Create a key
+        </button>
+      </div>
       <Notice error={action.error ?? keys.error} done={action.done} />
       {keys.data && keys.data.length === 0 && <p class="muted">No keys yet.</p>}
       <ul class="keys" aria-label="API keys">
         {(keys.data ?? []).map(({ key, active }) => (
           <li key={key} class={`card key${key === fresh ? ' fresh' : ''}`}>
             <code class="wrap">{key}</code>
-            <span class="muted">{active ? 'active' : 'inactive'}{key === current ? ' · this session' : ''}{key === fresh ? ' · new' : ''}</span>
+            <span class="muted">
+              {active ? 'active' : 'inactive'}
+              {key === current ? ' · this session' : ''}
+              {key === fresh ? ' · new' : ''}
+            </span>
             <span class="actions">
-              <button type="button" onClick={() => void copy(key)}>Copy</button>
-              <button type="button" class="danger" disabled={action.busy} onClick={() => void revoke(key)}>Revoke</button>
+              <button type="button" onClick={() => void copy(key)}>
+                Copy
+              </button>
+              <button type="button" class="danger" disabled={action.busy} onClick={() => void revoke(key)}>
+                Revoke
+              </button>
             </span>
           </li>
         ))}

@@ -15,41 +15,63 @@ export function Library() {
   const action = useAction();
   const templates = list.data ?? [];
 
-  const upload = (files: File[], replacing?: string) => action.run(async () => {
-    const rejected = files.filter((file) => !isTemplateFile(file.name));
-    if (rejected.length > 0) throw new Error(`${rejected.map((f) => `"${f.name}"`).join(', ')} ${rejected.length === 1 ? 'is not a template' : 'are not templates'}: upload DOCX, DOC or RTF files.`);
-    const existing = new Set(templates.map((t) => t.templateName));
-    const done: string[] = [];
-    for (const file of files) {
-      const name = replacing ?? file.name;
-      if (!replacing && existing.has(name) && !confirm(`A template named "${name}" exists. Replace it?`)) continue;
-      await client.uploadTemplate(name, await readFile(file));
-      done.push(name);
-    }
-    list.reload();
-    return done.length > 0 ? `${replacing ? 'Replaced' : 'Uploaded'} ${done.join(', ')}.` : undefined;
-  });
+  const upload = (files: File[], replacing?: string) =>
+    action.run(async () => {
+      const rejected = files.filter((file) => !isTemplateFile(file.name));
+      if (rejected.length > 0)
+        throw new Error(
+          `${rejected.map((f) => `"${f.name}"`).join(', ')} ${rejected.length === 1 ? 'is not a template' : 'are not templates'}: upload DOCX, DOC or RTF files.`,
+        );
+      const existing = new Set(templates.map((t) => t.templateName));
+      const done: string[] = [];
+      for (const file of files) {
+        const name = replacing ?? file.name;
+        if (!replacing && existing.has(name) && !confirm(`A template named "${name}" exists. Replace it?`)) continue;
+        await client.uploadTemplate(name, await readFile(file));
+        done.push(name);
+      }
+      list.reload();
+      return done.length > 0 ? `${replacing ? 'Replaced' : 'Uploaded'} ${done.join(', ')}.` : undefined;
+    });
 
-  const remove = (name: string) => action.run(async () => {
-    if (!confirm(`Delete the template "${name}"? This cannot be undone.`)) return;
-    await client.deleteTemplate(name);
-    list.reload();
-    return `Deleted ${name}.`;
-  });
+  const remove = (name: string) =>
+    action.run(async () => {
+      if (!confirm(`Delete the template "${name}"? This cannot be undone.`)) return;
+      await client.deleteTemplate(name);
+      list.reload();
+      return `Deleted ${name}.`;
+    });
 
   const download = (name: string) => action.run(async () => saveBytes(await client.downloadTemplate(name), name));
 
   return (
     <main>
       <h1>Templates</h1>
-      <DropZone label="Upload templates" hint="Drop DOCX, DOC or RTF files here, or click to choose" accept={TEMPLATE_EXTENSIONS.join(',')} multiple disabled={action.busy} onFiles={(files) => void upload(files)} />
+      <DropZone
+        label="Upload templates"
+        hint="Drop DOCX, DOC or RTF files here, or click to choose"
+        accept={TEMPLATE_EXTENSIONS.join(',')}
+        multiple
+        disabled={action.busy}
+        onFiles={(files) => void upload(files)}
+      />
       <Notice error={action.error ?? list.error} done={action.done} />
-      {list.loading && !list.data ? <p class="muted">Loading templates…</p> : templates.length === 0 ? (
+      {list.loading && !list.data ? (
+        <p class="muted">Loading templates…</p>
+      ) : templates.length === 0 ? (
         <p class="muted">No templates yet. Upload one to start.</p>
       ) : (
         <ul class="cards" aria-label="Template library">
-          {templates.map((t) => <TemplateCard key={t.templateName} template={t} busy={action.busy}
-            onDownload={() => void download(t.templateName)} onReplace={(file) => void upload([file], t.templateName)} onDelete={() => void remove(t.templateName)} />)}
+          {templates.map((t) => (
+            <TemplateCard
+              key={t.templateName}
+              template={t}
+              busy={action.busy}
+              onDownload={() => void download(t.templateName)}
+              onReplace={(file) => void upload([file], t.templateName)}
+              onDelete={() => void remove(t.templateName)}
+            />
+          ))}
         </ul>
       )}
     </main>
@@ -71,23 +93,45 @@ function TemplateCard({ template, busy, onDownload, onReplace, onDelete }: CardP
   return (
     <li class="card template-card" data-template={name}>
       <Link href={templatePath(name)} class="thumb" aria-label={`Open ${name}`}>
-        {image && !broken
-          ? <img src={image} alt={`First page of ${name}`} onError={() => setBroken(true)} />
-          : <span class="muted">{broken || image === null ? 'No preview' : '…'}</span>}
+        {image && !broken ? (
+          <img src={image} alt={`First page of ${name}`} onError={() => setBroken(true)} />
+        ) : (
+          <span class="muted">{broken || image === null ? 'No preview' : '…'}</span>
+        )}
       </Link>
       <div class="meta">
-        <Link href={templatePath(name)} class="name">{name}</Link>
-        <span class="muted">{formatBytes(template.size)} · {new Date(template.modified).toLocaleString()}</span>
+        <Link href={templatePath(name)} class="name">
+          {name}
+        </Link>
+        <span class="muted">
+          {formatBytes(template.size)} · {new Date(template.modified).toLocaleString()}
+        </span>
       </div>
       <div class="actions">
-        <Link href={templatePath(name, 'playground')} class="button">Merge</Link>
-        <button type="button" onClick={onDownload} disabled={busy}>Download</button>
+        <Link href={templatePath(name, 'playground')} class="button">
+          Merge
+        </Link>
+        <button type="button" onClick={onDownload} disabled={busy}>
+          Download
+        </button>
         <label class="button">
           Replace
-          <input type="file" class="visually-hidden" accept={TEMPLATE_EXTENSIONS.join(',')} disabled={busy} aria-label={`Replace ${name}`}
-            onChange={(event) => { const file = event.currentTarget.files?.[0]; if (file) onReplace(file); event.currentTarget.value = ''; }} />
+          <input
+            type="file"
+            class="visually-hidden"
+            accept={TEMPLATE_EXTENSIONS.join(',')}
+            disabled={busy}
+            aria-label={`Replace ${name}`}
+            onChange={(event) => {
+              const file = event.currentTarget.files?.[0];
+              if (file) onReplace(file);
+              event.currentTarget.value = '';
+            }}
+          />
         </label>
-        <button type="button" class="danger" onClick={onDelete} disabled={busy}>Delete</button>
+        <button type="button" class="danger" onClick={onDelete} disabled={busy}>
+          Delete
+        </button>
       </div>
     </li>
   );

@@ -13,7 +13,8 @@ import { FormatSelect } from '../components/FormatSelect';
 import { templatePath } from '../links';
 import { checkMergeData } from '../json';
 
-type Switch = 'removeEmptyFields' | 'removeEmptyBlocks' | 'removeEmptyLines' | 'removeEmptyImages' | 'removeTrailingWhitespace' | 'mergeHtml';
+type Switch =
+  'removeEmptyFields' | 'removeEmptyBlocks' | 'removeEmptyLines' | 'removeEmptyImages' | 'removeTrailingWhitespace' | 'mergeHtml';
 const SWITCHES: { name: Switch; label: string }[] = [
   { name: 'removeEmptyFields', label: 'Remove fields without data' },
   { name: 'removeEmptyBlocks', label: 'Remove blocks without data' },
@@ -50,7 +51,9 @@ export function Playground({ name }: { name: string | undefined }) {
   const [format, setFormat] = useState<ReturnFormat>('PDF');
   const [culture, setCulture] = useState(MERGE_DEFAULTS.culture);
   const [append, setAppend] = useState(true);
-  const [switches, setSwitches] = useState(() => Object.fromEntries(SWITCHES.map(({ name: key }) => [key, MERGE_DEFAULTS[key]])) as Record<Switch, boolean>);
+  const [switches, setSwitches] = useState(
+    () => Object.fromEntries(SWITCHES.map(({ name: key }) => [key, MERGE_DEFAULTS[key]])) as Record<Switch, boolean>,
+  );
   const mergeSettings: MergeSettings = { ...switches, culture };
   const settingsKey = JSON.stringify(mergeSettings);
   const testRuns = allowsTestRuns(settings.data);
@@ -75,7 +78,13 @@ export function Playground({ name }: { name: string | undefined }) {
     setRendering(true);
     setPreviewError(undefined);
     try {
-      const images = await client.preview({ templateName: name, mergeData: checked.records, mergeSettings, test: testRuns, zoomFactor: 75 });
+      const images = await client.preview({
+        templateName: name,
+        mergeData: checked.records,
+        mergeSettings,
+        test: testRuns,
+        zoomFactor: 75,
+      });
       if (mine === round.current) {
         setPages(images.map(pngDataUrl));
         setPreviewed(source);
@@ -95,69 +104,122 @@ export function Playground({ name }: { name: string | undefined }) {
   }, [liveOn, name, text, settingsKey]);
 
   const action = useAction();
-  const download = () => action.run(async () => {
-    if (!name || !checked.ok) return;
-    const documents = await client.merge({ templateName: name, mergeData: checked.records, returnFormat: format, append, mergeSettings });
-    const ext = extensionOf(format);
-    documents.forEach((document, i) => saveBytes(document, documents.length === 1 ? `${baseName(name)}.${ext}` : `${baseName(name)}-${i + 1}.${ext}`, format));
-    settings.reload();
-    return `Merged ${documents.length} document${documents.length === 1 ? '' : 's'} as ${format}.`;
-  });
+  const download = () =>
+    action.run(async () => {
+      if (!name || !checked.ok) return;
+      const documents = await client.merge({ templateName: name, mergeData: checked.records, returnFormat: format, append, mergeSettings });
+      const ext = extensionOf(format);
+      documents.forEach((document, i) =>
+        saveBytes(document, documents.length === 1 ? `${baseName(name)}.${ext}` : `${baseName(name)}-${i + 1}.${ext}`, format),
+      );
+      settings.reload();
+      return `Merged ${documents.length} document${documents.length === 1 ? '' : 's'} as ${format}.`;
+    });
 
   return (
     <main>
       <h1>Merge playground</h1>
       <div class="toolbar">
-        <label>Template
-          <select value={name ?? ''} onChange={(e) => navigate(e.currentTarget.value ? templatePath(e.currentTarget.value, 'playground') : '/playground')}>
+        <label>
+          Template
+          <select
+            value={name ?? ''}
+            onChange={(e) => navigate(e.currentTarget.value ? templatePath(e.currentTarget.value, 'playground') : '/playground')}
+          >
             <option value="">Choose a template…</option>
-            {(templates.data ?? []).map((t) => <option key={t.templateName} value={t.templateName}>{t.templateName}</option>)}
+            {(templates.data ?? []).map((t) => (
+              <option key={t.templateName} value={t.templateName}>
+                {t.templateName}
+              </option>
+            ))}
           </select>
         </label>
         <FormatSelect value={format} onChange={setFormat} />
-        <label>Culture
+        <label>
+          Culture
           <select value={culture} onChange={(e) => setCulture(e.currentTarget.value)}>
-            {CULTURES.map((c) => <option key={c} value={c}>{c}</option>)}
+            {CULTURES.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
           </select>
         </label>
-        <label class="check"><input type="checkbox" checked={append} onChange={(e) => setAppend(e.currentTarget.checked)} /> One document for all records</label>
+        <label class="check">
+          <input type="checkbox" checked={append} onChange={(e) => setAppend(e.currentTarget.checked)} /> One document for all records
+        </label>
       </div>
       <details class="settings">
         <summary>Merge settings</summary>
         <div class="switches">
           {SWITCHES.map(({ name: key, label }) => (
-            <label key={key} class="check"><input type="checkbox" checked={switches[key]} onChange={(e) => { const on = e.currentTarget.checked; setSwitches((old) => ({ ...old, [key]: on })); }} /> {label} <code class="muted">{key}</code></label>
+            <label key={key} class="check">
+              <input
+                type="checkbox"
+                checked={switches[key]}
+                onChange={(e) => {
+                  const on = e.currentTarget.checked;
+                  setSwitches((old) => ({ ...old, [key]: on }));
+                }}
+              />{' '}
+              {label} <code class="muted">{key}</code>
+            </label>
           ))}
         </div>
       </details>
       <Notice error={templates.error ?? info.error} />
-      {!name ? <p class="muted">Choose a template to merge data into.</p> : (
+      {!name ? (
+        <p class="muted">Choose a template to merge data into.</p>
+      ) : (
         <div class="split playground">
           <section>
             <div class="section-head">
               <h2>Data</h2>
-              <button type="button" onClick={() => replaceText(sample)} disabled={!info.data}>Sample data</button>
+              <button type="button" onClick={() => replaceText(sample)} disabled={!info.data}>
+                Sample data
+              </button>
             </div>
             <JsonEditor label="Merge data (JSON)" value={text} version={replaced} onChange={setText} />
-            {checked.ok
-              ? <p class="muted" role="status">Valid: {checked.records.length} record{checked.records.length === 1 ? '' : 's'}.{missing.length > 0 && ` Not in the first record: ${missing.join(', ')}.`}</p>
-              : <p class="notice error" role="alert">{checked.message}</p>}
+            {checked.ok ? (
+              <p class="muted" role="status">
+                Valid: {checked.records.length} record{checked.records.length === 1 ? '' : 's'}.
+                {missing.length > 0 && ` Not in the first record: ${missing.join(', ')}.`}
+              </p>
+            ) : (
+              <p class="notice error" role="alert">
+                {checked.message}
+              </p>
+            )}
             <div class="actions">
-              <button type="button" class="primary" disabled={!checked.ok || action.busy} onClick={() => void download()}>{action.busy ? 'Merging…' : `Merge and download ${format === 'PDFA' ? 'PDF/A' : format}`}</button>
+              <button type="button" class="primary" disabled={!checked.ok || action.busy} onClick={() => void download()}>
+                {action.busy ? 'Merging…' : `Merge and download ${format === 'PDFA' ? 'PDF/A' : format}`}
+              </button>
             </div>
             <Notice error={action.error} done={action.done} />
           </section>
           <section>
             <div class="section-head">
               <h2>Preview</h2>
-              <label class="check"><input type="checkbox" checked={liveOn} onChange={(e) => setLive(e.currentTarget.checked)} /> Live</label>
-              <button type="button" disabled={!checked.ok || rendering} onClick={() => void preview()}>{rendering ? 'Rendering…' : 'Preview'}</button>
+              <label class="check">
+                <input type="checkbox" checked={liveOn} onChange={(e) => setLive(e.currentTarget.checked)} /> Live
+              </label>
+              <button type="button" disabled={!checked.ok || rendering} onClick={() => void preview()}>
+                {rendering ? 'Rendering…' : 'Preview'}
+              </button>
             </div>
-            <p class="muted small">{testRuns ? 'Previews are test runs: watermarked and not counted.' : 'Each preview counts as one document of your quota.'}</p>
+            <p class="muted small">
+              {testRuns ? 'Previews are test runs: watermarked and not counted.' : 'Each preview counts as one document of your quota.'}
+            </p>
             <Notice error={previewError} />
-            {pages.length > 0 && !fresh && !rendering && <p class="muted small">The preview shows earlier data; preview again to update it.</p>}
+            {pages.length > 0 && !fresh && !rendering && (
+              <p class="muted small">The preview shows earlier data; preview again to update it.</p>
+            )}
             <div class="preview" data-fresh={String(fresh)}>
-              {pages.length > 0 ? <PageImages name="Preview" sources={pages} /> : <p class="muted">{rendering ? 'Rendering…' : 'No preview yet.'}</p>}
+              {pages.length > 0 ? (
+                <PageImages name="Preview" sources={pages} />
+              ) : (
+                <p class="muted">{rendering ? 'Rendering…' : 'No preview yet.'}</p>
+              )}
             </div>
           </section>
         </div>

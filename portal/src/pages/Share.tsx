@@ -2,7 +2,10 @@ import { useLoad } from '../hooks';
 import { PageImages } from '../components/PageImages';
 import { pageImage } from '../links';
 
-interface ShareInfo { templateName: string; pages: number }
+interface ShareInfo {
+  templateName: string;
+  pages: number;
+}
 
 class LinkError extends Error {}
 
@@ -17,12 +20,18 @@ export function Share({ token }: { token: string }) {
   const data = info.data;
   return (
     <main class="share">
-      {info.error && <p class="notice error" role="alert">{info.error}</p>}
+      {info.error && (
+        <p class="notice error" role="alert">
+          {info.error}
+        </p>
+      )}
       {info.loading && !data && <p class="muted">Loading the preview…</p>}
       {data && (
         <>
           <h1 class="wrap">{data.templateName}</h1>
-          <p class="muted">{data.pages} page{data.pages === 1 ? '' : 's'} · read-only preview</p>
+          <p class="muted">
+            {data.pages} page{data.pages === 1 ? '' : 's'} · read-only preview
+          </p>
           <PageImages name={data.templateName} sources={Array.from({ length: data.pages }, (_, i) => pageImage(token, i + 1, 100))} />
         </>
       )}

@@ -25,9 +25,13 @@ export function SignIn({ onSignedIn }: { onSignedIn(credentials: Credentials): v
       await clientFor(credentials).accountSettings();
       onSignedIn(credentials);
     } catch (failure) {
-      setError(failure instanceof DocsmithApiError && (failure.status === 401 || failure.status === 403)
-        ? (mode === 'apikey' ? 'This API key was not accepted. Check it, or sign in with your user name and password.' : 'The user name or password is not right.')
-        : describeError(failure));
+      setError(
+        failure instanceof DocsmithApiError && (failure.status === 401 || failure.status === 403)
+          ? mode === 'apikey'
+            ? 'This API key was not accepted. Check it, or sign in with your user name and password.'
+            : 'The user name or password is not right.'
+          : describeError(failure),
+      );
     } finally {
       setBusy(false);
     }
@@ -37,22 +41,46 @@ export function SignIn({ onSignedIn }: { onSignedIn(credentials: Credentials): v
     <main class="signin">
       <h1>Sign in to docsmith</h1>
       <div class="tabs" role="tablist">
-        <button type="button" role="tab" aria-selected={mode === 'password'} onClick={() => setMode('password')}>User name and password</button>
-        <button type="button" role="tab" aria-selected={mode === 'apikey'} onClick={() => setMode('apikey')}>API key</button>
+        <button type="button" role="tab" aria-selected={mode === 'password'} onClick={() => setMode('password')}>
+          User name and password
+        </button>
+        <button type="button" role="tab" aria-selected={mode === 'apikey'} onClick={() => setMode('apikey')}>
+          API key
+        </button>
       </div>
       <form class="card stack" onSubmit={submit}>
         {mode === 'password' ? (
           <>
-            <label>User name<input name="username" autocomplete="username" value={username} onInput={(e) => setUsername(e.currentTarget.value)} /></label>
-            <label>Password<input name="password" type="password" autocomplete="current-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></label>
+            <label>
+              User name
+              <input name="username" autocomplete="username" value={username} onInput={(e) => setUsername(e.currentTarget.value)} />
+            </label>
+            <label>
+              Password
+              <input
+                name="password"
+                type="password"
+                autocomplete="current-password"
+                value={password}
+                onInput={(e) => setPassword(e.currentTarget.value)}
+              />
+            </label>
           </>
         ) : (
-          <label>API key<input name="apikey" autocomplete="off" spellcheck={false} value={apiKey} onInput={(e) => setApiKey(e.currentTarget.value)} /></label>
+          <label>
+            API key
+            <input name="apikey" autocomplete="off" spellcheck={false} value={apiKey} onInput={(e) => setApiKey(e.currentTarget.value)} />
+          </label>
         )}
         <Notice error={error} />
-        <button class="primary" type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        <button class="primary" type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
       </form>
-      <p class="muted">Accounts and their first keys are made by the operator: <code>npx docsmith account create</code>. The API reference is at <a href="/docs">/docs</a>.</p>
+      <p class="muted">
+        Accounts and their first keys are made by the operator: <code>npx docsmith account create</code>. The API reference is at{' '}
+        <a href="/docs">/docs</a>.
+      </p>
     </main>
   );
 }

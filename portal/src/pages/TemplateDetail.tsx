@@ -22,50 +22,79 @@ export function TemplateDetail({ name }: { name: string }) {
   const [shareUrl, setShareUrl] = useState<string | undefined>(undefined);
   const [days, setDays] = useState('7');
 
-  const share = () => action.run(async () => {
-    const url = `${location.origin}/share/${encodeURIComponent(await client.shareToken(name, Number(days)))}`;
-    setShareUrl(url);
-    links.reload();
-    const lasts = `It works without signing in for ${days} day${days === '1' ? '' : 's'}, until you revoke it or the template is replaced or deleted.`;
-    return (await copyText(url)) ? `The preview link is copied. ${lasts}` : `Here is the preview link. ${lasts}`;
-  });
-  const revoke = (id: string) => action.run(async () => {
-    await client.revokeShareLink(id);
-    links.reload();
-    return 'The link is revoked; it opens nothing any more.';
-  });
-  const remove = () => action.run(async () => {
-    if (!confirm(`Delete the template "${name}"? This cannot be undone.`)) return;
-    await client.deleteTemplate(name);
-    navigate('/');
-  });
+  const share = () =>
+    action.run(async () => {
+      const url = `${location.origin}/share/${encodeURIComponent(await client.shareToken(name, Number(days)))}`;
+      setShareUrl(url);
+      links.reload();
+      const lasts = `It works without signing in for ${days} day${days === '1' ? '' : 's'}, until you revoke it or the template is replaced or deleted.`;
+      return (await copyText(url)) ? `The preview link is copied. ${lasts}` : `Here is the preview link. ${lasts}`;
+    });
+  const revoke = (id: string) =>
+    action.run(async () => {
+      await client.revokeShareLink(id);
+      links.reload();
+      return 'The link is revoked; it opens nothing any more.';
+    });
+  const remove = () =>
+    action.run(async () => {
+      if (!confirm(`Delete the template "${name}"? This cannot be undone.`)) return;
+      await client.deleteTemplate(name);
+      navigate('/');
+    });
 
   const data = details.data;
   return (
     <main>
-      <p class="crumbs"><Link href="/">Templates</Link> › {name}</p>
+      <p class="crumbs">
+        <Link href="/">Templates</Link> › {name}
+      </p>
       <h1 class="wrap">{name}</h1>
       <div class="actions">
-        <Link href={templatePath(name, 'playground')} class="button primary">Merge data into it</Link>
-        <button type="button" disabled={action.busy} onClick={() => void action.run(async () => saveBytes(await client.downloadTemplate(name), name))}>Download</button>
+        <Link href={templatePath(name, 'playground')} class="button primary">
+          Merge data into it
+        </Link>
+        <button
+          type="button"
+          disabled={action.busy}
+          onClick={() => void action.run(async () => saveBytes(await client.downloadTemplate(name), name))}
+        >
+          Download
+        </button>
         <span class="share-make">
-          <button type="button" disabled={action.busy} onClick={() => void share()}>Share a preview link</button>
+          <button type="button" disabled={action.busy} onClick={() => void share()}>
+            Share a preview link
+          </button>
           <select aria-label="Link lasts" value={days} onChange={(e) => setDays(e.currentTarget.value)}>
-            {['1', '7', '30', '90'].map((d) => <option key={d} value={d}>{d === '1' ? '1 day' : `${d} days`}</option>)}
+            {['1', '7', '30', '90'].map((d) => (
+              <option key={d} value={d}>
+                {d === '1' ? '1 day' : `${d} days`}
+              </option>
+            ))}
           </select>
         </span>
-        <button type="button" class="danger" disabled={action.busy} onClick={() => void remove()}>Delete</button>
+        <button type="button" class="danger" disabled={action.busy} onClick={() => void remove()}>
+          Delete
+        </button>
       </div>
       <Notice error={action.error ?? details.error} done={action.done} />
-      {shareUrl && <p><input class="share-url" readOnly value={shareUrl} aria-label="Preview link" onFocus={(e) => e.currentTarget.select()} /></p>}
+      {shareUrl && (
+        <p>
+          <input class="share-url" readOnly value={shareUrl} aria-label="Preview link" onFocus={(e) => e.currentTarget.select()} />
+        </p>
+      )}
       {links.data && links.data.length > 0 && (
         <section aria-label="Share links">
           <h2>Share links</h2>
           <ul class="links">
             {links.data.map((l) => (
               <li key={l.id}>
-                <span>Made {new Date(l.created).toLocaleString()}, expires {new Date(l.expires).toLocaleString()}</span>{' '}
-                <button type="button" class="danger" disabled={action.busy} onClick={() => void revoke(l.id)}>Revoke</button>
+                <span>
+                  Made {new Date(l.created).toLocaleString()}, expires {new Date(l.expires).toLocaleString()}
+                </span>{' '}
+                <button type="button" class="danger" disabled={action.busy} onClick={() => void revoke(l.id)}>
+                  Revoke
+                </button>
               </li>
             ))}
           </ul>
@@ -80,12 +109,21 @@ export function TemplateDetail({ name }: { name: string }) {
             {Object.keys(data.info.userDocumentProperties).length > 0 && (
               <>
                 <h3>Document properties</h3>
-                <dl class="props">{Object.entries(data.info.userDocumentProperties).map(([k, v]) => <Fragment key={k}><dt>{k}</dt><dd>{v}</dd></Fragment>)}</dl>
+                <dl class="props">
+                  {Object.entries(data.info.userDocumentProperties).map(([k, v]) => (
+                    <Fragment key={k}>
+                      <dt>{k}</dt>
+                      <dd>{v}</dd>
+                    </Fragment>
+                  ))}
+                </dl>
               </>
             )}
           </section>
           <section>
-            <h2>{data.pages} page{data.pages === 1 ? '' : 's'}</h2>
+            <h2>
+              {data.pages} page{data.pages === 1 ? '' : 's'}
+            </h2>
             <TemplatePages name={name} pages={data.pages} />
           </section>
         </div>

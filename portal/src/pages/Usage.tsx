@@ -6,7 +6,12 @@ function Meter({ label, used, limit }: { label: string; used: number; limit: num
   const share = limit > 0 ? Math.min(1, used / limit) : 0;
   return (
     <div class="meter-row">
-      <div class="meter-label"><span>{label}</span><span>{used.toLocaleString()} of {limit.toLocaleString()}</span></div>
+      <div class="meter-label">
+        <span>{label}</span>
+        <span>
+          {used.toLocaleString()} of {limit.toLocaleString()}
+        </span>
+      </div>
       <meter min={0} max={limit || 1} value={used} high={limit * 0.9} optimum={0} aria-label={label} />
       {share >= 1 && <p class="notice error">The limit is reached; ask the operator for more.</p>}
     </div>
@@ -16,7 +21,12 @@ function Meter({ label, used, limit }: { label: string; used: number; limit: num
 /** The first day of next month (UTC), as the reader writes dates. */
 function nextMonth(): string {
   const now = new Date();
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toLocaleDateString(undefined, { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toLocaleDateString(undefined, {
+    timeZone: 'UTC',
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+  });
 }
 
 /** What the account has used against its licence's limits. */
@@ -30,11 +40,16 @@ export function Usage() {
       <Notice error={settings.error} />
       {s && (
         <section class="card stack">
-          <p>Licence <strong>{s.serialNumber}</strong>{s.validUntil.startsWith('9999-') ? ' · no end date' : <> · valid until {new Date(s.validUntil).toLocaleDateString()}</>}</p>
+          <p>
+            Licence <strong>{s.serialNumber}</strong>
+            {s.validUntil.startsWith('9999-') ? ' · no end date' : <> · valid until {new Date(s.validUntil).toLocaleDateString()}</>}
+          </p>
           <Meter label="Documents created this month" used={s.createdDocuments} limit={s.maxDocuments} />
           <Meter label="Templates stored" used={s.uploadedTemplates} limit={s.maxTemplates} />
           <Meter label="Proofing requests this month" used={s.proofingTransactions} limit={s.maxProofingTransactions} />
-          <p class="muted small">Documents and proofing requests count per calendar month (UTC); the counts start again on {nextMonth()}.</p>
+          <p class="muted small">
+            Documents and proofing requests count per calendar month (UTC); the counts start again on {nextMonth()}.
+          </p>
         </section>
       )}
     </main>

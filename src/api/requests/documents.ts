@@ -15,7 +15,17 @@ export function parseMergeRequest(query: Query, body: unknown, maxRecords: numbe
   const { template, records, settings } = mergeRequest({ body });
   checkPdfProperties(format, settings.document.properties.title, settings.document.properties.subject);
   checkRecordCount(records.length, maxRecords);
-  return { kind: 'merge', format, append, test, templateName: query.templateName, template, records, options: settings.options, document: settings.document };
+  return {
+    kind: 'merge',
+    format,
+    append,
+    test,
+    templateName: query.templateName,
+    template,
+    records,
+    options: settings.options,
+    document: settings.document,
+  };
 }
 
 export function parseAppendRequest(query: Query, body: unknown): AppendRequest {

@@ -10,7 +10,11 @@
  * - `title` on an array's items names one entry ("record") for "send at least one record".
  */
 
-const flag = { type: ['boolean', 'string', 'null'], pattern: '^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$', description: 'true or false' } as const;
+const flag = {
+  type: ['boolean', 'string', 'null'],
+  pattern: '^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$',
+  description: 'true or false',
+} as const;
 const text = (description: string) => ({ type: ['string', 'null'], description }) as const;
 const date = text('a date like 2024-05-06T07:08:09Z');
 
@@ -26,13 +30,15 @@ export const documentSettingsProperties = {
 
 export const documentSettingsSchema = {
   type: ['object', 'null'],
-  description: 'a JSON object of document properties (author, documentTitle, documentSubject, creatorApplication, creationDate, lastModificationDate, userPassword)',
+  description:
+    'a JSON object of document properties (author, documentTitle, documentSubject, creatorApplication, creationDate, lastModificationDate, userPassword)',
   properties: documentSettingsProperties,
 } as const;
 
 export const mergeSettingsSchema = {
   type: ['object', 'null'],
-  description: 'a JSON object of merge options (removeEmptyFields, removeEmptyBlocks, removeEmptyImages, removeEmptyLines, removeTrailingWhitespace, mergeHtml, culture) and document properties',
+  description:
+    'a JSON object of merge options (removeEmptyFields, removeEmptyBlocks, removeEmptyImages, removeEmptyLines, removeTrailingWhitespace, mergeHtml, culture) and document properties',
   properties: {
     removeEmptyFields: flag,
     removeEmptyBlocks: flag,
@@ -78,7 +84,10 @@ export const findAndReplaceBodySchema = {
       type: 'array',
       minItems: 1,
       items: {
-        type: 'array', title: 'pair', minItems: 2, maxItems: 2,
+        type: 'array',
+        title: 'pair',
+        minItems: 2,
+        maxItems: 2,
         items: { type: ['string', 'null'], description: 'a string' },
         description: 'a pair of strings, like ["«name»", "Ann"]',
       },
@@ -108,7 +117,9 @@ export const appendBodySchema = {
         properties: {
           document: { type: 'string', minLength: 1, description: 'the document (DOCX, DOC, RTF or HTML) as a Base64 string' },
           documentDivider: {
-            type: ['integer', 'string', 'null'], minimum: 1, maximum: 3,
+            type: ['integer', 'string', 'null'],
+            minimum: 1,
+            maximum: 3,
             description: '1 (None), 2 (NewParagraph) or 3 (NewSection)',
           },
         },
@@ -119,7 +130,14 @@ export const appendBodySchema = {
     documentSettings: documentSettingsSchema,
   },
   required: ['documents'],
-  examples: [{ documents: [{ document: 'UEsDBBQ...', documentDivider: 3 }, { document: 'UEsDBBQ...', documentDivider: 1 }] }],
+  examples: [
+    {
+      documents: [
+        { document: 'UEsDBBQ...', documentDivider: 3 },
+        { document: 'UEsDBBQ...', documentDivider: 1 },
+      ],
+    },
+  ],
 } as const;
 
 /** One document as a JSON string (upload, convert, thumbnails, review). */

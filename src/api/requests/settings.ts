@@ -8,7 +8,8 @@ type Raw = Record<string, unknown>;
 
 function asObject(value: unknown, what: string): Raw {
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw new InputError(`${what} must be a JSON object, not a JSON ${jsonType(value)}.`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new InputError(`${what} must be a JSON object, not a JSON ${jsonType(value)}.`);
   return value as Raw;
 }
 
@@ -68,4 +69,3 @@ export function parseMergeSettings(value: unknown): { options: MergeOptions; doc
     document: parseDocumentSettings(raw, what),
   };
 }
-

@@ -13,7 +13,11 @@ export interface SchemaFailure {
 /** "/mergeData/3/name" -> "mergeData[3].name"; "" -> the request body. */
 function placeOf(path: string, dataVar: string): string {
   if (path === '') return dataVar === 'body' ? 'The request body' : `The ${dataVar}`;
-  return path.slice(1).split('/').map((step, i) => /^\d+$/.test(step) ? `[${step}]` : `${i ? '.' : ''}${step.replace(/~1/g, '/').replace(/~0/g, '~')}`).join('');
+  return path
+    .slice(1)
+    .split('/')
+    .map((step, i) => (/^\d+$/.test(step) ? `[${step}]` : `${i ? '.' : ''}${step.replace(/~1/g, '/').replace(/~0/g, '~')}`))
+    .join('');
 }
 
 function shown(value: unknown): string {
@@ -35,13 +39,16 @@ export function describeSchemaFailure(failure: SchemaFailure | undefined, dataVa
       return `${name} is missing${what ? `: send ${what}` : ''}.`;
     }
     case 'type':
-      if ((data === undefined || data === null) && failure.instancePath === '') return `The request body is empty; send ${expected ?? `a JSON ${String(params.type)}`}.`;
+      if ((data === undefined || data === null) && failure.instancePath === '')
+        return `The request body is empty; send ${expected ?? `a JSON ${String(params.type)}`}.`;
       return `${place} must be ${expected ?? `a JSON ${String(params.type).replace(/,/g, ' or ')}`}, not a JSON ${jsonType(data)}.`;
     case 'minItems':
-      if (Array.isArray(data) && data.length === 0) return `${place} is an empty array; send at least one ${parentSchema?.items?.title ?? 'entry'}.`;
+      if (Array.isArray(data) && data.length === 0)
+        return `${place} is an empty array; send at least one ${parentSchema?.items?.title ?? 'entry'}.`;
       return `${place} must be ${expected ?? `an array of at least ${String(params.limit)} entries`}.`;
     case 'maxItems':
-      if (Array.isArray(data) && parentSchema?.items?.title) return `${place} has ${data.length} entries; at most ${String(params.limit)} are allowed.`;
+      if (Array.isArray(data) && parentSchema?.items?.title)
+        return `${place} has ${data.length} entries; at most ${String(params.limit)} are allowed.`;
       return `${place} must be ${expected ?? `an array of at most ${String(params.limit)} entries`}.`;
     case 'minLength':
       if (data === '') return `${place} is an empty string; send ${expected ?? 'a value'}.`;

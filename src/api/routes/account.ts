@@ -10,60 +10,82 @@ const NEVER_EXPIRES = new Date('9999-12-31T23:59:59Z');
 import { requireQuery, sendEmpty, sendJson } from '../wire.js';
 
 export function accountRoutes(app: FastifyInstance, services: Services): void {
-  app.get('/account/settings', {
-    schema: {
-      tags: ['account'], summary: 'Licence, quotas and usage of the account',
-      response: { 200: accountSettingsSchema, ...errorResponses },
-    },
-  }, async (request, reply) => {
-    const account = accountOf(request);
-    return sendJson(reply, 200, {
-      serialNumber: account.licence,
-      createdDocuments: account.createdDocuments,
-      uploadedTemplates: await services.templates.count(account),
-      maxDocuments: account.maxDocuments,
-      maxTemplates: account.maxTemplates,
-      validUntil: formatWireDate(account.validUntil ?? NEVER_EXPIRES),
-      proofingTransactions: account.proofingTransactions,
-      maxProofingTransactions: account.maxProofingTransactions,
-    });
-  });
-
-  app.get('/account/apikeys', {
-    schema: {
-      tags: ['account'], summary: 'The API keys of the account',
-      response: {
-        200: { type: 'array', items: apiKeySchema },
-        ...errorResponses,
+  app.get(
+    '/account/settings',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'Licence, quotas and usage of the account',
+        response: { 200: accountSettingsSchema, ...errorResponses },
       },
     },
-  }, async (request, reply) => sendJson(reply, 200, await services.apiKeys.list(accountOf(request).id)));
-
-  app.put('/account/apikey', {
-    schema: {
-      tags: ['account'], summary: 'Create an API key',
-      description: `Answers the new key as a JSON string. An account holds at most ${services.config.maxApiKeys} keys.`,
-      response: { 201: { type: 'string', description: 'The new key' }, ...errorResponses },
+    async (request, reply) => {
+      const account = accountOf(request);
+      return sendJson(reply, 200, {
+        serialNumber: account.licence,
+        createdDocuments: account.createdDocuments,
+        uploadedTemplates: await services.templates.count(account),
+        maxDocuments: account.maxDocuments,
+        maxTemplates: account.maxTemplates,
+        validUntil: formatWireDate(account.validUntil ?? NEVER_EXPIRES),
+        proofingTransactions: account.proofingTransactions,
+        maxProofingTransactions: account.maxProofingTransactions,
+      });
     },
-  }, async (request, reply) => {
-    const key = await services.apiKeys.create(accountOf(request).id);
-    if (!key) {
-      throw new InputError(`This account has ${services.config.maxApiKeys} API keys, the most allowed; delete one before creating another.`);
-    }
-    return sendJson(reply, 201, key);
-  });
+  );
 
-  app.delete('/account/apikey', {
-    schema: {
-      tags: ['account'], summary: 'Delete an API key',
-      querystring: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
-      response: { 200: { type: 'null', description: 'Empty body' }, ...errorResponses },
+  app.get(
+    '/account/apikeys',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'The API keys of the account',
+        response: {
+          200: { type: 'array', items: apiKeySchema },
+          ...errorResponses,
+        },
+      },
     },
-  }, async (request, reply) => {
-    const key = requireQuery(request, 'key');
-    if (!(await services.apiKeys.revoke(accountOf(request).id, key))) {
-      throw new InputError('This account has no such API key.');
-    }
-    return sendEmpty(reply, 200);
-  });
+    async (request, reply) => sendJson(reply, 200, await services.apiKeys.list(accountOf(request).id)),
+  );
+
+  app.put(
+    '/account/apikey',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'Create an API key',
+        description: `Answers the new key as a JSON string. An account holds at most ${services.config.maxApiKeys} keys.`,
+        response: { 201: { type: 'string', description: 'The new key' }, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const key = await services.apiKeys.create(accountOf(request).id);
+      if (!key) {
+        throw new InputError(
+          `This account has ${services.config.maxApiKeys} API keys, the most allowed; delete one before creating another.`,
+        );
+      }
+      return sendJson(reply, 201, key);
+    },
+  );
+
+  app.delete(
+    '/account/apikey',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'Delete an API key',
+        querystring: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
+        response: { 200: { type: 'null', description: 'Empty body' }, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const key = requireQuery(request, 'key');
+      if (!(await services.apiKeys.revoke(accountOf(request).id, key))) {
+        throw new InputError('This account has no such API key.');
+      }
+      return sendEmpty(reply, 200);
+    },
+  );
 }

@@ -22,25 +22,31 @@ export function requireConverter(services: Services): Converter {
 }
 
 export function documentRoutes(app: FastifyInstance, services: Services): void {
-  app.post('/document/convert', {
-    schema: {
-      tags: ['document'], summary: 'Convert a document (DOCX, DOC, RTF, HTML, PDF) to another format',
-      description: 'Counts one document against the quota unless test=true, which stamps TEST MODE on every page. PDF input converts to TXT (its text) or PDF.',
-      querystring: {
-        type: 'object',
-        properties: { returnFormat: returnFormatSchema, test: booleanQuerySchema, ...asyncQueryProperties },
-        required: ['returnFormat'],
+  app.post(
+    '/document/convert',
+    {
+      schema: {
+        tags: ['document'],
+        summary: 'Convert a document (DOCX, DOC, RTF, HTML, PDF) to another format',
+        description:
+          'Counts one document against the quota unless test=true, which stamps TEST MODE on every page. PDF input converts to TXT (its text) or PDF.',
+        querystring: {
+          type: 'object',
+          properties: { returnFormat: returnFormatSchema, test: booleanQuerySchema, ...asyncQueryProperties },
+          required: ['returnFormat'],
+        },
+        body: base64BodySchema,
+        response: { 200: base64Body, 202: jobSchema, ...errorResponses },
       },
-      body: base64BodySchema,
-      response: { 200: base64Body, 202: jobSchema, ...errorResponses },
     },
-  }, async (request, reply) => {
-    const query = queryOf(request);
-    const work = parseConvertRequest(query, request.body);
-    const account = accountOf(request);
-    // A job may wait for an instance with the office; a request needs this one's.
-    if (wantsJob(query)) return answerAsJob(services, reply, account, work, query);
-    requireConverter(services);
-    return answerDocuments(reply, (options) => services.requests.perform(account, work, options));
-  });
+    async (request, reply) => {
+      const query = queryOf(request);
+      const work = parseConvertRequest(query, request.body);
+      const account = accountOf(request);
+      // A job may wait for an instance with the office; a request needs this one's.
+      if (wantsJob(query)) return answerAsJob(services, reply, account, work, query);
+      requireConverter(services);
+      return answerDocuments(reply, (options) => services.requests.perform(account, work, options));
+    },
+  );
 }

@@ -8,12 +8,19 @@ import type { StoreHealth } from '../../store/types.js';
 /** Liveness and readiness for supervisors and load balancers; no authentication. */
 export function healthRoutes(app: FastifyInstance, services: Services): void {
   // Probes come every few seconds: they are not logged unless something is wrong.
-  app.get('/healthz', { logLevel: 'warn', schema: { tags: ['operations'], summary: 'The process is alive' } },
-    async (_request, reply) => sendJson(reply, 200, { status: 'ok' }));
+  app.get('/healthz', { logLevel: 'warn', schema: { tags: ['operations'], summary: 'The process is alive' } }, async (_request, reply) =>
+    sendJson(reply, 200, { status: 'ok' }),
+  );
 
-  app.get('/readyz', { logLevel: 'warn', schema: { tags: ['operations'], summary: 'The service can serve requests (storage reachable, disk not full, office engine warm)' } },
+  app.get(
+    '/readyz',
+    {
+      logLevel: 'warn',
+      schema: { tags: ['operations'], summary: 'The service can serve requests (storage reachable, disk not full, office engine warm)' },
+    },
     async (request, reply) => {
-      if (services.lifecycle.draining) return sendJson(reply, 503, { message: 'The service is shutting down; it finishes the requests it has and takes no more.' });
+      if (services.lifecycle.draining)
+        return sendJson(reply, 503, { message: 'The service is shutting down; it finishes the requests it has and takes no more.' });
       let storage: StoreHealth;
       try {
         storage = await services.store.ping();
@@ -33,9 +40,19 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
       const office = services.office?.status();
       if (services.office && !services.office.ready) {
         const why = office?.lastError ? ` The last start failed: ${office.lastError}` : '';
-        return sendJson(reply, 503, { message: `The office engine is starting (0 of ${office?.configured} processes warm).${why}`, office });
+        return sendJson(reply, 503, {
+          message: `The office engine is starting (0 of ${office?.configured} processes warm).${why}`,
+          office,
+        });
       }
       // During a rolling upgrade the database's schema may be newer than this instance's, inside its range.
-      return sendJson(reply, 200, { status: 'ready', storage: services.store.kind, schema: storage.schema, officeWorkers: office?.warm ?? 0, ...(office ? { office } : {}) });
-    });
+      return sendJson(reply, 200, {
+        status: 'ready',
+        storage: services.store.kind,
+        schema: storage.schema,
+        officeWorkers: office?.warm ?? 0,
+        ...(office ? { office } : {}),
+      });
+    },
+  );
 }

@@ -14,99 +14,143 @@ import { booleanQuery, queryOf, requireQuery, answerDocuments, sendJson } from '
 export function mergeRoutes(app: FastifyInstance, services: Services): void {
   const { pipeline, usage, operations } = services;
 
-  app.post('/document/merge', {
-    schema: {
-      tags: ['document'], summary: 'Merge JSON data into a template',
-      description: 'One document per record, or all records appended into one (append=true, the default). The template is stored (templateName) or sent as Base64 in the body.',
-      querystring: {
-        type: 'object',
-        properties: {
-          returnFormat: { type: 'string', description: 'PDF, PDFA, DOCX, DOC, RTF, HTML or TXT' },
-          templateName: { type: 'string' }, append: booleanQuerySchema, test: booleanQuerySchema, ...asyncQueryProperties,
+  app.post(
+    '/document/merge',
+    {
+      schema: {
+        tags: ['document'],
+        summary: 'Merge JSON data into a template',
+        description:
+          'One document per record, or all records appended into one (append=true, the default). The template is stored (templateName) or sent as Base64 in the body.',
+        querystring: {
+          type: 'object',
+          properties: {
+            returnFormat: { type: 'string', description: 'PDF, PDFA, DOCX, DOC, RTF, HTML or TXT' },
+            templateName: { type: 'string' },
+            append: booleanQuerySchema,
+            test: booleanQuerySchema,
+            ...asyncQueryProperties,
+          },
+          required: ['returnFormat'],
         },
-        required: ['returnFormat'],
+        body: mergeBodySchema,
+        response: { 200: { type: 'array', items: { type: 'string' } }, 202: jobSchema, ...errorResponses },
       },
-      body: mergeBodySchema,
-      response: { 200: { type: 'array', items: { type: 'string' } }, 202: jobSchema, ...errorResponses },
     },
-  }, async (request, reply) => {
-    const query = queryOf(request);
-    const work = parseMergeRequest(query, request.body, services.config.limits.maxRecords);
-    const account = accountOf(request);
-    if (wantsJob(query)) return answerAsJob(services, reply, account, work, query);
-    return answerDocuments(reply, (options) => services.requests.perform(account, work, options));
-  });
+    async (request, reply) => {
+      const query = queryOf(request);
+      const work = parseMergeRequest(query, request.body, services.config.limits.maxRecords);
+      const account = accountOf(request);
+      if (wantsJob(query)) return answerAsJob(services, reply, account, work, query);
+      return answerDocuments(reply, (options) => services.requests.perform(account, work, options));
+    },
+  );
 
   // A docsmith extension for the portal's playground: one merge, its pages as images, one document.
-  app.post('/document/preview', {
-    schema: {
-      tags: ['document'], summary: 'Merge JSON data into a template and return the pages of the result as images (docsmith extension)',
-      description: 'All records are appended into one document. Counts one document (none with test=true). Takes the thumbnail parameters: zoomFactor, fromPage, toPage, imageFormat.',
-      querystring: {
-        type: 'object',
-        properties: {
-          templateName: { type: 'string' }, test: booleanQuerySchema,
-          zoomFactor: { type: 'string' }, fromPage: { type: 'string' }, toPage: { type: 'string' }, imageFormat: { type: 'string' },
+  app.post(
+    '/document/preview',
+    {
+      schema: {
+        tags: ['document'],
+        summary: 'Merge JSON data into a template and return the pages of the result as images (docsmith extension)',
+        description:
+          'All records are appended into one document. Counts one document (none with test=true). Takes the thumbnail parameters: zoomFactor, fromPage, toPage, imageFormat.',
+        querystring: {
+          type: 'object',
+          properties: {
+            templateName: { type: 'string' },
+            test: booleanQuerySchema,
+            zoomFactor: { type: 'string' },
+            fromPage: { type: 'string' },
+            toPage: { type: 'string' },
+            imageFormat: { type: 'string' },
+          },
         },
+        body: mergeBodySchema,
+        response: { 200: { type: 'array', items: { type: 'string', description: 'A page image as Base64' } }, ...errorResponses },
       },
-      body: mergeBodySchema,
-      response: { 200: { type: 'array', items: { type: 'string', description: 'A page image as Base64' } }, ...errorResponses },
     },
-  }, async (request, reply) => {
-    const query = queryOf(request);
-    const view = parseThumbnailRequest(query);
-    const test = booleanQuery(request, 'test', false);
-    const { template: sent, records, settings } = mergeRequest(request);
-    const account = accountOf(request);
-    checkRecordCount(records.length, services.config.limits.maxRecords);
-    const images = await usage.run(account, { test, merge: true }, async (signal, deadline) => {
-      const source = await pipeline.templateSource(account, query.templateName, sent);
-      return operations.preview({
-        template: source.bytes, what: source.what, records, options: settings.options, document: settings.document, test, view,
-      }, { signal, deadline });
-    });
-    return sendJson(reply, 200, images.map((image) => image.toString('base64')));
-  });
+    async (request, reply) => {
+      const query = queryOf(request);
+      const view = parseThumbnailRequest(query);
+      const test = booleanQuery(request, 'test', false);
+      const { template: sent, records, settings } = mergeRequest(request);
+      const account = accountOf(request);
+      checkRecordCount(records.length, services.config.limits.maxRecords);
+      const images = await usage.run(account, { test, merge: true }, async (signal, deadline) => {
+        const source = await pipeline.templateSource(account, query.templateName, sent);
+        return operations.preview(
+          {
+            template: source.bytes,
+            what: source.what,
+            records,
+            options: settings.options,
+            document: settings.document,
+            test,
+            view,
+          },
+          { signal, deadline },
+        );
+      });
+      return sendJson(
+        reply,
+        200,
+        images.map((image) => image.toString('base64')),
+      );
+    },
+  );
 
-  app.post('/document/findandreplace', {
-    schema: {
-      tags: ['document'], summary: 'Replace texts in a template',
-      description: 'Each pair replaces every occurrence, in order, in body, tables, headers, footers, notes and text boxes; matches across runs keep the formatting of their first character.',
-      querystring: {
-        type: 'object',
-        properties: { returnFormat: { type: 'string' }, templateName: { type: 'string' }, test: booleanQuerySchema },
-        required: ['returnFormat'],
+  app.post(
+    '/document/findandreplace',
+    {
+      schema: {
+        tags: ['document'],
+        summary: 'Replace texts in a template',
+        description:
+          'Each pair replaces every occurrence, in order, in body, tables, headers, footers, notes and text boxes; matches across runs keep the formatting of their first character.',
+        querystring: {
+          type: 'object',
+          properties: { returnFormat: { type: 'string' }, templateName: { type: 'string' }, test: booleanQuerySchema },
+          required: ['returnFormat'],
+        },
+        body: findAndReplaceBodySchema,
+        response: { 200: { type: 'string', description: 'The document as Base64' }, ...errorResponses },
       },
-      body: findAndReplaceBodySchema,
-      response: { 200: { type: 'string', description: 'The document as Base64' }, ...errorResponses },
     },
-  }, async (request, reply) => {
-    const format = parseReturnFormat(queryOf(request).returnFormat);
-    const test = booleanQuery(request, 'test', false);
-    const body = bodyObject(request, '"findAndReplaceData" (and "template" when no templateName is given)');
-    const pairs = parsePairs(body.findAndReplaceData);
-    const settings = parseMergeSettings(body.mergeSettings);
-    checkPdfProperties(format, settings.document.properties.title, settings.document.properties.subject);
-    const account = accountOf(request);
-    const document = await usage.run(account, { test, merge: false }, async (signal, deadline) => {
-      const source = await pipeline.templateSource(account, queryOf(request).templateName, body.template);
-      return operations.findAndReplace({ template: source.bytes, what: source.what, pairs, document: settings.document, format, test }, { signal, deadline });
-    });
-    return sendJson(reply, 200, document.toString('base64'));
-  });
-
-  app.get('/templates/info', {
-    schema: {
-      tags: ['templates'], summary: 'The merge fields and blocks of a stored template',
-      querystring: templateNameQuery,
-      response: { 200: templateInfoSchema, ...errorResponses },
+    async (request, reply) => {
+      const format = parseReturnFormat(queryOf(request).returnFormat);
+      const test = booleanQuery(request, 'test', false);
+      const body = bodyObject(request, '"findAndReplaceData" (and "template" when no templateName is given)');
+      const pairs = parsePairs(body.findAndReplaceData);
+      const settings = parseMergeSettings(body.mergeSettings);
+      checkPdfProperties(format, settings.document.properties.title, settings.document.properties.subject);
+      const account = accountOf(request);
+      const document = await usage.run(account, { test, merge: false }, async (signal, deadline) => {
+        const source = await pipeline.templateSource(account, queryOf(request).templateName, body.template);
+        return operations.findAndReplace(
+          { template: source.bytes, what: source.what, pairs, document: settings.document, format, test },
+          { signal, deadline },
+        );
+      });
+      return sendJson(reply, 200, document.toString('base64'));
     },
-  }, async (request, reply) => {
-    const name = requireQuery(request, 'templateName');
-    const account = accountOf(request);
-    const template = await services.templates.require(account, name);
-    return sendJson(reply, 200, await operations.info(template.data, name));
-  });
+  );
 
+  app.get(
+    '/templates/info',
+    {
+      schema: {
+        tags: ['templates'],
+        summary: 'The merge fields and blocks of a stored template',
+        querystring: templateNameQuery,
+        response: { 200: templateInfoSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const name = requireQuery(request, 'templateName');
+      const account = accountOf(request);
+      const template = await services.templates.require(account, name);
+      return sendJson(reply, 200, await operations.info(template.data, name));
+    },
+  );
 }
-

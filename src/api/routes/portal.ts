@@ -9,15 +9,19 @@ export const PORTAL_DIR = fileURLToPath(new URL('../../../dist/portal/', import.
 
 // The portal only talks to its own origin; styles may be inline (the editor injects its own).
 const CSP = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data: blob:",
-  "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 function secure(reply: FastifyReply): FastifyReply {
-  return reply
-    .header('content-security-policy', CSP)
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer');
+  return reply.header('content-security-policy', CSP).header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer');
 }
 
 /** The web portal: hashed assets cached for good, every other /portal path is the app's page. */

@@ -14,43 +14,73 @@ export function proofingRoutes(app: FastifyInstance, services: Services): void {
   async function count(request: FastifyRequest): Promise<void> {
     const account = accountOf(request);
     if (!(await store.usage.reserveProofing(account.id))) {
-      throw new ForbiddenError(`The proofing quota of this account is used up (${account.maxProofingTransactions} transactions).`, 'proofing');
+      throw new ForbiddenError(
+        `The proofing quota of this account is used up (${account.maxProofingTransactions} transactions).`,
+        'proofing',
+      );
     }
   }
 
-  app.get('/proofing/availabledictionaries', {
-    schema: { tags: ['proofing'], summary: 'The installed spelling dictionaries', response: { 200: { type: 'array', items: { type: 'string' } }, ...errorResponses } },
-  }, async (_request, reply) => sendJson(reply, 200, spelling.available()));
-
-  app.get('/proofing/check', {
-    schema: {
-      tags: ['proofing'], summary: 'Misspelled and repeated words of a text, with UTF-16 offsets',
-      querystring: { type: 'object', properties: { text: { type: 'string' }, language: { type: 'string', description: 'e.g. en_US.dic' } }, required: ['text', 'language'] },
-      response: { 200: { type: 'array', items: incorrectWordSchema }, ...errorResponses },
+  app.get(
+    '/proofing/availabledictionaries',
+    {
+      schema: {
+        tags: ['proofing'],
+        summary: 'The installed spelling dictionaries',
+        response: { 200: { type: 'array', items: { type: 'string' } }, ...errorResponses },
+      },
     },
-  }, async (request, reply) => {
-    const text = requireQuery(request, 'text');
-    if (text.length > MAX_TEXT) throw new InputError(`text is longer than ${MAX_TEXT} characters.`);
-    const language = requireQuery(request, 'language');
-    spelling.resolve(language);
-    await count(request);
-    return sendJson(reply, 200, await spelling.check(text, language));
-  });
+    async (_request, reply) => sendJson(reply, 200, spelling.available()),
+  );
 
-  app.get('/proofing/suggestions', {
-    schema: {
-      tags: ['proofing'], summary: 'Spelling suggestions for a word, best first',
-      querystring: { type: 'object', properties: { word: { type: 'string' }, language: { type: 'string' }, max: { type: 'string' } }, required: ['word', 'language'] },
-      response: { 200: { type: 'array', items: { type: 'string' } }, ...errorResponses },
+  app.get(
+    '/proofing/check',
+    {
+      schema: {
+        tags: ['proofing'],
+        summary: 'Misspelled and repeated words of a text, with UTF-16 offsets',
+        querystring: {
+          type: 'object',
+          properties: { text: { type: 'string' }, language: { type: 'string', description: 'e.g. en_US.dic' } },
+          required: ['text', 'language'],
+        },
+        response: { 200: { type: 'array', items: incorrectWordSchema }, ...errorResponses },
+      },
     },
-  }, async (request, reply) => {
-    const word = requireQuery(request, 'word');
-    if (word.length > 100) throw new InputError('word is longer than 100 characters.');
-    const language = requireQuery(request, 'language');
-    const maxText = queryOf(request).max ?? '10';
-    if (!/^\d+$/.test(maxText) || Number(maxText) < 1 || Number(maxText) > 100) throw new InputError(`max must be a whole number from 1 to 100, not "${maxText}".`);
-    spelling.resolve(language);
-    await count(request);
-    return sendJson(reply, 200, await spelling.suggest(word, language, Number(maxText)));
-  });
+    async (request, reply) => {
+      const text = requireQuery(request, 'text');
+      if (text.length > MAX_TEXT) throw new InputError(`text is longer than ${MAX_TEXT} characters.`);
+      const language = requireQuery(request, 'language');
+      spelling.resolve(language);
+      await count(request);
+      return sendJson(reply, 200, await spelling.check(text, language));
+    },
+  );
+
+  app.get(
+    '/proofing/suggestions',
+    {
+      schema: {
+        tags: ['proofing'],
+        summary: 'Spelling suggestions for a word, best first',
+        querystring: {
+          type: 'object',
+          properties: { word: { type: 'string' }, language: { type: 'string' }, max: { type: 'string' } },
+          required: ['word', 'language'],
+        },
+        response: { 200: { type: 'array', items: { type: 'string' } }, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const word = requireQuery(request, 'word');
+      if (word.length > 100) throw new InputError('word is longer than 100 characters.');
+      const language = requireQuery(request, 'language');
+      const maxText = queryOf(request).max ?? '10';
+      if (!/^\d+$/.test(maxText) || Number(maxText) < 1 || Number(maxText) > 100)
+        throw new InputError(`max must be a whole number from 1 to 100, not "${maxText}".`);
+      spelling.resolve(language);
+      await count(request);
+      return sendJson(reply, 200, await spelling.suggest(word, language, Number(maxText)));
+    },
+  );
 }

@@ -9,79 +9,120 @@ import { formatWireDate } from '../../util/dates.js';
 import { InputError } from '../../errors.js';
 
 const formatLink = (link: ShareLinkRecord) => ({
-  id: link.id, templateName: link.templateName, created: formatWireDate(link.createdAt), expires: formatWireDate(link.expiresAt),
+  id: link.id,
+  templateName: link.templateName,
+  created: formatWireDate(link.createdAt),
+  expires: formatWireDate(link.expiresAt),
 });
 
 /** The authenticated API part: share links to stored templates, listed and revoked by their owner. */
 export function shareTokenRoute(app: FastifyInstance, services: Services): void {
   const limit = () => AbortSignal.timeout(services.config.jobTimeoutMs);
-  app.get('/document/share', {
-    schema: {
-      tags: ['document'], summary: 'A share token: a read-only preview link to a stored template, without credentials',
-      description: `Open /share/<token> in a browser. The token is opaque. The link ends when it expires (expiresInDays, default ${services.config.share.defaultDays}, at most ${services.config.share.maxDays}), when it is revoked, or when the template is replaced or deleted.`,
-      querystring: {
-        type: 'object', required: ['templateName'],
-        properties: { templateName: templateNameQuery.properties.templateName, expiresInDays: { type: 'string', description: 'Lifetime in days' } },
-      },
-      response: { 200: { type: 'string' }, ...errorResponses },
-    },
-  }, async (request, reply) => {
-    const account = accountOf(request);
-    const template = await services.templates.require(account, requireQuery(request, 'templateName'));
-    const daysText = queryOf(request).expiresInDays;
-    const days = daysText === undefined ? undefined : /^\d{1,6}$/.test(daysText) ? Number(daysText) : NaN;
-    const { token } = await services.shareLinks.create(account, template.name, days);
-    return sendJson(reply, 200, token);
-  });
-
-  app.get('/document/share/list', {
-    schema: {
-      tags: ['document'], summary: 'The account\'s live share links (not their tokens)',
-      response: {
-        200: { type: 'array', items: shareLinkSchema },
-        ...errorResponses,
+  app.get(
+    '/document/share',
+    {
+      schema: {
+        tags: ['document'],
+        summary: 'A share token: a read-only preview link to a stored template, without credentials',
+        description: `Open /share/<token> in a browser. The token is opaque. The link ends when it expires (expiresInDays, default ${services.config.share.defaultDays}, at most ${services.config.share.maxDays}), when it is revoked, or when the template is replaced or deleted.`,
+        querystring: {
+          type: 'object',
+          required: ['templateName'],
+          properties: {
+            templateName: templateNameQuery.properties.templateName,
+            expiresInDays: { type: 'string', description: 'Lifetime in days' },
+          },
+        },
+        response: { 200: { type: 'string' }, ...errorResponses },
       },
     },
-  }, async (request, reply) => sendJson(reply, 200, (await services.shareLinks.list(accountOf(request))).map(formatLink)));
-
-  app.delete('/document/share', {
-    schema: {
-      tags: ['document'], summary: 'Revoke a share link by its id',
-      querystring: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
-      response: { 204: { type: 'null', description: 'Empty body' }, ...errorResponses },
+    async (request, reply) => {
+      const account = accountOf(request);
+      const template = await services.templates.require(account, requireQuery(request, 'templateName'));
+      const daysText = queryOf(request).expiresInDays;
+      const days = daysText === undefined ? undefined : /^\d{1,6}$/.test(daysText) ? Number(daysText) : NaN;
+      const { token } = await services.shareLinks.create(account, template.name, days);
+      return sendJson(reply, 200, token);
     },
-  }, async (request, reply) => {
-    await services.shareLinks.revoke(accountOf(request), requireQuery(request, 'id'));
-    return sendEmpty(reply, 204);
-  });
+  );
+
+  app.get(
+    '/document/share/list',
+    {
+      schema: {
+        tags: ['document'],
+        summary: "The account's live share links (not their tokens)",
+        response: {
+          200: { type: 'array', items: shareLinkSchema },
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => sendJson(reply, 200, (await services.shareLinks.list(accountOf(request))).map(formatLink)),
+  );
+
+  app.delete(
+    '/document/share',
+    {
+      schema: {
+        tags: ['document'],
+        summary: 'Revoke a share link by its id',
+        querystring: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+        response: { 204: { type: 'null', description: 'Empty body' }, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      await services.shareLinks.revoke(accountOf(request), requireQuery(request, 'id'));
+      return sendEmpty(reply, 204);
+    },
+  );
 
   // The portal's own page images: with the user's credentials, uncounted like a share preview.
-  app.get('/templates/pageimage', {
-    schema: {
-      tags: ['templates'], summary: 'One page of a stored template as PNG, for previews (not counted)',
-      querystring: {
-        type: 'object', required: ['templateName'],
-        properties: { templateName: templateNameQuery.properties.templateName, page: { type: 'string' }, zoom: { type: 'string', enum: ['25', '50', '100', '150'] } },
+  app.get(
+    '/templates/pageimage',
+    {
+      schema: {
+        tags: ['templates'],
+        summary: 'One page of a stored template as PNG, for previews (not counted)',
+        querystring: {
+          type: 'object',
+          required: ['templateName'],
+          properties: {
+            templateName: templateNameQuery.properties.templateName,
+            page: { type: 'string' },
+            zoom: { type: 'string', enum: ['25', '50', '100', '150'] },
+          },
+        },
       },
     },
-  }, async (request, reply) => {
-    const template = await services.templates.require(accountOf(request), requireQuery(request, 'templateName'));
-    const query = queryOf(request);
-    const page = Number(query.page ?? 1);
-    const zoom = Number(query.zoom ?? 100);
-    if (!Number.isInteger(page) || page < 1) throw new InputError('page must be a page number from 1.');
-    if (!SHARE_ZOOMS.has(zoom)) throw new InputError('zoom must be 25, 50, 100 or 150.');
-    const [image] = await services.thumbnails.render(template.data, template.format as DocumentFormat, { zoom, fromPage: page, toPage: page, format: 'png' }, limit());
-    if (!image) throw new InputError(`The template has no page ${page}.`);
-    return reply.type('image/png').header('cache-control', 'private, max-age=300').send(image);
-  });
+    async (request, reply) => {
+      const template = await services.templates.require(accountOf(request), requireQuery(request, 'templateName'));
+      const query = queryOf(request);
+      const page = Number(query.page ?? 1);
+      const zoom = Number(query.zoom ?? 100);
+      if (!Number.isInteger(page) || page < 1) throw new InputError('page must be a page number from 1.');
+      if (!SHARE_ZOOMS.has(zoom)) throw new InputError('zoom must be 25, 50, 100 or 150.');
+      const [image] = await services.thumbnails.render(
+        template.data,
+        template.format as DocumentFormat,
+        { zoom, fromPage: page, toPage: page, format: 'png' },
+        limit(),
+      );
+      if (!image) throw new InputError(`The template has no page ${page}.`);
+      return reply.type('image/png').header('cache-control', 'private, max-age=300').send(image);
+    },
+  );
 }
 
 const SHARE_ZOOMS = new Set([25, 50, 100, 150]);
 
 function gone(reply: FastifyReply): FastifyReply {
-  return reply.code(404).type('text/html; charset=utf-8')
-    .send('<!doctype html><meta charset="utf-8"><title>Link not valid</title><p>This preview link is not valid: it expired, was revoked, or its template was changed or deleted.</p>');
+  return reply
+    .code(404)
+    .type('text/html; charset=utf-8')
+    .send(
+      '<!doctype html><meta charset="utf-8"><title>Link not valid</title><p>This preview link is not valid: it expired, was revoked, or its template was changed or deleted.</p>',
+    );
 }
 
 /** The open part: the preview page and its page images, for whoever holds the token. */
@@ -102,7 +143,10 @@ export function sharePreviewRoutes(app: FastifyInstance, services: Services): vo
 
   app.get<{ Params: { token: string } }>('/share/:token/info', { schema: { hide: true } }, async (request, reply) => {
     const template = await resolve(request.params.token);
-    if (!template) return sendJson(reply.header('cache-control', 'no-store'), 404, { message: 'This preview link is not valid: it expired, was revoked, or its template was changed or deleted.' });
+    if (!template)
+      return sendJson(reply.header('cache-control', 'no-store'), 404, {
+        message: 'This preview link is not valid: it expired, was revoked, or its template was changed or deleted.',
+      });
     const pages = await services.thumbnails.pageCount(template.data, template.format as DocumentFormat, limit());
     return sendJson(reply.header('cache-control', 'no-store'), 200, { templateName: template.name, pages });
   });
@@ -113,7 +157,8 @@ export function sharePreviewRoutes(app: FastifyInstance, services: Services): vo
     // A few fixed sizes (list thumbnails, previews), so that the image cache stays small.
     const zoom = Number((request.query as { zoom?: string }).zoom ?? 100);
     if (!template || !Number.isInteger(page) || page < 1 || !SHARE_ZOOMS.has(zoom)) return gone(reply);
-    const [image] = await services.thumbnails.render(template.data, template.format as DocumentFormat, { zoom, fromPage: page, toPage: page, format: 'png' }, limit())
+    const [image] = await services.thumbnails
+      .render(template.data, template.format as DocumentFormat, { zoom, fromPage: page, toPage: page, format: 'png' }, limit())
       .catch(() => [undefined]);
     if (!image) return gone(reply);
     return reply.type('image/png').header('cache-control', 'private, max-age=300').send(image);

@@ -16,18 +16,26 @@ export function testingRoutes(app: FastifyInstance, services: Services): void {
     const fail = booleanQuery(request, 'fail', false);
     const untilClosed = booleanQuery(request, 'untilClosed', false);
     const response = reply.raw;
-    const work = services.usage.run(accountOf(request), options, async (signal) => {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, holdMs);
-        const done = () => { clearTimeout(timer); resolve(); };
-        signal.addEventListener('abort', done);
-        if (untilClosed) {
-          if (response.destroyed) done();
-          else response.once('close', done);
-        }
-      });
-      if (fail) throw new Error('requested failure');
-    }, () => delivered(reply, () => sendJson(reply, 200, true)));
+    const work = services.usage.run(
+      accountOf(request),
+      options,
+      async (signal) => {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, holdMs);
+          const done = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+          signal.addEventListener('abort', done);
+          if (untilClosed) {
+            if (response.destroyed) done();
+            else response.once('close', done);
+          }
+        });
+        if (fail) throw new Error('requested failure');
+      },
+      () => delivered(reply, () => sendJson(reply, 200, true)),
+    );
     return whenDelivered(reply, work);
   });
 }

@@ -20,43 +20,70 @@ const imagesResponse = { type: 'array', items: { type: 'string', description: 'A
 export function thumbnailRoutes(app: FastifyInstance, services: Services): void {
   const { operations, usage, templates } = services;
 
-  app.post('/document/thumbnails', {
-    schema: {
-      tags: ['document'], summary: 'Page images of a document (DOCX, DOC, RTF, HTML, PDF, XLSX)',
-      querystring: { type: 'object', properties: thumbnailQuery }, body: base64BodySchema,
-      response: { 200: imagesResponse, ...errorResponses },
+  app.post(
+    '/document/thumbnails',
+    {
+      schema: {
+        tags: ['document'],
+        summary: 'Page images of a document (DOCX, DOC, RTF, HTML, PDF, XLSX)',
+        querystring: { type: 'object', properties: thumbnailQuery },
+        body: base64BodySchema,
+        response: { 200: imagesResponse, ...errorResponses },
+      },
     },
-  }, async (request, reply) => {
-    const options = parseThumbnailRequest(queryOf(request));
-    const bytes = decodeBase64(stringBody(request, 'the document as Base64'), 'The document');
-    const format = requireFormat(bytes, ['docx', 'doc', 'rtf', 'html', 'pdf', 'xlsx']);
-    const images = await usage.run(accountOf(request), { test: false, merge: false }, (signal) => operations.thumbnails({ document: bytes, from: format, view: options }, { signal }));
-    return sendJson(reply, 200, images.map((i) => i.toString('base64')));
-  });
+    async (request, reply) => {
+      const options = parseThumbnailRequest(queryOf(request));
+      const bytes = decodeBase64(stringBody(request, 'the document as Base64'), 'The document');
+      const format = requireFormat(bytes, ['docx', 'doc', 'rtf', 'html', 'pdf', 'xlsx']);
+      const images = await usage.run(accountOf(request), { test: false, merge: false }, (signal) =>
+        operations.thumbnails({ document: bytes, from: format, view: options }, { signal }),
+      );
+      return sendJson(
+        reply,
+        200,
+        images.map((i) => i.toString('base64')),
+      );
+    },
+  );
 
-  app.get('/templates/thumbnails', {
-    schema: {
-      tags: ['templates'], summary: 'Page images of a stored template',
-      querystring: { type: 'object', properties: { templateName: { type: 'string' }, ...thumbnailQuery }, required: ['templateName'] },
-      response: { 200: imagesResponse, ...errorResponses },
+  app.get(
+    '/templates/thumbnails',
+    {
+      schema: {
+        tags: ['templates'],
+        summary: 'Page images of a stored template',
+        querystring: { type: 'object', properties: { templateName: { type: 'string' }, ...thumbnailQuery }, required: ['templateName'] },
+        response: { 200: imagesResponse, ...errorResponses },
+      },
     },
-  }, async (request, reply) => {
-    const options = parseThumbnailRequest(queryOf(request));
-    const account = accountOf(request);
-    const template = await templates.require(account, requireQuery(request, 'templateName'));
-    const images = await usage.run(account, { test: false, merge: false }, (signal) =>
-      operations.thumbnails({ document: template.data, from: template.format as DocumentFormat, view: options }, { signal }));
-    return sendJson(reply, 200, images.map((i) => i.toString('base64')));
-  });
+    async (request, reply) => {
+      const options = parseThumbnailRequest(queryOf(request));
+      const account = accountOf(request);
+      const template = await templates.require(account, requireQuery(request, 'templateName'));
+      const images = await usage.run(account, { test: false, merge: false }, (signal) =>
+        operations.thumbnails({ document: template.data, from: template.format as DocumentFormat, view: options }, { signal }),
+      );
+      return sendJson(
+        reply,
+        200,
+        images.map((i) => i.toString('base64')),
+      );
+    },
+  );
 
-  app.get('/templates/pagecount', {
-    schema: {
-      tags: ['templates'], summary: 'How many pages a stored template has',
-      querystring: { type: 'object', properties: { templateName: { type: 'string' } }, required: ['templateName'] },
-      response: { 200: { type: 'integer' }, ...errorResponses },
+  app.get(
+    '/templates/pagecount',
+    {
+      schema: {
+        tags: ['templates'],
+        summary: 'How many pages a stored template has',
+        querystring: { type: 'object', properties: { templateName: { type: 'string' } }, required: ['templateName'] },
+        response: { 200: { type: 'integer' }, ...errorResponses },
+      },
     },
-  }, async (request, reply) => {
-    const template = await templates.require(accountOf(request), requireQuery(request, 'templateName'));
-    return sendJson(reply, 200, await operations.pageCount({ document: template.data, from: template.format as DocumentFormat }));
-  });
+    async (request, reply) => {
+      const template = await templates.require(accountOf(request), requireQuery(request, 'templateName'));
+      return sendJson(reply, 200, await operations.pageCount({ document: template.data, from: template.format as DocumentFormat }));
+    },
+  );
 }

@@ -25,9 +25,39 @@ export interface Culture {
 // Intl has no region -> currency table; these are the currencies of the regions clients send.
 const EURO = ['AT', 'BE', 'CY', 'DE', 'EE', 'ES', 'FI', 'FR', 'GR', 'HR', 'IE', 'IT', 'LT', 'LU', 'LV', 'MT', 'NL', 'PT', 'SI', 'SK'];
 const CURRENCIES: Record<string, string> = {
-  US: 'USD', GB: 'GBP', JP: 'JPY', CH: 'CHF', CA: 'CAD', AU: 'AUD', NZ: 'NZD', CN: 'CNY', IN: 'INR', BR: 'BRL', MX: 'MXN',
-  SE: 'SEK', NO: 'NOK', DK: 'DKK', PL: 'PLN', CZ: 'CZK', HU: 'HUF', RU: 'RUB', TR: 'TRY', ZA: 'ZAR', KR: 'KRW', TW: 'TWD',
-  HK: 'HKD', SG: 'SGD', IL: 'ILS', AE: 'AED', SA: 'SAR', AR: 'ARS', CL: 'CLP', CO: 'COP', UA: 'UAH', RO: 'RON', BG: 'BGN',
+  US: 'USD',
+  GB: 'GBP',
+  JP: 'JPY',
+  CH: 'CHF',
+  CA: 'CAD',
+  AU: 'AUD',
+  NZ: 'NZD',
+  CN: 'CNY',
+  IN: 'INR',
+  BR: 'BRL',
+  MX: 'MXN',
+  SE: 'SEK',
+  NO: 'NOK',
+  DK: 'DKK',
+  PL: 'PLN',
+  CZ: 'CZK',
+  HU: 'HUF',
+  RU: 'RUB',
+  TR: 'TRY',
+  ZA: 'ZAR',
+  KR: 'KRW',
+  TW: 'TWD',
+  HK: 'HKD',
+  SG: 'SGD',
+  IL: 'ILS',
+  AE: 'AED',
+  SA: 'SAR',
+  AR: 'ARS',
+  CL: 'CLP',
+  CO: 'COP',
+  UA: 'UAH',
+  RO: 'RON',
+  BG: 'BGN',
   ...Object.fromEntries(EURO.map((r) => [r, 'EUR'])),
 };
 
@@ -58,7 +88,8 @@ export function culture(name: string | undefined): Culture {
   const month = (i: number) => new Date(Date.UTC(2021, i, 15));
   const day = (i: number) => new Date(Date.UTC(2021, 7, 1 + i)); // 2021-08-01 was a Sunday
   const dayPeriods = new Intl.DateTimeFormat(requested, { hour: 'numeric', hour12: true, timeZone: 'UTC' });
-  const period = (hour: number) => dayPeriods.formatToParts(new Date(Date.UTC(2021, 0, 1, hour))).find((p) => p.type === 'dayPeriod')?.value ?? (hour < 12 ? 'AM' : 'PM');
+  const period = (hour: number) =>
+    dayPeriods.formatToParts(new Date(Date.UTC(2021, 0, 1, hour))).find((p) => p.type === 'dayPeriod')?.value ?? (hour < 12 ? 'AM' : 'PM');
   const result: Culture = {
     name: requested,
     decimal: part('decimal', '.'),
@@ -67,7 +98,14 @@ export function culture(name: string | undefined): Culture {
     minus: part('minusSign', '-'),
     currency,
     formatCurrency: (value, digits) =>
-      plainSpaces(new Intl.NumberFormat(requested, { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value)),
+      plainSpaces(
+        new Intl.NumberFormat(requested, {
+          style: 'currency',
+          currency,
+          minimumFractionDigits: digits,
+          maximumFractionDigits: digits,
+        }).format(value),
+      ),
     monthNames: names({ month: 'long' }, 12, month),
     monthAbbreviations: names({ month: 'short' }, 12, month),
     dayNames: names({ weekday: 'long' }, 7, day),

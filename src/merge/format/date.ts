@@ -23,7 +23,10 @@ export function parseDateValue(value: string, c: Culture): WallClock | null {
   }
   const numbers = text.match(/\d+/g);
   if (!numbers || numbers.length < 3 || !/^[\d\s./-]+(\s+\d{1,2}:\d{2}(:\d{2})?)?$/.test(text)) return null;
-  const order = c.shortDate.formatToParts(new Date(Date.UTC(2003, 10, 22))).filter((p) => p.type === 'year' || p.type === 'month' || p.type === 'day').map((p) => p.type);
+  const order = c.shortDate
+    .formatToParts(new Date(Date.UTC(2003, 10, 22)))
+    .filter((p) => p.type === 'year' || p.type === 'month' || p.type === 'day')
+    .map((p) => p.type);
   const fields: Record<string, number> = {};
   order.forEach((type, i) => (fields[type] = Number(numbers[i])));
   let year = fields.year ?? 0;
@@ -34,14 +37,25 @@ export function parseDateValue(value: string, c: Culture): WallClock | null {
 
 function valid(w: WallClock): WallClock | null {
   const date = new Date(Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second));
-  return date.getUTCFullYear() === w.year && date.getUTCMonth() === w.month - 1 && date.getUTCDate() === w.day && w.hour < 24 && w.minute < 60 && w.second < 60
-    ? w : null;
+  return date.getUTCFullYear() === w.year &&
+    date.getUTCMonth() === w.month - 1 &&
+    date.getUTCDate() === w.day &&
+    w.hour < 24 &&
+    w.minute < 60 &&
+    w.second < 60
+    ? w
+    : null;
 }
 
 export function wallClockOf(date: Date): WallClock {
   return {
-    year: date.getFullYear(), month: date.getMonth() + 1, day: date.getDate(),
-    hour: date.getHours(), minute: date.getMinutes(), second: date.getSeconds(), millisecond: date.getMilliseconds(),
+    year: date.getFullYear(),
+    month: date.getMonth() + 1,
+    day: date.getDate(),
+    hour: date.getHours(),
+    minute: date.getMinutes(),
+    second: date.getSeconds(),
+    millisecond: date.getMilliseconds(),
   };
 }
 
@@ -53,16 +67,27 @@ export function formatDate(w: WallClock, picture: string, c: Culture): string {
   if (p.length === 1) {
     const at = asUtc(w);
     switch (p) {
-      case 'd': return c.shortDate.format(at);
-      case 'D': return c.longDate.format(at);
-      case 't': return c.shortTime.format(at);
-      case 'T': return c.longTime.format(at);
-      case 'g': return `${c.shortDate.format(at)} ${c.shortTime.format(at)}`;
-      case 'G': return `${c.shortDate.format(at)} ${c.longTime.format(at)}`;
-      case 'f': return `${c.longDate.format(at)} ${c.shortTime.format(at)}`;
-      case 'F': return `${c.longDate.format(at)} ${c.longTime.format(at)}`;
-      case 'o': case 'O': return at.toISOString().replace('Z', '');
-      case 's': return at.toISOString().slice(0, 19);
+      case 'd':
+        return c.shortDate.format(at);
+      case 'D':
+        return c.longDate.format(at);
+      case 't':
+        return c.shortTime.format(at);
+      case 'T':
+        return c.longTime.format(at);
+      case 'g':
+        return `${c.shortDate.format(at)} ${c.shortTime.format(at)}`;
+      case 'G':
+        return `${c.shortDate.format(at)} ${c.longTime.format(at)}`;
+      case 'f':
+        return `${c.longDate.format(at)} ${c.shortTime.format(at)}`;
+      case 'F':
+        return `${c.longDate.format(at)} ${c.longTime.format(at)}`;
+      case 'o':
+      case 'O':
+        return at.toISOString().replace('Z', '');
+      case 's':
+        return at.toISOString().slice(0, 19);
     }
   }
   const weekday = asUtc(w).getUTCDay();
@@ -91,16 +116,39 @@ export function formatDate(w: WallClock, picture: string, c: Culture): string {
     i += run;
     const pad = (n: number, width: number) => String(n).padStart(width, '0');
     switch (ch) {
-      case 'd': out += run === 1 ? w.day : run === 2 ? pad(w.day, 2) : run === 3 ? c.dayAbbreviations[weekday] : c.dayNames[weekday]; break;
-      case 'M': out += run === 1 ? w.month : run === 2 ? pad(w.month, 2) : run === 3 ? c.monthAbbreviations[w.month - 1] : c.monthNames[w.month - 1]; break;
-      case 'y': out += run <= 2 ? pad(w.year % 100, run) : pad(w.year, run); break;
-      case 'h': out += pad(w.hour % 12 || 12, Math.min(run, 2)); break;
-      case 'H': out += pad(w.hour, Math.min(run, 2)); break;
-      case 'm': out += pad(w.minute, Math.min(run, 2)); break;
-      case 's': out += pad(w.second, Math.min(run, 2)); break;
-      case 'f': case 'F': out += pad(w.millisecond, 3).padEnd(run, '0').slice(0, run); break;
-      case 't': { const period = w.hour < 12 ? c.am : c.pm; out += run === 1 ? period.charAt(0) : period; break; }
-      default: out += ch.repeat(run);
+      case 'd':
+        out += run === 1 ? w.day : run === 2 ? pad(w.day, 2) : run === 3 ? c.dayAbbreviations[weekday] : c.dayNames[weekday];
+        break;
+      case 'M':
+        out +=
+          run === 1 ? w.month : run === 2 ? pad(w.month, 2) : run === 3 ? c.monthAbbreviations[w.month - 1] : c.monthNames[w.month - 1];
+        break;
+      case 'y':
+        out += run <= 2 ? pad(w.year % 100, run) : pad(w.year, run);
+        break;
+      case 'h':
+        out += pad(w.hour % 12 || 12, Math.min(run, 2));
+        break;
+      case 'H':
+        out += pad(w.hour, Math.min(run, 2));
+        break;
+      case 'm':
+        out += pad(w.minute, Math.min(run, 2));
+        break;
+      case 's':
+        out += pad(w.second, Math.min(run, 2));
+        break;
+      case 'f':
+      case 'F':
+        out += pad(w.millisecond, 3).padEnd(run, '0').slice(0, run);
+        break;
+      case 't': {
+        const period = w.hour < 12 ? c.am : c.pm;
+        out += run === 1 ? period.charAt(0) : period;
+        break;
+      }
+      default:
+        out += ch.repeat(run);
     }
   }
   return out;

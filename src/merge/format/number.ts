@@ -22,17 +22,33 @@ function fixed(value: number, digits: number, c: Culture, grouped: boolean): str
 
 function formatStandard(value: number, kind: string, digits: number | undefined, c: Culture): string {
   switch (kind) {
-    case 'C': return c.formatCurrency(value, digits ?? 2);
-    case 'N': return fixed(value, digits ?? 2, c, true);
-    case 'F': return fixed(value, digits ?? 2, c, false);
-    case 'P': return `${fixed(value * 100, digits ?? 2, c, true)} %`.replace(/ %$/, c.name.startsWith('en') ? '%' : ' %');
+    case 'C':
+      return c.formatCurrency(value, digits ?? 2);
+    case 'N':
+      return fixed(value, digits ?? 2, c, true);
+    case 'F':
+      return fixed(value, digits ?? 2, c, false);
+    case 'P':
+      return `${fixed(value * 100, digits ?? 2, c, true)} %`.replace(/ %$/, c.name.startsWith('en') ? '%' : ' %');
     case 'D': {
-      const int = Math.trunc(Math.abs(value)).toString().padStart(digits ?? 1, '0');
+      const int = Math.trunc(Math.abs(value))
+        .toString()
+        .padStart(digits ?? 1, '0');
       return value < 0 ? c.minus + int : int;
     }
-    case 'E': return value.toExponential(digits ?? 6).replace('.', c.decimal).replace(/e([+-])(\d)$/, 'E$10$2').replace(/e/, 'E');
-    case 'X': return Math.trunc(value).toString(16).toUpperCase().padStart(digits ?? 0, '0');
-    default: return String(value).replace('.', c.decimal);
+    case 'E':
+      return value
+        .toExponential(digits ?? 6)
+        .replace('.', c.decimal)
+        .replace(/e([+-])(\d)$/, 'E$10$2')
+        .replace(/e/, 'E');
+    case 'X':
+      return Math.trunc(value)
+        .toString(16)
+        .toUpperCase()
+        .padStart(digits ?? 0, '0');
+    default:
+      return String(value).replace('.', c.decimal);
   }
 }
 

@@ -9,35 +9,87 @@ import { schemaOrderProblems } from '../../../src/ooxml/properties-order.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fixture, ROOT } from '../../helpers/server.js';
-import { block, cell, docx, field, mergefield, nestedField, p, partText, partXml, row, run, schemaOrderProblemsOf, simpleField, table } from '../../helpers/docx.js';
+import {
+  block,
+  cell,
+  docx,
+  field,
+  mergefield,
+  nestedField,
+  p,
+  partText,
+  partXml,
+  row,
+  run,
+  schemaOrderProblemsOf,
+  simpleField,
+  table,
+} from '../../helpers/docx.js';
 import { checkedCompile } from '../../helpers/word-rules.js';
 
-function merge(body: string, data: JsonObject | JsonObject[], options: Partial<MergeOptions> = {}, extra: { header?: string; footer?: string } = {}): Buffer[] {
+function merge(
+  body: string,
+  data: JsonObject | JsonObject[],
+  options: Partial<MergeOptions> = {},
+  extra: { header?: string; footer?: string } = {},
+): Buffer[] {
   const template = checkedCompile(docx(body, extra));
   return template.merge(Array.isArray(data) ? data : [data], { ...DEFAULT_MERGE_OPTIONS, ...options }, false);
 }
-const text = (body: string, data: JsonObject | JsonObject[], options: Partial<MergeOptions> = {}) => partText(merge(body, data, options)[0]!);
+const text = (body: string, data: JsonObject | JsonObject[], options: Partial<MergeOptions> = {}) =>
+  partText(merge(body, data, options)[0]!);
 
 describe('merge engine: the worked example', () => {
   it('gives exactly the text of merge-semantics.md', () => {
-    const body = p(mergefield('company'), run(', '), mergefield('address.street'))
-      + block('contacts', p(mergefield('name'), run(' ('), mergefield('company'), run(')')))
-      + block('orders', p(run('Order '), mergefield('id', '\\b "#"'), run(': ')),
-        block('articles', p(mergefield('qty'), run(' x '), mergefield('product.name'), run(' at '), mergefield('price', '\\# "$#,##0.00"'))));
-    const data = { company: 'ACME', address: { street: '1 Main St' }, contacts: [{ name: 'Tim' }, { name: 'Karl' }],
-      orders: [{ id: 123, articles: [{ qty: 5, product: { name: 'Bolt' }, price: 1234.5 }] }] };
+    const body =
+      p(mergefield('company'), run(', '), mergefield('address.street')) +
+      block('contacts', p(mergefield('name'), run(' ('), mergefield('company'), run(')'))) +
+      block(
+        'orders',
+        p(run('Order '), mergefield('id', '\\b "#"'), run(': ')),
+        block(
+          'articles',
+          p(mergefield('qty'), run(' x '), mergefield('product.name'), run(' at '), mergefield('price', '\\# "$#,##0.00"')),
+        ),
+      );
+    const data = {
+      company: 'ACME',
+      address: { street: '1 Main St' },
+      contacts: [{ name: 'Tim' }, { name: 'Karl' }],
+      orders: [{ id: 123, articles: [{ qty: 5, product: { name: 'Bolt' }, price: 1234.5 }] }],
+    };
     assert.equal(text(body, data), 'ACME, 1 Main St\nTim (ACME)\nKarl (ACME)\nOrder #123: \n5 x Bolt at $1,234.50');
   });
 });
 
 describe('merge engine: fields and values', () => {
   it('fills complex fields split over runs, simple fields, dotted and case-insensitive names', () => {
-    const body = p(mergefield('Name'), run('|'), simpleField('MERGEFIELD city'), run('|'), mergefield('a.b.c'), run('|'), mergefield('"Unit Price"'));
+    const body = p(
+      mergefield('Name'),
+      run('|'),
+      simpleField('MERGEFIELD city'),
+      run('|'),
+      mergefield('a.b.c'),
+      run('|'),
+      mergefield('"Unit Price"'),
+    );
     assert.equal(text(body, { name: 'Ann', CITY: 'Bonn', A: { B: { c: 1 } }, 'Unit Price': 9 }), 'Ann|Bonn|1|9');
   });
 
   it('renders values by type: numbers invariant, booleans, null and objects empty, line breaks and tabs', () => {
-    const body = p(mergefield('n'), run('|'), mergefield('f'), run('|'), mergefield('t'), run('|'), mergefield('z'), run('|'), mergefield('o'), run('|'), mergefield('s'));
+    const body = p(
+      mergefield('n'),
+      run('|'),
+      mergefield('f'),
+      run('|'),
+      mergefield('t'),
+      run('|'),
+      mergefield('z'),
+      run('|'),
+      mergefield('o'),
+      run('|'),
+      mergefield('s'),
+    );
     const out = merge(body, { n: 1234567.5, f: false, t: true, z: null, o: { x: 1 }, s: 'a\nb\tc' })[0]!;
     assert.equal(partText(out), '1234567.5|false|true|||a\nb\tc');
     assert.match(partXml(out), /<w:t xml:space="preserve">a<\/w:t><w:br\/><w:t xml:space="preserve">b<\/w:t><w:tab\/>/);
@@ -45,25 +97,55 @@ describe('merge engine: fields and values', () => {
 
   it('keeps the field result formatting on the merged value', () => {
     const body = p(field('MERGEFIELD name \\* MERGEFORMAT', '«name»', '<w:b/><w:color w:val="FF0000"/>'));
-    assert.match(partXml(merge(body, { name: 'Ann' })[0]!), /<w:r><w:rPr><w:b\/><w:color w:val="FF0000"\/><\/w:rPr><w:t xml:space="preserve">Ann<\/w:t><\/w:r>/);
+    assert.match(
+      partXml(merge(body, { name: 'Ann' })[0]!),
+      /<w:r><w:rPr><w:b\/><w:color w:val="FF0000"\/><\/w:rPr><w:t xml:space="preserve">Ann<\/w:t><\/w:r>/,
+    );
   });
 
   it('applies \\b and \\f only to non-empty values, and the case switches', () => {
-    const body = p(mergefield('a', '\\b "[" \\f "]"'), run('|'), mergefield('e', '\\b "[" \\f "]"'), run('|'),
-      mergefield('u', '\\* Upper'), run('|'), mergefield('l', '\\* Lower'), run('|'), mergefield('fc', '\\* FirstCap'), run('|'), mergefield('c', '\\* Caps'));
-    assert.equal(text(body, { a: 'x', e: '', u: 'up', l: 'LOW', fc: 'first word', c: 'all the words' }), '[x]||UP|low|First word|All The Words');
+    const body = p(
+      mergefield('a', '\\b "[" \\f "]"'),
+      run('|'),
+      mergefield('e', '\\b "[" \\f "]"'),
+      run('|'),
+      mergefield('u', '\\* Upper'),
+      run('|'),
+      mergefield('l', '\\* Lower'),
+      run('|'),
+      mergefield('fc', '\\* FirstCap'),
+      run('|'),
+      mergefield('c', '\\* Caps'),
+    );
+    assert.equal(
+      text(body, { a: 'x', e: '', u: 'up', l: 'LOW', fc: 'first word', c: 'all the words' }),
+      '[x]||UP|low|First word|All The Words',
+    );
   });
 
   it('formats numbers with .NET pictures and standard formats', () => {
     const cases: [string, number | string, string][] = [
-      ['$#,###.00', 2.4, '$2.40'], ['$#,###.00', 2400, '$2,400.00'], ['#,##0.00;(#,##0.00)', -5000, '(5,000.00)'],
-      ['C2', 1234.5, '$1,234.50'], ['N0', 1234.5, '1,235'], ['P1', 0.256, '25.6%'], ['0000', 42, '0042'], ['#.##', '3.14159', '3.14'],
+      ['$#,###.00', 2.4, '$2.40'],
+      ['$#,###.00', 2400, '$2,400.00'],
+      ['#,##0.00;(#,##0.00)', -5000, '(5,000.00)'],
+      ['C2', 1234.5, '$1,234.50'],
+      ['N0', 1234.5, '1,235'],
+      ['P1', 0.256, '25.6%'],
+      ['0000', 42, '0042'],
+      ['#.##', '3.14159', '3.14'],
     ];
-    for (const [picture, value, expected] of cases) assert.equal(text(p(mergefield('v', `\\# "${picture}"`)), { v: value }), expected, picture);
+    for (const [picture, value, expected] of cases)
+      assert.equal(text(p(mergefield('v', `\\# "${picture}"`)), { v: value }), expected, picture);
   });
 
   it('formats by culture: separators, currency, month and day names', () => {
-    const body = p(mergefield('v', '\\# "C2"'), run('|'), mergefield('v', '\\# "#,##0.00"'), run('|'), mergefield('d', '\\@ "dddd, d. MMMM yyyy"'));
+    const body = p(
+      mergefield('v', '\\# "C2"'),
+      run('|'),
+      mergefield('v', '\\# "#,##0.00"'),
+      run('|'),
+      mergefield('d', '\\@ "dddd, d. MMMM yyyy"'),
+    );
     const data = { v: 1234.5, d: '2024-03-05' };
     assert.equal(text(body, data, { culture: 'en-US' }), '$1,234.50|1,234.50|Tuesday, 5. March 2024');
     assert.equal(text(body, data, { culture: 'de-DE' }), '1.234,50 €|1.234,50|Dienstag, 5. März 2024');
@@ -86,7 +168,17 @@ describe('merge engine: fields and values', () => {
   });
 
   it('formats dates with .NET pictures, parsing ISO and the culture short date', () => {
-    const body = p(mergefield('d', '\\@ "dd.MM.yyyy"'), run('|'), mergefield('d', '\\@ "MM-dd-yy"'), run('|'), mergefield('t', '\\@ "h:mm tt"'), run('|'), mergefield('t', '\\@ "HH:mm"'), run('|'), mergefield('x', '\\@ "dd.MM.yyyy"'));
+    const body = p(
+      mergefield('d', '\\@ "dd.MM.yyyy"'),
+      run('|'),
+      mergefield('d', '\\@ "MM-dd-yy"'),
+      run('|'),
+      mergefield('t', '\\@ "h:mm tt"'),
+      run('|'),
+      mergefield('t', '\\@ "HH:mm"'),
+      run('|'),
+      mergefield('x', '\\@ "dd.MM.yyyy"'),
+    );
     assert.equal(text(body, { d: '2024-03-05', t: '2024-03-05T14:07:00Z', x: 'soon' }), '05.03.2024|03-05-24|2:07 PM|14:07|soon');
     assert.equal(text(p(mergefield('d', '\\@ "yyyy-MM-dd"')), { d: '05.03.2024' }, { culture: 'de-DE' }), '2024-03-05');
   });
@@ -113,16 +205,25 @@ describe('merge engine: fields and values', () => {
 
   it('fills fields in text boxes, in both branches of mc:AlternateContent', () => {
     const box = (inner: string) => `<w:txbxContent>${p(inner)}</w:txbxContent>`;
-    const body = p('<w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><wps:txbx xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape">'
-      + box(mergefield('boxed')) + '</wps:txbx></w:drawing></mc:Choice><mc:Fallback><w:pict><v:textbox xmlns:v="urn:schemas-microsoft-com:vml">'
-      + box(mergefield('boxed')) + '</v:textbox></w:pict></mc:Fallback></mc:AlternateContent></w:r>');
+    const body = p(
+      '<w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><wps:txbx xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape">' +
+        box(mergefield('boxed')) +
+        '</wps:txbx></w:drawing></mc:Choice><mc:Fallback><w:pict><v:textbox xmlns:v="urn:schemas-microsoft-com:vml">' +
+        box(mergefield('boxed')) +
+        '</v:textbox></w:pict></mc:Fallback></mc:AlternateContent></w:r>',
+    );
     const xml = partXml(merge(body, { boxed: 'In the box' })[0]!);
     assert.equal((xml.match(/In the box/g) ?? []).length, 2);
     assert.ok(!xml.includes('«boxed»'));
   });
 
   it('fills fields in headers and footers', () => {
-    const out = merge(p(run('body')), { company: 'ACME', page: 'x' }, {}, { header: p(mergefield('company')), footer: p(run('© '), mergefield('company')) })[0]!;
+    const out = merge(
+      p(run('body')),
+      { company: 'ACME', page: 'x' },
+      {},
+      { header: p(mergefield('company')), footer: p(run('© '), mergefield('company')) },
+    )[0]!;
     assert.equal(partText(out, 'word/header1.xml'), 'ACME');
     assert.equal(partText(out, 'word/footer1.xml'), '© ACME');
   });
@@ -151,8 +252,17 @@ describe('merge engine: IF and DATE', () => {
     assert.equal(text(country, { country: 'Germany' }), 'yes');
     assert.equal(text(country, { country: 'France' }), 'no');
     assert.equal(text(country, {}), 'no', 'no such field: the name itself is compared');
-    const cases: [string, number, string][] = [['=', 5, 'yes'], ['<>', 5, 'no'], ['<', 4, 'yes'], ['>', 4, 'no'], ['<=', 5, 'yes'], ['>=', 6, 'yes'], ['>=', 4, 'no']];
-    for (const [op, value, expected] of cases) assert.equal(text(p(field(`IF "n" ${op} "5" "yes" "no"`, 'x')), { n: value }), expected, `${value} ${op} 5`);
+    const cases: [string, number, string][] = [
+      ['=', 5, 'yes'],
+      ['<>', 5, 'no'],
+      ['<', 4, 'yes'],
+      ['>', 4, 'no'],
+      ['<=', 5, 'yes'],
+      ['>=', 6, 'yes'],
+      ['>=', 4, 'no'],
+    ];
+    for (const [op, value, expected] of cases)
+      assert.equal(text(p(field(`IF "n" ${op} "5" "yes" "no"`, 'x')), { n: value }), expected, `${value} ${op} 5`);
     assert.equal(text(p(field('IF "city" = "Ber*" "yes" "no"', 'x')), { city: 'Berlin' }), 'yes', 'wildcards in the second operand');
     assert.equal(text(p(field('IF "10" > "9" "yes" "no"', 'x')), {}), 'yes', 'numbers compare as numbers');
   });
@@ -163,39 +273,76 @@ describe('merge engine: IF and DATE', () => {
     assert.equal(text(body, { country: 'US', name: 'Ann' }), 'Hello Ann');
   });
 
-  it('reads simple fields inside a complex field\'s instruction, as Word writes them (a real template)', () => {
+  it("reads simple fields inside a complex field's instruction, as Word writes them (a real template)", () => {
     const body = p(nestedField(['IF ', simpleField('MERGEFIELD x'), ' = "two" "yes" "no"']));
     assert.equal(text(body, { x: 'two' }), 'yes');
     assert.equal(text(body, { x: 'three' }), 'no');
-    const real = checkedCompile(fs.readFileSync(path.join(ROOT, 'test/fixtures/real-templates/iulica+docx-mailmerge/tests/test_nested_if_inside.docx')));
-    const results = real.merge([{ fieldname: 'two' }, { fieldname: 'one' }, { fieldname: 'three' }], DEFAULT_MERGE_OPTIONS, false).map((d) => partText(d).trim());
+    const real = checkedCompile(
+      fs.readFileSync(path.join(ROOT, 'test/fixtures/real-templates/iulica+docx-mailmerge/tests/test_nested_if_inside.docx')),
+    );
+    const results = real
+      .merge([{ fieldname: 'two' }, { fieldname: 'one' }, { fieldname: 'three' }], DEFAULT_MERGE_OPTIONS, false)
+      .map((d) => partText(d).trim());
     assert.deepEqual(results, ['two', '- one -', 'more: three']);
   });
 
   it('NEXT moves to the next record within the same document (label sheets), NEXTIF when its condition holds', () => {
     const labels = checkedCompile(docx(p(mergefield('name')) + p(field('NEXT', '')) + p(mergefield('name'))));
     const docs = labels.merge([{ name: 'A' }, { name: 'B' }, { name: 'C' }], DEFAULT_MERGE_OPTIONS, false);
-    assert.deepEqual(docs.map((d) => partText(d)), ['A\n\nB', 'C']);
-    const conditional = checkedCompile(docx(p(mergefield('name')) + p(nestedField(['NEXTIF ', field('MERGEFIELD skip'), ' = "yes"'], '')) + p(mergefield('name'))));
+    assert.deepEqual(
+      docs.map((d) => partText(d)),
+      ['A\n\nB', 'C'],
+    );
+    const conditional = checkedCompile(
+      docx(p(mergefield('name')) + p(nestedField(['NEXTIF ', field('MERGEFIELD skip'), ' = "yes"'], '')) + p(mergefield('name'))),
+    );
     const out = conditional.merge([{ name: 'A', skip: 'yes' }, { name: 'B', skip: 'no' }, { name: 'C' }], DEFAULT_MERGE_OPTIONS, false);
-    assert.deepEqual(out.map((d) => partText(d)), ['A\n\nB', 'C\n\nC']);
+    assert.deepEqual(
+      out.map((d) => partText(d)),
+      ['A\n\nB', 'C\n\nC'],
+    );
   });
 
   it('loses no record when every label ends with NEXT, the last one included', () => {
     const sheet = checkedCompile(docx(p(mergefield('name'), field('NEXT', '')) + p(mergefield('name'), field('NEXT', ''))));
     const records = ['A', 'B', 'C', 'D', 'E'].map((name) => ({ name }));
-    assert.deepEqual(sheet.merge(records, DEFAULT_MERGE_OPTIONS, false).map((d) => partText(d)), ['A\nB', 'C\nD', 'E']);
+    assert.deepEqual(
+      sheet.merge(records, DEFAULT_MERGE_OPTIONS, false).map((d) => partText(d)),
+      ['A\nB', 'C\nD', 'E'],
+    );
   });
 
-  it('NEXT inside a block moves to the block\'s next row, not to the next record', () => {
-    const sheet = checkedCompile(docx(p(mergefield('title')) + block('people', p(mergefield('name'), run(' | '), field('NEXT', ''), mergefield('name'), run(' '), mergefield('title'))) + p(run('end '), mergefield('title'))));
-    const docs = sheet.merge([{ title: 'T1', people: [{ name: 'A' }, { name: 'B' }, { name: 'C' }] }, { title: 'T2', people: [{ name: 'D' }] }], DEFAULT_MERGE_OPTIONS, false);
-    assert.deepEqual(docs.map((d) => partText(d)), ['T1\nA | B T1\nC |  T1\nend T1', 'T2\nD |  T2\nend T2']);
+  it("NEXT inside a block moves to the block's next row, not to the next record", () => {
+    const sheet = checkedCompile(
+      docx(
+        p(mergefield('title')) +
+          block('people', p(mergefield('name'), run(' | '), field('NEXT', ''), mergefield('name'), run(' '), mergefield('title'))) +
+          p(run('end '), mergefield('title')),
+      ),
+    );
+    const docs = sheet.merge(
+      [
+        { title: 'T1', people: [{ name: 'A' }, { name: 'B' }, { name: 'C' }] },
+        { title: 'T2', people: [{ name: 'D' }] },
+      ],
+      DEFAULT_MERGE_OPTIONS,
+      false,
+    );
+    assert.deepEqual(
+      docs.map((d) => partText(d)),
+      ['T1\nA | B T1\nC |  T1\nend T1', 'T2\nD |  T2\nend T2'],
+    );
   });
 
   it('refuses broken field instructions, naming the field and the part', () => {
-    assert.throws(() => checkedCompile(docx(p(run('x')) + p(field('MERGEFIELD "unclosed', '«x»')))), (e: Error) => e instanceof InputError && /field 1 of word\/document.xml.*unclosed quote/.test(e.message));
-    assert.throws(() => checkedCompile(docx(p(mergefield('ok')) + p(field('MERGEFIELD', '«»')))), /field 2 of word\/document.xml.*no field name/);
+    assert.throws(
+      () => checkedCompile(docx(p(run('x')) + p(field('MERGEFIELD "unclosed', '«x»')))),
+      (e: Error) => e instanceof InputError && /field 1 of word\/document.xml.*unclosed quote/.test(e.message),
+    );
+    assert.throws(
+      () => checkedCompile(docx(p(mergefield('ok')) + p(field('MERGEFIELD', '«»')))),
+      /field 2 of word\/document.xml.*no field name/,
+    );
     assert.throws(() => checkedCompile(docx(p(field('IF x', '?')))), /needs a comparison/);
   });
 
@@ -207,9 +354,18 @@ describe('merge engine: IF and DATE', () => {
 
 describe('merge engine: blocks', () => {
   it('repeats table rows per element and removes an empty table entirely', () => {
-    const body = table(row(cell(p(run('Item'))), cell(p(run('Qty')))), block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('qty'))))))
-      + p(run('after'));
-    assert.equal(text(body, { items: [{ name: 'A', qty: 1 }, { name: 'B', qty: 2 }] }), 'Item\nQty\nA\n1\nB\n2\nafter');
+    const body =
+      table(row(cell(p(run('Item'))), cell(p(run('Qty')))), block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('qty')))))) +
+      p(run('after'));
+    assert.equal(
+      text(body, {
+        items: [
+          { name: 'A', qty: 1 },
+          { name: 'B', qty: 2 },
+        ],
+      }),
+      'Item\nQty\nA\n1\nB\n2\nafter',
+    );
     const only = table(block('items', row(cell(p(mergefield('name'))), cell(p(mergefield('qty')))))) + p(run('after'));
     const out = merge(only, { items: [] })[0]!;
     assert.equal(partText(out), 'after');
@@ -217,9 +373,22 @@ describe('merge engine: blocks', () => {
   });
 
   it('nests blocks three levels deep with fallback to enclosing rows', () => {
-    const body = block('a', p(run('A:'), mergefield('n')), block('b', p(run(' B:'), mergefield('n'), run('/'), mergefield('top')),
-      block('c', p(run('  C:'), mergefield('n'), run('<'), mergefield('bn'), run('<'), mergefield('an')))));
-    const data = { top: 'T', a: [{ n: 1, an: 'a1', b: [{ n: 11, bn: 'b11', c: [{ n: 111 }, { n: 112 }] }] }, { n: 2, an: 'a2', b: [] }] };
+    const body = block(
+      'a',
+      p(run('A:'), mergefield('n')),
+      block(
+        'b',
+        p(run(' B:'), mergefield('n'), run('/'), mergefield('top')),
+        block('c', p(run('  C:'), mergefield('n'), run('<'), mergefield('bn'), run('<'), mergefield('an'))),
+      ),
+    );
+    const data = {
+      top: 'T',
+      a: [
+        { n: 1, an: 'a1', b: [{ n: 11, bn: 'b11', c: [{ n: 111 }, { n: 112 }] }] },
+        { n: 2, an: 'a2', b: [] },
+      ],
+    };
     assert.equal(text(body, data), 'A:1\n B:11/T\n  C:111<b11<a1\n  C:112<b11<a1\nA:2');
   });
 
@@ -238,11 +407,30 @@ describe('merge engine: blocks', () => {
   });
 
   it('accepts blockstart_/blockend_ bookmarks and TableStart:/TableEnd: regions', () => {
-    const pair = p('<w:bookmarkStart w:id="1" w:name="blockstart_rows"/><w:bookmarkEnd w:id="1"/>', mergefield('v'))
-      + p(mergefield('w'), '<w:bookmarkStart w:id="2" w:name="blockend_rows"/><w:bookmarkEnd w:id="2"/>');
-    assert.equal(text(pair, { rows: [{ v: 1, w: 2 }, { v: 3, w: 4 }] }), '1\n2\n3\n4');
-    const region = table(row(cell(p(mergefield('TableStart:lines'), mergefield('name'))), cell(p(mergefield('qty'), mergefield('TableEnd:lines')))));
-    assert.equal(text(region, { lines: [{ name: 'a', qty: 1 }, { name: 'b', qty: 2 }] }), 'a\n1\nb\n2');
+    const pair =
+      p('<w:bookmarkStart w:id="1" w:name="blockstart_rows"/><w:bookmarkEnd w:id="1"/>', mergefield('v')) +
+      p(mergefield('w'), '<w:bookmarkStart w:id="2" w:name="blockend_rows"/><w:bookmarkEnd w:id="2"/>');
+    assert.equal(
+      text(pair, {
+        rows: [
+          { v: 1, w: 2 },
+          { v: 3, w: 4 },
+        ],
+      }),
+      '1\n2\n3\n4',
+    );
+    const region = table(
+      row(cell(p(mergefield('TableStart:lines'), mergefield('name'))), cell(p(mergefield('qty'), mergefield('TableEnd:lines')))),
+    );
+    assert.equal(
+      text(region, {
+        lines: [
+          { name: 'a', qty: 1 },
+          { name: 'b', qty: 2 },
+        ],
+      }),
+      'a\n1\nb\n2',
+    );
   });
 
   it('keeps ids unique when blocks repeat bookmarks and drawings', () => {
@@ -257,7 +445,10 @@ describe('merge engine: blocks', () => {
 
   it('refuses unbalanced block bookmarks with a message naming the block', () => {
     const body = p('<w:bookmarkStart w:id="5" w:name="txmb_orphan"/>', run('x'));
-    assert.throws(() => checkedCompile(docx(body)), (e: Error) => e instanceof InputError && /orphan/.test(e.message));
+    assert.throws(
+      () => checkedCompile(docx(body)),
+      (e: Error) => e instanceof InputError && /orphan/.test(e.message),
+    );
     const region = p(mergefield('TableStart:lonely'));
     assert.throws(() => checkedCompile(docx(region)), /TableEnd:lonely/);
   });
@@ -293,9 +484,10 @@ describe('merge engine: documents', () => {
 
   it('writes a bookmark inside a field once, and keeps a paragraph in a cell whose only line was empty (Word rejects both)', () => {
     // A form field as Word writes it: its bookmark between the field's begin and its instruction.
-    const form = '<w:p><w:r><w:fldChar w:fldCharType="begin"><w:ffData><w:name w:val="Text1"/><w:enabled/><w:textInput/></w:ffData></w:fldChar></w:r>'
-      + '<w:bookmarkStart w:id="8" w:name="Text1"/><w:r><w:instrText xml:space="preserve"> FORMTEXT </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>'
-      + `${run('typed')}<w:r><w:fldChar w:fldCharType="end"/></w:r><w:bookmarkEnd w:id="8"/></w:p>`;
+    const form =
+      '<w:p><w:r><w:fldChar w:fldCharType="begin"><w:ffData><w:name w:val="Text1"/><w:enabled/><w:textInput/></w:ffData></w:fldChar></w:r>' +
+      '<w:bookmarkStart w:id="8" w:name="Text1"/><w:r><w:instrText xml:space="preserve"> FORMTEXT </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>' +
+      `${run('typed')}<w:r><w:fldChar w:fldCharType="end"/></w:r><w:bookmarkEnd w:id="8"/></w:p>`;
     const [out] = merge(form + p(mergefield('a')), { a: 'A' });
     assert.equal((partXml(out!).match(/<w:bookmarkStart\b/g) ?? []).length, 1);
     assert.equal(partText(out!), 'typed\nA');
@@ -306,7 +498,9 @@ describe('merge engine: documents', () => {
   it('has an order check that finds misordered properties, and lets header and footer references mix', () => {
     const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
     const root = (xml: string) => parseXml(`<w:body ${W}>${xml}</w:body>`, 'test').root;
-    assert.deepEqual(schemaOrderProblems(root('<w:p><w:pPr><w:jc w:val="left"/><w:pStyle w:val="a"/></w:pPr></w:p>'), 'x'), ['x: <w:pPr> has <w:pStyle> after <w:jc>']);
+    assert.deepEqual(schemaOrderProblems(root('<w:p><w:pPr><w:jc w:val="left"/><w:pStyle w:val="a"/></w:pPr></w:p>'), 'x'), [
+      'x: <w:pPr> has <w:pStyle> after <w:jc>',
+    ]);
     assert.equal(schemaOrderProblems(root('<w:sectPr><w:pgSz/><w:type/></w:sectPr>'), 'x').length, 1);
     assert.deepEqual(schemaOrderProblems(root('<w:sectPr><w:footerReference/><w:headerReference/><w:type/><w:pgSz/></w:sectPr>'), 'x'), []);
   });
@@ -333,28 +527,64 @@ describe('merge engine: documents', () => {
   });
 
   it('describes a template: blocks, fields with switches, custom properties', () => {
-    const body = p(mergefield('title', '\\b "T: " \\f "!" \\* MERGEFORMAT')) + block('items', p(mergefield('price', '\\# "$#,###.00"'), mergefield('when', '\\@ "dd.MM.yyyy"')),
-      block('notes', p(mergefield('note'))));
+    const body =
+      p(mergefield('title', '\\b "T: " \\f "!" \\* MERGEFORMAT')) +
+      block(
+        'items',
+        p(mergefield('price', '\\# "$#,###.00"'), mergefield('when', '\\@ "dd.MM.yyyy"')),
+        block('notes', p(mergefield('note'))),
+      );
     const info = checkedCompile(docx(body)).info;
-    assert.deepEqual(info.mergeFields, [{ name: 'title', text: '«title»', textBefore: 'T: ', textAfter: '!', numericFormat: '', dateTimeFormat: '', preserveFormatting: true }]);
+    assert.deepEqual(info.mergeFields, [
+      {
+        name: 'title',
+        text: '«title»',
+        textBefore: 'T: ',
+        textAfter: '!',
+        numericFormat: '',
+        dateTimeFormat: '',
+        preserveFormatting: true,
+      },
+    ]);
     assert.equal(info.mergeBlocks[0]!.name, 'items');
-    assert.deepEqual(info.mergeBlocks[0]!.mergeFields.map((f) => [f.name, f.numericFormat, f.dateTimeFormat]), [['price', '$#,###.00', ''], ['when', '', 'dd.MM.yyyy']]);
-    assert.deepEqual(info.mergeBlocks[0]!.mergeBlocks.map((b) => [b.name, b.mergeFields.map((f) => f.name)]), [['notes', ['note']]]);
-    assert.deepEqual(checkedCompile(fixture('test_template_with_user_document_properties.docx')).info.userDocumentProperties,
-      { custom_entry1: 'entry1_value', custom_entry2: 'entry2_value' });
+    assert.deepEqual(
+      info.mergeBlocks[0]!.mergeFields.map((f) => [f.name, f.numericFormat, f.dateTimeFormat]),
+      [
+        ['price', '$#,###.00', ''],
+        ['when', '', 'dd.MM.yyyy'],
+      ],
+    );
+    assert.deepEqual(
+      info.mergeBlocks[0]!.mergeBlocks.map((b) => [b.name, b.mergeFields.map((f) => f.name)]),
+      [['notes', ['note']]],
+    );
+    assert.deepEqual(checkedCompile(fixture('test_template_with_user_document_properties.docx')).info.userDocumentProperties, {
+      custom_entry1: 'entry1_value',
+      custom_entry2: 'entry2_value',
+    });
   });
 
-  it('lists the fields of headers and footers too, after the body\'s', () => {
-    const info = checkedCompile(docx(p(mergefield('name')), { header: p(mergefield('company')), footer: p(run('Page '), mergefield('reference')) })).info;
-    assert.deepEqual(info.mergeFields.map((f) => f.name), ['name', 'company', 'reference']);
+  it("lists the fields of headers and footers too, after the body's", () => {
+    const info = checkedCompile(
+      docx(p(mergefield('name')), { header: p(mergefield('company')), footer: p(run('Page '), mergefield('reference')) }),
+    ).info;
+    assert.deepEqual(
+      info.mergeFields.map((f) => f.name),
+      ['name', 'company', 'reference'],
+    );
   });
 
   it('refuses templates that are not well-formed, with a clear message', () => {
     const broken = unzipSync(docx(p(run('x'))));
     broken['word/document.xml'] = Buffer.from('<w:document><w:body><w:p></w:body>');
-    assert.throws(() => checkedCompile(zipSync(broken)), (e: Error) => e instanceof InputError && /not well-formed XML/.test(e.message));
+    assert.throws(
+      () => checkedCompile(zipSync(broken)),
+      (e: Error) => e instanceof InputError && /not well-formed XML/.test(e.message),
+    );
     const bomb = unzipSync(docx(p(run('x'))));
-    bomb['word/document.xml'] = Buffer.from('<?xml version="1.0"?><!DOCTYPE lol [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]><w:document>&b;</w:document>');
+    bomb['word/document.xml'] = Buffer.from(
+      '<?xml version="1.0"?><!DOCTYPE lol [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]><w:document>&b;</w:document>',
+    );
     assert.throws(() => checkedCompile(zipSync(bomb)), /DOCTYPE/);
   });
 });
@@ -362,9 +592,13 @@ describe('merge engine: documents', () => {
 describe('merge engine: long values in table cells', () => {
   const words = Array.from({ length: 2000 }, (_, i) => `word${i}`).join(' ');
   const token = 'X'.repeat(9000);
-  const cellTemplate = docx(table(row(cell(p(run('Key'))), cell('<w:p><w:pPr><w:spacing w:after="120"/><w:jc w:val="left"/></w:pPr>' + mergefield('v') + '</w:p>'))));
+  const cellTemplate = docx(
+    table(
+      row(cell(p(run('Key'))), cell('<w:p><w:pPr><w:spacing w:after="120"/><w:jc w:val="left"/></w:pPr>' + mergefield('v') + '</w:p>')),
+    ),
+  );
 
-  it('splits a long value in a cell into paragraphs of the cell\'s style, keeping every character', () => {
+  it("splits a long value in a cell into paragraphs of the cell's style, keeping every character", () => {
     for (const value of [words, token, `${'line\n'.repeat(1500)}end`]) {
       const [out] = checkedCompile(cellTemplate).merge([{ v: value }], DEFAULT_MERGE_OPTIONS, false);
       const xml = partXml(out!);

@@ -23,7 +23,10 @@ function both(template: Buffer, records: object[], options = DEFAULT_MERGE_OPTIO
 }
 
 function files(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)])).sort();
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]))
+    .sort();
 }
 
 describe('gathering rendered pieces', () => {
@@ -53,13 +56,16 @@ describe('gathering rendered pieces', () => {
   it('keeps what cutting back regions does: empty tables go, cells keep a paragraph, empty lines go', () => {
     const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ v: i % 3 === 0 ? '' : `v${i}`, w: `w${i}` }));
     const template = docx(
-      table(row(cell(p(run('head')))), block('rows', row(cell(p(mergefield('v'))), cell(block('inner', p(mergefield('x'))))))) // rows, cells with blocks
-      + table(row(cell(p(run('t2')))), block('none', row(cell(p(mergefield('v'))))))                                          // a table whose block is empty
-      + p(mergefield('v'), mergefield('w'))                                                                                  // an empty line when v and w are empty
-      + block('rows', p(mergefield('v')), p(run('k '), mergefield('w')), p(field('NEXT'))),
+      table(row(cell(p(run('head')))), block('rows', row(cell(p(mergefield('v'))), cell(block('inner', p(mergefield('x'))))))) + // rows, cells with blocks
+        table(row(cell(p(run('t2')))), block('none', row(cell(p(mergefield('v')))))) + // a table whose block is empty
+        p(mergefield('v'), mergefield('w')) + // an empty line when v and w are empty
+        block('rows', p(mergefield('v')), p(run('k '), mergefield('w')), p(field('NEXT'))),
     );
     for (const options of [DEFAULT_MERGE_OPTIONS, { ...DEFAULT_MERGE_OPTIONS, removeEmptyLines: true, removeEmptyBlocks: false }]) {
-      const records = [{ rows: rows(500).map((r, i) => ({ ...r, inner: i % 5 === 0 ? [] : [{ x: 'a' }, { x: 'b' }] })), none: [], v: '', w: '' }, { rows: rows(3), none: [] }];
+      const records = [
+        { rows: rows(500).map((r, i) => ({ ...r, inner: i % 5 === 0 ? [] : [{ x: 'a' }, { x: 'b' }] })), none: [], v: '', w: '' },
+        { rows: rows(3), none: [] },
+      ];
       const [plain, gathered] = both(template, records, options);
       assert.deepEqual(gathered, plain);
       const [appendedPlain, appendedGathered] = both(template, records, options, true);

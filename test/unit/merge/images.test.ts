@@ -41,14 +41,18 @@ describe('merge engine: images', () => {
   });
 
   it('refuses a value that is not an image, naming the field', () => {
-    assert.throws(() => merge(p(picture('photo', 10, 10)), [{ photo: Buffer.from('not an image at all').toString('base64') }]),
-      (e: Error) => e instanceof InputError && /image "photo"/.test(e.message));
+    assert.throws(
+      () => merge(p(picture('photo', 10, 10)), [{ photo: Buffer.from('not an image at all').toString('base64') }]),
+      (e: Error) => e instanceof InputError && /image "photo"/.test(e.message),
+    );
     assert.throws(() => merge(p(picture('photo', 10, 10)), [{ photo: 'ünïcode' }]), /image "photo"/);
   });
 
   it('stores an image once however often it repeats, with distinct drawing ids', () => {
     const logo = png(30, 30).toString('base64');
-    const [out] = merge(block('rows', p(run('row'), picture('logo', 30, 30))), [{ rows: [{ logo }, { logo }, { logo: png(31, 31).toString('base64') }] }]);
+    const [out] = merge(block('rows', p(run('row'), picture('logo', 30, 30))), [
+      { rows: [{ logo }, { logo }, { logo: png(31, 31).toString('base64') }] },
+    ]);
     const media = Object.keys(unzipSync(out!)).filter((name) => name.startsWith('word/media/docsmith'));
     assert.equal(media.length, 2);
     const ids = [...partXml(out!).matchAll(/<wp:docPr id="(\d+)"/g)].map((m) => m[1]);
@@ -57,14 +61,19 @@ describe('merge engine: images', () => {
 
   it('merges the JPEG into the fixture template', () => {
     const template = checkedCompile(fixture('test_template_image.docx'));
-    const [out] = template.merge([{ title: 'Photo', source: 'test', photo: fixture('test_template_image.jpg').toString('base64') }], DEFAULT_MERGE_OPTIONS, false);
+    const [out] = template.merge(
+      [{ title: 'Photo', source: 'test', photo: fixture('test_template_image.jpg').toString('base64') }],
+      DEFAULT_MERGE_OPTIONS,
+      false,
+    );
     const jpeg = Object.entries(unzipSync(out!)).find(([name]) => name.endsWith('.jpeg'));
     assert.ok(jpeg);
     assert.equal(Buffer.from(jpeg[1]).length, fixture('test_template_image.jpg').length);
   });
 
   it('gives an SVG picture a PNG main picture for Word, drawn from it, the SVG in the svgBlip extension', async () => {
-    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100"><rect width="200" height="100" fill="#1f3a93"/><circle cx="100" cy="50" r="40" fill="#ffcc00"/></svg>';
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100"><rect width="200" height="100" fill="#1f3a93"/><circle cx="100" cy="50" r="40" fill="#ffcc00"/></svg>';
     const value = Buffer.from(svg).toString('base64');
     assert.equal(holdsSvg([{ rows: [{ logo: value }] }]), true);
     assert.equal(holdsSvg([{ logo: `data:image/svg+xml;base64,${value}`, name: 'PHN2Zy' }]), true);
@@ -80,9 +89,25 @@ describe('merge engine: images', () => {
     assert.deepEqual([Buffer.from(main).readUInt32BE(16), Buffer.from(main).readUInt32BE(20)], [200, 100], 'twice the displayed size');
     assert.match(target(/<asvg:svgBlip [^>]*r:embed="([^"]+)"/.exec(xml)![1]!), /\.svg$/);
     // Bound for the office: the SVG itself, drawn as vectors.
-    const [office] = template.merge([{ logo: value }], DEFAULT_MERGE_OPTIONS, false, { officeBound: true, rasterise: await loadSvgRasteriser() });
+    const [office] = template.merge([{ logo: value }], DEFAULT_MERGE_OPTIONS, false, {
+      officeBound: true,
+      rasterise: await loadSvgRasteriser(),
+    });
     assert.doesNotMatch(partXml(office!), /svgBlip/);
-    assert.throws(() => template.merge([{ logo: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><g>').toString('base64') }], DEFAULT_MERGE_OPTIONS, false, { rasterise: () => { throw new InputError('x'); } }), InputError);
+    assert.throws(
+      () =>
+        template.merge(
+          [{ logo: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><g>').toString('base64') }],
+          DEFAULT_MERGE_OPTIONS,
+          false,
+          {
+            rasterise: () => {
+              throw new InputError('x');
+            },
+          },
+        ),
+      InputError,
+    );
   });
 
   it('draws no picture an SVG links to: a file on this machine stays unread', async () => {

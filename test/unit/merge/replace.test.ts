@@ -7,15 +7,20 @@ import { docx, p, partText, partXml, run } from '../../helpers/docx.js';
 
 describe('find and replace', () => {
   it('replaces every occurrence, pairs in order, in body, tables, headers and footers', () => {
-    const template = docx(p(run('Dear NAME, NAME!')) + `<w:tbl><w:tr><w:tc>${p(run('cell NAME'))}</w:tc></w:tr></w:tbl>`,
-      { header: p(run('Header NAME')), footer: p(run('Footer CITY')) });
-    const out = findAndReplace(template, [['NAME', 'Ann CITY'], ['CITY', 'Bonn']]);
+    const template = docx(p(run('Dear NAME, NAME!')) + `<w:tbl><w:tr><w:tc>${p(run('cell NAME'))}</w:tc></w:tr></w:tbl>`, {
+      header: p(run('Header NAME')),
+      footer: p(run('Footer CITY')),
+    });
+    const out = findAndReplace(template, [
+      ['NAME', 'Ann CITY'],
+      ['CITY', 'Bonn'],
+    ]);
     assert.equal(partText(out), 'Dear Ann Bonn, Ann Bonn!\ncell Ann Bonn');
     assert.equal(partText(out, 'word/header1.xml'), 'Header Ann Bonn');
     assert.equal(partText(out, 'word/footer1.xml'), 'Footer Bonn');
   });
 
-  it('finds matches across runs and gives the replacement the first character\'s formatting', () => {
+  it("finds matches across runs and gives the replacement the first character's formatting", () => {
     const template = docx(p(run('Hello {{na', '<w:b/>'), run('me}} and', '<w:i/>'), run(' more')));
     const out = findAndReplace(template, [['{{name}}', 'Ann']]);
     assert.equal(partText(out), 'Hello Ann and more');
@@ -25,7 +30,10 @@ describe('find and replace', () => {
   });
 
   it('reaches text boxes inside paragraphs', () => {
-    const box = '<w:r><w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml"><v:textbox><w:txbxContent>' + p(run('in BOX')) + '</w:txbxContent></v:textbox></v:shape></w:pict></w:r>';
+    const box =
+      '<w:r><w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml"><v:textbox><w:txbxContent>' +
+      p(run('in BOX')) +
+      '</w:txbxContent></v:textbox></v:shape></w:pict></w:r>';
     const out = findAndReplace(docx(p(run('outside BOX'), box)), [['BOX', 'box']]);
     assert.match(partXml(out), /in box/);
     assert.match(partXml(out), /outside box/);

@@ -3,13 +3,21 @@ import assert from 'node:assert/strict';
 import { CHANGE_KIND, listTrackedChanges, removeTrackedChange } from '../../../src/review/trackedChanges.js';
 import { docx, p, partXml, run } from '../../helpers/docx.js';
 
-const formatted = '<w:r><w:rPr><w:b/><w:rPrChange w:id="5" w:author="Cy" w:date="2024-01-01T00:00:00Z"><w:rPr><w:i/></w:rPr></w:rPrChange></w:rPr><w:t>bold now</w:t></w:r>';
-const insertedMark = '<w:p><w:pPr><w:rPr><w:ins w:id="6" w:author="Di" w:date="2024-01-02T00:00:00Z"/></w:rPr></w:pPr>' + run('first') + '</w:p>';
+const formatted =
+  '<w:r><w:rPr><w:b/><w:rPrChange w:id="5" w:author="Cy" w:date="2024-01-01T00:00:00Z"><w:rPr><w:i/></w:rPr></w:rPrChange></w:rPr><w:t>bold now</w:t></w:r>';
+const insertedMark =
+  '<w:p><w:pPr><w:rPr><w:ins w:id="6" w:author="Di" w:date="2024-01-02T00:00:00Z"/></w:rPr></w:pPr>' + run('first') + '</w:p>';
 
 describe('tracked changes: formatting and paragraph marks', () => {
   it('reports formatting and paragraph-mark revisions in document order', () => {
     const changes = listTrackedChanges(docx(insertedMark + p(run('x '), formatted)));
-    assert.deepEqual(changes.map((c) => [c.id, c.changeKind, c.userName]), [[1, CHANGE_KIND.paragraph, 'Di'], [2, CHANGE_KIND.formatting, 'Cy']]);
+    assert.deepEqual(
+      changes.map((c) => [c.id, c.changeKind, c.userName]),
+      [
+        [1, CHANGE_KIND.paragraph, 'Di'],
+        [2, CHANGE_KIND.formatting, 'Cy'],
+      ],
+    );
     assert.equal(changes[1]!.start, 'first'.length + 1 + 'x '.length);
   });
 
