@@ -37,6 +37,11 @@ const tabs = '<w:pPr><w:tabs><w:tab w:val="left" w:pos="1440"/><w:tab w:val="rig
 const tracking = txBarcode('TrackingCode', 'rIdBc1', 'QRCode', { foreColor: '#1F3A93', widthPx: 110, heightPx: 110 });
 const sales = chart('sales', 'rIdCh1', ['Revenue', 'Cost']);
 const regional = chart('sales', 'rIdCh2', ['Revenue', 'Cost']);
+/** The charts' design-time data, which the merge replaces. */
+const designData = workbook('Sheet1', [
+  ['', 'Revenue', 'Cost'],
+  ['United States', '700', '1'],
+]);
 const order = txBarcode('OrderNo', 'rIdBc2', 'Code128', { showText: true, widthPx: 240, heightPx: 70 });
 const parcel = txBarcode('Lines.Tracking', 'rIdBc3', 'Code128', { showText: true, widthPx: 125, heightPx: 45 });
 const cases: Case[] = [
@@ -149,10 +154,7 @@ const cases: Case[] = [
         charts: {
           rIdCh1: {
             xml: sales.chartXml,
-            workbook: workbook('Sheet1', [
-              ['', 'Revenue', 'Cost'],
-              ['United States', '700', '1'],
-            ]),
+            workbook: designData,
           },
         },
       },
@@ -243,10 +245,7 @@ const cases: Case[] = [
       charts: {
         rIdCh2: {
           xml: regional.chartXml,
-          workbook: workbook('Sheet1', [
-            ['', 'Revenue', 'Cost'],
-            ['United States', '700', '1'],
-          ]),
+          workbook: designData,
         },
       },
     }),
