@@ -27,7 +27,6 @@ import { sendJson } from './api/wire.js';
 export { VERSION } from './version.js';
 import { VERSION } from './version.js';
 
-/** The HTTP service: wire rules, open operational routes, and the authenticated /v1 API. */
 /** The trace and parent span of a valid W3C `traceparent` header, for the request's logs. */
 export function traceOf(header: string | string[] | undefined): { traceId: string; parentSpanId: string } | undefined {
   const match = typeof header === 'string' ? /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/.exec(header.trim()) : null;
@@ -40,6 +39,7 @@ export function logSafeUrl(url: string): string {
   return url.replace(/^\/share\/[^/?#]+/, '/share/[token]');
 }
 
+/** The HTTP service: wire rules, open operational routes, and the authenticated /v1 API. */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
