@@ -7,7 +7,7 @@ ARG BASE_IMAGE=node:20-bookworm-slim
 # Build: npm packages (the SQLite binding compiles here), TypeScript, the portal, the client.
 FROM ${BASE_IMAGE} AS build
 WORKDIR /app
-ENV DOCSMITH_BROWSER_TESTS=0 DOCSMITH_OFFICE_WORKERS=0
+ENV DOCSMITH_BROWSER_TESTS=0 DOCSMITH_OFFICE_PROCESSES=0
 COPY package.json package-lock.json ./
 COPY scripts ./scripts
 COPY src/proofing/dictionaries.json ./src/proofing/dictionaries.json

@@ -66,7 +66,7 @@ async function thousandRecords(): Promise<void> {
   console.log('\n2. a 1,000-record merge with append=true to PDF');
   const template = CompiledTemplate.compile(fixture('test_template.docx'));
   const records = Array.from({ length: 1000 }, (_, i) => ({ name: `Person ${i + 1}`, age: 20 + (i % 50) }));
-  const pool = testPool({ size: 1, jobTimeoutMs: 600_000 });
+  const pool = testPool({ size: 1, processingLimitMs: 600_000 });
   await pool.start();
   try {
     const started = performance.now();

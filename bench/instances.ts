@@ -30,7 +30,7 @@ async function measure(instances: number, url: string, keys: string[]): Promise<
         DOCSMITH_DATA_DIR: tempDir(),
         DOCSMITH_DATABASE_URL: url,
         DOCSMITH_SECRET: SECRET,
-        DOCSMITH_OFFICE_WORKERS: '0',
+        DOCSMITH_OFFICE_PROCESSES: '0',
         DOCSMITH_LOG_LEVEL: 'warn',
       }),
     ),
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
       DOCSMITH_DATA_DIR: tempDir(),
       DOCSMITH_DATABASE_URL: db.url,
       DOCSMITH_SECRET: SECRET,
-      DOCSMITH_OFFICE_WORKERS: '0',
+      DOCSMITH_OFFICE_PROCESSES: '0',
     });
     try {
       for (let i = 0; i < ACCOUNTS; i++) {

@@ -118,7 +118,7 @@ async function bigBlock(): Promise<void> {
   );
   const paragraphs = measure('as 20,000 paragraphs', () => CompiledTemplate.compile(lines).merge([data], DEFAULT_MERGE_OPTIONS, false)[0]!);
   measure('as 20,000 table rows', () => CompiledTemplate.compile(invoiceTemplates().ours).merge([data], DEFAULT_MERGE_OPTIONS, false)[0]!);
-  const pool = testPool({ size: 1, jobTimeoutMs: 600_000 });
+  const pool = testPool({ size: 1, processingLimitMs: 600_000 });
   await pool.start();
   try {
     const t = performance.now();
@@ -137,7 +137,7 @@ async function bigBlock(): Promise<void> {
 
 async function endToEnd(): Promise<void> {
   console.log(`\n3. end-to-end /v1/document/merge of a one-page invoice (10 rows), pool of ${os.cpus().length}`);
-  const server = await benchServer({ DOCSMITH_OFFICE_WORKERS: String(os.cpus().length) });
+  const server = await benchServer({ DOCSMITH_OFFICE_PROCESSES: String(os.cpus().length) });
   const { authorization } = server;
   try {
     await fetch(`${server.url}/v1/templates/upload?templateName=invoice.docx`, {

@@ -60,7 +60,7 @@ async function poolVersusCommand(): Promise<void> {
 }
 
 async function endToEnd(): Promise<void> {
-  const server = await benchServer({ DOCSMITH_OFFICE_WORKERS: String(os.cpus().length), DOCSMITH_TEST_ROUTES: '0' });
+  const server = await benchServer({ DOCSMITH_OFFICE_PROCESSES: String(os.cpus().length), DOCSMITH_TEST_ROUTES: '0' });
   try {
     const body = JSON.stringify(fs.readFileSync(path.join(FIXTURES, 'resource', 'test_document.docx')).toString('base64'));
     // Like the SDKs' HTTP clients, reuse connections (fetch keeps them alive).

@@ -99,7 +99,7 @@ async function benchServer(user: string, officeWorkers: number) {
   const server = await startServer({
     DOCSMITH_DATA_DIR: dataDir,
     DOCSMITH_LOG_LEVEL: 'warn',
-    DOCSMITH_OFFICE_WORKERS: String(officeWorkers),
+    DOCSMITH_OFFICE_PROCESSES: String(officeWorkers),
   });
   return { server, authorization: `Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}` };
 }
@@ -197,7 +197,7 @@ async function throughput(t: ReturnType<typeof templates>, carboneFile: string):
     auths.push(`Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}`);
   }
   await admin.store.close();
-  const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_LOG_LEVEL: 'warn', DOCSMITH_OFFICE_WORKERS: '0' });
+  const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_LOG_LEVEL: 'warn', DOCSMITH_OFFICE_PROCESSES: '0' });
   try {
     const body = JSON.stringify({ mergeData: [data], template: t.ours.toString('base64') });
     const one = await fetch(`${server.url}/v1/document/merge?returnFormat=DOCX`, {

@@ -20,7 +20,7 @@ const template = docx(
     ),
 );
 
-const server = await benchServer({ DOCSMITH_OFFICE_WORKERS: '1' });
+const server = await benchServer({ DOCSMITH_OFFICE_PROCESSES: '1' });
 const { authorization } = server;
 const post = async (path: string, body: unknown): Promise<unknown> => {
   const response = await fetch(`${server.url}${path}`, {

@@ -11,7 +11,7 @@ import { benchServer } from './support.js';
 const percentile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))]!;
 
 async function main(): Promise<void> {
-  const server = await benchServer({ DOCSMITH_OFFICE_WORKERS: '0' });
+  const server = await benchServer({ DOCSMITH_OFFICE_PROCESSES: '0' });
   const { authorization } = server;
   const template = docx(p(mergefield('company')) + block('items', p(mergefield('name'), run('\t'), mergefield('qty'))));
   await fetch(`${server.url}/v1/templates/upload?templateName=rows.docx`, {

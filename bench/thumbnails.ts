@@ -55,7 +55,7 @@ async function versusPdftoppm(): Promise<void> {
 
 async function templateCache(): Promise<void> {
   console.log('\n2. /v1/templates/thumbnails of a stored one-page template');
-  const server = await benchServer({ DOCSMITH_OFFICE_WORKERS: '1' });
+  const server = await benchServer({ DOCSMITH_OFFICE_PROCESSES: '1' });
   const { authorization } = server;
   try {
     const get = async () => {

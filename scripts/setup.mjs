@@ -45,7 +45,7 @@ if (nodeMajor < 22) {
     `setup: warning: Node.js ${process.version} is past its end of life (April 2026); docsmith still runs on it, but use Node.js 24 or 22 (the LTS lines it is tested on).`,
   );
 }
-const officeWanted = !npmOnly && process.env.DOCSMITH_OFFICE_WORKERS !== '0';
+const officeWanted = !npmOnly && (process.env.DOCSMITH_OFFICE_PROCESSES ?? process.env.DOCSMITH_OFFICE_WORKERS) !== '0';
 // The portal's end-to-end tests drive Debian's Chromium; only `npm test` needs it.
 const browserWanted = !npmOnly && process.env.npm_lifecycle_event === 'pretest' && process.env.DOCSMITH_BROWSER_TESTS !== '0';
 const SYSTEM_PARTS = [
@@ -100,7 +100,7 @@ if (missing.length > 0) {
     console.error(
       `setup: missing system packages: ${missing.join(' ')}\n` +
         `  install them first, e.g.: sudo apt-get install ${missing.join(' ')}\n` +
-        '  (or run without the office engine: DOCSMITH_OFFICE_WORKERS=0; without the browser tests: DOCSMITH_BROWSER_TESTS=0)',
+        '  (or run without the office engine: DOCSMITH_OFFICE_PROCESSES=0; without the browser tests: DOCSMITH_BROWSER_TESTS=0)',
     );
     process.exit(1);
   }

@@ -20,7 +20,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** Below this much free space on the data or scratch folder's disk, /readyz answers 503. */
   minFreeDiskBytes: number;
-  jobTimeoutMs: number;
+  /** The processing limit of one request (DOCSMITH_PROCESSING_LIMIT_MS; background jobs have their own). */
+  processingLimitMs: number;
   maxConcurrentMerges: number;
   maxApiKeys: number;
   /** Registers routes used by the test suite to drive the quota and slot machinery. */
@@ -53,11 +54,13 @@ export interface Config {
   authThrottle: { windowMs: number; maxPerUser: number; maxPerAddress: number };
   /** Background jobs (async=true) and their callbacks. */
   jobs: JobsConfig;
+  /** Old setting names in use, each with the name to use instead (logged at start-up). */
+  deprecations: string[];
 }
 
 export interface JobsConfig {
   /** Jobs this instance runs at once; 0: it takes none up (another instance on the store does). */
-  workers: number;
+  concurrency: number;
   /** The processing limit of one job (the request limit does not apply). */
   timeLimitMs: number;
   /** How long finished jobs and their results are kept. */
@@ -76,7 +79,7 @@ export interface JobsConfig {
 
 export interface OfficeConfig {
   /** Office processes in the pool; 0 runs without the office engine. */
-  workers: number;
+  processes: number;
   queueLimit: number;
   queueWaitMs: number;
   maxJobsPerProcess: number;
@@ -111,7 +114,30 @@ function sandboxMode(raw: string | undefined): SandboxMode {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-export function loadConfig(env: Env = process.env): Config {
+/**
+ * Settings renamed so each word means one thing ("job" is a background job, "worker" a worker
+ * thread): the old name still works, and start-up says which to use instead.
+ */
+export const RENAMED_SETTINGS: Readonly<Record<string, string>> = {
+  DOCSMITH_JOB_TIMEOUT_MS: 'DOCSMITH_PROCESSING_LIMIT_MS',
+  DOCSMITH_OFFICE_WORKERS: 'DOCSMITH_OFFICE_PROCESSES',
+  DOCSMITH_JOB_WORKERS: 'DOCSMITH_JOB_CONCURRENCY',
+};
+
+/** The environment with old setting names read as their new ones (a new name set wins), and a line for each old one in use. */
+export function withRenamedSettings(env: Env): { env: Env; deprecations: string[] } {
+  const out: Env = { ...env };
+  const deprecations: string[] = [];
+  for (const [old, current] of Object.entries(RENAMED_SETTINGS)) {
+    if (env[old] === undefined || env[old] === '') continue;
+    deprecations.push(`${old} is now called ${current}; the old name still works but will be removed in a later release`);
+    if (env[current] === undefined || env[current] === '') out[current] = env[old];
+  }
+  return { env: out, deprecations };
+}
+
+export function loadConfig(given: Env = process.env): Config {
+  const { env, deprecations } = withRenamedSettings(given);
   const dataDir = path.resolve(env.DOCSMITH_DATA_DIR || './data');
   const databaseUrl = env.DOCSMITH_DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -127,6 +153,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`DOCSMITH_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   }
   return {
+    deprecations,
     port: int(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
     dataDir,
@@ -138,7 +165,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: int(env, 'DOCSMITH_BODY_LIMIT', 100 * 1024 * 1024, 1024, 2 ** 31 - 1),
     requestTimeoutMs: int(env, 'DOCSMITH_REQUEST_TIMEOUT_S', 120, 1, 3600) * 1000,
     minFreeDiskBytes: int(env, 'DOCSMITH_MIN_FREE_DISK_MB', 64, 0, 1_000_000) * 1024 * 1024,
-    jobTimeoutMs: int(env, 'DOCSMITH_JOB_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    processingLimitMs: int(env, 'DOCSMITH_PROCESSING_LIMIT_MS', 60_000, 100, 3_600_000),
     shutdownGraceMs: int(env, 'DOCSMITH_SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
     maxConcurrentMerges: 2,
     maxApiKeys: 10,
@@ -164,7 +191,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxPerAddress: int(env, 'DOCSMITH_AUTH_MAX_FAILURES_PER_ADDRESS', 50, 1, 1_000_000),
     },
     jobs: {
-      workers: int(env, 'DOCSMITH_JOB_WORKERS', 1, 0, 64),
+      concurrency: int(env, 'DOCSMITH_JOB_CONCURRENCY', 1, 0, 64),
       timeLimitMs: int(env, 'DOCSMITH_JOB_TIME_LIMIT_S', 1800, 1, 86_400) * 1000,
       retentionMs: int(env, 'DOCSMITH_JOB_RETENTION_HOURS', 24, 1, 24 * 365) * 3_600_000,
       maxWaiting: int(env, 'DOCSMITH_JOB_MAX_WAITING', 20, 1, 100_000),
@@ -178,7 +205,7 @@ export function loadConfig(env: Env = process.env): Config {
       callbackTimeoutMs: int(env, 'DOCSMITH_CALLBACK_TIMEOUT_MS', 10_000, 100, 600_000),
     },
     office: {
-      workers: int(env, 'DOCSMITH_OFFICE_WORKERS', Math.max(1, os.cpus().length), 0, 64),
+      processes: int(env, 'DOCSMITH_OFFICE_PROCESSES', Math.max(1, os.cpus().length), 0, 64),
       queueLimit: int(env, 'DOCSMITH_OFFICE_QUEUE_LIMIT', 100, 0, 100_000),
       queueWaitMs: int(env, 'DOCSMITH_OFFICE_QUEUE_WAIT_MS', 30_000, 10, 600_000),
       maxJobsPerProcess: int(env, 'DOCSMITH_OFFICE_MAX_JOBS', 500, 1, 1_000_000),

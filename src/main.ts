@@ -12,9 +12,9 @@ async function main(): Promise<void> {
       `the fonts folder ${config.fontsDir} (DOCSMITH_FONTS_DIR) does not exist: create it, or unset DOCSMITH_FONTS_DIR`,
     );
   }
-  if (config.office.workers > 0 && !fs.existsSync(config.office.sofficePath)) {
+  if (config.office.processes > 0 && !fs.existsSync(config.office.sofficePath)) {
     throw new ConfigError(
-      `the office program ${config.office.sofficePath} does not exist: install LibreOffice (apt-get install libreoffice-writer-nogui libreoffice-calc-nogui python3-uno), fix DOCSMITH_SOFFICE, or set DOCSMITH_OFFICE_WORKERS=0 to run without document conversion`,
+      `the office program ${config.office.sofficePath} does not exist: install LibreOffice (apt-get install libreoffice-writer-nogui libreoffice-calc-nogui python3-uno), fix DOCSMITH_SOFFICE, or set DOCSMITH_OFFICE_PROCESSES=0 to run without document conversion`,
     );
   }
   let log: Logger = () => undefined;
@@ -33,6 +33,7 @@ async function main(): Promise<void> {
   const jobs = services.jobRunner;
   const app = await buildApp(services);
   log = (level, message, details) => app.log[level](details ?? {}, message);
+  for (const line of config.deprecations) app.log.warn(line);
 
   if (config.bootstrap) {
     const { user, password, licence } = config.bootstrap;
@@ -90,18 +91,18 @@ async function main(): Promise<void> {
 
   await app.listen({ port: config.port, host: config.host });
   app.log.info({ storage: services.store.kind, dataDir: config.dataDir }, 'docsmith listening');
-  if (config.jobs.workers > 0) jobs.start();
+  if (config.jobs.concurrency > 0) jobs.start();
   if (services.office) {
     const started = Date.now();
     // Never gives up: a slot that fails to start is tried again with back-off (logged each time),
     // and /readyz answers 200 as soon as one office process is warm.
     void services.office.start().then(
       () =>
-        app.log.info({ workers: config.office.workers, ms: Date.now() - started, sandbox: services.sandbox.kind }, 'office engine ready'),
+        app.log.info({ workers: config.office.processes, ms: Date.now() - started, sandbox: services.sandbox.kind }, 'office engine ready'),
       (error: unknown) => app.log.error({ err: error }, 'the office engine failed to start'),
     );
   } else {
-    app.log.warn('office engine turned off (DOCSMITH_OFFICE_WORKERS=0): document operations answer 503');
+    app.log.warn('office engine turned off (DOCSMITH_OFFICE_PROCESSES=0): document operations answer 503');
   }
 }
 

@@ -39,7 +39,7 @@ export interface Services {
   apiKeys: ApiKeys;
   templates: TemplateLibrary;
   usage: UsageGuard;
-  /** Null when the office engine is turned off (DOCSMITH_OFFICE_WORKERS=0) or for the CLI. */
+  /** Null when the office engine is turned off (DOCSMITH_OFFICE_PROCESSES=0) or for the CLI. */
   office: OfficePool | null;
   /** How the office is isolated (see office/sandbox.ts). */
   sandbox: Sandbox;
@@ -104,7 +104,7 @@ export async function openServices(
   options: { withOffice?: boolean; log?: Logger; officeStartAttempts?: number } = {},
 ): Promise<Services> {
   const store = await openStore(config);
-  const withOffice = Boolean(options.withOffice && config.office.workers > 0);
+  const withOffice = Boolean(options.withOffice && config.office.processes > 0);
   const sandbox = openSandbox(withOffice ? config.office.sandbox : 'off', config.office.pythonPath);
   if (withOffice) {
     removeStaleScratch(config.dataDir);
@@ -120,10 +120,10 @@ export async function openServices(
   const fonts = new Fonts(config.fontsDir, path.join(scratch, 'fonts'));
   const office = withOffice
     ? new OfficePool({
-        size: config.office.workers,
+        size: config.office.processes,
         queueLimit: config.office.queueLimit,
         queueWaitMs: config.office.queueWaitMs,
-        jobTimeoutMs: config.jobTimeoutMs,
+        processingLimitMs: config.processingLimitMs,
         maxJobsPerProcess: config.office.maxJobsPerProcess,
         maxRssBytes: config.office.maxRssBytes,
         process: {
@@ -145,7 +145,7 @@ export async function openServices(
     ? new Converter(
         office,
         path.join(scratch, 'jobs'),
-        { sofficePath: config.office.sofficePath, sandbox, timeoutMs: config.jobTimeoutMs, workDir: path.join(scratch, 'oneshot') },
+        { sofficePath: config.office.sofficePath, sandbox, timeoutMs: config.processingLimitMs, workDir: path.join(scratch, 'oneshot') },
         (bytes, format, signal) => workers.inert(bytes, format, signal),
         (bytes, signal) => workers.tidy(bytes, signal),
       )

@@ -34,14 +34,14 @@ export class UsageGuard {
 
   constructor(
     private readonly store: Store,
-    private readonly limits: { maxConcurrentMerges: number; jobTimeoutMs: number },
+    private readonly limits: { maxConcurrentMerges: number; processingLimitMs: number },
   ) {}
 
   /**
    * How long a reservation may stay open before it counts as orphaned (its instance died during
    * the work): well past the processing limit, so live work is never refunded.
    */
-  reservationLeaseMs(limitMs = this.limits.jobTimeoutMs): number {
+  reservationLeaseMs(limitMs = this.limits.processingLimitMs): number {
     return limitMs * 2 + 5_000;
   }
 
@@ -89,7 +89,7 @@ export class UsageGuard {
     deliver?: (result: T) => Promise<void>,
   ): Promise<T> {
     this.check(account, options);
-    const limitMs = options.timeLimitMs ?? this.limits.jobTimeoutMs;
+    const limitMs = options.timeLimitMs ?? this.limits.processingLimitMs;
     const claim = await this.store.usage.claim(account.id, {
       slot: options.merge ? { limit: this.limits.maxConcurrentMerges, leaseMs: limitMs + 30_000 } : undefined,
       documentLeaseMs: options.test ? undefined : this.reservationLeaseMs(limitMs),

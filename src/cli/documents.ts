@@ -89,7 +89,7 @@ async function backendFor(options: DocumentOptions): Promise<Backend> {
   // In-process: no server, no stored data; a scratch folder for the office's caches.
   const env = { ...process.env };
   env.DOCSMITH_DATA_DIR ??= path.join(os.tmpdir(), 'docsmith-cli');
-  env.DOCSMITH_OFFICE_WORKERS ??= '1';
+  env.DOCSMITH_OFFICE_PROCESSES ??= env.DOCSMITH_OFFICE_PROCESSES ?? '1';
   delete env.DOCSMITH_DATABASE_URL;
   return new LocalBackend(await openServices(loadConfig(env), { withOffice: true, officeStartAttempts: 3 }));
 }

@@ -125,7 +125,7 @@ export class JobRunner {
 
   private async poll(): Promise<void> {
     const { store, config } = this.parts;
-    while (!this.stopped && this.running.size < config.workers) {
+    while (!this.stopped && this.running.size < config.concurrency) {
       const claimed = await store.jobs.claim(LEASE_MS);
       if (!claimed) return;
       if (this.stopped) {

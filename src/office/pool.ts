@@ -15,7 +15,7 @@ export interface PoolOptions {
   queueLimit: number;
   /** How long a job may wait for a process before it is refused (503). */
   queueWaitMs: number;
-  jobTimeoutMs: number;
+  processingLimitMs: number;
   /** Recycle a process after this many jobs ... */
   maxJobsPerProcess: number;
   /** ... or once its resident memory is above this. */
@@ -146,7 +146,7 @@ export class OfficePool {
   }
 
   /** Runs a job on the first free process; `timeoutMs` (default: the pool's) limits the office's time on it. */
-  run(job: OfficeJob, signal?: AbortSignal, timeoutMs = this.options.jobTimeoutMs): Promise<JobResult> {
+  run(job: OfficeJob, signal?: AbortSignal, timeoutMs = this.options.processingLimitMs): Promise<JobResult> {
     if (this.closed) return Promise.reject(new BusyError('The office engine is shutting down.', 5));
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     return new Promise<JobResult>((resolve, reject) => {

@@ -13,7 +13,7 @@ describe('POST /v1/document/append', () => {
   let env: Awaited<ReturnType<typeof serverWithAccounts>>;
   let c: Client;
   before(async () => {
-    env = await serverWithAccounts({ appender: { licence: 'SN-APPEND' } }, { DOCSMITH_OFFICE_WORKERS: '2' });
+    env = await serverWithAccounts({ appender: { licence: 'SN-APPEND' } }, { DOCSMITH_OFFICE_PROCESSES: '2' });
     c = env.clients.appender!;
   });
   after(() => env.close());

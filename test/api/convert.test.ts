@@ -28,7 +28,7 @@ describe('POST /v1/document/convert with the real office engine', () => {
   let paid: Client;
   let trial: Client;
   before(async () => {
-    env = await serverWithAccounts({ paid: { licence: 'SN-1' }, trial: { maxDocuments: 3 } }, { DOCSMITH_OFFICE_WORKERS: '2' });
+    env = await serverWithAccounts({ paid: { licence: 'SN-1' }, trial: { maxDocuments: 3 } }, { DOCSMITH_OFFICE_PROCESSES: '2' });
     paid = env.clients.paid!;
     trial = env.clients.trial!;
   });

@@ -62,8 +62,8 @@ describe('background jobs (async=true) with callbacks', () => {
     env = await serverWithAccounts(
       { ann: { licence: 'SN-1' }, bob: { licence: 'SN-2' } },
       {
-        DOCSMITH_OFFICE_WORKERS: '1',
-        DOCSMITH_JOB_TIMEOUT_MS: '700',
+        DOCSMITH_OFFICE_PROCESSES: '1',
+        DOCSMITH_PROCESSING_LIMIT_MS: '700',
         DOCSMITH_JOB_POLL_MS: '100',
         DOCSMITH_CALLBACK_ALLOW: 'public,127.0.0.1',
         DOCSMITH_CALLBACK_BACKOFF_MS: '100',
@@ -237,7 +237,7 @@ describe('background jobs (async=true) with callbacks', () => {
 
 describe('background jobs across instances and restarts', () => {
   it('pages the job list with a cursor (newest first, each job once, however many are added meanwhile), and gives a submission sent again with its Idempotency-Key the job it made', async () => {
-    const env = await serverWithAccounts({ ann: { licence: 'SN-1' } }, { DOCSMITH_JOB_WORKERS: '0', DOCSMITH_JOB_MAX_WAITING: '20' });
+    const env = await serverWithAccounts({ ann: { licence: 'SN-1' } }, { DOCSMITH_JOB_CONCURRENCY: '0', DOCSMITH_JOB_MAX_WAITING: '20' });
     try {
       const ann = env.clients.ann!;
       const submit = async (name: string) =>
@@ -296,7 +296,11 @@ describe('background jobs across instances and restarts', () => {
     const admin = await adminServices({ dataDir });
     const account = await makeAccount(admin, 'ann', { licence: 'SN-1' });
     await admin.store.close();
-    let server: RunningServer = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_JOB_WORKERS: '0', DOCSMITH_JOB_MAX_WAITING: '3' });
+    let server: RunningServer = await startServer({
+      DOCSMITH_DATA_DIR: dataDir,
+      DOCSMITH_JOB_CONCURRENCY: '0',
+      DOCSMITH_JOB_MAX_WAITING: '3',
+    });
     let ann = client(server.url, { basic: [account.user, account.password] });
     try {
       const ids: string[] = [];
@@ -325,7 +329,7 @@ describe('background jobs across instances and restarts', () => {
       // The next instance (jobs on, a 15 s job limit) runs what was queued; nothing is lost.
       server = await startServer({
         DOCSMITH_DATA_DIR: dataDir,
-        DOCSMITH_OFFICE_WORKERS: '1',
+        DOCSMITH_OFFICE_PROCESSES: '1',
         DOCSMITH_JOB_TIME_LIMIT_S: '15',
         DOCSMITH_JOB_POLL_MS: '100',
       });
@@ -346,7 +350,7 @@ describe('background jobs across instances and restarts', () => {
       // An instance that stops while a job runs puts it back in the queue after its grace period.
       server = await startServer({
         DOCSMITH_DATA_DIR: dataDir,
-        DOCSMITH_OFFICE_WORKERS: '1',
+        DOCSMITH_OFFICE_PROCESSES: '1',
         DOCSMITH_SHUTDOWN_GRACE_MS: '300',
         DOCSMITH_JOB_POLL_MS: '100',
       });
@@ -357,7 +361,7 @@ describe('background jobs across instances and restarts', () => {
       ).json() as Job;
       await until('the long job runs', async () => ((await jobOf(ann, long.id)).state === 'running' ? true : undefined));
       await server.stop();
-      server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_JOB_WORKERS: '0' });
+      server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_JOB_CONCURRENCY: '0' });
       ann = client(server.url, { basic: [account.user, account.password] });
       const requeued = await jobOf(ann, long.id);
       assert.equal(requeued.state, 'queued');

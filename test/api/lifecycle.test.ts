@@ -100,7 +100,7 @@ describe('stopping the service', () => {
         PORT: String(port),
         HOST: '127.0.0.1',
         DOCSMITH_DATA_DIR: dataDir,
-        DOCSMITH_OFFICE_WORKERS: '0',
+        DOCSMITH_OFFICE_PROCESSES: '0',
         DOCSMITH_LOG_LEVEL: 'info',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -18,7 +18,7 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
   let paid: Client;
   let trial: Client;
   before(async () => {
-    env = await serverWithAccounts({ merger: { licence: 'SN-MERGE' }, 'trial-merger': {} }, { DOCSMITH_OFFICE_WORKERS: '2' });
+    env = await serverWithAccounts({ merger: { licence: 'SN-MERGE' }, 'trial-merger': {} }, { DOCSMITH_OFFICE_PROCESSES: '2' });
     paid = env.clients.merger!;
     trial = env.clients['trial-merger']!;
   });

@@ -57,9 +57,9 @@ describe('PostgreSQL restarted, crashed, cut off and away, under load', () => {
             DOCSMITH_DATA_DIR: tempDir(),
             DOCSMITH_DATABASE_URL: url,
             DOCSMITH_SECRET: SECRET,
-            DOCSMITH_OFFICE_WORKERS: '0',
+            DOCSMITH_OFFICE_PROCESSES: '0',
             // A short request limit: requests cut off mid-claim are taken back by the sweep soon (twice the limit).
-            DOCSMITH_JOB_TIMEOUT_MS: '5000',
+            DOCSMITH_PROCESSING_LIMIT_MS: '5000',
             DOCSMITH_JOB_POLL_MS: '200',
             DOCSMITH_JOB_MAX_WAITING: '1000',
           }),

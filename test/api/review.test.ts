@@ -24,7 +24,7 @@ describe('review: tracked changes', () => {
   let env: Awaited<ReturnType<typeof serverWithAccounts>>;
   let c: Client;
   before(async () => {
-    env = await serverWithAccounts({ reviewer: {} }, { DOCSMITH_OFFICE_WORKERS: '1' });
+    env = await serverWithAccounts({ reviewer: {} }, { DOCSMITH_OFFICE_PROCESSES: '1' });
     c = env.clients.reviewer!;
   });
   after(() => env.close());

@@ -11,7 +11,7 @@ describe('share tokens', () => {
   let ann: Client;
   let bob: Client;
   before(async () => {
-    env = await serverWithAccounts({ ann: {}, bob: {} }, { DOCSMITH_OFFICE_WORKERS: '1' });
+    env = await serverWithAccounts({ ann: {}, bob: {} }, { DOCSMITH_OFFICE_PROCESSES: '1' });
     ann = env.clients.ann!;
     bob = env.clients.bob!;
     await ann.upload('letter.docx', fixture('test_template.docx'));

@@ -20,7 +20,7 @@ function failedStart(env: Record<string, string>): Promise<{ code: number | null
         HOME: process.env.HOME ?? '',
         HOST: '127.0.0.1',
         PORT: '0',
-        DOCSMITH_OFFICE_WORKERS: '0',
+        DOCSMITH_OFFICE_PROCESSES: '0',
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -101,7 +101,7 @@ describe('start-up says what is wrong in one line', () => {
 
   it('names a missing office program, an unusable data folder and a bad bootstrap password', async () => {
     oneLine(
-      await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_SOFFICE: '/nowhere/soffice.bin' }),
+      await failedStart({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_OFFICE_PROCESSES: '1', DOCSMITH_SOFFICE: '/nowhere/soffice.bin' }),
       /office program \/nowhere\/soffice\.bin does not exist: install LibreOffice/,
     );
     const file = path.join(tempDir(), 'a-file');

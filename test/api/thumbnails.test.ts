@@ -19,7 +19,7 @@ describe('thumbnails and page counts', () => {
   let env: Awaited<ReturnType<typeof serverWithAccounts>>;
   let c: Client;
   before(async () => {
-    env = await serverWithAccounts({ viewer: { licence: 'SN-VIEW' } }, { DOCSMITH_OFFICE_WORKERS: '2' });
+    env = await serverWithAccounts({ viewer: { licence: 'SN-VIEW' } }, { DOCSMITH_OFFICE_PROCESSES: '2' });
     c = env.clients.viewer!;
   });
   after(() => env.close());

@@ -29,7 +29,7 @@ describe('quota, test runs, merge slots and the time limit (one instance, SQLite
     const t = await makeAccount(admin, 'trial', { maxDocuments: 5 });
     const p = await makeAccount(admin, 'paid', { licence: 'SN-12345', maxDocuments: 1000 });
     const e = await makeAccount(admin, 'expired', { validUntil: new Date('2020-01-01T00:00:00Z') });
-    server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_JOB_TIMEOUT_MS: '400' });
+    server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_PROCESSING_LIMIT_MS: '400' });
     trial = client(server.url, { basic: [t.user, t.password] });
     paid = client(server.url, { basic: [p.user, p.password] });
     paidAuth = `Basic ${Buffer.from(`${p.user}:${p.password}`).toString('base64')}`;
@@ -139,7 +139,12 @@ describe('two instances on one PostgreSQL', () => {
     // No background jobs here: their polling would add statements to the count below.
     servers = await Promise.all(
       [0, 1].map(() =>
-        startServer({ DOCSMITH_DATA_DIR: tempDir(), DOCSMITH_DATABASE_URL: db.url, DOCSMITH_SECRET: secret, DOCSMITH_JOB_WORKERS: '0' }),
+        startServer({
+          DOCSMITH_DATA_DIR: tempDir(),
+          DOCSMITH_DATABASE_URL: db.url,
+          DOCSMITH_SECRET: secret,
+          DOCSMITH_JOB_CONCURRENCY: '0',
+        }),
       ),
     );
     clients = servers.map((s) => client(s.url, { basic: [a.user, a.password] }));
@@ -263,7 +268,7 @@ describe('requests killed with their instance', () => {
     const a = await makeAccount(admin, 'killed', { licence: 'SN-9', maxDocuments: 100 });
     await admin.store.close();
     // A 5 s limit makes the lease 11 s, so the test need not wait a minute.
-    const env = { DOCSMITH_DATA_DIR: dataDir, DOCSMITH_JOB_TIMEOUT_MS: '5000' };
+    const env = { DOCSMITH_DATA_DIR: dataDir, DOCSMITH_PROCESSING_LIMIT_MS: '5000' };
     const server = await startServer(env);
     const c = client(server.url, { basic: [a.user, a.password] });
     assert.equal((await op(c)).status, 200);

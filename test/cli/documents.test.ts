@@ -116,7 +116,7 @@ describe('docsmith CLI: document commands', () => {
 describe('docsmith CLI against a server (--url)', () => {
   let env: Awaited<ReturnType<typeof serverWithAccounts>>;
   before(async () => {
-    env = await serverWithAccounts({ remote: {} }, { DOCSMITH_OFFICE_WORKERS: '1' });
+    env = await serverWithAccounts({ remote: {} }, { DOCSMITH_OFFICE_PROCESSES: '1' });
   });
   after(() => env.close());
 

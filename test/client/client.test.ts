@@ -9,7 +9,7 @@ describe('TypeScript client against a running server', () => {
   let env: Awaited<ReturnType<typeof serverWithAccounts>>;
   let client: DocsmithClient;
   before(async () => {
-    env = await serverWithAccounts({ sdk: { licence: 'SN-SDK' } }, { DOCSMITH_OFFICE_WORKERS: '1' });
+    env = await serverWithAccounts({ sdk: { licence: 'SN-SDK' } }, { DOCSMITH_OFFICE_PROCESSES: '1' });
     client = new DocsmithClient(env.server.url, { username: 'sdk', password: 'pw-sdk-secret' });
   });
   after(() => env.close());

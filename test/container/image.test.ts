@@ -97,7 +97,7 @@ describe('container image (podman)', { skip, timeout: 45 * 60_000 }, () => {
         '-e',
         'DOCSMITH_BOOTSTRAP_LICENSE=SN-C',
         '-e',
-        'DOCSMITH_OFFICE_WORKERS=1',
+        'DOCSMITH_OFFICE_PROCESSES=1',
         IMAGE,
       ]);
       assert.equal(started.code, 0, started.err);

@@ -11,7 +11,7 @@ export function testPool(overrides: Partial<PoolOptions> = {}, sandbox: SandboxM
     size: 1,
     queueLimit: 50,
     queueWaitMs: 60_000,
-    jobTimeoutMs: 30_000,
+    processingLimitMs: 30_000,
     maxJobsPerProcess: 1000,
     maxRssBytes: 4 * 1024 * 1024 * 1024,
     process: {

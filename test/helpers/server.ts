@@ -50,7 +50,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
       HOST: '127.0.0.1',
       DOCSMITH_LOG_LEVEL: 'info',
       DOCSMITH_TEST_ROUTES: '1',
-      DOCSMITH_OFFICE_WORKERS: '0',
+      DOCSMITH_OFFICE_PROCESSES: '0',
       ...env,
       PORT: String(port),
     },

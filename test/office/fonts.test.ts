@@ -33,7 +33,7 @@ function makeFont(family: string): Buffer {
 describe("the operator's fonts folder", () => {
   it('lists a font added while running and renders documents with it', async () => {
     const fonts = tempDir();
-    const env = await serverWithAccounts({ ann: {} }, { DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_FONTS_DIR: fonts });
+    const env = await serverWithAccounts({ ann: {} }, { DOCSMITH_OFFICE_PROCESSES: '1', DOCSMITH_FONTS_DIR: fonts });
     try {
       const c = env.clients.ann!;
       const family = 'Docsmith Test Boxes';

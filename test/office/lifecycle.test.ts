@@ -51,7 +51,7 @@ describe('the service starts, heals and restarts on its own', () => {
     const admin = await adminServices({ dataDir });
     const account = await makeAccount(admin, 'ops', { licence: 'SN-OPS' });
     await admin.store.close();
-    const env = { DOCSMITH_DATA_DIR: dataDir, DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_SOFFICE: flakyOffice() };
+    const env = { DOCSMITH_DATA_DIR: dataDir, DOCSMITH_OFFICE_PROCESSES: '1', DOCSMITH_SOFFICE: flakyOffice() };
     const auth = { basic: [account.user, account.password] as [string, string] };
     const convert = async (url: string) => {
       const reply = await request(url, 'POST', '/v1/document/convert?returnFormat=TXT', {

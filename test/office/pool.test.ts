@@ -18,7 +18,7 @@ const toPdf = (input: string) => ({ input, output: out('o.pdf'), filter: 'writer
 describe('office pool (real LibreOffice)', () => {
   let pool: OfficePool;
   before(async () => {
-    pool = testPool({ size: 2, jobTimeoutMs: 30_000 });
+    pool = testPool({ size: 2, processingLimitMs: 30_000 });
     await pool.start();
   });
   after(() => pool.close());
@@ -81,7 +81,7 @@ describe('office pool time limit', () => {
 
 describe('office pool limits', () => {
   it('refuses at once beyond the queue limit, and after the wait limit', async () => {
-    const pool = testPool({ size: 1, queueLimit: 2, queueWaitMs: 300, jobTimeoutMs: 20_000 });
+    const pool = testPool({ size: 1, queueLimit: 2, queueWaitMs: 300, processingLimitMs: 20_000 });
     await pool.start();
     try {
       const slow = slowRtf(6000);

@@ -35,7 +35,7 @@ describe('web portal in Chromium', { skip }, () => {
   let files: string;
   let apiKey = '';
   before(async () => {
-    env = await serverWithAccounts({ ann: { licence: 'SN-PORTAL' } }, { DOCSMITH_OFFICE_WORKERS: '1' });
+    env = await serverWithAccounts({ ann: { licence: 'SN-PORTAL' } }, { DOCSMITH_OFFICE_PROCESSES: '1' });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [

@@ -22,7 +22,7 @@ export function everyEndpointReadsNothing(sandbox: 'bubblewrap' | 'landlock' | '
     before(async () => {
       secrets = plantSecrets(tempDir('docsmith-secrets-'));
       documents = everyHostileDocument(secrets);
-      env = await serverWithAccounts({ ann: { licence: 'SN-SEC' } }, { DOCSMITH_OFFICE_WORKERS: '1', DOCSMITH_OFFICE_SANDBOX: sandbox });
+      env = await serverWithAccounts({ ann: { licence: 'SN-SEC' } }, { DOCSMITH_OFFICE_PROCESSES: '1', DOCSMITH_OFFICE_SANDBOX: sandbox });
       c = env.clients.ann!;
     });
     after(() => env?.close());

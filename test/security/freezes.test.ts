@@ -132,7 +132,7 @@ describe('no single request freezes the server', () => {
   });
 
   it('the processing limit stops reading a PDF, in a worker thread', async () => {
-    const limited = await serverWithAccounts({ bob: { licence: 'SN-FRZ2' } }, { DOCSMITH_JOB_TIMEOUT_MS: '100' });
+    const limited = await serverWithAccounts({ bob: { licence: 'SN-FRZ2' } }, { DOCSMITH_PROCESSING_LIMIT_MS: '100' });
     try {
       // A PDF whose page tree is missing: MuPDF rebuilds it by reading every object, far beyond 100 ms.
       const broken = Buffer.from(

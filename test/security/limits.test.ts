@@ -124,7 +124,12 @@ describe('limits on records, pages and time stop the work that exceeds them', ()
   before(async () => {
     env = await serverWithAccounts(
       { ann: { licence: 'SN-LIM', maxDocuments: 1_000_000 } },
-      { DOCSMITH_JOB_TIMEOUT_MS: String(LIMIT_MS), DOCSMITH_MAX_RECORDS: '8000', DOCSMITH_MAX_PAGES: '3', DOCSMITH_OFFICE_WORKERS: '1' },
+      {
+        DOCSMITH_PROCESSING_LIMIT_MS: String(LIMIT_MS),
+        DOCSMITH_MAX_RECORDS: '8000',
+        DOCSMITH_MAX_PAGES: '3',
+        DOCSMITH_OFFICE_PROCESSES: '1',
+      },
     );
     c = env.clients.ann!;
   });
@@ -266,7 +271,7 @@ describe('layout stays linear in the size of the data', () => {
   let env: Awaited<ReturnType<typeof serverWithAccounts>>;
   let c: Client;
   before(async () => {
-    env = await serverWithAccounts({ ann: { licence: 'SN-LIM', maxDocuments: 1_000_000 } }, { DOCSMITH_OFFICE_WORKERS: '1' });
+    env = await serverWithAccounts({ ann: { licence: 'SN-LIM', maxDocuments: 1_000_000 } }, { DOCSMITH_OFFICE_PROCESSES: '1' });
     c = env.clients.ann!;
   });
   after(() => env.close());

@@ -17,7 +17,7 @@ const formatLink = (link: ShareLinkRecord) => ({
 
 /** The authenticated API part: share links to stored templates, listed and revoked by their owner. */
 export function shareTokenRoute(app: FastifyInstance, services: Services): void {
-  const limit = () => AbortSignal.timeout(services.config.jobTimeoutMs);
+  const limit = () => AbortSignal.timeout(services.config.processingLimitMs);
   app.get(
     '/document/share',
     {
@@ -128,7 +128,7 @@ function gone(reply: FastifyReply): FastifyReply {
 /** The open part: the preview page and its page images, for whoever holds the token. */
 export function sharePreviewRoutes(app: FastifyInstance, services: Services): void {
   // The processing limit, as on every other document route.
-  const limit = () => AbortSignal.timeout(services.config.jobTimeoutMs);
+  const limit = () => AbortSignal.timeout(services.config.processingLimitMs);
   const resolve = async (token: string) => {
     const link = await services.shareLinks.resolve(token);
     return link ? services.store.templates.get(link.accountId, link.templateName) : null;

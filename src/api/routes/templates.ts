@@ -84,7 +84,7 @@ export function templateRoutes(app: FastifyInstance, services: Services): void {
       const name = requireQuery(request, 'templateName');
       const data = decodeBase64(stringBody(request, 'the template as Base64'), 'The template');
       // Reading the template is bounded by the processing limit like any document work.
-      const signal = AbortSignal.timeout(services.config.jobTimeoutMs);
+      const signal = AbortSignal.timeout(services.config.processingLimitMs);
       await templates.upload(accountOf(request), name, data, (normal) => services.operations.validateTemplate(data, normal, { signal }));
       return sendEmpty(reply, 201);
     },
