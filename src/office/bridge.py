@@ -149,27 +149,6 @@ class Bridge:
                 except Exception:
                     pass
 
-    def append(self, job):
-        """Joins documents the office's own way (a page break, then insertDocumentFromURL)."""
-        inputs = job["inputs"]
-        load = {"Hidden": True, "MacroExecutionMode": MACRO_NEVER_EXECUTE, "UpdateDocMode": UPDATE_DOC_NO_UPDATE}
-        doc = self.desktop.loadComponentFromURL(uno.systemPathToFileUrl(inputs[0]), "_blank", 0, props(load))
-        if doc is None:
-            return fail("load_failed", "the office could not load the first document")
-        try:
-            text = doc.getText()
-            for path in inputs[1:]:
-                cursor = text.createTextCursor()
-                cursor.gotoEnd(False)
-                text.insertControlCharacter(cursor, 0, False)  # PARAGRAPH_BREAK
-                cursor.gotoEnd(False)
-                cursor.setPropertyValue("BreakType", uno.Enum("com.sun.star.style.BreakType", "PAGE_BEFORE"))
-                cursor.insertDocumentFromURL(uno.systemPathToFileUrl(path), ())
-            doc.storeToURL(uno.systemPathToFileUrl(job["output"]), props({"FilterName": job["filter"], "Overwrite": True}))
-            return {"ok": True}
-        finally:
-            doc.close(True)
-
     def prepare(self, doc, job):
         properties = job.get("properties") or {}
         if properties and hasattr(doc, "getDocumentProperties"):
@@ -319,8 +298,6 @@ def main():
                 answer = {"ok": True}
             elif op == "convert":
                 answer = bridge.convert(job)
-            elif op == "append":
-                answer = bridge.append(job)
             else:
                 answer = fail("bad_job", "unknown op %r" % op)
         except Exception as e:

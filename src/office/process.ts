@@ -29,14 +29,6 @@ export interface OfficeJob {
   measure?: 'sectionPages';
 }
 
-/** Joins documents the office's own way (for the benchmark that compares with it). */
-export interface AppendJob {
-  op: 'append';
-  inputs: string[];
-  output: string;
-  filter: string;
-}
-
 export interface JobResult {
   /** Time the office itself spent, as the bridge measured it. */
   officeMs: number;
@@ -295,28 +287,26 @@ export class OfficeProcess {
    * Runs one job; the process must be idle. The files are staged through the slot's own job
    * folder, the only one a sandboxed office can see, and removed from it afterwards.
    */
-  async run(job: OfficeJob | { op: 'ping' } | AppendJob, timeoutMs: number): Promise<JobResult> {
+  async run(job: OfficeJob | { op: 'ping' }, timeoutMs: number): Promise<JobResult> {
     if (this.dead) throw new OfficeCrashError('the office process is gone');
     if (this.pending) throw new Error('office process is busy');
-    if ('op' in job && job.op === 'ping') return this.send(job, timeoutMs);
+    if ('op' in job) return this.send(job, timeoutMs);
     const stem = path.join(this.scratch.jobs, randomUUID());
-    const inputs = 'op' in job ? job.inputs : [job.input];
-    const staged = inputs.map((file, i) => `${stem}.in${i}${path.extname(file)}`);
+    const input = `${stem}.in${path.extname(job.input)}`;
     const output = `${stem}.out${path.extname(job.output)}`;
     try {
-      await Promise.all(inputs.map((file, i) => fs.promises.copyFile(file, staged[i]!)));
-      const message = 'op' in job ? { ...job, inputs: staged, output } : { ...job, input: staged[0]!, output };
-      const result = await this.send(message, timeoutMs);
+      await fs.promises.copyFile(job.input, input);
+      const result = await this.send({ ...job, input, output }, timeoutMs);
       await fs.promises.copyFile(output, job.output).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== 'ENOENT') throw error; // no output: the caller says what that means
       });
       return result;
     } finally {
-      void Promise.all([...staged, output].map((file) => fs.promises.rm(file, { force: true }))).catch(() => undefined);
+      void Promise.all([input, output].map((file) => fs.promises.rm(file, { force: true }))).catch(() => undefined);
     }
   }
 
-  private send(job: OfficeJob | { op: 'ping' } | AppendJob, timeoutMs: number): Promise<JobResult> {
+  private send(job: OfficeJob | { op: 'ping' }, timeoutMs: number): Promise<JobResult> {
     if (this.dead) return Promise.reject(new OfficeCrashError('the office process is gone'));
     return new Promise<JobResult>((resolve, reject) => {
       const timer = setTimeout(() => {
