@@ -6,6 +6,8 @@ Protocol: one JSON object per line on stdin, one answer per line on stdout.
    "properties": {"Author": "..."}, "password": "...", "watermark": "TEST MODE"}
   -> {"id": 1, "ok": true, "ms": 23.1}
   -> {"id": 1, "ok": false, "error": "load_failed" | "password" | "export_failed" | "bad_job", "message": "..."}
+  A convert job with "measure": "sectionPages" exports nothing and answers each section's page count:
+  -> {"id": 1, "ok": true, "ms": 80.2, "sectionPages": [1, 2, 3]}
   {"id": 2, "op": "ping"} -> {"id": 2, "ok": true, "ms": 0.1}
 The first line written is {"ready": true} once the office answers.
 """
