@@ -1,0 +1,128 @@
+// The document use cases (operations/) called directly, as the routes and the CLI call them: real
+// worker threads and a real SQLite store, no HTTP and no office (the office paths are tested in
+// test/api and test/office).
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { DocumentOperations } from '../../src/operations/index.js';
+import { DocumentPipeline } from '../../src/documents/pipeline.js';
+import { DocumentWorkers } from '../../src/workers/pool.js';
+import { Thumbnails } from '../../src/render/thumbnails.js';
+import { TemplateLibrary } from '../../src/templates/library.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import { DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
+import { BusyError, InputError, type DocsmithError } from '../../src/errors.js';
+import type { Store } from '../../src/store/types.js';
+import { block, docx, mergefield, p, partText, rtfObject, run } from '../helpers/docx.js';
+import { tempDir } from '../helpers/server.js';
+
+describe('document operations, called directly', () => {
+  let store: Store;
+  let workers: DocumentWorkers;
+  let operations: DocumentOperations;
+  let officeAsked = 0;
+  const document = { properties: {}, password: undefined };
+  before(async () => {
+    store = await openSqliteStore(path.join(tempDir(), 'operations.sqlite'));
+    workers = new DocumentWorkers(1);
+    operations = new DocumentOperations(
+      {
+        pipeline: new DocumentPipeline(new TemplateLibrary(store), null, null),
+        workers,
+        thumbnails: new Thumbnails(workers, null),
+        converter: null,
+        maxOutputBytes: 64 * 1024,
+      },
+      async () => {
+        officeAsked++;
+      },
+    );
+  });
+  after(async () => {
+    await workers.close();
+    await store.close();
+  });
+
+  const template = docx(p(run('Dear '), mergefield('name')) + block('items', p(mergefield('item'))));
+  const merge = (over: Partial<Parameters<DocumentOperations['merge']>[0]> = {}, ctx: Parameters<DocumentOperations['merge']>[1] = {}) =>
+    operations.merge(
+      {
+        template,
+        records: [{ name: 'Ann', items: [{ item: 'bolts' }] }],
+        options: DEFAULT_MERGE_OPTIONS,
+        document,
+        format: 'docx',
+        append: false,
+        test: false,
+        ...over,
+      },
+      ctx,
+    );
+
+  it('merges to DOCX in the worker threads without the office, reporting progress', async () => {
+    const stages: string[] = [];
+    const [out] = await operations.merge(
+      {
+        template,
+        records: [{ name: 'Ann', items: [{ item: 'bolts' }, { item: 'nuts' }] }],
+        options: DEFAULT_MERGE_OPTIONS,
+        document,
+        format: 'docx',
+        append: false,
+        test: false,
+      },
+      { progress: (p) => stages.push(p.stage) },
+    );
+    assert.equal(partText(out!), 'Dear Ann\nbolts\nnuts');
+    assert.deepEqual(stages, ['merging']);
+    assert.equal(officeAsked, 0, 'DOCX output never starts the office');
+  });
+
+  it('says what is wrong in terms a user can act on', async () => {
+    await assert.rejects(
+      merge({ template: Buffer.from('plain text') }),
+      (e: Error) => e instanceof InputError && /The template cannot be used/.test(e.message),
+    );
+    const chart = Buffer.from(`{\\rtf1\\ansi \\pard x\\par ${rtfObject('MSGraph.Chart.8', 'sales')}}`, 'latin1');
+    await assert.rejects(
+      merge({ template: chart, what: 'The template "chart.rtf"' }),
+      /The template "chart.rtf" cannot be merged: the chart "sales"/,
+    );
+    await assert.rejects(
+      merge({ format: 'pdf' }),
+      (e: Error) => e instanceof BusyError && /office engine/.test(e.message),
+      'no office: 503, not a crash',
+    );
+    const many = Array.from({ length: 2000 }, (_, i) => ({ name: `record ${i} ${'x'.repeat(40)}` }));
+    await assert.rejects(merge({ records: many }), (e: Error) => (e as DocsmithError).status === 413, 'the output limit stops the work');
+  });
+
+  it('stops a merge at its deadline with a 504', async () => {
+    // Errors made in a worker thread come back as the same answer (status and message), not the same class.
+    const rows = Array.from({ length: 200_000 }, (_, i) => ({ item: `row ${i}` }));
+    await assert.rejects(
+      merge({ records: [{ name: 'Ann', items: rows }] }, { deadline: Date.now() - 1 }),
+      (e: Error) => (e as DocsmithError).status === 504,
+    );
+  });
+
+  it("finds and replaces, lists a template's fields and blocks, and reads the text of a PDF", async () => {
+    const replaced = await operations.findAndReplace({ template, pairs: [['Dear', 'Hello']], document, format: 'docx', test: false });
+    assert.match(partText(replaced), /^Hello /);
+    const info = await operations.info(template, 'letter.docx');
+    assert.deepEqual(
+      info.mergeFields.map((f) => f.name),
+      ['name'],
+    );
+    assert.deepEqual(
+      info.mergeBlocks.map((b) => b.name),
+      ['items'],
+    );
+    const pdf = Buffer.from(
+      '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Count 1/Kids[3 0 R]>>endobj\n3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]/Contents 4 0 R/Resources<</Font<</F1 5 0 R>>>>>>endobj\n4 0 obj<</Length 35>>stream\nBT /F1 12 Tf 20 100 Td (Hello) Tj ET\nendstream endobj\n5 0 obj<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>endobj\ntrailer<</Root 1 0 R/Size 6>>\n%%EOF\n',
+      'latin1',
+    );
+    assert.match((await operations.convert({ document: pdf, from: 'pdf', format: 'txt', test: false })).data.toString('utf8'), /Hello/);
+    assert.equal(await operations.pageCount({ document: pdf, from: 'pdf' }), 1);
+  });
+});
