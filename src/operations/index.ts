@@ -1,6 +1,6 @@
 import { outputNeedsOffice, type DocumentPipeline } from '../documents/pipeline.js';
 import type { DocumentSettings } from '../documents/settings.js';
-import { rtfCharts, rtfChartProblem } from '../formats/rtf-charts.js';
+import { rtfChartProblem, type RtfChart } from '../formats/rtf-charts.js';
 import { Converter, type Converted } from '../convert/converter.js';
 import type { Divider } from '../compose/builder.js';
 import { detectFormat, type DocumentFormat, requireFormat } from '../formats/detect.js';
@@ -95,6 +95,12 @@ export class DocumentOperations {
     return this.parts.pipeline.asDocx(bytes, accepted, what, ctx.signal, format);
   }
 
+  /** Chart objects of an RTF template, which no merge can bind: looked for in a worker thread when the file has an OLE object at all. */
+  private async rtfCharts(bytes: Buffer, format: DocumentFormat, ctx: WorkContext): Promise<RtfChart[]> {
+    if (format !== 'rtf' || !bytes.includes('\\objclass')) return [];
+    return this.parts.workers.rtfCharts(bytes, ctx.signal);
+  }
+
   private get maxOutputBytes(): number {
     return this.parts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   }
@@ -129,7 +135,7 @@ export class DocumentOperations {
   async merge(input: MergeInput, ctx: WorkContext = {}): Promise<Buffer[]> {
     const what = input.what ?? 'The template';
     const format = requireFormat(input.template, ['docx', 'doc', 'rtf'], what);
-    const [chart] = format === 'rtf' ? rtfCharts(input.template) : [];
+    const [chart] = await this.rtfCharts(input.template, format, ctx);
     if (chart) throw new InputError(`${what} cannot be merged: ${rtfChartProblem(chart)}`);
     const docx = await this.docx(input.template, ['docx', 'doc', 'rtf'], what, ctx, format);
     ctx.progress?.({ stage: 'merging', done: 0, total: input.records.length });
@@ -252,7 +258,12 @@ export class DocumentOperations {
     // RTF charts became pictures on the way to DOCX: listed with the reason a merge refuses them.
     const rtf =
       format === 'rtf'
-        ? rtfCharts(template).map((chart) => ({ name: chart.name ?? '', mergeBlock: null, series: [], problem: rtfChartProblem(chart) }))
+        ? (await this.rtfCharts(template, format, ctx)).map((chart) => ({
+            name: chart.name ?? '',
+            mergeBlock: null,
+            series: [],
+            problem: rtfChartProblem(chart),
+          }))
         : [];
     return { templateName: name, ...info, ...(rtf.length ? { charts: [...(info.charts ?? []), ...rtf] } : {}) };
   }

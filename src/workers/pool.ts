@@ -3,6 +3,7 @@ import { Piscina } from 'piscina';
 import { BusyError, DocsmithError, PayloadTooLargeError, ProcessingTimeoutError } from '../errors.js';
 import { sharedCacheCounters } from '../util/cacheStats.js';
 import type { Inspection, InspectPages, PageRendering, RenderPages } from '../render/pages.js';
+import type { RtfChart } from '../formats/rtf-charts.js';
 import type { AppendTask, FindAndReplaceTask, InertTask, MergeReply, MergeTask, TaskReply } from './tasks.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import type { TemplateInfo } from '../merge/info.js';
@@ -108,6 +109,11 @@ export class DocumentWorkers implements PageRendering {
   /** Pages of a PDF as images (render/pages.ts); a request's time limit stops the work. */
   renderPages(job: RenderPages, signal?: AbortSignal): Promise<Uint8Array[]> {
     return this.run<Uint8Array[]>('renderPages', job, signal);
+  }
+
+  /** Chart objects of an RTF document (formats/rtf-charts.ts), found in a worker thread. */
+  rtfCharts(bytes: Buffer, signal?: AbortSignal): Promise<RtfChart[]> {
+    return this.run<RtfChart[]>('rtfCharts', { bytes }, signal);
   }
 
   /** A PDF's page count and the sizes of the asked pages (render/pages.ts). */

@@ -13,6 +13,7 @@ import type { TemplateInfo } from '../merge/info.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import { workerData } from 'node:worker_threads';
 import { makeInert } from '../inert/index.js';
+import { rtfCharts as findRtfCharts, type RtfChart } from '../formats/rtf-charts.js';
 import {
   inspectPages as readPages,
   renderPages as drawPages,
@@ -145,6 +146,15 @@ export function tidy(task: { bytes: Uint8Array }): TaskReply<Uint8Array | null> 
 export function storeSectionPages(task: { bytes: Uint8Array; pages: number[] }): TaskReply<Uint8Array> {
   try {
     return { ok: true, value: asBytes(storeSectionPagesIn(asBuffer(task.bytes), task.pages)) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** Chart objects of an RTF template (formats/rtf-charts.ts): a walk over a file that may be large. */
+export function rtfCharts(task: { bytes: Uint8Array }): TaskReply<RtfChart[]> {
+  try {
+    return { ok: true, value: findRtfCharts(asBuffer(task.bytes)) };
   } catch (error) {
     return failure(error);
   }
