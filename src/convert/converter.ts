@@ -27,6 +27,8 @@ export interface ConvertOptions {
   timeoutMs?: number;
   /** The caller made the input inert already (a merge result, in its worker thread). */
   alreadyInert?: boolean;
+  /** The document shows per-section page totals (SECTIONPAGES): the office computes them as it lays out. */
+  sectionPages?: boolean;
 }
 
 /** Makes a document inert (src/inert/); the server does it in a worker thread. */
@@ -139,6 +141,7 @@ export class Converter {
         ...spec,
         properties: officeProperties(options.properties),
         watermark: options.test ? TEST_WATERMARK : undefined,
+        sectionPages: options.sectionPages,
       },
       options.signal,
       options.timeoutMs,

@@ -74,6 +74,8 @@ export class DocumentPipeline {
       signal?: AbortSignal;
       timeoutMs?: number;
       alreadyInert?: boolean;
+      /** Per-section page totals to compute as the office lays out (merged records numbered on their own). */
+      sectionPages?: boolean;
     },
   ): Promise<Buffer> {
     if (!outputNeedsOffice(format, options.password)) {
@@ -92,6 +94,7 @@ export class DocumentPipeline {
       signal: options.signal,
       timeoutMs: options.timeoutMs,
       alreadyInert: options.alreadyInert,
+      sectionPages: options.sectionPages,
     });
     return data;
   }

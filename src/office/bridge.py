@@ -167,7 +167,8 @@ class Bridge:
                 doc.getTextFields().refresh()
             except Exception:
                 pass
-            fill_section_pages(doc)
+            if job.get("sectionPages"):
+                fill_section_pages(doc)
         if job.get("watermark"):
             frame = doc.getCurrentController().getFrame()
             self.dispatcher.executeDispatch(frame, ".uno:Watermark", "", 0, props({

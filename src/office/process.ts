@@ -25,6 +25,8 @@ export interface OfficeJob {
   watermark?: string;
   /** False: leave the fields as loaded (a document we could not make inert is not asked to recompute anything). */
   refreshFields?: boolean;
+  /** Compute SECTIONPAGES results (which this office keeps as stored text) before exporting. */
+  sectionPages?: boolean;
   /** Instead of exporting, answer what the layout measured: each section's page count (no output file). */
   measure?: 'sectionPages';
 }

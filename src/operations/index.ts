@@ -118,6 +118,7 @@ export class DocumentOperations {
     test: boolean,
     ctx: WorkContext,
     alreadyInert = false,
+    sectionPages = false,
   ): Promise<Buffer> {
     if (outputNeedsOffice(format, document.password)) await this.beforeOffice();
     const out = await this.parts.pipeline.output(docx, format, {
@@ -126,6 +127,7 @@ export class DocumentOperations {
       signal: ctx.signal,
       timeoutMs: officeTimeout(ctx),
       alreadyInert,
+      sectionPages,
     });
     this.counted(0, out.length);
     return out;
@@ -153,12 +155,12 @@ export class DocumentOperations {
       },
       ctx.signal,
     );
-    if (sectionPages) merged[0] = await this.withSectionPages(merged[0]!, ctx);
+    if (sectionPages && !inert) merged[0] = await this.withSectionPages(merged[0]!, ctx);
     const out: Buffer[] = [];
     let bytes = 0;
     for (const document of merged) {
       if (input.format !== 'docx') ctx.progress?.({ stage: 'converting', done: out.length, total: merged.length });
-      const converted = await this.output(document, input.format, input.document, input.test, ctx, inert);
+      const converted = await this.output(document, input.format, input.document, input.test, ctx, inert, sectionPages);
       bytes = this.counted(bytes, converted.length);
       out.push(converted);
     }

@@ -79,7 +79,7 @@ function failure(error: unknown): TaskReply<never> {
 
 let rasteriser: Promise<SvgRasteriser> | undefined;
 
-/** The merged documents; `sectionPages`: the DOCX shows per-record page totals whose stored results need the office's layout (ooxml/section-pages.ts). */
+/** The merged documents; `sectionPages`: they show per-record page totals (SECTIONPAGES), which only a layout can give. */
 export interface MergeReply {
   documents: Uint8Array[];
   sectionPages: boolean;
@@ -98,9 +98,8 @@ export async function merge(task: MergeTask): Promise<TaskReply<MergeReply>> {
       rasterise,
     });
     const documents = task.inert ? merged.map((d) => makeInert(d, 'docx')) : merged;
-    // The office computes them itself on the way to other formats (office/bridge.py fill_section_pages).
-    const sectionPages =
-      !task.inert && task.append && records.length > 1 && template.restartsPageNumbers() && showsSectionPages(merged[0]!);
+    // Bound for the office, the office computes them as it lays out (office/bridge.py fill_section_pages); DOCX gets them stored.
+    const sectionPages = task.append && records.length > 1 && template.restartsPageNumbers() && showsSectionPages(merged[0]!);
     return { ok: true, value: { documents: documents.map((d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength)), sectionPages } };
   } catch (error) {
     return failure(error);

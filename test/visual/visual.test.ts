@@ -339,7 +339,9 @@ describe('visual regression: merged real-world-like templates against approved i
       // The DOCX a user gets (raster main pictures) keeps the rules Word applies.
       for (const docx of template.merge(c.records, { ...DEFAULT_MERGE_OPTIONS, culture: 'en-US' }, c.append))
         assertWordValid(docx, [c.template], `${c.name} as DOCX`);
-      const pages = (await Promise.all(merged.map(async (d) => pagesOf((await converter.convert(d, 'docx', 'pdf')).data)))).flat();
+      const pages = (
+        await Promise.all(merged.map(async (d) => pagesOf((await converter.convert(d, 'docx', 'pdf', { sectionPages: c.append })).data)))
+      ).flat();
       const problems: string[] = [];
       pages.forEach((page, i) => {
         const file = `${c.name}-${i + 1}.png`;
