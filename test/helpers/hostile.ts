@@ -303,24 +303,31 @@ export function hostileDoc(secretPng: string, soffice = '/usr/lib/libreoffice/pr
 
 /** Converts with a plain, unprotected LibreOffice: shows that a document really is hostile. */
 export function unprotectedPdf(bytes: Buffer, extension: string, soffice = '/usr/lib/libreoffice/program/soffice'): Buffer {
+  return unprotectedPdfs([{ bytes, extension }], soffice)[0]!;
+}
+
+/** Several documents through one plain LibreOffice (one start: a start per document took minutes on a busy machine). */
+export function unprotectedPdfs(
+  documents: { bytes: Buffer; extension: string }[],
+  soffice = '/usr/lib/libreoffice/program/soffice',
+): Buffer[] {
   const work = tempDir('docsmith-unprotected-');
-  fs.writeFileSync(path.join(work, `in.${extension}`), bytes);
+  const inputs = documents.map((d, i) => {
+    const file = path.join(work, `in${i}.${d.extension}`);
+    fs.writeFileSync(file, d.bytes);
+    return file;
+  });
   execFileSync(
     soffice,
-    [
-      `-env:UserInstallation=file://${path.join(work, 'profile')}`,
-      '--headless',
-      '--convert-to',
-      'pdf',
-      '--outdir',
-      work,
-      path.join(work, `in.${extension}`),
-    ],
-    { stdio: 'ignore', timeout: 120_000 },
+    [`-env:UserInstallation=file://${path.join(work, 'profile')}`, '--headless', '--convert-to', 'pdf', '--outdir', work, ...inputs],
+    {
+      stdio: 'ignore',
+      timeout: 600_000,
+    },
   );
-  const pdf = fs.readFileSync(path.join(work, 'in.pdf'));
+  const pdfs = documents.map((_, i) => fs.readFileSync(path.join(work, `in${i}.pdf`)));
   fs.rmSync(work, { recursive: true, force: true });
-  return pdf;
+  return pdfs;
 }
 
 /** Pixels of the secret colour in a pixmap, and all its pixels. */
