@@ -80,6 +80,15 @@ export interface OneShotOptions {
 export class Converter {
   private workDirReady = false;
 
+  /** A fresh path stem in the job folder, made on first use. */
+  private async jobStem(): Promise<string> {
+    if (!this.workDirReady) {
+      await fs.mkdir(this.workDir, { recursive: true });
+      this.workDirReady = true;
+    }
+    return path.join(this.workDir, randomUUID());
+  }
+
   constructor(
     private readonly pool: OfficePool,
     private readonly workDir: string,
@@ -210,11 +219,7 @@ export class Converter {
    */
   async sectionPageCounts(docx: Buffer, signal?: AbortSignal, timeoutMs?: number): Promise<number[] | undefined> {
     const source = await this.inert(docx, 'docx', signal);
-    if (!this.workDirReady) {
-      await fs.mkdir(this.workDir, { recursive: true });
-      this.workDirReady = true;
-    }
-    const input = path.join(this.workDir, `${randomUUID()}.in.docx`);
+    const input = `${await this.jobStem()}.in.docx`;
     try {
       await fs.writeFile(input, source);
       // Straight to the pool: a crash gets no command-line fallback, which would export instead of measuring.
@@ -240,11 +245,7 @@ export class Converter {
     signal?: AbortSignal,
     timeoutMs?: number,
   ): Promise<{ data: Buffer; officeMs: number }> {
-    if (!this.workDirReady) {
-      await fs.mkdir(this.workDir, { recursive: true });
-      this.workDirReady = true;
-    }
-    const stem = path.join(this.workDir, randomUUID());
+    const stem = await this.jobStem();
     const input = `${stem}.in.${EXTENSIONS[from]}`;
     const output = `${stem}.out.${OUTPUT_EXTENSIONS[to]}`;
     try {
