@@ -23,7 +23,7 @@ import { Spelling } from './proofing/spelling.js';
 import { ShareLinks } from './auth/shareLinks.js';
 import { DocumentWorkers } from './workers/pool.js';
 import { DocumentOperations } from './operations/index.js';
-import { DocumentRequests } from './operations/requests.js';
+import { Door } from './operations/door.js';
 import { CallbackPolicy, callbackSecret } from './jobs/callbacks.js';
 import { JobQueue } from './jobs/queue.js';
 import { JobRunner } from './jobs/runner.js';
@@ -55,10 +55,8 @@ export interface Services {
   shareLinks: ShareLinks;
   /** Worker threads for document work in JavaScript (merges). */
   workers: DocumentWorkers;
-  /** The document use cases, as routes and the CLI call them. */
-  operations: DocumentOperations;
-  /** Merge, append and convert requests, performed under the usage guard: now, or as a background job. */
-  requests: DocumentRequests;
+  /** The one door for document work: every request kind performed under its policy (guard, time limit, abort). */
+  door: Door;
   /** Where job callbacks may go, and each account's signing secret. */
   callbacks: { policy: CallbackPolicy; secretFor(accountId: number): string };
   /** Requests queued as background jobs (async=true). */
@@ -167,10 +165,10 @@ export async function openServices(
   });
   const usage = new UsageGuard(store, config);
   const policy = new CallbackPolicy(config.jobs.callbackAllow);
-  const requests = new DocumentRequests({ usage, pipeline, operations });
+  const door = new Door({ usage, pipeline, operations, templates, processingLimitMs: config.processingLimitMs });
   const jobs = new JobQueue({ store, config: config.jobs, usage, pipeline, policy, quota });
   const callbacks = { policy, secretFor: (accountId: number) => callbackSecret(masterSecret, accountId) };
-  const jobRunner = new JobRunner({ store, requests, config: config.jobs, callbacks, quota, log: (...args) => options.log?.(...args) });
+  const jobRunner = new JobRunner({ store, door, config: config.jobs, callbacks, quota, log: (...args) => options.log?.(...args) });
   jobs.onQueued = () => jobRunner.wake();
   return {
     lifecycle: new Lifecycle(),
@@ -192,8 +190,7 @@ export async function openServices(
     spelling: new Spelling(config.dictionaryDir, config.dictionaries),
     shareLinks: new ShareLinks(store, config.share),
     workers,
-    operations,
-    requests,
+    door,
     callbacks,
     jobs,
     jobRunner,

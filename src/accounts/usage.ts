@@ -1,5 +1,6 @@
 import type { Account, Store, TemplateMeta, UsageHold } from '../store/types.js';
-import { ForbiddenError, ProcessingTimeoutError } from '../errors.js';
+import { ForbiddenError } from '../errors.js';
+import { withTimeLimit } from '../util/timeLimit.js';
 import { formatWireDate } from '../util/dates.js';
 import { allowsTestRuns } from './licence.js';
 
@@ -85,7 +86,7 @@ export class UsageGuard {
   async run<T>(
     account: Account,
     options: GuardOptions,
-    work: (signal: AbortSignal, deadline: number, claimed: Claimed) => Promise<T>,
+    work: (signal: AbortSignal, deadline: number | undefined, claimed: Claimed) => Promise<T>,
     deliver?: (result: T) => Promise<void>,
   ): Promise<T> {
     this.check(account, options);
@@ -136,35 +137,5 @@ export class UsageGuard {
       Math.min(5_000, 250 * 2 ** attempt),
     );
     timer.unref();
-  }
-}
-
-/** Runs the work with an abort signal and a deadline: asynchronous steps listen to the signal, synchronous ones check the deadline. */
-async function withTimeLimit<T>(
-  limitMs: number,
-  work: (signal: AbortSignal, deadline: number) => Promise<T>,
-  outside?: AbortSignal,
-): Promise<T> {
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  let onOutside: (() => void) | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    const stop = (error: Error) => {
-      controller.abort(error);
-      reject(error);
-    };
-    timer = setTimeout(
-      () => stop(new ProcessingTimeoutError(`Processing took longer than the limit of ${Math.round(limitMs / 1000)} s and was cancelled.`)),
-      limitMs,
-    );
-    onOutside = () => stop(outside!.reason as Error);
-    if (outside?.aborted) onOutside();
-    else outside?.addEventListener('abort', onOutside, { once: true });
-  });
-  try {
-    return await Promise.race([work(controller.signal, Date.now() + limitMs), expired]);
-  } finally {
-    clearTimeout(timer);
-    if (onOutside) outside?.removeEventListener('abort', onOutside);
   }
 }

@@ -6,7 +6,8 @@ import sjson from 'secure-json-parse';
 import { checkJsonDepth } from '../util/json.js';
 import { ClientGoneError, DocsmithError, InputError } from '../errors.js';
 import { documentsJsonLength, documentsJsonStream } from '../operations/answer.js';
-import type { Answer, PerformOptions } from '../operations/requests.js';
+import type { Answer } from '../operations/requests.js';
+import type { PerformOptions } from '../operations/door.js';
 
 /**
  * The wire rules every endpoint shares (api.md, "Wire rules"): JSON bodies whatever the
@@ -116,7 +117,7 @@ export function sendDocuments(reply: FastifyReply, answer: Answer): FastifyReply
  * Performs a document request and sends its answer; the document counts once the answer is sent
  * (a client that leaves first gets nothing and is not counted).
  */
-export function answerDocuments(reply: FastifyReply, perform: (options: PerformOptions) => Promise<Answer>): Promise<FastifyReply> {
+export function answerDocuments(reply: FastifyReply, perform: (options: PerformOptions<Answer>) => Promise<Answer>): Promise<FastifyReply> {
   return whenDelivered(reply, perform({ deliver: (answer) => delivered(reply, () => sendDocuments(reply, answer)) }));
 }
 

@@ -3,6 +3,8 @@ import { requireFormat } from '../formats/detect.js';
 import type { Services } from '../services.js';
 import type { Divider } from '../compose/builder.js';
 import { DocumentOperations } from '../operations/index.js';
+import { Door } from '../operations/door.js';
+import type { Answer } from '../operations/requests.js';
 import { parseMergeSettings } from '../api/requests/settings.js';
 import { parseReturnFormat } from '../api/requests/returnFormat.js';
 import { parseThumbnailRequest } from '../api/requests/thumbnails.js';
@@ -19,13 +21,17 @@ export interface Backend {
   close(): Promise<void>;
 }
 
-/** In-process: the same operations the server runs, with an office pool started when first needed. */
+/**
+ * In-process: the same door and operations the server runs, with no account (nothing counted),
+ * no time limit, and an office pool started when first needed.
+ */
 export class LocalBackend implements Backend {
   private officeStarted: Promise<void> | undefined;
-  private readonly operations: DocumentOperations;
+  private readonly door: Door;
 
   constructor(private readonly services: Services) {
-    this.operations = new DocumentOperations(services, () => this.office());
+    const operations = new DocumentOperations(services, () => this.office());
+    this.door = new Door({ ...services, operations, processingLimitMs: null });
   }
 
   private async office(): Promise<void> {
@@ -36,7 +42,9 @@ export class LocalBackend implements Backend {
 
   async merge(template: Buffer, records: JsonObject[], format: string, append: boolean, settings: unknown): Promise<Buffer[]> {
     const parsed = parseMergeSettings(settings);
-    return this.operations.merge({
+    const answer = await this.door.perform(null, {
+      kind: 'merge',
+      templateName: undefined,
       template,
       records,
       options: parsed.options,
@@ -45,20 +53,17 @@ export class LocalBackend implements Backend {
       append,
       test: false,
     });
+    return answer.documents;
   }
 
   async convert(document: Buffer, format: string): Promise<Buffer> {
     const from = requireFormat(document, ['docx', 'doc', 'rtf', 'html', 'pdf']);
-    return (await this.operations.convert({ document, from, format: parseReturnFormat(format), test: false })).data;
+    return only(await this.door.perform(null, { kind: 'convert', document, from, format: parseReturnFormat(format), test: false }));
   }
 
   async append(documents: { bytes: Buffer; divider: Divider }[], format: string): Promise<Buffer> {
-    return this.operations.append({
-      documents,
-      document: { properties: {}, password: undefined },
-      format: parseReturnFormat(format),
-      test: false,
-    });
+    const document = { properties: {}, password: undefined };
+    return only(await this.door.perform(null, { kind: 'append', documents, document, format: parseReturnFormat(format), test: false }));
   }
 
   async thumbnails(document: Buffer, options: { zoom?: number; from?: number; to?: number; imageFormat?: string }): Promise<Buffer[]> {
@@ -68,12 +73,13 @@ export class LocalBackend implements Backend {
       toPage: options.to?.toString(),
       imageFormat: options.imageFormat,
     });
-    const from = requireFormat(document, ['docx', 'doc', 'rtf', 'html', 'pdf', 'xlsx']);
-    return this.operations.thumbnails({ document, from, view });
+    const format = requireFormat(document, ['docx', 'doc', 'rtf', 'html', 'pdf', 'xlsx']);
+    return (await this.door.perform(null, { kind: 'thumbnails', source: { bytes: document, format }, view })).documents;
   }
 
   info(template: Buffer, name: string): Promise<TemplateInfo> {
-    return this.operations.info(template, name);
+    const format = requireFormat(template, ['docx', 'doc', 'rtf'], `The template "${name}"`);
+    return this.door.perform(null, { kind: 'info', source: { bytes: template, format, name } });
   }
 
   async close(): Promise<void> {
@@ -83,6 +89,8 @@ export class LocalBackend implements Backend {
     await this.services.workers.close();
   }
 }
+
+const only = (answer: Answer): Buffer => answer.documents[0]!;
 
 type Bytes = Uint8Array;
 type ClientFormat = string;

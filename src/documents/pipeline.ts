@@ -27,13 +27,14 @@ export class DocumentPipeline {
   /** Exactly one of a stored template's name and an uploaded template: its bytes, and how messages name it. */
   /** `current`: the stored template's version as the work's claim read it (see TemplateLibrary.require). */
   async templateSource(
-    account: Account,
+    account: Account | null,
     name: string | undefined,
     uploaded: unknown,
     current?: TemplateMeta | null,
   ): Promise<{ bytes: Buffer; what: string }> {
     const source = templateChoice(name, uploaded);
     if ('bytes' in source) return { bytes: source.bytes, what: 'The uploaded template' };
+    if (!account) throw new InputError(`No stored template can be named here ("${source.name}"); give the template's file.`);
     return { bytes: (await this.templates.require(account, source.name, current)).data, what: `The template "${source.name}"` };
   }
 
@@ -111,6 +112,7 @@ function templateChoice(name: string | undefined, uploaded: unknown): { name: st
     throw new InputError('Send either templateName or a template in the body, not both.');
   }
   if (name !== undefined) return { name };
+  if (Buffer.isBuffer(uploaded)) return { bytes: uploaded };
   if (typeof uploaded === 'string' && uploaded !== '') return { bytes: decodeBase64(uploaded, 'The template') };
   if (uploaded === undefined || uploaded === null || uploaded === '') {
     throw new InputError('No template: pass templateName for a stored template or send one in the body as "template" (Base64).');

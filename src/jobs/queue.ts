@@ -4,7 +4,8 @@ import type { JobsConfig } from '../config.js';
 import type { UsageGuard } from '../accounts/usage.js';
 import type { DocumentPipeline } from '../documents/pipeline.js';
 import { DocsmithError } from '../errors.js';
-import { serialiseRequest, type DocumentRequest } from '../operations/requests.js';
+import type { JobRequest } from '../operations/requests.js';
+import { serialiseRequest } from './stored.js';
 import type { Account, JobRecord, Store } from '../store/types.js';
 import type { CallbackPolicy } from './callbacks.js';
 import type { StorageQuota } from '../accounts/storage.js';
@@ -25,7 +26,7 @@ export class JobQueue {
   ) {}
 
   /** Queues the request; a submission with an idempotency key the account used before answers the job it made then. */
-  async submit(account: Account, request: DocumentRequest, callbackUrl: string | undefined, idempotencyKey?: string): Promise<JobRecord> {
+  async submit(account: Account, request: JobRequest, callbackUrl: string | undefined, idempotencyKey?: string): Promise<JobRecord> {
     const { store, config, usage, pipeline, policy } = this.parts;
     // What can be known now answers now: the licence, the template, the callback address.
     usage.check(account, request);

@@ -6,7 +6,8 @@
 import type { Logger } from '../util/log.js';
 import type { JobsConfig } from '../config.js';
 import type { ClaimedJob, JobProgress, JobRecord, Store } from '../store/types.js';
-import { deserialiseRequest, type DocumentRequests } from '../operations/requests.js';
+import type { Door } from '../operations/door.js';
+import { deserialiseRequest } from './stored.js';
 import { BusyError, DocsmithError, ForbiddenError } from '../errors.js';
 import { postCallback, signCallback, type CallbackPolicy } from './callbacks.js';
 import type { StorageQuota } from '../accounts/storage.js';
@@ -44,7 +45,7 @@ class Cancelled extends Error {}
 
 export interface JobRunnerParts {
   store: Store;
-  requests: DocumentRequests;
+  door: Door;
   config: JobsConfig;
   /** Where callbacks may go, and each account's signing secret. */
   callbacks: { policy: CallbackPolicy; secretFor(accountId: number): string };
@@ -140,7 +141,7 @@ export class JobRunner {
   }
 
   private async run(claimed: ClaimedJob): Promise<void> {
-    const { store, requests, config, log } = this.parts;
+    const { store, door, config, log } = this.parts;
     const { job, holder } = claimed;
     const controller = new AbortController();
     this.running.set(job.id, controller);
@@ -167,7 +168,7 @@ export class JobRunner {
       const account = await store.accounts.byId(job.accountId);
       if (!account) return; // the account is gone, and its jobs with it
       let result: Buffer = Buffer.alloc(0);
-      await requests.perform(account, deserialiseRequest(claimed.request), {
+      await door.perform(account, deserialiseRequest(claimed.request), {
         timeLimitMs: config.timeLimitMs,
         signal: controller.signal,
         // Counted once: a later attempt (this instance died) takes the reservation over, and finish commits it.

@@ -1,31 +1,57 @@
 /**
- * The document requests that run now (an HTTP request) or later (a background job): parsed once
- * into these types (api/requests/documents.ts), performed the same way under the usage guard,
- * and kept as bytes while a job waits.
+ * Every kind of document work, as a typed request and one row: how the door guards it (counted as
+ * a document, holding a merge slot) and which operation performs it. Routes, background jobs and
+ * the CLI build these requests; `Door.perform` (door.ts) runs them. A new kind of work is a
+ * request type and a row here, an operation (index.ts) and a route.
  */
-import type { Account } from '../store/types.js';
-import type { Claimed, UsageGuard } from '../accounts/usage.js';
-import { normalName } from '../templates/names.js';
-import type { DocumentPipeline } from '../documents/pipeline.js';
 import type { DocumentSettings } from '../documents/settings.js';
-import type { DocumentProperties } from '../formats/properties.js';
 import type { Divider } from '../compose/builder.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
 import type { MergeOptions } from '../merge/engine.js';
+import type { TemplateInfo } from '../merge/info.js';
 import type { JsonObject } from '../merge/scope.js';
-import type { DocumentOperations, WorkContext, WorkProgress } from './index.js';
+import type { ThumbnailRequest } from '../render/thumbnails.js';
+import type { TrackedChange } from '../review/trackedChanges.js';
+import type { DocumentOperations, WorkContext } from './index.js';
 
-export interface MergeRequest {
+/** A stored template by name, or bytes already read (a sent document, a template a share link names, a CLI file). */
+export type Source = { templateName: string } | { bytes: Buffer; format: DocumentFormat; name?: string };
+
+/**
+ * Work on a template that is stored (`templateName`) or sent (`template`: Base64 from the wire,
+ * checked when the work starts, or bytes from the CLI).
+ */
+interface TemplateChoice {
+  templateName: string | undefined;
+  template: unknown;
+}
+
+export interface MergeRequest extends TemplateChoice {
   kind: 'merge';
   format: ReturnFormat;
   append: boolean;
   test: boolean;
-  templateName: string | undefined;
-  /** The template as sent (Base64), checked when the work starts. */
-  template: unknown;
   records: JsonObject[];
   options: MergeOptions;
+  document: DocumentSettings;
+}
+
+/** A merge of all records shown as page images (the portal's playground). */
+export interface PreviewRequest extends TemplateChoice {
+  kind: 'preview';
+  test: boolean;
+  records: JsonObject[];
+  options: MergeOptions;
+  document: DocumentSettings;
+  view: ThumbnailRequest;
+}
+
+export interface FindAndReplaceRequest extends TemplateChoice {
+  kind: 'findAndReplace';
+  format: ReturnFormat;
+  test: boolean;
+  pairs: [string, string][];
   document: DocumentSettings;
 }
 
@@ -45,151 +71,208 @@ export interface ConvertRequest {
   from: DocumentFormat;
 }
 
-export type DocumentRequest = MergeRequest | AppendRequest | ConvertRequest;
+/** Page images that count as a document (the thumbnail endpoints). */
+export interface ThumbnailsRequest {
+  kind: 'thumbnails';
+  source: Source;
+  view: ThumbnailRequest;
+}
 
-/** What the synchronous endpoint answers: the documents (as a JSON array of Base64 strings when `list`, else one string), and headers beside them. */
+/** Page images that do not count (the portal's own views, share links). */
+export interface PageImagesRequest {
+  kind: 'pageImages';
+  source: Source;
+  view: ThumbnailRequest;
+}
+
+export interface PageCountRequest {
+  kind: 'pageCount';
+  source: Source;
+}
+
+export interface InfoRequest {
+  kind: 'info';
+  source: Source;
+}
+
+export interface TrackedChangesRequest {
+  kind: 'trackedChanges';
+  document: Buffer;
+}
+
+export interface RemoveTrackedChangeRequest {
+  kind: 'removeTrackedChange';
+  document: Buffer;
+  id: number;
+  accept: boolean;
+}
+
+/** A template about to be stored, read once so that no operation meets it broken. */
+export interface ValidateTemplateRequest {
+  kind: 'validateTemplate';
+  bytes: Buffer;
+  name: string;
+}
+
+export type DocumentRequest =
+  | MergeRequest
+  | PreviewRequest
+  | FindAndReplaceRequest
+  | AppendRequest
+  | ConvertRequest
+  | ThumbnailsRequest
+  | PageImagesRequest
+  | PageCountRequest
+  | InfoRequest
+  | TrackedChangesRequest
+  | RemoveTrackedChangeRequest
+  | ValidateTemplateRequest;
+
+export type Kind = DocumentRequest['kind'];
+export type RequestOf<K extends Kind> = Extract<DocumentRequest, { kind: K }>;
+
+/** The requests a background job may hold (async=true). */
+export type JobRequest = MergeRequest | AppendRequest | ConvertRequest;
+
+/**
+ * Documents as the API answers them (Base64 strings: a JSON array when `list`, else one string),
+ * with headers beside them. Sent only once the work is done; counted once sent.
+ */
 export interface Answer {
   documents: Buffer[];
   list: boolean;
   headers: Record<string, string>;
 }
 
-export interface PerformOptions {
-  /** The processing limit (background jobs have their own); default: the request limit. */
-  timeLimitMs?: number;
-  progress?: (progress: WorkProgress) => void;
-  /** Stops the work (a cancelled job). */
-  signal?: AbortSignal;
-  /** A last check of the answer while the work still counts as running: throwing refunds the document. */
-  accept?: (answer: Answer) => Promise<void>;
-  /** Hands the answer over (sends it); the document is counted only when this resolves, and refunded when it throws. */
-  deliver?: (answer: Answer) => Promise<void>;
-  /** Names the work (a job's id): counted once however often it is taken up (see UsageGuard). */
-  workKey?: string;
+/** What each kind answers. */
+export interface Results {
+  merge: Answer;
+  preview: Answer;
+  findAndReplace: Answer;
+  append: Answer;
+  convert: Answer;
+  thumbnails: Answer;
+  pageImages: Buffer[];
+  pageCount: number;
+  info: TemplateInfo;
+  trackedChanges: TrackedChange[];
+  removeTrackedChange: Buffer;
+  validateTemplate: void;
 }
 
-export class DocumentRequests {
-  constructor(private readonly parts: { usage: UsageGuard; pipeline: DocumentPipeline; operations: DocumentOperations }) {}
-
-  /** Runs the request for the account: counted, limited in time, merges holding a slot. */
-  perform(account: Account, request: DocumentRequest, options: PerformOptions = {}): Promise<Answer> {
-    const { usage } = this.parts;
-    const guard = {
-      test: request.test,
-      merge: request.kind === 'merge',
-      timeLimitMs: options.timeLimitMs,
-      signal: options.signal,
-      workKey: options.workKey,
-      template: request.kind === 'merge' && request.templateName !== undefined ? normalName(request.templateName) : undefined,
-    };
-    return usage.run(
-      account,
-      guard,
-      async (signal, deadline, claimed): Promise<Answer> => {
-        const answer = await this.work(account, request, { signal, deadline, progress: options.progress }, claimed);
-        await options.accept?.(answer);
-        return answer;
-      },
-      options.deliver,
-    );
-  }
-
-  private async work(account: Account, request: DocumentRequest, ctx: WorkContext, claimed: Claimed): Promise<Answer> {
-    const { pipeline, operations } = this.parts;
-    switch (request.kind) {
-      case 'merge': {
-        const source = await pipeline.templateSource(account, request.templateName, request.template, claimed.template);
-        const documents = await operations.merge(
-          {
-            template: source.bytes,
-            what: source.what,
-            records: request.records,
-            options: request.options,
-            document: request.document,
-            format: request.format,
-            append: request.append,
-            test: request.test,
-          },
-          ctx,
-        );
-        return { documents, list: true, headers: {} };
-      }
-      case 'append': {
-        const document = await operations.append(
-          { documents: request.documents, document: request.document, format: request.format, test: request.test },
-          ctx,
-        );
-        return { documents: [document], list: false, headers: {} };
-      }
-      case 'convert': {
-        const result = await operations.convert(
-          { document: request.document, from: request.from, format: request.format, test: request.test },
-          ctx,
-        );
-        return { documents: [result.data], list: false, headers: { 'x-office-ms': String(result.officeMs) } };
-      }
-    }
-  }
+/** What a row's `run` is handed: the operations, the work's signal and deadline, and its sources. */
+export interface Work {
+  operations: DocumentOperations;
+  ctx: WorkContext;
+  /** The template named or sent; 400 when both or neither. */
+  template(choice: TemplateChoice): Promise<{ bytes: Buffer; what: string }>;
+  /** A source's bytes, format and name (a stored template's). */
+  source(source: Source): Promise<{ bytes: Buffer; format: DocumentFormat; name: string }>;
 }
 
-type Stored<T> = Omit<T, 'document' | 'documents'> & Record<string, unknown>;
-
-const storedSettings = (s: DocumentSettings) => ({
-  password: s.password ?? null,
-  properties: Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v])),
-});
-
-function settingsFrom(value: { password: string | null; properties: Record<string, string | undefined> }): DocumentSettings {
-  const properties: DocumentProperties = { ...value.properties } as DocumentProperties;
-  for (const key of ['creationDate', 'lastModificationDate'] as const) {
-    const date = value.properties[key];
-    if (date !== undefined) properties[key] = new Date(date);
-  }
-  return { password: value.password ?? undefined, properties };
+export interface Policy {
+  /** Counts one document against the quota (not when the request is a test run). */
+  counted: boolean;
+  /** Holds one of the account's concurrent-merge slots. */
+  slot: boolean;
 }
 
-/** A request as bytes, while its job waits (documents as Base64). */
-export function serialiseRequest(request: DocumentRequest): Buffer {
-  let stored: Stored<DocumentRequest>;
-  switch (request.kind) {
-    case 'merge':
-      stored = { ...request, document: storedSettings(request.document) };
-      break;
-    case 'append':
-      stored = {
-        ...request,
-        document: storedSettings(request.document),
-        documents: request.documents.map((d) => ({ bytes: d.bytes.toString('base64'), divider: d.divider })),
-      };
-      break;
-    case 'convert':
-      stored = { ...request, document: request.document.toString('base64') };
-      break;
-  }
-  return Buffer.from(JSON.stringify(stored));
+export interface Row<K extends Kind> extends Policy {
+  run(request: RequestOf<K>, work: Work): Promise<Results[K]>;
 }
 
-export function deserialiseRequest(bytes: Buffer): DocumentRequest {
-  const stored = JSON.parse(bytes.toString('utf8')) as Record<string, unknown> & { kind: DocumentRequest['kind'] };
-  switch (stored.kind) {
-    case 'merge':
-      // JSON drops undefined: the optional fields come back explicitly.
+const images = (documents: Buffer[]): Answer => ({ documents, list: true, headers: {} });
+
+export const KINDS: { [K in Kind]: Row<K> } = {
+  merge: {
+    counted: true,
+    slot: true,
+    async run(request, { operations, ctx, template }) {
+      const source = await template(request);
       return {
-        ...(stored as unknown as MergeRequest),
-        templateName: stored.templateName as string | undefined,
-        template: stored.template,
-        document: settingsFrom(stored.document as never),
+        documents: await operations.merge({ ...request, template: source.bytes, what: source.what }, ctx),
+        list: true,
+        headers: {},
       };
-    case 'append':
-      return {
-        ...(stored as unknown as AppendRequest),
-        document: settingsFrom(stored.document as never),
-        documents: (stored.documents as { bytes: string; divider: Divider }[]).map((d) => ({
-          bytes: Buffer.from(d.bytes, 'base64'),
-          divider: d.divider,
-        })),
-      };
-    case 'convert':
-      return { ...(stored as unknown as ConvertRequest), document: Buffer.from(stored.document as string, 'base64') };
-  }
-}
+    },
+  },
+  preview: {
+    counted: true,
+    slot: true,
+    async run(request, { operations, ctx, template }) {
+      const source = await template(request);
+      return images(await operations.preview({ ...request, template: source.bytes, what: source.what }, ctx));
+    },
+  },
+  findAndReplace: {
+    counted: true,
+    slot: false,
+    async run(request, { operations, ctx, template }) {
+      const source = await template(request);
+      const document = await operations.findAndReplace({ ...request, template: source.bytes, what: source.what }, ctx);
+      return { documents: [document], list: false, headers: {} };
+    },
+  },
+  append: {
+    counted: true,
+    slot: false,
+    async run(request, { operations, ctx }) {
+      return { documents: [await operations.append(request, ctx)], list: false, headers: {} };
+    },
+  },
+  convert: {
+    counted: true,
+    slot: false,
+    async run(request, { operations, ctx }) {
+      const result = await operations.convert(request, ctx);
+      return { documents: [result.data], list: false, headers: { 'x-office-ms': String(result.officeMs) } };
+    },
+  },
+  thumbnails: {
+    counted: true,
+    slot: false,
+    async run(request, { operations, ctx, source }) {
+      const { bytes, format } = await source(request.source);
+      return images(await operations.thumbnails({ document: bytes, from: format, view: request.view }, ctx));
+    },
+  },
+  pageImages: {
+    counted: false,
+    slot: false,
+    async run(request, { operations, ctx, source }) {
+      const { bytes, format } = await source(request.source);
+      return operations.thumbnails({ document: bytes, from: format, view: request.view }, ctx);
+    },
+  },
+  pageCount: {
+    counted: false,
+    slot: false,
+    async run(request, { operations, ctx, source }) {
+      const { bytes, format } = await source(request.source);
+      return operations.pageCount({ document: bytes, from: format }, ctx);
+    },
+  },
+  info: {
+    counted: false,
+    slot: false,
+    async run(request, { operations, ctx, source }) {
+      const { bytes, name } = await source(request.source);
+      return operations.info(bytes, name, ctx);
+    },
+  },
+  trackedChanges: {
+    counted: false,
+    slot: false,
+    run: (request, { operations, ctx }) => operations.trackedChanges(request.document, ctx),
+  },
+  removeTrackedChange: {
+    counted: false,
+    slot: false,
+    run: (request, { operations, ctx }) => operations.removeTrackedChange(request.document, request.id, request.accept, ctx),
+  },
+  validateTemplate: {
+    counted: false,
+    slot: false,
+    run: (request, { operations, ctx }) => operations.validateTemplate(request.bytes, request.name, ctx),
+  },
+};

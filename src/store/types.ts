@@ -239,7 +239,7 @@ export interface NewJob {
   id: string;
   accountId: number;
   kind: JobKind;
-  /** The parsed request, serialised (operations/requests.ts). */
+  /** The parsed request, serialised (jobs/stored.ts). */
   request: Buffer;
   callbackUrl: string | null;
   /** The client's name for this submission: the same key again names the job it made (while that is kept). */

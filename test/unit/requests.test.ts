@@ -1,11 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { deserialiseRequest, serialiseRequest, type DocumentRequest } from '../../src/operations/requests.js';
+import { deserialiseRequest, serialiseRequest } from '../../src/jobs/stored.js';
+import type { JobRequest } from '../../src/operations/requests.js';
 import { DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
 
 describe('requests kept while a job waits', () => {
   it('come back as they were sent: documents, dates, passwords, options', () => {
-    const requests: DocumentRequest[] = [
+    const requests: JobRequest[] = [
       {
         kind: 'merge',
         format: 'pdf',

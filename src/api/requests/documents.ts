@@ -1,12 +1,35 @@
-/** The merge, append and convert requests read off the wire into their typed form (operations/requests.ts). */
+/** The document requests read off the wire into their typed form (operations/requests.ts): one parser per endpoint. */
 import { requireFormat } from '../../formats/detect.js';
+import { InputError } from '../../errors.js';
 import { decodeBase64 } from '../../util/base64.js';
-import type { AppendRequest, ConvertRequest, MergeRequest } from '../../operations/requests.js';
+import type {
+  AppendRequest,
+  ConvertRequest,
+  FindAndReplaceRequest,
+  InfoRequest,
+  MergeRequest,
+  PageCountRequest,
+  PageImagesRequest,
+  PreviewRequest,
+  RemoveTrackedChangeRequest,
+  ThumbnailsRequest,
+  TrackedChangesRequest,
+} from '../../operations/requests.js';
 import { booleanParam, stringBody, type Query } from '../wire.js';
 import { parseReturnFormat } from './returnFormat.js';
-import { parseDocumentSettings } from './settings.js';
+import { parseDocumentSettings, parseMergeSettings } from './settings.js';
 import { parseEntries } from './append.js';
-import { checkPdfProperties, checkRecordCount, mergeRequest } from './merge.js';
+import { bodyObject, checkPdfProperties, checkRecordCount, mergeRequest, parsePairs } from './merge.js';
+import { parseThumbnailRequest } from './thumbnails.js';
+
+/** A query parameter the schema requires (the CLI and job replays reach parsers without the schema). */
+function required(query: Query, name: string): string {
+  const value = query[name];
+  if (value === undefined) throw new InputError(`The query parameter "${name}" is required.`);
+  return value;
+}
+
+const documentBytes = (body: unknown) => decodeBase64(stringBody({ body }, 'the document as Base64'), 'The document');
 
 export function parseMergeRequest(query: Query, body: unknown, maxRecords: number): MergeRequest {
   const format = parseReturnFormat(query.returnFormat);
@@ -28,6 +51,41 @@ export function parseMergeRequest(query: Query, body: unknown, maxRecords: numbe
   };
 }
 
+export function parsePreviewRequest(query: Query, body: unknown, maxRecords: number): PreviewRequest {
+  const view = parseThumbnailRequest(query);
+  const test = booleanParam(query, 'test', false);
+  const { template, records, settings } = mergeRequest({ body });
+  checkRecordCount(records.length, maxRecords);
+  return {
+    kind: 'preview',
+    test,
+    templateName: query.templateName,
+    template,
+    records,
+    options: settings.options,
+    document: settings.document,
+    view,
+  };
+}
+
+export function parseFindAndReplaceRequest(query: Query, body: unknown): FindAndReplaceRequest {
+  const format = parseReturnFormat(query.returnFormat);
+  const test = booleanParam(query, 'test', false);
+  const fields = bodyObject({ body }, '"findAndReplaceData" (and "template" when no templateName is given)');
+  const pairs = parsePairs(fields.findAndReplaceData);
+  const settings = parseMergeSettings(fields.mergeSettings);
+  checkPdfProperties(format, settings.document.properties.title, settings.document.properties.subject);
+  return {
+    kind: 'findAndReplace',
+    format,
+    test,
+    pairs,
+    document: settings.document,
+    templateName: query.templateName,
+    template: fields.template,
+  };
+}
+
 export function parseAppendRequest(query: Query, body: unknown): AppendRequest {
   const format = parseReturnFormat(query.returnFormat);
   const test = booleanParam(query, 'test', false);
@@ -38,6 +96,53 @@ export function parseAppendRequest(query: Query, body: unknown): AppendRequest {
 export function parseConvertRequest(query: Query, body: unknown): ConvertRequest {
   const format = parseReturnFormat(query.returnFormat);
   const test = booleanParam(query, 'test', false);
-  const document = decodeBase64(stringBody({ body }, 'the document as Base64'), 'The document');
+  const document = documentBytes(body);
   return { kind: 'convert', format, test, document, from: requireFormat(document, ['docx', 'doc', 'rtf', 'html', 'pdf']) };
+}
+
+/** Page images of a sent document. */
+export function parseThumbnailsRequest(query: Query, body: unknown): ThumbnailsRequest {
+  const view = parseThumbnailRequest(query);
+  const bytes = documentBytes(body);
+  return { kind: 'thumbnails', source: { bytes, format: requireFormat(bytes, ['docx', 'doc', 'rtf', 'html', 'pdf', 'xlsx']) }, view };
+}
+
+/** Page images of a stored template. */
+export function parseTemplateThumbnailsRequest(query: Query): ThumbnailsRequest {
+  return { kind: 'thumbnails', source: { templateName: required(query, 'templateName') }, view: parseThumbnailRequest(query) };
+}
+
+/** The few sizes page images are made in for the portal and share links (their image cache stays small). */
+export const PAGE_IMAGE_ZOOMS = new Set([25, 50, 100, 150]);
+
+/** One page of a stored template as PNG, uncounted (the portal's previews). */
+export function parsePageImageRequest(query: Query): PageImagesRequest {
+  const page = Number(query.page ?? 1);
+  const zoom = Number(query.zoom ?? 100);
+  if (!Number.isInteger(page) || page < 1) throw new InputError('page must be a page number from 1.');
+  if (!PAGE_IMAGE_ZOOMS.has(zoom)) throw new InputError('zoom must be 25, 50, 100 or 150.');
+  return {
+    kind: 'pageImages',
+    source: { templateName: required(query, 'templateName') },
+    view: { zoom, fromPage: page, toPage: page, format: 'png' },
+  };
+}
+
+export function parsePageCountRequest(query: Query): PageCountRequest {
+  return { kind: 'pageCount', source: { templateName: required(query, 'templateName') } };
+}
+
+export function parseInfoRequest(query: Query): InfoRequest {
+  return { kind: 'info', source: { templateName: required(query, 'templateName') } };
+}
+
+export function parseTrackedChangesRequest(body: unknown): TrackedChangesRequest {
+  return { kind: 'trackedChanges', document: documentBytes(body) };
+}
+
+export function parseRemoveTrackedChangeRequest(query: Query, body: unknown): RemoveTrackedChangeRequest {
+  const idText = required(query, 'id');
+  if (!/^\d+$/.test(idText)) throw new InputError(`id must be the number of a tracked change, not "${idText}".`);
+  const accept = booleanParam(query, 'accept', true);
+  return { kind: 'removeTrackedChange', document: documentBytes(body), id: Number(idText), accept };
 }

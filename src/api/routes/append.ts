@@ -30,7 +30,7 @@ export function appendRoutes(app: FastifyInstance, services: Services): void {
       const work = parseAppendRequest(query, request.body);
       const account = accountOf(request);
       if (wantsJob(query)) return answerAsJob(services, reply, account, work, query);
-      return answerDocuments(reply, (options) => services.requests.perform(account, work, options));
+      return answerDocuments(reply, (options) => services.door.perform(account, work, options));
     },
   );
 }

@@ -46,7 +46,7 @@ export function documentRoutes(app: FastifyInstance, services: Services): void {
       // A job may wait for an instance with the office; a request needs this one's.
       if (wantsJob(query)) return answerAsJob(services, reply, account, work, query);
       requireConverter(services);
-      return answerDocuments(reply, (options) => services.requests.perform(account, work, options));
+      return answerDocuments(reply, (options) => services.door.perform(account, work, options));
     },
   );
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Services } from '../../services.js';
 import type { JobCursor, JobRecord } from '../../store/types.js';
-import type { DocumentRequest } from '../../operations/requests.js';
+import type { JobRequest } from '../../operations/requests.js';
 import type { Account } from '../../store/types.js';
 import { DocsmithError, InputError } from '../../errors.js';
 import { accountOf } from '../auth.js';
@@ -31,7 +31,7 @@ export async function answerAsJob(
   services: Services,
   reply: FastifyReply,
   account: Account,
-  request: DocumentRequest,
+  request: JobRequest,
   query: Query,
 ): Promise<FastifyReply> {
   const job = await services.jobs.submit(account, request, query.callbackUrl, idempotencyKey(reply.request.headers['idempotency-key']));

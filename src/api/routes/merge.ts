@@ -1,18 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
-import { parseReturnFormat } from '../requests/returnFormat.js';
-import { parseMergeSettings } from '../requests/settings.js';
-import { bodyObject, checkPdfProperties, checkRecordCount, mergeRequest, parsePairs } from '../requests/merge.js';
-import { parseThumbnailRequest } from '../requests/thumbnails.js';
 import { findAndReplaceBodySchema, mergeBodySchema } from '../requests/schemas.js';
 import { accountOf } from '../auth.js';
 import { asyncQueryProperties, booleanQuerySchema, errorResponses, jobSchema, templateInfoSchema, templateNameQuery } from '../schemas.js';
-import { parseMergeRequest } from '../requests/documents.js';
+import { parseFindAndReplaceRequest, parseInfoRequest, parseMergeRequest, parsePreviewRequest } from '../requests/documents.js';
 import { answerAsJob, wantsJob } from './jobs.js';
-import { booleanQuery, queryOf, requireQuery, answerDocuments, sendJson } from '../wire.js';
+import { queryOf, answerDocuments, sendJson } from '../wire.js';
 
 export function mergeRoutes(app: FastifyInstance, services: Services): void {
-  const { pipeline, usage, operations } = services;
+  const { door } = services;
 
   app.post(
     '/document/merge',
@@ -42,7 +38,7 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
       const work = parseMergeRequest(query, request.body, services.config.limits.maxRecords);
       const account = accountOf(request);
       if (wantsJob(query)) return answerAsJob(services, reply, account, work, query);
-      return answerDocuments(reply, (options) => services.requests.perform(account, work, options));
+      return answerDocuments(reply, (options) => door.perform(account, work, options));
     },
   );
 
@@ -71,32 +67,8 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
       },
     },
     async (request, reply) => {
-      const query = queryOf(request);
-      const view = parseThumbnailRequest(query);
-      const test = booleanQuery(request, 'test', false);
-      const { template: sent, records, settings } = mergeRequest(request);
-      const account = accountOf(request);
-      checkRecordCount(records.length, services.config.limits.maxRecords);
-      const images = await usage.run(account, { test, merge: true }, async (signal, deadline) => {
-        const source = await pipeline.templateSource(account, query.templateName, sent);
-        return operations.preview(
-          {
-            template: source.bytes,
-            what: source.what,
-            records,
-            options: settings.options,
-            document: settings.document,
-            test,
-            view,
-          },
-          { signal, deadline },
-        );
-      });
-      return sendJson(
-        reply,
-        200,
-        images.map((image) => image.toString('base64')),
-      );
+      const work = parsePreviewRequest(queryOf(request), request.body, services.config.limits.maxRecords);
+      return answerDocuments(reply, (options) => door.perform(accountOf(request), work, options));
     },
   );
 
@@ -118,21 +90,8 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
       },
     },
     async (request, reply) => {
-      const format = parseReturnFormat(queryOf(request).returnFormat);
-      const test = booleanQuery(request, 'test', false);
-      const body = bodyObject(request, '"findAndReplaceData" (and "template" when no templateName is given)');
-      const pairs = parsePairs(body.findAndReplaceData);
-      const settings = parseMergeSettings(body.mergeSettings);
-      checkPdfProperties(format, settings.document.properties.title, settings.document.properties.subject);
-      const account = accountOf(request);
-      const document = await usage.run(account, { test, merge: false }, async (signal, deadline) => {
-        const source = await pipeline.templateSource(account, queryOf(request).templateName, body.template);
-        return operations.findAndReplace(
-          { template: source.bytes, what: source.what, pairs, document: settings.document, format, test },
-          { signal, deadline },
-        );
-      });
-      return sendJson(reply, 200, document.toString('base64'));
+      const work = parseFindAndReplaceRequest(queryOf(request), request.body);
+      return answerDocuments(reply, (options) => door.perform(accountOf(request), work, options));
     },
   );
 
@@ -146,11 +105,6 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
         response: { 200: templateInfoSchema, ...errorResponses },
       },
     },
-    async (request, reply) => {
-      const name = requireQuery(request, 'templateName');
-      const account = accountOf(request);
-      const template = await services.templates.require(account, name);
-      return sendJson(reply, 200, await operations.info(template.data, name));
-    },
+    async (request, reply) => sendJson(reply, 200, await door.perform(accountOf(request), parseInfoRequest(queryOf(request)))),
   );
 }

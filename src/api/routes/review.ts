@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
-import { InputError } from '../../errors.js';
-import { decodeBase64 } from '../../util/base64.js';
+import { parseRemoveTrackedChangeRequest, parseTrackedChangesRequest } from '../requests/documents.js';
+import { accountOf } from '../auth.js';
 import { base64BodySchema } from '../requests/schemas.js';
 import { booleanQuerySchema, errorResponses, trackedChangeSchema } from '../schemas.js';
-import { booleanQuery, requireQuery, sendJson, stringBody } from '../wire.js';
+import { queryOf, sendJson } from '../wire.js';
 
 export function reviewRoutes(app: FastifyInstance, services: Services): void {
   app.post(
@@ -17,10 +17,8 @@ export function reviewRoutes(app: FastifyInstance, services: Services): void {
         response: { 200: { type: 'array', items: trackedChangeSchema }, ...errorResponses },
       },
     },
-    async (request, reply) => {
-      const document = decodeBase64(stringBody(request, 'the document as Base64'), 'The document');
-      return sendJson(reply, 200, await services.operations.trackedChanges(document));
-    },
+    async (request, reply) =>
+      sendJson(reply, 200, await services.door.perform(accountOf(request), parseTrackedChangesRequest(request.body))),
   );
 
   app.post(
@@ -38,11 +36,7 @@ export function reviewRoutes(app: FastifyInstance, services: Services): void {
       },
     },
     async (request, reply) => {
-      const idText = requireQuery(request, 'id');
-      if (!/^\d+$/.test(idText)) throw new InputError(`id must be the number of a tracked change, not "${idText}".`);
-      const accept = booleanQuery(request, 'accept', true);
-      const document = decodeBase64(stringBody(request, 'the document as Base64'), 'The document');
-      const changed = await services.operations.removeTrackedChange(document, Number(idText), accept);
+      const changed = await services.door.perform(accountOf(request), parseRemoveTrackedChangeRequest(queryOf(request), request.body));
       return sendJson(reply, 200, { document: changed.toString('base64'), removed: true });
     },
   );

@@ -7,6 +7,7 @@ import { queryOf, requireQuery, sendEmpty, sendJson } from '../wire.js';
 import type { ShareLinkRecord } from '../../store/types.js';
 import { formatWireDate } from '../../util/dates.js';
 import { InputError } from '../../errors.js';
+import { PAGE_IMAGE_ZOOMS, parsePageImageRequest } from '../requests/documents.js';
 
 const formatLink = (link: ShareLinkRecord) => ({
   id: link.id,
@@ -17,7 +18,6 @@ const formatLink = (link: ShareLinkRecord) => ({
 
 /** The authenticated API part: share links to stored templates, listed and revoked by their owner. */
 export function shareTokenRoute(app: FastifyInstance, services: Services): void {
-  const limit = () => AbortSignal.timeout(services.config.processingLimitMs);
   app.get(
     '/document/share',
     {
@@ -96,25 +96,13 @@ export function shareTokenRoute(app: FastifyInstance, services: Services): void 
       },
     },
     async (request, reply) => {
-      const template = await services.templates.require(accountOf(request), requireQuery(request, 'templateName'));
-      const query = queryOf(request);
-      const page = Number(query.page ?? 1);
-      const zoom = Number(query.zoom ?? 100);
-      if (!Number.isInteger(page) || page < 1) throw new InputError('page must be a page number from 1.');
-      if (!SHARE_ZOOMS.has(zoom)) throw new InputError('zoom must be 25, 50, 100 or 150.');
-      const [image] = await services.thumbnails.render(
-        template.data,
-        template.format as DocumentFormat,
-        { zoom, fromPage: page, toPage: page, format: 'png' },
-        limit(),
-      );
-      if (!image) throw new InputError(`The template has no page ${page}.`);
+      const work = parsePageImageRequest(queryOf(request));
+      const [image] = await services.door.perform(accountOf(request), work);
+      if (!image) throw new InputError(`The template has no page ${work.view.fromPage}.`);
       return reply.type('image/png').header('cache-control', 'private, max-age=300').send(image);
     },
   );
 }
-
-const SHARE_ZOOMS = new Set([25, 50, 100, 150]);
 
 function gone(reply: FastifyReply): FastifyReply {
   return reply
@@ -127,8 +115,6 @@ function gone(reply: FastifyReply): FastifyReply {
 
 /** The open part: the preview page and its page images, for whoever holds the token. */
 export function sharePreviewRoutes(app: FastifyInstance, services: Services): void {
-  // The processing limit, as on every other document route.
-  const limit = () => AbortSignal.timeout(services.config.processingLimitMs);
   const resolve = async (token: string) => {
     const link = await services.shareLinks.resolve(token);
     return link ? services.store.templates.get(link.accountId, link.templateName) : null;
@@ -147,7 +133,8 @@ export function sharePreviewRoutes(app: FastifyInstance, services: Services): vo
       return sendJson(reply.header('cache-control', 'no-store'), 404, {
         message: 'This preview link is not valid: it expired, was revoked, or its template was changed or deleted.',
       });
-    const pages = await services.thumbnails.pageCount(template.data, template.format as DocumentFormat, limit());
+    const source = { bytes: template.data, format: template.format as DocumentFormat, name: template.name };
+    const pages = await services.door.perform(null, { kind: 'pageCount', source });
     return sendJson(reply.header('cache-control', 'no-store'), 200, { templateName: template.name, pages });
   });
 
@@ -156,9 +143,10 @@ export function sharePreviewRoutes(app: FastifyInstance, services: Services): vo
     const page = Number(/^(\d+)\.png$/.exec(request.params.page)?.[1]);
     // A few fixed sizes (list thumbnails, previews), so that the image cache stays small.
     const zoom = Number((request.query as { zoom?: string }).zoom ?? 100);
-    if (!template || !Number.isInteger(page) || page < 1 || !SHARE_ZOOMS.has(zoom)) return gone(reply);
-    const [image] = await services.thumbnails
-      .render(template.data, template.format as DocumentFormat, { zoom, fromPage: page, toPage: page, format: 'png' }, limit())
+    if (!template || !Number.isInteger(page) || page < 1 || !PAGE_IMAGE_ZOOMS.has(zoom)) return gone(reply);
+    const source = { bytes: template.data, format: template.format as DocumentFormat, name: template.name };
+    const [image] = await services.door
+      .perform(null, { kind: 'pageImages', source, view: { zoom, fromPage: page, toPage: page, format: 'png' } })
       .catch(() => [undefined]);
     if (!image) return gone(reply);
     return reply.type('image/png').header('cache-control', 'private, max-age=300').send(image);

@@ -83,9 +83,10 @@ export function templateRoutes(app: FastifyInstance, services: Services): void {
     async (request, reply) => {
       const name = requireQuery(request, 'templateName');
       const data = decodeBase64(stringBody(request, 'the template as Base64'), 'The template');
-      // Reading the template is bounded by the processing limit like any document work.
-      const signal = AbortSignal.timeout(services.config.processingLimitMs);
-      await templates.upload(accountOf(request), name, data, (normal) => services.operations.validateTemplate(data, normal, { signal }));
+      const account = accountOf(request);
+      await templates.upload(account, name, data, (normal) =>
+        services.door.perform(account, { kind: 'validateTemplate', bytes: data, name: normal }),
+      );
       return sendEmpty(reply, 201);
     },
   );

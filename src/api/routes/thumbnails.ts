@@ -1,12 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
-import { parseThumbnailRequest } from '../requests/thumbnails.js';
-import { decodeBase64 } from '../../util/base64.js';
-import { type DocumentFormat, requireFormat } from '../../formats/detect.js';
+import { parsePageCountRequest, parseTemplateThumbnailsRequest, parseThumbnailsRequest } from '../requests/documents.js';
 import { accountOf } from '../auth.js';
 import { base64BodySchema } from '../requests/schemas.js';
 import { errorResponses } from '../schemas.js';
-import { queryOf, requireQuery, sendJson, stringBody } from '../wire.js';
+import { answerDocuments, queryOf, sendJson } from '../wire.js';
 
 const thumbnailQuery = {
   zoomFactor: { type: 'string', description: 'Percent, 1 to 400 (100 = 96 dpi); default 100' },
@@ -18,7 +16,7 @@ const thumbnailQuery = {
 const imagesResponse = { type: 'array', items: { type: 'string', description: 'An image as Base64' } } as const;
 
 export function thumbnailRoutes(app: FastifyInstance, services: Services): void {
-  const { operations, usage, templates } = services;
+  const { door } = services;
 
   app.post(
     '/document/thumbnails',
@@ -32,17 +30,8 @@ export function thumbnailRoutes(app: FastifyInstance, services: Services): void 
       },
     },
     async (request, reply) => {
-      const options = parseThumbnailRequest(queryOf(request));
-      const bytes = decodeBase64(stringBody(request, 'the document as Base64'), 'The document');
-      const format = requireFormat(bytes, ['docx', 'doc', 'rtf', 'html', 'pdf', 'xlsx']);
-      const images = await usage.run(accountOf(request), { test: false, merge: false }, (signal) =>
-        operations.thumbnails({ document: bytes, from: format, view: options }, { signal }),
-      );
-      return sendJson(
-        reply,
-        200,
-        images.map((i) => i.toString('base64')),
-      );
+      const work = parseThumbnailsRequest(queryOf(request), request.body);
+      return answerDocuments(reply, (options) => door.perform(accountOf(request), work, options));
     },
   );
 
@@ -57,17 +46,8 @@ export function thumbnailRoutes(app: FastifyInstance, services: Services): void 
       },
     },
     async (request, reply) => {
-      const options = parseThumbnailRequest(queryOf(request));
-      const account = accountOf(request);
-      const template = await templates.require(account, requireQuery(request, 'templateName'));
-      const images = await usage.run(account, { test: false, merge: false }, (signal) =>
-        operations.thumbnails({ document: template.data, from: template.format as DocumentFormat, view: options }, { signal }),
-      );
-      return sendJson(
-        reply,
-        200,
-        images.map((i) => i.toString('base64')),
-      );
+      const work = parseTemplateThumbnailsRequest(queryOf(request));
+      return answerDocuments(reply, (options) => door.perform(accountOf(request), work, options));
     },
   );
 
@@ -81,9 +61,6 @@ export function thumbnailRoutes(app: FastifyInstance, services: Services): void 
         response: { 200: { type: 'integer' }, ...errorResponses },
       },
     },
-    async (request, reply) => {
-      const template = await templates.require(accountOf(request), requireQuery(request, 'templateName'));
-      return sendJson(reply, 200, await operations.pageCount({ document: template.data, from: template.format as DocumentFormat }));
-    },
+    async (request, reply) => sendJson(reply, 200, await door.perform(accountOf(request), parsePageCountRequest(queryOf(request)))),
   );
 }

@@ -1,0 +1,96 @@
+/**
+ * The one door for document work. Routes, background jobs and the CLI hand `perform` a typed
+ * request (requests.ts); the door alone applies the request kind's policy: the account's guard
+ * (licence, quota, merge slots), the time limit and the abort signal.
+ */
+import type { Account } from '../store/types.js';
+import type { Claimed, UsageGuard } from '../accounts/usage.js';
+import type { TemplateLibrary } from '../templates/library.js';
+import type { DocumentPipeline } from '../documents/pipeline.js';
+import { InputError } from '../errors.js';
+import { normalName } from '../templates/names.js';
+import { withTimeLimit } from '../util/timeLimit.js';
+import type { DocumentFormat } from '../formats/detect.js';
+import type { DocumentOperations, WorkContext, WorkProgress } from './index.js';
+import { KINDS, type DocumentRequest, type Kind, type RequestOf, type Results, type Row, type Source, type Work } from './requests.js';
+
+export interface PerformOptions<T> {
+  /** The processing limit (background jobs have their own); default: the request limit; null: none (the CLI). */
+  timeLimitMs?: number | null;
+  progress?: (progress: WorkProgress) => void;
+  /** Stops the work (a cancelled job). */
+  signal?: AbortSignal;
+  /** A last check of the result while the work still counts as running: throwing refunds the document. */
+  accept?: (result: T) => Promise<void>;
+  /** Hands the result over (sends it); a document is counted only when this resolves, and refunded when it throws. */
+  deliver?: (result: T) => Promise<void>;
+  /** Names the work (a job's id): counted once however often it is taken up (see UsageGuard). */
+  workKey?: string;
+}
+
+export interface DoorParts {
+  usage: UsageGuard;
+  pipeline: DocumentPipeline;
+  operations: DocumentOperations;
+  templates: TemplateLibrary;
+  processingLimitMs: number | null;
+}
+
+/** The stored template a request reads, by its normal name: its version comes with the usage claim. */
+function storedTemplate(request: DocumentRequest): string | undefined {
+  if ('templateName' in request && request.templateName !== undefined) return normalName(request.templateName);
+  if ('source' in request && 'templateName' in request.source) return normalName(request.source.templateName);
+  return undefined;
+}
+
+export class Door {
+  constructor(private readonly parts: DoorParts) {}
+
+  /**
+   * Performs the request for the account (null: no account, as in the CLI: nothing is counted and
+   * no stored template can be named).
+   */
+  perform<K extends Kind>(account: Account | null, request: RequestOf<K>, options: PerformOptions<Results[K]> = {}): Promise<Results[K]> {
+    const row = KINDS[request.kind] as unknown as Row<K>;
+    const limitMs = options.timeLimitMs === undefined ? this.parts.processingLimitMs : options.timeLimitMs;
+    const run = async (signal: AbortSignal, deadline: number | undefined, claimed: Claimed): Promise<Results[K]> => {
+      const result = await row.run(request, this.work(account, { signal, deadline, progress: options.progress }, claimed));
+      await options.accept?.(result);
+      return result;
+    };
+    if (account && row.counted) {
+      const guard = {
+        test: 'test' in request && request.test,
+        merge: row.slot,
+        timeLimitMs: limitMs ?? undefined,
+        signal: options.signal,
+        workKey: options.workKey,
+        template: storedTemplate(request),
+      };
+      return this.parts.usage.run(account, guard, run, options.deliver);
+    }
+    return (async () => {
+      const result = await withTimeLimit(limitMs, (signal, deadline) => run(signal, deadline, {}), options.signal);
+      await options.deliver?.(result);
+      return result;
+    })();
+  }
+
+  private work(account: Account | null, ctx: WorkContext, claimed: Claimed): Work {
+    const { pipeline, templates, operations } = this.parts;
+    const needAccount = (name: string): Account => {
+      if (!account) throw new InputError(`No stored template can be named here ("${name}"); give the template's file.`);
+      return account;
+    };
+    return {
+      operations,
+      ctx,
+      template: (choice) => pipeline.templateSource(account, choice.templateName, choice.template, claimed.template),
+      source: async (source: Source) => {
+        if (!('templateName' in source)) return { bytes: source.bytes, format: source.format, name: source.name ?? 'document' };
+        const stored = await templates.require(needAccount(source.templateName), source.templateName, claimed.template);
+        return { bytes: stored.data, format: stored.format as DocumentFormat, name: source.templateName };
+      },
+    };
+  }
+}
