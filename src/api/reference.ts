@@ -21,13 +21,18 @@ interface Operation {
   parameters?: Parameter[];
   requestBody?: { content?: Record<string, { schema?: BodySchema; example?: unknown }> };
   responses?: Record<string, { description?: string }>;
+  /** The endpoint's worked example, given in its route schema (the convention Redoc and others show). */
+  'x-codeSamples'?: { lang: string; source: string }[];
 }
 export interface OpenApiLike {
   info: { title: string; version: string; description?: string };
   paths?: Record<string, Record<string, Operation>>;
 }
 
-/** A working example call for each endpoint ($B the base URL, $A the credentials). */
+/**
+ * A working example call for each endpoint ($B the base URL, $A the credentials). A route may
+ * instead carry its own in its schema, as `x-codeSamples` (a new endpoint does).
+ */
 const EXAMPLES: Record<string, string> = {
   'get /v1/account/settings': 'curl $A $B/v1/account/settings',
   'get /v1/account/apikeys': 'curl $A $B/v1/account/apikeys',
@@ -115,7 +120,7 @@ export function renderReference(doc: OpenApiLike): string {
       const responses = Object.entries(op.responses ?? {})
         .map(([status, r]) => `<li><b>${status}</b> ${escape(r.description ?? '')}</li>`)
         .join('');
-      const curl = exampleFor(method, path) ?? `curl $A -X ${method.toUpperCase()} "$B${path}"`;
+      const curl = op['x-codeSamples']?.[0]?.source ?? exampleFor(method, path) ?? `curl $A -X ${method.toUpperCase()} "$B${path}"`;
       sections.push(`<section id="${escape(method + path)}">
 <h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escape(path)}</code></h3>
 <p>${escape(op.summary ?? '')}</p>${op.description ? `<p>${escape(op.description)}</p>` : ''}
