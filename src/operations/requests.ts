@@ -13,7 +13,7 @@ import type { TemplateInfo } from '../merge/info.js';
 import type { JsonObject } from '../merge/scope.js';
 import type { ThumbnailRequest } from '../render/thumbnails.js';
 import type { TrackedChange } from '../review/trackedChanges.js';
-import type { DocumentOperations, WorkContext } from './index.js';
+import type { DataCheck, DocumentOperations, WorkContext } from './index.js';
 
 /** A stored template by name, or bytes already read (a sent document, a template a share link names, a CLI file). */
 export type Source = { templateName: string } | { bytes: Buffer; format: DocumentFormat; name?: string };
@@ -107,6 +107,12 @@ export interface RemoveTrackedChangeRequest {
   accept: boolean;
 }
 
+/** The data checked against a template's fields and blocks, with no document made. */
+export interface CheckDataRequest extends TemplateChoice {
+  kind: 'checkData';
+  records: JsonObject[];
+}
+
 /** A template about to be stored, read once so that no operation meets it broken. */
 export interface ValidateTemplateRequest {
   kind: 'validateTemplate';
@@ -126,7 +132,8 @@ export type DocumentRequest =
   | InfoRequest
   | TrackedChangesRequest
   | RemoveTrackedChangeRequest
-  | ValidateTemplateRequest;
+  | ValidateTemplateRequest
+  | CheckDataRequest;
 
 export type Kind = DocumentRequest['kind'];
 export type RequestOf<K extends Kind> = Extract<DocumentRequest, { kind: K }>;
@@ -158,6 +165,7 @@ export interface Results {
   trackedChanges: TrackedChange[];
   removeTrackedChange: Buffer;
   validateTemplate: void;
+  checkData: DataCheck;
 }
 
 /** What a row's `run` is handed: the operations, the work's signal and deadline, and its sources. */
@@ -274,5 +282,13 @@ export const KINDS: { [K in Kind]: Row<K> } = {
     counted: false,
     slot: false,
     run: (request, { operations, ctx }) => operations.validateTemplate(request.bytes, request.name, ctx),
+  },
+  checkData: {
+    counted: false,
+    slot: false,
+    async run(request, { operations, ctx, template }) {
+      const source = await template(request);
+      return operations.checkData({ template: source.bytes, what: source.what, records: request.records }, ctx);
+    },
   },
 };

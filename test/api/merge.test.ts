@@ -265,6 +265,37 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     }
   });
 
+  it('checks merge data against a template without making a document (POST /document/checkdata)', async () => {
+    const template = docx(
+      p(mergefield('customer.name'), run(' '), mergefield('city')) +
+        table(row(cell(p('Item')), cell(p('Price'))), block('items', row(cell(p(mergefield('sku'))), cell(p(mergefield('price')))))),
+    );
+    const records = [
+      { customer: { name: 'Ann' }, city: 'Oslo', items: [{ sku: 'A1', price: 3 }, { sku: 'B2' }], phone: '555' },
+      { Customer: { Name: 'Bob' }, items: [], notes: 'x' },
+    ];
+    const before = (await paid.get('/v1/account/settings')).json() as { createdDocuments: number };
+    const reply = await paid.post('/v1/document/checkdata', { json: { template: b64(template), mergeData: records } });
+    assert.equal(reply.status, 200, reply.text);
+    assert.deepEqual(reply.json(), {
+      records: 2,
+      missingFields: [
+        { name: 'price', block: 'items', records: [0] },
+        { name: 'city', block: null, records: [1] },
+      ],
+      emptyBlocks: [{ name: 'items', records: [1] }],
+      unusedData: ['phone', 'notes'],
+    });
+    const after = (await paid.get('/v1/account/settings')).json() as { createdDocuments: number };
+    assert.equal(after.createdDocuments, before.createdDocuments, 'a check makes no document and counts none');
+    // The same template stored, and the body rules of a merge.
+    assert.equal((await paid.upload('check.docx', template)).status, 201);
+    const stored = await paid.post('/v1/document/checkdata?templateName=check.docx', { json: { mergeData: records[0] } });
+    assert.deepEqual((stored.json() as { missingFields: unknown[] }).missingFields, [{ name: 'price', block: 'items', records: [0] }]);
+    const bad = await paid.post('/v1/document/checkdata', { json: { template: b64(template), mergeData: 'x' } });
+    assert.equal(bad.status, 400);
+  });
+
   it('describes a stored template in the shape clients parse', async () => {
     const template = docx(p(mergefield('title', '\\* MERGEFORMAT')) + block('items', p(mergefield('price', '\\# "$#,###.00"'))));
     assert.equal((await paid.upload('info.docx', template)).status, 201);

@@ -6,6 +6,30 @@ import { asyncQueryProperties, booleanQuerySchema, errorResponses, jobSchema, te
 import { parseFindAndReplaceRequest, parseInfoRequest, parseMergeRequest, parsePreviewRequest } from '../requests/documents.js';
 import { answerAsJob, wantsJob } from './jobs.js';
 import { queryOf, answerDocuments, sendJson } from '../wire.js';
+import { checkRecordCount, mergeRequest } from '../requests/merge.js';
+
+const indexes = { type: 'array', items: { type: 'integer' } } as const;
+const dataCheckSchema = {
+  type: 'object',
+  properties: {
+    records: { type: 'integer' },
+    missingFields: {
+      type: 'array',
+      description: 'Fields with no value in some records; block: the block (a/b when nested) the field sits in',
+      items: { type: 'object', properties: { name: { type: 'string' }, block: { type: ['string', 'null'] }, records: indexes } },
+    },
+    emptyBlocks: {
+      type: 'array',
+      description: 'Blocks with no rows in some records',
+      items: { type: 'object', properties: { name: { type: 'string' }, records: indexes } },
+    },
+    unusedData: {
+      type: 'array',
+      description: "Keys nothing reads: a record's own, or a block row's as block.key",
+      items: { type: 'string' },
+    },
+  },
+} as const;
 
 export function mergeRoutes(app: FastifyInstance, services: Services): void {
   const { door } = services;
@@ -92,6 +116,34 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
     async (request, reply) => {
       const work = parseFindAndReplaceRequest(queryOf(request), request.body);
       return answerDocuments(reply, (options) => door.perform(accountOf(request), work, options));
+    },
+  );
+
+  app.post(
+    '/document/checkdata',
+    {
+      schema: {
+        tags: ['document'],
+        summary: 'Check merge data against a template: what it leaves empty, what the template never reads (docsmith extension)',
+        description:
+          'Looks up every merge field and block of the template in each record as a merge would, and makes no document (not counted). Records are numbered from 0.',
+        'x-codeSamples': [
+          {
+            lang: 'shell',
+            source:
+              'curl $A -X POST "$B/v1/document/checkdata?templateName=invoice.docx" -d \'{"mergeData":[{"customer":"ACME","items":[{"name":"Bolt"}]}]}\'',
+          },
+        ],
+        querystring: { type: 'object', properties: { templateName: { type: 'string' } } },
+        body: mergeBodySchema,
+        response: { 200: dataCheckSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { template, records } = mergeRequest(request);
+      checkRecordCount(records.length, services.config.limits.maxRecords);
+      const work = { kind: 'checkData' as const, templateName: queryOf(request).templateName, template, records };
+      return sendJson(reply, 200, await door.perform(accountOf(request), work));
     },
   );
 
