@@ -80,6 +80,9 @@ describe('TypeScript client against a running server', () => {
     assert.equal((await client.accountSettings()).createdDocuments, before + 1, 'a preview counts one document');
     await client.preview({ template, mergeData: { name: 'Ann' }, zoomFactor: 20, test: true });
     assert.equal((await client.accountSettings()).createdDocuments, before + 1, 'a test preview is not counted');
+    const check = await client.checkData({ template, mergeData: [{ name: 'Ann', age: 3 }, {}] });
+    assert.deepEqual(check.missingFields, [{ name: 'name', block: null, records: [1] }]);
+    assert.deepEqual(check.unusedData, ['age']);
     assert.ok((await client.fonts()).includes('Arial'));
   });
 

@@ -23,6 +23,14 @@ import type {
 // The wire shapes are generated from the server's schemas (packages/client/src/wire.ts).
 export type * from './wire.js';
 
+/** What POST /document/checkdata answers (records by index from 0). */
+export interface DataCheck {
+  records: number;
+  missingFields: { name: string; block: string | null; records: number[] }[];
+  emptyBlocks: { name: string; records: number[] }[];
+  unusedData: string[];
+}
+
 export interface ThumbnailOptions {
   zoomFactor?: number;
   fromPage?: number;
@@ -180,6 +188,12 @@ export class DocsmithClient {
     const { templateName, test, template, mergeData, mergeSettings, ...view } = request;
     const body = { mergeData, template: template ? toBase64(template) : undefined, mergeSettings };
     return (await this.call<string[]>('POST', '/document/preview', { templateName, test, ...view }, body)).map(fromBase64);
+  }
+
+  /** docsmith extension: the fields and blocks the data leaves empty and the keys the template never reads; makes no document. */
+  checkData(request: { mergeData: object[] | object; templateName?: string; template?: Bytes }): Promise<DataCheck> {
+    const { templateName, template, mergeData } = request;
+    return this.call('POST', '/document/checkdata', { templateName }, { mergeData, template: template ? toBase64(template) : undefined });
   }
 
   async findAndReplace(request: {
