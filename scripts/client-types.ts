@@ -59,6 +59,7 @@ function canonical(schema: Schema, root: boolean, request: boolean): Schema {
       out.properties = Object.fromEntries(
         Object.entries(value as Record<string, Schema>).map(([name, sub]) => [name, canonical(sub, false, request)]),
       );
+    else if (key === 'items' && Array.isArray(value)) out.items = value.map((sub: Schema) => canonical(sub, false, request));
     else if ((key === 'items' || key === 'additionalProperties') && typeof value === 'object' && value !== null)
       out[key] = canonical(value as Schema, false, request);
     else out[key] = value;

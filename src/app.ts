@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Services } from './services.js';
@@ -19,7 +20,7 @@ import { sharePreviewRoutes, shareTokenRoute } from './api/routes/share.js';
 import { portalRoutes } from './api/routes/portal.js';
 import { jobRoutes } from './api/routes/jobs.js';
 import { renderReference, type OpenApiLike } from './api/reference.js';
-import { describeSchemaFailure, type SchemaFailure } from './api/requests/validation.js';
+import { AJV_OPTIONS, describeSchemaFailure, type SchemaFailure } from './api/requests/validation.js';
 import { Metrics } from './metrics.js';
 import { ForbiddenError } from './errors.js';
 import { sendJson } from './api/wire.js';
@@ -66,9 +67,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     requestTimeout: config.requestTimeoutMs,
     // Proofing texts travel in the query string; allow long ones.
     http: { maxHeaderSize: 1024 * 1024, headersTimeout: Math.min(60_000, config.requestTimeoutMs), connectionsCheckingInterval: 1000 },
-    // verbose: messages quote the value and the schema's description; union types are the SDKs' nulls and "true"s.
-    // unicode: false: string lengths by .length, not by code points, which walked every 100 MB document on the event loop.
-    ajv: { customOptions: { coerceTypes: false, allErrors: false, verbose: true, allowUnionTypes: true, unicode: false } },
+    // The same options checkBody uses for bodies that come another way (the CLI's files).
+    ajv: { customOptions: { ...AJV_OPTIONS } },
     schemaErrorFormatter: (errors, dataVar) => new Error(describeSchemaFailure(errors[0] as SchemaFailure | undefined, dataVar)),
   });
 
@@ -130,7 +130,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       `${header.replace("frame-ancestors 'self'", "frame-ancestors 'none'").replace(/ upgrade-insecure-requests;| validator\.swagger\.io| https:/g, '')} connect-src 'self'; form-action 'self'`,
   });
 
-  healthRoutes(app, services);
+  // Routes get bodies and query strings typed from their schemas: the schema is the one source.
+  const api = app.withTypeProvider<JsonSchemaToTsProvider>();
+  healthRoutes(api, services);
   app.get('/metrics', { logLevel: 'warn', schema: { hide: true } }, async (_request, reply) =>
     reply.type(metrics.contentType).send(await metrics.text()),
   );
@@ -140,12 +142,13 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     { logLevel: 'warn', schema: { tags: ['operations'], summary: 'The version of docsmith and its kind of storage' } },
     async (_request, reply) => sendJson(reply, 200, { version: VERSION, storage: services.store.kind }),
   );
-  sharePreviewRoutes(app, services);
-  await portalRoutes(app);
+  sharePreviewRoutes(api, services);
+  await portalRoutes(api);
 
   await app.register(
-    async (v1) => {
-      requireAuthentication(v1, services.authenticator);
+    async (plain) => {
+      requireAuthentication(plain, services.authenticator);
+      const v1 = plain.withTypeProvider<JsonSchemaToTsProvider>();
       accountRoutes(v1, services);
       templateRoutes(v1, services);
       documentRoutes(v1, services);

@@ -1,6 +1,7 @@
-import { jsonType } from '../util/json.js';
 import { randomBytes } from 'node:crypto';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import { asStorageUnavailable } from '../store/errors.js';
 import sjson from 'secure-json-parse';
 import { checkJsonDepth } from '../util/json.js';
@@ -20,6 +21,9 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 // the system for random bytes per request cost 1.5% of a small merge's CPU).
 const ID_PREFIX = randomBytes(4).toString('hex');
 let requestCount = 0;
+
+/** The app as routes see it: bodies and query strings typed from their route schemas. */
+export type Api = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, JsonSchemaToTsProvider>;
 
 export function requestIdFor(request: { headers: Record<string, string | string[] | undefined> }): string {
   const given = request.headers['x-request-id'];
@@ -150,9 +154,13 @@ export function delivered(reply: FastifyReply, send: () => void): Promise<void> 
   return sent;
 }
 
-/** Compact JSON with an explicit type; bare strings are quoted (never sent raw). */
+/**
+ * Compact JSON with an explicit type, serialised by the route's response schema for the status
+ * (what is not in the contract is not sent); bare strings are quoted (never sent raw).
+ */
 export function sendJson(reply: FastifyReply, status: number, value: unknown): FastifyReply {
-  return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(value));
+  reply.code(status).type('application/json; charset=utf-8');
+  return reply.send(reply.serialize(value));
 }
 
 /** A success with no body (201 upload, 200 key revoke, 204 delete). */
@@ -188,15 +196,3 @@ export function booleanParam(query: Query, name: string, fallback: boolean): boo
   if (FALSE.has(lower)) return false;
   throw new InputError(`The query parameter "${name}" must be true or false, got "${value}".`);
 }
-
-/** The body as the one JSON string an endpoint expects (a Base64 document, usually). */
-export function stringBody(request: FastifyRequest | { body: unknown }, what: string): string {
-  const body = request.body;
-  if (body === undefined || body === null) throw new InputError(`The request body is empty; send ${what} as a JSON string.`);
-  if (typeof body !== 'string')
-    throw new InputError(`The request body must be a JSON string holding ${what}, not a JSON ${jsonType(body)}.`);
-  if (body.length === 0) throw new InputError(`The request body is an empty string; send ${what}.`);
-  return body;
-}
-
-export { jsonType };

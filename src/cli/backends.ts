@@ -5,7 +5,9 @@ import type { Divider } from '../compose/builder.js';
 import { DocumentOperations } from '../operations/index.js';
 import { Door } from '../operations/door.js';
 import type { Answer } from '../operations/requests.js';
-import { parseMergeSettings } from '../api/requests/settings.js';
+import { mergeRequest } from '../api/requests/merge.js';
+import { mergeBodySchema } from '../api/requests/schemas.js';
+import { checkBody } from '../api/requests/validation.js';
 import { parseReturnFormat } from '../api/requests/returnFormat.js';
 import { parseThumbnailRequest } from '../api/requests/thumbnails.js';
 import type { JsonObject } from '../merge/scope.js';
@@ -41,14 +43,16 @@ export class LocalBackend implements Backend {
   }
 
   async merge(template: Buffer, records: JsonObject[], format: string, append: boolean, settings: unknown): Promise<Buffer[]> {
-    const parsed = parseMergeSettings(settings);
+    // The files are checked by the schemas the HTTP API checks bodies with, with the same messages.
+    const body = checkBody(mergeBodySchema, { mergeData: records, mergeSettings: settings ?? null });
+    const parsed = mergeRequest(body);
     const answer = await this.door.perform(null, {
       kind: 'merge',
       templateName: undefined,
       template,
-      records,
-      options: parsed.options,
-      document: parsed.document,
+      records: parsed.records,
+      options: parsed.settings.options,
+      document: parsed.settings.document,
       format: parseReturnFormat(format),
       append,
       test: false,

@@ -90,7 +90,7 @@ export interface FindAndReplaceBody {
    *
    * @minItems 1
    */
-  findAndReplaceData: string[][];
+  findAndReplaceData: [string, string][];
   /**
    * the template (DOCX, DOC or RTF) as a Base64 string, when no templateName is given
    */

@@ -15,11 +15,12 @@ import type {
   ThumbnailsRequest,
   TrackedChangesRequest,
 } from '../../operations/requests.js';
-import { booleanParam, stringBody, type Query } from '../wire.js';
+import { booleanParam, type Query } from '../wire.js';
+import type { AppendBody, Base64Body, FindAndReplaceBody, MergeBody } from './schemas.js';
 import { parseReturnFormat } from './returnFormat.js';
 import { parseDocumentSettings, parseMergeSettings } from './settings.js';
 import { parseEntries } from './append.js';
-import { bodyObject, checkPdfProperties, checkRecordCount, mergeRequest, parsePairs } from './merge.js';
+import { checkPdfProperties, checkRecordCount, mergeRequest, parsePairs } from './merge.js';
 import { parseThumbnailRequest } from './thumbnails.js';
 
 /** A query parameter the schema requires (the CLI and job replays reach parsers without the schema). */
@@ -29,13 +30,13 @@ function required(query: Query, name: string): string {
   return value;
 }
 
-const documentBytes = (body: unknown) => decodeBase64(stringBody({ body }, 'the document as Base64'), 'The document');
+const documentBytes = (body: Base64Body) => decodeBase64(body, 'The document');
 
-export function parseMergeRequest(query: Query, body: unknown, maxRecords: number): MergeRequest {
+export function parseMergeRequest(query: Query, body: MergeBody, maxRecords: number): MergeRequest {
   const format = parseReturnFormat(query.returnFormat);
   const append = booleanParam(query, 'append', true);
   const test = booleanParam(query, 'test', false);
-  const { template, records, settings } = mergeRequest({ body });
+  const { template, records, settings } = mergeRequest(body);
   checkPdfProperties(format, settings.document.properties.title, settings.document.properties.subject);
   checkRecordCount(records.length, maxRecords);
   return {
@@ -51,10 +52,10 @@ export function parseMergeRequest(query: Query, body: unknown, maxRecords: numbe
   };
 }
 
-export function parsePreviewRequest(query: Query, body: unknown, maxRecords: number): PreviewRequest {
+export function parsePreviewRequest(query: Query, body: MergeBody, maxRecords: number): PreviewRequest {
   const view = parseThumbnailRequest(query);
   const test = booleanParam(query, 'test', false);
-  const { template, records, settings } = mergeRequest({ body });
+  const { template, records, settings } = mergeRequest(body);
   checkRecordCount(records.length, maxRecords);
   return {
     kind: 'preview',
@@ -68,12 +69,11 @@ export function parsePreviewRequest(query: Query, body: unknown, maxRecords: num
   };
 }
 
-export function parseFindAndReplaceRequest(query: Query, body: unknown): FindAndReplaceRequest {
+export function parseFindAndReplaceRequest(query: Query, body: FindAndReplaceBody): FindAndReplaceRequest {
   const format = parseReturnFormat(query.returnFormat);
   const test = booleanParam(query, 'test', false);
-  const fields = bodyObject({ body }, '"findAndReplaceData" (and "template" when no templateName is given)');
-  const pairs = parsePairs(fields.findAndReplaceData);
-  const settings = parseMergeSettings(fields.mergeSettings);
+  const pairs = parsePairs(body.findAndReplaceData);
+  const settings = parseMergeSettings(body.mergeSettings);
   checkPdfProperties(format, settings.document.properties.title, settings.document.properties.subject);
   return {
     kind: 'findAndReplace',
@@ -82,18 +82,18 @@ export function parseFindAndReplaceRequest(query: Query, body: unknown): FindAnd
     pairs,
     document: settings.document,
     templateName: query.templateName,
-    template: fields.template,
+    template: body.template,
   };
 }
 
-export function parseAppendRequest(query: Query, body: unknown): AppendRequest {
+export function parseAppendRequest(query: Query, body: AppendBody): AppendRequest {
   const format = parseReturnFormat(query.returnFormat);
   const test = booleanParam(query, 'test', false);
-  const { entries, settings } = parseEntries(body);
-  return { kind: 'append', format, test, documents: entries, document: parseDocumentSettings(settings, 'documentSettings') };
+  const documents = parseEntries(body);
+  return { kind: 'append', format, test, documents, document: parseDocumentSettings(body.documentSettings, 'documentSettings') };
 }
 
-export function parseConvertRequest(query: Query, body: unknown): ConvertRequest {
+export function parseConvertRequest(query: Query, body: Base64Body): ConvertRequest {
   const format = parseReturnFormat(query.returnFormat);
   const test = booleanParam(query, 'test', false);
   const document = documentBytes(body);
@@ -101,7 +101,7 @@ export function parseConvertRequest(query: Query, body: unknown): ConvertRequest
 }
 
 /** Page images of a sent document. */
-export function parseThumbnailsRequest(query: Query, body: unknown): ThumbnailsRequest {
+export function parseThumbnailsRequest(query: Query, body: Base64Body): ThumbnailsRequest {
   const view = parseThumbnailRequest(query);
   const bytes = documentBytes(body);
   return { kind: 'thumbnails', source: { bytes, format: requireFormat(bytes, ['docx', 'doc', 'rtf', 'html', 'pdf', 'xlsx']) }, view };
@@ -136,11 +136,11 @@ export function parseInfoRequest(query: Query): InfoRequest {
   return { kind: 'info', source: { templateName: required(query, 'templateName') } };
 }
 
-export function parseTrackedChangesRequest(body: unknown): TrackedChangesRequest {
+export function parseTrackedChangesRequest(body: Base64Body): TrackedChangesRequest {
   return { kind: 'trackedChanges', document: documentBytes(body) };
 }
 
-export function parseRemoveTrackedChangeRequest(query: Query, body: unknown): RemoveTrackedChangeRequest {
+export function parseRemoveTrackedChangeRequest(query: Query, body: Base64Body): RemoveTrackedChangeRequest {
   const idText = required(query, 'id');
   if (!/^\d+$/.test(idText)) throw new InputError(`id must be the number of a tracked change, not "${idText}".`);
   const accept = booleanParam(query, 'accept', true);

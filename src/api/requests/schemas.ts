@@ -10,6 +10,8 @@
  * - `title` on an array's items names one entry ("record") for "send at least one record".
  */
 
+import type { FromSchema } from 'json-schema-to-ts';
+
 const flag = {
   type: ['boolean', 'string', 'null'],
   pattern: '^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$',
@@ -88,7 +90,11 @@ export const findAndReplaceBodySchema = {
         title: 'pair',
         minItems: 2,
         maxItems: 2,
-        items: { type: ['string', 'null'], description: 'a string' },
+        items: [
+          { type: 'string', description: 'the text to find (a string)' },
+          { type: ['string', 'null'], description: 'its replacement (a string)' },
+        ],
+        additionalItems: false,
         description: 'a pair of strings, like ["«name»", "Ann"]',
       },
       description: 'an array of ["find", "replace"] pairs',
@@ -147,3 +153,11 @@ export const base64BodySchema = {
   description: 'a JSON string holding the document as Base64',
   examples: ['UEsDBBQABgAIAAAAIQ...'],
 } as const;
+
+/** The bodies as the schemas admit them: what the parsers get (the types come from the schemas, not beside them). */
+export type MergeBody = FromSchema<typeof mergeBodySchema>;
+export type FindAndReplaceBody = FromSchema<typeof findAndReplaceBodySchema>;
+export type AppendBody = FromSchema<typeof appendBodySchema>;
+export type MergeSettingsBody = FromSchema<typeof mergeSettingsSchema>;
+export type DocumentSettingsBody = FromSchema<typeof documentSettingsSchema>;
+export type Base64Body = FromSchema<typeof base64BodySchema>;

@@ -1,71 +1,52 @@
+/** mergeSettings and documentSettings, normalised (their shape is checked by the schemas first). */
 import { InputError } from '../../errors.js';
 import type { DocumentSettings } from '../../documents/settings.js';
 import { DEFAULT_MERGE_OPTIONS, type MergeOptions } from '../../merge/engine.js';
 import { parseWireDate } from '../../util/dates.js';
-import { jsonType } from '../../util/json.js';
+import type { DocumentSettingsBody, MergeSettingsBody } from './schemas.js';
 
-type Raw = Record<string, unknown>;
+/** A flag as the SDKs send it: true, "True", "false", or null for the default. */
+const flag = (value: boolean | string | null | undefined, fallback: boolean): boolean =>
+  value === undefined || value === null ? fallback : typeof value === 'boolean' ? value : value.toLowerCase() === 'true';
 
-function asObject(value: unknown, what: string): Raw {
-  if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value))
-    throw new InputError(`${what} must be a JSON object, not a JSON ${jsonType(value)}.`);
-  return value as Raw;
-}
+const text = (value: string | null | undefined): string | undefined => value ?? undefined;
 
-function bool(raw: Raw, name: string, fallback: boolean, what: string): boolean {
-  const value = raw[name];
-  if (value === undefined || value === null) return fallback;
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'string' && /^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
-  throw new InputError(`${what}.${name} must be true or false, not ${JSON.stringify(value)}.`);
-}
-
-function str(raw: Raw, name: string, what: string): string | undefined {
-  const value = raw[name];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new InputError(`${what}.${name} must be a string, not a JSON ${jsonType(value)}.`);
-  return value;
-}
-
-function date(raw: Raw, name: string, what: string): Date | undefined {
-  const text = str(raw, name, what);
-  if (text === undefined || text === '') return undefined;
-  const parsed = parseWireDate(text);
-  if (!parsed) throw new InputError(`${what}.${name} "${text}" is not a date like 2024-05-06T07:08:09Z.`);
+function date(value: string | null | undefined, name: string, what: string): Date | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const parsed = parseWireDate(value);
+  if (!parsed) throw new InputError(`${what}.${name} "${value}" is not a date like 2024-05-06T07:08:09Z.`);
   return parsed;
 }
 
 /** Document properties and password, shared by mergeSettings and documentSettings. */
-export function parseDocumentSettings(value: unknown, what: string): DocumentSettings {
-  const raw = asObject(value, what);
-  const password = str(raw, 'userPassword', what);
+export function parseDocumentSettings(raw: DocumentSettingsBody | MergeSettingsBody | undefined, what: string): DocumentSettings {
+  const settings = raw ?? {};
   return {
     properties: {
-      author: str(raw, 'author', what),
-      title: str(raw, 'documentTitle', what),
-      subject: str(raw, 'documentSubject', what),
-      creatorApplication: str(raw, 'creatorApplication', what),
-      creationDate: date(raw, 'creationDate', what),
-      lastModificationDate: date(raw, 'lastModificationDate', what),
+      author: text(settings.author),
+      title: text(settings.documentTitle),
+      subject: text(settings.documentSubject),
+      creatorApplication: text(settings.creatorApplication),
+      creationDate: date(settings.creationDate, 'creationDate', what),
+      lastModificationDate: date(settings.lastModificationDate, 'lastModificationDate', what),
     },
-    password: password || undefined,
+    password: settings.userPassword || undefined,
   };
 }
 
-export function parseMergeSettings(value: unknown): { options: MergeOptions; document: DocumentSettings } {
-  const what = 'mergeSettings';
-  const raw = asObject(value, what);
+export function parseMergeSettings(raw: MergeSettingsBody | undefined): { options: MergeOptions; document: DocumentSettings } {
+  const settings = raw ?? {};
+  const defaults = DEFAULT_MERGE_OPTIONS;
   return {
     options: {
-      removeEmptyFields: bool(raw, 'removeEmptyFields', DEFAULT_MERGE_OPTIONS.removeEmptyFields, what),
-      removeEmptyBlocks: bool(raw, 'removeEmptyBlocks', DEFAULT_MERGE_OPTIONS.removeEmptyBlocks, what),
-      removeEmptyLines: bool(raw, 'removeEmptyLines', DEFAULT_MERGE_OPTIONS.removeEmptyLines, what),
-      removeEmptyImages: bool(raw, 'removeEmptyImages', DEFAULT_MERGE_OPTIONS.removeEmptyImages, what),
-      mergeHtml: bool(raw, 'mergeHtml', DEFAULT_MERGE_OPTIONS.mergeHtml, what),
-      removeTrailingWhitespace: bool(raw, 'removeTrailingWhitespace', DEFAULT_MERGE_OPTIONS.removeTrailingWhitespace, what),
-      culture: str(raw, 'culture', what) || DEFAULT_MERGE_OPTIONS.culture,
+      removeEmptyFields: flag(settings.removeEmptyFields, defaults.removeEmptyFields),
+      removeEmptyBlocks: flag(settings.removeEmptyBlocks, defaults.removeEmptyBlocks),
+      removeEmptyLines: flag(settings.removeEmptyLines, defaults.removeEmptyLines),
+      removeEmptyImages: flag(settings.removeEmptyImages, defaults.removeEmptyImages),
+      mergeHtml: flag(settings.mergeHtml, defaults.mergeHtml),
+      removeTrailingWhitespace: flag(settings.removeTrailingWhitespace, defaults.removeTrailingWhitespace),
+      culture: settings.culture || defaults.culture,
     },
-    document: parseDocumentSettings(raw, what),
+    document: parseDocumentSettings(settings, 'mergeSettings'),
   };
 }

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { InputError } from '../../errors.js';
 import { formatWireDate } from '../../util/dates.js';
@@ -7,9 +6,9 @@ import { accountSettingsSchema, apiKeySchema, errorResponses } from '../schemas.
 
 // The SDKs parse validUntil as a date and fail on null (Java throws): "never" is a date far away.
 const NEVER_EXPIRES = new Date('9999-12-31T23:59:59Z');
-import { requireQuery, sendEmpty, sendJson } from '../wire.js';
+import { requireQuery, sendEmpty, sendJson, type Api } from '../wire.js';
 
-export function accountRoutes(app: FastifyInstance, services: Services): void {
+export function accountRoutes(app: Api, services: Services): void {
   app.get(
     '/account/settings',
     {

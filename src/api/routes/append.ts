@@ -1,13 +1,12 @@
-import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { appendBodySchema } from '../requests/schemas.js';
 import { parseAppendRequest } from '../requests/documents.js';
 import { accountOf } from '../auth.js';
 import { asyncQueryProperties, booleanQuerySchema, errorResponses, jobSchema } from '../schemas.js';
 import { answerAsJob, wantsJob } from './jobs.js';
-import { queryOf, answerDocuments } from '../wire.js';
+import { queryOf, answerDocuments, type Api } from '../wire.js';
 
-export function appendRoutes(app: FastifyInstance, services: Services): void {
+export function appendRoutes(app: Api, services: Services): void {
   app.post(
     '/document/append',
     {

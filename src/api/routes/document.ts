@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { BusyError } from '../../errors.js';
 import { Converter } from '../../convert/converter.js';
@@ -8,7 +7,7 @@ import { base64BodySchema } from '../requests/schemas.js';
 import { asyncQueryProperties, base64Body, booleanQuerySchema, errorResponses, jobSchema } from '../schemas.js';
 import { parseConvertRequest } from '../requests/documents.js';
 import { answerAsJob, wantsJob } from './jobs.js';
-import { queryOf, answerDocuments } from '../wire.js';
+import { queryOf, answerDocuments, type Api } from '../wire.js';
 
 const returnFormatSchema = {
   type: 'string',
@@ -21,7 +20,7 @@ export function requireConverter(services: Services): Converter {
   return services.converter;
 }
 
-export function documentRoutes(app: FastifyInstance, services: Services): void {
+export function documentRoutes(app: Api, services: Services): void {
   app.post(
     '/document/convert',
     {

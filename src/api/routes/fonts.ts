@@ -1,9 +1,8 @@
-import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { errorResponses } from '../schemas.js';
-import { sendJson } from '../wire.js';
+import { sendJson, type Api } from '../wire.js';
 
-export function fontRoutes(app: FastifyInstance, services: Services): void {
+export function fontRoutes(app: Api, services: Services): void {
   app.get(
     '/fonts/list',
     {

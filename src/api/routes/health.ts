@@ -1,12 +1,11 @@
-import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
-import { sendJson } from '../wire.js';
+import { sendJson, type Api } from '../wire.js';
 import { StorageUnavailableError } from '../../errors.js';
 import { leastFree } from '../../util/disk.js';
 import type { StoreHealth } from '../../store/types.js';
 
 /** Liveness and readiness for supervisors and load balancers; no authentication. */
-export function healthRoutes(app: FastifyInstance, services: Services): void {
+export function healthRoutes(app: Api, services: Services): void {
   // Probes come every few seconds: they are not logged unless something is wrong.
   app.get('/healthz', { logLevel: 'warn', schema: { tags: ['operations'], summary: 'The process is alive' } }, async (_request, reply) =>
     sendJson(reply, 200, { status: 'ok' }),

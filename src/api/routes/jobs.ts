@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { Services } from '../../services.js';
 import type { JobCursor, JobRecord } from '../../store/types.js';
 import type { JobRequest } from '../../operations/requests.js';
@@ -6,7 +6,7 @@ import type { Account } from '../../store/types.js';
 import { DocsmithError, InputError } from '../../errors.js';
 import { accountOf } from '../auth.js';
 import { errorResponses, errorSchema, jobSchema } from '../schemas.js';
-import { booleanParam, sendEmpty, sendJson, type Query } from '../wire.js';
+import { booleanParam, sendEmpty, sendJson, type Query, type Api } from '../wire.js';
 
 /** A job as its owner sees it. */
 export function jobView(job: JobRecord) {
@@ -70,7 +70,7 @@ function cursorFrom(text: string): JobCursor {
 const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 64 } }, required: ['id'] } as const;
 const notFound = { 404: { ...errorSchema, description: 'No such job (or it was removed after its retention time)' } };
 
-export function jobRoutes(app: FastifyInstance, services: Services): void {
+export function jobRoutes(app: Api, services: Services): void {
   const { store, config } = services;
   const job = async (accountId: number, id: string) => {
     const found = await store.jobs.get(accountId, id);

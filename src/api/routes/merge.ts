@@ -1,11 +1,10 @@
-import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { findAndReplaceBodySchema, mergeBodySchema } from '../requests/schemas.js';
 import { accountOf } from '../auth.js';
 import { asyncQueryProperties, booleanQuerySchema, errorResponses, jobSchema, templateInfoSchema, templateNameQuery } from '../schemas.js';
 import { parseFindAndReplaceRequest, parseInfoRequest, parseMergeRequest, parsePreviewRequest } from '../requests/documents.js';
 import { answerAsJob, wantsJob } from './jobs.js';
-import { queryOf, answerDocuments, sendJson } from '../wire.js';
+import { queryOf, answerDocuments, sendJson, type Api } from '../wire.js';
 import { checkRecordCount, mergeRequest } from '../requests/merge.js';
 
 const indexes = { type: 'array', items: { type: 'integer' } } as const;
@@ -31,7 +30,7 @@ const dataCheckSchema = {
   },
 } as const;
 
-export function mergeRoutes(app: FastifyInstance, services: Services): void {
+export function mergeRoutes(app: Api, services: Services): void {
   const { door } = services;
 
   app.post(
@@ -140,7 +139,7 @@ export function mergeRoutes(app: FastifyInstance, services: Services): void {
       },
     },
     async (request, reply) => {
-      const { template, records } = mergeRequest(request);
+      const { template, records } = mergeRequest(request.body);
       checkRecordCount(records.length, services.config.limits.maxRecords);
       const work = { kind: 'checkData' as const, templateName: queryOf(request).templateName, template, records };
       return sendJson(reply, 200, await door.perform(accountOf(request), work));

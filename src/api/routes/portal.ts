@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
-import { sendJson } from '../wire.js';
+import { sendJson, type Api } from '../wire.js';
 
 /** The built portal (`npm run build:portal`); the same path from src/ and from dist/. */
 export const PORTAL_DIR = fileURLToPath(new URL('../../../dist/portal/', import.meta.url));
@@ -25,7 +25,7 @@ function secure(reply: FastifyReply): FastifyReply {
 }
 
 /** The web portal: hashed assets cached for good, every other /portal path is the app's page. */
-export async function portalRoutes(app: FastifyInstance, root = PORTAL_DIR): Promise<void> {
+export async function portalRoutes(app: Api, root = PORTAL_DIR): Promise<void> {
   if (!existsSync(`${root}/index.html`)) {
     const missing = async (_request: unknown, reply: FastifyReply) =>
       sendJson(reply, 503, { message: 'The portal is not built on this server; run "npm run build:portal" (npm start does it).' });

@@ -1,13 +1,13 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Services } from '../../services.js';
 import { ForbiddenError, InputError } from '../../errors.js';
 import { accountOf } from '../auth.js';
 import { errorResponses, incorrectWordSchema } from '../schemas.js';
-import { queryOf, requireQuery, sendJson } from '../wire.js';
+import { queryOf, requireQuery, sendJson, type Api } from '../wire.js';
 
 const MAX_TEXT = 1_000_000;
 
-export function proofingRoutes(app: FastifyInstance, services: Services): void {
+export function proofingRoutes(app: Api, services: Services): void {
   const { spelling, store } = services;
 
   /** Each check and suggestion call is one proofing transaction of the account. */

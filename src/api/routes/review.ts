@@ -1,12 +1,11 @@
-import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { parseRemoveTrackedChangeRequest, parseTrackedChangesRequest } from '../requests/documents.js';
 import { accountOf } from '../auth.js';
 import { base64BodySchema } from '../requests/schemas.js';
 import { booleanQuerySchema, errorResponses, trackedChangeSchema } from '../schemas.js';
-import { queryOf, sendJson } from '../wire.js';
+import { queryOf, sendJson, type Api } from '../wire.js';
 
-export function reviewRoutes(app: FastifyInstance, services: Services): void {
+export function reviewRoutes(app: Api, services: Services): void {
   app.post(
     '/processing/review/trackedchanges',
     {

@@ -1,9 +1,9 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { Services } from '../../services.js';
 import type { DocumentFormat } from '../../formats/detect.js';
 import { accountOf } from '../auth.js';
 import { errorResponses, shareLinkSchema, templateNameQuery } from '../schemas.js';
-import { queryOf, requireQuery, sendEmpty, sendJson } from '../wire.js';
+import { queryOf, requireQuery, sendEmpty, sendJson, type Api } from '../wire.js';
 import type { ShareLinkRecord } from '../../store/types.js';
 import { formatWireDate } from '../../util/dates.js';
 import { InputError } from '../../errors.js';
@@ -17,7 +17,7 @@ const formatLink = (link: ShareLinkRecord) => ({
 });
 
 /** The authenticated API part: share links to stored templates, listed and revoked by their owner. */
-export function shareTokenRoute(app: FastifyInstance, services: Services): void {
+export function shareTokenRoute(app: Api, services: Services): void {
   app.get(
     '/document/share',
     {
@@ -114,7 +114,7 @@ function gone(reply: FastifyReply): FastifyReply {
 }
 
 /** The open part: the preview page and its page images, for whoever holds the token. */
-export function sharePreviewRoutes(app: FastifyInstance, services: Services): void {
+export function sharePreviewRoutes(app: Api, services: Services): void {
   const resolve = async (token: string) => {
     const link = await services.shareLinks.resolve(token);
     return link ? services.store.templates.get(link.accountId, link.templateName) : null;

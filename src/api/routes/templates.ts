@@ -1,13 +1,12 @@
-import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { decodeBase64 } from '../../util/base64.js';
 import { formatWireDate } from '../../util/dates.js';
 import { accountOf } from '../auth.js';
 import { base64BodySchema } from '../requests/schemas.js';
 import { base64Body, errorResponses, templateListEntrySchema, templateNameQuery } from '../schemas.js';
-import { requireQuery, sendEmpty, sendJson, stringBody } from '../wire.js';
+import { requireQuery, sendEmpty, sendJson, type Api } from '../wire.js';
 
-export function templateRoutes(app: FastifyInstance, services: Services): void {
+export function templateRoutes(app: Api, services: Services): void {
   const { templates } = services;
 
   app.get(
@@ -82,7 +81,7 @@ export function templateRoutes(app: FastifyInstance, services: Services): void {
     },
     async (request, reply) => {
       const name = requireQuery(request, 'templateName');
-      const data = decodeBase64(stringBody(request, 'the template as Base64'), 'The template');
+      const data = decodeBase64(request.body, 'The template');
       const account = accountOf(request);
       await templates.upload(account, name, data, (normal) =>
         services.door.perform(account, { kind: 'validateTemplate', bytes: data, name: normal }),

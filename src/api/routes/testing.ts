@@ -1,7 +1,6 @@
-import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { accountOf } from '../auth.js';
-import { booleanQuery, delivered, queryOf, sendJson, whenDelivered } from '../wire.js';
+import { booleanQuery, delivered, queryOf, sendJson, whenDelivered, type Api } from '../wire.js';
 
 /**
  * Only with DOCSMITH_TEST_ROUTES=1: a counted operation that does nothing but wait, so the
@@ -9,7 +8,7 @@ import { booleanQuery, delivered, queryOf, sendJson, whenDelivered } from '../wi
  * document operation exists. Its answer is delivered as the document endpoints deliver theirs
  * (counted once sent); `untilClosed` ends the wait when the client leaves.
  */
-export function testingRoutes(app: FastifyInstance, services: Services): void {
+export function testingRoutes(app: Api, services: Services): void {
   app.post('/_test/operation', { schema: { hide: true } }, async (request, reply) => {
     const holdMs = Math.min(Number(queryOf(request).holdMs ?? 0) || 0, 120_000);
     const options = { test: booleanQuery(request, 'test', false), merge: booleanQuery(request, 'merge', false) };

@@ -1,10 +1,9 @@
-import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { parsePageCountRequest, parseTemplateThumbnailsRequest, parseThumbnailsRequest } from '../requests/documents.js';
 import { accountOf } from '../auth.js';
 import { base64BodySchema } from '../requests/schemas.js';
 import { errorResponses } from '../schemas.js';
-import { answerDocuments, queryOf, sendJson } from '../wire.js';
+import { answerDocuments, queryOf, sendJson, type Api } from '../wire.js';
 
 const thumbnailQuery = {
   zoomFactor: { type: 'string', description: 'Percent, 1 to 400 (100 = 96 dpi); default 100' },
@@ -15,7 +14,7 @@ const thumbnailQuery = {
 
 const imagesResponse = { type: 'array', items: { type: 'string', description: 'An image as Base64' } } as const;
 
-export function thumbnailRoutes(app: FastifyInstance, services: Services): void {
+export function thumbnailRoutes(app: Api, services: Services): void {
   const { door } = services;
 
   app.post(

@@ -2,6 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { findAndReplace } from '../../../src/merge/replace.js';
 import { parsePairs } from '../../../src/api/requests/merge.js';
+import { findAndReplaceBodySchema } from '../../../src/api/requests/schemas.js';
+import { checkBody } from '../../../src/api/requests/validation.js';
 import { InputError } from '../../../src/errors.js';
 import { docx, p, partText, partXml, run } from '../../helpers/docx.js';
 
@@ -41,10 +43,13 @@ describe('find and replace', () => {
 
   it('refuses empty find texts and malformed pairs', () => {
     assert.throws(() => findAndReplace(docx(p(run('x'))), [['', 'y']]), InputError);
-    assert.throws(() => parsePairs('x'), /array of \["find", "replace"\] pairs/);
-    assert.throws(() => parsePairs([]), /empty array/);
-    assert.throws(() => parsePairs([['a']]), /findAndReplaceData\[0\] must be a pair of strings/);
-    assert.throws(() => parsePairs([['a', 1]]), /findAndReplaceData\[0\]/);
-    assert.deepEqual(parsePairs([['a', null]]), [['a', '']]);
+    // The schema checks the pairs (over HTTP and for the CLI alike); the parser only normalises.
+    const pairs = (value: unknown) => parsePairs(checkBody(findAndReplaceBodySchema, { findAndReplaceData: value }).findAndReplaceData);
+    assert.throws(() => pairs('x'), /findAndReplaceData must be an array of \["find", "replace"\] pairs, not a JSON string/);
+    assert.throws(() => pairs([]), /findAndReplaceData is an empty array; send at least one pair/);
+    assert.throws(() => pairs([['a']]), /findAndReplaceData\[0\] must be a pair of strings/);
+    assert.throws(() => pairs([['a', 1]]), /findAndReplaceData\[0\]\[1\] must be its replacement \(a string\), not a JSON number/);
+    assert.throws(() => pairs([[null, 'b']]), /findAndReplaceData\[0\]\[0\] must be the text to find/);
+    assert.deepEqual(pairs([['a', null]]), [['a', '']]);
   });
 });
