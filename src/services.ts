@@ -153,7 +153,7 @@ export async function openServices(
   const templates = new TemplateLibrary(store, quota);
   const masterSecret = loadMasterSecret(config.secret, config.dataDir);
   const keyRing = new KeyRing(masterSecret);
-  const pipeline = new DocumentPipeline(templates, converter, normaliser);
+  const pipeline = new DocumentPipeline(templates, converter, normaliser, (bytes, signal) => workers.txToDocx(bytes, signal));
   const thumbnails = new Thumbnails(workers, converter, { ...DEFAULT_THUMBNAIL_LIMITS, maxPages: config.limits.maxPages });
   const operations = new DocumentOperations({
     pipeline,

@@ -1,7 +1,7 @@
 import type { ReturnFormat } from '@docsmith/client';
 
 export const RETURN_FORMATS: ReturnFormat[] = ['PDF', 'PDFA', 'DOCX', 'DOC', 'RTF', 'HTML', 'TXT'];
-export const TEMPLATE_EXTENSIONS = ['.docx', '.doc', '.rtf'];
+export const TEMPLATE_EXTENSIONS = ['.docx', '.doc', '.rtf', '.tx'];
 
 const TYPES: Record<ReturnFormat, string> = {
   PDF: 'application/pdf',

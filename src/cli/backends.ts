@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import { requireFormat } from '../formats/detect.js';
+import { DOCUMENT_FORMATS, requireFormat, TEMPLATE_FORMATS } from '../formats/detect.js';
 import type { Services } from '../services.js';
 import type { Divider } from '../compose/builder.js';
 import { DocumentOperations } from '../operations/index.js';
@@ -61,7 +61,7 @@ export class LocalBackend implements Backend {
   }
 
   async convert(document: Buffer, format: string): Promise<Buffer> {
-    const from = requireFormat(document, ['docx', 'doc', 'rtf', 'html', 'pdf']);
+    const from = requireFormat(document, DOCUMENT_FORMATS);
     return only(await this.door.perform(null, { kind: 'convert', document, from, format: parseReturnFormat(format), test: false }));
   }
 
@@ -77,12 +77,12 @@ export class LocalBackend implements Backend {
       toPage: options.to?.toString(),
       imageFormat: options.imageFormat,
     });
-    const format = requireFormat(document, ['docx', 'doc', 'rtf', 'html', 'pdf', 'xlsx']);
+    const format = requireFormat(document, [...DOCUMENT_FORMATS, 'xlsx']);
     return (await this.door.perform(null, { kind: 'thumbnails', source: { bytes: document, format }, view })).documents;
   }
 
   info(template: Buffer, name: string): Promise<TemplateInfo> {
-    const format = requireFormat(template, ['docx', 'doc', 'rtf'], `The template "${name}"`);
+    const format = requireFormat(template, TEMPLATE_FORMATS, `The template "${name}"`);
     return this.door.perform(null, { kind: 'info', source: { bytes: template, format, name } });
   }
 

@@ -44,7 +44,16 @@ export interface Converted {
 
 export const TEST_MODE_TITLE = 'ReportingCloud Test Mode';
 
-const EXTENSIONS: Record<DocumentFormat, string> = { docx: 'docx', doc: 'doc', rtf: 'rtf', html: 'html', pdf: 'pdf', xlsx: 'xlsx' };
+// TX never reaches the office: it is read into DOCX first (formats/tx/).
+const EXTENSIONS: Record<DocumentFormat, string> = {
+  docx: 'docx',
+  doc: 'doc',
+  rtf: 'rtf',
+  html: 'html',
+  pdf: 'pdf',
+  xlsx: 'xlsx',
+  tx: 'docx',
+};
 const OUTPUT_EXTENSIONS: Record<ReturnFormat, string> = {
   pdf: 'pdf',
   pdfa: 'pdf',
@@ -289,6 +298,8 @@ function inputFilterFor(format: DocumentFormat, bytes: Uint8Array): string {
       return 'Calc MS Excel 2007 XML';
     case 'pdf':
       return '';
+    case 'tx':
+      throw new Error('TX documents are read into DOCX before they reach the office');
   }
 }
 

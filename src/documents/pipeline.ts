@@ -22,6 +22,8 @@ export class DocumentPipeline {
     private readonly templates: TemplateLibrary,
     private readonly converter: Converter | null,
     private readonly normaliser: Normaliser | null,
+    /** TX Text Control documents as DOCX (formats/tx/, in a worker thread); no office needed. */
+    private readonly readTx: (bytes: Buffer, signal?: AbortSignal) => Promise<Buffer>,
   ) {}
 
   /** Exactly one of a stored template's name and an uploaded template: its bytes, and how messages name it. */
@@ -47,13 +49,14 @@ export class DocumentPipeline {
   /** The bytes as DOCX when they are one of `accepted`; other formats through the normaliser. */
   async asDocx(
     bytes: Buffer,
-    accepted: readonly ('docx' | 'doc' | 'rtf' | 'html')[],
+    accepted: readonly ('docx' | 'doc' | 'rtf' | 'tx' | 'html')[],
     what: string,
     signal?: AbortSignal,
     known?: DocumentFormat,
   ): Promise<Buffer> {
     const format = known ?? requireFormat(bytes, accepted, what);
     if (format === 'docx') return bytes;
+    if (format === 'tx') return this.readTx(bytes, signal);
     if (!this.normaliser)
       throw new BusyError(`${what} is ${format.toUpperCase()}; reading it needs the office engine, which is not running.`, 30);
     return this.normaliser.toDocx(bytes, format as 'doc' | 'rtf' | 'html', signal);

@@ -3,11 +3,15 @@ import { DEFAULT_ZIP_LIMITS, readZip, ZipError } from '../ooxml/zip.js';
 import { InputError } from '../errors.js';
 
 /** Formats we can tell apart by their bytes. */
-export type DocumentFormat = 'docx' | 'doc' | 'rtf' | 'html' | 'pdf' | 'xlsx';
+export type DocumentFormat = 'docx' | 'doc' | 'rtf' | 'html' | 'pdf' | 'xlsx' | 'tx';
+
+/** What a template may be: stored, merged, described. */
+export const TEMPLATE_FORMATS = ['docx', 'doc', 'rtf', 'tx'] as const satisfies readonly DocumentFormat[];
+/** What any document operation reads (conversion, thumbnails, append add their own). */
+export const DOCUMENT_FORMATS = ['docx', 'doc', 'rtf', 'tx', 'html', 'pdf'] as const satisfies readonly DocumentFormat[];
 
 export type Detection =
-  | { ok: true; format: DocumentFormat }
-  | { ok: false; problem: 'empty' | 'tx' | 'encrypted' | 'macro' | 'corrupt' | 'unknown'; message: string };
+  { ok: true; format: DocumentFormat } | { ok: false; problem: 'empty' | 'encrypted' | 'macro' | 'corrupt' | 'unknown'; message: string };
 
 export const FORMAT_NAMES: Record<DocumentFormat, string> = {
   docx: 'DOCX',
@@ -16,6 +20,7 @@ export const FORMAT_NAMES: Record<DocumentFormat, string> = {
   html: 'HTML',
   pdf: 'PDF',
   xlsx: 'XLSX',
+  tx: 'TX',
 };
 
 const MAX_CONTENT_TYPES_BYTES = 1024 * 1024;
@@ -25,19 +30,15 @@ const fail = (problem: Exclude<Detection, { ok: true }>['problem'], message: str
 /** Tells the real format from the content; never from a name. */
 export function detectFormat(bytes: Uint8Array): Detection {
   if (bytes.length === 0) return fail('empty', 'The document is empty (0 bytes).');
-  if (startsWith(bytes, [0x08, 0x07, 0x01, 0x00])) {
-    return fail(
-      'tx',
-      'This is a TX Text Control (.tx) document, a proprietary format that is not publicly specified and cannot be read here; save it as DOCX, DOC or RTF.',
-    );
-  }
+  // TX Text Control's own format (formats/tx/): what it holds is checked when it is read.
+  if (startsWith(bytes, [0x08, 0x07, 0x01, 0x00])) return { ok: true, format: 'tx' };
   if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04])) return detectZip(bytes);
   if (startsWith(bytes, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) return detectCompound(bytes);
   const head = Buffer.from(bytes.subarray(0, 4096)).toString('latin1');
   if (head.startsWith('{\\rtf')) return { ok: true, format: 'rtf' };
   if (head.slice(0, 1024).includes('%PDF-')) return { ok: true, format: 'pdf' };
   if (looksLikeHtml(head)) return { ok: true, format: 'html' };
-  return fail('unknown', 'The data is not a document in a format we read (DOCX, DOC, RTF, HTML, PDF, XLSX).');
+  return fail('unknown', 'The data is not a document in a format we read (DOCX, DOC, RTF, TX, HTML, PDF, XLSX).');
 }
 
 function startsWith(bytes: Uint8Array, signature: number[]): boolean {

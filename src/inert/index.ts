@@ -26,6 +26,8 @@ export function makeInert(bytes: Buffer, format: DocumentFormat, depth = NESTING
       return inertPackage(bytes, { depth, nested });
     case 'pdf':
       return bytes; // read by MuPDF, never by the office
+    case 'tx':
+      return bytes; // read by formats/tx/ into a DOCX without external references, never by the office
   }
 }
 

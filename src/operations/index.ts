@@ -3,7 +3,7 @@ import type { DocumentSettings } from '../documents/settings.js';
 import { rtfChartProblem, type RtfChart } from '../formats/rtf-charts.js';
 import { Converter, type Converted } from '../convert/converter.js';
 import type { Divider } from '../compose/builder.js';
-import { detectFormat, type DocumentFormat, requireFormat } from '../formats/detect.js';
+import { detectFormat, type DocumentFormat, requireFormat, TEMPLATE_FORMATS } from '../formats/detect.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
 import type { MergeOptions } from '../merge/engine.js';
 import type { MergeBlockInfo, MergeFieldInfo, TemplateInfo } from '../merge/info.js';
@@ -35,7 +35,7 @@ function officeTimeout(ctx: WorkContext): number | undefined {
 }
 
 export interface MergeInput {
-  /** The template's bytes (DOCX, DOC or RTF). */
+  /** The template's bytes (DOCX, DOC, RTF or TX). */
   template: Buffer;
   /** Names the template in messages ("The template" when absent). */
   what?: string;
@@ -96,7 +96,7 @@ export class DocumentOperations {
   /** Any template or document as DOCX, starting the office only when the bytes need it (detected once). */
   private async docx(
     bytes: Buffer,
-    accepted: readonly ('docx' | 'doc' | 'rtf' | 'html')[],
+    accepted: readonly ('docx' | 'doc' | 'rtf' | 'tx' | 'html')[],
     what: string,
     ctx: WorkContext,
     known?: DocumentFormat,
@@ -147,10 +147,10 @@ export class DocumentOperations {
   /** One document per record (or all appended), in the return format. The merge runs in a worker thread. */
   async merge(input: MergeInput, ctx: WorkContext = {}): Promise<Buffer[]> {
     const what = input.what ?? 'The template';
-    const format = requireFormat(input.template, ['docx', 'doc', 'rtf'], what);
+    const format = requireFormat(input.template, TEMPLATE_FORMATS, what);
     const [chart] = await this.rtfCharts(input.template, format, ctx);
     if (chart) throw new InputError(`${what} cannot be merged: ${rtfChartProblem(chart)}`);
-    const docx = await this.docx(input.template, ['docx', 'doc', 'rtf'], what, ctx, format);
+    const docx = await this.docx(input.template, TEMPLATE_FORMATS, what, ctx, format);
     ctx.progress?.({ stage: 'merging', done: 0, total: input.records.length });
     // Results bound for the office are made inert in the merge's own thread.
     const inert = outputNeedsOffice(input.format, input.document.password);
@@ -204,7 +204,7 @@ export class DocumentOperations {
     input: { template: Buffer; what?: string; pairs: [string, string][]; document: DocumentSettings; format: ReturnFormat; test: boolean },
     ctx: WorkContext = {},
   ): Promise<Buffer> {
-    const docx = await this.docx(input.template, ['docx', 'doc', 'rtf'], input.what ?? 'The template', ctx);
+    const docx = await this.docx(input.template, TEMPLATE_FORMATS, input.what ?? 'The template', ctx);
     const replaced = await this.parts.workers.findAndReplace({ docx, pairs: input.pairs }, ctx.signal);
     return this.output(replaced, input.format, input.document, input.test, ctx);
   }
@@ -214,7 +214,7 @@ export class DocumentOperations {
     const docx: Buffer[] = [];
     for (const [i, entry] of input.documents.entries()) {
       ctx.progress?.({ stage: 'joining', done: i, total: input.documents.length });
-      docx.push(await this.docx(entry.bytes, ['docx', 'doc', 'rtf', 'html'], `documents[${i}]`, ctx));
+      docx.push(await this.docx(entry.bytes, [...TEMPLATE_FORMATS, 'html'], `documents[${i}]`, ctx));
     }
     const joined = await this.parts.workers.append(
       {
@@ -239,6 +239,7 @@ export class DocumentOperations {
         officeMs: 0,
       };
     }
+    if (input.from === 'tx') input = { ...input, ...(await this.fromTx(input.document, ctx)) };
     if (input.from !== 'pdf') await this.beforeOffice();
     const converter = this.parts.converter;
     if (!converter) throw new BusyError('Converting documents needs the office engine, which is not running on this server.', 30);
@@ -252,12 +253,19 @@ export class DocumentOperations {
     return converted;
   }
 
+  /** A TX document as DOCX for the office, which cannot read TX (formats/tx/). */
+  private async fromTx(document: Buffer, ctx: WorkContext): Promise<{ document: Buffer; from: 'docx' }> {
+    return { document: await this.docx(document, ['tx'], 'The document', ctx, 'tx'), from: 'docx' };
+  }
+
   async thumbnails(input: { document: Buffer; from: DocumentFormat; view: ThumbnailRequest }, ctx: WorkContext = {}): Promise<Buffer[]> {
+    if (input.from === 'tx') input = { ...input, ...(await this.fromTx(input.document, ctx)) };
     if (input.from !== 'pdf') await this.beforeOffice();
     return this.parts.thumbnails.render(input.document, input.from, input.view, ctx.signal);
   }
 
   async pageCount(input: { document: Buffer; from: DocumentFormat }, ctx: WorkContext = {}): Promise<number> {
+    if (input.from === 'tx') input = { ...input, ...(await this.fromTx(input.document, ctx)) };
     if (input.from !== 'pdf') await this.beforeOffice();
     return this.parts.thumbnails.pageCount(input.document, input.from, ctx.signal);
   }
@@ -265,8 +273,8 @@ export class DocumentOperations {
   /** The merge fields and blocks of a template (compiled in a worker thread). */
   async info(template: Buffer, name: string, ctx: WorkContext = {}): Promise<TemplateInfo> {
     const what = `The template "${name}"`;
-    const format = requireFormat(template, ['docx', 'doc', 'rtf'], what);
-    const docx = await this.docx(template, ['docx', 'doc', 'rtf'], what, ctx, format);
+    const format = requireFormat(template, TEMPLATE_FORMATS, what);
+    const docx = await this.docx(template, TEMPLATE_FORMATS, what, ctx, format);
     const info = await this.parts.workers.templateInfo(docx, what, ctx.signal);
     // RTF charts became pictures on the way to DOCX: listed with the reason a merge refuses them.
     const rtf =
@@ -287,8 +295,8 @@ export class DocumentOperations {
    * case, a block's fields falling back to the enclosing rows), without making any document.
    */
   async checkData(input: { template: Buffer; what: string; records: JsonObject[] }, ctx: WorkContext = {}): Promise<DataCheck> {
-    const format = requireFormat(input.template, ['docx', 'doc', 'rtf'], input.what);
-    const docx = await this.docx(input.template, ['docx', 'doc', 'rtf'], input.what, ctx, format);
+    const format = requireFormat(input.template, TEMPLATE_FORMATS, input.what);
+    const docx = await this.docx(input.template, TEMPLATE_FORMATS, input.what, ctx, format);
     const info = await this.parts.workers.templateInfo(docx, input.what, ctx.signal);
     const missing = new Map<string, { name: string; block: string | null; records: Set<number> }>();
     const empty = new Map<string, Set<number>>();
@@ -344,21 +352,22 @@ export class DocumentOperations {
    */
   async validateTemplate(bytes: Buffer, name: string, ctx: WorkContext = {}): Promise<void> {
     const what = `The template "${name}"`;
-    const format = requireFormat(bytes, ['docx', 'doc', 'rtf'], what);
-    if (format !== 'docx' && !this.parts.pipeline.readsLegacyFormats) return;
-    await this.parts.workers.templateInfo(await this.docx(bytes, ['docx', 'doc', 'rtf'], what, ctx, format), what, ctx.signal);
+    const format = requireFormat(bytes, TEMPLATE_FORMATS, what);
+    if (format !== 'docx' && format !== 'tx' && !this.parts.pipeline.readsLegacyFormats) return;
+    await this.parts.workers.templateInfo(await this.docx(bytes, TEMPLATE_FORMATS, what, ctx, format), what, ctx.signal);
   }
 
   async trackedChanges(document: Buffer, ctx: WorkContext = {}): Promise<TrackedChange[]> {
-    return listTrackedChanges(await this.docx(document, ['docx', 'doc', 'rtf'], 'The document', ctx));
+    return listTrackedChanges(await this.docx(document, TEMPLATE_FORMATS, 'The document', ctx));
   }
 
   /** Accepts or rejects one tracked change; the document comes back in its own format. */
   async removeTrackedChange(document: Buffer, id: number, accept: boolean, ctx: WorkContext = {}): Promise<Buffer> {
-    const docx = await this.docx(document, ['docx', 'doc', 'rtf'], 'The document', ctx);
+    const docx = await this.docx(document, TEMPLATE_FORMATS, 'The document', ctx);
     const changed = removeTrackedChange(docx, id, accept);
-    if (docx === document) return changed;
     const back = detectFormat(document);
+    // The document comes back in its own format; TX cannot be written, so it comes back as DOCX.
+    if (docx === document || (back.ok && back.format === 'tx')) return changed;
     const converter = this.parts.converter!;
     return (await converter.convert(changed, 'docx', back.ok ? (back.format as ReturnFormat) : 'docx', { signal: ctx.signal })).data;
   }

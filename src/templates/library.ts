@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Account, Store, TemplateMeta, TemplateRecord } from '../store/types.js';
 import { ForbiddenError, InputError } from '../errors.js';
-import { detectFormat, FORMAT_NAMES, type DocumentFormat } from '../formats/detect.js';
+import { detectFormat, FORMAT_NAMES, TEMPLATE_FORMATS, type DocumentFormat } from '../formats/detect.js';
 import { checkTemplateName, normalName } from './names.js';
 import type { StorageQuota } from '../accounts/storage.js';
 import { TemplateBytesCache } from './cache.js';
 
 /** Formats a template may be stored in. */
-const TEMPLATE_FORMATS: readonly DocumentFormat[] = ['docx', 'doc', 'rtf'];
 
 /** An account's template storage: validated names, formats read from the bytes, the quota. */
 export class TemplateLibrary {
@@ -26,8 +25,10 @@ export class TemplateLibrary {
     const name = checkTemplateName(raw);
     const detected = detectFormat(data);
     if (!detected.ok) throw new InputError(`The template "${name}" cannot be stored: ${detected.message}`);
-    if (!TEMPLATE_FORMATS.includes(detected.format)) {
-      throw new InputError(`The template "${name}" is a ${FORMAT_NAMES[detected.format]} document; templates must be DOCX, DOC or RTF.`);
+    if (!(TEMPLATE_FORMATS as readonly DocumentFormat[]).includes(detected.format)) {
+      throw new InputError(
+        `The template "${name}" is a ${FORMAT_NAMES[detected.format]} document; templates must be DOCX, DOC, RTF or TX.`,
+      );
     }
     await validate?.(name);
     await this.quota?.check(account.id, data.length, (await this.store.templates.meta(account.id, name))?.size ?? 0);

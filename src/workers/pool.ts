@@ -111,6 +111,12 @@ export class DocumentWorkers implements PageRendering {
     return this.run<Uint8Array[]>('renderPages', job, signal);
   }
 
+  /** A TX Text Control document as DOCX (formats/tx/), read in a worker thread. */
+  async txToDocx(bytes: Buffer, signal?: AbortSignal): Promise<Buffer> {
+    const u = await this.run<Uint8Array>('txToDocx', { bytes }, signal);
+    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+  }
+
   /** Chart objects of an RTF document (formats/rtf-charts.ts), found in a worker thread. */
   rtfCharts(bytes: Buffer, signal?: AbortSignal): Promise<RtfChart[]> {
     return this.run<RtfChart[]>('rtfCharts', { bytes }, signal);

@@ -14,6 +14,8 @@ import type { DocumentFormat } from '../formats/detect.js';
 import { workerData } from 'node:worker_threads';
 import { makeInert } from '../inert/index.js';
 import { rtfCharts as findRtfCharts, type RtfChart } from '../formats/rtf-charts.js';
+import { readTx } from '../formats/tx/read.js';
+import { txToDocx as writeTxDocx } from '../formats/tx/docx.js';
 import {
   inspectPages as readPages,
   renderPages as drawPages,
@@ -145,6 +147,15 @@ export function tidy(task: { bytes: Uint8Array }): TaskReply<Uint8Array | null> 
 export function storeSectionPages(task: { bytes: Uint8Array; pages: number[] }): TaskReply<Uint8Array> {
   try {
     return { ok: true, value: asBytes(storeSectionPagesIn(asBuffer(task.bytes), task.pages)) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** A TX Text Control document read and written as DOCX (formats/tx/), or the 400 that names what it cannot read. */
+export function txToDocx(task: { bytes: Uint8Array }): TaskReply<Uint8Array> {
+  try {
+    return { ok: true, value: asBytes(writeTxDocx(readTx(asBuffer(task.bytes)))) };
   } catch (error) {
     return failure(error);
   }

@@ -265,6 +265,53 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     }
   });
 
+  it('reads TX Text Control templates: the twin merges, describes and converts like its DOCX; what it cannot read is a 400 naming it', async () => {
+    const folder = path.join(FIXTURES, 'text-in-merge-data');
+    const tx = fs.readFileSync(path.join(folder, 'template.tx'));
+    const twin = fs.readFileSync(path.join(folder, 'template.docx'));
+    const data = JSON.parse(fs.readFileSync(path.join(folder, 'merge_data.json'), 'utf8')) as object[];
+    assert.equal((await paid.upload('twin.tx', tx)).status, 201);
+    assert.equal((await paid.upload('twin.docx', twin)).status, 201);
+    const info = async (name: string) => (await paid.get(`/v1/templates/info?templateName=${name}`)).json() as Record<string, unknown>;
+    const [ours, theirs] = [await info('twin.tx'), await info('twin.docx')];
+    assert.deepEqual(ours.mergeBlocks, theirs.mergeBlocks);
+    assert.deepEqual(ours.mergeFields, theirs.mergeFields);
+    const text = async (name: string) => {
+      const reply = await merge(`returnFormat=TXT&templateName=${name}`, { mergeData: data });
+      assert.equal(reply.status, 200, reply.text);
+      return decode(reply)[0]!.toString('utf8');
+    };
+    const merged = await text('twin.tx');
+    assert.equal(merged, await text('twin.docx'));
+    for (const item of (data[0] as { item: Record<string, string>[] }).item)
+      for (const value of Object.values(item)) assert.ok(merged.includes(value));
+    // Sent in the body, to DOCX (Word's rules hold), and the page count and images of the stored template.
+    const docx = await merge('returnFormat=DOCX', { mergeData: data, template: b64(tx) });
+    assert.equal(docx.status, 200, docx.text);
+    assert.equal((await paid.get('/v1/templates/pagecount?templateName=twin.tx')).text, '1');
+    assert.equal(((await paid.get('/v1/templates/thumbnails?templateName=twin.tx&zoomFactor=20')).json() as string[]).length, 1);
+    const converted = await paid.post('/v1/document/convert?returnFormat=TXT', { json: b64(tx) });
+    assert.equal(converted.status, 200, converted.text);
+    assert.match(Buffer.from(converted.json() as string, 'base64').toString('utf8'), /item_description/);
+    // Find and replace in the SDK's .tx, as its suite does.
+    assert.equal((await paid.upload('replace.tx', fixture('test_find_and_replace.tx'))).status, 201);
+    const replaced = await paid.post('/v1/document/findandreplace?returnFormat=TXT&templateName=replace.tx', {
+      json: {
+        findAndReplaceData: [
+          ['%%FIELD1%%', 'one'],
+          ['%%FIELD2%%', 'two'],
+        ],
+      },
+    });
+    assert.equal(replaced.status, 200, replaced.text);
+    assert.match(Buffer.from(replaced.json() as string, 'base64').toString('utf8'), /one -- hello world\.\s+two -- hello world again/);
+    // A TX template with parts the reader does not read yet is refused at upload, naming them.
+    const refused = await paid.upload('invoice.tx', fixture('test_template.tx'));
+    assert.equal(refused.status, 400);
+    assert.match(message(refused), /not supported yet.*save it as DOCX/);
+    assert.match(message(await merge('returnFormat=TX', { mergeData: data, template: b64(tx) })), /TX is a proprietary format/);
+  });
+
   it('checks merge data against a template without making a document (POST /document/checkdata)', async () => {
     const template = docx(
       p(mergefield('customer.name'), run(' '), mergefield('city')) +

@@ -116,7 +116,7 @@ describe('template storage over HTTP', () => {
       ['invoice.docx', { json: '' }, /empty string/],
       ['invoice.docx', { json: Buffer.from('hello world, plain text').toString('base64') }, /not a document in a format we read/],
       ['invoice.docx', { json: fixture('test_template.tx').toString('base64') }, /TX Text Control/],
-      ['invoice.docx', { json: fixture('maelzel_machine.pdf').toString('base64') }, /PDF document; templates must be DOCX, DOC or RTF/],
+      ['invoice.docx', { json: fixture('maelzel_machine.pdf').toString('base64') }, /PDF document; templates must be DOCX, DOC, RTF or TX/],
       ['invoice.docx', { json: fixture('test_template.docx').subarray(0, 1500).toString('base64') }, /damaged ZIP/],
       ['invoice.docx', { json: fixture('cash.xlsx').toString('base64') }, /XLSX document/],
       ['../etc/passwd.docx', { json: fixture('test_template.docx').toString('base64') }, /not allowed in a file name/],

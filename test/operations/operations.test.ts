@@ -27,7 +27,7 @@ describe('document operations, called directly', () => {
     workers = new DocumentWorkers(1);
     operations = new DocumentOperations(
       {
-        pipeline: new DocumentPipeline(new TemplateLibrary(store), null, null),
+        pipeline: new DocumentPipeline(new TemplateLibrary(store), null, null, (bytes, signal) => workers.txToDocx(bytes, signal)),
         workers,
         thumbnails: new Thumbnails(workers, null),
         converter: null,

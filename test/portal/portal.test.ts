@@ -98,7 +98,7 @@ describe('web portal in Chromium', { skip }, () => {
     // Upload: a fixture, the generated invoice, and two bad files whose errors are words, not JSON.
     const upload = page.getByLabel('Upload templates');
     await upload.setInputFiles(path.join(files, 'notes.txt'));
-    await page.getByRole('alert').filter({ hasText: '"notes.txt" is not a template: upload DOCX, DOC or RTF files.' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: '"notes.txt" is not a template: upload DOCX, DOC, RTF or TX files.' }).waitFor();
     await upload.setInputFiles(path.join(files, 'broken.docx'));
     const brokenMessage = await page.getByRole('alert').textContent();
     assert.ok(brokenMessage && !/[{}]/.test(brokenMessage) && /broken\.docx|template|document/i.test(brokenMessage), brokenMessage ?? '');

@@ -47,8 +47,6 @@ describe('format detection from bytes', () => {
   });
 
   it('explains what it cannot read', () => {
-    const tx = detectFormat(fixture('test_template.tx'));
-    assert.ok(!tx.ok && /TX Text Control/.test(tx.message) && /DOCX/.test(tx.message));
     assert.equal(format(Buffer.alloc(0)), 'empty');
     const docx = fixture('test_template.docx');
     assert.equal(format(docx.subarray(0, docx.length / 2)), 'corrupt', 'truncated ZIP');

@@ -14,7 +14,9 @@ import { Converter } from '../../src/convert/converter.js';
 import type { OfficePool } from '../../src/office/pool.js';
 import type { JsonObject } from '../../src/merge/scope.js';
 import { testPool } from '../helpers/office.js';
-import { ROOT, tempDir } from '../helpers/server.js';
+import { FIXTURES, ROOT, tempDir } from '../helpers/server.js';
+import { readTx } from '../../src/formats/tx/read.js';
+import { txToDocx } from '../../src/formats/tx/docx.js';
 import { block, cell, chart, docx, field, mergefield, p, row, run, table, txBarcode } from '../helpers/docx.js';
 import { workbook } from '../../src/merge/charts.js';
 import { assertWordValid } from '../helpers/word-rules.js';
@@ -24,6 +26,8 @@ const OUTPUT = path.join(ROOT, '.test-output', 'visual');
 const UPDATE = process.env.DOCSMITH_VISUAL_UPDATE === '1';
 /** Share of pixels that may differ (anti-aliasing, font hinting). */
 const TOLERANCE = 0.002;
+/** The TX twin is another writer's file: the same layout, text and colours, not the same bytes. */
+const TWIN_TOLERANCE = 0.01;
 
 interface Case {
   name: string;
@@ -358,4 +362,27 @@ describe('visual regression: merged real-world-like templates against approved i
       assert.deepEqual(problems, []);
     });
   }
+
+  // The one public twin: a .tx and the .docx TX Text Control saved from it (ReportingCloud PHP SDK,
+  // BSD-3). Read by formats/tx/ and merged with the SDK's data, it looks like the twin merged.
+  it('text-in-merge-data.tx looks like its DOCX twin, merged with the same data', async () => {
+    const folder = path.join(FIXTURES, 'text-in-merge-data');
+    const records = JSON.parse(fs.readFileSync(path.join(folder, 'merge_data.json'), 'utf8')) as JsonObject[];
+    const render = async (docx: Buffer) => {
+      const [merged] = CompiledTemplate.compile(docx).merge(records, { ...DEFAULT_MERGE_OPTIONS, culture: 'en-US' }, true, {
+        officeBound: true,
+      });
+      return pagesOf((await converter.convert(merged!, 'docx', 'pdf')).data);
+    };
+    const ours = await render(txToDocx(readTx(fs.readFileSync(path.join(folder, 'template.tx')))));
+    const theirs = await render(fs.readFileSync(path.join(folder, 'template.docx')));
+    assert.equal(ours.length, theirs.length);
+    ours.forEach((page, i) => {
+      fs.writeFileSync(path.join(OUTPUT, `tx-twin-${i + 1}.png`), page.asPNG());
+      const result = compare(page, theirs[i]!);
+      assert.ok(result, 'the page sizes differ');
+      if (result.share > TWIN_TOLERANCE) fs.writeFileSync(path.join(OUTPUT, `tx-twin-${i + 1}.diff.png`), result.diff);
+      assert.ok(result.share <= TWIN_TOLERANCE, `${(result.share * 100).toFixed(2)}% of the pixels differ (diff in .test-output/visual/)`);
+    });
+  });
 });

@@ -15,7 +15,7 @@ export interface MergeBody {
     [k: string]: unknown;
   }[];
   /**
-   * the template (DOCX, DOC or RTF) as a Base64 string, when no templateName is given
+   * the template (DOCX, DOC, RTF or TX) as a Base64 string, when no templateName is given
    */
   template?: string;
   mergeSettings?: MergeSettings;
@@ -92,7 +92,7 @@ export interface FindAndReplaceBody {
    */
   findAndReplaceData: [string, string][];
   /**
-   * the template (DOCX, DOC or RTF) as a Base64 string, when no templateName is given
+   * the template (DOCX, DOC, RTF or TX) as a Base64 string, when no templateName is given
    */
   template?: string;
   mergeSettings?: MergeSettings;
@@ -111,7 +111,7 @@ export interface AppendBody {
    */
   documents: {
     /**
-     * the document (DOCX, DOC, RTF or HTML) as a Base64 string
+     * the document (DOCX, DOC, RTF, TX or HTML) as a Base64 string
      */
     document: string;
     /**

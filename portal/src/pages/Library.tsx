@@ -20,7 +20,7 @@ export function Library() {
       const rejected = files.filter((file) => !isTemplateFile(file.name));
       if (rejected.length > 0)
         throw new Error(
-          `${rejected.map((f) => `"${f.name}"`).join(', ')} ${rejected.length === 1 ? 'is not a template' : 'are not templates'}: upload DOCX, DOC or RTF files.`,
+          `${rejected.map((f) => `"${f.name}"`).join(', ')} ${rejected.length === 1 ? 'is not a template' : 'are not templates'}: upload DOCX, DOC, RTF or TX files.`,
         );
       const existing = new Set(templates.map((t) => t.templateName));
       const done: string[] = [];
@@ -49,7 +49,7 @@ export function Library() {
       <h1>Templates</h1>
       <DropZone
         label="Upload templates"
-        hint="Drop DOCX, DOC or RTF files here, or click to choose"
+        hint="Drop DOCX, DOC, RTF or TX files here, or click to choose"
         accept={TEMPLATE_EXTENSIONS.join(',')}
         multiple
         disabled={action.busy}

@@ -8,7 +8,7 @@ import { Notice } from '../components/Notice';
 import { baseName, extensionOf, readFile, saveBytes } from '../files';
 import { FormatSelect } from '../components/FormatSelect';
 
-const DOCUMENTS = '.docx,.doc,.rtf,.htm,.html';
+const DOCUMENTS = '.docx,.doc,.rtf,.tx,.htm,.html';
 const DIVIDERS: { value: Divider; label: string }[] = [
   { value: 'NewSection', label: 'on a new page' },
   { value: 'NewParagraph', label: 'in a new paragraph' },
@@ -55,7 +55,7 @@ function Convert() {
       <h2 id="convert-title">Convert</h2>
       <DropZone
         label="Document to convert"
-        hint={file ? file.name : 'DOCX, DOC, RTF or HTML'}
+        hint={file ? file.name : 'DOCX, DOC, RTF, TX or HTML'}
         accept={DOCUMENTS}
         onFiles={([f]) => {
           setFile(f);
@@ -116,7 +116,7 @@ function Append() {
       <h2 id="append-title">Append</h2>
       <DropZone
         label="Documents to append"
-        hint="Drop several DOCX, DOC, RTF or HTML files, in order"
+        hint="Drop several DOCX, DOC, RTF, TX or HTML files, in order"
         accept={DOCUMENTS}
         multiple
         onFiles={add}

@@ -1,5 +1,5 @@
 /** The document requests read off the wire into their typed form (operations/requests.ts): one parser per endpoint. */
-import { requireFormat } from '../../formats/detect.js';
+import { DOCUMENT_FORMATS, requireFormat } from '../../formats/detect.js';
 import { InputError } from '../../errors.js';
 import { decodeBase64 } from '../../util/base64.js';
 import type {
@@ -97,14 +97,14 @@ export function parseConvertRequest(query: Query, body: Base64Body): ConvertRequ
   const format = parseReturnFormat(query.returnFormat);
   const test = booleanParam(query, 'test', false);
   const document = documentBytes(body);
-  return { kind: 'convert', format, test, document, from: requireFormat(document, ['docx', 'doc', 'rtf', 'html', 'pdf']) };
+  return { kind: 'convert', format, test, document, from: requireFormat(document, DOCUMENT_FORMATS) };
 }
 
 /** Page images of a sent document. */
 export function parseThumbnailsRequest(query: Query, body: Base64Body): ThumbnailsRequest {
   const view = parseThumbnailRequest(query);
   const bytes = documentBytes(body);
-  return { kind: 'thumbnails', source: { bytes, format: requireFormat(bytes, ['docx', 'doc', 'rtf', 'html', 'pdf', 'xlsx']) }, view };
+  return { kind: 'thumbnails', source: { bytes, format: requireFormat(bytes, [...DOCUMENT_FORMATS, 'xlsx']) }, view };
 }
 
 /** Page images of a stored template. */

@@ -56,7 +56,7 @@ export const mergeSettingsSchema = {
 const template = {
   type: ['string', 'null'],
   minLength: 1,
-  description: 'the template (DOCX, DOC or RTF) as a Base64 string, when no templateName is given',
+  description: 'the template (DOCX, DOC, RTF or TX) as a Base64 string, when no templateName is given',
 } as const;
 
 const record = { type: 'object', title: 'record', description: 'a record (a JSON object)', additionalProperties: true } as const;
@@ -121,7 +121,7 @@ export const appendBodySchema = {
         title: 'document',
         description: 'an object with "document" and "documentDivider"',
         properties: {
-          document: { type: 'string', minLength: 1, description: 'the document (DOCX, DOC, RTF or HTML) as a Base64 string' },
+          document: { type: 'string', minLength: 1, description: 'the document (DOCX, DOC, RTF, TX or HTML) as a Base64 string' },
           documentDivider: {
             type: ['integer', 'string', 'null'],
             minimum: 1,

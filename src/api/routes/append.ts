@@ -14,7 +14,7 @@ export function appendRoutes(app: Api, services: Services): void {
         tags: ['document'],
         summary: 'Join documents into one',
         description:
-          "Dividers: 1 None (continues the last paragraph), 2 NewParagraph, 3 NewSection (a new page with the appended document's own page setup, headers and footers). DOCX, DOC, RTF and HTML inputs.",
+          "Dividers: 1 None (continues the last paragraph), 2 NewParagraph, 3 NewSection (a new page with the appended document's own page setup, headers and footers). DOCX, DOC, RTF, TX and HTML inputs.",
         querystring: {
           type: 'object',
           properties: { returnFormat: { type: 'string' }, test: booleanQuerySchema, ...asyncQueryProperties },

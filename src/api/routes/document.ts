@@ -26,7 +26,7 @@ export function documentRoutes(app: Api, services: Services): void {
     {
       schema: {
         tags: ['document'],
-        summary: 'Convert a document (DOCX, DOC, RTF, HTML, PDF) to another format',
+        summary: 'Convert a document (DOCX, DOC, RTF, TX, HTML, PDF) to another format',
         description:
           'Counts one document against the quota unless test=true, which stamps TEST MODE on every page. PDF input converts to TXT (its text) or PDF.',
         querystring: {

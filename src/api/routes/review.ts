@@ -11,7 +11,7 @@ export function reviewRoutes(app: Api, services: Services): void {
     {
       schema: {
         tags: ['review'],
-        summary: 'The tracked changes of a document (DOCX, DOC, RTF), in document order',
+        summary: 'The tracked changes of a document (DOCX, DOC, RTF, TX), in document order',
         body: base64BodySchema,
         response: { 200: { type: 'array', items: trackedChangeSchema }, ...errorResponses },
       },

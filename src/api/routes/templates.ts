@@ -73,7 +73,7 @@ export function templateRoutes(app: Api, services: Services): void {
     {
       schema: {
         tags: ['templates'],
-        summary: 'Store a template (DOCX, DOC or RTF); the same name replaces it',
+        summary: 'Store a template (DOCX, DOC, RTF or TX); the same name replaces it',
         querystring: templateNameQuery,
         body: base64BodySchema,
         response: { 201: { type: 'null', description: 'Empty body' }, ...errorResponses },

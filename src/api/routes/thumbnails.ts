@@ -22,7 +22,7 @@ export function thumbnailRoutes(app: Api, services: Services): void {
     {
       schema: {
         tags: ['document'],
-        summary: 'Page images of a document (DOCX, DOC, RTF, HTML, PDF, XLSX)',
+        summary: 'Page images of a document (DOCX, DOC, RTF, TX, HTML, PDF, XLSX)',
         querystring: { type: 'object', properties: thumbnailQuery },
         body: base64BodySchema,
         response: { 200: imagesResponse, ...errorResponses },

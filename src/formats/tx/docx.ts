@@ -1,0 +1,255 @@
+/**
+ * A read TX document as a DOCX package, written as Word writes one: runs with their direct
+ * formatting, merge and other Word fields as complex fields (their text as the result), tables
+ * with fixed widths, borders, shading and header rows, txmb_ marks as block bookmarks (around
+ * table rows when they span whole rows), and the page size and margins.
+ */
+import { escapeAttr, escapeText } from '../../ooxml/xml.js';
+import { writeZip } from '../../ooxml/zip.js';
+import type { TxCell, TxCellFormat, TxDocument, TxMark, TxRun, TxTable } from './read.js';
+
+const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+
+/** A table placed in the text: its cells grouped by row, and the tables nested in its cells. */
+interface Placed {
+  table: TxTable;
+  start: number;
+  end: number;
+}
+
+class Writer {
+  private readonly out: string[] = [];
+  private bookmarkId = 0;
+  private readonly openMarks = new Map<TxMark, number>();
+
+  constructor(private readonly doc: TxDocument) {}
+
+  body(): string {
+    const { doc } = this;
+    this.range(0, doc.text.length + 1, this.placed(doc.tables));
+    const [left, top, right, bottom] = doc.page.margins;
+    this.out.push(
+      `<w:sectPr><w:pgSz w:w="${doc.page.width}" w:h="${doc.page.height}"/><w:pgMar w:top="${top}" w:right="${right}" w:bottom="${bottom}" w:left="${left}" w:header="720" w:footer="720" w:gutter="0"/></w:sectPr>`,
+    );
+    return this.out.join('');
+  }
+
+  private placed(tables: TxTable[]): Placed[] {
+    return tables
+      .map((table) => ({ table, start: table.cells[0]!.start, end: table.cells[table.cells.length - 1]!.end }))
+      .sort((a, b) => a.start - b.start);
+  }
+
+  /** Paragraphs and tables from `from` to `to` (exclusive); `tables` are those that may start here. */
+  private range(from: number, to: number, tables: Placed[]): void {
+    const { paragraphs } = this.doc;
+    for (let i = 0; i < paragraphs.length; i++) {
+      const paragraph = paragraphs[i]!;
+      if (paragraph.start < from || paragraph.start >= to) continue;
+      const table = tables.find((t) => t.start === paragraph.start && t.end <= to);
+      if (table) {
+        this.table(
+          table,
+          tables.filter((t) => t !== table && t.start >= table.start && t.end <= table.end),
+        );
+        while (i + 1 < paragraphs.length && paragraphs[i + 1]!.start < table.end) i++;
+        continue;
+      }
+      this.paragraph(paragraph.start, paragraph.end, paragraph.format);
+    }
+  }
+
+  private table(placed: Placed, inner: Placed[]): void {
+    const { table } = placed;
+    const { cellFormats } = this.doc;
+    const first = table.cells.slice(0, table.columns);
+    const grid = first.map((cell) => `<w:gridCol w:w="${cell.width}"/>`).join('');
+    this.out.push(
+      `<w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/><w:tblLayout w:type="fixed"/><w:tblCellMar><w:left w:w="0" w:type="dxa"/><w:right w:w="0" w:type="dxa"/></w:tblCellMar><w:tblLook w:val="0000" w:firstRow="0" w:lastRow="0" w:firstColumn="0" w:lastColumn="0" w:noHBand="0" w:noVBand="0"/></w:tblPr><w:tblGrid>${grid}</w:tblGrid>`,
+    );
+    for (let row = 0; row < table.rows; row++) {
+      const cells = table.cells.slice(row * table.columns, (row + 1) * table.columns);
+      const rowStart = cells[0]!.start;
+      const rowEnd = cells[cells.length - 1]!.end;
+      // A mark over whole rows is a row block: its bookmark sits between the rows, as TX writes DOCX.
+      for (const mark of this.doc.marks)
+        if (mark.start === rowStart && !this.openMarks.has(mark) && this.spansRows(mark, table)) this.open(mark);
+      const header = cells.every((cell) => cellFormats[cell.format]!.headerRow);
+      this.out.push(`<w:tr>${header ? '<w:trPr><w:tblHeader/></w:trPr>' : ''}`);
+      for (const cell of cells) this.cell(cell, inner);
+      this.out.push('</w:tr>');
+      for (const mark of this.doc.marks)
+        if (mark.end === rowEnd && this.openMarks.has(mark) && this.spansRows(mark, table)) this.close(mark);
+    }
+    this.out.push('</w:tbl>');
+  }
+
+  private spansRows(mark: TxMark, table: TxTable): boolean {
+    const starts = new Set<number>();
+    const ends = new Set<number>();
+    for (let row = 0; row < table.rows; row++) {
+      starts.add(table.cells[row * table.columns]!.start);
+      ends.add(table.cells[(row + 1) * table.columns - 1]!.end);
+    }
+    return starts.has(mark.start) && ends.has(mark.end);
+  }
+
+  private cell(cell: TxCell, inner: Placed[]): void {
+    const format: TxCellFormat = this.doc.cellFormats[cell.format]!;
+    const sides = ['left', 'top', 'right', 'bottom'] as const;
+    const borders = sides
+      .map((side, i) => {
+        const width = format.borders[i]!;
+        if (width === 0) return `<w:${side} w:val="nil"/>`;
+        // Border widths in eighths of a point, 2 to 96.
+        const size = Math.min(96, Math.max(2, Math.round((width / 20) * 8)));
+        return `<w:${side} w:val="single" w:sz="${size}" w:space="0" w:color="${format.borderColours[i] ?? 'auto'}"/>`;
+      })
+      .join('');
+    // TX measures the distance to the text from the border's outer edge; Word from its inner edge.
+    const margins = sides
+      .map((side, i) => `<w:${side} w:w="${format.padding[i]! + (i % 2 === 0 ? format.borders[i]! : 0)}" w:type="dxa"/>`)
+      .join('');
+    const shading = format.shading ? `<w:shd w:val="clear" w:color="auto" w:fill="${format.shading}"/>` : '';
+    this.out.push(
+      `<w:tc><w:tcPr><w:tcW w:w="${cell.width}" w:type="dxa"/><w:tcBorders>${borders}</w:tcBorders>${shading}<w:tcMar>${margins}</w:tcMar></w:tcPr>`,
+    );
+    const before = this.out.length;
+    this.range(
+      cell.start,
+      cell.end,
+      inner.filter((t) => t.start >= cell.start && t.end <= cell.end),
+    );
+    // A cell always holds a paragraph, and ends with one (a nested table is followed by one).
+    if (this.out.length === before || this.out[this.out.length - 1] === '</w:tbl>') this.out.push('<w:p/>');
+    this.out.push('</w:tc>');
+  }
+
+  private open(mark: TxMark): void {
+    const id = this.bookmarkId++;
+    this.openMarks.set(mark, id);
+    this.out.push(`<w:bookmarkStart w:id="${id}" w:name="${escapeAttr(mark.name)}"/>`);
+  }
+
+  private close(mark: TxMark): void {
+    this.out.push(`<w:bookmarkEnd w:id="${this.openMarks.get(mark)!}"/>`);
+    this.openMarks.delete(mark);
+  }
+
+  /** One paragraph: its runs (the mark itself is the paragraph's end, not text), fields and marks. */
+  private paragraph(start: number, end: number, formatIndex: number): void {
+    const { text, runs, paraFormats } = this.doc;
+    const format = paraFormats[formatIndex]!;
+    const contentEnd = end > start && text[end - 1] === '\n' ? end - 1 : end;
+    const line = format.lineSpacing === 100 ? '' : ` w:line="${Math.round(format.lineSpacing * 2.4)}" w:lineRule="auto"`;
+    this.out.push(`<w:p><w:pPr><w:spacing w:before="${format.spaceBefore}" w:after="${format.spaceAfter}"${line}/></w:pPr>`);
+    let at = start;
+    const boundaries = new Set<number>([start, contentEnd]);
+    for (const run of runs) if (run.start > start && run.start < contentEnd) boundaries.add(run.start);
+    for (const mark of this.doc.marks) for (const p of [mark.start, mark.end]) if (p > start && p < contentEnd) boundaries.add(p);
+    const stops = [...boundaries].sort((a, b) => a - b);
+    this.marksAt(start, false);
+    for (let k = 0; k + 1 < stops.length; k++) {
+      const from = stops[k]!;
+      const to = stops[k + 1]!;
+      if (from !== start) this.marksAt(from, false);
+      const run = runs.find((r) => r.start <= from && from < r.end)!;
+      const previous = runs.find((r) => r.start <= from - 1 && from - 1 < r.end);
+      const next = runs.find((r) => r.start <= to && to < r.end);
+      const field = run.field;
+      if (field !== 0 && (from === start || previous?.field !== field)) this.fieldBegin(field, run);
+      this.text(text.slice(from, to), run);
+      if (field !== 0 && (to === contentEnd || next?.field !== field))
+        this.out.push(`<w:r>${this.runProperties(run)}<w:fldChar w:fldCharType="end"/></w:r>`);
+      at = to;
+      this.marksAt(to, true);
+    }
+    // Marks that end with the paragraph (after its mark) close in it.
+    for (const mark of this.doc.marks)
+      if (this.openMarks.has(mark) && !this.rowMark(mark) && mark.end > at && mark.end <= end) this.close(mark);
+    this.out.push('</w:p>');
+  }
+
+  /** Marks inside paragraphs (not over whole table rows) open at their start and close at their end. */
+  private marksAt(position: number, closing: boolean): void {
+    for (const mark of this.doc.marks) {
+      if (closing && mark.end === position && this.openMarks.has(mark)) this.close(mark);
+      if (!closing && mark.start === position && !this.openMarks.has(mark) && !this.rowMark(mark)) this.open(mark);
+    }
+  }
+
+  private rowMark(mark: TxMark): boolean {
+    return this.doc.tables.some((table) => this.spansRows(mark, table));
+  }
+
+  private fieldBegin(id: number, run: TxRun): void {
+    const field = this.doc.fields.get(id)!;
+    const instruction = field.instruction
+      .map((token, i) => (i > 0 && !token.startsWith('\\') && /\s/.test(token) ? `"${token}"` : token))
+      .join(' ');
+    const rPr = this.runProperties(run);
+    this.out.push(
+      `<w:r>${rPr}<w:fldChar w:fldCharType="begin"/></w:r><w:r>${rPr}<w:instrText xml:space="preserve"> ${escapeText(instruction)} </w:instrText></w:r><w:r>${rPr}<w:fldChar w:fldCharType="separate"/></w:r>`,
+    );
+  }
+
+  /** Text with its breaks: U+000B a line break, U+000C a page break, tabs as tabs. */
+  private text(value: string, run: TxRun): void {
+    const rPr = this.runProperties(run);
+    const breaks: Record<string, string> = { '\t': '<w:tab/>', '\u000b': '<w:br/>', '\u000c': '<w:br w:type="page"/>' };
+    let content = '';
+    let textFrom = 0;
+    const flush = (to: number) => {
+      if (to > textFrom) content += `<w:t xml:space="preserve">${escapeText(value.slice(textFrom, to))}</w:t>`;
+    };
+    for (let i = 0; i < value.length; i++) {
+      const mark = breaks[value[i]!];
+      if (!mark) continue;
+      flush(i);
+      content += mark;
+      textFrom = i + 1;
+    }
+    flush(value.length);
+    if (content) this.out.push(`<w:r>${rPr}${content}</w:r>`);
+  }
+
+  private runProperties(run: TxRun): string {
+    const format = this.doc.charFormats[run.format]!;
+    const face = escapeAttr(format.face);
+    return (
+      `<w:rPr><w:rFonts w:ascii="${face}" w:hAnsi="${face}" w:cs="${face}"/>` +
+      (format.bold ? '<w:b/>' : '') +
+      (format.italic ? '<w:i/>' : '') +
+      (format.strike ? '<w:strike/>' : '') +
+      (run.colour ? `<w:color w:val="${run.colour}"/>` : '') +
+      `<w:sz w:val="${format.halfPoints}"/><w:szCs w:val="${format.halfPoints}"/>` +
+      (run.background ? `<w:shd w:val="clear" w:color="auto" w:fill="${run.background}"/>` : '') +
+      (format.underline ? '<w:u w:val="single"/>' : '') +
+      '</w:rPr>'
+    );
+  }
+}
+
+const CONTENT_TYPES =
+  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/><Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/><Override PartName="/word/settings.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml"/></Types>';
+const ROOT_RELS =
+  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>';
+const DOCUMENT_RELS =
+  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/settings" Target="settings.xml"/></Relationships>';
+// TX's [Normal]: Arial 10 pt, no spacing; its default tab stops every 2 cm.
+const STYLES = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:styles xmlns:w="${W}"><w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii="Arial" w:hAnsi="Arial" w:cs="Arial" w:eastAsia="Arial"/><w:sz w:val="20"/><w:szCs w:val="20"/><w:lang w:val="en-US"/></w:rPr></w:rPrDefault><w:pPrDefault><w:pPr><w:spacing w:after="0" w:line="240" w:lineRule="auto"/></w:pPr></w:pPrDefault></w:docDefaults><w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/><w:qFormat/></w:style><w:style w:type="table" w:default="1" w:styleId="TableNormal"><w:name w:val="Normal Table"/><w:tblPr><w:tblInd w:w="0" w:type="dxa"/><w:tblCellMar><w:top w:w="0" w:type="dxa"/><w:left w:w="108" w:type="dxa"/><w:bottom w:w="0" w:type="dxa"/><w:right w:w="108" w:type="dxa"/></w:tblCellMar></w:tblPr></w:style></w:styles>`;
+const SETTINGS = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:settings xmlns:w="${W}"><w:defaultTabStop w:val="1134"/><w:compat><w:compatSetting w:name="compatibilityMode" w:uri="http://schemas.microsoft.com/office/word" w:val="15"/></w:compat></w:settings>`;
+
+export function txToDocx(doc: TxDocument): Buffer {
+  const body = new Writer(doc).body();
+  const document = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="${W}" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><w:body>${body}</w:body></w:document>`;
+  const utf8 = (s: string) => Buffer.from(s, 'utf8');
+  return writeZip([
+    ['[Content_Types].xml', utf8(CONTENT_TYPES)],
+    ['_rels/.rels', utf8(ROOT_RELS)],
+    ['word/document.xml', utf8(document)],
+    ['word/_rels/document.xml.rels', utf8(DOCUMENT_RELS)],
+    ['word/styles.xml', utf8(STYLES)],
+    ['word/settings.xml', utf8(SETTINGS)],
+  ]);
+}

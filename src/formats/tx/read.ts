@@ -1,0 +1,394 @@
+/**
+ * Reads TX Text Control's internal format (.tx) into a document model: a deterministic walk of its
+ * tables by their counts and lengths (docs/tx-format.md), with every assumption checked: runs and
+ * paragraphs must tile the text, parts must end where their lengths say, only known feature flags.
+ * What the walk does not understand is refused by name, never guessed.
+ */
+import { Cursor, TxError, damaged } from './cursor.js';
+
+export interface TxCharFormat {
+  face: string;
+  /** Size in half points (Word's w:sz). */
+  halfPoints: number;
+  bold: boolean;
+  italic: boolean;
+  underline: boolean;
+  strike: boolean;
+}
+
+/** COLORREF 0x00BBGGRR as RRGGBB, or null for "automatic" / "none". */
+export type Colour = string | null;
+
+export interface TxRun {
+  /** 0-based into the text; `end` exclusive. */
+  start: number;
+  end: number;
+  format: number;
+  colour: Colour;
+  background: Colour;
+  /** 0: not part of a field. */
+  field: number;
+}
+
+export interface TxParagraph {
+  start: number;
+  /** Exclusive; a paragraph's text ends with its mark (U+000A) unless it is the document's last. */
+  end: number;
+  format: number;
+}
+
+export interface TxParaFormat {
+  spaceBefore: number;
+  spaceAfter: number;
+  /** Line spacing in percent (100 single). */
+  lineSpacing: number;
+}
+
+export interface TxCell {
+  start: number;
+  end: number;
+  left: number;
+  width: number;
+  format: number;
+}
+
+export interface TxTable {
+  rows: number;
+  columns: number;
+  cells: TxCell[];
+}
+
+export interface TxCellFormat {
+  /** Border widths in twips: left, top, right, bottom. */
+  borders: [number, number, number, number];
+  /** Distances from the border to the text in twips: left, top, right, bottom. */
+  padding: [number, number, number, number];
+  shading: Colour;
+  borderColours: [Colour, Colour, Colour, Colour];
+  /** The row repeats at the top of each page (a table header). */
+  headerRow: boolean;
+}
+
+export interface TxField {
+  name?: string;
+  /** The Word instruction, as TX keeps it (tokens). */
+  instruction: string[];
+}
+
+export interface TxMark {
+  name: string;
+  start: number;
+  end: number;
+}
+
+export interface TxPage {
+  width: number;
+  height: number;
+  /** left, top, right, bottom in twips. */
+  margins: [number, number, number, number];
+}
+
+export interface TxDocument {
+  text: string;
+  runs: TxRun[];
+  charFormats: TxCharFormat[];
+  paragraphs: TxParagraph[];
+  paraFormats: TxParaFormat[];
+  /** Tables of the body and tables nested in their cells, by their ranges. */
+  tables: TxTable[];
+  cellFormats: TxCellFormat[];
+  fields: Map<number, TxField>;
+  marks: TxMark[];
+  page: TxPage;
+}
+
+const MAGIC = [0x08, 0x07, 0x01, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00];
+
+/** Feature flags of a format block: the bits every known file sets, and the optional ones this reader walks. */
+const BASE_FLAGS = 0x079f;
+const NESTED_TABLES = 0x0020;
+const TEXT_FRAMES = 0x0040;
+const MARKS = 0x1000;
+const TRACKED_CHANGES = 0xc000;
+const KNOWN_FLAGS = BASE_FLAGS | NESTED_TABLES | MARKS;
+
+/** Field kinds of a run: Word fields (MERGEFIELD; DATE and the like); the others are named when refused. */
+const MERGE_FIELD = 0x079a;
+const WORD_FIELD = 0x071a;
+const FIELD_KINDS: Record<number, string> = {
+  0x0110: 'hyperlinks',
+  0x0210: 'links to places in the document',
+  0x1190: 'date form fields',
+  0x1090: 'text form fields',
+  0x0f92: 'drop-down form fields',
+};
+
+const AUTO = 0x40000000;
+const NONE = 0x50000000;
+
+function colour(value: number): Colour {
+  if (value === AUTO || value === NONE) return null;
+  if (value > 0xffffff) throw new TxError(`it uses a colour value this reader does not know (0x${value.toString(16)}).`);
+  const hex = (n: number) => n.toString(16).padStart(2, '0').toUpperCase();
+  return hex(value & 0xff) + hex((value >> 8) & 0xff) + hex((value >> 16) & 0xff);
+}
+
+export function isTx(bytes: Uint8Array): boolean {
+  return MAGIC.every((b, i) => bytes[i] === b);
+}
+
+/** The whole file: the main text stream, the settings and style sheet, the section list. */
+export function readTx(bytes: Uint8Array): TxDocument {
+  if (!isTx(bytes)) throw damaged('its header is not the one TX Text Control writes');
+  const file = new Cursor(bytes, MAGIC.length);
+  const body = readStream(file);
+  if (file.u32('the settings header') !== 0) throw damaged('the settings header');
+  file.skip(file.u32('the settings length'), 'the settings and style sheet');
+  const page = readSections(file);
+  file.expectEnd('the document');
+  return { ...body, page };
+}
+
+/** A text stream: its text, then its formatting block. */
+function readStream(c: Cursor): Omit<TxDocument, 'page'> {
+  const length = c.u16('the text length');
+  if (c.u16('the text header') !== 2) throw damaged('the text header');
+  const text = c.utf16(length, 'the text');
+  checkText(text);
+  if (c.u16('the formatting header') !== 0) throw damaged('the formatting header');
+  const block = c.part(c.u32('the formatting length'), 'the formatting block');
+  const document = readFormatting(block, text);
+  block.expectEnd('the formatting block');
+  return document;
+}
+
+function checkText(text: string): void {
+  for (const ch of text) {
+    const code = ch.charCodeAt(0);
+    if (code >= 0x20 || code === 0x09 || code === 0x0a || code === 0x0b || code === 0x0c) continue;
+    if (code === 0x01) throw new TxError('pictures in TX documents are not supported yet.');
+    if (code === 0x02) throw new TxError('form fields in TX documents are not supported yet.');
+    throw new TxError(`its text holds a control character this reader does not know (U+${code.toString(16).padStart(4, '0')}).`);
+  }
+}
+
+function readFormatting(c: Cursor, text: string): Omit<TxDocument, 'page'> {
+  const [runCount, fontCount, paragraphCount, paraFormatCount, zero, tableCount, cellFormatCount, propertyCount, flags] = Array.from(
+    { length: 9 },
+    () => c.u16('the formatting counts'),
+  ) as [number, number, number, number, number, number, number, number, number];
+  if (zero !== 0) throw damaged('the formatting counts');
+  if (flags & TRACKED_CHANGES) throw new TxError('tracked changes in TX documents are not supported yet.');
+  if (flags & TEXT_FRAMES) throw new TxError('text frames and text boxes in TX documents are not supported yet.');
+  if ((flags & BASE_FLAGS) !== BASE_FLAGS || flags & ~KNOWN_FLAGS)
+    throw new TxError(`it uses TX features this reader does not know (feature flags 0x${flags.toString(16)}).`);
+
+  const runs = readRuns(c, runCount, fontCount, text.length);
+  const charFormats = Array.from({ length: fontCount }, () => readCharFormat(c));
+  const paragraphs = readParagraphs(c, paragraphCount, paraFormatCount, text);
+  const paraFormats = Array.from({ length: paraFormatCount }, () => readParaFormat(c));
+  const tables = Array.from({ length: tableCount }, () => readTable(c, cellFormatCount, text.length));
+  const cellFormats = Array.from({ length: cellFormatCount }, () => readCellFormat(c));
+  const fields = readFieldProperties(c, propertyCount, runs);
+
+  // The tail: Unicode face names, code page, extended paragraph, run and paragraph records.
+  c.skip(16, 'the face name header');
+  for (const format of charFormats) {
+    const face = c.utf16(32, 'a face name').split('\0')[0]!;
+    if (face) format.face = face;
+    c.skip(16, 'a face name');
+  }
+  c.u32('the code page');
+  c.skip(32 * paraFormatCount, 'the extended paragraph formats');
+  c.skip(18 * (runCount + paragraphCount), 'the extended run and paragraph records');
+  if (flags & NESTED_TABLES) {
+    const nested = c.u16('the nested table count');
+    for (let i = 0; i < nested; i++) tables.push(readTable(c, cellFormatCount, text.length));
+  }
+  // One text section covering the whole text (with its final paragraph mark).
+  const sections = [c.u16('the text sections'), c.u16('the text sections'), c.u16('the text sections')];
+  const sectionEnd = c.u32('the text sections');
+  if (sections.some((n) => n !== 1) || sectionEnd !== text.length + 1)
+    throw new TxError('documents with several sections are not supported yet.');
+  c.skip(14, 'the text sections');
+  const names = Array.from({ length: c.u16('the name count') }, () => c.utf16z('a name'));
+  for (const format of cellFormats) {
+    c.u32('a cell border record');
+    format.borderColours = [0, 1, 2, 3].map(() => colour(c.u32('a cell border colour'))) as TxCellFormat['borderColours'];
+    c.skip(32, 'a cell border record');
+  }
+  const marks: TxMark[] = [];
+  if (flags & MARKS) {
+    const count = c.u16('the mark count');
+    for (let i = 0; i < count; i++) {
+      const start = c.u32('a mark');
+      const end = c.u32('a mark');
+      const name = names[c.u16('a mark')];
+      c.skip(27, 'a mark');
+      if (name === undefined || start > end || end > text.length + 1) throw damaged('a marked range');
+      marks.push({ name, start, end });
+    }
+  }
+  return { text, runs, charFormats, paragraphs, paraFormats, tables, cellFormats, fields, marks };
+}
+
+function readRuns(c: Cursor, count: number, fontCount: number, length: number): TxRun[] {
+  const runs: TxRun[] = [];
+  let next = 1;
+  for (let i = 0; i < count; i++) {
+    const format = c.u16('a run');
+    const position = c.u16('a run');
+    const runLength = c.u32('a run');
+    const textColour = c.u32('a run');
+    const field = c.u16('a run');
+    const kind = c.u16('a run');
+    const background = c.u32('a run');
+    // Runs tile the text exactly, in order.
+    if (position !== next || runLength === 0 || format < 1 || format > fontCount) throw damaged('the character runs do not tile the text');
+    next = position + runLength;
+    if (field !== 0 && kind !== MERGE_FIELD && kind !== WORD_FIELD) {
+      const what = FIELD_KINDS[kind];
+      throw new TxError(
+        what
+          ? `${what} in TX documents are not supported yet.`
+          : `it holds a field of a kind this reader does not know (0x${kind.toString(16)}).`,
+      );
+    }
+    runs.push({
+      start: position - 1,
+      end: position - 1 + runLength,
+      format: format - 1,
+      colour: colour(textColour),
+      background: colour(background),
+      field,
+    });
+  }
+  if (next !== length + 1) throw damaged('the character runs do not cover the text');
+  return runs;
+}
+
+function readCharFormat(c: Cursor): TxCharFormat {
+  const height = c.i16('a character format');
+  c.skip(6, 'a character format');
+  const weight = c.i16('a character format');
+  const italic = c.u8('a character format');
+  const underline = c.u8('a character format');
+  const strike = c.u8('a character format');
+  c.skip(5, 'a character format');
+  const face = c.latin1(32, 'a face name');
+  if (height >= 0 || height < -32767) throw new TxError(`it uses a font size this reader does not know (${height}).`);
+  return {
+    face,
+    halfPoints: Math.round(-height / 10),
+    bold: weight >= 600,
+    italic: italic !== 0,
+    underline: underline !== 0,
+    strike: strike !== 0,
+  };
+}
+
+function readParagraphs(c: Cursor, count: number, formatCount: number, text: string): TxParagraph[] {
+  const paragraphs: TxParagraph[] = [];
+  let next = 1;
+  for (let i = 0; i < count; i++) {
+    const format = c.u16('a paragraph');
+    const start = c.u16('a paragraph');
+    const end = c.u16('a paragraph');
+    if (start !== next || end < start || format < 1 || format > formatCount) throw damaged('the paragraphs do not tile the text');
+    // Each paragraph ends with its mark, except the last, which is the end of the text.
+    const last = end === text.length + 1;
+    if (!last && text[end - 1] !== '\n') throw damaged('a paragraph does not end with a paragraph mark');
+    paragraphs.push({ start: start - 1, end: last ? text.length : end, format: format - 1 });
+    next = end + 1;
+    if (last) {
+      if (i !== count - 1) throw damaged('the paragraphs do not tile the text');
+      break;
+    }
+  }
+  if (next !== text.length + 2) throw damaged('the paragraphs do not cover the text');
+  return paragraphs;
+}
+
+function readParaFormat(c: Cursor): TxParaFormat {
+  const flags = c.u16('a paragraph format');
+  const indents = [c.u16('a paragraph format'), c.u16('a paragraph format'), c.u16('a paragraph format')];
+  const spaceBefore = c.u16('a paragraph format');
+  const spaceAfter = c.u16('a paragraph format');
+  const lineSpacing = c.u16('a paragraph format');
+  c.skip(62 - 14, 'a paragraph format');
+  // 0x20 is set on most paragraphs; the bits for alignment and the indents have no twin to check them against yet.
+  if (flags & ~0x20)
+    throw new TxError(`paragraph alignment and other paragraph settings in TX documents are not supported yet (0x${flags.toString(16)}).`);
+  if (indents.some((n) => n !== 0)) throw new TxError('paragraph indents in TX documents are not supported yet.');
+  if (lineSpacing < 10 || lineSpacing > 1000) throw new TxError(`it uses a line spacing this reader does not know (${lineSpacing}).`);
+  return { spaceBefore, spaceAfter, lineSpacing };
+}
+
+function readTable(c: Cursor, cellFormatCount: number, length: number): TxTable {
+  const rows = c.u16('a table');
+  const columns = c.u16('a table');
+  c.skip(8, 'a table');
+  if (rows === 0 || columns === 0 || rows * columns > 100_000) throw damaged('a table');
+  const cells: TxCell[] = [];
+  for (let i = 0; i < rows * columns; i++) {
+    const start = c.u16('a table cell');
+    const end = c.u16('a table cell');
+    const left = c.u32('a table cell');
+    const width = c.u32('a table cell');
+    const format = c.u16('a table cell');
+    c.skip(4, 'a table cell');
+    if (start < 1 || end < start || end > length || format < 1 || format > cellFormatCount) throw damaged('a table cell');
+    if (i > 0 && start !== cells[i - 1]!.end + 1) throw damaged('the cells of a table do not follow each other');
+    if (i % columns > 0 && left <= cells[i - 1]!.left)
+      throw new TxError('tables with merged or irregular cells in TX documents are not supported yet.');
+    cells.push({ start: start - 1, end, left, width, format: format - 1 });
+  }
+  return { rows, columns, cells };
+}
+
+function readCellFormat(c: Cursor): TxCellFormat {
+  const borders = [0, 1, 2, 3].map(() => c.u16('a cell format')) as TxCellFormat['borders'];
+  const padding = [0, 1, 2, 3].map(() => c.u16('a cell format')) as TxCellFormat['padding'];
+  const shading = colour(c.u32('a cell format'));
+  const flags = c.u16('a cell format');
+  c.skip(6, 'a cell format');
+  return { borders, padding, shading, borderColours: [null, null, null, null], headerRow: (flags & 0x0800) !== 0 };
+}
+
+function readFieldProperties(c: Cursor, count: number, runs: TxRun[]): Map<number, TxField> {
+  const fields = new Map<number, TxField>();
+  const used = new Set(runs.map((r) => r.field).filter((id) => id !== 0));
+  for (let i = 0; i < count; i++) {
+    const id = c.u16('a field property');
+    const kind = c.u16('a field property');
+    c.skip(6, 'a field property');
+    const bytes = c.u32('a field property');
+    if (bytes % 2 !== 0) throw damaged('a field property');
+    const value = c.utf16(bytes / 2, 'a field property');
+    if (!used.has(id)) throw damaged('a property of a field that is not in the text');
+    const field = fields.get(id) ?? { instruction: [] };
+    if (kind === 0) field.name = value.replace(/\0+$/, '');
+    else if (kind === 7) field.instruction = value.split('\0').filter((token) => token !== '');
+    else throw new TxError(`it holds a field property this reader does not know (${kind}).`);
+    fields.set(id, field);
+  }
+  for (const id of used) if (!fields.get(id)?.instruction.length) throw damaged('a field without its instruction');
+  return fields;
+}
+
+function readSections(c: Cursor): TxPage {
+  if (c.u16('the section count') !== 1) throw new TxError('documents with several sections are not supported yet.');
+  const length = c.u32('the section length');
+  const section = c.part(length - 4, 'the section');
+  if (section.u32('the section') !== 0x32) throw damaged('the section');
+  const flags = section.u16('the section');
+  if (flags !== 0x4000) throw new TxError('headers and footers in TX documents are not supported yet.');
+  section.skip(4 + 8, 'the section');
+  const width = section.u32('the page size');
+  const height = section.u32('the page size');
+  const margins = [0, 1, 2, 3].map(() => section.u16('the page margins')) as TxPage['margins'];
+  if (width < 1440 || height < 1440 || width > 31680 || height > 31680)
+    throw new TxError(`it has a page size this reader does not know (${width} x ${height} twips).`);
+  if (margins[0] + margins[2] >= width || margins[1] + margins[3] >= height) throw damaged('the page margins');
+  return { width, height, margins };
+}

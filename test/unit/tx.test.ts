@@ -1,0 +1,174 @@
+// The TX Text Control reader (formats/tx/) on the ReportingCloud PHP SDK's three public .tx files
+// (BSD-3, test/fixtures/reportingcloud/LICENSE.md): what it reads, what it refuses by name, and
+// that damaged files (truncated, bit-flipped, fuzzed) are a 400 and nothing else.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { readTx } from '../../src/formats/tx/read.js';
+import { txToDocx } from '../../src/formats/tx/docx.js';
+import { TxError } from '../../src/formats/tx/cursor.js';
+import { InputError } from '../../src/errors.js';
+import { FIXTURES, fixture } from '../helpers/server.js';
+import { checkedCompile, wordProblems } from '../helpers/word-rules.js';
+import { partXml } from '../helpers/docx.js';
+
+const twin = fs.readFileSync(path.join(FIXTURES, 'text-in-merge-data', 'template.tx'));
+
+/** The twin with one 16-bit value at `offset` of its formatting block's counts replaced. */
+function withFlags(flags: number): Buffer {
+  const copy = Buffer.from(twin);
+  const textLength = copy.readUInt16LE(0x0e);
+  const block = 0x12 + 2 * textLength + 6;
+  copy.writeUInt16LE(flags, block + 16);
+  return copy;
+}
+
+describe('the TX reader', () => {
+  it('reads the twin: text, character formats, fields with their instructions, the table, the block and the page', () => {
+    const doc = readTx(twin);
+    assert.equal(doc.text.length, 150);
+    assert.ok(doc.text.startsWith('qty\nitem_description\n'));
+    // Runs tile the text; the header row is bold white Arial 10 pt.
+    assert.deepEqual(doc.runs.map((r) => [r.start, r.end]).flat(), [0, ...doc.runs.slice(1).flatMap((r) => [r.start, r.start]), 150]);
+    assert.deepEqual(doc.charFormats[doc.runs[0]!.format], {
+      face: 'Arial',
+      halfPoints: 20,
+      bold: true,
+      italic: false,
+      underline: false,
+      strike: false,
+    });
+    assert.equal(doc.runs[0]!.colour, 'FFFFFF');
+    const fields = [...doc.fields.values()];
+    assert.deepEqual(
+      fields.map((f) => f.instruction.join(' ')),
+      ['qty', 'item_description', 'item_discount', 'item_no', 'item_total', 'item_unitprice'].map((n) => `MERGEFIELD ${n}`),
+    );
+    assert.equal(doc.tables.length, 1);
+    const [table] = doc.tables;
+    assert.deepEqual([table!.rows, table!.columns], [2, 6]);
+    assert.ok(table!.cells.every((cell) => cell.width === 1560));
+    const header = doc.cellFormats[table!.cells[0]!.format]!;
+    assert.deepEqual(
+      [header.shading, header.headerRow, header.borders, header.borderColours[0]],
+      ['3983C5', true, [30, 30, 30, 30], 'FFFFFF'],
+    );
+    assert.deepEqual(doc.marks, [{ name: 'txmb_item', start: 69, end: 150 }]);
+    assert.deepEqual(doc.page, { width: 12240, height: 15840, margins: [1440, 1440, 1440, 1440] });
+  });
+
+  it('writes DOCX Word opens, with the same fields and block as the twin written by TX Text Control', () => {
+    const docx = txToDocx(readTx(twin));
+    assert.deepEqual(wordProblems(docx), []);
+    const ours = checkedCompile(docx);
+    const theirs = checkedCompile(fs.readFileSync(path.join(FIXTURES, 'text-in-merge-data', 'template.docx')));
+    assert.deepEqual(ours.info.mergeBlocks, theirs.info.mergeBlocks);
+    assert.deepEqual(
+      ours.info.mergeFields.map((f) => f.name),
+      theirs.info.mergeFields.map((f) => f.name),
+    );
+    // The block bookmark sits between the rows (a row block), as TX writes it.
+    assert.match(partXml(docx), /<\/w:tr><w:bookmarkStart w:id="0" w:name="txmb_item"\/><w:tr>/);
+    assert.match(partXml(docx), /<w:tblHeader\/>/);
+  });
+
+  it('reads the find-and-replace template as plain paragraphs', () => {
+    const doc = readTx(fixture('test_find_and_replace.tx'));
+    assert.deepEqual(
+      doc.paragraphs.map((p) => doc.text.slice(p.start, p.end)),
+      ['\n', '\n', '%%FIELD1%% -- hello world.\n', '%%FIELD2%% -- hello world again.\n', ''],
+    );
+    assert.deepEqual(wordProblems(txToDocx(doc)), []);
+  });
+
+  it('reads the SDK invoice once its header, footer and alignment are taken out: nested tables, fonts, switches, the item block', () => {
+    // test_template.tx has a header and footer (with a text box) and aligned paragraphs, which the
+    // reader refuses; with those flags cleared (the header and footer streams stay unread in the
+    // section's length) the rest of the file is read as it is.
+    const invoice = Buffer.from(fixture('test_template.tx'));
+    const textLength = invoice.readUInt16LE(0x0e);
+    const blockAt = 0x12 + 2 * textLength + 6;
+    const count = (i: number) => invoice.readUInt16LE(blockAt + 2 * i);
+    const formatsAt = blockAt + 18 + 20 * count(0) + 50 * count(1) + 6 * count(2);
+    for (let i = 0; i < count(3); i++) invoice.writeUInt16LE(0x20, formatsAt + 62 * i);
+    const settingsAt = blockAt + invoice.readUInt32LE(blockAt - 4);
+    const sectionAt = settingsAt + 8 + invoice.readUInt32LE(settingsAt + 4) + 6;
+    assert.equal(invoice.readUInt32LE(sectionAt), 0x32);
+    invoice.writeUInt16LE(0x4000, sectionAt + 4);
+
+    const doc = readTx(invoice);
+    assert.equal(doc.tables.length, 6, "two tables and four nested in the first one's cells");
+    assert.deepEqual(
+      doc.tables.map((t) => [t.rows, t.columns]),
+      [
+        [3, 2],
+        [6, 6],
+        [4, 2],
+        [3, 2],
+        [3, 2],
+        [3, 2],
+      ],
+    );
+    assert.deepEqual(doc.marks, [{ name: 'txmb_item', start: 607, end: 690 }]);
+    assert.deepEqual([...new Set(doc.charFormats.map((f) => f.face))], ['Arial Black', 'Times New Roman', 'Arial']);
+    assert.deepEqual(doc.page.margins, [1440, 1080, 1440, 2160]);
+    const instructions = [...doc.fields.values()].map((f) => f.instruction.join(' '));
+    assert.ok(instructions.includes('DATE \\@ "dd.MM.yyyy"'));
+    assert.ok(instructions.includes('MERGEFIELD item_unitprice \\# "$#,###.00"'));
+
+    const docx = txToDocx(doc);
+    assert.deepEqual(wordProblems(docx), []);
+    const { info } = checkedCompile(docx);
+    assert.deepEqual(
+      info.mergeBlocks.map((b) => [b.name, b.mergeFields.map((f) => f.name)]),
+      [['item', ['qty', 'item_no', 'item_description', 'item_unitprice', 'item_discount', 'item_total']]],
+    );
+    assert.ok(
+      info.mergeFields.some((f) => f.name === 'billto_name'),
+      'fields in nested tables',
+    );
+    assert.equal(info.mergeFields.find((f) => f.name === 'invoice_no')?.textBefore, '#');
+    // Nested tables sit in their cells, each cell ending with a paragraph.
+    assert.match(partXml(docx), /<w:tc><w:tcPr>(?:(?!<\/w:tc>).)*<w:tbl>/);
+    assert.doesNotMatch(partXml(docx), /<\/w:tbl><\/w:tc>/);
+  });
+
+  it('refuses by name what it does not read yet, with the way out', () => {
+    assert.throws(() => readTx(fixture('test_template.tx')), /TX document cannot be read here: .*not supported yet.*save it as DOCX/);
+    assert.throws(() => readTx(withFlags(0x179f | 0xc000)), /tracked changes in TX documents are not supported yet/);
+    assert.throws(() => readTx(withFlags(0x179f | 0x0040)), /text frames and text boxes/);
+    assert.throws(() => readTx(withFlags(0x179f | 0x2000)), /feature flags 0x/);
+  });
+
+  it('answers a damaged file with a 400 and nothing else: every truncation, bit flips, random bytes', () => {
+    const files = [twin, fixture('test_find_and_replace.tx'), fixture('test_template.tx')];
+    const outcome = (bytes: Buffer): string => {
+      try {
+        txToDocx(readTx(bytes));
+        return 'read';
+      } catch (error) {
+        if (error instanceof TxError || error instanceof InputError) return 'refused';
+        throw error;
+      }
+    };
+    for (const file of files) {
+      for (let length = 0; length < file.length; length += Math.max(1, Math.floor(file.length / 400))) {
+        assert.equal(outcome(file.subarray(0, length)), 'refused', `truncated to ${length} bytes`);
+      }
+    }
+    // A seeded generator: the same flips on every run.
+    let seed = 0x2545f491;
+    const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 8) / 0x1000000;
+    for (let i = 0; i < 3000; i++) {
+      const copy = Buffer.from(files[i % files.length]!);
+      for (let k = 0; k < 1 + Math.floor(random() * 4); k++) copy[Math.floor(random() * copy.length)]! ^= 1 << Math.floor(random() * 8);
+      outcome(copy);
+    }
+    for (let i = 0; i < 200; i++) {
+      const noise = Buffer.from(Array.from({ length: 14 + Math.floor(random() * 4000) }, () => Math.floor(random() * 256)));
+      noise.set(twin.subarray(0, 14));
+      assert.equal(outcome(noise), 'refused');
+    }
+  });
+});
