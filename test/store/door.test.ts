@@ -36,7 +36,13 @@ describe('the one door', () => {
     trackedChanges: (_document: Buffer, ctx: WorkContext) => (calls.push('trackedChanges'), until(ctx, wait, [])),
   } as unknown as DocumentOperations;
   const door = (limitMs: number | null = 60_000) =>
-    new Door({ usage, pipeline: new DocumentPipeline(templates, null, null, async (bytes) => bytes), operations, templates, processingLimitMs: limitMs });
+    new Door({
+      usage,
+      pipeline: new DocumentPipeline(templates, null, null, async (bytes) => bytes),
+      operations,
+      templates,
+      processingLimitMs: limitMs,
+    });
   const account = async (username: string): Promise<Account> =>
     store.accounts.create({
       username,
