@@ -55,7 +55,13 @@ describe('the TX reader', () => {
       ['3983C5', true, [30, 30, 30, 30], 'FFFFFF'],
     );
     assert.deepEqual(doc.marks, [{ name: 'txmb_item', start: 69, end: 150 }]);
-    assert.deepEqual(doc.page, { width: 12240, height: 15840, margins: [1440, 1440, 1440, 1440] });
+    assert.deepEqual(doc.page, {
+      width: 12240,
+      height: 15840,
+      margins: [1440, 1440, 1440, 1440],
+      headerDistance: 567,
+      footerDistance: 567,
+    });
   });
 
   it('writes DOCX Word opens, with the same fields and block as the twin written by TX Text Control', () => {
@@ -92,12 +98,17 @@ describe('the TX reader', () => {
     const count = (i: number) => invoice.readUInt16LE(blockAt + 2 * i);
     const formatsAt = blockAt + 18 + 20 * count(0) + 50 * count(1) + 6 * count(2);
     for (let i = 0; i < count(3); i++) invoice.writeUInt16LE(0x20, formatsAt + 62 * i);
+    // The section without its footer streams: its fixed part, then its closing 72 bytes.
     const settingsAt = blockAt + invoice.readUInt32LE(blockAt - 4);
     const sectionAt = settingsAt + 8 + invoice.readUInt32LE(settingsAt + 4) + 6;
     assert.equal(invoice.readUInt32LE(sectionAt), 0x32);
-    invoice.writeUInt16LE(0x4000, sectionAt + 4);
+    const fixed = Buffer.from(invoice.subarray(sectionAt, sectionAt + 46));
+    fixed.writeUInt16LE(0x4000, 4);
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(4 + 46 + 72);
+    const withoutFooter = Buffer.concat([invoice.subarray(0, sectionAt - 4), length, fixed, invoice.subarray(invoice.length - 72)]);
 
-    const doc = readTx(invoice);
+    const doc = readTx(withoutFooter);
     assert.equal(doc.tables.length, 6, "two tables and four nested in the first one's cells");
     assert.deepEqual(
       doc.tables.map((t) => [t.rows, t.columns]),
@@ -132,6 +143,48 @@ describe('the TX reader', () => {
     // Nested tables sit in their cells, each cell ending with a paragraph.
     assert.match(partXml(docx), /<w:tc><w:tcPr>(?:(?!<\/w:tc>).)*<w:tbl>/);
     assert.doesNotMatch(partXml(docx), /<\/w:tbl><\/w:tc>/);
+  });
+
+  it('reads a header and a footer: text streams in the section, as TX writes them', () => {
+    // No public file with a licence has one, so one is made from the SDK's files: the
+    // find-and-replace document's stream as a header stream (which has no text-section record)
+    // and put into the twin's section, as the studied samples (docs/tx-format.md) carry them.
+    const source = fixture('test_find_and_replace.tx');
+    const textLength = source.readUInt16LE(0x0e);
+    const streamEnd = 0x12 + 2 * textLength + 6 + source.readUInt32LE(0x12 + 2 * textLength + 2);
+    const stream = Buffer.from(source.subarray(0x0e, streamEnd));
+    const blockAt = 4 + 2 * textLength + 6;
+    const record = blockAt + 180 + 16 + 80 + 4 + 32 + 18 * 6;
+    assert.equal(stream.readUInt32LE(record + 6), textLength + 1, 'the text-section record');
+    const headerStream = Buffer.concat([stream.subarray(0, record), stream.subarray(record + 24)]);
+    headerStream.writeUInt32LE(stream.readUInt32LE(blockAt - 4) - 24, blockAt - 4);
+    headerStream.writeUInt16LE(0x071f, blockAt + 16);
+
+    const sectionAt = twin.length - 122 - 2;
+    const section = twin.subarray(sectionAt + 6);
+    const flagged = Buffer.from(section.subarray(0, 46));
+    flagged.writeUInt16LE(0x4005, 4);
+    const body = Buffer.concat([flagged, headerStream, headerStream, section.subarray(46)]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(body.length + 4);
+    const withHeader = Buffer.concat([twin.subarray(0, sectionAt + 2), length, body]);
+
+    const doc = readTx(withHeader);
+    assert.equal(doc.header?.text, '\n\n%%FIELD1%% -- hello world.\n%%FIELD2%% -- hello world again.\n');
+    assert.equal(doc.footer?.text, doc.header?.text);
+    assert.deepEqual([doc.page.headerDistance, doc.page.footerDistance], [567, 567]);
+    const docx = txToDocx(doc);
+    assert.deepEqual(wordProblems(docx), []);
+    assert.match(partXml(docx, 'word/header1.xml'), /%%FIELD1%% -- hello world\./);
+    assert.match(partXml(docx, 'word/footer1.xml'), /%%FIELD2%% -- hello world again\./);
+    assert.match(
+      partXml(docx),
+      /<w:sectPr><w:headerReference w:type="default" r:id="rId10"\/><w:footerReference w:type="default" r:id="rId11"\/>/,
+    );
+    // A stream whose parts do not add up is damage, not a guess.
+    const cut = Buffer.from(withHeader);
+    cut.writeUInt32LE(body.length + 6, sectionAt + 2);
+    assert.throws(() => readTx(cut), TxError);
   });
 
   it('refuses by name what it does not read yet, with the way out', () => {

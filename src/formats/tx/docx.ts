@@ -6,7 +6,7 @@
  */
 import { escapeAttr, escapeText } from '../../ooxml/xml.js';
 import { writeZip } from '../../ooxml/zip.js';
-import type { TxCell, TxCellFormat, TxDocument, TxMark, TxRun, TxTable } from './read.js';
+import type { TxCell, TxCellFormat, TxDocument, TxMark, TxRun, TxStory, TxTable } from './read.js';
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 
@@ -17,20 +17,19 @@ interface Placed {
   end: number;
 }
 
+/** Writes one story (the body, a header or a footer) as WordprocessingML block content. */
 class Writer {
   private readonly out: string[] = [];
-  private bookmarkId = 0;
   private readonly openMarks = new Map<TxMark, number>();
 
-  constructor(private readonly doc: TxDocument) {}
+  /** @param bookmarkId the first bookmark id: ids are unique across the document's stories. */
+  constructor(
+    private readonly doc: TxStory,
+    private bookmarkId = 0,
+  ) {}
 
-  body(): string {
-    const { doc } = this;
-    this.range(0, doc.text.length + 1, this.placed(doc.tables));
-    const [left, top, right, bottom] = doc.page.margins;
-    this.out.push(
-      `<w:sectPr><w:pgSz w:w="${doc.page.width}" w:h="${doc.page.height}"/><w:pgMar w:top="${top}" w:right="${right}" w:bottom="${bottom}" w:left="${left}" w:header="720" w:footer="720" w:gutter="0"/></w:sectPr>`,
-    );
+  content(): string {
+    this.range(0, this.doc.text.length + 1, this.placed(this.doc.tables));
     return this.out.join('');
   }
 
@@ -240,16 +239,46 @@ const DOCUMENT_RELS =
 const STYLES = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:styles xmlns:w="${W}"><w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii="Arial" w:hAnsi="Arial" w:cs="Arial" w:eastAsia="Arial"/><w:sz w:val="20"/><w:szCs w:val="20"/><w:lang w:val="en-US"/></w:rPr></w:rPrDefault><w:pPrDefault><w:pPr><w:spacing w:after="0" w:line="240" w:lineRule="auto"/></w:pPr></w:pPrDefault></w:docDefaults><w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/><w:qFormat/></w:style><w:style w:type="table" w:default="1" w:styleId="TableNormal"><w:name w:val="Normal Table"/><w:tblPr><w:tblInd w:w="0" w:type="dxa"/><w:tblCellMar><w:top w:w="0" w:type="dxa"/><w:left w:w="108" w:type="dxa"/><w:bottom w:w="0" w:type="dxa"/><w:right w:w="108" w:type="dxa"/></w:tblCellMar></w:tblPr></w:style></w:styles>`;
 const SETTINGS = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:settings xmlns:w="${W}"><w:defaultTabStop w:val="1134"/><w:compat><w:compatSetting w:name="compatibilityMode" w:uri="http://schemas.microsoft.com/office/word" w:val="15"/></w:compat></w:settings>`;
 
+const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+const XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
+
 export function txToDocx(doc: TxDocument): Buffer {
-  const body = new Writer(doc).body();
-  const document = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="${W}" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><w:body>${body}</w:body></w:document>`;
   const utf8 = (s: string) => Buffer.from(s, 'utf8');
+  const parts: [string, Buffer][] = [];
+  const references: string[] = [];
+  const relationships: string[] = [];
+  const overrides: string[] = [];
+  // Headers and footers first (bookmark ids 1000 and 2000 on), then the body's references to them.
+  for (const [kind, story, firstId] of [
+    ['header', doc.header, 1000],
+    ['footer', doc.footer, 2000],
+  ] as const) {
+    if (!story) continue;
+    const id = `rId${10 + references.length}`;
+    const root = kind === 'header' ? 'hdr' : 'ftr';
+    parts.push([
+      `word/${kind}1.xml`,
+      utf8(`${XML}<w:${root} xmlns:w="${W}" xmlns:r="${R}">${new Writer(story, firstId).content()}</w:${root}>`),
+    ]);
+    references.push(`<w:${kind}Reference w:type="default" r:id="${id}"/>`);
+    relationships.push(`<Relationship Id="${id}" Type="${R}/${kind}" Target="${kind}1.xml"/>`);
+    overrides.push(
+      `<Override PartName="/word/${kind}1.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.${kind}+xml"/>`,
+    );
+  }
+  const { page } = doc;
+  const [left, top, right, bottom] = page.margins;
+  const sectPr =
+    `<w:sectPr>${references.join('')}<w:pgSz w:w="${page.width}" w:h="${page.height}"/>` +
+    `<w:pgMar w:top="${top}" w:right="${right}" w:bottom="${bottom}" w:left="${left}" w:header="${page.headerDistance}" w:footer="${page.footerDistance}" w:gutter="0"/></w:sectPr>`;
+  const document = `${XML}<w:document xmlns:w="${W}" xmlns:r="${R}"><w:body>${new Writer(doc).content()}${sectPr}</w:body></w:document>`;
   return writeZip([
-    ['[Content_Types].xml', utf8(CONTENT_TYPES)],
+    ['[Content_Types].xml', utf8(CONTENT_TYPES.replace('</Types>', `${overrides.join('')}</Types>`))],
     ['_rels/.rels', utf8(ROOT_RELS)],
     ['word/document.xml', utf8(document)],
-    ['word/_rels/document.xml.rels', utf8(DOCUMENT_RELS)],
+    ['word/_rels/document.xml.rels', utf8(DOCUMENT_RELS.replace('</Relationships>', `${relationships.join('')}</Relationships>`))],
     ['word/styles.xml', utf8(STYLES)],
     ['word/settings.xml', utf8(SETTINGS)],
+    ...parts,
   ]);
 }

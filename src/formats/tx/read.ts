@@ -86,9 +86,13 @@ export interface TxPage {
   height: number;
   /** left, top, right, bottom in twips. */
   margins: [number, number, number, number];
+  /** From the page's edge to the header's top and to the footer's bottom, in twips. */
+  headerDistance: number;
+  footerDistance: number;
 }
 
-export interface TxDocument {
+/** One text stream: the body, a header or a footer. */
+export interface TxStory {
   text: string;
   runs: TxRun[];
   charFormats: TxCharFormat[];
@@ -99,16 +103,23 @@ export interface TxDocument {
   cellFormats: TxCellFormat[];
   fields: Map<number, TxField>;
   marks: TxMark[];
+}
+
+export interface TxDocument extends TxStory {
   page: TxPage;
+  header?: TxStory;
+  footer?: TxStory;
 }
 
 const MAGIC = [0x08, 0x07, 0x01, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00];
 
 /** Feature flags of a format block: the bits every known file sets, and the optional ones this reader walks. */
-const BASE_FLAGS = 0x079f;
+const BASE_FLAGS = 0x071f;
 const NESTED_TABLES = 0x0020;
+/** The body's text-section record; headers and footers have none. */
+const SECTION_RECORD = 0x0080;
 const MARKS = 0x1000;
-const KNOWN_FLAGS = BASE_FLAGS | NESTED_TABLES | MARKS;
+const KNOWN_FLAGS = BASE_FLAGS | NESTED_TABLES | SECTION_RECORD | MARKS;
 /** Flags seen in public samples whose tables this reader does not walk yet, by what set them. */
 const REFUSED_FLAGS: [number, string][] = [
   [0x4000, 'tracked changes in TX documents are not supported yet.'],
@@ -147,23 +158,25 @@ export function isTx(bytes: Uint8Array): boolean {
 export function readTx(bytes: Uint8Array): TxDocument {
   if (!isTx(bytes)) throw damaged('its header is not the one TX Text Control writes');
   const file = new Cursor(bytes, MAGIC.length);
-  const body = readStream(file);
+  const body = readStream(file, 'body');
   if (file.u32('the settings header') !== 0) throw damaged('the settings header');
   file.skip(file.u32('the settings length'), 'the settings and style sheet');
-  const page = readSections(file);
+  const section = readSections(file);
   file.expectEnd('the document');
-  return { ...body, page };
+  return { ...body, ...section };
 }
 
+type Story = 'body' | 'header' | 'footer';
+
 /** A text stream: its text, then its formatting block. */
-function readStream(c: Cursor): Omit<TxDocument, 'page'> {
+function readStream(c: Cursor, story: Story): TxStory {
   const length = c.u16('the text length');
   if (c.u16('the text header') !== 2) throw damaged('the text header');
   const text = c.utf16(length, 'the text');
   checkText(text);
   if (c.u16('the formatting header') !== 0) throw damaged('the formatting header');
   const block = c.part(c.u32('the formatting length'), 'the formatting block');
-  const document = readFormatting(block, text);
+  const document = readFormatting(block, text, story);
   block.expectEnd('the formatting block');
   return document;
 }
@@ -178,15 +191,15 @@ function checkText(text: string): void {
   }
 }
 
-function readFormatting(c: Cursor, text: string): Omit<TxDocument, 'page'> {
+function readFormatting(c: Cursor, text: string, story: Story): TxStory {
   const [runCount, fontCount, paragraphCount, paraFormatCount, zero, tableCount, cellFormatCount, propertyCount, flags] = Array.from(
     { length: 9 },
     () => c.u16('the formatting counts'),
   ) as [number, number, number, number, number, number, number, number, number];
   if (zero !== 0) throw damaged('the formatting counts');
   for (const [flag, message] of REFUSED_FLAGS) if (flags & flag) throw new TxError(message);
-  if ((flags & BASE_FLAGS) !== BASE_FLAGS || flags & ~KNOWN_FLAGS)
-    throw new TxError(`it uses TX features this reader does not know (feature flags 0x${flags.toString(16)}).`);
+  if ((flags & BASE_FLAGS) !== BASE_FLAGS || flags & ~KNOWN_FLAGS || Boolean(flags & SECTION_RECORD) !== (story === 'body'))
+    throw new TxError(`it uses TX features this reader does not know (feature flags 0x${flags.toString(16)} in the ${story}).`);
 
   const runs = readRuns(c, runCount, fontCount, text.length);
   const charFormats = Array.from({ length: fontCount }, () => readCharFormat(c));
@@ -210,12 +223,14 @@ function readFormatting(c: Cursor, text: string): Omit<TxDocument, 'page'> {
     const nested = c.u16('the nested table count');
     for (let i = 0; i < nested; i++) tables.push(readTable(c, cellFormatCount, text.length));
   }
-  // One text section covering the whole text (with its final paragraph mark).
-  const sections = [c.u16('the text sections'), c.u16('the text sections'), c.u16('the text sections')];
-  const sectionEnd = c.u32('the text sections');
-  if (sections.some((n) => n !== 1) || sectionEnd !== text.length + 1)
-    throw new TxError('documents with several sections are not supported yet.');
-  c.skip(14, 'the text sections');
+  if (flags & SECTION_RECORD) {
+    // One text section covering the whole text (with its final paragraph mark).
+    const sections = [c.u16('the text sections'), c.u16('the text sections'), c.u16('the text sections')];
+    const sectionEnd = c.u32('the text sections');
+    if (sections.some((n) => n !== 1) || sectionEnd !== text.length + 1)
+      throw new TxError('documents with several sections are not supported yet.');
+    c.skip(14, 'the text sections');
+  }
   const names = Array.from({ length: c.u16('the name count') }, () => c.utf16z('a name'));
   for (const format of cellFormats) {
     c.u32('a cell border record');
@@ -249,7 +264,9 @@ function readRuns(c: Cursor, count: number, fontCount: number, length: number): 
     const kind = c.u16('a run');
     const background = c.u32('a run');
     // Runs tile the text exactly, in order.
-    if (position !== next || runLength === 0 || format < 1 || format > fontCount) throw damaged('the character runs do not tile the text');
+    // An empty header or footer has one empty run.
+    const empty = runLength === 0 && !(length === 0 && count === 1);
+    if (position !== next || empty || format < 1 || format > fontCount) throw damaged('the character runs do not tile the text');
     next = position + runLength;
     if (field !== 0 && kind !== MERGE_FIELD && kind !== WORD_FIELD) {
       const what = FIELD_KINDS[kind];
@@ -381,19 +398,39 @@ function readFieldProperties(c: Cursor, count: number, runs: TxRun[]): Map<numbe
   return fields;
 }
 
-function readSections(c: Cursor): TxPage {
+const HEADER = 0x01;
+const FOOTER = 0x04;
+
+/**
+ * The section list: one section, its page, and its header and footer streams. The section's
+ * fixed part is 46 bytes, the streams its flags name follow, then `u32 1` and 68 bytes.
+ */
+function readSections(c: Cursor): { page: TxPage; header?: TxStory; footer?: TxStory } {
   if (c.u16('the section count') !== 1) throw new TxError('documents with several sections are not supported yet.');
   const length = c.u32('the section length');
+  if (length < 4) throw damaged('the section length');
   const section = c.part(length - 4, 'the section');
   if (section.u32('the section') !== 0x32) throw damaged('the section');
   const flags = section.u16('the section');
-  if (flags !== 0x4000) throw new TxError('headers and footers in TX documents are not supported yet.');
-  section.skip(4 + 8, 'the section');
+  if ((flags & 0xff00) !== 0x4000 || flags & ~(0x4000 | HEADER | FOOTER))
+    throw new TxError(
+      `headers and footers of this kind (first-page or with text boxes, 0x${flags.toString(16)}) in TX documents are not supported yet.`,
+    );
+  section.skip(4, 'the section');
+  const headerDistance = section.u16('the header distances');
+  const footerDistance = section.u16('the header distances');
+  section.skip(4, 'the header distances');
   const width = section.u32('the page size');
   const height = section.u32('the page size');
   const margins = [0, 1, 2, 3].map(() => section.u16('the page margins')) as TxPage['margins'];
   if (width < 1440 || height < 1440 || width > 31680 || height > 31680)
     throw new TxError(`it has a page size this reader does not know (${width} x ${height} twips).`);
   if (margins[0] + margins[2] >= width || margins[1] + margins[3] >= height) throw damaged('the page margins');
-  return { width, height, margins };
+  section.skip(12, 'the section');
+  const header = flags & HEADER ? readStream(section, 'header') : undefined;
+  const footer = flags & FOOTER ? readStream(section, 'footer') : undefined;
+  if (section.u32('the section end') !== 1) throw damaged('the section end');
+  section.skip(68, 'the section end');
+  section.expectEnd('the section');
+  return { page: { width, height, margins, headerDistance, footerDistance }, header, footer };
 }
