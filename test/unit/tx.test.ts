@@ -88,16 +88,12 @@ describe('the TX reader', () => {
     assert.deepEqual(wordProblems(txToDocx(doc)), []);
   });
 
-  it('reads the SDK invoice once its header, footer and alignment are taken out: nested tables, fonts, switches, the item block', () => {
-    // test_template.tx has a header and footer (with a text box) and aligned paragraphs, which the
-    // reader refuses; with those flags cleared (the header and footer streams stay unread in the
-    // section's length) the rest of the file is read as it is.
+  it('reads the SDK invoice once its footer text box is taken out: nested tables, fonts, alignment, switches, the item block', () => {
+    // test_template.tx has a footer holding a text box, which the reader refuses; without it the
+    // rest of the file is read as it is.
     const invoice = Buffer.from(fixture('test_template.tx'));
     const textLength = invoice.readUInt16LE(0x0e);
     const blockAt = 0x12 + 2 * textLength + 6;
-    const count = (i: number) => invoice.readUInt16LE(blockAt + 2 * i);
-    const formatsAt = blockAt + 18 + 20 * count(0) + 50 * count(1) + 6 * count(2);
-    for (let i = 0; i < count(3); i++) invoice.writeUInt16LE(0x20, formatsAt + 62 * i);
     // The section without its footer streams: its fixed part, then its closing 72 bytes.
     const settingsAt = blockAt + invoice.readUInt32LE(blockAt - 4);
     const sectionAt = settingsAt + 8 + invoice.readUInt32LE(settingsAt + 4) + 6;
@@ -124,6 +120,16 @@ describe('the TX reader', () => {
     assert.deepEqual(doc.marks, [{ name: 'txmb_item', start: 607, end: 690 }]);
     assert.deepEqual([...new Set(doc.charFormats.map((f) => f.face))], ['Arial Black', 'Times New Roman', 'Arial']);
     assert.deepEqual(doc.page.margins, [1440, 1080, 1440, 2160]);
+    // Prices right-aligned, the narrow Qty. and Item# columns centred, header cells kept with the next row.
+    const alignmentOf = (text: string) => {
+      const paragraph = doc.paragraphs.find((p) => doc.text.slice(p.start, p.end).startsWith(text))!;
+      const format = doc.paraFormats[paragraph.format]!;
+      return [format.alignment, format.keepNext];
+    };
+    assert.deepEqual(alignmentOf('«item_total»'), ['right', false]);
+    assert.deepEqual(alignmentOf('Qty.'), ['center', true]);
+    assert.deepEqual(alignmentOf('«qty»'), ['center', false]);
+    assert.deepEqual(alignmentOf('Description'), ['left', true]);
     const instructions = [...doc.fields.values()].map((f) => f.instruction.join(' '));
     assert.ok(instructions.includes('DATE \\@ "dd.MM.yyyy"'));
     assert.ok(instructions.includes('MERGEFIELD item_unitprice \\# "$#,###.00"'));

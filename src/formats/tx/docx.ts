@@ -141,7 +141,11 @@ class Writer {
     const format = paraFormats[formatIndex]!;
     const contentEnd = end > start && text[end - 1] === '\n' ? end - 1 : end;
     const line = format.lineSpacing === 100 ? '' : ` w:line="${Math.round(format.lineSpacing * 2.4)}" w:lineRule="auto"`;
-    this.out.push(`<w:p><w:pPr><w:spacing w:before="${format.spaceBefore}" w:after="${format.spaceAfter}"${line}/></w:pPr>`);
+    const keepNext = format.keepNext ? '<w:keepNext/>' : '';
+    const jc = format.alignment === 'left' ? '' : `<w:jc w:val="${format.alignment}"/>`;
+    this.out.push(
+      `<w:p><w:pPr>${keepNext}<w:spacing w:before="${format.spaceBefore}" w:after="${format.spaceAfter}"${line}/>${jc}</w:pPr>`,
+    );
     let at = start;
     const boundaries = new Set<number>([start, contentEnd]);
     for (const run of runs) if (run.start > start && run.start < contentEnd) boundaries.add(run.start);

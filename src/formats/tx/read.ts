@@ -38,6 +38,9 @@ export interface TxParagraph {
 }
 
 export interface TxParaFormat {
+  alignment: 'left' | 'right' | 'center' | 'both';
+  /** Kept on the page with the next paragraph (TX sets it on table header cells). */
+  keepNext: boolean;
   spaceBefore: number;
   spaceAfter: number;
   /** Line spacing in percent (100 single). */
@@ -331,6 +334,9 @@ function readParagraphs(c: Cursor, count: number, formatCount: number, text: str
   return paragraphs;
 }
 
+const ALIGNMENT = 0xc000;
+const KEEP_NEXT = 0x0008;
+
 function readParaFormat(c: Cursor): TxParaFormat {
   const flags = c.u16('a paragraph format');
   const indents = [c.u16('a paragraph format'), c.u16('a paragraph format'), c.u16('a paragraph format')];
@@ -338,12 +344,15 @@ function readParaFormat(c: Cursor): TxParaFormat {
   const spaceAfter = c.u16('a paragraph format');
   const lineSpacing = c.u16('a paragraph format');
   c.skip(62 - 14, 'a paragraph format');
-  // 0x20 is set on most paragraphs; the bits for alignment and the indents have no twin to check them against yet.
-  if (flags & ~0x20)
-    throw new TxError(`paragraph alignment and other paragraph settings in TX documents are not supported yet (0x${flags.toString(16)}).`);
+  // Alignment in the top two bits, as the public samples show it: money columns right (0x4000),
+  // year headings and narrow columns centred (0x8000). 0x08 comes with table header cells; 0x20
+  // is on nearly every paragraph and changes nothing seen. Any other bit is refused.
+  if (flags & ~(ALIGNMENT | KEEP_NEXT | 0x20))
+    throw new TxError(`paragraph settings in TX documents that this reader does not know are not supported yet (0x${flags.toString(16)}).`);
   if (indents.some((n) => n !== 0)) throw new TxError('paragraph indents in TX documents are not supported yet.');
   if (lineSpacing < 10 || lineSpacing > 1000) throw new TxError(`it uses a line spacing this reader does not know (${lineSpacing}).`);
-  return { spaceBefore, spaceAfter, lineSpacing };
+  const alignment = (['left', 'right', 'center', 'both'] as const)[(flags & ALIGNMENT) >> 14]!;
+  return { alignment, keepNext: (flags & KEEP_NEXT) !== 0, spaceBefore, spaceAfter, lineSpacing };
 }
 
 function readTable(c: Cursor, cellFormatCount: number, length: number): TxTable {
