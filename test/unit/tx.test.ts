@@ -193,6 +193,50 @@ describe('the TX reader', () => {
     assert.throws(() => readTx(cut), TxError);
   });
 
+  it('reads hyperlinks as Word hyperlinks to external addresses, and refuses addresses that are not web or mail', () => {
+    // The twin's first field made a hyperlink, as TX stores one: the run's field kind 0x0110 and
+    // the address as its property 1 (in place of the merge field's name and instruction).
+    const withLink = (address: string): Buffer => {
+      const textLength = twin.readUInt16LE(0x0e);
+      const blockAt = 0x12 + 2 * textLength + 6;
+      const block = Buffer.from(twin.subarray(blockAt, blockAt + twin.readUInt32LE(blockAt - 4)));
+      block.writeUInt16LE(0x0110, 18 + 20 + 14);
+      const propertiesAt = 18 + 13 * 20 + 2 * 50 + 13 * 6 + 62 + 12 + 12 * 18 + 2 * 28;
+      const property = (at: number) => 14 + block.readUInt32LE(at + 10);
+      const sizes: number[] = [];
+      for (let i = 0, at = propertiesAt; i < 12; i++) {
+        sizes.push(property(at));
+        at += sizes[i]!;
+      }
+      const payload = Buffer.from(`${address}\0`, 'utf16le');
+      const head = Buffer.alloc(14);
+      head.writeUInt16LE(1, 0);
+      head.writeUInt16LE(1, 2);
+      head.writeUInt32LE(payload.length, 10);
+      const at = (i: number) => propertiesAt + sizes.slice(0, i).reduce((a, b) => a + b, 0);
+      const rebuilt = Buffer.concat([block.subarray(0, propertiesAt), head, payload, block.subarray(at(1), at(6)), block.subarray(at(7))]);
+      rebuilt.writeUInt16LE(11, 14);
+      const length = Buffer.alloc(4);
+      length.writeUInt32LE(rebuilt.length);
+      return Buffer.concat([twin.subarray(0, blockAt - 4), length, rebuilt, twin.subarray(blockAt + block.length)]);
+    };
+    const doc = readTx(withLink('https://example.com/order?id=7&x=1'));
+    assert.deepEqual(doc.fields.get(1), { instruction: [], link: 'https://example.com/order?id=7&x=1' });
+    const docx = txToDocx(doc);
+    assert.deepEqual(wordProblems(docx), []);
+    assert.match(partXml(docx), /<w:hyperlink r:id="rIdL1" w:history="1"><w:r>.*?«qty»<\/w:t><\/w:r><\/w:hyperlink>/);
+    assert.match(
+      partXml(docx, 'word/_rels/document.xml.rels'),
+      /Id="rIdL1" Type="[^"]+\/hyperlink" Target="https:\/\/example.com\/order\?id=7&amp;x=1" TargetMode="External"/,
+    );
+    // The merge still sees the other fields.
+    assert.deepEqual(
+      checkedCompile(docx).info.mergeBlocks[0]!.mergeFields.map((f) => f.name),
+      ['item_description', 'item_discount', 'item_no', 'item_total', 'item_unitprice'],
+    );
+    assert.throws(() => readTx(withLink('file:///etc/passwd')), /hyperlinks to "file:" addresses .* only http, https, mailto and ftp/);
+  });
+
   it('refuses by name what it does not read yet, with the way out', () => {
     assert.throws(() => readTx(fixture('test_template.tx')), /TX document cannot be read here: .*not supported yet.*save it as DOCX/);
     assert.throws(() => readTx(withFlags(0x179f | 0x4000)), /tracked changes in TX documents are not supported yet/);

@@ -21,6 +21,8 @@ interface Placed {
 class Writer {
   private readonly out: string[] = [];
   private readonly openMarks = new Map<TxMark, number>();
+  /** Hyperlink addresses, as the relationships of the part this story is written to. */
+  readonly links: string[] = [];
 
   /** @param bookmarkId the first bookmark id: ids are unique across the document's stories. */
   constructor(
@@ -163,7 +165,9 @@ class Writer {
       if (field !== 0 && (from === start || previous?.field !== field)) this.fieldBegin(field, run);
       this.text(text.slice(from, to), run);
       if (field !== 0 && (to === contentEnd || next?.field !== field))
-        this.out.push(`<w:r>${this.runProperties(run)}<w:fldChar w:fldCharType="end"/></w:r>`);
+        this.out.push(
+          this.doc.fields.get(field)!.link ? '</w:hyperlink>' : `<w:r>${this.runProperties(run)}<w:fldChar w:fldCharType="end"/></w:r>`,
+        );
       at = to;
       this.marksAt(to, true);
     }
@@ -187,6 +191,11 @@ class Writer {
 
   private fieldBegin(id: number, run: TxRun): void {
     const field = this.doc.fields.get(id)!;
+    if (field.link) {
+      this.links.push(field.link);
+      this.out.push(`<w:hyperlink r:id="rIdL${this.links.length}" w:history="1">`);
+      return;
+    }
     const instruction = field.instruction
       .map((token, i) => (i > 0 && !token.startsWith('\\') && /\s/.test(token) ? `"${token}"` : token))
       .join(' ');
@@ -245,6 +254,13 @@ const SETTINGS = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:sett
 
 const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
+const RELS = `${XML}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">`;
+
+/** A story's hyperlinks as external relationships (rIdL1, ...): addresses a reader follows by a click, never fetched. */
+const linkRelationships = (links: string[]) =>
+  links
+    .map((link, i) => `<Relationship Id="rIdL${i + 1}" Type="${R}/hyperlink" Target="${escapeAttr(link)}" TargetMode="External"/>`)
+    .join('');
 
 export function txToDocx(doc: TxDocument): Buffer {
   const utf8 = (s: string) => Buffer.from(s, 'utf8');
@@ -260,10 +276,10 @@ export function txToDocx(doc: TxDocument): Buffer {
     if (!story) continue;
     const id = `rId${10 + references.length}`;
     const root = kind === 'header' ? 'hdr' : 'ftr';
-    parts.push([
-      `word/${kind}1.xml`,
-      utf8(`${XML}<w:${root} xmlns:w="${W}" xmlns:r="${R}">${new Writer(story, firstId).content()}</w:${root}>`),
-    ]);
+    const writer = new Writer(story, firstId);
+    parts.push([`word/${kind}1.xml`, utf8(`${XML}<w:${root} xmlns:w="${W}" xmlns:r="${R}">${writer.content()}</w:${root}>`)]);
+    if (writer.links.length)
+      parts.push([`word/_rels/${kind}1.xml.rels`, utf8(`${RELS}${linkRelationships(writer.links)}</Relationships>`)]);
     references.push(`<w:${kind}Reference w:type="default" r:id="${id}"/>`);
     relationships.push(`<Relationship Id="${id}" Type="${R}/${kind}" Target="${kind}1.xml"/>`);
     overrides.push(
@@ -275,7 +291,9 @@ export function txToDocx(doc: TxDocument): Buffer {
   const sectPr =
     `<w:sectPr>${references.join('')}<w:pgSz w:w="${page.width}" w:h="${page.height}"/>` +
     `<w:pgMar w:top="${top}" w:right="${right}" w:bottom="${bottom}" w:left="${left}" w:header="${page.headerDistance}" w:footer="${page.footerDistance}" w:gutter="0"/></w:sectPr>`;
-  const document = `${XML}<w:document xmlns:w="${W}" xmlns:r="${R}"><w:body>${new Writer(doc).content()}${sectPr}</w:body></w:document>`;
+  const body = new Writer(doc);
+  const document = `${XML}<w:document xmlns:w="${W}" xmlns:r="${R}"><w:body>${body.content()}${sectPr}</w:body></w:document>`;
+  relationships.push(linkRelationships(body.links));
   return writeZip([
     ['[Content_Types].xml', utf8(CONTENT_TYPES.replace('</Types>', `${overrides.join('')}</Types>`))],
     ['_rels/.rels', utf8(ROOT_RELS)],

@@ -74,8 +74,10 @@ export interface TxCellFormat {
 
 export interface TxField {
   name?: string;
-  /** The Word instruction, as TX keeps it (tokens). */
+  /** The Word instruction, as TX keeps it (tokens); empty for a hyperlink. */
   instruction: string[];
+  /** A hyperlink's address (http, https, mailto or ftp). */
+  link?: string;
 }
 
 export interface TxMark {
@@ -135,8 +137,9 @@ const REFUSED_FLAGS: [number, string][] = [
 /** Field kinds of a run: Word fields (MERGEFIELD; DATE and the like); the others are named when refused. */
 const MERGE_FIELD = 0x079a;
 const WORD_FIELD = 0x071a;
+const HYPERLINK = 0x0110;
+const LINK_SCHEMES = /^(?:https?|mailto|ftp):/i;
 const FIELD_KINDS: Record<number, string> = {
-  0x0110: 'hyperlinks',
   0x0210: 'links to places in the document',
   0x1190: 'date form fields',
   0x1090: 'text form fields',
@@ -204,13 +207,17 @@ function readFormatting(c: Cursor, text: string, story: Story): TxStory {
   if ((flags & BASE_FLAGS) !== BASE_FLAGS || flags & ~KNOWN_FLAGS || Boolean(flags & SECTION_RECORD) !== (story === 'body'))
     throw new TxError(`it uses TX features this reader does not know (feature flags 0x${flags.toString(16)} in the ${story}).`);
 
-  const runs = readRuns(c, runCount, fontCount, text.length);
+  const { runs, kinds } = readRuns(c, runCount, fontCount, text.length);
   const charFormats = Array.from({ length: fontCount }, () => readCharFormat(c));
   const paragraphs = readParagraphs(c, paragraphCount, paraFormatCount, text);
   const paraFormats = Array.from({ length: paraFormatCount }, () => readParaFormat(c));
   const tables = Array.from({ length: tableCount }, () => readTable(c, cellFormatCount, text.length));
   const cellFormats = Array.from({ length: cellFormatCount }, () => readCellFormat(c));
-  const fields = readFieldProperties(c, propertyCount, runs);
+  const fields = readFieldProperties(c, propertyCount, kinds);
+  // A hyperlink is written inside one paragraph.
+  for (const run of runs)
+    if (run.field !== 0 && fields.get(run.field)!.link && text.slice(run.start, run.end).includes('\n'))
+      throw new TxError('hyperlinks over several paragraphs in TX documents are not supported yet.');
 
   // The tail: Unicode face names, code page, extended paragraph, run and paragraph records.
   c.skip(16, 'the face name header');
@@ -255,8 +262,10 @@ function readFormatting(c: Cursor, text: string, story: Story): TxStory {
   return { text, runs, charFormats, paragraphs, paraFormats, tables, cellFormats, fields, marks };
 }
 
-function readRuns(c: Cursor, count: number, fontCount: number, length: number): TxRun[] {
+/** The runs, and each field's kind (a field's runs must agree on it). */
+function readRuns(c: Cursor, count: number, fontCount: number, length: number): { runs: TxRun[]; kinds: Map<number, number> } {
   const runs: TxRun[] = [];
+  const kinds = new Map<number, number>();
   let next = 1;
   for (let i = 0; i < count; i++) {
     const format = c.u16('a run');
@@ -271,13 +280,17 @@ function readRuns(c: Cursor, count: number, fontCount: number, length: number): 
     const empty = runLength === 0 && !(length === 0 && count === 1);
     if (position !== next || empty || format < 1 || format > fontCount) throw damaged('the character runs do not tile the text');
     next = position + runLength;
-    if (field !== 0 && kind !== MERGE_FIELD && kind !== WORD_FIELD) {
+    if (field !== 0 && kind !== MERGE_FIELD && kind !== WORD_FIELD && kind !== HYPERLINK) {
       const what = FIELD_KINDS[kind];
       throw new TxError(
         what
           ? `${what} in TX documents are not supported yet.`
           : `it holds a field of a kind this reader does not know (0x${kind.toString(16)}).`,
       );
+    }
+    if (field !== 0) {
+      if ((kinds.get(field) ?? kind) !== kind) throw damaged('a field whose runs disagree on its kind');
+      kinds.set(field, kind);
     }
     runs.push({
       start: position - 1,
@@ -289,7 +302,7 @@ function readRuns(c: Cursor, count: number, fontCount: number, length: number): 
     });
   }
   if (next !== length + 1) throw damaged('the character runs do not cover the text');
-  return runs;
+  return { runs, kinds };
 }
 
 function readCharFormat(c: Cursor): TxCharFormat {
@@ -386,9 +399,9 @@ function readCellFormat(c: Cursor): TxCellFormat {
   return { borders, padding, shading, borderColours: [null, null, null, null], headerRow: (flags & 0x0800) !== 0 };
 }
 
-function readFieldProperties(c: Cursor, count: number, runs: TxRun[]): Map<number, TxField> {
+function readFieldProperties(c: Cursor, count: number, kinds: Map<number, number>): Map<number, TxField> {
   const fields = new Map<number, TxField>();
-  const used = new Set(runs.map((r) => r.field).filter((id) => id !== 0));
+  const used = new Set(kinds.keys());
   for (let i = 0; i < count; i++) {
     const id = c.u16('a field property');
     const kind = c.u16('a field property');
@@ -399,11 +412,23 @@ function readFieldProperties(c: Cursor, count: number, runs: TxRun[]): Map<numbe
     if (!used.has(id)) throw damaged('a property of a field that is not in the text');
     const field = fields.get(id) ?? { instruction: [] };
     if (kind === 0) field.name = value.replace(/\0+$/, '');
-    else if (kind === 7) field.instruction = value.split('\0').filter((token) => token !== '');
-    else throw new TxError(`it holds a field property this reader does not know (${kind}).`);
+    else if (kind === 7 && kinds.get(id) !== HYPERLINK) field.instruction = value.split('\0').filter((token) => token !== '');
+    else if (kind === 1 && kinds.get(id) === HYPERLINK) {
+      const link = value.replace(/\0+$/, '');
+      // Only addresses a reader follows by a click; nothing here is ever fetched.
+      if (!LINK_SCHEMES.test(link))
+        throw new TxError(
+          `hyperlinks to "${link.split(':')[0]}:" addresses in TX documents are not supported; only http, https, mailto and ftp.`,
+        );
+      field.link = link;
+    } else throw new TxError(`it holds a field property this reader does not know (${kind}).`);
     fields.set(id, field);
   }
-  for (const id of used) if (!fields.get(id)?.instruction.length) throw damaged('a field without its instruction');
+  for (const id of used) {
+    const field = fields.get(id);
+    if (kinds.get(id) === HYPERLINK ? !field?.link : !field?.instruction.length)
+      throw damaged('a field without its instruction or address');
+  }
   return fields;
 }
 
