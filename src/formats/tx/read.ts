@@ -198,11 +198,20 @@ function checkText(text: string): void {
 }
 
 function readFormatting(c: Cursor, text: string, story: Story): TxStory {
-  const [runCount, fontCount, paragraphCount, paraFormatCount, zero, tableCount, cellFormatCount, propertyCount, flags] = Array.from(
-    { length: 9 },
-    () => c.u16('the formatting counts'),
-  ) as [number, number, number, number, number, number, number, number, number];
-  if (zero !== 0) throw damaged('the formatting counts');
+  const [runCount, fontCount, paragraphCount, paraFormatCount, pictureCount, tableCount, cellFormatCount, propertyCount, flags] =
+    Array.from({ length: 9 }, () => c.u16('the formatting counts')) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+  // The fifth count is the pictures' (their records follow the paragraph formats).
+  if (pictureCount !== 0) throw new TxError('pictures in TX documents are not supported yet.');
   for (const [flag, message] of REFUSED_FLAGS) if (flags & flag) throw new TxError(message);
   if ((flags & BASE_FLAGS) !== BASE_FLAGS || flags & ~KNOWN_FLAGS || Boolean(flags & SECTION_RECORD) !== (story === 'body'))
     throw new TxError(`it uses TX features this reader does not know (feature flags 0x${flags.toString(16)} in the ${story}).`);
