@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { claimProfile, prepareProfile } from './profile.js';
 import { officeEnvironment, type Sandbox } from './sandbox.js';
+import { treeRssBytes } from '../util/process.js';
 
 /** One conversion as the bridge understands it (see bridge.py). */
 export interface OfficeJob {
@@ -323,15 +324,9 @@ export class OfficeProcess {
     });
   }
 
-  /** Resident memory of the office, in bytes (0 when unknown). */
+  /** Resident memory of the office, in bytes (0 when unknown): the sandbox wrapper's whole process tree. */
   rssBytes(): number {
-    try {
-      const status = fs.readFileSync(`/proc/${this.office.pid}/status`, 'utf8');
-      const match = /VmRSS:\s+(\d+)\s+kB/.exec(status);
-      return match ? Number(match[1]) * 1024 : 0;
-    } catch {
-      return 0;
-    }
+    return this.office.pid === undefined ? 0 : treeRssBytes(this.office.pid);
   }
 
   private die(reason: string): void {

@@ -7,7 +7,9 @@ import { OfficeJobError } from '../../src/office/process.js';
 import { BusyError, ProcessingTimeoutError } from '../../src/errors.js';
 import { FIXTURES, tempDir } from '../helpers/server.js';
 import { pdfFacts, slowRtf, testPool } from '../helpers/office.js';
-import { openSandbox } from '../../src/office/sandbox.js';
+import { confiningSandboxes, openSandbox } from '../../src/office/sandbox.js';
+import { treeRssBytes } from '../../src/util/process.js';
+import { spawn } from 'node:child_process';
 
 // The office opens documents for editing, so it reads copies in a writable folder.
 const docx = path.join(tempDir(), 'test_document.docx');
@@ -118,6 +120,43 @@ describe('office pool limits', () => {
 });
 
 describe('office pool memory threshold', () => {
+  // Under bubblewrap the office is the wrapper's child: a 2 MB wrapper must not hide a large office.
+  it(
+    "reads the sandboxed office's own memory, not its wrapper's",
+    { skip: !confiningSandboxes().includes('bubblewrap') && 'bubblewrap cannot run here' },
+    async () => {
+      const pool = testPool({ size: 1, maxRssBytes: 48 * 1024 * 1024 }, 'bubblewrap');
+      await pool.start();
+      try {
+        await pool.run(toPdf(docx));
+        // A LibreOffice that has converted a document is far above 48 MB; its wrapper far below.
+        await waitFor(() => pool.stats.recycled >= 1, 120_000);
+        await pool.run(toPdf(docx));
+      } finally {
+        await pool.close();
+      }
+    },
+  );
+
+  it('counts a process tree: a wrapper and the child that holds the memory', async () => {
+    const child = spawn(
+      'sh',
+      ['-c', `node -e "globalThis.b = Buffer.alloc(96e6, 1); console.log('ready'); setInterval(() => {}, 1000)"; true`],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        detached: true,
+      },
+    );
+    try {
+      await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+      const own = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) * 1024;
+      assert.ok(own < 16 * 1024 * 1024, `the wrapper holds ${own} bytes`);
+      assert.ok(treeRssBytes(child.pid!) > 90 * 1024 * 1024, `the tree holds ${treeRssBytes(child.pid!)} bytes`);
+    } finally {
+      process.kill(-child.pid!, 'SIGKILL');
+    }
+  });
+
   it('recycles a process whose memory is over the threshold', async () => {
     const pool = testPool({ size: 1, maxRssBytes: 1 });
     await pool.start();
