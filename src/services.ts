@@ -139,6 +139,9 @@ export async function openServices(
     : null;
   // Document work in JavaScript runs in these threads, making documents inert before the office too.
   const workers = new DocumentWorkers(config.documentThreads, { workMemoryMb: config.limits.workMemoryMb });
+  // A damaged PDF can make MuPDF say tens of thousands of lines: one log line per task instead.
+  workers.onReaderLog = (task, log) =>
+    options.log?.('warn', 'the PDF reader reported problems with a document', { task, messages: log.total, distinct: log.messages });
   const converter = office
     ? new Converter(
         office,

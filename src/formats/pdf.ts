@@ -6,10 +6,57 @@ export const DEFAULT_MAX_PAGES = 2000;
 type MuPdf = typeof import('mupdf');
 let loaded: Promise<MuPdf> | undefined;
 
-/** MuPDF (WebAssembly) loads on first use, not at start-up. */
+/** MuPDF (WebAssembly) loads on first use, not at start-up; its warnings go to the reader log, never to stderr. */
 export function mupdf(): Promise<MuPdf> {
-  loaded ??= import('mupdf');
+  loaded ??= import('mupdf').then((lib) => {
+    lib.setLog({ warning: (message) => note(message), error: (message) => note(message) });
+    return lib;
+  });
   return loaded;
+}
+
+/** What MuPDF said while it read one document: each message once with its count, at most MAX_MESSAGES of them. */
+export interface ReaderLog {
+  messages: { message: string; count: number }[];
+  /** Messages said in all, counted ones and those past the cap. */
+  total: number;
+}
+
+const MAX_MESSAGES = 20;
+const MAX_MESSAGE_LENGTH = 300;
+let current: Map<string, number> | undefined;
+let total = 0;
+
+function note(message: string): void {
+  total++;
+  if (!current) return;
+  // MuPDF's own "... repeated N times ..." lines say nothing new.
+  if (/^\.\.\. repeated \d+ times\.\.\.$/.test(message)) return;
+  const key = message.slice(0, MAX_MESSAGE_LENGTH);
+  if (current.has(key) || current.size < MAX_MESSAGES) current.set(key, (current.get(key) ?? 0) + 1);
+}
+
+/**
+ * Runs reading work and gathers what MuPDF says meanwhile (a damaged PDF can make it say tens of
+ * thousands of lines): deduplicated and capped, for the caller to log once.
+ */
+export async function withReaderLog<T>(work: () => Promise<T>): Promise<{ value: T; log?: ReaderLog }> {
+  current = new Map();
+  total = 0;
+  try {
+    const value = await work();
+    return total ? { value, log: readerLog() } : { value };
+  } catch (error) {
+    if (total && error instanceof Object) Object.assign(error, { readerLog: readerLog() });
+    throw error;
+  } finally {
+    current = undefined;
+    total = 0;
+  }
+}
+
+function readerLog(): ReaderLog {
+  return { messages: [...current!].map(([message, count]) => ({ message, count })), total };
 }
 
 type Doc = ReturnType<MuPdf['Document']['openDocument']>;

@@ -4,6 +4,7 @@ import { BusyError, DocsmithError, PayloadTooLargeError, ProcessingTimeoutError 
 import { sharedCacheCounters } from '../util/cacheStats.js';
 import type { Inspection, InspectPages, PageRendering, RenderPages } from '../render/pages.js';
 import type { RtfChart } from '../formats/rtf-charts.js';
+import type { ReaderLog } from '../formats/pdf.js';
 import type { AppendTask, FindAndReplaceTask, InertTask, MergeReply, MergeTask, TaskReply } from './tasks.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import type { TemplateInfo } from '../merge/info.js';
@@ -19,6 +20,8 @@ const TASKS_URL = new URL(import.meta.url.endsWith('.ts') ? '../../dist/workers/
  */
 export class DocumentWorkers implements PageRendering {
   private started: Piscina | undefined;
+  /** Told once per task what the PDF reader said while it worked (deduplicated and capped in the thread). */
+  onReaderLog?: (task: string, log: ReaderLog) => void;
 
   constructor(
     private readonly size = Math.max(1, os.availableParallelism?.() ?? os.cpus().length),
@@ -167,6 +170,7 @@ export class DocumentWorkers implements PageRendering {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
     }
+    if (reply.log) this.onReaderLog?.(name, reply.log);
     if (reply.ok) return reply.value;
     if (reply.status === 500) throw new Error(`document work failed in its thread: ${reply.message}`);
     throw new DocsmithError(reply.status, reply.message, reply.headers);

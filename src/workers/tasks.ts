@@ -5,7 +5,7 @@
 import { DocsmithError, ProcessingTimeoutError } from '../errors.js';
 import { DocumentBuilder, type Divider } from '../compose/builder.js';
 import { findAndReplace as replaceAll } from '../merge/replace.js';
-import { pdfText as readPdfText } from '../formats/pdf.js';
+import { pdfText as readPdfText, withReaderLog, type ReaderLog } from '../formats/pdf.js';
 import { TemplateCache } from '../merge/cache.js';
 import type { MergeOptions } from '../merge/engine.js';
 import type { JsonObject } from '../merge/scope.js';
@@ -47,7 +47,10 @@ export interface InertTask {
 }
 
 /** A task's answer: the result, or the error as the API would answer it. */
-export type TaskReply<T> = { ok: true; value: T } | { ok: false; status: number; message: string; headers: Record<string, string> };
+/** A task's answer; `log`: what the PDF reader said meanwhile, for the pool to log once (formats/pdf.ts). */
+export type TaskReply<T> = ({ ok: true; value: T } | { ok: false; status: number; message: string; headers: Record<string, string> }) & {
+  log?: ReaderLog;
+};
 
 export interface AppendTask {
   documents: Uint8Array[];
@@ -75,8 +78,20 @@ if (shared) useSharedCacheCounters(shared);
 const templates = new TemplateCache(32);
 
 function failure(error: unknown): TaskReply<never> {
-  if (error instanceof DocsmithError) return { ok: false, status: error.status, message: error.message, headers: error.headers };
-  return { ok: false, status: 500, message: (error as Error)?.stack ?? String(error), headers: {} };
+  const log = (error as { readerLog?: ReaderLog } | null)?.readerLog;
+  const reply = (r: TaskReply<never>): TaskReply<never> => (log ? { ...r, log } : r);
+  if (error instanceof DocsmithError) return reply({ ok: false, status: error.status, message: error.message, headers: error.headers });
+  return reply({ ok: false, status: 500, message: (error as Error)?.stack ?? String(error), headers: {} });
+}
+
+/** PDF reading work, with what MuPDF said while it read. */
+async function reading<T>(work: () => Promise<T>): Promise<TaskReply<T>> {
+  try {
+    const { value, log } = await withReaderLog(work);
+    return log ? { ok: true, value, log } : { ok: true, value };
+  } catch (error) {
+    return failure(error);
+  }
 }
 
 let rasteriser: Promise<SvgRasteriser> | undefined;
@@ -171,21 +186,13 @@ export function rtfCharts(task: { bytes: Uint8Array }): TaskReply<RtfChart[]> {
 }
 
 /** Pages of a PDF drawn as images (render/pages.ts); MuPDF loads in the thread on first use. */
-export async function renderPages(task: RenderPages): Promise<TaskReply<Uint8Array[]>> {
-  try {
-    return { ok: true, value: await drawPages(task) };
-  } catch (error) {
-    return failure(error);
-  }
+export function renderPages(task: RenderPages): Promise<TaskReply<Uint8Array[]>> {
+  return reading(() => drawPages(task));
 }
 
 /** A PDF's page count and the asked pages' sizes (render/pages.ts). */
-export async function inspectPages(task: InspectPages): Promise<TaskReply<Inspection>> {
-  try {
-    return { ok: true, value: await readPages(task) };
-  } catch (error) {
-    return failure(error);
-  }
+export function inspectPages(task: InspectPages): Promise<TaskReply<Inspection>> {
+  return reading(() => readPages(task));
 }
 
 export function append(task: AppendTask): TaskReply<Uint8Array> {
@@ -210,10 +217,6 @@ export function findAndReplace(task: FindAndReplaceTask): TaskReply<Uint8Array> 
   }
 }
 
-export async function pdfText(task: { pdf: Uint8Array; maxPages: number }): Promise<TaskReply<string>> {
-  try {
-    return { ok: true, value: await readPdfText(task.pdf, task.maxPages) };
-  } catch (error) {
-    return failure(error);
-  }
+export function pdfText(task: { pdf: Uint8Array; maxPages: number }): Promise<TaskReply<string>> {
+  return reading(() => readPdfText(task.pdf, task.maxPages));
 }

@@ -6,7 +6,7 @@ import CFB from 'cfb';
 import { zipSync, strToU8, unzipSync } from 'fflate';
 import * as mupdf from 'mupdf';
 import { mapFieldTypes } from '../../src/inert/doc.js';
-import { tempDir } from './server.js';
+import { FIXTURES, tempDir } from './server.js';
 import { png } from './docx.js';
 import { pdfFacts } from './office.js';
 
@@ -463,4 +463,12 @@ export function legacyWordDoc(text: string, options: { nFib?: 101 | 104; field?:
   const container = CFB.utils.cfb_new();
   CFB.utils.cfb_add(container, '/WordDocument', word);
   return Buffer.from(CFB.write(container, { type: 'buffer' }) as Uint8Array);
+}
+
+/** The SDK's PDF with its cross-reference offset and a byte of every 3 KB broken: readable, with many reader warnings. */
+export function damagedPdf(): Buffer {
+  const pdf = Buffer.from(fs.readFileSync(path.join(FIXTURES, 'resource', 'maelzel_machine.pdf')));
+  pdf.write('999999', pdf.lastIndexOf('startxref') + 10, 'latin1');
+  for (let at = 2000; at < pdf.length - 2000; at += 3001) pdf[at] = 0x20;
+  return pdf;
 }

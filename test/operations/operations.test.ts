@@ -15,6 +15,7 @@ import { BusyError, InputError, type DocsmithError } from '../../src/errors.js';
 import type { Store } from '../../src/store/types.js';
 import { block, docx, mergefield, p, partText, rtfObject, run } from '../helpers/docx.js';
 import { tempDir } from '../helpers/server.js';
+import { damagedPdf } from '../helpers/hostile.js';
 
 describe('document operations, called directly', () => {
   let store: Store;
@@ -124,5 +125,19 @@ describe('document operations, called directly', () => {
     );
     assert.match((await operations.convert({ document: pdf, from: 'pdf', format: 'txt', test: false })).data.toString('utf8'), /Hello/);
     assert.equal(await operations.pageCount({ document: pdf, from: 'pdf' }), 1);
+  });
+
+  it('reads a damaged PDF in a worker thread and reports what the reader said once, not line by line', async () => {
+    const reports: { task: string; total: number; distinct: number }[] = [];
+    workers.onReaderLog = (task, log) => reports.push({ task, total: log.total, distinct: log.messages.length });
+    try {
+      const view = { zoom: 20, fromPage: 1, toPage: 0, format: 'png' as const };
+      const pages = await operations.thumbnails({ document: damagedPdf(), from: 'pdf', view }).catch(() => []);
+      assert.ok(reports.length >= 1 && reports.length <= 3, `one report per task, not per message: ${JSON.stringify(reports)}`);
+      assert.ok(reports.every((r) => r.distinct <= 20 && r.total >= r.distinct));
+      assert.ok(pages.length >= 0);
+    } finally {
+      workers.onReaderLog = undefined;
+    }
   });
 });
