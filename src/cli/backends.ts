@@ -15,7 +15,15 @@ import type { TemplateInfo } from '../merge/info.js';
 
 /** What the CLI's document commands need, done in this process or by a server. */
 export interface Backend {
-  merge(template: Buffer, records: JsonObject[], format: string, append: boolean, settings: unknown): Promise<Buffer[]>;
+  /** `merged`: told how many of `records` are merged so far, where the backend can say (in this process). */
+  merge(
+    template: Buffer,
+    records: JsonObject[],
+    format: string,
+    append: boolean,
+    settings: unknown,
+    merged?: (done: number) => void,
+  ): Promise<Buffer[]>;
   convert(document: Buffer, format: string): Promise<Buffer>;
   append(documents: { bytes: Buffer; divider: Divider }[], format: string): Promise<Buffer>;
   thumbnails(document: Buffer, options: { zoom?: number; from?: number; to?: number; imageFormat?: string }): Promise<Buffer[]>;
@@ -42,21 +50,32 @@ export class LocalBackend implements Backend {
     await this.officeStarted;
   }
 
-  async merge(template: Buffer, records: JsonObject[], format: string, append: boolean, settings: unknown): Promise<Buffer[]> {
+  async merge(
+    template: Buffer,
+    records: JsonObject[],
+    format: string,
+    append: boolean,
+    settings: unknown,
+    merged?: (done: number) => void,
+  ): Promise<Buffer[]> {
     // The files are checked by the schemas the HTTP API checks bodies with, with the same messages.
     const body = checkBody(mergeBodySchema, { mergeData: records, mergeSettings: settings ?? null });
     const parsed = mergeRequest(body);
-    const answer = await this.door.perform(null, {
-      kind: 'merge',
-      templateName: undefined,
-      template,
-      records: parsed.records,
-      options: parsed.settings.options,
-      document: parsed.settings.document,
-      format: parseReturnFormat(format),
-      append,
-      test: false,
-    });
+    const answer = await this.door.perform(
+      null,
+      {
+        kind: 'merge',
+        templateName: undefined,
+        template,
+        records: parsed.records,
+        options: parsed.settings.options,
+        document: parsed.settings.document,
+        format: parseReturnFormat(format),
+        append,
+        test: false,
+      },
+      { progress: (p) => p.stage === 'merging' && p.done !== undefined && merged?.(p.done) },
+    );
     return answer.documents;
   }
 

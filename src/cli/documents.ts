@@ -148,7 +148,10 @@ export async function runDocumentCommand(command: string, options: DocumentOptio
         // Separate documents go in batches so the progress bar moves.
         const batch = append ? records.length : 25;
         for (let i = 0; i < records.length; i += batch) {
-          docs.push(...(await backend.merge(template, records.slice(i, i + batch), format, append, settings)));
+          const from = i;
+          docs.push(
+            ...(await backend.merge(template, records.slice(i, i + batch), format, append, settings, (done) => progress.tick(from + done))),
+          );
           progress.tick(Math.min(records.length, i + batch));
         }
         outputNames(output, docs.length).forEach((name, i) => fs.writeFileSync(name, docs[i]!));

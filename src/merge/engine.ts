@@ -35,6 +35,8 @@ export interface MergeLimits {
   officeBound?: boolean;
   /** Draws SVG pictures as PNG for Word (src/render/svg.ts). */
   rasterise?: SvgRasteriser;
+  /** Told as records are merged: how many of how many. */
+  progress?: (done: number, total: number) => void;
 }
 
 interface CompiledPart {
@@ -106,6 +108,7 @@ export class CompiledTemplate {
       if (limits.maxBytes !== undefined && bytes > limits.maxBytes) throw new OutputTooLargeError(limits.maxBytes);
       documents.push(document);
       next += rendered.used;
+      limits.progress?.(next, records.length);
     }
     if (!append || documents.length < 2) return documents;
     // Joined like any appended documents: each record in a section of its own, with its own

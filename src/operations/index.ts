@@ -154,6 +154,7 @@ export class DocumentOperations {
     ctx.progress?.({ stage: 'merging', done: 0, total: input.records.length });
     // Results bound for the office are made inert in the merge's own thread.
     const inert = outputNeedsOffice(input.format, input.document.password);
+    const total = input.records.length;
     const { documents: merged, sectionPages } = await this.parts.workers.merge(
       {
         docx,
@@ -165,6 +166,7 @@ export class DocumentOperations {
         maxOutputBytes: this.maxOutputBytes,
       },
       ctx.signal,
+      ctx.progress && ((done) => ctx.progress!({ stage: 'merging', done, total })),
     );
     if (sectionPages && !inert) merged[0] = await this.withSectionPages(merged[0]!, ctx);
     const out: Buffer[] = [];

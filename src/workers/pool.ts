@@ -4,6 +4,7 @@ import { BusyError, DocsmithError, PayloadTooLargeError, ProcessingTimeoutError 
 import { sharedCacheCounters } from '../util/cacheStats.js';
 import type { Inspection, InspectPages, PageRendering, RenderPages } from '../render/pages.js';
 import type { RtfChart } from '../formats/rtf-charts.js';
+import { MessageChannel, type Transferable } from 'node:worker_threads';
 import type { ReaderLog } from '../formats/pdf.js';
 import type { AppendTask, FindAndReplaceTask, InertTask, MergeReply, MergeTask, TaskReply } from './tasks.js';
 import type { DocumentFormat } from '../formats/detect.js';
@@ -64,12 +65,27 @@ export class DocumentWorkers implements PageRendering {
    * records cross as JSON text: copying a string to a thread costs a fifth of cloning the objects.
    */
   async merge(
-    task: Omit<MergeTask, 'records'> & { records: JsonObject[] },
+    task: Omit<MergeTask, 'records' | 'progress'> & { records: JsonObject[] },
     signal?: AbortSignal,
+    progress?: (done: number) => void,
   ): Promise<{ documents: Buffer[]; sectionPages: boolean }> {
     const { records, ...rest } = task;
-    const reply = await this.run<MergeReply>('merge', { ...rest, records: JSON.stringify(records) } satisfies MergeTask, signal);
-    return { documents: reply.documents.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength)), sectionPages: reply.sectionPages };
+    // Progress crosses on a port of its own; its last message is in before the merge is answered.
+    const channel = progress ? new MessageChannel() : undefined;
+    const closed = channel && new Promise<void>((resolve) => channel.port1.once('close', resolve));
+    channel?.port1.on('message', (done: number) => progress!(done));
+    try {
+      const reply = await this.run<MergeReply>(
+        'merge',
+        { ...rest, records: JSON.stringify(records), ...(channel ? { progress: channel.port2 } : {}) } satisfies MergeTask,
+        signal,
+        channel ? [channel.port2] : [],
+      );
+      await closed;
+      return { documents: reply.documents.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength)), sectionPages: reply.sectionPages };
+    } finally {
+      channel?.port1.close();
+    }
   }
 
   /** A merged DOCX with each section's measured page count as its SECTIONPAGES results (src/ooxml/section-pages.ts). */
@@ -141,7 +157,7 @@ export class DocumentWorkers implements PageRendering {
    * later has its thread terminated. Terminating a thread inside a native call (zlib) can abort the whole
    * process on Node 20, so it is the last resort, not the first.
    */
-  private async run<T>(name: string, task: unknown, signal?: AbortSignal): Promise<T> {
+  private async run<T>(name: string, task: unknown, signal?: AbortSignal, transferList: Transferable[] = []): Promise<T> {
     let reply: TaskReply<T>;
     const terminate = new AbortController();
     let timer: NodeJS.Timeout | undefined;
@@ -151,7 +167,7 @@ export class DocumentWorkers implements PageRendering {
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      reply = await (this.pool.run(task, { name, signal: terminate.signal }) as Promise<TaskReply<T>>);
+      reply = await (this.pool.run(task, { name, signal: terminate.signal, transferList }) as Promise<TaskReply<T>>);
     } catch (error) {
       if (signal?.aborted) {
         // AbortSignal.timeout() (a caller's own limit) aborts with a DOMException: answer the usual 504.

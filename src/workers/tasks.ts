@@ -11,7 +11,7 @@ import type { MergeOptions } from '../merge/engine.js';
 import type { JsonObject } from '../merge/scope.js';
 import type { TemplateInfo } from '../merge/info.js';
 import type { DocumentFormat } from '../formats/detect.js';
-import { workerData } from 'node:worker_threads';
+import { workerData, type MessagePort } from 'node:worker_threads';
 import { makeInert } from '../inert/index.js';
 import { rtfCharts as findRtfCharts, type RtfChart } from '../formats/rtf-charts.js';
 import { readTx } from '../formats/tx/read.js';
@@ -39,6 +39,8 @@ export interface MergeTask {
   inert?: boolean;
   /** The merged documents together may not be larger (413 past it). */
   maxOutputBytes?: number;
+  /** Where to say how many records are merged (about twenty times in all); closed when the merge ends. */
+  progress?: MessagePort;
 }
 
 export interface InertTask {
@@ -108,11 +110,22 @@ export async function merge(task: MergeTask): Promise<TaskReply<MergeReply>> {
     const records = JSON.parse(task.records) as JsonObject[];
     // A result bound for the office gets what it shows (vector barcodes and SVG); DOCX gets what Word shows (PNG over SVG).
     const rasterise = !task.inert && holdsSvg(records) ? await (rasteriser ??= loadSvgRasteriser()) : undefined;
+    // About twenty steps whatever the count: a progress bar moves, the port is not flooded.
+    const step = Math.max(1, Math.ceil(records.length / 20));
+    let said = 0;
+    const progress = task.progress
+      ? (done: number) => {
+          if (done - said < step && done < records.length) return;
+          said = done;
+          task.progress!.postMessage(done);
+        }
+      : undefined;
     const merged = template.merge(records, task.options, task.append, {
       deadline: task.deadline,
       maxBytes: task.maxOutputBytes,
       officeBound: task.inert,
       rasterise,
+      progress,
     });
     const documents = task.inert ? merged.map((d) => makeInert(d, 'docx')) : merged;
     // Bound for the office, the office computes them as it lays out (office/bridge.py fill_section_pages); DOCX gets them stored.
@@ -120,6 +133,8 @@ export async function merge(task: MergeTask): Promise<TaskReply<MergeReply>> {
     return { ok: true, value: { documents: documents.map((d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength)), sectionPages } };
   } catch (error) {
     return failure(error);
+  } finally {
+    task.progress?.close();
   }
 }
 

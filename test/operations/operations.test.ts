@@ -75,7 +75,7 @@ describe('document operations, called directly', () => {
       { progress: (p) => stages.push(p.stage) },
     );
     assert.equal(partText(out!), 'Dear Ann\nbolts\nnuts');
-    assert.deepEqual(stages, ['merging']);
+    assert.deepEqual([...new Set(stages)], ['merging']);
     assert.equal(officeAsked, 0, 'DOCX output never starts the office');
   });
 
@@ -139,5 +139,20 @@ describe('document operations, called directly', () => {
     } finally {
       workers.onReaderLog = undefined;
     }
+  });
+
+  it('reports merge progress as records are merged (at most about twenty steps), the last before the merge answers', async () => {
+    const seen: number[] = [];
+    const records = Array.from({ length: 15 }, (_, i) => ({ name: `R${i}`, items: [] }));
+    const out = await merge({ records, append: true }, { progress: (p) => p.stage === 'merging' && seen.push(p.done ?? -1) });
+    assert.equal(out.length, 1);
+    assert.equal(seen[0], 0);
+    assert.equal(seen[seen.length - 1], 15, 'the last step is in before the answer');
+    assert.ok(seen.length >= 10 && seen.length <= 25, `${seen.length} steps`);
+    assert.deepEqual(
+      seen,
+      [...seen].sort((a, b) => a - b),
+      'steps only go forward',
+    );
   });
 });
