@@ -78,11 +78,12 @@ async function main(): Promise<void> {
     const closing = app.close();
     if (!drained) app.server.closeAllConnections();
     await closing;
+    // The data first: whatever happens to the rest of the stop, the database is closed and whole.
+    await services.store.close();
     await services.office?.close();
     await services.converter?.close();
     await fs.promises.rm(services.scratchDir, { recursive: true, force: true });
     await services.workers.close();
-    await services.store.close();
     app.log.info('stopped');
     process.exit(0);
   };

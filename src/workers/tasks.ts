@@ -235,3 +235,8 @@ export function findAndReplace(task: FindAndReplaceTask): TaskReply<Uint8Array> 
 export function pdfText(task: { pdf: Uint8Array; maxPages: number }): Promise<TaskReply<string>> {
   return reading(() => readPdfText(task.pdf, task.maxPages));
 }
+
+/** Nothing: a thread that answers it has its module loaded (see DocumentWorkers.close). */
+export function loaded(): TaskReply<null> {
+  return { ok: true, value: null };
+}
