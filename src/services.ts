@@ -165,6 +165,7 @@ export async function openServices(
     converter,
     maxOutputBytes: config.limits.maxOutputBytes,
     maxPages: config.limits.maxPages,
+    officeProcesses: config.office.processes,
   });
   const usage = new UsageGuard(store, config);
   const policy = new CallbackPolicy(config.jobs.callbackAllow);

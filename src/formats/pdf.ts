@@ -136,3 +136,36 @@ export async function pdfText(bytes: Uint8Array, maxPages = DEFAULT_MAX_PAGES): 
 export async function checkPdf(bytes: Uint8Array): Promise<void> {
   await open(bytes);
 }
+
+/** The document information a joined PDF keeps from its first part (LibreOffice wrote it from the merge settings). */
+const INFO_KEYS = [
+  'info:Title',
+  'info:Author',
+  'info:Subject',
+  'info:Keywords',
+  'info:Creator',
+  'info:Producer',
+  'info:CreationDate',
+  'info:ModDate',
+];
+
+/**
+ * PDFs laid out separately (appended records, a part each) as one PDF, pages in order, with the
+ * first part's document information. Runs in a worker thread.
+ */
+export async function joinPdfs(parts: Uint8Array[]): Promise<Uint8Array> {
+  const lib = await mupdf();
+  const joined = new lib.PDFDocument();
+  let first: InstanceType<MuPdf['PDFDocument']> | undefined;
+  for (const bytes of parts) {
+    const part = lib.Document.openDocument(bytes, 'application/pdf').asPDF();
+    if (!part) throw new InputError('A part of the document is not a PDF.');
+    first ??= part;
+    for (let i = 0; i < part.countPages(); i++) joined.graftPage(-1, part, i);
+  }
+  for (const key of INFO_KEYS) {
+    const value = first?.getMetaData(key);
+    if (value) joined.setMetaData(key, value);
+  }
+  return joined.saveToBuffer('compress').asUint8Array();
+}

@@ -63,9 +63,25 @@ export interface OperationParts {
   maxOutputBytes?: number;
   /** Pages of a PDF read at most (DOCSMITH_MAX_PAGES); default DEFAULT_MAX_PAGES. */
   maxPages?: number;
+  /** Office processes: how many parts of one long document are laid out at once; default 2. */
+  officeProcesses?: number;
 }
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 200 * 1024 * 1024;
+
+/**
+ * Appended records to PDF from this many on are laid out in parts across the office processes
+ * and joined (when the template allows it, ooxml/layout.ts): one office job over a long document
+ * uses one core and its layout time grows faster than its length.
+ */
+export const PARTS_FROM_RECORDS = 200;
+/**
+ * Records per part: each office job costs a start of its own (small parts lose), and a part's
+ * layout grows faster than its length (big parts lose): measured best at 100-200 (bench/long-pdf.ts).
+ */
+export function partSize(records: number, processes: number): number {
+  return Math.min(200, Math.max(100, Math.ceil(records / (2 * processes))));
+}
 
 /** Which of the template's fields and blocks the data leaves empty, and which data it never reads; records by index. */
 export interface DataCheck {
@@ -152,6 +168,7 @@ export class DocumentOperations {
     if (chart) throw new InputError(`${what} cannot be merged: ${rtfChartProblem(chart)}`);
     const docx = await this.docx(input.template, TEMPLATE_FORMATS, what, ctx, format);
     ctx.progress?.({ stage: 'merging', done: 0, total: input.records.length });
+    if (await this.inParts(docx, input, ctx)) return [await this.mergeInParts(docx, input, ctx)];
     // Results bound for the office are made inert in the merge's own thread.
     const inert = outputNeedsOffice(input.format, input.document.password);
     const total = input.records.length;
@@ -178,6 +195,48 @@ export class DocumentOperations {
       out.push(converted);
     }
     return out;
+  }
+
+  /** Whether to lay out this merge's appended records in parts: many records to plain PDF, a template that allows it. */
+  private async inParts(docx: Buffer, input: MergeInput, ctx: WorkContext): Promise<boolean> {
+    if (!input.append || input.format !== 'pdf' || input.document.password || !this.parts.converter) return false;
+    if (input.records.length < PARTS_FROM_RECORDS) return false;
+    return this.parts.workers.laysOutInParts(docx, ctx.signal);
+  }
+
+  /**
+   * Appended records laid out in parts: each part merged in a worker thread and laid out by an
+   * office process, as many at once as there are processes (one more request waits for one part at
+   * most, not for the whole document), then the PDFs joined in page order in a worker thread. The
+   * pages are those of one layout: records start on pages of their own and nothing in the template
+   * refers across records.
+   */
+  private async mergeInParts(docx: Buffer, input: MergeInput, ctx: WorkContext): Promise<Buffer> {
+    await this.beforeOffice();
+    const total = input.records.length;
+    const size = partSize(total, this.parts.officeProcesses ?? 2);
+    const starts = Array.from({ length: Math.ceil(total / size) }, (_, i) => i * size);
+    const pdfs: Buffer[] = new Array<Buffer>(starts.length);
+    let next = 0;
+    let merged = 0;
+    let bytes = 0;
+    const lane = async () => {
+      while (next < starts.length) {
+        const part = next++;
+        const records = input.records.slice(starts[part], starts[part]! + size);
+        const { documents } = await this.parts.workers.merge(
+          { docx, records, options: input.options, append: true, deadline: ctx.deadline, inert: true, maxOutputBytes: this.maxOutputBytes },
+          ctx.signal,
+        );
+        pdfs[part] = await this.output(documents[0]!, 'pdf', input.document, input.test, ctx, true);
+        bytes = this.counted(bytes, pdfs[part].length);
+        merged += records.length;
+        ctx.progress?.({ stage: 'merging', done: merged, total });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(starts.length, this.parts.officeProcesses ?? 2) }, lane));
+    ctx.progress?.({ stage: 'joining', done: pdfs.length, total: pdfs.length });
+    return this.parts.workers.joinPdfs(pdfs, ctx.signal);
   }
 
   /**

@@ -13,7 +13,7 @@ import type { TemplateInfo } from '../merge/info.js';
 import type { JsonObject } from '../merge/scope.js';
 import type { ThumbnailRequest } from '../render/thumbnails.js';
 import type { TrackedChange } from '../review/trackedChanges.js';
-import type { DataCheck, DocumentOperations, WorkContext } from './index.js';
+import type { DataCheck, DocumentOperations, WorkContext, WorkProgress } from './index.js';
 
 /** A stored template by name, or bytes already read (a sent document, a template a share link names, a CLI file). */
 export type Source = { templateName: string } | { bytes: Buffer; format: DocumentFormat; name?: string };
@@ -197,11 +197,15 @@ export const KINDS: { [K in Kind]: Row<K> } = {
     slot: true,
     async run(request, { operations, ctx, template }) {
       const source = await template(request);
-      return {
-        documents: await operations.merge({ ...request, template: source.bytes, what: source.what }, ctx),
-        list: true,
-        headers: {},
+      // A long document laid out in parts says how many (X-Layout-Parts), for the operator.
+      let parts = 0;
+      const progress = (p: WorkProgress) => {
+        if (p.stage === 'joining') parts = p.total ?? 0;
+        ctx.progress?.(p);
       };
+      const documents = await operations.merge({ ...request, template: source.bytes, what: source.what }, { ...ctx, progress });
+      const headers: Record<string, string> = parts ? { 'x-layout-parts': String(parts) } : {};
+      return { documents, list: true, headers };
     },
   },
   preview: {

@@ -146,6 +146,17 @@ export class DocumentWorkers implements PageRendering {
     return this.run<Inspection>('inspectPages', job, signal);
   }
 
+  /** Whether appended records of this template may be laid out in parts and joined (ooxml/layout.ts). */
+  laysOutInParts(docx: Buffer, signal?: AbortSignal): Promise<boolean> {
+    return this.run<boolean>('laysOutInParts', { docx }, signal);
+  }
+
+  /** PDFs laid out separately (appended records in parts), joined in a worker thread. */
+  async joinPdfs(parts: Buffer[], signal?: AbortSignal): Promise<Buffer> {
+    const u = await this.run<Uint8Array>('joinPdfs', { parts }, signal);
+    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+  }
+
   /** The text of a PDF, read with MuPDF in a worker thread (at most `maxPages` pages). */
   pdfText(pdf: Uint8Array, maxPages: number, signal?: AbortSignal): Promise<string> {
     return this.run<string>('pdfText', { pdf, maxPages }, signal);

@@ -5,7 +5,7 @@
 import { DocsmithError, ProcessingTimeoutError } from '../errors.js';
 import { DocumentBuilder, type Divider } from '../compose/builder.js';
 import { findAndReplace as replaceAll } from '../merge/replace.js';
-import { pdfText as readPdfText, withReaderLog, type ReaderLog } from '../formats/pdf.js';
+import { joinPdfs as joinPdfParts, pdfText as readPdfText, withReaderLog, type ReaderLog } from '../formats/pdf.js';
 import { TemplateCache } from '../merge/cache.js';
 import type { MergeOptions } from '../merge/engine.js';
 import type { JsonObject } from '../merge/scope.js';
@@ -25,6 +25,7 @@ import {
 } from '../render/pages.js';
 import { useSharedCacheCounters } from '../util/cacheStats.js';
 import { tidyOfficeDocx } from '../ooxml/tidy.js';
+import { laysOutInParts as laysOutInPartsOf } from '../ooxml/layout.js';
 import { showsSectionPages, storeSectionPages as storeSectionPagesIn } from '../ooxml/section-pages.js';
 import { holdsSvg, loadSvgRasteriser, type SvgRasteriser } from '../render/svg.js';
 
@@ -234,6 +235,21 @@ export function findAndReplace(task: FindAndReplaceTask): TaskReply<Uint8Array> 
 
 export function pdfText(task: { pdf: Uint8Array; maxPages: number }): Promise<TaskReply<string>> {
   return reading(() => readPdfText(task.pdf, task.maxPages));
+}
+
+/** Whether the template's appended records may be laid out in parts (ooxml/layout.ts). */
+export function laysOutInParts(task: { docx: Uint8Array }): TaskReply<boolean> {
+  try {
+    const template = templates.get(asBuffer(task.docx));
+    return { ok: true, value: laysOutInPartsOf(asBuffer(task.docx), template.restartsPageNumbers()) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** PDFs laid out separately, as one (formats/pdf.ts joinPdfs). */
+export function joinPdfs(task: { parts: Uint8Array[] }): Promise<TaskReply<Uint8Array>> {
+  return reading(() => joinPdfParts(task.parts));
 }
 
 /** Nothing: a thread that answers it has its module loaded (see DocumentWorkers.close). */

@@ -265,6 +265,37 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     }
   });
 
+  it('lays out many appended records to PDF in parts across the office processes, with the pages of one layout', async () => {
+    const records = Array.from({ length: 240 }, (_, i) => ({ number: `INV-${i + 1}`, total: i + 1 }));
+    const settings = { documentTitle: 'Invoices', author: 'ACME' };
+    // Records that stand alone: laid out in parts and joined; every record on its own page, in order.
+    const plain = docx(p(run('Invoice '), mergefield('number')) + p(run('Total '), mergefield('total')));
+    const joined = await merge('returnFormat=PDF', { mergeData: records, template: b64(plain), mergeSettings: settings });
+    assert.equal(joined.status, 200, joined.text);
+    assert.equal(joined.headers['x-layout-parts'], '3', 'laid out in three parts of 100 records or fewer');
+    const [pdf] = decode(joined);
+    const doc = mupdf.Document.openDocument(pdf!, 'application/pdf');
+    assert.equal(doc.countPages(), 240);
+    for (const i of [0, 1, 59, 60, 119, 180, 239])
+      assert.match(
+        doc.loadPage(i).toStructuredText('preserve-whitespace').asText(),
+        new RegExp(`Invoice INV-${i + 1}\\b`),
+        `page ${i + 1}`,
+      );
+    assert.equal(doc.getMetaData('info:Title'), 'Invoices');
+    assert.equal(doc.getMetaData('info:Author'), 'ACME');
+    // "Page X of Y" through the document needs one layout: the last page says 240 of 240.
+    const counted = docx(p(run('Invoice '), mergefield('number')), {
+      footer: p(run('Page '), field('PAGE', '1'), run(' of '), field('NUMPAGES', '1')),
+    });
+    const whole = await merge('returnFormat=PDF', { mergeData: records, template: b64(counted) });
+    assert.equal(whole.status, 200, whole.text);
+    assert.equal(whole.headers['x-layout-parts'], undefined, 'laid out whole');
+    const last = mupdf.Document.openDocument(decode(whole)[0]!, 'application/pdf');
+    assert.equal(last.countPages(), 240);
+    assert.match(last.loadPage(239).toStructuredText('preserve-whitespace').asText(), /Page 240 of 240/);
+  });
+
   it('reads TX Text Control templates: the twin merges, describes and converts like its DOCX; what it cannot read is a 400 naming it', async () => {
     const folder = path.join(FIXTURES, 'text-in-merge-data');
     const tx = fs.readFileSync(path.join(folder, 'template.tx'));
