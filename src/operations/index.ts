@@ -6,8 +6,9 @@ import type { Divider } from '../compose/builder.js';
 import { detectFormat, type DocumentFormat, requireFormat, TEMPLATE_FORMATS } from '../formats/detect.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
 import type { MergeOptions } from '../merge/engine.js';
-import type { MergeBlockInfo, MergeFieldInfo, TemplateInfo } from '../merge/info.js';
-import { MISSING, Scope, type JsonObject } from '../merge/scope.js';
+import type { TemplateInfo } from '../merge/info.js';
+import type { DataCheck } from '../merge/datacheck.js';
+import type { JsonObject } from '../merge/scope.js';
 import type { Thumbnails, ThumbnailRequest } from '../render/thumbnails.js';
 import { listTrackedChanges, removeTrackedChange, type TrackedChange } from '../review/trackedChanges.js';
 import { BusyError, InputError, OutputTooLargeError } from '../errors.js';
@@ -83,17 +84,6 @@ export function partSize(records: number, processes: number): number {
   return Math.min(200, Math.max(100, Math.ceil(records / (2 * processes))));
 }
 
-/** Which of the template's fields and blocks the data leaves empty, and which data it never reads; records by index. */
-export interface DataCheck {
-  records: number;
-  /** Fields with no value in some records (`block`: the block path they sit in, `a/b` when nested). */
-  missingFields: { name: string; block: string | null; records: number[] }[];
-  /** Blocks with no rows in some records (their path). */
-  emptyBlocks: { name: string; records: number[] }[];
-  /** Keys no field or block reads: a record's own, or a block row's as `block.key`. */
-  unusedData: string[];
-}
-
 /**
  * The document use cases, one method each: typed input and a work context in, typed output out.
  * The HTTP routes and the CLI call these; quotas, merge slots and time limits are the caller's
@@ -120,6 +110,16 @@ export class DocumentOperations {
     const format = known ?? requireFormat(bytes, accepted, what);
     if (format !== 'docx') await this.beforeOffice();
     return this.parts.pipeline.asDocx(bytes, accepted, what, ctx.signal, format);
+  }
+
+  /** A template (DOCX, DOC, RTF or TX) as DOCX, its format detected once. */
+  private templateDocx(
+    bytes: Buffer,
+    what: string,
+    ctx: WorkContext,
+    format = requireFormat(bytes, TEMPLATE_FORMATS, what),
+  ): Promise<Buffer> {
+    return this.docx(bytes, TEMPLATE_FORMATS, what, ctx, format);
   }
 
   /** Chart objects of an RTF template, which no merge can bind: looked for in a worker thread when the file has an OLE object at all. */
@@ -335,8 +335,7 @@ export class DocumentOperations {
   async info(template: Buffer, name: string, ctx: WorkContext = {}): Promise<TemplateInfo> {
     const what = `The template "${name}"`;
     const format = requireFormat(template, TEMPLATE_FORMATS, what);
-    const docx = await this.docx(template, TEMPLATE_FORMATS, what, ctx, format);
-    const info = await this.parts.workers.templateInfo(docx, what, ctx.signal);
+    const info = await this.parts.workers.templateInfo(await this.templateDocx(template, what, ctx, format), what, ctx.signal);
     // RTF charts became pictures on the way to DOCX: listed with the reason a merge refuses them.
     const rtf =
       format === 'rtf'
@@ -350,59 +349,9 @@ export class DocumentOperations {
     return { templateName: name, ...info, ...(rtf.length ? { charts: [...(info.charts ?? []), ...rtf] } : {}) };
   }
 
-  /**
-   * What the data leaves empty and what the template never reads (a docsmith extension): the
-   * template's fields and blocks looked up in each record as the merge would (dotted names, any
-   * case, a block's fields falling back to the enclosing rows), without making any document.
-   */
+  /** What the data leaves empty and what the template never reads (merge/datacheck.ts), in a worker thread. */
   async checkData(input: { template: Buffer; what: string; records: JsonObject[] }, ctx: WorkContext = {}): Promise<DataCheck> {
-    const format = requireFormat(input.template, TEMPLATE_FORMATS, input.what);
-    const docx = await this.docx(input.template, TEMPLATE_FORMATS, input.what, ctx, format);
-    const info = await this.parts.workers.templateInfo(docx, input.what, ctx.signal);
-    const missing = new Map<string, { name: string; block: string | null; records: Set<number> }>();
-    const empty = new Map<string, Set<number>>();
-    const walk = (fields: MergeFieldInfo[], blocks: MergeBlockInfo[], scope: Scope, block: string | null, record: number) => {
-      for (const field of fields) {
-        if (scope.get(field.name) !== MISSING) continue;
-        const key = `${block ?? ''}/${field.name.toLowerCase()}`;
-        const entry = missing.get(key) ?? { name: field.name, block, records: new Set<number>() };
-        missing.set(key, entry.records.add(record) && entry);
-      }
-      for (const inner of blocks) {
-        const path = block === null ? inner.name : `${block}/${inner.name}`;
-        const rows = scope.rows(inner.name);
-        if (!rows?.length) empty.set(path, (empty.get(path) ?? new Set<number>()).add(record));
-        for (const row of rows ?? []) walk(inner.mergeFields, inner.mergeBlocks, scope.enter(row), path, record);
-      }
-    };
-    input.records.forEach((record, i) => walk(info.mergeFields, info.mergeBlocks, Scope.of(record), null, i));
-    // A key is read when some field or block name starts with it: anywhere for a record's keys
-    // (fields in blocks fall back to the record), inside the block for its rows' keys.
-    const heads = (fields: MergeFieldInfo[], blocks: MergeBlockInfo[]): Set<string> =>
-      new Set([
-        ...fields.map((f) => f.name.split('.')[0]!.toLowerCase()),
-        ...blocks.flatMap((b) => [b.name.split('.')[0]!.toLowerCase(), ...heads(b.mergeFields, b.mergeBlocks)]),
-      ]);
-    const unused = new Set<string>();
-    const unread = (rows: JsonObject[], read: Set<string>, prefix: string, blocks: MergeBlockInfo[]) => {
-      for (const row of rows) {
-        for (const [key, value] of Object.entries(row)) {
-          if (!read.has(key.toLowerCase())) unused.add(prefix + key);
-          const block = blocks.find((b) => b.name.toLowerCase() === key.toLowerCase());
-          if (block && Array.isArray(value)) {
-            const inner = value.filter((v): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v));
-            unread(inner, heads(block.mergeFields, block.mergeBlocks), `${prefix}${key}.`, block.mergeBlocks);
-          }
-        }
-      }
-    };
-    unread(input.records, heads(info.mergeFields, info.mergeBlocks), '', info.mergeBlocks);
-    return {
-      records: input.records.length,
-      missingFields: [...missing.values()].map((m) => ({ ...m, records: [...m.records] })),
-      emptyBlocks: [...empty].map(([name, records]) => ({ name, records: [...records] })),
-      unusedData: [...unused],
-    };
+    return this.parts.workers.checkData(await this.templateDocx(input.template, input.what, ctx), input.records, input.what, ctx.signal);
   }
 
   /**
@@ -415,7 +364,7 @@ export class DocumentOperations {
     const what = `The template "${name}"`;
     const format = requireFormat(bytes, TEMPLATE_FORMATS, what);
     if (format !== 'docx' && format !== 'tx' && !this.parts.pipeline.readsLegacyFormats) return;
-    await this.parts.workers.templateInfo(await this.docx(bytes, TEMPLATE_FORMATS, what, ctx, format), what, ctx.signal);
+    await this.parts.workers.templateInfo(await this.templateDocx(bytes, what, ctx, format), what, ctx.signal);
   }
 
   async trackedChanges(document: Buffer, ctx: WorkContext = {}): Promise<TrackedChange[]> {

@@ -13,7 +13,8 @@ import type { TemplateInfo } from '../merge/info.js';
 import type { JsonObject } from '../merge/scope.js';
 import type { ThumbnailRequest } from '../render/thumbnails.js';
 import type { TrackedChange } from '../review/trackedChanges.js';
-import type { DataCheck, DocumentOperations, WorkContext, WorkProgress } from './index.js';
+import type { DataCheck } from '../merge/datacheck.js';
+import type { DocumentOperations, WorkContext, WorkProgress } from './index.js';
 
 /** A stored template by name, or bytes already read (a sent document, a template a share link names, a CLI file). */
 export type Source = { templateName: string } | { bytes: Buffer; format: DocumentFormat; name?: string };

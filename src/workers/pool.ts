@@ -9,6 +9,7 @@ import type { ReaderLog } from '../formats/pdf.js';
 import type { AppendTask, FindAndReplaceTask, InertTask, MergeReply, MergeTask, TaskReply } from './tasks.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import type { TemplateInfo } from '../merge/info.js';
+import type { DataCheck } from '../merge/datacheck.js';
 import type { JsonObject } from '../merge/scope.js';
 
 // Threads run compiled code: beside this file when compiled, from dist/ when run from src/ (tsx).
@@ -123,6 +124,11 @@ export class DocumentWorkers implements PageRendering {
    */
   templateInfo(docx: Buffer, what: string, signal?: AbortSignal): Promise<Omit<TemplateInfo, 'templateName'>> {
     return this.run('info', { docx, what }, signal);
+  }
+
+  /** Merge data checked against a template's fields and blocks (merge/datacheck.ts), the records crossing as JSON text. */
+  checkData(docx: Buffer, records: JsonObject[], what: string, signal?: AbortSignal): Promise<DataCheck> {
+    return this.run<DataCheck>('checkData', { docx, what, records: JSON.stringify(records) }, signal);
   }
 
   /** Pages of a PDF as images (render/pages.ts); a request's time limit stops the work. */

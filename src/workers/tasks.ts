@@ -10,6 +10,7 @@ import { TemplateCache } from '../merge/cache.js';
 import type { MergeOptions } from '../merge/engine.js';
 import type { JsonObject } from '../merge/scope.js';
 import type { TemplateInfo } from '../merge/info.js';
+import { checkData as checkDataOf, type DataCheck } from '../merge/datacheck.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { makeInert } from '../inert/index.js';
@@ -145,6 +146,15 @@ const asBuffer = (u: Uint8Array) => Buffer.from(u.buffer, u.byteOffset, u.byteLe
 export function info(task: InfoTask): TaskReply<Omit<TemplateInfo, 'templateName'>> {
   try {
     return { ok: true, value: templates.get(asBuffer(task.docx), task.what).info };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** Merge data checked against a template's fields and blocks (merge/datacheck.ts): a walk over every record. */
+export function checkData(task: InfoTask & { records: string }): TaskReply<DataCheck> {
+  try {
+    return { ok: true, value: checkDataOf(templates.get(asBuffer(task.docx), task.what).info, JSON.parse(task.records) as JsonObject[]) };
   } catch (error) {
     return failure(error);
   }

@@ -32,41 +32,26 @@ function required(query: Query, name: string): string {
 
 const documentBytes = (body: Base64Body) => decodeBase64(body, 'The document');
 
+/** What every request with a merge body carries: the template named or sent, the records (at most `maxRecords`), the settings. */
+export function mergeFields(query: Query, body: MergeBody, maxRecords: number) {
+  const { template, records, settings } = mergeRequest(body);
+  checkRecordCount(records.length, maxRecords);
+  return { templateName: query.templateName, template, records, options: settings.options, document: settings.document };
+}
+
 export function parseMergeRequest(query: Query, body: MergeBody, maxRecords: number): MergeRequest {
   const format = parseReturnFormat(query.returnFormat);
   const append = booleanParam(query, 'append', true);
   const test = booleanParam(query, 'test', false);
-  const { template, records, settings } = mergeRequest(body);
-  checkPdfProperties(format, settings.document.properties.title, settings.document.properties.subject);
-  checkRecordCount(records.length, maxRecords);
-  return {
-    kind: 'merge',
-    format,
-    append,
-    test,
-    templateName: query.templateName,
-    template,
-    records,
-    options: settings.options,
-    document: settings.document,
-  };
+  const fields = mergeFields(query, body, maxRecords);
+  checkPdfProperties(format, fields.document.properties.title, fields.document.properties.subject);
+  return { kind: 'merge', format, append, test, ...fields };
 }
 
 export function parsePreviewRequest(query: Query, body: MergeBody, maxRecords: number): PreviewRequest {
   const view = parseThumbnailRequest(query);
   const test = booleanParam(query, 'test', false);
-  const { template, records, settings } = mergeRequest(body);
-  checkRecordCount(records.length, maxRecords);
-  return {
-    kind: 'preview',
-    test,
-    templateName: query.templateName,
-    template,
-    records,
-    options: settings.options,
-    document: settings.document,
-    view,
-  };
+  return { kind: 'preview', test, ...mergeFields(query, body, maxRecords), view };
 }
 
 export function parseFindAndReplaceRequest(query: Query, body: FindAndReplaceBody): FindAndReplaceRequest {

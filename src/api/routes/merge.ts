@@ -2,10 +2,15 @@ import type { Services } from '../../services.js';
 import { findAndReplaceBodySchema, mergeBodySchema } from '../requests/schemas.js';
 import { accountOf } from '../auth.js';
 import { asyncQueryProperties, booleanQuerySchema, errorResponses, jobSchema, templateInfoSchema, templateNameQuery } from '../schemas.js';
-import { parseFindAndReplaceRequest, parseInfoRequest, parseMergeRequest, parsePreviewRequest } from '../requests/documents.js';
+import {
+  mergeFields,
+  parseFindAndReplaceRequest,
+  parseInfoRequest,
+  parseMergeRequest,
+  parsePreviewRequest,
+} from '../requests/documents.js';
 import { answerAsJob, wantsJob } from './jobs.js';
 import { queryOf, answerDocuments, sendJson, type Api } from '../wire.js';
-import { checkRecordCount, mergeRequest } from '../requests/merge.js';
 
 const indexes = { type: 'array', items: { type: 'integer' } } as const;
 const dataCheckSchema = {
@@ -139,9 +144,8 @@ export function mergeRoutes(app: Api, services: Services): void {
       },
     },
     async (request, reply) => {
-      const { template, records } = mergeRequest(request.body);
-      checkRecordCount(records.length, services.config.limits.maxRecords);
-      const work = { kind: 'checkData' as const, templateName: queryOf(request).templateName, template, records };
+      const { templateName, template, records } = mergeFields(queryOf(request), request.body, services.config.limits.maxRecords);
+      const work = { kind: 'checkData' as const, templateName, template, records };
       return sendJson(reply, 200, await door.perform(accountOf(request), work));
     },
   );

@@ -17,18 +17,74 @@ interface Placed {
   end: number;
 }
 
-/** Writes one story (the body, a header or a footer) as WordprocessingML block content. */
+/** The first index in ascending `values` whose value is at least `min`. */
+function firstAtLeast(values: readonly number[], min: number): number {
+  let low = 0;
+  let high = values.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (values[middle]! < min) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** Values of `map` under `key`, kept in lists. */
+function add<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/**
+ * Writes one story (the body, a header or a footer) as WordprocessingML block content. Lookups go
+ * through indexes built once (runs by position, marks by start and end), so the work grows with
+ * the story, not with its square: a TX file may hold 65,535 runs, paragraphs and marks.
+ */
 class Writer {
   private readonly out: string[] = [];
   private readonly openMarks = new Map<TxMark, number>();
   /** Hyperlink addresses, as the relationships of the part this story is written to. */
   readonly links: string[] = [];
+  /** The run covering each position of the text. */
+  private readonly runAt: Int32Array;
+  private readonly paragraphStarts: number[];
+  private readonly marksFrom = new Map<number, TxMark[]>();
+  private readonly marksTo = new Map<number, TxMark[]>();
+  /** Where marks start or end, ascending. */
+  private readonly markPositions: number[];
+  /** Each table's row starts and row ends, and the marks that span whole rows of some table. */
+  private readonly rows = new Map<TxTable, { starts: Set<number>; ends: Set<number> }>();
+  private readonly rowMarks = new Set<TxMark>();
 
   /** @param bookmarkId the first bookmark id: ids are unique across the document's stories. */
   constructor(
     private readonly doc: TxStory,
     private bookmarkId = 0,
-  ) {}
+  ) {
+    this.runAt = new Int32Array(doc.text.length);
+    doc.runs.forEach((run, i) => this.runAt.fill(i, run.start, run.end));
+    this.paragraphStarts = doc.paragraphs.map((p) => p.start);
+    for (const mark of doc.marks) {
+      add(this.marksFrom, mark.start, mark);
+      add(this.marksTo, mark.end, mark);
+    }
+    this.markPositions = [...new Set([...this.marksFrom.keys(), ...this.marksTo.keys()])].sort((a, b) => a - b);
+    for (const table of doc.tables) {
+      const starts = new Set<number>();
+      const ends = new Set<number>();
+      for (let row = 0; row < table.rows; row++) {
+        starts.add(table.cells[row * table.columns]!.start);
+        ends.add(table.cells[(row + 1) * table.columns - 1]!.end);
+      }
+      this.rows.set(table, { starts, ends });
+      for (const mark of doc.marks) if (starts.has(mark.start) && ends.has(mark.end)) this.rowMarks.add(mark);
+    }
+  }
+
+  private runOf(position: number): TxRun | undefined {
+    return position >= 0 && position < this.runAt.length ? this.doc.runs[this.runAt[position]!] : undefined;
+  }
 
   content(): string {
     this.range(0, this.doc.text.length + 1, this.placed(this.doc.tables));
@@ -44,9 +100,9 @@ class Writer {
   /** Paragraphs and tables from `from` to `to` (exclusive); `tables` are those that may start here. */
   private range(from: number, to: number, tables: Placed[]): void {
     const { paragraphs } = this.doc;
-    for (let i = 0; i < paragraphs.length; i++) {
+    for (let i = firstAtLeast(this.paragraphStarts, from); i < paragraphs.length; i++) {
       const paragraph = paragraphs[i]!;
-      if (paragraph.start < from || paragraph.start >= to) continue;
+      if (paragraph.start >= to) break;
       const table = tables.find((t) => t.start === paragraph.start && t.end <= to);
       if (table) {
         this.table(
@@ -73,25 +129,18 @@ class Writer {
       const rowStart = cells[0]!.start;
       const rowEnd = cells[cells.length - 1]!.end;
       // A mark over whole rows is a row block: its bookmark sits between the rows, as TX writes DOCX.
-      for (const mark of this.doc.marks)
-        if (mark.start === rowStart && !this.openMarks.has(mark) && this.spansRows(mark, table)) this.open(mark);
+      for (const mark of this.marksFrom.get(rowStart) ?? []) if (!this.openMarks.has(mark) && this.spansRows(mark, table)) this.open(mark);
       const header = cells.every((cell) => cellFormats[cell.format]!.headerRow);
       this.out.push(`<w:tr>${header ? '<w:trPr><w:tblHeader/></w:trPr>' : ''}`);
       for (const cell of cells) this.cell(cell, inner);
       this.out.push('</w:tr>');
-      for (const mark of this.doc.marks)
-        if (mark.end === rowEnd && this.openMarks.has(mark) && this.spansRows(mark, table)) this.close(mark);
+      for (const mark of this.marksTo.get(rowEnd) ?? []) if (this.openMarks.has(mark) && this.spansRows(mark, table)) this.close(mark);
     }
     this.out.push('</w:tbl>');
   }
 
   private spansRows(mark: TxMark, table: TxTable): boolean {
-    const starts = new Set<number>();
-    const ends = new Set<number>();
-    for (let row = 0; row < table.rows; row++) {
-      starts.add(table.cells[row * table.columns]!.start);
-      ends.add(table.cells[(row + 1) * table.columns - 1]!.end);
-    }
+    const { starts, ends } = this.rows.get(table)!;
     return starts.has(mark.start) && ends.has(mark.end);
   }
 
@@ -150,17 +199,19 @@ class Writer {
     );
     let at = start;
     const boundaries = new Set<number>([start, contentEnd]);
-    for (const run of runs) if (run.start > start && run.start < contentEnd) boundaries.add(run.start);
-    for (const mark of this.doc.marks) for (const p of [mark.start, mark.end]) if (p > start && p < contentEnd) boundaries.add(p);
+    if (start < contentEnd)
+      for (let i = this.runAt[start]! + 1; i < runs.length && runs[i]!.start < contentEnd; i++) boundaries.add(runs[i]!.start);
+    for (let i = firstAtLeast(this.markPositions, start + 1); i < this.markPositions.length && this.markPositions[i]! < contentEnd; i++)
+      boundaries.add(this.markPositions[i]!);
     const stops = [...boundaries].sort((a, b) => a - b);
     this.marksAt(start, false);
     for (let k = 0; k + 1 < stops.length; k++) {
       const from = stops[k]!;
       const to = stops[k + 1]!;
       if (from !== start) this.marksAt(from, false);
-      const run = runs.find((r) => r.start <= from && from < r.end)!;
-      const previous = runs.find((r) => r.start <= from - 1 && from - 1 < r.end);
-      const next = runs.find((r) => r.start <= to && to < r.end);
+      const run = this.runOf(from)!;
+      const previous = this.runOf(from - 1);
+      const next = this.runOf(to);
       const field = run.field;
       if (field !== 0 && (from === start || previous?.field !== field)) this.fieldBegin(field, run);
       this.text(text.slice(from, to), run);
@@ -172,21 +223,15 @@ class Writer {
       this.marksAt(to, true);
     }
     // Marks that end with the paragraph (after its mark) close in it.
-    for (const mark of this.doc.marks)
-      if (this.openMarks.has(mark) && !this.rowMark(mark) && mark.end > at && mark.end <= end) this.close(mark);
+    for (const mark of [...this.openMarks.keys()]) if (!this.rowMarks.has(mark) && mark.end > at && mark.end <= end) this.close(mark);
     this.out.push('</w:p>');
   }
 
   /** Marks inside paragraphs (not over whole table rows) open at their start and close at their end. */
   private marksAt(position: number, closing: boolean): void {
-    for (const mark of this.doc.marks) {
-      if (closing && mark.end === position && this.openMarks.has(mark)) this.close(mark);
-      if (!closing && mark.start === position && !this.openMarks.has(mark) && !this.rowMark(mark)) this.open(mark);
-    }
-  }
-
-  private rowMark(mark: TxMark): boolean {
-    return this.doc.tables.some((table) => this.spansRows(mark, table));
+    if (closing) for (const mark of this.marksTo.get(position) ?? []) if (this.openMarks.has(mark)) this.close(mark);
+    if (!closing)
+      for (const mark of this.marksFrom.get(position) ?? []) if (!this.openMarks.has(mark) && !this.rowMarks.has(mark)) this.open(mark);
   }
 
   private fieldBegin(id: number, run: TxRun): void {
