@@ -79,6 +79,17 @@ describe('the TX reader', () => {
     assert.match(partXml(docx), /<w:tblHeader\/>/);
   });
 
+  it('writes run properties in the order Word requires, underline and background together', () => {
+    // The twin's header row made underlined (its character format) on a yellow background (its runs).
+    const copy = Buffer.from(twin);
+    const blockAt = 0x12 + 2 * copy.readUInt16LE(0x0e) + 6;
+    copy[blockAt + 18 + 13 * 20 + 11] = 1; // the first character format's underline byte
+    copy.writeUInt32LE(0x0000ffff, blockAt + 18 + 16); // the first run's background, COLORREF yellow
+    const docx = txToDocx(readTx(copy));
+    assert.deepEqual(wordProblems(docx), []);
+    assert.match(partXml(docx), /<w:u w:val="single"\/><w:shd w:val="clear" w:color="auto" w:fill="FFFF00"\/><\/w:rPr>/);
+  });
+
   it('reads the find-and-replace template as plain paragraphs', () => {
     const doc = readTx(fixture('test_find_and_replace.tx'));
     assert.deepEqual(

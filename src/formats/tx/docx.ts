@@ -280,8 +280,9 @@ class Writer {
       (format.strike ? '<w:strike/>' : '') +
       (run.colour ? `<w:color w:val="${run.colour}"/>` : '') +
       `<w:sz w:val="${format.halfPoints}"/><w:szCs w:val="${format.halfPoints}"/>` +
-      (run.background ? `<w:shd w:val="clear" w:color="auto" w:fill="${run.background}"/>` : '') +
+      // CT_RPr's order: u before shd.
       (format.underline ? '<w:u w:val="single"/>' : '') +
+      (run.background ? `<w:shd w:val="clear" w:color="auto" w:fill="${run.background}"/>` : '') +
       '</w:rPr>'
     );
   }
