@@ -94,9 +94,22 @@ describe('docsmith CLI: document commands', () => {
 
   it('explains bad input with a message and a non-zero exit', () => {
     fs.writeFileSync(path.join(dir, 'broken.json'), '{"name": ');
+    fs.writeFileSync(path.join(dir, 'numbers.json'), '[{"name": "Ann"}, 3]');
+    fs.writeFileSync(path.join(dir, 'flag.json'), '{"removeEmptyFields": "maybe"}');
     const cases: [string[], number, RegExp][] = [
       [['merge', '--template', 'missing.docx', '--data', data], 2, /cannot read --template "missing.docx": no such file/],
       [['merge', '--template', template, '--data', 'broken.json'], 2, /is not valid JSON/],
+      // The files are checked by the schemas the HTTP API checks bodies with, with the same messages.
+      [
+        ['merge', '--template', template, '--data', 'numbers.json'],
+        1,
+        /mergeData\[1\] must be a record \(a JSON object\), not a JSON number/,
+      ],
+      [
+        ['merge', '--template', template, '--data', data, '--settings', 'flag.json'],
+        1,
+        /mergeSettings\.removeEmptyFields must be true or false/,
+      ],
       [['merge', '--template', data, '--data', data], 1, /not a document in a format we read/],
       [['convert'], 2, /--input/],
       [['merge', '--template', template, '--data', data, '--url', 'http://127.0.0.1:9'], 2, /--url needs --api-key/],
