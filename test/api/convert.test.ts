@@ -5,6 +5,7 @@ import CFB from 'cfb';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fixture, ROOT } from '../helpers/server.js';
+import { unreadableTx } from '../helpers/tx.js';
 import { type Client, errorMessage as message } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { pdfFacts, redShare } from '../helpers/office.js';
@@ -178,7 +179,7 @@ describe('POST /v1/document/convert with the real office engine', () => {
     const docx = fixture('test_document.docx');
     const brokenXml = Buffer.from(docx); // a valid package whose main part is garbage
     const cases: [string, string, RegExp][] = [
-      ['PDF', fixture('test_template.tx').toString('base64'), /TX Text Control/],
+      ['PDF', unreadableTx().toString('base64'), /TX Text Control/],
       ['PDF', Buffer.from('just some words').toString('base64'), /not a document in a format we read/],
       ['PDF', docx.subarray(0, 2000).toString('base64'), /damaged ZIP/],
       ['PDF', fixture('test.doc').subarray(0, 3000).toString('base64'), /damaged/],

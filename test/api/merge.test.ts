@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { FIXTURES, fixture } from '../helpers/server.js';
+import { unreadableTx } from '../helpers/tx.js';
 import { errorMessage as message, request, type Client } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { pdfFacts, redShare } from '../helpers/office.js';
@@ -336,10 +337,36 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     });
     assert.equal(replaced.status, 200, replaced.text);
     assert.match(Buffer.from(replaced.json() as string, 'base64').toString('utf8'), /one -- hello world\.\s+two -- hello world again/);
+    // The SDK's invoice, whose footer is a text box of address fields: one page, its fields and
+    // block described, and the footer filled in the merged PDF.
+    assert.equal((await paid.upload('invoice.tx', fixture('test_template.tx'))).status, 201);
+    assert.equal((await paid.get('/v1/templates/pagecount?templateName=invoice.tx')).text, '1');
+    const invoiceInfo = await info('invoice.tx');
+    assert.deepEqual(
+      (invoiceInfo.mergeBlocks as { name: string }[]).map((b) => b.name),
+      ['item'],
+    );
+    assert.ok((invoiceInfo.mergeFields as { name: string }[]).some((f) => f.name === 'yourcompany_email'));
+    const invoice = await merge('returnFormat=PDF&templateName=invoice.tx', {
+      mergeData: [
+        {
+          yourcompany_companyname: 'Text Control, LLC',
+          yourcompany_email: 'sales@example.com',
+          invoice_no: '778723',
+          item: [{ qty: 1, item_description: 'Item description 1' }],
+        },
+      ],
+    });
+    assert.equal(invoice.status, 200, invoice.text);
+    const pdf = mupdf.Document.openDocument(decode(invoice)[0]!, 'application/pdf');
+    assert.equal(pdf.countPages(), 1);
+    const invoiceText = pdf.loadPage(0).toStructuredText('preserve-whitespace').asText();
+    for (const expected of [/Invoice number #778723/, /Item description 1/, /TEXT CONTROL, LLC/, /sales@example\.com/])
+      assert.match(invoiceText, expected);
     // A TX template with parts the reader does not read yet is refused at upload, naming them.
-    const refused = await paid.upload('invoice.tx', fixture('test_template.tx'));
+    const refused = await paid.upload('unreadable.tx', unreadableTx());
     assert.equal(refused.status, 400);
-    assert.match(message(refused), /not supported yet.*save it as DOCX/);
+    assert.match(message(refused), /tracked changes in TX documents are not supported yet.*save it as DOCX/);
     assert.match(message(await merge('returnFormat=TX', { mergeData: data, template: b64(tx) })), /TX is a proprietary format/);
   });
 
@@ -478,7 +505,7 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
       ['returnFormat=PDF&templateName=letter.docx', { mergeData: [{}], template }, /either templateName or a template/],
       ['returnFormat=PDF&templateName=missing.docx', { mergeData: [{}] }, /no template named "missing.docx"/],
       ['returnFormat=PDF', { mergeData: [{}], template: 'not base64!' }, /not valid Base64/],
-      ['returnFormat=PDF', { mergeData: [{}], template: b64(fixture('test_template.tx')) }, /TX Text Control/],
+      ['returnFormat=PDF', { mergeData: [{}], template: b64(unreadableTx()) }, /TX Text Control/],
       ['returnFormat=PDF', { mergeData: [{}], template: b64(fixture('maelzel_machine.pdf')) }, /PDF, which is not accepted/],
       ['returnFormat=PDF', { mergeData: [{}], template, mergeSettings: { culture: 'zz-ZZZ-bad' } }, /culture/],
       [

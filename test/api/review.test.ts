@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixture } from '../helpers/server.js';
+import { unreadableTx } from '../helpers/tx.js';
 import { errorMessage as message, type Client } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { cell, docx, p, partText, row, run, table } from '../helpers/docx.js';
@@ -106,6 +107,6 @@ describe('review: tracked changes', () => {
       assert.equal(reply.status, 400, `${query}: ${reply.text}`);
       assert.match(message(reply), expected);
     }
-    assert.equal((await c.post('/v1/processing/review/trackedchanges', { json: b64(fixture('test_template.tx')) })).status, 400);
+    assert.equal((await c.post('/v1/processing/review/trackedchanges', { json: b64(unreadableTx()) })).status, 400);
   });
 });

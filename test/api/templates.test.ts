@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixture, startServer, tempDir, type RunningServer } from '../helpers/server.js';
+import { unreadableTx } from '../helpers/tx.js';
 import { client, partialRequest, type Client, errorMessage as message } from '../helpers/http.js';
 import { adminServices, makeAccount } from '../helpers/accounts.js';
 import type { Services } from '../../src/services.js';
@@ -115,14 +116,14 @@ describe('template storage over HTTP', () => {
       ['invoice.docx', {}, /body is empty/],
       ['invoice.docx', { json: '' }, /empty string/],
       ['invoice.docx', { json: Buffer.from('hello world, plain text').toString('base64') }, /not a document in a format we read/],
-      ['invoice.docx', { json: fixture('test_template.tx').toString('base64') }, /TX Text Control/],
+      ['invoice.docx', { json: unreadableTx().toString('base64') }, /TX Text Control/],
       ['invoice.docx', { json: fixture('maelzel_machine.pdf').toString('base64') }, /PDF document; templates must be DOCX, DOC, RTF or TX/],
       ['invoice.docx', { json: fixture('test_template.docx').subarray(0, 1500).toString('base64') }, /damaged ZIP/],
       ['invoice.docx', { json: fixture('cash.xlsx').toString('base64') }, /XLSX document/],
       ['../etc/passwd.docx', { json: fixture('test_template.docx').toString('base64') }, /not allowed in a file name/],
       ['dir/a.docx', { json: fixture('test_template.docx').toString('base64') }, /not allowed/],
       ['template.txt', { json: fixture('test_template.docx').toString('base64') }, /must end with \.docx, \.doc, \.rtf, \.tx/],
-      ['template.tx', { json: fixture('test_template.tx').toString('base64') }, /TX Text Control/],
+      ['template.tx', { json: unreadableTx().toString('base64') }, /TX Text Control/],
       ['.docx', { json: fixture('test_template.docx').toString('base64') }, /must not start with a dot/],
       ['x'.repeat(300) + '.docx', { json: fixture('test_template.docx').toString('base64') }, /longer than 255/],
     ];

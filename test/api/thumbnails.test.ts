@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { imageSize } from 'image-size';
 import { fixture } from '../helpers/server.js';
+import { unreadableTx } from '../helpers/tx.js';
 import { errorMessage as message, type Client } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { docx, p, run } from '../helpers/docx.js';
@@ -105,7 +106,7 @@ describe('thumbnails and page counts', () => {
       ['fromPage=0', pdf, /fromPage must be from 1/],
       ['fromPage=99', pdf, /outside it/],
       ['fromPage=2&toPage=1', pdf, /fromPage \(2\) is after toPage \(1\)/],
-      ['', fixture('test_template.tx'), /TX Text Control/],
+      ['', unreadableTx(), /TX Text Control/],
       ['', Buffer.from('garbage bytes here'), /not a document in a format we read/],
       ['', pdf.subarray(0, 500), /./],
     ];

@@ -12,17 +12,10 @@ import { InputError } from '../../src/errors.js';
 import { FIXTURES, fixture } from '../helpers/server.js';
 import { checkedCompile, wordProblems } from '../helpers/word-rules.js';
 import { partXml } from '../helpers/docx.js';
+import { twinTx, txWithFlags, unreadableTx } from '../helpers/tx.js';
 
-const twin = fs.readFileSync(path.join(FIXTURES, 'text-in-merge-data', 'template.tx'));
-
-/** The twin with one 16-bit value at `offset` of its formatting block's counts replaced. */
-function withFlags(flags: number): Buffer {
-  const copy = Buffer.from(twin);
-  const textLength = copy.readUInt16LE(0x0e);
-  const block = 0x12 + 2 * textLength + 6;
-  copy.writeUInt16LE(flags, block + 16);
-  return copy;
-}
+const twin = twinTx();
+const withFlags = txWithFlags;
 
 describe('the TX reader', () => {
   it('reads the twin: text, character formats, fields with their instructions, the table, the block and the page', () => {
@@ -99,23 +92,8 @@ describe('the TX reader', () => {
     assert.deepEqual(wordProblems(txToDocx(doc)), []);
   });
 
-  it('reads the SDK invoice once its footer text box is taken out: nested tables, fonts, alignment, switches, the item block', () => {
-    // test_template.tx has a footer holding a text box, which the reader refuses; without it the
-    // rest of the file is read as it is.
-    const invoice = Buffer.from(fixture('test_template.tx'));
-    const textLength = invoice.readUInt16LE(0x0e);
-    const blockAt = 0x12 + 2 * textLength + 6;
-    // The section without its footer streams: its fixed part, then its closing 72 bytes.
-    const settingsAt = blockAt + invoice.readUInt32LE(blockAt - 4);
-    const sectionAt = settingsAt + 8 + invoice.readUInt32LE(settingsAt + 4) + 6;
-    assert.equal(invoice.readUInt32LE(sectionAt), 0x32);
-    const fixed = Buffer.from(invoice.subarray(sectionAt, sectionAt + 46));
-    fixed.writeUInt16LE(0x4000, 4);
-    const length = Buffer.alloc(4);
-    length.writeUInt32LE(4 + 46 + 72);
-    const withoutFooter = Buffer.concat([invoice.subarray(0, sectionAt - 4), length, fixed, invoice.subarray(invoice.length - 72)]);
-
-    const doc = readTx(withoutFooter);
+  it('reads the SDK invoice: nested tables, fonts, alignment, switches, the item block, the text box of the footer', () => {
+    const doc = readTx(fixture('test_template.tx'));
     assert.equal(doc.tables.length, 6, "two tables and four nested in the first one's cells");
     assert.deepEqual(
       doc.tables.map((t) => [t.rows, t.columns]),
@@ -160,6 +138,40 @@ describe('the TX reader', () => {
     // Nested tables sit in their cells, each cell ending with a paragraph.
     assert.match(partXml(docx), /<w:tc><w:tcPr>(?:(?!<\/w:tc>).)*<w:tbl>/);
     assert.doesNotMatch(partXml(docx), /<\/w:tbl><\/w:tc>/);
+    // The footer is a text box and nothing else (section flags 0x0C): its three paragraphs of
+    // address fields become the footer's content.
+    assert.equal(doc.footer?.paragraphs.length, 3);
+    assert.match(
+      doc.footer!.text,
+      /^«YOURCOMPANY_COMPANYNAME»\n«yourcompany_zip» «yourcompany_city», .*\np\. «yourcompany_phone»\u00a0\|\u00a0f\. «yourcompany_fax»/,
+    );
+    assert.deepEqual([...doc.footer!.fields.values()].map((f) => f.instruction.join(' ')).slice(0, 2), [
+      'MERGEFIELD yourcompany_companyname \\* Upper',
+      'MERGEFIELD yourcompany_zip',
+    ]);
+    assert.match(partXml(docx, 'word/footer1.xml'), /MERGEFIELD yourcompany_email/);
+  });
+
+  it('takes a text box only in the one shape studied: the only content of a footer, with the settings seen', () => {
+    const invoice = fixture('test_template.tx');
+    const record = invoice.indexOf(Buffer.from('0100000000000780', 'hex'));
+    assert.ok(record > 0);
+    const changed = (at: number, value: number, bytes = 2) => {
+      const copy = Buffer.from(invoice);
+      if (bytes === 2) copy.writeUInt16LE(value, at);
+      else copy.writeUInt32LE(value, at);
+      return copy;
+    };
+    // Two frames, an unknown frame kind, other settings (say a border): refused by name.
+    assert.throws(() => readTx(changed(record, 2)), /text frames and text boxes .* except as the only content of a footer/);
+    assert.throws(() => readTx(changed(record + 6, 0x8008)), /text boxes of this kind/);
+    assert.throws(() => readTx(changed(record + 2 + 10 + 16 + 24, 0xfe)), /text boxes of this kind/);
+    // The section must announce the box's text stream, and the embedded document must add up.
+    const sectionFlags = invoice.indexOf(Buffer.from('320000000c40', 'hex')) + 4;
+    assert.throws(() => readTx(changed(sectionFlags, 0x4004)), /damaged or truncated/);
+    assert.throws(() => readTx(changed(record + 2 + 56, 0x2000, 4)), /damaged or truncated/);
+    // A frame in the body stays refused.
+    assert.throws(() => readTx(withFlags(0x179f | 0x0040)), /text frames and text boxes in TX documents are not supported yet/);
   });
 
   it('reads a header and a footer: text streams in the section, as TX writes them', () => {
@@ -249,7 +261,7 @@ describe('the TX reader', () => {
   });
 
   it('refuses by name what it does not read yet, with the way out', () => {
-    assert.throws(() => readTx(fixture('test_template.tx')), /TX document cannot be read here: .*not supported yet.*save it as DOCX/);
+    assert.throws(() => readTx(unreadableTx()), /TX document cannot be read here: .*not supported yet.*save it as DOCX/);
     assert.throws(() => readTx(withFlags(0x179f | 0x4000)), /tracked changes in TX documents are not supported yet/);
     assert.throws(() => readTx(withFlags(0x179f | 0x8000)), /TX Text Control Words/);
     assert.throws(() => readTx(withFlags(0x179f | 0x0040)), /text frames and text boxes/);

@@ -66,7 +66,63 @@ const annInvoice = {
     { name: 'Nuts', price: 516.18 },
   ],
 };
+/**
+ * The ReportingCloud PHP SDK's invoice template (.tx, BSD-3), read by formats/tx/, with the SDK's
+ * data. Its DATE field becomes a merge field, so that the page does not change with the day.
+ */
+function sdkInvoice(): Buffer {
+  const doc = readTx(fs.readFileSync(path.join(FIXTURES, 'resource', 'test_template.tx')));
+  for (const f of doc.fields.values()) if (f.instruction[0] === 'DATE') f.instruction = ['MERGEFIELD', 'invoice_date'];
+  return txToDocx(doc);
+}
+const sdkInvoiceData = {
+  invoice_date: '20.12.2015',
+  yourcompany_companyname: 'Text Control, LLC',
+  yourcompany_zip: '28226',
+  yourcompany_city: 'Charlotte',
+  yourcompany_street: '6926 Shannon Willow Rd, Suite 400',
+  yourcompany_phone: '704 544 7445',
+  yourcompany_fax: '704-542-0936',
+  yourcompany_url: 'www.textcontrol.com',
+  yourcompany_email: 'sales@textcontrol.com',
+  invoice_no: '778723',
+  billto_name: 'Joey Montana',
+  billto_companyname: 'Montana, LLC',
+  billto_customerid: '123',
+  billto_zip: '27878',
+  billto_city: 'Charlotte',
+  billto_street: '1 Washington Dr',
+  billto_phone: '887 267 3356',
+  payment_due: '20/1/2016',
+  payment_terms: 'NET 30',
+  salesperson_name: 'Mark Frontier',
+  delivery_date: '20/1/2016',
+  delivery_method: 'Ground',
+  delivery_method_terms: 'NET 30',
+  recipient_name: 'Joey Montana',
+  recipient_companyname: 'Montana, LLC',
+  recipient_zip: '27878',
+  recipient_city: 'Charlotte',
+  recipient_street: '1 Washington Dr',
+  recipient_phone: '887 267 3356',
+  total_discount: 532.6,
+  total_sub: 7673.4,
+  total_tax: 537.138,
+  total: 8210.538,
+  item: [
+    { qty: 1, item_no: 1, item_description: 'Item description 1', item_unitprice: 2663, item_discount: 20, item_total: 2130.4 },
+    { qty: 1, item_no: 2, item_description: 'Item description 2', item_unitprice: 5543, item_discount: 0, item_total: 5543 },
+  ],
+};
+
 const cases: Case[] = [
+  {
+    // A TX template: nested tables, alignment, number switches, a row block, a footer text box.
+    name: 'sdk-invoice-tx',
+    template: sdkInvoice(),
+    records: [sdkInvoiceData],
+    append: false,
+  },
   {
     name: 'invoice',
     template: docx(invoiceBody + p(field('IF "total" > "2000" "Credit card payment is not accepted." "Call us: 704 544 7445"', 'x')), {

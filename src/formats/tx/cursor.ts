@@ -54,6 +54,11 @@ export class Cursor {
     return new Cursor(this.bytes, at, at + n);
   }
 
+  /** The bytes from here to the part's end, not consumed. */
+  rest(): Uint8Array {
+    return this.bytes.subarray(this.at, this.end);
+  }
+
   skip(n: number, what: string): void {
     this.need(n, what);
   }

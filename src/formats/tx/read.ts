@@ -124,11 +124,12 @@ const NESTED_TABLES = 0x0020;
 /** The body's text-section record; headers and footers have none. */
 const SECTION_RECORD = 0x0080;
 const MARKS = 0x1000;
-const KNOWN_FLAGS = BASE_FLAGS | NESTED_TABLES | SECTION_RECORD | MARKS;
+/** A frame table: text frames and boxes anchored in this story (read in headers and footers only). */
+const FRAMES = 0x0040;
+const KNOWN_FLAGS = BASE_FLAGS | NESTED_TABLES | SECTION_RECORD | MARKS | FRAMES;
 /** Flags seen in public samples whose tables this reader does not walk yet, by what set them. */
 const REFUSED_FLAGS: [number, string][] = [
   [0x4000, 'tracked changes in TX documents are not supported yet.'],
-  [0x0040, 'text frames and text boxes in TX documents are not supported yet.'],
   [0x2000, 'protected documents and editable regions in TX documents are not supported yet.'],
   [0x0800, 'spreadsheet formulas in TX tables are not supported yet.'],
   [0x8000, 'documents saved by TX Text Control Words are not supported yet.'],
@@ -164,7 +165,7 @@ export function isTx(bytes: Uint8Array): boolean {
 export function readTx(bytes: Uint8Array): TxDocument {
   if (!isTx(bytes)) throw damaged('its header is not the one TX Text Control writes');
   const file = new Cursor(bytes, MAGIC.length);
-  const body = readStream(file, 'body');
+  const { story: body } = readStream(file, 'body');
   if (file.u32('the settings header') !== 0) throw damaged('the settings header');
   file.skip(file.u32('the settings length'), 'the settings and style sheet');
   const section = readSections(file);
@@ -172,10 +173,17 @@ export function readTx(bytes: Uint8Array): TxDocument {
   return { ...body, ...section };
 }
 
-type Story = 'body' | 'header' | 'footer';
+/** Which stream is read: the body, a header, a footer, a text box's text, or the empty document a frame embeds. */
+type Story = 'body' | 'header' | 'footer' | 'box' | 'frame document';
 
 /** A text stream: its text, then its formatting block. */
-function readStream(c: Cursor, story: Story): TxStory {
+/** A story as read, with the number of frames anchored in it. */
+interface Stream {
+  story: TxStory;
+  frames: number;
+}
+
+function readStream(c: Cursor, story: Story): Stream {
   const length = c.u16('the text length');
   if (c.u16('the text header') !== 2) throw damaged('the text header');
   const text = c.utf16(length, 'the text');
@@ -197,7 +205,7 @@ function checkText(text: string): void {
   }
 }
 
-function readFormatting(c: Cursor, text: string, story: Story): TxStory {
+function readFormatting(c: Cursor, text: string, story: Story): Stream {
   const [runCount, fontCount, paragraphCount, paraFormatCount, pictureCount, tableCount, cellFormatCount, propertyCount, flags] =
     Array.from({ length: 9 }, () => c.u16('the formatting counts')) as [
       number,
@@ -213,6 +221,8 @@ function readFormatting(c: Cursor, text: string, story: Story): TxStory {
   // The fifth count is the pictures' (their records follow the paragraph formats).
   if (pictureCount !== 0) throw new TxError('pictures in TX documents are not supported yet.');
   for (const [flag, message] of REFUSED_FLAGS) if (flags & flag) throw new TxError(message);
+  if (flags & FRAMES && story !== 'header' && story !== 'footer')
+    throw new TxError('text frames and text boxes in TX documents are not supported yet, except as the content of a footer.');
   if ((flags & BASE_FLAGS) !== BASE_FLAGS || flags & ~KNOWN_FLAGS || Boolean(flags & SECTION_RECORD) !== (story === 'body'))
     throw new TxError(`it uses TX features this reader does not know (feature flags 0x${flags.toString(16)} in the ${story}).`);
 
@@ -250,6 +260,7 @@ function readFormatting(c: Cursor, text: string, story: Story): TxStory {
       throw new TxError('documents with several sections are not supported yet.');
     c.skip(14, 'the text sections');
   }
+  const frames = flags & FRAMES ? readFrames(c, text) : 0;
   const names = Array.from({ length: c.u16('the name count') }, () => c.utf16z('a name'));
   for (const format of cellFormats) {
     c.u32('a cell border record');
@@ -268,7 +279,40 @@ function readFormatting(c: Cursor, text: string, story: Story): TxStory {
       marks.push({ name, start, end });
     }
   }
-  return { text, runs, charFormats, paragraphs, paraFormats, tables, cellFormats, fields, marks };
+  return { story: { text, runs, charFormats, paragraphs, paraFormats, tables, cellFormats, fields, marks }, frames };
+}
+
+/**
+ * The frame table of a header or footer: a count, then per frame a 60-byte record ending with the
+ * length of an embedded, empty TX document (the box's own settings), then that document. The
+ * frame's text is a stream of its own after the story (section flag 0x08). Only the one shape the
+ * public samples show is taken: one text box, anchored in a story with no text of its own, with
+ * the record's settings as studied. Its position and size are not decoded: its text is written in
+ * the story's place. Anything else is refused.
+ */
+const BOX_RECORD = [0, 0, 0x8007, 1, 1];
+const BOX_SETTINGS = [100, 100, 0, 180, 0, 180, 0, 0, 0, 2, 1, 0, 0xff, 0, 0];
+function readFrames(c: Cursor, text: string): number {
+  const count = c.u16('the frame count');
+  if (count !== 1 || text !== '')
+    throw new TxError('text frames and text boxes in TX documents are not supported yet, except as the only content of a footer.');
+  const record = BOX_RECORD.map(() => c.u16('a frame'));
+  c.u32('a frame position');
+  c.u32('a frame position');
+  c.u32('a frame size');
+  c.u32('a frame size');
+  const settings = BOX_SETTINGS.map(() => c.u16('a frame'));
+  if (record.some((v, i) => v !== BOX_RECORD[i]) || settings.some((v, i) => v !== BOX_SETTINGS[i]))
+    throw new TxError('text frames and text boxes of this kind in TX documents are not supported yet.');
+  const embedded = c.part(c.u32('a frame document length'), 'a frame document');
+  if (!isTx(embedded.rest())) throw damaged('a frame document');
+  embedded.skip(MAGIC.length, 'a frame document');
+  if (readStream(embedded, 'frame document').story.text !== '') throw damaged('a frame document');
+  if (embedded.u32('a frame document') !== 0) throw damaged('a frame document');
+  embedded.skip(embedded.u32('a frame document'), 'a frame document');
+  if (embedded.u16('a frame document') !== 0) throw damaged('a frame document');
+  embedded.expectEnd('a frame document');
+  return count;
 }
 
 /** The runs, and each field's kind (a field's runs must agree on it). */
@@ -443,6 +487,8 @@ function readFieldProperties(c: Cursor, count: number, kinds: Map<number, number
 
 const HEADER = 0x01;
 const FOOTER = 0x04;
+/** The text of the footer's text box, a stream after the footer's. */
+const FOOTER_BOX = 0x08;
 
 /**
  * The section list: one section, its page, and its header and footer streams. The section's
@@ -455,9 +501,9 @@ function readSections(c: Cursor): { page: TxPage; header?: TxStory; footer?: TxS
   const section = c.part(length - 4, 'the section');
   if (section.u32('the section') !== 0x32) throw damaged('the section');
   const flags = section.u16('the section');
-  if ((flags & 0xff00) !== 0x4000 || flags & ~(0x4000 | HEADER | FOOTER))
+  if ((flags & 0xff00) !== 0x4000 || flags & ~(0x4000 | HEADER | FOOTER | FOOTER_BOX) || (flags & FOOTER_BOX && !(flags & FOOTER)))
     throw new TxError(
-      `headers and footers of this kind (first-page or with text boxes, 0x${flags.toString(16)}) in TX documents are not supported yet.`,
+      `headers and footers of this kind (first-page or with text boxes in the header, 0x${flags.toString(16)}) in TX documents are not supported yet.`,
     );
   section.skip(4, 'the section');
   const headerDistance = section.u16('the header distances');
@@ -472,8 +518,12 @@ function readSections(c: Cursor): { page: TxPage; header?: TxStory; footer?: TxS
   section.skip(12, 'the section');
   const header = flags & HEADER ? readStream(section, 'header') : undefined;
   const footer = flags & FOOTER ? readStream(section, 'footer') : undefined;
+  if (header?.frames) throw new TxError('text boxes in TX headers are not supported yet.');
+  if (Boolean(footer?.frames) !== Boolean(flags & FOOTER_BOX)) throw damaged("the footer's text box");
+  // A footer whose only content is a text box shows the box's text (readFrames).
+  const box = flags & FOOTER_BOX ? readStream(section, 'box') : undefined;
   if (section.u32('the section end') !== 1) throw damaged('the section end');
   section.skip(68, 'the section end');
   section.expectEnd('the section');
-  return { page: { width, height, margins, headerDistance, footerDistance }, header, footer };
+  return { page: { width, height, margins, headerDistance, footerDistance }, header: header?.story, footer: (box ?? footer)?.story };
 }
