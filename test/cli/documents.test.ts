@@ -36,6 +36,7 @@ describe('docsmith CLI: document commands', () => {
     );
     const pdfRun = cli(['merge', '--template', template, '--data', data, '-o', 'all.pdf'], dir);
     assert.equal(pdfRun.code, 0, pdfRun.err);
+    assert.equal(pdfRun.err, '', 'nothing but the result on standard error (no library warnings)');
     assert.equal(pdfFacts(fs.readFileSync(path.join(dir, 'all.pdf'))).pages, 3);
   });
 
