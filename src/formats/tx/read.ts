@@ -176,13 +176,13 @@ export function readTx(bytes: Uint8Array): TxDocument {
 /** Which stream is read: the body, a header, a footer, a text box's text, or the empty document a frame embeds. */
 type Story = 'body' | 'header' | 'footer' | 'box' | 'frame document';
 
-/** A text stream: its text, then its formatting block. */
 /** A story as read, with the number of frames anchored in it. */
 interface Stream {
   story: TxStory;
   frames: number;
 }
 
+/** A text stream: its text, then its formatting block. */
 function readStream(c: Cursor, story: Story): Stream {
   const length = c.u16('the text length');
   if (c.u16('the text header') !== 2) throw damaged('the text header');
