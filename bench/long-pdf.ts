@@ -12,6 +12,7 @@ import { partSize } from '../src/operations/index.js';
 import { block, cell, docx, mergefield, p, row, run, table } from '../test/helpers/docx.js';
 import { testPool } from '../test/helpers/office.js';
 import { tempDir } from '../test/helpers/server.js';
+import { treeRssBytes } from '../src/util/process.js';
 
 const titleRow = row(cell(p(run('Article'))), cell(p(run('Qty'))), cell(p(run('Price'))));
 const template = docx(
@@ -34,17 +35,27 @@ const converter = new Converter(pool, tempDir());
 const workers = new DocumentWorkers(2);
 const pages = (pdf: Uint8Array) => mupdf.Document.openDocument(Buffer.from(pdf), 'application/pdf').countPages();
 let peak = 0;
-const sample = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+/** The office processes' memory: this process's tree less itself (worker threads are in it). */
+let officePeak = 0;
+const sample = setInterval(() => {
+  const own = process.memoryUsage().rss;
+  peak = Math.max(peak, own);
+  officePeak = Math.max(officePeak, treeRssBytes(process.pid) - own);
+}, 20);
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
 for (const count of [400, 1600]) {
   const records = Array.from({ length: count }, (_, i) => invoice(i + 1));
   let started = performance.now();
+  officePeak = 0;
   const [whole] = compiled.merge(records, DEFAULT_MERGE_OPTIONS, true, { officeBound: true });
   const one = (await converter.convert(whole!, 'docx', 'pdf')).data;
   const single = performance.now() - started;
+  const singleOffice = officePeak;
 
   // As operations/index.ts mergeInParts does: parts of partSize() records, 2 at a time.
   started = performance.now();
+  officePeak = 0;
   const size = partSize(count, 2);
   const starts = Array.from({ length: Math.ceil(count / size) }, (_, i) => i * size);
   const pdfs: Buffer[] = [];
@@ -63,10 +74,11 @@ for (const count of [400, 1600]) {
   const parts = performance.now() - started;
   console.log(
     `${count} appended invoices to PDF: one layout ${(single / 1000).toFixed(2)} s (${pages(one)} pages), ` +
-      `in ${starts.length} parts ${(parts / 1000).toFixed(2)} s (${pages(joined)} pages): ${(single / parts).toFixed(2)}x`,
+      `in ${starts.length} parts ${(parts / 1000).toFixed(2)} s (${pages(joined)} pages): ${(single / parts).toFixed(2)}x; ` +
+      `peak memory of the 2 office processes ${mb(singleOffice)} for one layout, ${mb(officePeak)} in parts`,
   );
 }
 clearInterval(sample);
-console.log(`peak RSS of this process ${(peak / 1024 / 1024).toFixed(0)} MB (the office processes are separate)`);
+console.log(`peak RSS of this process ${mb(peak)} (the office processes are separate)`);
 await workers.close();
 await pool.close();
