@@ -5,7 +5,8 @@ import { DocsmithError, InputError } from '../errors.js';
 import { FORMAT_NAMES, readCompound, wordVersion, type DocumentFormat, type WordVersion } from '../formats/detect.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
 import { exportSpec, type DocumentFamily } from '../office/filters.js';
-import { OfficeCrashError, OfficeJobError, type OfficeJob } from '../office/process.js';
+import { OfficeCrashError, OfficeJobError, type OfficeJob, type TableBreak } from '../office/process.js';
+import { LONG_TABLE_BOOKMARK } from '../ooxml/longTable.js';
 import { convertOnce } from '../office/oneshot.js';
 import type { OfficePool } from '../office/pool.js';
 import { checkPdf } from '../formats/pdf.js';
@@ -243,6 +244,45 @@ export class Converter {
       return undefined;
     } finally {
       void fs.rm(input, { force: true }).catch(() => undefined);
+    }
+  }
+
+  /**
+   * One part of a long table to PDF (ooxml/longTable.ts): the pages a following part does not lay
+   * out again, and where that part starts; undefined when the office finds no such page or fails
+   * on the part (the caller lays the document out whole). The input is inert already.
+   */
+  async longTablePart(
+    docx: Buffer,
+    part: { headerRows: number; last: boolean },
+    options: ConvertOptions,
+  ): Promise<{ data: Buffer; tableBreak: TableBreak } | undefined> {
+    const stem = await this.jobStem();
+    const input = `${stem}.in.docx`;
+    const output = `${stem}.out.pdf`;
+    try {
+      await fs.writeFile(input, docx);
+      const result = await this.pool.run(
+        {
+          ...exportSpec('writer', 'pdf'),
+          input,
+          output,
+          inputFilter: inputFilterFor('docx', docx),
+          properties: officeProperties(options.properties),
+          watermark: options.test ? TEST_WATERMARK : undefined,
+          tableBreak: { bookmark: LONG_TABLE_BOOKMARK, ...part },
+        },
+        options.signal,
+        options.timeoutMs,
+      );
+      const data = result.tableBreak ? await fs.readFile(output).catch(() => null) : null;
+      return data && data.length > 0 ? { data, tableBreak: result.tableBreak! } : undefined;
+    } catch (error) {
+      // The office failing on the part: the whole document gets its chance; time limits, aborts and a full queue stand.
+      if (options.signal?.aborted || !(error instanceof OfficeJobError || error instanceof OfficeCrashError)) throw error;
+      return undefined;
+    } finally {
+      void Promise.all([fs.rm(input, { force: true }), fs.rm(output, { force: true })]).catch(() => undefined);
     }
   }
 

@@ -8,6 +8,10 @@ Protocol: one JSON object per line on stdin, one answer per line on stdout.
   -> {"id": 1, "ok": false, "error": "load_failed" | "password" | "export_failed" | "bad_job", "message": "..."}
   A convert job with "measure": "sectionPages" exports nothing and answers each section's page count:
   -> {"id": 1, "ok": true, "ms": 80.2, "sectionPages": [1, 2, 3]}
+  A convert job with "tableBreak": {"bookmark": "...", "headerRows": 1, "last": false} lays out one
+  part of a long table (src/ooxml/longTable.ts), exports its pages up to the last page a following
+  part can start at, and answers where that is (null: no such page):
+  -> {"id": 1, "ok": true, "tableBreak": {"pages": 5, "keep": 4, "restart": 163}}
   {"id": 2, "op": "ping"} -> {"id": 2, "ok": true, "ms": 0.1}
 The first line written is {"ready": true} once the office answers.
 """
@@ -115,9 +119,18 @@ class Bridge:
                 # Each section's page count, in the answer (the bridge writes no file): for stored results in DOCX.
                 return {"ok": True, "sectionPages": [length for _, length in page_runs(doc)]}
             self.prepare(doc, job)
+            answer = {"ok": True}
+            data = dict(job.get("filterData") or {})
+            if job.get("tableBreak"):
+                found = table_break(doc, job["tableBreak"])
+                answer["tableBreak"] = found
+                if found is None:
+                    return answer
+                if found["keep"] < found["pages"]:
+                    data["PageRange"] = "1-%d" % found["keep"]
             store = {"FilterName": job["filter"], "Overwrite": True}
-            if job.get("filterData"):
-                store["FilterData"] = filter_data(job["filterData"])
+            if data:
+                store["FilterData"] = filter_data(data)
             if job.get("filterOptions"):
                 store["FilterOptions"] = job["filterOptions"]
             if job.get("password"):
@@ -134,7 +147,7 @@ class Bridge:
                 if office_gone(e):
                     raise
                 return fail("export_failed", "the office could not write the %s output: %s" % (job["filter"], str(e) or type(e).__name__))
-            return {"ok": True}
+            return answer
         finally:
             self.to_close.append(doc)
 
@@ -174,6 +187,60 @@ class Bridge:
             self.dispatcher.executeDispatch(frame, ".uno:Watermark", "", 0, props({
                 "Text": job["watermark"], "Font": "Liberation Sans", "Angle": 45, "Transparency": 50, "Color": 0xC00000,
             }))
+
+
+def table_break(doc, spec):
+    """Where the next part of a long table starts: the latest page, after the first, whose first
+    row begins on it while the row before ends on an earlier page (a row split over the break
+    would be torn). Its rows go to the next part; the pages before it are kept. The last part
+    keeps every page. None when the table is not found or no page qualifies."""
+    try:
+        table = doc.getBookmarks().getByName(spec["bookmark"]).getAnchor().TextTable
+    except Exception:
+        return None
+    if table is None:
+        return None
+    controller = doc.getCurrentController()
+    cursor = controller.getViewCursor()
+    pages = controller.PageCount
+    header = int(spec["headerRows"])
+    rows = table.getRows().getCount() - header
+    columns = table.getColumns().getCount()
+    if spec.get("last"):
+        return {"pages": pages, "keep": pages, "restart": rows}
+    if rows < 2:
+        return None
+
+    def page_of(text_range):
+        cursor.gotoRange(text_range, False)
+        return cursor.getPage()
+
+    def starts(i):
+        return page_of(table.getCellByPosition(0, header + i).getText().getStart())
+
+    def ends(i):
+        last = 0
+        for column in range(columns):
+            try:
+                cell = table.getCellByPosition(column, header + i)
+            except Exception:
+                break  # a row with fewer (spanned) cells
+            last = max(last, page_of(cell.getText().getEnd()))
+        return last
+
+    for page in range(pages, 1, -1):
+        low, high = 0, rows  # the first row starting on this page or later
+        while low < high:
+            middle = (low + high) // 2
+            if starts(middle) >= page:
+                high = middle
+            else:
+                low = middle + 1
+        if low == 0 or (low < rows and starts(low) != page):
+            continue
+        if ends(low - 1) < page:
+            return {"pages": pages, "keep": page - 1, "restart": low}
+    return None
 
 
 HEADERS_AND_FOOTERS = ("HeaderText", "HeaderTextLeft", "HeaderTextFirst", "FooterText", "FooterTextLeft", "FooterTextFirst")

@@ -30,6 +30,15 @@ export interface OfficeJob {
   sectionPages?: boolean;
   /** Instead of exporting, answer what the layout measured: each section's page count (no output file). */
   measure?: 'sectionPages';
+  /** One part of a long table (ooxml/longTable.ts): export the pages a following part does not lay out again. */
+  tableBreak?: { bookmark: string; headerRows: number; last: boolean };
+}
+
+/** Where a long table's part breaks: its pages, the pages exported, and the part's first row on none of them. */
+export interface TableBreak {
+  pages: number;
+  keep: number;
+  restart: number;
 }
 
 export interface JobResult {
@@ -37,6 +46,8 @@ export interface JobResult {
   officeMs: number;
   /** A `measure: 'sectionPages'` job's answer: each section's page count. */
   sectionPages?: number[];
+  /** A `tableBreak` job's answer; null when the office found no page to break at (nothing exported). */
+  tableBreak?: TableBreak | null;
 }
 
 export type JobFailure = 'load_failed' | 'password' | 'export_failed' | 'bad_job' | 'office_gone';
@@ -263,7 +274,7 @@ export class OfficeProcess {
   private answer(line: string): void {
     const pending = this.pending;
     if (!pending) return;
-    let reply: { ok?: boolean; error?: JobFailure; message?: string; ms?: number; sectionPages?: unknown };
+    let reply: { ok?: boolean; error?: JobFailure; message?: string; ms?: number; sectionPages?: unknown; tableBreak?: unknown };
     try {
       reply = JSON.parse(line) as typeof reply;
     } catch {
@@ -280,7 +291,11 @@ export class OfficeProcess {
         Array.isArray(reply.sectionPages) && reply.sectionPages.every((n) => Number.isInteger(n) && n > 0)
           ? (reply.sectionPages as number[])
           : undefined;
-      pending.resolve({ officeMs: reply.ms ?? 0, ...(measured ? { sectionPages: measured } : {}) });
+      pending.resolve({
+        officeMs: reply.ms ?? 0,
+        ...(measured ? { sectionPages: measured } : {}),
+        ...('tableBreak' in reply ? { tableBreak: tableBreakOf(reply.tableBreak) } : {}),
+      });
     } else {
       pending.reject(new OfficeJobError(reply.error ?? 'bad_job', reply.message ?? 'the office failed'));
     }
@@ -363,4 +378,13 @@ export class OfficeProcess {
     if (this.bridge && this.bridge.exitCode === null) this.bridge.kill('SIGKILL');
     this.die('stopped');
   }
+}
+
+/** A bridge's table break, checked: whole numbers that add up, or null. */
+function tableBreakOf(value: unknown): TableBreak | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { pages, keep, restart } = value as Record<string, unknown>;
+  const whole = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0;
+  if (!whole(pages) || !whole(keep) || !whole(restart) || keep < 1 || keep > pages) return null;
+  return { pages, keep, restart };
 }

@@ -1,3 +1,5 @@
+import { LONG_TABLE_ROWS, longTablePdf } from './longTable.js';
+import type { LongTableSplit } from '../ooxml/longTable.js';
 import { outputNeedsOffice, type DocumentPipeline } from '../documents/pipeline.js';
 import type { DocumentSettings } from '../documents/settings.js';
 import { rtfChartProblem, type RtfChart } from '../formats/rtf-charts.js';
@@ -172,7 +174,11 @@ export class DocumentOperations {
     // Results bound for the office are made inert in the merge's own thread.
     const inert = outputNeedsOffice(input.format, input.document.password);
     const total = input.records.length;
-    const { documents: merged, sectionPages } = await this.parts.workers.merge(
+    const {
+      documents: merged,
+      sectionPages,
+      longTables,
+    } = await this.parts.workers.merge(
       {
         docx,
         records: input.records,
@@ -181,6 +187,7 @@ export class DocumentOperations {
         deadline: ctx.deadline,
         inert,
         maxOutputBytes: this.maxOutputBytes,
+        ...(this.longTablesLaidOutInParts(input) ? { longTableRows: LONG_TABLE_ROWS } : {}),
       },
       ctx.signal,
       ctx.progress && ((done) => ctx.progress!({ stage: 'merging', done, total })),
@@ -188,13 +195,45 @@ export class DocumentOperations {
     if (sectionPages && !inert) merged[0] = await this.withSectionPages(merged[0]!, ctx);
     const out: Buffer[] = [];
     let bytes = 0;
-    for (const document of merged) {
+    for (const [i, document] of merged.entries()) {
       if (input.format !== 'docx') ctx.progress?.({ stage: 'converting', done: out.length, total: merged.length });
-      const converted = await this.output(document, input.format, input.document, input.test, ctx, inert, sectionPages);
+      const split = longTables?.[i];
+      const converted =
+        (split && (await this.longTablePdf(split, input, ctx, bytes))) ??
+        (await this.output(document, input.format, input.document, input.test, ctx, inert, sectionPages));
       bytes = this.counted(bytes, converted.length);
       out.push(converted);
     }
     return out;
+  }
+
+  /** Long tables are laid out in parts for plain PDF output by an office. */
+  private longTablesLaidOutInParts(input: MergeInput): boolean {
+    return input.format === 'pdf' && !input.document.password && this.parts.converter !== null;
+  }
+
+  /**
+   * A merged document holding one very long table, to plain PDF: laid out part by part and joined
+   * (operations/longTable.ts), or undefined to lay it out whole. Progress counts the table's rows.
+   */
+  private async longTablePdf(split: LongTableSplit, input: MergeInput, ctx: WorkContext, before: number): Promise<Buffer | undefined> {
+    const converter = this.parts.converter;
+    if (!converter) return undefined;
+    await this.beforeOffice();
+    let bytes = before;
+    const laid = await longTablePdf(
+      split,
+      {
+        workers: this.parts.workers,
+        converter,
+        count: (n) => (bytes = this.counted(bytes, n)),
+        progress: ctx.progress && ((done, total) => ctx.progress!({ stage: 'converting', done, total })),
+      },
+      { properties: input.document.properties, test: input.test, signal: ctx.signal, timeoutMs: officeTimeout(ctx) },
+    );
+    if (!laid) return undefined;
+    if (laid.parts > 1) ctx.progress?.({ stage: 'joining', done: laid.parts, total: laid.parts });
+    return laid.pdf;
   }
 
   /** Whether to lay out this merge's appended records in parts: many records to plain PDF, a template that allows it. */

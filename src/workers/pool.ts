@@ -3,6 +3,7 @@ import { Piscina } from 'piscina';
 import { BusyError, DocsmithError, PayloadTooLargeError, ProcessingTimeoutError } from '../errors.js';
 import { sharedCacheCounters } from '../util/cacheStats.js';
 import type { Inspection, InspectPages, PageRendering, RenderPages } from '../render/pages.js';
+import type { LongTableSplit } from '../ooxml/longTable.js';
 import type { RtfChart } from '../formats/rtf-charts.js';
 import { MessageChannel, type Transferable } from 'node:worker_threads';
 import type { ReaderLog } from '../formats/pdf.js';
@@ -69,7 +70,7 @@ export class DocumentWorkers implements PageRendering {
     task: Omit<MergeTask, 'records' | 'progress'> & { records: JsonObject[] },
     signal?: AbortSignal,
     progress?: (done: number) => void,
-  ): Promise<{ documents: Buffer[]; sectionPages: boolean }> {
+  ): Promise<{ documents: Buffer[]; sectionPages: boolean; longTables?: (LongTableSplit | null)[] }> {
     const { records, ...rest } = task;
     // Progress crosses on a port of its own; its last message is in before the merge is answered.
     const channel = progress ? new MessageChannel() : undefined;
@@ -83,7 +84,11 @@ export class DocumentWorkers implements PageRendering {
         channel ? [channel.port2] : [],
       );
       await closed;
-      return { documents: reply.documents.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength)), sectionPages: reply.sectionPages };
+      return {
+        documents: reply.documents.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength)),
+        sectionPages: reply.sectionPages,
+        longTables: reply.longTables,
+      };
     } finally {
       channel?.port1.close();
     }
@@ -155,6 +160,12 @@ export class DocumentWorkers implements PageRendering {
   /** Whether appended records of this template may be laid out in parts and joined (ooxml/layout.ts). */
   laysOutInParts(docx: Buffer, signal?: AbortSignal): Promise<boolean> {
     return this.run<boolean>('laysOutInParts', { docx }, signal);
+  }
+
+  /** One part of a long table (its main document's markup) packed as a DOCX in a worker thread. */
+  async longTablePart(split: LongTableSplit, xml: string, signal?: AbortSignal): Promise<Buffer> {
+    const u = await this.run<Uint8Array>('longTablePart', { parts: split.parts, main: split.main, xml }, signal);
+    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
   }
 
   /** PDFs laid out separately (appended records in parts), joined in a worker thread. */

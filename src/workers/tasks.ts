@@ -27,6 +27,7 @@ import {
 import { useSharedCacheCounters } from '../util/cacheStats.js';
 import { tidyOfficeDocx } from '../ooxml/tidy.js';
 import { laysOutInParts as laysOutInPartsOf } from '../ooxml/layout.js';
+import { longTablePartDocx, splitLongTable as splitLongTableOf, type LongTableSplit } from '../ooxml/longTable.js';
 import { showsSectionPages, storeSectionPages as storeSectionPagesIn } from '../ooxml/section-pages.js';
 import { holdsSvg, loadSvgRasteriser, type SvgRasteriser } from '../render/svg.js';
 
@@ -43,6 +44,8 @@ export interface MergeTask {
   maxOutputBytes?: number;
   /** Where to say how many records are merged (about twenty times in all); closed when the merge ends. */
   progress?: MessagePort;
+  /** Bound for PDF: cut each document's table of at least this many rows for a layout in parts (ooxml/longTable.ts). */
+  longTableRows?: number;
 }
 
 export interface InertTask {
@@ -104,6 +107,8 @@ let rasteriser: Promise<SvgRasteriser> | undefined;
 export interface MergeReply {
   documents: Uint8Array[];
   sectionPages: boolean;
+  /** Per document, its long table cut at its rows, or null (with `longTableRows`). */
+  longTables?: (LongTableSplit | null)[];
 }
 
 export async function merge(task: MergeTask): Promise<TaskReply<MergeReply>> {
@@ -132,7 +137,11 @@ export async function merge(task: MergeTask): Promise<TaskReply<MergeReply>> {
     const documents = task.inert ? merged.map((d) => makeInert(d, 'docx')) : merged;
     // Bound for the office, the office computes them as it lays out (office/bridge.py fill_section_pages); DOCX gets them stored.
     const sectionPages = task.append && records.length > 1 && template.restartsPageNumbers() && showsSectionPages(merged[0]!);
-    return { ok: true, value: { documents: documents.map((d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength)), sectionPages } };
+    const longTables = task.longTableRows ? documents.map((d) => splitLongTableOf(d, task.longTableRows!)) : undefined;
+    return {
+      ok: true,
+      value: { documents: documents.map((d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength)), sectionPages, longTables },
+    };
   } catch (error) {
     return failure(error);
   } finally {
@@ -252,6 +261,15 @@ export function laysOutInParts(task: { docx: Uint8Array }): TaskReply<boolean> {
   try {
     const template = templates.get(asBuffer(task.docx));
     return { ok: true, value: laysOutInPartsOf(asBuffer(task.docx), template.restartsPageNumbers()) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** One part of a long table as a DOCX package. */
+export function longTablePart(task: { parts: [string, Uint8Array][]; main: string; xml: string }): TaskReply<Uint8Array> {
+  try {
+    return { ok: true, value: asBytes(longTablePartDocx(task, task.xml)) };
   } catch (error) {
     return failure(error);
   }

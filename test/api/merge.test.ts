@@ -7,7 +7,23 @@ import { unreadableTx } from '../helpers/tx.js';
 import { errorMessage as message, request, type Client } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { pdfFacts, redShare } from '../helpers/office.js';
-import { block, cell, docx, field, mergefield, p, partText, partXml, picture, row, rtfObject, run, table } from '../helpers/docx.js';
+import {
+  block,
+  cell,
+  docx,
+  field,
+  gridRow,
+  gridTable,
+  mergefield,
+  p,
+  partText,
+  partXml,
+  picture,
+  row,
+  rtfObject,
+  run,
+  table,
+} from '../helpers/docx.js';
 import * as mupdf from 'mupdf';
 import { unprotectedPdf } from '../helpers/hostile.js';
 
@@ -264,6 +280,59 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
       if (format === 'PDFA') assert.equal(pdfFacts(out!).needsPassword, false, 'PDF/A forbids encryption');
       else assert.match(out!.toString('utf8'), /Secret text/);
     }
+  });
+
+  it('lays out a long table to PDF part by part, each part from a true page start, with the pages of one layout', async () => {
+    const widths = [1800, 5400, 1800];
+    const right = (x: string) => x.replace('<w:p>', '<w:p><w:pPr><w:jc w:val="right"/></w:pPr>');
+    const head = gridRow(widths, [p(run('Date')), p(run('Text')), right(p(run('Amount')))], true);
+    const item = gridRow(widths, [p(mergefield('date')), p(mergefield('text')), right(p(mergefield('amount')))]);
+    const statement = (footer: string) =>
+      docx(p(run('Statement for '), mergefield('name')) + gridTable(widths, head, block('items', item)) + p(run('Closing balance')), {
+        footer,
+      });
+    // Some rows wrap over lines and split over pages: a part may only break where no row is torn.
+    const items = Array.from({ length: 2100 }, (_, i) => ({
+      date: `2026-01-${String((i % 28) + 1).padStart(2, '0')}`,
+      text:
+        i % 17 === 0 ? `Transfer ${i} with a description long enough to wrap onto further lines of the middle column` : `Card payment ${i}`,
+      amount: (i * 7.31).toFixed(2),
+    }));
+    const data = { mergeData: [{ name: 'Ann Lee', items }], mergeSettings: { documentTitle: 'Statement' } };
+    const numbered = b64(statement(p(run('Page '), field('PAGE', '1'))));
+    const inParts = await merge('returnFormat=PDF', { ...data, template: numbered });
+    assert.equal(inParts.status, 200, inParts.text);
+    assert.ok(Number(inParts.headers['x-layout-parts']) >= 2, `laid out in parts (${inParts.headers['x-layout-parts']})`);
+    // One layout of the same document: the merged DOCX converted whole.
+    const asDocx = await merge('returnFormat=DOCX', { ...data, template: numbered });
+    const whole = await paid.post('/v1/document/convert?returnFormat=PDF', { json: decode(asDocx)[0]!.toString('base64') });
+    assert.equal(whole.status, 200, whole.text);
+    const ours = mupdf.Document.openDocument(decode(inParts)[0]!, 'application/pdf');
+    const theirs = mupdf.Document.openDocument(Buffer.from(whole.json() as string, 'base64'), 'application/pdf');
+    assert.ok(ours.countPages() > 30);
+    assert.equal(ours.countPages(), theirs.countPages());
+    assert.equal(ours.getMetaData('info:Title'), 'Statement');
+    const text = (d: mupdf.Document, i: number) => d.loadPage(i).toStructuredText('preserve-whitespace').asText();
+    const pixels = (d: mupdf.Document, i: number) =>
+      d.loadPage(i).toPixmap(mupdf.Matrix.scale(0.5, 0.5), mupdf.ColorSpace.DeviceGray, false).getPixels();
+    for (let i = 0; i < ours.countPages(); i++) {
+      assert.equal(text(ours, i), text(theirs, i), `page ${i + 1}'s text`);
+      assert.match(
+        text(ours, i),
+        new RegExp(`^Date\\s+Text\\s+Amount[\\s\\S]*Page ${i + 1}\\s*$|^Statement`),
+        `page ${i + 1}: header row and number`,
+      );
+      assert.ok(Buffer.from(pixels(ours, i)).equals(Buffer.from(pixels(theirs, i))), `page ${i + 1} looks the same`);
+    }
+    // "Page X of Y" needs the whole layout: not in parts, and the total right.
+    const counted = await merge('returnFormat=PDF', {
+      ...data,
+      template: b64(statement(p(run('Page '), field('PAGE', '1'), run(' of '), field('NUMPAGES', '1')))),
+    });
+    assert.equal(counted.status, 200, counted.text);
+    assert.equal(counted.headers['x-layout-parts'], undefined);
+    const all = mupdf.Document.openDocument(decode(counted)[0]!, 'application/pdf');
+    assert.match(text(all, all.countPages() - 1), new RegExp(`Page ${all.countPages()} of ${all.countPages()}`));
   });
 
   it('lays out many appended records to PDF in parts across the office processes, with the pages of one layout', async () => {

@@ -294,3 +294,18 @@ export function schemaOrderProblemsOf(docxBytes: Uint8Array): string[] {
 export const rtfObject = (objectClass: string, name?: string, data = '0105000002000000') =>
   `{\\object\\objemb\\objw2000\\objh1000{\\*\\objclass ${objectClass}}${name ? `{\\*\\objname ${name}}` : ''}{\\*\\objdata ${data}}` +
   '{\\result {\\pict\\pngblip\\picw10\\pich10 89504e470d0a1a0a}}}';
+
+/** A table with a grid that fits its rows: columns of `widths` twips, thin borders. */
+export function gridTable(widths: number[], ...rows: string[]): string {
+  const total = widths.reduce((a, b) => a + b, 0);
+  const borders =
+    '<w:tblBorders><w:top w:val="single" w:sz="4"/><w:bottom w:val="single" w:sz="4"/><w:insideH w:val="single" w:sz="4"/></w:tblBorders>';
+  const grid = widths.map((w) => `<w:gridCol w:w="${w}"/>`).join('');
+  return `<w:tbl><w:tblPr><w:tblW w:w="${total}" w:type="dxa"/>${borders}</w:tblPr><w:tblGrid>${grid}</w:tblGrid>${rows.join('')}</w:tbl>`;
+}
+
+/** A row of `gridTable`: one cell per width, each holding its paragraphs; a header row repeats on each page. */
+export function gridRow(widths: number[], cells: string[], header = false): string {
+  const tcs = cells.map((content, i) => `<w:tc><w:tcPr><w:tcW w:w="${widths[i]}" w:type="dxa"/></w:tcPr>${content}</w:tc>`).join('');
+  return `<w:tr>${header ? '<w:trPr><w:tblHeader/></w:trPr>' : ''}${tcs}</w:tr>`;
+}

@@ -1,0 +1,127 @@
+/**
+ * A statement with one long table to PDF (issue 30), in one run: docsmith over HTTP (the table laid
+ * out part by part, operations/longTable.ts) against one LibreOffice layout of the same merged DOCX
+ * (what LibreOffice alone, and Carbone through it, do) and against Carbone in-process (its own
+ * LibreOffice converter) on the same table. Each output checked: page count and the last row's text;
+ * docsmith's pages equal to one layout's where both ran.
+ *
+ * `node --import tsx bench/long-table.ts [rows...]` (default 2000 4000 8000 20000). One layout and
+ * Carbone run up to 8,000 rows: past that they take minutes (a 504 in the service).
+ */
+import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as mupdf from 'mupdf';
+import { block, docx, field, gridRow, gridTable, mergefield, p, run } from '../test/helpers/docx.js';
+import { tempDir } from '../test/helpers/server.js';
+import { benchServer } from './support.js';
+
+type Render = (template: string, data: object, options: object, done: (error: Error | null, result: Buffer) => void) => void;
+process.env.PATH = `/usr/lib/libreoffice/program:/usr/bin:${process.env.PATH ?? ''}`;
+const carbone = createRequire(import.meta.url)('carbone') as { render: Render; set(options: object): void };
+
+const widths = [1800, 5400, 1800];
+const right = (x: string) => x.replace('<w:p>', '<w:p><w:pPr><w:jc w:val="right"/></w:pPr>');
+const head = gridRow(widths, [p(run('Date')), p(run('Text')), right(p(run('Amount')))], true);
+const footer = { footer: p(run('Page '), field('PAGE', '1')) };
+const ours = docx(
+  p(run('Statement for '), mergefield('name')) +
+    gridTable(
+      widths,
+      head,
+      block('items', gridRow(widths, [p(mergefield('date')), p(mergefield('text')), right(p(mergefield('amount')))])),
+    ) +
+    p(run('Closing balance')),
+  footer,
+);
+const carboneTemplate = docx(
+  p(run('Statement for {d.name}')) +
+    gridTable(
+      widths,
+      head,
+      gridRow(widths, [p(run('{d.items[i].date}')), p(run('{d.items[i].text}')), right(p(run('{d.items[i].amount}')))]),
+      gridRow(widths, [p(run('{d.items[i+1].date}')), p(run('')), p(run(''))]),
+    ) +
+    p(run('Closing balance')),
+  footer,
+);
+const statement = (rows: number) => ({
+  name: 'Ann Lee',
+  items: Array.from({ length: rows }, (_, i) => ({
+    date: `2026-01-${String((i % 28) + 1).padStart(2, '0')}`,
+    text:
+      i % 17 === 0 ? `Transfer ${i} with a description long enough to wrap onto further lines of the middle column` : `Card payment ${i}`,
+    amount: (i * 7.31).toFixed(2),
+  })),
+});
+
+const counts = process.argv.slice(2).map(Number);
+const server = await benchServer({ DOCSMITH_OFFICE_PROCESSES: '2' });
+const carboneFile = path.join(tempDir(), 'statement.docx');
+fs.writeFileSync(carboneFile, carboneTemplate);
+carbone.set({ factories: 1, startFactory: true });
+
+const post = async (url: string, body: unknown) => {
+  const reply = await fetch(`${server.url}${url}`, {
+    method: 'POST',
+    headers: { authorization: server.authorization, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (reply.status !== 200) throw new Error(`${url}: ${reply.status} ${await reply.text()}`);
+  return { json: (await reply.json()) as unknown, parts: reply.headers.get('x-layout-parts') };
+};
+const pdfOf = (bytes: Uint8Array) => mupdf.Document.openDocument(Buffer.from(bytes), 'application/pdf');
+const lastPage = (doc: mupdf.Document) =>
+  doc
+    .loadPage(doc.countPages() - 1)
+    .toStructuredText('preserve-whitespace')
+    .asText();
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+const timings: Record<number, number> = {};
+for (const rows of counts.length ? counts : [2000, 4000, 8000, 20000]) {
+  const data = statement(rows);
+  const lastRow = `Card payment ${rows - 1}`;
+  let started = performance.now();
+  const merged = await post('/v1/document/merge?returnFormat=PDF', { mergeData: [data], template: Buffer.from(ours).toString('base64') });
+  const oursMs = performance.now() - started;
+  timings[rows] = oursMs;
+  const pdf = pdfOf(Buffer.from((merged.json as string[])[0]!, 'base64'));
+  if (!lastPage(pdf).includes(lastRow)) throw new Error(`docsmith's ${rows}-row PDF lacks its last row`);
+  let line = `${rows} rows: docsmith ${seconds(oursMs)} (${pdf.countPages()} pages, ${merged.parts ?? 1} parts)`;
+  if (rows <= 8000) {
+    // One layout of the same merged document, through the service's convert (office time, same pool).
+    const asDocx = await post('/v1/document/merge?returnFormat=DOCX', {
+      mergeData: [data],
+      template: Buffer.from(ours).toString('base64'),
+    });
+    started = performance.now();
+    const whole = await post('/v1/document/convert?returnFormat=PDF', (asDocx.json as string[])[0]);
+    const wholeMs = performance.now() - started;
+    const one = pdfOf(Buffer.from(whole.json as string, 'base64'));
+    const same =
+      one.countPages() === pdf.countPages() &&
+      Array.from({ length: one.countPages() }, (_, i) => i).every(
+        (i) =>
+          one.loadPage(i).toStructuredText('preserve-whitespace').asText() ===
+          pdf.loadPage(i).toStructuredText('preserve-whitespace').asText(),
+      );
+    if (!same) throw new Error(`${rows} rows: the pages differ from one layout's`);
+    started = performance.now();
+    const theirs = await new Promise<Buffer>((resolve, reject) =>
+      carbone.render(carboneFile, data, { convertTo: 'pdf' }, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+    const carboneMs = performance.now() - started;
+    const carbonePdf = pdfOf(theirs);
+    if (!lastPage(carbonePdf).includes(lastRow)) throw new Error(`Carbone's ${rows}-row PDF lacks its last row`);
+    line +=
+      `; one layout ${seconds(wholeMs)} (the same pages and text), ${(wholeMs / oursMs).toFixed(1)}x; ` +
+      `Carbone ${seconds(carboneMs)} (${carbonePdf.countPages()} pages), ${(carboneMs / oursMs).toFixed(1)}x`;
+  }
+  console.log(line);
+}
+if (timings[2000] && timings[8000])
+  console.log(`2,000 -> 8,000 rows: docsmith grows ${(timings[8000] / timings[2000]).toFixed(2)}x (linear: 4x)`);
+await server.stop();
+process.exit(0);
