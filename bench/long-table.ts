@@ -15,7 +15,8 @@ import path from 'node:path';
 import * as mupdf from 'mupdf';
 import { block, docx, field, gridRow, gridTable, mergefield, p, run } from '../test/helpers/docx.js';
 import { tempDir } from '../test/helpers/server.js';
-import { benchServer } from './support.js';
+import { benchServer, ownRssBytes, type BenchServer } from './support.js';
+import { treeRssBytes } from '../src/util/process.js';
 
 type Render = (template: string, data: object, options: object, done: (error: Error | null, result: Buffer) => void) => void;
 process.env.PATH = `/usr/lib/libreoffice/program:/usr/bin:${process.env.PATH ?? ''}`;
@@ -57,7 +58,19 @@ const statement = (rows: number) => ({
 });
 
 const counts = process.argv.slice(2).map(Number);
-const server = await benchServer({ DOCSMITH_OFFICE_PROCESSES: '2' });
+let server: BenchServer;
+/** The peak memory of the server's office processes (its process tree less itself) while `work` runs. */
+async function officePeak<T>(work: () => Promise<T>): Promise<[T, number]> {
+  let peak = 0;
+  const sample = () => (peak = Math.max(peak, treeRssBytes(server.pid) - ownRssBytes(server.pid)));
+  const timer = setInterval(sample, 50);
+  try {
+    return [await work(), peak];
+  } finally {
+    clearInterval(timer);
+  }
+}
+const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 const carboneFile = path.join(tempDir(), 'statement.docx');
 fs.writeFileSync(carboneFile, carboneTemplate);
 carbone.set({ factories: 1, startFactory: true });
@@ -81,15 +94,19 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 const timings: Record<number, number> = {};
 for (const rows of counts.length ? counts : [2000, 4000, 8000, 20000]) {
+  // A fresh server each time: an office process keeps the memory of its largest job.
+  server = await benchServer({ DOCSMITH_OFFICE_PROCESSES: '2' });
   const data = statement(rows);
   const lastRow = `Card payment ${rows - 1}`;
   let started = performance.now();
-  const merged = await post('/v1/document/merge?returnFormat=PDF', { mergeData: [data], template: Buffer.from(ours).toString('base64') });
+  const [merged, oursPeak] = await officePeak(() =>
+    post('/v1/document/merge?returnFormat=PDF', { mergeData: [data], template: Buffer.from(ours).toString('base64') }),
+  );
   const oursMs = performance.now() - started;
   timings[rows] = oursMs;
   const pdf = pdfOf(Buffer.from((merged.json as string[])[0]!, 'base64'));
   if (!lastPage(pdf).includes(lastRow)) throw new Error(`docsmith's ${rows}-row PDF lacks its last row`);
-  let line = `${rows} rows: docsmith ${seconds(oursMs)} (${pdf.countPages()} pages, ${merged.parts ?? 1} parts)`;
+  let line = `${rows} rows: docsmith ${seconds(oursMs)} (${pdf.countPages()} pages, ${merged.parts ?? 1} parts, office peak ${mb(oursPeak)})`;
   if (rows <= 8000) {
     // One layout of the same merged document, through the service's convert (office time, same pool).
     const asDocx = await post('/v1/document/merge?returnFormat=DOCX', {
@@ -97,7 +114,7 @@ for (const rows of counts.length ? counts : [2000, 4000, 8000, 20000]) {
       template: Buffer.from(ours).toString('base64'),
     });
     started = performance.now();
-    const whole = await post('/v1/document/convert?returnFormat=PDF', (asDocx.json as string[])[0]);
+    const [whole, wholePeak] = await officePeak(() => post('/v1/document/convert?returnFormat=PDF', (asDocx.json as string[])[0]));
     const wholeMs = performance.now() - started;
     const one = pdfOf(Buffer.from(whole.json as string, 'base64'));
     const same =
@@ -116,12 +133,12 @@ for (const rows of counts.length ? counts : [2000, 4000, 8000, 20000]) {
     const carbonePdf = pdfOf(theirs);
     if (!lastPage(carbonePdf).includes(lastRow)) throw new Error(`Carbone's ${rows}-row PDF lacks its last row`);
     line +=
-      `; one layout ${seconds(wholeMs)} (the same pages and text), ${(wholeMs / oursMs).toFixed(1)}x; ` +
+      `; one layout ${seconds(wholeMs)} (the same pages and text, office peak ${mb(wholePeak)}), ${(wholeMs / oursMs).toFixed(1)}x; ` +
       `Carbone ${seconds(carboneMs)} (${carbonePdf.countPages()} pages), ${(carboneMs / oursMs).toFixed(1)}x`;
   }
   console.log(line);
+  await server.stop();
 }
 if (timings[2000] && timings[8000])
   console.log(`2,000 -> 8,000 rows: docsmith grows ${(timings[8000] / timings[2000]).toFixed(2)}x (linear: 4x)`);
-await server.stop();
 process.exit(0);

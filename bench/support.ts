@@ -7,6 +7,8 @@ export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor
 
 export interface BenchServer {
   url: string;
+  /** The server process (its office processes are its descendants). */
+  pid: number;
   account: { user: string; password: string };
   /** The Basic header of the bench account. */
   authorization: string;
@@ -28,6 +30,7 @@ export async function benchServer(env: Record<string, string> = {}, limits: Acco
   while ((await fetch(`${server.url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
   return {
     url: server.url,
+    pid: server.child.pid!,
     account,
     authorization: `Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}`,
     stop: () => server.stop(),
@@ -42,3 +45,13 @@ export function processCpuMs(pid: number): number {
 }
 // USER_HZ: 100 on every Linux this runs on (sysconf(_SC_CLK_TCK)).
 const CLOCK_TICKS = 100;
+
+/** Resident memory of a process alone, in bytes (Linux /proc; 0 when gone). */
+export function ownRssBytes(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+)\s+kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
