@@ -39,7 +39,10 @@ export const accountSettingsSchema = {
     uploadedTemplates: { type: 'integer' },
     maxDocuments: { type: 'integer', description: 'documents allowed per calendar month' },
     maxTemplates: { type: 'integer' },
-    validUntil: { type: 'string', description: 'YYYY-MM-DDTHH:MM:SS+00:00 (9999-12-31T23:59:59+00:00 when the account does not expire)' },
+    validUntil: {
+      type: 'string',
+      description: 'YYYY-MM-DDTHH:MM:SS+00:00 (9999-12-31T00:00:00+00:00 when the account does not expire: year 9999 in every time zone)',
+    },
     proofingTransactions: { type: 'integer', description: 'proofing calls this calendar month (UTC)' },
     maxProofingTransactions: { type: 'integer', description: 'proofing calls allowed per calendar month' },
   },

@@ -170,7 +170,7 @@ export interface AccountSettings {
   maxDocuments: number;
   maxTemplates: number;
   /**
-   * YYYY-MM-DDTHH:MM:SS+00:00 (9999-12-31T23:59:59+00:00 when the account does not expire)
+   * YYYY-MM-DDTHH:MM:SS+00:00 (9999-12-31T00:00:00+00:00 when the account does not expire: year 9999 in every time zone)
    */
   validUntil: string;
   /**

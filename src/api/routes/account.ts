@@ -3,10 +3,14 @@ import { InputError } from '../../errors.js';
 import { formatWireDate } from '../../util/dates.js';
 import { accountOf } from '../auth.js';
 import { accountSettingsSchema, apiKeySchema, errorResponses } from '../schemas.js';
-
-// The SDKs parse validUntil as a date and fail on null (Java throws): "never" is a date far away.
-const NEVER_EXPIRES = new Date('9999-12-31T23:59:59Z');
 import { requireQuery, sendEmpty, sendJson, type Api } from '../wire.js';
+
+/**
+ * The SDKs parse validUntil as a date and fail on null (Java throws): "never" is a date far away,
+ * early enough in its day that every time zone's local time is still in year 9999 (the .NET SDK
+ * converts to local time and throws past 9999-12-31, as east of UTC 23:59:59 would be).
+ */
+const NEVER_EXPIRES = new Date('9999-12-31T00:00:00Z');
 
 export function accountRoutes(app: Api, services: Services): void {
   app.get(
