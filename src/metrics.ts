@@ -9,6 +9,7 @@ import type { JobRunner } from './jobs/runner.js';
 import type { Store } from './store/types.js';
 import type { Refusal } from './errors.js';
 import { cacheLookups } from './util/cacheStats.js';
+import { VERSION } from './version.js';
 
 /** A counter that follows totals kept elsewhere (the pool's statistics, the cache counts), by labels. */
 function followingCounter(
@@ -69,6 +70,13 @@ export class Metrics {
       labelNames: ['reason'],
       registers,
     });
+    // Which build answers, for dashboards and alerts across instances (always 1, the facts in labels).
+    new client.Gauge({
+      name: 'docsmith_build_info',
+      help: 'The docsmith version, Node.js version and kind of storage of this instance (value 1)',
+      labelNames: ['version', 'node', 'storage'],
+      registers,
+    }).set({ version: VERSION, node: process.versions.node, storage: parts.store?.kind ?? 'none' }, 1);
     const office = parts.office;
     new client.Gauge({
       name: 'docsmith_office_processes',

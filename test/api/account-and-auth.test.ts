@@ -146,6 +146,7 @@ describe('accounts and authentication over HTTP', () => {
     assert.match(metrics.text, /docsmith_http_requests_total\{method="GET",route="\/v1\/templates\/count",status="200"\} [2-9]/);
     assert.match(metrics.text, /docsmith_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/v1\/templates\/count"\}/);
     assert.match(metrics.text, /docsmith_office_processes\{state="configured"\} 0/);
+    assert.match(metrics.text, /docsmith_build_info\{version="\d+\.\d+\.\d+[^"]*",node="\d+\.\d+\.\d+",storage="(?:sqlite|postgres)"\} 1/);
     assert.match(metrics.text, /docsmith_process_cpu_seconds_total [\d.]+\n[\s\S]*docsmith_nodejs_eventloop_lag/);
     const version = (await request(server.url, 'GET', '/version')).json() as { version: string; node?: string };
     assert.match(version.version, /^\d+\.\d+\.\d+/);
