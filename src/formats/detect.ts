@@ -38,8 +38,11 @@ export function detectFormat(bytes: Uint8Array): Detection {
   if (head.startsWith('{\\rtf')) return { ok: true, format: 'rtf' };
   if (head.slice(0, 1024).includes('%PDF-')) return { ok: true, format: 'pdf' };
   if (looksLikeHtml(head)) return { ok: true, format: 'html' };
-  return fail('unknown', 'The data is not a document in a format we read (DOCX, DOC, RTF, TX, HTML, PDF, XLSX).');
+  return fail('unknown', `The data is not a document in a format we read (${FORMATS}).`);
 }
+
+/** Where a message names the formats read, requireFormat puts those of the endpoint asked. */
+const FORMATS = '{formats}';
 
 function startsWith(bytes: Uint8Array, signature: number[]): boolean {
   return signature.every((b, i) => bytes[i] === b);
@@ -47,7 +50,7 @@ function startsWith(bytes: Uint8Array, signature: number[]): boolean {
 
 /** Elements a fragment a browser renders may start with (after comments and white space). */
 const HTML_START =
-  /^<(?:html|head|body|div|p|table|span|h[1-6]|ul|ol|li|dl|br|hr|b|i|u|s|strong|em|font|center|a|img|meta|title|style|link|section|article|header|footer|main|nav|aside|pre|blockquote|form|tt|small|big|sup|sub|code|address|figure|base)[\s>/]/;
+  /^<(?:html|head|body|div|p|table|thead|tbody|tr|td|th|caption|span|h[1-6]|ul|ol|li|dl|dt|dd|br|hr|b|i|u|s|strong|em|font|center|a|img|picture|figure|figcaption|meta|title|style|link|script|noscript|template|iframe|frameset|frame|object|embed|video|audio|canvas|svg|section|article|header|footer|main|nav|aside|pre|blockquote|form|fieldset|legend|label|input|button|select|textarea|details|summary|mark|abbr|cite|q|time|var|kbd|samp|dfn|ins|del|tt|small|big|sup|sub|code|address|base)[\s>/]/;
 
 function looksLikeHtml(head: string): boolean {
   const text = head
@@ -62,21 +65,38 @@ function looksLikeHtml(head: string): boolean {
   return HTML_START.test(start) && !/[\x00-\x08\x0e-\x1f]/.test(head);
 }
 
+/** OpenDocument kinds by the package's `mimetype` entry. */
+const OPEN_DOCUMENT: Record<string, string> = {
+  'application/vnd.oasis.opendocument.text': 'OpenDocument text (ODT)',
+  'application/vnd.oasis.opendocument.text-template': 'OpenDocument text templates (OTT)',
+  'application/vnd.oasis.opendocument.spreadsheet': 'OpenDocument spreadsheets (ODS)',
+  'application/vnd.oasis.opendocument.presentation': 'OpenDocument presentations (ODP)',
+};
+
 function detectZip(bytes: Uint8Array): Detection {
   let contentTypes: string | undefined;
+  let mimetype: string | undefined;
   try {
     const files = readZip(
       bytes,
       { ...DEFAULT_ZIP_LIMITS, maxPartBytes: MAX_CONTENT_TYPES_BYTES, ratioFloorBytes: MAX_CONTENT_TYPES_BYTES },
-      (name) => name === '[Content_Types].xml',
+      (name) => name === '[Content_Types].xml' || name === 'mimetype',
     );
     const entry = files.get('[Content_Types].xml');
     contentTypes = entry ? Buffer.from(entry).toString('utf8') : undefined;
+    const kind = files.get('mimetype');
+    mimetype = kind ? Buffer.from(kind).toString('latin1').trim() : undefined;
   } catch (error) {
     if (error instanceof ZipError && error.kind === 'limit') return fail('corrupt', `The document is refused: ${error.message}.`);
     return fail('corrupt', 'The document is a damaged ZIP package (truncated or corrupt); it cannot be opened.');
   }
   if (contentTypes === undefined) {
+    const openDocument = mimetype === undefined ? undefined : OPEN_DOCUMENT[mimetype];
+    if (openDocument)
+      return fail(
+        'unknown',
+        `${openDocument} documents are not accepted; save it in Word's format (in LibreOffice: File > Save As, "Word 2007-365 (.docx)") and send that.`,
+      );
     return fail('unknown', 'The data is a ZIP archive but not an Office document (no [Content_Types].xml).');
   }
   if (
@@ -90,7 +110,7 @@ function detectZip(bytes: Uint8Array): Detection {
   }
   if (contentTypes.includes('spreadsheetml.sheet.main+xml')) return { ok: true, format: 'xlsx' };
   if (contentTypes.includes('presentationml')) {
-    return fail('unknown', 'PowerPoint presentations are not supported; send a DOCX, DOC, RTF, HTML, PDF or XLSX document.');
+    return fail('unknown', `PowerPoint presentations are not supported; send a document in one of these formats: ${FORMATS}.`);
   }
   return fail('unknown', 'The data is an Office package of a kind we do not read (not DOCX or XLSX).');
 }
@@ -101,7 +121,7 @@ export type WordVersion = 'word97' | 'word95' | 'word6';
 /** The document's real format when it is one of `accepted`, or a 400 that says what it is instead. */
 export function requireFormat(bytes: Uint8Array, accepted: readonly DocumentFormat[], what = 'The document'): DocumentFormat {
   const detected = detectFormat(bytes);
-  if (!detected.ok) throw new InputError(`${what} cannot be used: ${detected.message}`);
+  if (!detected.ok) throw new InputError(`${what} cannot be used: ${formatsIn(detected.message, accepted)}`);
   if (!accepted.includes(detected.format)) {
     throw new InputError(
       `${what} is ${FORMAT_NAMES[detected.format]}, which is not accepted here (${accepted.map((f) => FORMAT_NAMES[f]).join(', ')}).`,
@@ -109,6 +129,13 @@ export function requireFormat(bytes: Uint8Array, accepted: readonly DocumentForm
   }
   return detected.format;
 }
+
+/** A message with the formats of `accepted` (all we read, when none are given) where it names them. */
+export function formatsIn(message: string, accepted: readonly DocumentFormat[] = READ_FORMATS): string {
+  return message.replace(FORMATS, accepted.map((f) => FORMAT_NAMES[f]).join(', '));
+}
+
+const READ_FORMATS: readonly DocumentFormat[] = ['docx', 'doc', 'rtf', 'tx', 'html', 'pdf', 'xlsx'];
 
 export function wordVersion(bytes: Uint8Array): WordVersion {
   try {
@@ -146,9 +173,16 @@ function plausibleCompound(bytes: Uint8Array): boolean {
   return byteOrder === 0xfffe && (sectorShift === 9 || sectorShift === 12);
 }
 
+/** A compound file's directory names an Excel workbook stream and no Word one (UTF-16 names, found without the reader). */
+function namesWorkbook(bytes: Uint8Array): boolean {
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return view.includes(Buffer.from('Workbook', 'utf16le')) && !view.includes(Buffer.from('WordDocument', 'utf16le'));
+}
+
 function detectCompound(bytes: Uint8Array): Detection {
   const container = readCompound(bytes);
   if (!container) {
+    if (namesWorkbook(bytes)) return fail('unknown', 'Excel 97-2003 workbooks (XLS) are not supported; save it as XLSX.');
     if (plausibleCompound(bytes)) return { ok: true, format: 'doc' };
     return fail('corrupt', 'The document is a damaged OLE compound file (truncated or corrupt); it cannot be opened.');
   }

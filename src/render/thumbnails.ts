@@ -93,6 +93,8 @@ export class Thumbnails {
     const { pdf, key } = await this.pdfOf(bytes, format, signal);
     const { count: last, sizes } = await this.measure(pdf, key, { from: request.fromPage, to: request.toPage }, signal);
     const to = request.toPage === 0 ? last : request.toPage;
+    if (last === 0)
+      throw new InputError('The document has no page that can be read (a PDF whose page tree is damaged, or an empty document).');
     if (request.fromPage > last || to > last)
       throw new InputError(`The document has ${last} page${last === 1 ? '' : 's'}; the range ${request.fromPage}-${to} is outside it.`);
     if (request.fromPage > to) throw new InputError(`fromPage (${request.fromPage}) is after toPage (${to}).`);

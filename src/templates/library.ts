@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Account, Store, TemplateMeta, TemplateRecord } from '../store/types.js';
 import { ForbiddenError, InputError } from '../errors.js';
-import { detectFormat, FORMAT_NAMES, TEMPLATE_FORMATS, type DocumentFormat } from '../formats/detect.js';
+import { formatsIn, detectFormat, FORMAT_NAMES, TEMPLATE_FORMATS, type DocumentFormat } from '../formats/detect.js';
 import { checkTemplateName, normalName } from './names.js';
 import type { StorageQuota } from '../accounts/storage.js';
 import { TemplateBytesCache } from './cache.js';
@@ -24,7 +24,7 @@ export class TemplateLibrary {
   async upload(account: Account, raw: string, data: Buffer, validate?: (name: string) => Promise<void>): Promise<'created' | 'replaced'> {
     const name = checkTemplateName(raw);
     const detected = detectFormat(data);
-    if (!detected.ok) throw new InputError(`The template "${name}" cannot be stored: ${detected.message}`);
+    if (!detected.ok) throw new InputError(`The template "${name}" cannot be stored: ${formatsIn(detected.message, TEMPLATE_FORMATS)}`);
     if (!(TEMPLATE_FORMATS as readonly DocumentFormat[]).includes(detected.format)) {
       throw new InputError(
         `The template "${name}" is a ${FORMAT_NAMES[detected.format]} document; templates must be DOCX, DOC, RTF or TX.`,

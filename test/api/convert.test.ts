@@ -180,7 +180,7 @@ describe('POST /v1/document/convert with the real office engine', () => {
     const brokenXml = Buffer.from(docx); // a valid package whose main part is garbage
     const cases: [string, string, RegExp][] = [
       ['PDF', unreadableTx().toString('base64'), /TX Text Control/],
-      ['PDF', Buffer.from('just some words').toString('base64'), /not a document in a format we read/],
+      ['PDF', Buffer.from('just some words').toString('base64'), /not a document in a format we read \(DOCX, DOC, RTF, TX, HTML, PDF\)\./],
       ['PDF', docx.subarray(0, 2000).toString('base64'), /damaged ZIP/],
       ['PDF', fixture('test.doc').subarray(0, 3000).toString('base64'), /damaged/],
       ['PDF', fixture('cash.xlsx').toString('base64'), /XLSX, which is not accepted here/],

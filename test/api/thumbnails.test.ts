@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { imageSize } from 'image-size';
 import { fixture } from '../helpers/server.js';
+import { pagelessPdf } from '../helpers/hostile.js';
 import { unreadableTx } from '../helpers/tx.js';
 import { errorMessage as message, type Client } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
@@ -107,7 +108,8 @@ describe('thumbnails and page counts', () => {
       ['fromPage=99', pdf, /outside it/],
       ['fromPage=2&toPage=1', pdf, /fromPage \(2\) is after toPage \(1\)/],
       ['', unreadableTx(), /TX Text Control/],
-      ['', Buffer.from('garbage bytes here'), /not a document in a format we read/],
+      ['', Buffer.from('garbage bytes here'), /not a document in a format we read \(DOCX, DOC, RTF, TX, HTML, PDF, XLSX\)/],
+      ['', pagelessPdf(), /no page that can be read/],
       ['', pdf.subarray(0, 500), /./],
     ];
     for (const [query, body, expected] of cases) {

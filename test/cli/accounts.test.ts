@@ -80,7 +80,13 @@ describe('docsmith CLI: accounts and API keys', () => {
     assert.equal((JSON.parse(updated.out) as Record<string, unknown>[])[0]!.maxDocuments, 99);
     const dave = client(server.url, { basic: ['dave', 'dave-secret-2'] });
     const settings = (await dave.get('/v1/account/settings')).json() as Record<string, unknown>;
-    assert.equal(settings.validUntil, '9999-12-31T23:59:59+00:00', 'never expires: a far date, as the SDKs parse a date');
+    assert.equal(settings.validUntil, '9999-12-31T00:00:00+00:00', 'never expires: a far date, as the SDKs parse a date');
+    // Read in local time east of UTC (as the .NET SDK does), it is still in year 9999.
+    for (const zone of ['Europe/Berlin', 'Asia/Tokyo', 'Pacific/Kiritimati', 'America/Los_Angeles']) {
+      const script = `process.stdout.write(String(new Date(${JSON.stringify(settings.validUntil)}).getFullYear()))`;
+      const year: string = spawnSync(process.execPath, ['-e', script], { env: { TZ: zone }, encoding: 'utf8' }).stdout;
+      assert.equal(year, '9999', zone);
+    }
     assert.equal(
       (await client(server.url, { basic: ['dave', 'dave-secret-1'] }).get('/v1/account/settings')).status,
       403,
@@ -113,8 +119,17 @@ describe('docsmith CLI: accounts and API keys', () => {
       [['account', 'create', '--password', 'x-secret-123'], 2, /--user is required/],
       [['account', 'create', '--user', 'erin'], 2, /--password/],
       [['account', 'create', '--user', 'carol', '--password', 'carol-secret-1'], 1, /exists already/],
-      [['account', 'create', '--user', 'erin', '--password', 'short'], 1, /8 to 1024 characters/],
-      [['account', 'create', '--user', 'erin', '--password', 'erin-secret-1', '--licence', 'x'], 1, /licence must be FREE, TRIAL/],
+      // Usage errors (2) in the CLI's words: the option, and that command's usage only.
+      [
+        ['account', 'create', '--user', 'erin', '--password', 'short'],
+        2,
+        /docsmith: --password must have 8 to 1024 characters\n\n {2}docsmith account create [^\n]*\n[^]*\[--valid-until YYYY-MM-DD\|never\]\n$/,
+      ],
+      [['account', 'create', '--user', 'erin', '--password', 'erin-secret-1', '--licence', 'x'], 2, /--licence must be FREE, TRIAL/],
+      [['account', 'create', '--user', 'er in', '--password', 'erin-secret-1'], 2, /--user must be 1-128 characters/],
+      [['account', 'update', '--user', 'carol', '--password', 'short'], 2, /--password must have 8/],
+      [['account'], 2, /account needs a subcommand: create, list, update, delete\n\n {2}docsmith account create/],
+      [['apikey'], 2, /apikey needs a subcommand: create, list, revoke/],
       [['account', 'create', '--user', 'erin', '--password', 'erin-secret-1', '--max-documents', 'lots'], 2, /whole number/],
       [['account', 'create', '--user', 'erin', '--password', 'erin-secret-1', '--valid-until', 'soon'], 2, /--valid-until/],
       [['account', 'update', '--user', 'nobody'], 1, /no account named "nobody"/],
@@ -126,6 +141,11 @@ describe('docsmith CLI: accounts and API keys', () => {
       assert.equal(result.code, code, `${args.join(' ')}: ${result.err}`);
       assert.match(result.err + result.out, expected, args.join(' '));
     }
+    // Help for one command.
+    const help = cli(env, ['account', 'update', '--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.out, /^ {2}docsmith account update --user NAME/);
+    assert.doesNotMatch(help.out, /docsmith merge|account create/);
     const badConfig = cli({ ...env, DOCSMITH_DATABASE_URL: 'mysql://x' }, ['account', 'list']);
     assert.equal(badConfig.code, 1);
     assert.match(badConfig.err, /postgres:\/\//);

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import CFB from 'cfb';
 import { zipSync } from 'fflate';
-import { detectFormat } from '../../src/formats/detect.js';
+import { detectFormat, formatsIn, requireFormat } from '../../src/formats/detect.js';
 import { fixture, FIXTURES } from '../helpers/server.js';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,6 +38,9 @@ describe('format detection from bytes', () => {
       '<H1>Title</H1>',
       '<span>x</span>',
       '<br/>line',
+      '<iframe src="about:blank"></iframe><p>x</p>',
+      '<script>var a = 1;</script><p>x</p>',
+      '<svg width="10"></svg>',
     ]) {
       assert.equal(format(Buffer.from(fragment)), 'html', fragment);
     }
@@ -55,6 +58,29 @@ describe('format detection from bytes', () => {
     assert.equal(format(fs.readFileSync(path.join(FIXTURES, '..', 'damaged', 'fuzzed-word97.doc'))), 'doc');
     assert.equal(format(Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(200, 7)])), 'corrupt');
     assert.equal(format(zipSync({ 'a.txt': Buffer.from('hello') })), 'unknown', 'a ZIP that is no Office file');
+  });
+
+  it('names what it does not take and what to do: OpenDocument, XLS, the formats of the endpoint', () => {
+    const message = (bytes: Uint8Array) => {
+      const d = detectFormat(bytes);
+      return d.ok ? d.format : d.message;
+    };
+    const odt = zipSync({ mimetype: Buffer.from('application/vnd.oasis.opendocument.text'), 'content.xml': Buffer.from('<x/>') });
+    assert.match(message(odt), /OpenDocument text \(ODT\) documents are not accepted; save it in Word's format .*\.docx/);
+    const ods = zipSync({ mimetype: Buffer.from('application/vnd.oasis.opendocument.spreadsheet') });
+    assert.match(message(ods), /OpenDocument spreadsheets \(ODS\)/);
+    // An XLS our compound reader cannot take apart is still named, not called a damaged DOC.
+    const xls = CFB.utils.cfb_new();
+    CFB.utils.cfb_add(xls, '/Workbook', Buffer.alloc(16384, 3));
+    const damagedXls = Buffer.from(CFB.write(xls, { type: 'buffer' }) as Buffer).subarray(0, 12000); // cut off: the reader throws
+    assert.match(message(damagedXls), /Excel 97-2003 workbooks \(XLS\) are not supported/);
+    // The formats a message names are those of the endpoint asked.
+    const words = Buffer.from('just some words');
+    assert.throws(() => requireFormat(words, ['docx', 'doc', 'rtf', 'tx']), /not a document in a format we read \(DOCX, DOC, RTF, TX\)\.$/);
+    assert.equal(
+      formatsIn(message(words) as string),
+      'The data is not a document in a format we read (DOCX, DOC, RTF, TX, HTML, PDF, XLSX).',
+    );
   });
 
   it('refuses macro-enabled and encrypted documents', () => {
