@@ -194,7 +194,12 @@ export async function runDocumentCommand(command: string, options: DocumentOptio
       }
       case 'append': {
         if (positionals.length < 1) throw new UsageError('name the documents to append: docsmith append a.docx b.docx ...');
-        const divider = parseDivider(options.divider ?? 'NewSection', 0);
+        let divider: ReturnType<typeof parseDivider>;
+        try {
+          divider = parseDivider(options.divider ?? 'NewSection', 0);
+        } catch {
+          throw new UsageError(`--divider must be None, NewParagraph or NewSection, not "${options.divider}"`);
+        }
         const documents = positionals.map((file) => ({ bytes: read(file, 'document'), divider }));
         const output = options.output ?? `appended.${EXTENSIONS[format] ?? format}`;
         fs.writeFileSync(output, await backend.append(documents, format));

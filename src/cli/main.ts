@@ -7,7 +7,7 @@ import { sqliteFile } from '../store/index.js';
 import { BackupError } from '../store/errors.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { openServices, type Services } from '../services.js';
-import { DocsmithError } from '../errors.js';
+import { DocsmithError, InputError } from '../errors.js';
 import type { Account } from '../store/types.js';
 import { formatWireDate, parseWireDate } from '../util/dates.js';
 import type { AccountInput } from '../accounts/accounts.js';
@@ -46,6 +46,61 @@ Documents (in this process by default; against a server with --url and --api-key
 import { runDocumentCommand } from './documents.js';
 
 const DOCUMENT_COMMANDS = ['merge', 'convert', 'append', 'thumbnails', 'info'];
+
+/**
+ * The usage lines of one command ("merge", "account", "account create"): each entry of USAGE that
+ * starts with "docsmith <command>", with its continuation lines.
+ */
+export function usageOf(command: string): string {
+  const blocks: string[][] = [];
+  for (const line of USAGE.split('\n')) {
+    if (line.startsWith('  docsmith ')) blocks.push([line]);
+    else if (line.startsWith('      ') && blocks.length) blocks.at(-1)!.push(line);
+    else blocks.push([]);
+  }
+  const mine = blocks.filter((b) => b[0]?.startsWith(`  docsmith ${command} `) || b[0] === `  docsmith ${command}`);
+  if (!mine.length) return USAGE;
+  const remote = DOCUMENT_COMMANDS.includes(command)
+    ? '\n  In this process by default; on a server with --url URL and --api-key KEY (or --user and --password),\n  as a background job with --async (merge, convert, append).\n'
+    : '';
+  return `${mine.map((b) => b.join('\n')).join('\n')}\n${remote}`;
+}
+
+/** AccountAdmin's messages start with the field they are about: in the CLI, the option that set it (a usage error). */
+const OPTION_OF: [string, string][] = [
+  ['password ', '--password '],
+  ['user name ', '--user '],
+  ['licence ', '--licence '],
+  ['maxDocuments ', '--max-documents '],
+  ['maxTemplates ', '--max-templates '],
+  ['maxProofingTransactions ', '--max-proofing '],
+];
+
+function asUsage(error: unknown): unknown {
+  if (!(error instanceof InputError)) return error;
+  const field = OPTION_OF.find(([name]) => error.message.startsWith(name));
+  return field ? new UsageError(field[1] + error.message.slice(field[0].length)) : error;
+}
+
+/** "fetch failed" says nothing: which server could not be reached, and why. */
+function describeFailure(error: unknown, url: string | undefined): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  if (error instanceof TypeError && error.message === 'fetch failed' && url) {
+    const reasons: Record<string, string> = {
+      ECONNREFUSED: 'nothing listens there (connection refused)',
+      ENOTFOUND: 'the host name is not known',
+      EAI_AGAIN: 'the host name could not be looked up',
+      ECONNRESET: 'the connection was reset',
+      ETIMEDOUT: 'the connection timed out',
+      UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+      CERT_HAS_EXPIRED: 'its TLS certificate has expired',
+      DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed and not trusted',
+    };
+    const reason = (cause?.code && reasons[cause.code]) ?? cause?.message ?? 'the request did not reach it';
+    return `cannot reach the server at ${url}: ${reason}`;
+  }
+  return (error as Error).message;
+}
 
 const OPTIONS = {
   user: { type: 'string' },
@@ -195,7 +250,9 @@ async function run(services: Services, command: string, values: Values): Promise
     case 'account create': {
       const input = await accountInput(values);
       if (!input.password) throw new UsageError('--password (or --password-stdin) is required');
-      const account = await services.accounts.create(requireUser(values), { ...input, password: input.password });
+      const account = await services.accounts.create(requireUser(values), { ...input, password: input.password }).catch((e: unknown) => {
+        throw asUsage(e);
+      });
       print([describe(account)], json);
       return;
     }
@@ -205,7 +262,9 @@ async function run(services: Services, command: string, values: Values): Promise
       return;
     case 'account update': {
       const user = requireUser(values);
-      let account = await services.accounts.update(user, await accountInput(values));
+      let account = await services.accounts.update(user, await accountInput(values)).catch((e: unknown) => {
+        throw asUsage(e);
+      });
       if (values['reset-usage']) account = (await services.store.accounts.update(account.id, { createdDocuments: 0 }))!;
       print([describe(account)], json);
       return;
@@ -256,25 +315,31 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`docsmith ${VERSION}\n`);
     return 0;
   }
-  if (parsed.values.help || parsed.positionals.length === 0) {
-    process.stdout.write(USAGE);
+  const first = parsed.positionals[0];
+  if (parsed.values.help || first === undefined) {
+    // Help for one command when one is named (docsmith merge --help, docsmith account create --help).
+    process.stdout.write(first === undefined ? USAGE : usageOf(parsed.positionals.slice(0, 2).join(' ')));
     return parsed.values.help ? 0 : 2;
   }
-  const first = parsed.positionals[0]!;
   if (DOCUMENT_COMMANDS.includes(first)) {
     try {
       await runDocumentCommand(first, parsed.values, parsed.positionals.slice(1));
       return 0;
     } catch (error) {
       if (error instanceof UsageError) {
-        process.stderr.write(`docsmith ${first}: ${error.message}\n`);
+        process.stderr.write(`docsmith ${first}: ${error.message}\n\n${usageOf(first)}`);
         return 2;
       }
-      process.stderr.write(`docsmith ${first}: ${(error as Error).message}\n`);
+      process.stderr.write(`docsmith ${first}: ${describeFailure(error, parsed.values.url)}\n`);
       return 1;
     }
   }
   const command = first === 'backup' ? 'backup' : parsed.positionals.slice(0, 2).join(' ');
+  if ((first === 'account' || first === 'apikey') && parsed.positionals.length === 1) {
+    const subcommands = STORE_COMMANDS.filter((c) => c.startsWith(`${first} `)).map((c) => c.slice(first.length + 1));
+    process.stderr.write(`docsmith: ${first} needs a subcommand: ${subcommands.join(', ')}\n\n${usageOf(first)}`);
+    return 2;
+  }
   if (!STORE_COMMANDS.includes(command)) {
     // Checked before the database is opened: a typo creates nothing.
     process.stderr.write(`docsmith: unknown command "${command}"\n\n${USAGE}`);
@@ -295,7 +360,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`docsmith: ${error.message}\n\n${USAGE}`);
+      process.stderr.write(`docsmith: ${error.message}\n\n${usageOf(command)}`);
       return 2;
     }
     if (error instanceof DocsmithError || error instanceof ConfigError) {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, fixture, tempDir } from '../helpers/server.js';
+import { ROOT, fixture, freePort, tempDir } from '../helpers/server.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { docx, mergefield, p, partText, run } from '../helpers/docx.js';
 import { pdfFacts } from '../helpers/office.js';
@@ -93,7 +93,8 @@ describe('docsmith CLI: document commands', () => {
     );
   });
 
-  it('explains bad input with a message and a non-zero exit', () => {
+  it('explains bad input with a message and a non-zero exit', async () => {
+    const closedPort = await freePort();
     fs.writeFileSync(path.join(dir, 'broken.json'), '{"name": ');
     fs.writeFileSync(path.join(dir, 'numbers.json'), '[{"name": "Ann"}, 3]');
     fs.writeFileSync(path.join(dir, 'flag.json'), '{"removeEmptyFields": "maybe"}');
@@ -118,6 +119,17 @@ describe('docsmith CLI: document commands', () => {
       [['thumbnails', '--input', template, '--zoom', '9999'], 2, /--zoom must be a whole number from 1 to 400/],
       [['thumbnails', '--input', template, '--image-format', 'tiff'], 2, /--image-format must be one of png/],
       [['merge', '--template', template, '--data', data, '--async'], 2, /--async runs the work as a job on a server: add --url/],
+      [
+        ['append', template, '--divider', 'Sideways'],
+        2,
+        /--divider must be None, NewParagraph or NewSection, not "Sideways"\n\n {2}docsmith append /,
+      ],
+      // A server that cannot be reached is named, with the reason.
+      [
+        ['info', '--template', template, '--url', `http://127.0.0.1:${closedPort}`, '--api-key', 'k'],
+        1,
+        /cannot reach the server at http:\/\/127\.0\.0\.1:\d+: nothing listens there \(connection refused\)/,
+      ],
     ];
     for (const [args, code, expected] of cases) {
       const result = cli(args, dir);

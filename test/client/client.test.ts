@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DocsmithApiError, DocsmithClient } from '../../packages/client/src/index.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DocsmithApiError, DocsmithClient, DocsmithTimeoutError } from '../../packages/client/src/index.js';
 import { fixture } from '../helpers/server.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { docx, mergefield, p, partText, run } from '../helpers/docx.js';
@@ -140,5 +142,53 @@ describe('TypeScript client against a running server', () => {
       client.merge({ returnFormat: 'PDF', mergeData: [{}] }),
       (e: Error) => e instanceof DocsmithApiError && e.status === 400 && /No template/.test(e.message),
     );
+  });
+
+  it('gives up on a call past its time limit, and sends a call refused with 503 and Retry-After again', async () => {
+    // In front of the real server: a proxy that refuses the first `refuse` requests with 503 (the
+    // server busy), or never answers one whose path says so (a hung connection).
+    let refuse = 0;
+    let seen = 0;
+    const target = new URL(env.server.url);
+    const proxy = http.createServer((req, res) => {
+      seen++;
+      if (req.url?.includes('templates/count')) return; // never answered
+      if (refuse > 0) {
+        refuse--;
+        res.writeHead(503, { 'retry-after': String(req.headers['x-wait'] ?? '0'), 'content-type': 'application/json' });
+        res.end('{"message":"busy"}');
+        return;
+      }
+      const upstream = http.request(
+        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const through = new DocsmithClient(url, { username: 'sdk', password: 'pw-sdk-secret' });
+      refuse = 2;
+      seen = 0;
+      assert.equal((await through.accountSettings()).serialNumber, 'SN-SDK', 'answered on the third try');
+      assert.equal(seen, 3);
+      refuse = 1;
+      await assert.rejects(through.with({ retries: 0 }).accountSettings(), (e: Error) => e instanceof DocsmithApiError && e.status === 503);
+      // A wait longer than the client takes is not waited for.
+      refuse = 1;
+      const impatient = new DocsmithClient(url, { username: 'sdk', password: 'pw-sdk-secret' }, (input, init) =>
+        fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-wait': '3600' } }),
+      );
+      await assert.rejects(impatient.accountSettings(), (e: Error) => e instanceof DocsmithApiError && e.status === 503);
+      // No answer at all: the call's time limit ends it.
+      await assert.rejects(through.with({ timeoutMs: 200 }).countTemplates(), (e: Error) => e instanceof DocsmithTimeoutError);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 });

@@ -52,6 +52,26 @@ export class DocsmithApiError extends Error {
   }
 }
 
+/** A call that got no answer within the client's timeout (`ClientOptions.timeoutMs`). */
+export class DocsmithTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`docsmith did not answer within ${timeoutMs} ms`);
+    this.name = 'DocsmithTimeoutError';
+  }
+}
+
+export interface ClientOptions {
+  /** Each call's time limit in milliseconds, the answer's body included (default: none). */
+  timeoutMs?: number;
+  /**
+   * How often a call refused with 503 and a Retry-After header (the server busy or its database
+   * away; nothing was done) is sent again after the time it asks for (default 2; 0: never).
+   */
+  retries?: number;
+  /** A Retry-After longer than this is not waited for: the 503 is thrown (default 30 s). */
+  maxRetryWaitMs?: number;
+}
+
 type Query = Record<string, string | number | boolean | undefined>;
 type Bytes = Uint8Array;
 
@@ -60,6 +80,14 @@ function toBase64(bytes: Bytes): string {
   let binary = '';
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(binary);
+}
+
+/** Retry-After as milliseconds: seconds or an HTTP date; undefined when absent or unreadable. */
+function retryAfterMs(value: string | null): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
 function fromBase64(text: string): Bytes {
@@ -76,8 +104,9 @@ export class DocsmithClient {
   // The default calls fetch unbound from the client: browsers refuse `this.fetchImpl(...)` on window.fetch.
   constructor(
     baseUrl: string,
-    credentials: Credentials,
+    private readonly credentials: Credentials,
     private readonly fetchImpl: typeof fetch = (input, init) => fetch(input, init),
+    private readonly options: ClientOptions = {},
   ) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.authorization =
@@ -86,15 +115,53 @@ export class DocsmithClient {
         : `Basic ${toBase64(new TextEncoder().encode(`${credentials.username}:${credentials.password}`))}`;
   }
 
+  /** The same client with other options, for one call or a few: `client.with({ timeoutMs: 5000 }).merge(...)`. */
+  with(options: ClientOptions): DocsmithClient {
+    return new DocsmithClient(this.baseUrl, this.credentials, this.fetchImpl, { ...this.options, ...options });
+  }
+
   /** The response of a successful call; a failed one throws DocsmithApiError with the server's message. */
   private async send(method: string, path: string, query: Query = {}, body?: unknown): Promise<Response> {
     const url = new URL(`${this.baseUrl}/v1${path}`);
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
-    const response = await this.fetchImpl(url, {
+    const { timeoutMs, retries = 2, maxRetryWaitMs = 30_000 } = this.options;
+    const payload = body !== undefined ? JSON.stringify(body) : undefined;
+    for (let attempt = 0; ; attempt++) {
+      const response = await this.fetchOnce(url, method, payload, timeoutMs);
+      // 503 with Retry-After: refused before any work (busy, or the database away); worth the wait asked.
+      const wait = retryAfterMs(response.headers.get('retry-after'));
+      if (response.status === 503 && attempt < retries && wait !== undefined && wait <= maxRetryWaitMs) {
+        await response.body?.cancel();
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        continue;
+      }
+      return this.checked(response);
+    }
+  }
+
+  private async fetchOnce(url: URL, method: string, body: string | undefined, timeoutMs: number | undefined): Promise<Response> {
+    const init: RequestInit = {
       method,
       headers: { authorization: this.authorization, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
+      body,
+    };
+    if (timeoutMs === undefined) return this.fetchImpl(url, init);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DocsmithTimeoutError(timeoutMs)), timeoutMs);
+    try {
+      const response = await this.fetchImpl(url, { ...init, signal: controller.signal });
+      // The body too must come within the limit: read it here, under the same timer.
+      const bytes = await response.arrayBuffer();
+      return new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
+    } catch (error) {
+      if (controller.signal.aborted) throw new DocsmithTimeoutError(timeoutMs);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async checked(response: Response): Promise<Response> {
     if (!response.ok) {
       const text = await response.text();
       let message = text || response.statusText;
