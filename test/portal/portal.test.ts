@@ -108,6 +108,28 @@ describe('web portal in Chromium', { skip }, () => {
     await loaded(page, 'img[alt="First page of test_template.docx"]');
     await page.screenshot({ path: path.join(SHOTS, 'library.png'), fullPage: true });
 
+    // Keyboard focus on the hidden file inputs shows on their drop zone and their button.
+    const tabTo = async (label: string) => {
+      for (let i = 0; i < 60; i++) {
+        await page.keyboard.press('Tab');
+        if (await page.evaluate((l) => document.activeElement?.getAttribute('aria-label') === l, label)) return;
+      }
+      assert.fail(`Tab never reached "${label}"`);
+    };
+    const outlineOfHolder = () =>
+      page.evaluate(() => {
+        const holder = document.activeElement!.closest('label')!;
+        const style = getComputedStyle(holder);
+        return `${style.outlineStyle} ${style.outlineWidth}`;
+      });
+    await page.getByRole('heading', { name: 'Templates' }).click();
+    await tabTo('Upload templates');
+    assert.equal(await outlineOfHolder(), 'solid 3px');
+    await page.screenshot({ path: path.join(SHOTS, 'focus-upload.png') });
+    await tabTo('Replace invoice.docx');
+    assert.equal(await outlineOfHolder(), 'solid 3px');
+    await page.screenshot({ path: path.join(SHOTS, 'focus-replace.png') });
+
     // Drag and drop, replace, delete.
     await page.evaluate(
       ({ name, data }) => {
