@@ -25,6 +25,7 @@ RUN node scripts/setup.mjs --system-only && apt-get clean && rm -rf /var/lib/apt
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/bin ./bin
+COPY --from=build /app/samples ./samples
 COPY --from=build /app/packages/client/dist ./packages/client/dist
 COPY --from=build /app/packages/client/package.json ./packages/client/package.json
 RUN useradd --system --uid 10001 --user-group --home-dir /data --shell /usr/sbin/nologin docsmith \

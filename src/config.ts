@@ -26,6 +26,8 @@ export interface Config {
   maxApiKeys: number;
   /** Registers routes used by the test suite to drive the quota and slot machinery. */
   testRoutes: boolean;
+  /** New accounts get the sample template (samples/reportingcloud/sample_invoice.tx), as the SDK suites expect. */
+  sampleTemplates: boolean;
   office: OfficeConfig;
   /** How long a stop waits for running requests (DOCSMITH_SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;
@@ -170,6 +172,7 @@ export function loadConfig(given: Env = process.env): Config {
     maxConcurrentMerges: 2,
     maxApiKeys: 10,
     testRoutes: env.DOCSMITH_TEST_ROUTES === '1',
+    sampleTemplates: env.DOCSMITH_SAMPLE_TEMPLATES === '1',
     dictionaryDir: env.DOCSMITH_DICTIONARY_DIR || '/usr/share/hunspell',
     fontsDir: env.DOCSMITH_FONTS_DIR ? path.resolve(env.DOCSMITH_FONTS_DIR) : undefined,
     dictionaries: dictionaryList(env.DOCSMITH_DICTIONARIES),

@@ -9,6 +9,7 @@ import { Authenticator } from './auth/authenticate.js';
 import { AuthThrottle } from './auth/throttle.js';
 import { KeyRing } from './auth/apikeys.js';
 import { loadMasterSecret } from './auth/secret.js';
+import { sampleTemplates } from './accounts/samples.js';
 import { AccountAdmin, ApiKeys } from './accounts/accounts.js';
 import { UsageGuard } from './accounts/usage.js';
 import { TemplateLibrary } from './templates/library.js';
@@ -180,7 +181,7 @@ export async function openServices(
     config,
     store,
     authenticator: new Authenticator(store, new AuthThrottle(store, config.authThrottle)),
-    accounts: new AccountAdmin(store),
+    accounts: new AccountAdmin(store, config.sampleTemplates ? sampleTemplates() : []),
     apiKeys: new ApiKeys(store, keyRing, config.maxApiKeys),
     templates,
     usage,

@@ -4,6 +4,7 @@ import { InputError } from '../errors.js';
 import { hashPassword } from '../auth/passwords.js';
 import { generateApiKey, hashApiKey, type KeyRing } from '../auth/apikeys.js';
 import { licenceDefaults, normaliseLicence } from './licence.js';
+import type { SampleTemplate } from './samples.js';
 
 /** What an operator may set on an account (CLI, bootstrap). */
 export interface AccountInput {
@@ -30,7 +31,11 @@ function checkCount(name: string, value: number | undefined): void {
 
 /** Account administration shared by the CLI and the bootstrap on start. */
 export class AccountAdmin {
-  constructor(private readonly store: Store) {}
+  /** @param samples templates every new account gets (DOCSMITH_SAMPLE_TEMPLATES). */
+  constructor(
+    private readonly store: Store,
+    private readonly samples: readonly SampleTemplate[] = [],
+  ) {}
 
   async create(username: string, input: AccountInput & { password: string }): Promise<Account> {
     if (!USERNAME.test(username)) throw new InputError('user name must be 1-128 characters without spaces or colons');
@@ -46,8 +51,9 @@ export class AccountAdmin {
         : limits.validDays === null
           ? null
           : new Date(Date.now() + limits.validDays * 86_400_000);
+    let account: Account;
     try {
-      return await this.store.accounts.create({
+      account = await this.store.accounts.create({
         username,
         passwordHash: await hashPassword(input.password),
         licence,
@@ -60,6 +66,8 @@ export class AccountAdmin {
       if (error instanceof DuplicateError) throw new InputError(`an account named "${username}" exists already`);
       throw error;
     }
+    for (const sample of this.samples) await this.store.templates.put(account.id, sample, account.maxTemplates);
+    return account;
   }
 
   /** Creates the account unless it exists (safe when several instances start at once). */

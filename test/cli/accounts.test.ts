@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, startServer, tempDir, type RunningServer } from '../helpers/server.js';
 import { client } from '../helpers/http.js';
+import { partText } from '../helpers/docx.js';
 
 function cli(env: Record<string, string>, args: string[], input?: string) {
   const result = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'docsmith.js'), ...args], {
@@ -106,6 +107,28 @@ describe('docsmith CLI: accounts and API keys', () => {
     const again = cli(env, ['apikey', 'revoke', '--user', 'carol', '--key', key]);
     assert.equal(again.code, 1);
     assert.match(again.err, /no such key/);
+  });
+
+  it('gives new accounts the sample invoice when DOCSMITH_SAMPLE_TEMPLATES=1, as the SDK suites expect', async () => {
+    assert.equal(
+      cli({ ...env, DOCSMITH_SAMPLE_TEMPLATES: '1' }, ['account', 'create', '--user', 'sam', '--password', 'sam-secret-1']).code,
+      0,
+    );
+    assert.equal(cli(env, ['account', 'create', '--user', 'tom', '--password', 'tom-secret-1']).code, 0);
+    const sam = client(server.url, { basic: ['sam', 'sam-secret-1'] });
+    const names = ((await sam.get('/v1/templates/list')).json() as { templateName: string }[]).map((t) => t.templateName);
+    assert.deepEqual(names, ['sample_invoice.tx']);
+    assert.equal((await client(server.url, { basic: ['tom', 'tom-secret-1'] }).get('/v1/templates/count')).json(), 0, 'opt-in only');
+    const info = (await sam.get('/v1/templates/info?templateName=sample_invoice.tx')).json() as { mergeBlocks: { name: string }[] };
+    assert.deepEqual(
+      info.mergeBlocks.map((b) => b.name),
+      ['item'],
+    );
+    const merged = await sam.post('/v1/document/merge?returnFormat=DOCX&templateName=sample_invoice.tx', {
+      json: { mergeData: [{ invoice_no: '778723', item: [{ item_description: 'Widget' }] }] },
+    });
+    assert.equal(merged.status, 200, merged.text);
+    assert.match(partText(Buffer.from((merged.json() as string[])[0]!, 'base64')), /Invoice number #778723[\s\S]*Widget/);
   });
 
   it('deletes an account with its data', async () => {
