@@ -154,6 +154,11 @@ describe('background jobs (async=true) with callbacks', () => {
     });
     assert.equal(missing.status, 400);
     assert.match(message(missing), /no template named "nothing.docx"/);
+    const culture = await ann.post('/v1/document/merge?returnFormat=DOCX&async=true', {
+      json: { template: docx(p(mergefield('x'))).toString('base64'), mergeData: [{}], mergeSettings: { culture: 'zz-ZZZ-bad' } },
+    });
+    assert.equal(culture.status, 400, 'an unknown culture is refused at submission, not in the job');
+    assert.match(message(culture), /mergeSettings\.culture "zz-ZZZ-bad" is not a culture name we know/);
     for (const url of [
       'http://169.254.169.254/latest/meta-data',
       'http://10.0.0.8/hook',

@@ -1,4 +1,5 @@
 /** mergeSettings and documentSettings, normalised (their shape is checked by the schemas first). */
+import { culture } from '../../merge/format/culture.js';
 import { InputError } from '../../errors.js';
 import type { DocumentSettings } from '../../documents/settings.js';
 import { DEFAULT_MERGE_OPTIONS, type MergeOptions } from '../../merge/engine.js';
@@ -34,6 +35,12 @@ export function parseDocumentSettings(raw: DocumentSettingsBody | MergeSettingsB
   };
 }
 
+/** A culture name the merge can format with (a 400 naming it otherwise). */
+function known(name: string): string {
+  culture(name);
+  return name;
+}
+
 export function parseMergeSettings(raw: MergeSettingsBody | undefined): { options: MergeOptions; document: DocumentSettings } {
   const settings = raw ?? {};
   const defaults = DEFAULT_MERGE_OPTIONS;
@@ -45,7 +52,8 @@ export function parseMergeSettings(raw: MergeSettingsBody | undefined): { option
       removeEmptyImages: flag(settings.removeEmptyImages, defaults.removeEmptyImages),
       mergeHtml: flag(settings.mergeHtml, defaults.mergeHtml),
       removeTrailingWhitespace: flag(settings.removeTrailingWhitespace, defaults.removeTrailingWhitespace),
-      culture: settings.culture || defaults.culture,
+      // Checked here, so that a background job with an unknown culture is refused at submission.
+      culture: known(settings.culture || defaults.culture),
     },
     document: parseDocumentSettings(settings, 'mergeSettings'),
   };
