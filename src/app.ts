@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { documented } from './api/openapi.js';
 import type { Services } from './services.js';
 import { registerWire, requestIdFor } from './api/wire.js';
 import { requireAuthentication } from './api/auth.js';
@@ -104,19 +105,14 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         },
       },
       security: [{ apiKey: [] }, { basic: [] }],
+      // This server, wherever it is reached: the description is served by the server it describes.
+      servers: [{ url: '/', description: 'this docsmith server' }],
     },
-    // Every operation gets a stable id from its method and path (getTemplatesList,
-    // postDocumentMerge), which generated clients name their methods after.
+    // What generated clients and readers need, on top of the validating schemas (api/openapi.ts).
     transform: ({ schema, url, route }) => {
       if (!schema || (schema as { hide?: boolean }).hide) return { schema, url };
-      const methods = Array.isArray(route.method) ? route.method : [route.method];
-      const words = url
-        .replace(/^\/v1\//, '/')
-        .split(/[/_-]/)
-        .filter(Boolean)
-        .map((w) => (w.startsWith(':') ? `by${w[1]!.toUpperCase()}${w.slice(2)}` : w));
-      const operationId = methods[0]!.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
-      return { schema: { ...schema, operationId } as typeof schema, url };
+      const method = (Array.isArray(route.method) ? route.method : [route.method])[0]!;
+      return { schema: documented(schema as Parameters<typeof documented>[0], method, url) as typeof schema, url };
     },
   });
 

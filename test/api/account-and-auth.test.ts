@@ -222,5 +222,32 @@ describe('accounts and authentication over HTTP', () => {
     );
     assert.ok(documented.length >= 25);
     for (const [method, path, ownSamples] of documented) assert.ok(ownSamples || exampleFor(method, path), `${method} ${path}`);
+
+    // Valid OpenAPI 3.1, complete enough for generated clients.
+    const { Validator } = await import('@seriousme/openapi-schema-validator');
+    const validity = await new Validator().validate(doc as never);
+    assert.equal(validity.valid, true, String(JSON.stringify(validity.errors)).slice(0, 2000));
+    type Operation = {
+      security?: unknown[];
+      parameters?: { name: string; in: string; schema: { type?: string; enum?: string[] } }[];
+      responses: Record<string, { description: string }>;
+    };
+    const operations = Object.entries(doc.paths as Record<string, Record<string, Operation>>).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => ({ path, method, op })),
+    );
+    for (const { path, method, op } of operations) {
+      for (const [status, answer] of Object.entries(op.responses))
+        assert.notEqual(answer.description, 'Default Response', `${method} ${path} ${status}`);
+      if (path.startsWith('/v1/')) {
+        for (const status of ['403', '413', '429', '503']) assert.ok(op.responses[status], `${method} ${path} describes ${status}`);
+        assert.equal(op.security, undefined, `${method} ${path} needs credentials`);
+      } else assert.deepEqual(op.security, [], `${method} ${path} needs none`);
+    }
+    const mergeOp = operations.find((o) => o.path === '/v1/document/merge')!.op;
+    assert.ok(mergeOp.responses['504'], 'document work can hit the processing limit');
+    const param = (name: string) => mergeOp.parameters!.find((p) => p.name === name)!.schema;
+    assert.deepEqual(param('returnFormat').enum, ['PDF', 'PDFA', 'DOCX', 'DOC', 'RTF', 'HTML', 'TXT']);
+    assert.equal(param('test').type, 'boolean');
+    assert.deepEqual((doc as unknown as { servers: { url: string }[] }).servers[0]!.url, '/');
   });
 });

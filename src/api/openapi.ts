@@ -1,0 +1,86 @@
+/**
+ * How a route's schema is shown in /openapi.json (and the /docs reference made from it): the
+ * route keeps validating with its own schema; only the description gains what a generated client
+ * and a reader need. A stable operation id from the method and path; no credentials on the public
+ * routes; a description on every answer; the errors any call may meet; the values a query
+ * parameter takes (return formats, image formats, true and false).
+ */
+import { errorSchema } from './schemas.js';
+
+type Schema = Record<string, unknown> & {
+  summary?: string;
+  querystring?: { properties?: Record<string, Record<string, unknown>> };
+  response?: Record<string, Record<string, unknown>>;
+};
+
+const RETURN_FORMATS = ['PDF', 'PDFA', 'DOCX', 'DOC', 'RTF', 'HTML', 'TXT'];
+const IMAGE_FORMATS = ['PNG', 'JPG', 'GIF', 'BMP'];
+
+const SUCCESS: Record<string, string> = {
+  '200': 'Done',
+  '201': 'Created',
+  '202': 'Accepted: the work runs as a background job (its state at /v1/jobs/{id})',
+  '204': 'Done; nothing to answer',
+};
+
+/** Answers any authenticated call may get, besides its own. */
+const COMMON_ERRORS: Record<string, Record<string, unknown>> = {
+  '403': {
+    description: 'No or wrong credentials (403, as ReportingCloud answers), or over a quota or limit of the account',
+    ...errorSchema,
+  },
+  '413': { description: 'The request body, or the documents it would make, larger than the server allows', ...errorSchema },
+  '429': { description: 'Too many failed sign-ins from this address or for this user; Retry-After says when to try again', ...errorSchema },
+  '503': {
+    description: 'Busy, or the database is away; nothing was done. Retry-After says when to send it again',
+    ...errorSchema,
+  },
+};
+
+const TIME_LIMIT = {
+  description: 'The work took longer than the processing limit (DOCSMITH_PROCESSING_LIMIT_MS) and was stopped',
+  ...errorSchema,
+};
+
+/** Routes that do document work, under the processing limit. */
+const DOCUMENT_WORK = /^\/v1\/(?:document|processing)\/|^\/v1\/templates\/(?:info|thumbnails|pagecount|upload|validate)\b/;
+
+/** The operation id: the method and the path's words, `postDocumentMerge`, `getJobsByIdResult`. */
+export function operationId(method: string, url: string): string {
+  const words = url
+    .replace(/^\/v1\//, '/')
+    .split(/[/_-]/)
+    .filter(Boolean)
+    .map((w) => (w.startsWith(':') ? `by${w[1]!.toUpperCase()}${w.slice(2)}` : w));
+  return method.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}
+
+/** The schema as documented (a copy: the route's own schema is left as it validates). */
+export function documented(schema: Schema, method: string, url: string): Schema {
+  const out: Schema = { ...schema, operationId: operationId(method, url) };
+  const api = url.startsWith('/v1/');
+  // Health, version and shared previews ask for no credentials.
+  if (!api) out.security = [];
+  const response: Record<string, Record<string, unknown>> = {};
+  for (const [status, answer] of Object.entries(schema.response ?? { '200': {} }))
+    response[status] = answer.description ? answer : { ...answer, description: SUCCESS[status] ?? schema.summary ?? 'The answer' };
+  if (api) {
+    for (const [status, answer] of Object.entries(COMMON_ERRORS)) response[status] ??= answer;
+    if (DOCUMENT_WORK.test(url)) response['504'] ??= TIME_LIMIT;
+  }
+  if (Object.keys(response).length) out.response = response;
+  const query = schema.querystring?.properties;
+  if (query) {
+    const properties: Record<string, Record<string, unknown>> = {};
+    for (const [name, property] of Object.entries(query)) {
+      if (name === 'returnFormat') properties[name] = { ...property, enum: RETURN_FORMATS, description: 'the output format (any case)' };
+      else if (name === 'imageFormat') properties[name] = { ...property, enum: IMAGE_FORMATS, description: 'the image format (any case)' };
+      // The wire takes true and false as words (and True, False, 1, 0): a boolean to a generated client.
+      else if (typeof property.description === 'string' && property.description.startsWith('true or false'))
+        properties[name] = { ...property, type: 'boolean' };
+      else properties[name] = property;
+    }
+    out.querystring = { ...schema.querystring, properties };
+  }
+  return out;
+}
