@@ -1,8 +1,8 @@
 # docsmith with LibreOffice, fonts and spelling dictionaries, run as a non-root user.
 #   docker build -t docsmith .          (podman build works the same)
 #   docker run -p 8080:8080 -v docsmith-data:/data -e DOCSMITH_BOOTSTRAP_USER=me -e DOCSMITH_BOOTSTRAP_PASSWORD=... docsmith
-# BASE_IMAGE: a Debian bookworm image with Node.js (20.10+, 22 or 24) and npm.
-ARG BASE_IMAGE=node:20-bookworm-slim
+# BASE_IMAGE: a Debian bookworm image with Node.js (22 or 24; 20.10+ still works) and npm.
+ARG BASE_IMAGE=node:22-bookworm-slim
 
 # Build: npm packages (the SQLite binding compiles here), TypeScript, the portal, the client.
 FROM ${BASE_IMAGE} AS build

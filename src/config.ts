@@ -58,7 +58,13 @@ export interface Config {
   jobs: JobsConfig;
   /** Old setting names in use, each with the name to use instead (logged at start-up). */
   deprecations: string[];
+  /** Settings that work but are unwise (logged at start-up). */
+  warnings: string[];
 }
+
+/** Shorter than this DOCSMITH_SECRET is refused; shorter than STRONG_SECRET, warned about. */
+const MIN_SECRET = 16;
+const STRONG_SECRET = 32;
 
 export interface JobsConfig {
   /** Jobs this instance runs at once; 0: it takes none up (another instance on the store does). */
@@ -154,14 +160,24 @@ export function loadConfig(given: Env = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`DOCSMITH_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   }
+  // The secret seals the stored API keys and signs callbacks: a guessable one gives them away.
+  const secret = env.DOCSMITH_SECRET || undefined;
+  const make = 'make one with `openssl rand -hex 32`';
+  if (secret !== undefined && secret.length < MIN_SECRET)
+    throw new ConfigError(`DOCSMITH_SECRET has ${secret.length} characters; it needs at least ${MIN_SECRET} (${make})`);
+  const warnings =
+    secret !== undefined && secret.length < STRONG_SECRET
+      ? [`DOCSMITH_SECRET has ${secret.length} characters; use at least ${STRONG_SECRET} random ones (${make})`]
+      : [];
   return {
     deprecations,
+    warnings,
     port: int(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
     dataDir,
     databaseUrl,
     databasePool: int(env, 'DOCSMITH_DATABASE_POOL', 20, 1, 1000),
-    secret: env.DOCSMITH_SECRET || undefined,
+    secret,
     bootstrap: user && password ? { user, password, licence: env.DOCSMITH_BOOTSTRAP_LICENSE || 'TRIAL' } : undefined,
     logLevel,
     bodyLimitBytes: int(env, 'DOCSMITH_BODY_LIMIT', 100 * 1024 * 1024, 1024, 2 ** 31 - 1),

@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const jobs = services.jobRunner;
   const app = await buildApp(services);
   log = (level, message, details) => app.log[level](details ?? {}, message);
-  for (const line of config.deprecations) app.log.warn(line);
+  for (const line of [...config.deprecations, ...config.warnings]) app.log.warn(line);
 
   if (config.bootstrap) {
     const { user, password, licence } = config.bootstrap;

@@ -17,4 +17,17 @@ describe('configuration', () => {
     assert.equal(both.processingLimitMs, 5678, 'the new name wins');
     assert.deepEqual(loadConfig({ DOCSMITH_PROCESSING_LIMIT_MS: '5678' }).deprecations, []);
   });
+
+  it('refuses a short DOCSMITH_SECRET and warns about a weak one', () => {
+    assert.throws(
+      () => loadConfig({ DOCSMITH_SECRET: 'secret' }),
+      /DOCSMITH_SECRET has 6 characters; it needs at least 16 \(make one with `openssl rand -hex 32`\)/,
+    );
+    assert.match(
+      loadConfig({ DOCSMITH_SECRET: 'container-test-secret' }).warnings.join(),
+      /DOCSMITH_SECRET has 21 characters; use at least 32 random ones/,
+    );
+    assert.deepEqual(loadConfig({ DOCSMITH_SECRET: 'f'.repeat(64) }).warnings, []);
+    assert.deepEqual(loadConfig({}).warnings, [], 'the generated secret.key is strong');
+  });
 });
