@@ -4,7 +4,7 @@
  * faster than its rows (4,000 rows: 8.5 s; the same rows as 200-row tables: 2.6 s), so a long
  * table is laid out part by part, each part starting at a true page start: the header rows, then
  * the rows from the first row of the previous part's last page on. The cut works on the markup's
- * tags (w:tbl and w:tr only), so it costs one pass over the part, not a parse of the document.
+ * tags (w:tbl and w:tr only): one pass over the main document's markup, not a parse of it.
  */
 import { OoxmlPackage } from './package.js';
 import { laysOutInParts } from './layout.js';
