@@ -1,7 +1,7 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Link, Route, Router, Switch, useLocation } from 'wouter-preact';
 import type { Credentials } from '@docsmith/client';
-import { SessionContext, clientFor, saveCredentials, savedCredentials, type Session } from './session';
+import { SessionContext, clientFor, saveCredentials, savedCredentials, shareSignIn, tellOtherTabs, type Session } from './session';
 import { SignIn } from './pages/SignIn';
 import { Library } from './pages/Library';
 import { TemplateDetail } from './pages/TemplateDetail';
@@ -79,6 +79,9 @@ function SignedIn({ session }: { session: Session }) {
 
 export function App() {
   const [credentials, setCredentials] = useState<Credentials | null>(savedCredentials);
+  const latest = useRef(credentials);
+  latest.current = credentials;
+  useEffect(() => shareSignIn(() => latest.current, setCredentials), []);
   const session = useMemo<Session | null>(
     () =>
       credentials && {
@@ -87,6 +90,7 @@ export function App() {
         signOut: () => {
           saveCredentials(null);
           setCredentials(null);
+          tellOtherTabs(null);
         },
       },
     [credentials],
@@ -104,6 +108,7 @@ export function App() {
                 onSignedIn={(c) => {
                   saveCredentials(c);
                   setCredentials(c);
+                  tellOtherTabs(c);
                 }}
               />
             )

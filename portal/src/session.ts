@@ -2,7 +2,7 @@ import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import { DocsmithApiError, DocsmithClient, type AccountSettings, type Credentials } from '@docsmith/client';
 
-// Credentials live in this tab's sessionStorage only: closing the tab signs out.
+// Credentials live in each tab's sessionStorage only (shared with the other open tabs, below): closing the last tab signs out.
 const STORAGE_KEY = 'docsmith.credentials';
 
 export function savedCredentials(): Credentials | null {
@@ -19,6 +19,44 @@ export function savedCredentials(): Credentials | null {
 export function saveCredentials(credentials: Credentials | null): void {
   if (credentials) sessionStorage.setItem(STORAGE_KEY, JSON.stringify(credentials));
   else sessionStorage.removeItem(STORAGE_KEY);
+}
+
+/**
+ * The tabs of this portal share one sign-in while any of them is open: a new tab asks the open ones
+ * (a BroadcastChannel, same origin only), a sign-in or sign-out in one reaches all. Nothing outlives
+ * the last tab: the credentials stay in each tab's sessionStorage. Returns the clean-up.
+ */
+type TabMessage = { type: 'ask' } | { type: 'signed-in'; credentials: Credentials } | { type: 'signed-out' };
+
+let channel: BroadcastChannel | undefined;
+
+export function shareSignIn(current: () => Credentials | null, changed: (credentials: Credentials | null) => void): () => void {
+  if (typeof BroadcastChannel === 'undefined') return () => undefined;
+  const own = new BroadcastChannel('docsmith.session');
+  channel = own;
+  own.onmessage = (event: MessageEvent<TabMessage>) => {
+    const message = event.data;
+    if (message.type === 'ask') {
+      const credentials = current();
+      if (credentials) own.postMessage({ type: 'signed-in', credentials } satisfies TabMessage);
+    } else if (message.type === 'signed-in' && !current()) {
+      saveCredentials(message.credentials);
+      changed(message.credentials);
+    } else if (message.type === 'signed-out' && current()) {
+      saveCredentials(null);
+      changed(null);
+    }
+  };
+  if (!current()) own.postMessage({ type: 'ask' } satisfies TabMessage);
+  return () => {
+    own.close();
+    if (channel === own) channel = undefined;
+  };
+}
+
+/** Tells the other tabs of a sign-in (they take it when signed out) or a sign-out (they follow). */
+export function tellOtherTabs(credentials: Credentials | null): void {
+  channel?.postMessage((credentials ? { type: 'signed-in', credentials } : { type: 'signed-out' }) satisfies TabMessage);
 }
 
 export function clientFor(credentials: Credentials): DocsmithClient {

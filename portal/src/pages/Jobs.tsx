@@ -79,7 +79,10 @@ export function Jobs() {
         {(jobs.data ?? []).map((job) => (
           <li key={job.id} class="card key" data-state={job.state}>
             <span>
-              <strong>{job.kind}</strong> <code class="muted">{job.id.slice(0, 8)}</code>
+              <strong>{job.kind}</strong>{' '}
+              <code class="muted" title={job.id}>
+                {job.id.slice(0, 8)}
+              </code>
             </span>
             <span class={`job-state ${job.state}`} role="status">
               {STATES[job.state]}
@@ -87,6 +90,7 @@ export function Jobs() {
             <Progress job={job} />
             <span class="muted small">
               {new Date(job.createdAt).toLocaleString()}
+              {job.expiresAt ? ` · kept until ${new Date(job.expiresAt).toLocaleString()}` : ''}
               {job.callback ? ` · callback ${job.callback.state}` : ''}
             </span>
             {job.error && <span class="notice error small">{job.error.message}</span>}

@@ -24,7 +24,81 @@ const SWITCHES: { name: Switch; label: string }[] = [
   { name: 'mergeHtml', label: 'Values are HTML' },
 ];
 
-const CULTURES = ['en-US', 'en-GB', 'de-DE', 'fr-FR', 'es-ES', 'it-IT', 'nl-NL', 'pt-BR', 'pl-PL', 'sv-SE', 'ja-JP'];
+/**
+ * Suggestions for the culture field; any culture name the server knows may be typed (it answers
+ * which it does not). Shown with their names in the browser's language.
+ */
+const CULTURES = [
+  'en-US',
+  'en-GB',
+  'en-AU',
+  'en-CA',
+  'en-IE',
+  'en-IN',
+  'en-NZ',
+  'en-ZA',
+  'de-DE',
+  'de-AT',
+  'de-CH',
+  'fr-FR',
+  'fr-BE',
+  'fr-CA',
+  'fr-CH',
+  'es-ES',
+  'es-MX',
+  'es-AR',
+  'es-CO',
+  'es-US',
+  'it-IT',
+  'it-CH',
+  'nl-NL',
+  'nl-BE',
+  'pt-PT',
+  'pt-BR',
+  'pl-PL',
+  'cs-CZ',
+  'sk-SK',
+  'hu-HU',
+  'ro-RO',
+  'bg-BG',
+  'hr-HR',
+  'sl-SI',
+  'sr-RS',
+  'el-GR',
+  'tr-TR',
+  'ru-RU',
+  'uk-UA',
+  'lt-LT',
+  'lv-LV',
+  'et-EE',
+  'fi-FI',
+  'sv-SE',
+  'nb-NO',
+  'da-DK',
+  'is-IS',
+  'he-IL',
+  'ar-SA',
+  'ar-AE',
+  'fa-IR',
+  'hi-IN',
+  'th-TH',
+  'vi-VN',
+  'id-ID',
+  'ms-MY',
+  'zh-CN',
+  'zh-TW',
+  'zh-HK',
+  'ja-JP',
+  'ko-KR',
+];
+
+function cultureLabel(name: string): string {
+  try {
+    return new Intl.DisplayNames(undefined, { type: 'language' }).of(name) ?? name;
+  } catch {
+    return name;
+  }
+}
 
 function fieldNames(info: TemplateInfo): string[] {
   return info.mergeFields.map((f) => f.name.split('.')[0]!).concat(info.mergeBlocks.map((b) => b.name.split('.')[0]!));
@@ -137,13 +211,21 @@ export function Playground({ name }: { name: string | undefined }) {
         <FormatSelect value={format} onChange={setFormat} />
         <label>
           Culture
-          <select value={culture} onChange={(e) => setCulture(e.currentTarget.value)}>
+          <input
+            type="text"
+            list="cultures"
+            value={culture}
+            spellcheck={false}
+            autocomplete="off"
+            onChange={(e) => setCulture(e.currentTarget.value.trim() || MERGE_DEFAULTS.culture)}
+          />
+          <datalist id="cultures">
             {CULTURES.map((c) => (
               <option key={c} value={c}>
-                {c}
+                {cultureLabel(c)}
               </option>
             ))}
-          </select>
+          </datalist>
         </label>
         <label class="check">
           <input type="checkbox" checked={append} onChange={(e) => setAppend(e.currentTarget.checked)} /> One document for all records
