@@ -35,7 +35,7 @@ describe('web portal in Chromium', { skip }, () => {
   let files: string;
   let apiKey = '';
   before(async () => {
-    env = await serverWithAccounts({ ann: { licence: 'SN-PORTAL' } }, { DOCSMITH_OFFICE_PROCESSES: '1' });
+    env = await serverWithAccounts({ ann: { licence: 'SN-PORTAL' }, newbie: { licence: 'TRIAL' } }, { DOCSMITH_OFFICE_PROCESSES: '1' });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -318,6 +318,25 @@ describe('web portal in Chromium', { skip }, () => {
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to docsmith' }).waitFor();
+    await context.close();
+  });
+
+  it('offers a new account the sample invoice: stored, in the playground with its data, merged', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    const page = await open(context);
+    await signIn(page, 'newbie', 'pw-newbie-secret');
+    await page.getByRole('button', { name: 'Try the sample invoice' }).click();
+    await page.getByRole('heading', { name: 'Merge playground' }).waitFor();
+    await page.getByText('yourcompany_companyname').first().waitFor();
+    // A trial account's previews count as documents: shown when asked for.
+    await page.getByRole('button', { name: 'Preview', exact: true }).click();
+    await loaded(page, '.preview[data-fresh="true"] img[alt="Preview, page 1"]');
+    await page.screenshot({ path: path.join(SHOTS, 'sample.png') });
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Merge and download PDF' }).click(),
+    ]);
+    assert.match(await pdfText(fs.readFileSync((await download.path())!)), /Invoice number #778723[\s\S]*Item description 2/);
     await context.close();
   });
 

@@ -1,5 +1,7 @@
 import { useState } from 'preact/hooks';
-import { Link } from 'wouter-preact';
+import { Link, useLocation } from 'wouter-preact';
+import sampleTemplateUrl from '../../../samples/invoice/template.docx?url';
+import sampleData from '../../../samples/invoice/data.json';
 import type { TemplateListEntry } from '@docsmith/client';
 import { useSession } from '../session';
 import { useAction, useLoad } from '../hooks';
@@ -7,6 +9,10 @@ import { DropZone } from '../components/DropZone';
 import { Notice } from '../components/Notice';
 import { TEMPLATE_EXTENSIONS, formatBytes, isTemplateFile, readFile, saveBytes } from '../files';
 import { templatePath, useTemplateImage } from '../links';
+import { offerData } from '../offered';
+
+/** The sample a new account may start from (samples/invoice/: a real invoice and its data). */
+const SAMPLE_NAME = 'sample-invoice.docx';
 
 /** The template library: upload by drag and drop, first-page thumbnails, download, replace, delete. */
 export function Library() {
@@ -44,6 +50,18 @@ export function Library() {
 
   const download = (name: string) => action.run(async () => saveBytes(await client.downloadTemplate(name), name));
 
+  // A first template without making one: the sample invoice, stored, then in the playground with its data.
+  const [, navigate] = useLocation();
+  const trySample = () =>
+    action.run(async () => {
+      const template = await fetch(sampleTemplateUrl);
+      if (!template.ok) throw new Error('The sample could not be loaded from this server.');
+      await client.uploadTemplate(SAMPLE_NAME, new Uint8Array(await template.arrayBuffer()));
+      offerData(SAMPLE_NAME, JSON.stringify(sampleData, null, 2));
+      navigate(templatePath(SAMPLE_NAME, 'playground'));
+      return undefined;
+    });
+
   return (
     <main>
       <h1>Templates</h1>
@@ -59,7 +77,12 @@ export function Library() {
       {list.loading && !list.data ? (
         <p class="muted">Loading templates…</p>
       ) : templates.length === 0 ? (
-        <p class="muted">No templates yet. Upload one to start.</p>
+        <div class="card empty">
+          <p>No templates yet. Upload a Word document with merge fields, or start from a sample: an invoice with its data.</p>
+          <button type="button" class="primary" disabled={action.busy} onClick={() => void trySample()}>
+            Try the sample invoice
+          </button>
+        </div>
       ) : (
         <ul class="cards" aria-label="Template library">
           {templates.map((t) => (

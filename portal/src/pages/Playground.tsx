@@ -11,6 +11,7 @@ import { PageImages } from '../components/PageImages';
 import { baseName, extensionOf, pngDataUrl, saveBytes } from '../files';
 import { FormatSelect } from '../components/FormatSelect';
 import { templatePath } from '../links';
+import { takeOfferedData } from '../offered';
 import { checkMergeData } from '../json';
 
 type Switch =
@@ -111,7 +112,11 @@ export function Playground({ name }: { name: string | undefined }) {
   const templates = useLoad(() => client.listTemplates(), []);
   const settings = useLoad(() => client.accountSettings(), []);
   const info = useLoad(async () => (name ? client.templateInfo(name) : undefined), [name]);
-  const sample = useMemo(() => (info.data ? JSON.stringify([sampleRecord(info.data)], null, 2) : '[\n  {}\n]'), [info.data]);
+  const offered = useMemo(() => takeOfferedData(name), [name]);
+  const sample = useMemo(
+    () => offered ?? (info.data ? JSON.stringify([sampleRecord(info.data)], null, 2) : '[\n  {}\n]'),
+    [info.data, offered],
+  );
   const [text, setText] = useState(sample);
   // The editor owns its text while one types; only these replacements (a new sample) are pushed
   // into it, each with a new version.
