@@ -11,12 +11,14 @@ import { Keys } from './pages/Keys';
 import { Usage } from './pages/Usage';
 import { Share } from './pages/Share';
 import { Jobs } from './pages/Jobs';
+import { Review } from './pages/Review';
 
 const NAV = [
   { href: '/', label: 'Templates' },
   { href: '/playground', label: 'Playground' },
   { href: '/tools', label: 'Append & convert' },
   { href: '/jobs', label: 'Jobs' },
+  { href: '/review', label: 'Review' },
   { href: '/keys', label: 'API keys' },
   { href: '/usage', label: 'Usage' },
 ];
@@ -60,6 +62,7 @@ function SignedIn({ session }: { session: Session }) {
         <Route path="/playground/:name">{(params) => <Playground name={param(params.name)} />}</Route>
         <Route path="/tools">{() => <Tools />}</Route>
         <Route path="/jobs">{() => <Jobs />}</Route>
+        <Route path="/review">{() => <Review />}</Route>
         <Route path="/keys">{() => <Keys />}</Route>
         <Route path="/usage">{() => <Usage />}</Route>
         <Route>

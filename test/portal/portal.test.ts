@@ -340,6 +340,37 @@ describe('web portal in Chromium', { skip }, () => {
     await context.close();
   });
 
+  it('reviews: spelling with suggestions, tracked changes accepted one by one, the fonts of the server', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    const page = await open(context, '/portal/review');
+    await signIn(page, 'ann', 'pw-ann-secret');
+    await page.getByRole('heading', { name: 'Review', exact: true }).waitFor();
+    await page.getByLabel('Text to check').fill('This sentense has a mistake.');
+    await page.getByRole('button', { name: 'Check spelling' }).click();
+    const mistakes = page.getByRole('list', { name: 'Spelling mistakes' });
+    await mistakes.getByText('sentense').waitFor();
+    assert.match((await mistakes.textContent()) ?? '', /sentense.*sentence/);
+    // The SDK's document with two insertions: accept one, reject the other, download the result.
+    await page.getByLabel('Document with tracked changes').setInputFiles(path.join(FIXTURES, 'resource', 'tracked_changes.docx'));
+    const changes = page.getByRole('list', { name: 'Tracked changes' });
+    await changes.getByRole('listitem').first().waitFor();
+    assert.equal(await changes.getByRole('listitem').count(), 2);
+    await changes.getByRole('button', { name: 'Accept' }).first().click();
+    await page.getByText(/^Accepted the change/).waitFor();
+    assert.equal(await changes.getByRole('listitem').count(), 1);
+    await changes.getByRole('button', { name: 'Reject' }).first().click();
+    await page.getByText('No tracked changes left.').waitFor();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download the document' }).click(),
+    ]);
+    assert.equal(download.suggestedFilename(), 'tracked_changes.docx');
+    await page.getByLabel('Find a font').fill('liberation');
+    await page.getByRole('list', { name: 'Fonts' }).getByText('Liberation Sans', { exact: true }).waitFor();
+    await page.screenshot({ path: path.join(SHOTS, 'review.png'), fullPage: true });
+    await context.close();
+  });
+
   it('shares the sign-in with the other tabs while one is open, and signs them all out together', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const first = await open(context);
