@@ -272,6 +272,16 @@ describe('web portal in Chromium', { skip }, () => {
     assert.match(apiKey, /\S{20,}/);
     await page.getByRole('button', { name: 'Create a key' }).click();
     await keys.locator('li').nth(1).waitFor();
+    // Only the key just made is shown in full; the others show their ends until asked.
+    // (Pinned by position: a locator filtered on the hidden state would lose the row once shown.)
+    const olderIndex = await keys.locator('li').evaluateAll((items) => items.findIndex((li) => li.querySelector('code[data-hidden]')));
+    assert.ok(olderIndex >= 0, 'an older key is hidden');
+    const older = keys.locator('li').nth(olderIndex);
+    const hidden = (await older.locator('code').innerText()).trim();
+    assert.match(hidden, /^\S{4}…\S{4}$/);
+    await older.getByRole('button', { name: 'Show' }).click();
+    assert.equal((await older.locator('code').innerText()).trim().length > 20, true);
+    await older.getByRole('button', { name: 'Hide' }).click();
     await page.screenshot({ path: path.join(SHOTS, 'keys.png'), fullPage: true });
     await keys.locator('li').first().getByRole('button', { name: 'Copy' }).click();
     await page.getByText('Copied the key.').waitFor();
@@ -414,7 +424,14 @@ describe('web portal in Chromium', { skip }, () => {
     assert.ok(await noSideScroll(page), 'the playground fits 360 px');
     await page.screenshot({ path: path.join(SHOTS, 'playground-360.png'), fullPage: true });
 
-    for (const route of ['/portal/templates/invoice.docx', '/portal/keys', '/portal/usage', '/portal/tools', '/portal/jobs']) {
+    for (const route of [
+      '/portal/templates/invoice.docx',
+      '/portal/keys',
+      '/portal/usage',
+      '/portal/tools',
+      '/portal/jobs',
+      '/portal/review',
+    ]) {
       await page.goto(`${env.server.url}${route}`);
       await page.getByRole('heading').first().waitFor();
       await page.waitForLoadState('networkidle');

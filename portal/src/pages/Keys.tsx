@@ -4,12 +4,22 @@ import { useAction, useLoad } from '../hooks';
 import { Notice } from '../components/Notice';
 import { copyText } from '../files';
 
-/** API keys: create (shown once, with a copy button), copy, revoke. */
+/** A key as shown when not asked for: its ends, enough to tell keys apart, not enough to use one. */
+const masked = (key: string) => `${key.slice(0, 4)}…${key.slice(-4)}`;
+
+/** API keys: create (shown in full once, with a copy button), copy, show, revoke. */
 export function Keys() {
   const { client, credentials } = useSession();
   const keys = useLoad(() => client.apiKeys(), []);
   const action = useAction();
   const [fresh, setFresh] = useState<string | undefined>(undefined);
+  const [shown, setShown] = useState<Set<string>>(new Set());
+  const toggle = (key: string) =>
+    setShown((before) => {
+      const after = new Set(before);
+      if (!after.delete(key)) after.add(key);
+      return after;
+    });
   const current = 'apiKey' in credentials ? credentials.apiKey : undefined;
 
   const create = () =>
@@ -48,7 +58,9 @@ export function Keys() {
       <ul class="keys" aria-label="API keys">
         {(keys.data ?? []).map(({ key, active }) => (
           <li key={key} class={`card key${key === fresh ? ' fresh' : ''}`}>
-            <code class="wrap">{key}</code>
+            <code class="wrap" data-hidden={key === fresh || shown.has(key) ? undefined : 'true'}>
+              {key === fresh || shown.has(key) ? key : masked(key)}
+            </code>
             <span class="muted">
               {active ? 'active' : 'inactive'}
               {key === current ? ' · this session' : ''}
@@ -58,6 +70,11 @@ export function Keys() {
               <button type="button" onClick={() => void copy(key)}>
                 Copy
               </button>
+              {key !== fresh && (
+                <button type="button" aria-pressed={shown.has(key)} onClick={() => toggle(key)}>
+                  {shown.has(key) ? 'Hide' : 'Show'}
+                </button>
+              )}
               <button type="button" class="danger" disabled={action.busy} onClick={() => void revoke(key)}>
                 Revoke
               </button>
