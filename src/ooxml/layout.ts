@@ -8,8 +8,8 @@ import { OoxmlPackage } from './package.js';
  * numbers them through the document), headings (one PDF outline), and links to places in the
  * document all need the whole layout.
  */
-export function laysOutInParts(docx: Buffer, restartsNumbering: boolean): boolean {
-  const pkg = OoxmlPackage.read(docx);
+export function laysOutInParts(docx: Buffer | OoxmlPackage, restartsNumbering: boolean): boolean {
+  const pkg = docx instanceof OoxmlPackage ? docx : OoxmlPackage.read(docx);
   const main = pkg.mainDocument();
   const parts = [main, ...pkg.textParts().filter((name) => name !== main)];
   for (const name of parts) {

@@ -90,7 +90,7 @@ export function splitLongTable(docx: Buffer, minRows: number): LongTableSplit | 
   if (columns === 0 || rows.some((row) => gridColumnsOf(row) !== columns)) return null;
   if (xml.slice(best.rows.at(-1)![1], best.end) !== '</w:tbl>') return null;
   if (/<w:evenAndOddHeaders\b(?![^>]*w:val="(?:0|false|off)")/.test(pkg.text('word/settings.xml') ?? '')) return null;
-  if (!laysOutInParts(docx, true)) return null;
+  if (!laysOutInParts(pkg, true)) return null;
 
   const header = (row: string) => /<w:tblHeader\b(?![^>]*w:val="(?:0|false|off)")/.test(/<w:trPr\b[\s\S]*?<\/w:trPr>/.exec(row)?.[0] ?? '');
   let headerCount = 0;

@@ -473,9 +473,8 @@ export function damagedPdf(): Buffer {
   return pdf;
 }
 
-/** A well-formed PDF whose page tree holds no page: nothing a reader can show. */
-export function pagelessPdf(): Buffer {
-  const objects = ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [] /Count 0 >>'];
+/** A PDF of these objects (1 0 obj is the catalog), with its cross-reference table and trailer. */
+export function pdfOfObjects(objects: string[]): Buffer {
   let out = '%PDF-1.4\n';
   const offsets: number[] = [];
   objects.forEach((o, i) => {
@@ -485,4 +484,9 @@ export function pagelessPdf(): Buffer {
   const xref = out.length;
   out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
   return Buffer.from(`${out}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`, 'latin1');
+}
+
+/** A well-formed PDF whose page tree holds no page: nothing a reader can show. */
+export function pagelessPdf(): Buffer {
+  return pdfOfObjects(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [] /Count 0 >>']);
 }

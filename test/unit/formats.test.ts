@@ -4,6 +4,7 @@ import CFB from 'cfb';
 import { zipSync } from 'fflate';
 import { detectFormat, formatsIn, requireFormat } from '../../src/formats/detect.js';
 import { fixture, FIXTURES } from '../helpers/server.js';
+import { pdfOfObjects } from '../helpers/hostile.js';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -134,22 +135,13 @@ describe('PDF pages', () => {
   /** A one-page PDF whose page tree says something else. */
   function pdfWithPages(pagesDict: string): Buffer {
     const stream = 'BT /F1 24 Tf 20 100 Td (Hello) Tj ET';
-    const objects = [
+    return pdfOfObjects([
       '<< /Type /Catalog /Pages 2 0 R >>',
       pagesDict,
       '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
       `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
       '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-    ];
-    let out = '%PDF-1.4\n';
-    const offsets: number[] = [];
-    objects.forEach((o, i) => {
-      offsets.push(out.length);
-      out += `${i + 1} 0 obj\n${o}\nendobj\n`;
-    });
-    const xref = out.length;
-    out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-    return Buffer.from(`${out}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`, 'latin1');
+    ]);
   }
 
   it('counts the pages of a damaged page tree as the readers do, the same way everywhere', async () => {
