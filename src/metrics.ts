@@ -10,6 +10,7 @@ import type { Store } from './store/types.js';
 import type { Refusal } from './errors.js';
 import { cacheLookups } from './util/cacheStats.js';
 import { VERSION } from './version.js';
+import { longTableParts } from './operations/longTable.js';
 
 /** A counter that follows totals kept elsewhere (the pool's statistics, the cache counts), by labels. */
 function followingCounter(
@@ -205,6 +206,17 @@ export class Metrics {
         () => [[{}, statements()]],
       );
     }
+    followingCounter(
+      this.registry,
+      'docsmith_long_table_parts_total',
+      'Parts of long tables laid out to PDF: in turn, ahead on a spare office process and kept, or ahead and discarded',
+      ['laid'],
+      () => [
+        [{ laid: 'in_turn' }, longTableParts.inTurn],
+        [{ laid: 'ahead' }, longTableParts.ahead],
+        [{ laid: 'discarded' }, longTableParts.discarded],
+      ],
+    );
     followingCounter(this.registry, 'docsmith_job_callbacks_total', 'Job callback attempts, by result', ['result'], () =>
       jobs
         ? [

@@ -250,19 +250,24 @@ export class Converter {
   /**
    * One part of a long table to PDF (ooxml/longTable.ts): the pages a following part does not lay
    * out again, and where that part starts; undefined when the office finds no such page or fails
-   * on the part (the caller lays the document out whole). The input is inert already.
+   * on the part (the caller lays the document out whole). The input is inert already. A `guess`
+   * runs only on a spare process (null when there is none, nothing run); `started(true)` is called
+   * once the part has a process or waits for one (what is queued after it comes after it), else
+   * `started(false)`.
    */
   async longTablePart(
     docx: Buffer,
-    part: { headerRows: number; last: boolean },
+    part: { headerRows: number; last: boolean; prefer?: number },
     options: ConvertOptions,
-  ): Promise<{ data: Buffer; tableBreak: TableBreak } | undefined> {
+    flow: { guess?: boolean; started?: (run: boolean) => void } = {},
+  ): Promise<{ data: Buffer; tableBreak: TableBreak } | undefined | null> {
     const stem = await this.jobStem();
     const input = `${stem}.in.docx`;
     const output = `${stem}.out.pdf`;
     try {
       await fs.writeFile(input, docx);
-      const result = await this.pool.run(
+      if (flow.guess && !this.pool.spare) return null;
+      const run = this.pool.run(
         {
           ...exportSpec('writer', 'pdf'),
           input,
@@ -275,6 +280,8 @@ export class Converter {
         options.signal,
         options.timeoutMs,
       );
+      flow.started?.(true);
+      const result = await run;
       const data = result.tableBreak ? await fs.readFile(output).catch(() => null) : null;
       return data && data.length > 0 ? { data, tableBreak: result.tableBreak! } : undefined;
     } catch (error) {
@@ -282,6 +289,7 @@ export class Converter {
       if (options.signal?.aborted || !(error instanceof OfficeJobError || error instanceof OfficeCrashError)) throw error;
       return undefined;
     } finally {
+      flow.started?.(false);
       void Promise.all([fs.rm(input, { force: true }), fs.rm(output, { force: true })]).catch(() => undefined);
     }
   }

@@ -8,7 +8,7 @@ Protocol: one JSON object per line on stdin, one answer per line on stdout.
   -> {"id": 1, "ok": false, "error": "load_failed" | "password" | "export_failed" | "bad_job", "message": "..."}
   A convert job with "measure": "sectionPages" exports nothing and answers each section's page count:
   -> {"id": 1, "ok": true, "ms": 80.2, "sectionPages": [1, 2, 3]}
-  A convert job with "tableBreak": {"bookmark": "...", "headerRows": 1, "last": false} lays out one
+  A convert job with "tableBreak": {"bookmark": "...", "headerRows": 1, "last": false, "prefer": 160} lays out one
   part of a long table (src/ooxml/longTable.ts), exports its pages up to the last page a following
   part can start at, and answers where that is (null: no such page):
   -> {"id": 1, "ok": true, "tableBreak": {"pages": 5, "keep": 4, "restart": 163}}
@@ -190,10 +190,12 @@ class Bridge:
 
 
 def table_break(doc, spec):
-    """Where the next part of a long table starts: the latest page, after the first, whose first
-    row begins on it while the row before ends on an earlier page (a row split over the break
-    would be torn). Its rows go to the next part; the pages before it are kept. The last part
-    keeps every page. None when the table is not found or no page qualifies."""
+    """Where the next part of a long table starts: the row asked for ("prefer") when it begins a
+    page, else the latest page, after the first, whose first row begins on it while the row before
+    ends on an earlier page (a row split over the break would be torn). Its rows go to the next
+    part; the pages before it are kept. The last part keeps every page. Also the rows per page
+    ("period") when the two pages before the break hold the same number, from which the caller
+    predicts where later parts start. None when the table is not found or no page qualifies."""
     try:
         table = doc.getBookmarks().getByName(spec["bookmark"]).getAnchor().TextTable
     except Exception:
@@ -228,7 +230,11 @@ def table_break(doc, spec):
             last = max(last, page_of(cell.getText().getEnd()))
         return last
 
-    for page in range(pages, 1, -1):
+    def begins(i, page):
+        """Row i is the first on the page, whole, and the row before ends earlier."""
+        return 0 < i < rows and starts(i) == page and starts(i - 1) < page and ends(i - 1) < page
+
+    def break_on(page):
         low, high = 0, rows  # the first row starting on this page or later
         while low < high:
             middle = (low + high) // 2
@@ -236,11 +242,30 @@ def table_break(doc, spec):
                 high = middle
             else:
                 low = middle + 1
-        if low == 0 or (low < rows and starts(low) != page):
-            continue
-        if ends(low - 1) < page:
-            return {"pages": pages, "keep": page - 1, "restart": low}
-    return None
+        return low if low < rows and begins(low, page) else None
+
+    found = None
+    prefer = spec.get("prefer")
+    if isinstance(prefer, int) and 0 < prefer < rows:
+        page = starts(prefer)
+        if page >= 2 and begins(prefer, page):
+            found = (page, prefer)
+    if found is None:
+        for page in range(pages, 1, -1):
+            restart = break_on(page)
+            if restart is not None:
+                found = (page, restart)
+                break
+    if found is None:
+        return None
+    page, restart = found
+    answer = {"pages": pages, "keep": page - 1, "restart": restart}
+    if page >= 4:
+        before = break_on(page - 1)
+        earlier = break_on(page - 2) if before is not None else None
+        if earlier is not None and restart - before == before - earlier > 0:
+            answer["period"] = restart - before
+    return answer
 
 
 HEADERS_AND_FOOTERS = ("HeaderText", "HeaderTextLeft", "HeaderTextFirst", "FooterText", "FooterTextLeft", "FooterTextFirst")

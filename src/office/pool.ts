@@ -125,6 +125,11 @@ export class OfficePool {
     for (const worker of [...this.workers]) if (!worker.busy && !worker.retiring) this.release(worker);
   }
 
+  /** A warm process is idle and no job waits: work that could wait (a guess ahead) may take it. */
+  get spare(): boolean {
+    return this.queue.length === 0 && this.workers.some((w) => !w.busy && w.process.alive);
+  }
+
   /** Jobs waiting for a free process. */
   get queueLength(): number {
     return this.queue.length;

@@ -31,7 +31,7 @@ export interface OfficeJob {
   /** Instead of exporting, answer what the layout measured: each section's page count (no output file). */
   measure?: 'sectionPages';
   /** One part of a long table (ooxml/longTable.ts): export the pages a following part does not lay out again. */
-  tableBreak?: { bookmark: string; headerRows: number; last: boolean };
+  tableBreak?: { bookmark: string; headerRows: number; last: boolean; prefer?: number };
 }
 
 /** Where a long table's part breaks: its pages, the pages exported, and the part's first row on none of them. */
@@ -39,6 +39,8 @@ export interface TableBreak {
   pages: number;
   keep: number;
   restart: number;
+  /** Rows per page on the pages before the break, when they held the same number. */
+  period?: number;
 }
 
 export interface JobResult {
@@ -383,8 +385,8 @@ export class OfficeProcess {
 /** A bridge's table break, checked: whole numbers that add up, or null. */
 function tableBreakOf(value: unknown): TableBreak | null {
   if (typeof value !== 'object' || value === null) return null;
-  const { pages, keep, restart } = value as Record<string, unknown>;
+  const { pages, keep, restart, period } = value as Record<string, unknown>;
   const whole = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0;
   if (!whole(pages) || !whole(keep) || !whole(restart) || keep < 1 || keep > pages) return null;
-  return { pages, keep, restart };
+  return { pages, keep, restart, ...(whole(period) && period > 0 ? { period } : {}) };
 }

@@ -226,6 +226,7 @@ export class DocumentOperations {
       {
         workers: this.parts.workers,
         converter,
+        lanes: this.parts.officeProcesses ?? 1,
         count: (n) => (bytes = this.counted(bytes, n)),
         progress: ctx.progress && ((done, total) => ctx.progress!({ stage: 'converting', done, total })),
       },

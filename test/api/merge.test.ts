@@ -282,33 +282,10 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     }
   });
 
-  it('lays out a long table to PDF part by part, each part from a true page start, with the pages of one layout', async () => {
-    const widths = [1800, 5400, 1800];
-    const right = (x: string) => x.replace('<w:p>', '<w:p><w:pPr><w:jc w:val="right"/></w:pPr>');
-    const head = gridRow(widths, [p(run('Date')), p(run('Text')), right(p(run('Amount')))], true);
-    const item = gridRow(widths, [p(mergefield('date')), p(mergefield('text')), right(p(mergefield('amount')))]);
-    const statement = (footer: string) =>
-      docx(p(run('Statement for '), mergefield('name')) + gridTable(widths, head, block('items', item)) + p(run('Closing balance')), {
-        footer,
-      });
-    // Some rows wrap over lines and split over pages: a part may only break where no row is torn.
-    const items = Array.from({ length: 2100 }, (_, i) => ({
-      date: `2026-01-${String((i % 28) + 1).padStart(2, '0')}`,
-      text:
-        i % 17 === 0 ? `Transfer ${i} with a description long enough to wrap onto further lines of the middle column` : `Card payment ${i}`,
-      amount: (i * 7.31).toFixed(2),
-    }));
-    const data = { mergeData: [{ name: 'Ann Lee', items }], mergeSettings: { documentTitle: 'Statement' } };
-    const numbered = b64(statement(p(run('Page '), field('PAGE', '1'))));
-    const inParts = await merge('returnFormat=PDF', { ...data, template: numbered });
-    assert.equal(inParts.status, 200, inParts.text);
-    assert.ok(Number(inParts.headers['x-layout-parts']) >= 2, `laid out in parts (${inParts.headers['x-layout-parts']})`);
-    // One layout of the same document: the merged DOCX converted whole.
-    const asDocx = await merge('returnFormat=DOCX', { ...data, template: numbered });
-    const whole = await paid.post('/v1/document/convert?returnFormat=PDF', { json: decode(asDocx)[0]!.toString('base64') });
-    assert.equal(whole.status, 200, whole.text);
-    const ours = mupdf.Document.openDocument(decode(inParts)[0]!, 'application/pdf');
-    const theirs = mupdf.Document.openDocument(Buffer.from(whole.json() as string, 'base64'), 'application/pdf');
+  /** A long table's PDF has the pages of one layout: count, text, header row and number on each, pixels. */
+  const samePages = (pdf: Buffer, onePdf: Buffer) => {
+    const ours = mupdf.Document.openDocument(pdf, 'application/pdf');
+    const theirs = mupdf.Document.openDocument(onePdf, 'application/pdf');
     assert.ok(ours.countPages() > 30);
     assert.equal(ours.countPages(), theirs.countPages());
     assert.equal(ours.getMetaData('info:Title'), 'Statement');
@@ -324,6 +301,50 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
       );
       assert.ok(Buffer.from(pixels(ours, i)).equals(Buffer.from(pixels(theirs, i))), `page ${i + 1} looks the same`);
     }
+  };
+  const widths = [1800, 5400, 1800];
+  const right = (x: string) => x.replace('<w:p>', '<w:p><w:pPr><w:jc w:val="right"/></w:pPr>');
+  const statement = (footer: string) =>
+    docx(
+      p(run('Statement for '), mergefield('name')) +
+        gridTable(
+          widths,
+          gridRow(widths, [p(run('Date')), p(run('Text')), right(p(run('Amount')))], true),
+          block('items', gridRow(widths, [p(mergefield('date')), p(mergefield('text')), right(p(mergefield('amount')))])),
+        ) +
+        p(run('Closing balance')),
+      { footer },
+    );
+  const numbered = b64(statement(p(run('Page '), field('PAGE', '1'))));
+  /** The PDF merged in parts, and one layout of the same merged DOCX. */
+  const inPartsAndWhole = async (data: object) => {
+    const inParts = await merge('returnFormat=PDF', { ...data, template: numbered });
+    assert.equal(inParts.status, 200, inParts.text);
+    assert.ok(Number(inParts.headers['x-layout-parts']) >= 2, `laid out in parts (${inParts.headers['x-layout-parts']})`);
+    const asDocx = await merge('returnFormat=DOCX', { ...data, template: numbered });
+    const whole = await paid.post('/v1/document/convert?returnFormat=PDF', { json: decode(asDocx)[0]!.toString('base64') });
+    assert.equal(whole.status, 200, whole.text);
+    return { pdf: decode(inParts)[0]!, one: Buffer.from(whole.json() as string, 'base64') };
+  };
+  const partsLaid = async () => {
+    const metrics = (await request(env.server.url, 'GET', '/metrics')).text;
+    const count = (laid: string) =>
+      Number(new RegExp(`docsmith_long_table_parts_total\\{laid="${laid}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
+    return { inTurn: count('in_turn'), ahead: count('ahead'), discarded: count('discarded') };
+  };
+
+  it('lays out a long table to PDF part by part, each part from a true page start, with the pages of one layout', async () => {
+    // Some rows wrap over lines and split over pages: a part may only break where no row is torn.
+    const items = Array.from({ length: 2100 }, (_, i) => ({
+      date: `2026-01-${String((i % 28) + 1).padStart(2, '0')}`,
+      text:
+        i % 17 === 0 ? `Transfer ${i} with a description long enough to wrap onto further lines of the middle column` : `Card payment ${i}`,
+      amount: (i * 7.31).toFixed(2),
+    }));
+    const data = { mergeData: [{ name: 'Ann Lee', items }], mergeSettings: { documentTitle: 'Statement' } };
+    const { pdf, one } = await inPartsAndWhole(data);
+    samePages(pdf, one);
+    const text = (d: mupdf.Document, i: number) => d.loadPage(i).toStructuredText('preserve-whitespace').asText();
     // "Page X of Y" needs the whole layout: not in parts, and the total right.
     const counted = await merge('returnFormat=PDF', {
       ...data,
@@ -333,6 +354,22 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.equal(counted.headers['x-layout-parts'], undefined);
     const all = mupdf.Document.openDocument(decode(counted)[0]!, 'application/pdf');
     assert.match(text(all, all.countPages() - 1), new RegExp(`Page ${all.countPages()} of ${all.countPages()}`));
+  });
+
+  it('lays parts of a long table out ahead on the spare office process where pages will start, keeping them only when they do', async () => {
+    // One-line rows, then two-line rows: the parts planned from the first rows per page are kept
+    // until the taller rows move the page starts; those planned past them are laid out again.
+    const items = Array.from({ length: 3000 }, (_, i) => ({
+      date: '2026-02-01',
+      text: i < 2000 ? `Card payment ${i}` : `Transfer ${i} with a description long enough to wrap onto a second line`,
+      amount: (i * 3.17).toFixed(2),
+    }));
+    const before = await partsLaid();
+    const { pdf, one } = await inPartsAndWhole({ mergeData: [{ name: 'Bo Chen', items }], mergeSettings: { documentTitle: 'Statement' } });
+    const laid = await partsLaid();
+    assert.ok(laid.ahead > before.ahead, `a part laid out ahead was kept (${JSON.stringify([before, laid])})`);
+    assert.ok(laid.discarded > before.discarded, `a part planned past the taller rows was discarded (${JSON.stringify([before, laid])})`);
+    samePages(pdf, one);
   });
 
   it('lays out many appended records to PDF in parts across the office processes, with the pages of one layout', async () => {
