@@ -28,6 +28,7 @@ const CONTRACT: Record<string, object> = {
   DocumentSettings: requests.documentSettingsSchema,
   AccountSettings: responses.accountSettingsSchema,
   ApiKey: responses.apiKeySchema,
+  ApiKeyDetails: responses.apiKeyDetailsSchema,
   TemplateListEntry: responses.templateListEntrySchema,
   ShareLink: responses.shareLinkSchema,
   MergeField: responses.mergeFieldSchema,

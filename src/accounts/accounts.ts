@@ -113,6 +113,28 @@ export class AccountAdmin {
   }
 }
 
+/** What an account's owner sees of a key: its label, its ends, when it was made and last used. */
+export interface ApiKeyDetails {
+  id: number;
+  name: string;
+  /** The key's first and last four characters. */
+  masked: string;
+  active: boolean;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+const MAX_KEY_NAME = 100;
+
+/** A key's label: trimmed, at most 100 characters, no control characters. */
+export function keyName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length > MAX_KEY_NAME) throw new InputError(`An API key's name has at most ${MAX_KEY_NAME} characters.`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw new InputError("An API key's name cannot hold control characters (line breaks, tabs).");
+  return trimmed;
+}
+
 /** An account's API keys: created, listed in clear for their owner, revoked. */
 export class ApiKeys {
   constructor(
@@ -122,10 +144,38 @@ export class ApiKeys {
   ) {}
 
   /** The new key, or null when the account holds the maximum already. */
-  async create(accountId: number): Promise<string | null> {
+  async create(accountId: number, name = ''): Promise<string | null> {
     const key = generateApiKey();
-    const result = await this.store.apiKeys.add(accountId, { keyHash: hashApiKey(key), keySealed: this.keyRing.seal(key) }, this.maxKeys);
+    const sealed = { keyHash: hashApiKey(key), keySealed: this.keyRing.seal(key), name: keyName(name) };
+    const result = await this.store.apiKeys.add(accountId, sealed, this.maxKeys);
     return result === 'added' ? key : null;
+  }
+
+  /** The keys as their owner sees them after creation: masked, with label and dates. */
+  async details(accountId: number): Promise<ApiKeyDetails[]> {
+    const records = await this.store.apiKeys.list(accountId);
+    return records.map((r) => {
+      const key = this.keyRing.open(r.keySealed);
+      return {
+        id: r.id,
+        name: r.name,
+        masked: key ? `${key.slice(0, 4)}…${key.slice(-4)}` : 'unreadable',
+        active: r.active,
+        createdAt: r.createdAt,
+        lastUsedAt: r.lastUsedAt,
+      };
+    });
+  }
+
+  /** False when the account has no key with this id. */
+  async rename(accountId: number, id: number, name: string): Promise<boolean> {
+    return this.store.apiKeys.rename(accountId, id, keyName(name));
+  }
+
+  /** Revokes the account's key with this id; false when it has none. */
+  async revokeById(accountId: number, id: number): Promise<boolean> {
+    const record = (await this.store.apiKeys.list(accountId)).find((r) => r.id === id);
+    return record ? this.store.apiKeys.delete(accountId, record.keyHash) : false;
   }
 
   /** Keys sealed under another master secret cannot be shown; they are listed masked. */

@@ -38,6 +38,10 @@ const EXAMPLES: Record<string, string> = {
   'get /v1/account/apikeys': 'curl $A $B/v1/account/apikeys',
   'put /v1/account/apikey': 'curl $A -X PUT $B/v1/account/apikey',
   'delete /v1/account/apikey': 'curl $A -X DELETE "$B/v1/account/apikey?key=KEY"',
+  'get /v1/account/keys': 'curl $A $B/v1/account/keys',
+  'patch /v1/account/keys/{id}':
+    'curl $A -X PATCH $B/v1/account/keys/3 -H "Content-Type: application/json" -d \'{"name":"Invoices (production)"}\'',
+  'delete /v1/account/keys/{id}': 'curl $A -X DELETE $B/v1/account/keys/3',
   'get /v1/templates/list': 'curl $A $B/v1/templates/list',
   'get /v1/templates/count': 'curl $A $B/v1/templates/count',
   'get /v1/templates/exists': 'curl $A "$B/v1/templates/exists?templateName=invoice.docx"',

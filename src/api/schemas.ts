@@ -64,6 +64,20 @@ export const apiKeySchema = {
   required: ['key', 'active'],
 } as const;
 
+/** docsmith's own view of a key: masked, with its label and dates. */
+export const apiKeyDetailsSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer', description: "The key's number, which the calls below take" },
+    name: { type: 'string', description: "The owner's label ('' when none)" },
+    masked: { type: 'string', description: 'The first and last four characters, e.g. "xFLD…Gr3u"' },
+    active: { type: 'boolean' },
+    createdAt: { type: 'string', format: 'date-time' },
+    lastUsedAt: { type: ['string', 'null'], format: 'date-time', description: 'When it last signed a request in, to the minute' },
+  },
+  required: ['id', 'name', 'masked', 'active', 'createdAt', 'lastUsedAt'],
+} as const;
+
 export const templateListEntrySchema = {
   type: 'object',
   properties: {

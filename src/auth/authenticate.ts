@@ -4,6 +4,8 @@ import { hashApiKey } from './apikeys.js';
 import { verifyAgainstNothing, verifyPassword } from './passwords.js';
 import { addressKey, pairKey, userKey, type AuthThrottle } from './throttle.js';
 
+const TOUCH_EVERY_MS = 60_000;
+
 /** Scheme names clients send for API keys (compared case-insensitively). */
 const API_KEY_SCHEMES = ['reportingcloud-apikey', 'service-apikey'];
 
@@ -21,6 +23,8 @@ interface CachedLogin {
 export class Authenticator {
   private readonly cacheKey = randomBytes(32);
   private readonly logins = new Map<string, CachedLogin>();
+  /** When this instance last recorded each key's use. */
+  private readonly touched = new Map<string, number>();
 
   constructor(
     private readonly store: Store,
@@ -47,8 +51,12 @@ export class Authenticator {
   }
 
   private async byApiKey(key: string, address: string): Promise<Account | null> {
-    const account = key.length > 200 ? null : await this.store.accounts.byApiKey(hashApiKey(key));
-    if (account) return account;
+    const hash = key.length > 200 ? '' : hashApiKey(key);
+    const account = hash ? await this.store.accounts.byApiKey(hash) : null;
+    if (account) {
+      await this.used(hash);
+      return account;
+    }
     await this.throttle?.attempt([addressKey(address)], undefined, async () => false);
     return null;
   }
@@ -82,6 +90,19 @@ export class Authenticator {
     if (!account || !valid) return null;
     this.remember(digest, { accountId: account.id, passwordHash: account.passwordHash, expires: Date.now() + this.options.cacheTtlMs });
     return account;
+  }
+
+  /** Records a key's use, at most once a minute per key and instance: "last used" is to the minute. */
+  private async used(keyHash: string): Promise<void> {
+    const now = Date.now();
+    if (now - (this.touched.get(keyHash) ?? 0) < TOUCH_EVERY_MS) return;
+    this.touched.delete(keyHash);
+    if (this.touched.size >= this.options.cacheSize) {
+      const oldest = this.touched.keys().next().value;
+      if (oldest !== undefined) this.touched.delete(oldest);
+    }
+    this.touched.set(keyHash, now);
+    await this.store.apiKeys.touch(keyHash, new Date(now));
   }
 
   private remember(digest: string, login: CachedLogin): void {

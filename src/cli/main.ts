@@ -23,9 +23,10 @@ DOCSMITH_DATA_DIR or DOCSMITH_DATABASE_URL as for the server).
                           [--max-templates N] [--max-proofing N] [--valid-until ...]
                           [--reset-usage]
   docsmith account delete --user NAME
-  docsmith apikey create --user NAME
-  docsmith apikey list --user NAME [--json]
-  docsmith apikey revoke --user NAME --key KEY
+  docsmith apikey create --user NAME [--name LABEL]
+  docsmith apikey list --user NAME [--json]      keys by their ends, with names and dates
+  docsmith apikey rename --user NAME --id N --name LABEL
+  docsmith apikey revoke --user NAME (--key KEY | --id N)
   docsmith backup --out FILE      a consistent copy of the SQLite database, taken while it runs
   docsmith --version
 
@@ -74,6 +75,7 @@ const OPTION_OF: [string, string][] = [
   ['maxDocuments ', '--max-documents '],
   ['maxTemplates ', '--max-templates '],
   ['maxProofingTransactions ', '--max-proofing '],
+  ["An API key's name ", '--name '],
 ];
 
 function asUsage(error: unknown): unknown {
@@ -114,6 +116,8 @@ const OPTIONS = {
   'valid-until': { type: 'string' },
   'reset-usage': { type: 'boolean' },
   key: { type: 'string' },
+  id: { type: 'string' },
+  name: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   template: { type: 'string' },
@@ -221,6 +225,7 @@ const STORE_COMMANDS = [
   'account delete',
   'apikey create',
   'apikey list',
+  'apikey rename',
   'apikey revoke',
   'backup',
 ];
@@ -230,6 +235,12 @@ function describeDatabase(services: Services): string {
   const url = services.config.databaseUrl;
   if (url) return `PostgreSQL at ${url.replace(/\/\/([^:@/]+)(:[^@/]*)?@/, '//$1@')}`;
   return `SQLite at ${sqliteFile(services.config.dataDir)}`;
+}
+
+/** --id: a key's number, as "apikey list" shows it. */
+function keyId(values: Values): number {
+  if (!values.id || !/^[1-9][0-9]{0,14}$/.test(values.id)) throw new UsageError('--id is the key\'s number from "docsmith apikey list"');
+  return Number(values.id);
 }
 
 async function run(services: Services, command: string, values: Values): Promise<void> {
@@ -275,7 +286,9 @@ async function run(services: Services, command: string, values: Values): Promise
       return;
     case 'apikey create': {
       const account = await services.accounts.require(requireUser(values));
-      const key = await services.apiKeys.create(account.id);
+      const key = await services.apiKeys.create(account.id, values.name ?? '').catch((e: unknown) => {
+        throw asUsage(e);
+      });
       if (!key)
         throw new DocsmithError(
           400,
@@ -286,15 +299,39 @@ async function run(services: Services, command: string, values: Values): Promise
     }
     case 'apikey list': {
       const account = await services.accounts.require(requireUser(values));
-      print(await services.apiKeys.list(account.id), json);
+      const keys = await services.apiKeys.details(account.id);
+      print(
+        keys.map((k) => ({
+          id: k.id,
+          name: k.name,
+          key: k.masked,
+          active: k.active,
+          created: k.createdAt.toISOString(),
+          lastUsed: k.lastUsedAt?.toISOString() ?? (json ? null : 'never'),
+        })),
+        json,
+      );
+      return;
+    }
+    case 'apikey rename': {
+      const account = await services.accounts.require(requireUser(values));
+      if (values.name === undefined) throw new UsageError('--name is required');
+      const renamed = await services.apiKeys.rename(account.id, keyId(values), values.name).catch((e: unknown) => {
+        throw asUsage(e);
+      });
+      if (!renamed) {
+        throw new DocsmithError(400, `account "${account.username}" has no key number ${values.id}; "docsmith apikey list" shows them`);
+      }
+      process.stdout.write('renamed\n');
       return;
     }
     case 'apikey revoke': {
       const account = await services.accounts.require(requireUser(values));
-      if (!values.key) throw new UsageError('--key is required');
-      if (!(await services.apiKeys.revoke(account.id, values.key))) {
-        throw new DocsmithError(400, `account "${account.username}" has no such key`);
-      }
+      if (!values.key && !values.id) throw new UsageError('--key or --id is required');
+      const revoked = values.key
+        ? await services.apiKeys.revoke(account.id, values.key)
+        : await services.apiKeys.revokeById(account.id, keyId(values));
+      if (!revoked) throw new DocsmithError(400, `account "${account.username}" has no such key`);
       process.stdout.write('revoked\n');
       return;
     }

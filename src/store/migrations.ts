@@ -51,6 +51,10 @@ const workKeys = (time: string) => `ALTER TABLE document_reservations ADD COLUMN
 const JOB_IDEMPOTENCY = `ALTER TABLE jobs ADD COLUMN idempotency_key TEXT;
    CREATE UNIQUE INDEX jobs_idempotency ON jobs(account_id, idempotency_key) WHERE idempotency_key IS NOT NULL`;
 
+/** An API key's label and its last use (to the minute). */
+const keyDetails = (time: string) => `ALTER TABLE api_keys ADD COLUMN name TEXT NOT NULL DEFAULT '';
+   ALTER TABLE api_keys ADD COLUMN last_used_at ${time}`;
+
 export const SQLITE_MIGRATIONS: readonly string[] = [
   `CREATE TABLE accounts (
      id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -116,6 +120,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   jobsTable('BLOB', 'INTEGER'),
   workKeys('INTEGER'),
   JOB_IDEMPOTENCY,
+  keyDetails('INTEGER'),
 ];
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -185,6 +190,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
    )`,
   workKeys('BIGINT'),
   JOB_IDEMPOTENCY,
+  keyDetails('BIGINT'),
 ];
 
 /**

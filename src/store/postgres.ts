@@ -310,18 +310,16 @@ class PgAccounts implements AccountRepository {
 class PgApiKeys implements ApiKeyRepository {
   constructor(private readonly pool: pg.Pool) {}
 
-  async add(accountId: number, key: { keyHash: string; keySealed: string }, maxKeys: number): Promise<'added' | 'limit'> {
+  async add(accountId: number, key: { keyHash: string; keySealed: string; name?: string }, maxKeys: number): Promise<'added' | 'limit'> {
     return inTransaction(this.pool, async (client) => {
       // The account row lock serialises concurrent additions for one account.
       await client.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
       const { rows } = await client.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM api_keys WHERE account_id = $1', [accountId]);
       if ((rows[0]?.n ?? 0) >= maxKeys) return 'limit';
-      await client.query('INSERT INTO api_keys (account_id, key_hash, key_sealed, active, created_at) VALUES ($1, $2, $3, TRUE, $4)', [
-        accountId,
-        key.keyHash,
-        key.keySealed,
-        Date.now(),
-      ]);
+      await client.query(
+        'INSERT INTO api_keys (account_id, key_hash, key_sealed, active, created_at, name) VALUES ($1, $2, $3, TRUE, $4, $5)',
+        [accountId, key.keyHash, key.keySealed, Date.now(), key.name ?? ''],
+      );
       return 'added';
     });
   }
@@ -339,6 +337,18 @@ class PgApiKeys implements ApiKeyRepository {
   async delete(accountId: number, keyHash: string): Promise<boolean> {
     const result = await this.pool.query('DELETE FROM api_keys WHERE account_id = $1 AND key_hash = $2', [accountId, keyHash]);
     return (result.rowCount ?? 0) > 0;
+  }
+
+  async rename(accountId: number, id: number, name: string): Promise<boolean> {
+    const result = await this.pool.query('UPDATE api_keys SET name = $1 WHERE account_id = $2 AND id = $3', [name, accountId, id]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async touch(keyHash: string, at: Date): Promise<void> {
+    await this.pool.query('UPDATE api_keys SET last_used_at = $1 WHERE key_hash = $2 AND (last_used_at IS NULL OR last_used_at < $1)', [
+      at.getTime(),
+      keyHash,
+    ]);
   }
 
   async sample(limit: number): Promise<ApiKeyRecord[]> {

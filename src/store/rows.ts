@@ -51,6 +51,8 @@ export interface ApiKeyRow {
   key_sealed: string;
   active: Num | boolean;
   created_at: Num;
+  name?: string | null;
+  last_used_at?: Num | null;
 }
 
 export interface TemplateRow {
@@ -86,6 +88,8 @@ export function rowToApiKey(r: ApiKeyRow): ApiKeyRecord {
     keySealed: r.key_sealed,
     active: r.active === true || Number(r.active) === 1,
     createdAt: new Date(Number(r.created_at)),
+    name: r.name ?? '',
+    lastUsedAt: r.last_used_at == null ? null : new Date(Number(r.last_used_at)),
   };
 }
 

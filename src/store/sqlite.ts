@@ -421,14 +421,14 @@ class SqliteAccounts implements AccountRepository {
 class SqliteApiKeys implements ApiKeyRepository {
   constructor(private readonly db: Database) {}
 
-  async add(accountId: number, key: { keyHash: string; keySealed: string }, maxKeys: number): Promise<'added' | 'limit'> {
+  async add(accountId: number, key: { keyHash: string; keySealed: string; name?: string }, maxKeys: number): Promise<'added' | 'limit'> {
     return this.db
       .transaction((): 'added' | 'limit' => {
         const { n } = prepared(this.db, 'SELECT COUNT(*) AS n FROM api_keys WHERE account_id = ?').get(accountId) as { n: number };
         if (n >= maxKeys) return 'limit';
         this.db
-          .prepare('INSERT INTO api_keys (account_id, key_hash, key_sealed, active, created_at) VALUES (?, ?, ?, 1, ?)')
-          .run(accountId, key.keyHash, key.keySealed, Date.now());
+          .prepare('INSERT INTO api_keys (account_id, key_hash, key_sealed, active, created_at, name) VALUES (?, ?, ?, 1, ?, ?)')
+          .run(accountId, key.keyHash, key.keySealed, Date.now(), key.name ?? '');
         return 'added';
       })
       .immediate();
@@ -446,6 +446,19 @@ class SqliteApiKeys implements ApiKeyRepository {
 
   async delete(accountId: number, keyHash: string): Promise<boolean> {
     return prepared(this.db, 'DELETE FROM api_keys WHERE account_id = ? AND key_hash = ?').run(accountId, keyHash).changes > 0;
+  }
+
+  async rename(accountId: number, id: number, name: string): Promise<boolean> {
+    return prepared(this.db, 'UPDATE api_keys SET name = ? WHERE account_id = ? AND id = ?').run(name, accountId, id).changes > 0;
+  }
+
+  async touch(keyHash: string, at: Date): Promise<void> {
+    const time = at.getTime();
+    prepared(this.db, 'UPDATE api_keys SET last_used_at = ? WHERE key_hash = ? AND (last_used_at IS NULL OR last_used_at < ?)').run(
+      time,
+      keyHash,
+      time,
+    );
   }
 
   async sample(limit: number): Promise<ApiKeyRecord[]> {

@@ -39,6 +39,10 @@ export interface ApiKeyRecord {
   keySealed: string;
   active: boolean;
   createdAt: Date;
+  /** The owner's label for the key ('' when none). */
+  name: string;
+  /** When the key last signed a request in, to the minute (null: never). */
+  lastUsedAt: Date | null;
 }
 
 export interface TemplateMeta {
@@ -79,10 +83,14 @@ export interface AccountRepository {
 
 export interface ApiKeyRepository {
   /** Adds the key unless the account already holds `maxKeys`. */
-  add(accountId: number, key: { keyHash: string; keySealed: string }, maxKeys: number): Promise<'added' | 'limit'>;
+  add(accountId: number, key: { keyHash: string; keySealed: string; name?: string }, maxKeys: number): Promise<'added' | 'limit'>;
   list(accountId: number): Promise<ApiKeyRecord[]>;
   byHash(keyHash: string): Promise<ApiKeyRecord | null>;
   delete(accountId: number, keyHash: string): Promise<boolean>;
+  /** Labels the account's key; false when it has no key with this id. */
+  rename(accountId: number, id: number, name: string): Promise<boolean>;
+  /** Records a use of the key at `at` (a later use is never overwritten by an earlier one). */
+  touch(keyHash: string, at: Date): Promise<void>;
   /** Up to `limit` keys of any account (the start-up check that the secret is the right one). */
   sample(limit: number): Promise<ApiKeyRecord[]>;
 }

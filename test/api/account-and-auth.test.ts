@@ -80,6 +80,47 @@ describe('accounts and authentication over HTTP', () => {
     assert.equal(((await basic.get('/v1/account/apikeys')).json() as unknown[]).length, 1);
   });
 
+  it('names keys, shows them masked with when they were made and last used, and revokes them by number (docsmith)', async () => {
+    const made = await basic.put(`/v1/account/apikey?name=${encodeURIComponent(' Invoices (production) ')}`);
+    assert.equal(made.status, 201);
+    const key = made.json() as string;
+    assert.deepEqual(
+      ((await basic.get('/v1/account/apikeys')).json() as { key: string }[]).at(-1),
+      { key, active: true },
+      'the vendor list is unchanged',
+    );
+    type Details = { id: number; name: string; masked: string; active: boolean; createdAt: string; lastUsedAt: string | null };
+    const details = async () => (await basic.get('/v1/account/keys')).json() as Details[];
+    const mine = (await details()).find((k) => k.masked === `${key.slice(0, 4)}…${key.slice(-4)}`);
+    assert.ok(mine, JSON.stringify(await details()));
+    assert.equal(mine.name, 'Invoices (production)');
+    assert.ok(!JSON.stringify(await details()).includes(key), 'the full key is shown only at creation');
+    assert.ok(Math.abs(Date.parse(mine.createdAt) - Date.now()) < 3_600_000);
+    assert.equal(mine.lastUsedAt, null, 'not used yet');
+    assert.equal((await request(server.url, 'GET', '/v1/templates/count', { auth: { key } })).status, 200);
+    const used = (await details()).find((k) => k.id === mine.id)!;
+    assert.ok(used.lastUsedAt && Date.parse(used.lastUsedAt) >= Date.parse(mine.createdAt), 'a use is recorded');
+
+    const renamed = await basic.patch(`/v1/account/keys/${mine.id}`, { json: { name: 'CI' } });
+    assert.equal(renamed.status, 200, renamed.text);
+    assert.equal((renamed.json() as Details).name, 'CI');
+    for (const [body, pattern] of [
+      [{ name: 'x'.repeat(101) }, /at most 100 characters/],
+      [{ name: 'two\nlines' }, /control characters/],
+      [{}, /name/],
+    ] as const) {
+      const refused = await basic.patch(`/v1/account/keys/${mine.id}`, { json: body });
+      assert.equal(refused.status, 400, JSON.stringify(body));
+      assert.match((refused.json() as { message: string }).message, pattern);
+    }
+    assert.equal((await basic.put(`/v1/account/apikey?name=${'y'.repeat(101)}`)).status, 400);
+    assert.equal((await basic.patch('/v1/account/keys/999999', { json: { name: 'x' } })).status, 404);
+    assert.equal((await basic.delete('/v1/account/keys/999999')).status, 404);
+    assert.equal((await basic.delete(`/v1/account/keys/${mine.id}`)).status, 204);
+    assert.equal((await request(server.url, 'GET', '/v1/templates/count', { auth: { key } })).status, 403, 'revoked');
+    assert.equal((await basic.delete(`/v1/account/keys/${mine.id}`)).status, 404);
+  });
+
   it('refuses every wrong credential with 403 and a message', async () => {
     const cases = [
       null,

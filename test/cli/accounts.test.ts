@@ -96,15 +96,31 @@ describe('docsmith CLI: accounts and API keys', () => {
   });
 
   it('creates, lists and revokes API keys', async () => {
-    const made = cli(env, ['apikey', 'create', '--user', 'carol']);
+    const made = cli(env, ['apikey', 'create', '--user', 'carol', '--name', 'Billing']);
     assert.equal(made.code, 0, made.err);
     const key = made.out.trim();
     const viaKey = client(server.url, { key });
     assert.equal((await viaKey.get('/v1/templates/count')).status, 200);
-    assert.match(cli(env, ['apikey', 'list', '--user', 'carol']).out, new RegExp(key));
-    assert.equal(cli(env, ['apikey', 'revoke', '--user', 'carol', '--key', key]).code, 0);
+    // Listed by its ends, with its name and dates; the full key is shown only when made.
+    const listed = cli(env, ['apikey', 'list', '--user', 'carol']).out;
+    assert.doesNotMatch(listed, new RegExp(key));
+    assert.match(listed, new RegExp(`Billing\\s+${key.slice(0, 4)}…${key.slice(-4)}\\s+true\\s+\\d{4}-`));
+    type Listed = { id: number; name: string; key: string; lastUsed: string | null };
+    const [row] = JSON.parse(cli(env, ['apikey', 'list', '--user', 'carol', '--json']).out) as Listed[];
+    assert.ok(row?.lastUsed, 'its use is recorded');
+    assert.equal(cli(env, ['apikey', 'rename', '--user', 'carol', '--id', String(row.id), '--name', 'Billing (old)']).code, 0);
+    assert.match(cli(env, ['apikey', 'list', '--user', 'carol']).out, /Billing \(old\)/);
+    const long = cli(env, ['apikey', 'rename', '--user', 'carol', '--id', String(row.id), '--name', 'x'.repeat(101)]);
+    assert.equal(long.code, 2);
+    assert.match(long.err, /--name has at most 100 characters/);
+    assert.equal(cli(env, ['apikey', 'rename', '--user', 'carol', '--id', 'one', '--name', 'x']).code, 2);
+    assert.equal(cli(env, ['apikey', 'revoke', '--user', 'carol', '--id', String(row.id)]).code, 0);
     assert.equal((await viaKey.get('/v1/templates/count')).status, 403);
-    const again = cli(env, ['apikey', 'revoke', '--user', 'carol', '--key', key]);
+    assert.equal(cli(env, ['apikey', 'revoke', '--user', 'carol', '--key', key]).code, 1);
+    const other = cli(env, ['apikey', 'create', '--user', 'carol']).out.trim();
+    assert.equal(cli(env, ['apikey', 'revoke', '--user', 'carol', '--key', other]).code, 0);
+    assert.equal((await viaKey.get('/v1/templates/count')).status, 403);
+    const again = cli(env, ['apikey', 'revoke', '--user', 'carol', '--key', other]);
     assert.equal(again.code, 1);
     assert.match(again.err, /no such key/);
   });
@@ -152,7 +168,7 @@ describe('docsmith CLI: accounts and API keys', () => {
       [['account', 'create', '--user', 'er in', '--password', 'erin-secret-1'], 2, /--user must be 1-128 characters/],
       [['account', 'update', '--user', 'carol', '--password', 'short'], 2, /--password must have 8/],
       [['account'], 2, /account needs a subcommand: create, list, update, delete\n\n {2}docsmith account create/],
-      [['apikey'], 2, /apikey needs a subcommand: create, list, revoke/],
+      [['apikey'], 2, /apikey needs a subcommand: create, list, rename, revoke/],
       [['account', 'create', '--user', 'erin', '--password', 'erin-secret-1', '--max-documents', 'lots'], 2, /whole number/],
       [['account', 'create', '--user', 'erin', '--password', 'erin-secret-1', '--valid-until', 'soon'], 2, /--valid-until/],
       [['account', 'update', '--user', 'nobody'], 1, /no account named "nobody"/],

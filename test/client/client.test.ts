@@ -26,6 +26,14 @@ describe('TypeScript client against a running server', () => {
       byKey.accountSettings(),
       (e: Error) => e instanceof DocsmithApiError && e.status === 403 && /Not authorized/.test(e.message) && !!e.requestId,
     );
+    // docsmith's own: named keys, masked, by number.
+    const named = await client.createApiKey('Nightly export');
+    const [details] = await client.apiKeyDetails();
+    assert.equal(details?.name, 'Nightly export');
+    assert.equal(details?.masked, `${named.slice(0, 4)}…${named.slice(-4)}`);
+    assert.equal((await client.renameApiKey(details!.id, 'Weekly export')).name, 'Weekly export');
+    await client.revokeApiKey(details!.id);
+    assert.deepEqual(await client.apiKeyDetails(), []);
   });
 
   it('covers the template endpoints', async () => {

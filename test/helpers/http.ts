@@ -70,6 +70,7 @@ export function client(base: string, auth: Auth) {
     get: (path: string, extra: Parameters<typeof request>[3] = {}) => request(base, 'GET', path, { auth, ...extra }),
     post: (path: string, extra: Parameters<typeof request>[3] = {}) => request(base, 'POST', path, { auth, ...extra }),
     put: (path: string, extra: Parameters<typeof request>[3] = {}) => request(base, 'PUT', path, { auth, ...extra }),
+    patch: (path: string, extra: Parameters<typeof request>[3] = {}) => request(base, 'PATCH', path, { auth, ...extra }),
     delete: (path: string, extra: Parameters<typeof request>[3] = {}) => request(base, 'DELETE', path, { auth, ...extra }),
     upload: (name: string, data: Buffer) =>
       request(base, 'POST', `/v1/templates/upload?templateName=${encodeURIComponent(name)}`, { auth, json: data.toString('base64') }),

@@ -263,30 +263,40 @@ describe('web portal in Chromium', { skip }, () => {
     await page.getByRole('link', { name: 'Usage' }).click();
     await page.getByText('2 of 1,000,000').waitFor();
 
-    // API keys: create, see, revoke.
+    // API keys: create with a name (shown in full once), list masked with dates, rename, revoke.
     await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Name (optional)').fill('Nightly export');
     await page.getByRole('button', { name: 'Create a key' }).click();
+    const fresh = page.getByLabel('The new key');
+    apiKey = (await fresh.locator('code').innerText()).trim();
+    assert.match(apiKey, /^\S{20,}$/);
     const keys = page.getByRole('list', { name: 'API keys' });
-    await keys.locator('li').first().waitFor();
-    apiKey = (await keys.locator('code').first().innerText()).trim();
-    assert.match(apiKey, /\S{20,}/);
-    await page.getByRole('button', { name: 'Create a key' }).click();
-    await keys.locator('li').nth(1).waitFor();
-    // Only the key just made is shown in full; the others show their ends until asked.
-    // (Pinned by position: a locator filtered on the hidden state would lose the row once shown.)
-    const olderIndex = await keys.locator('li').evaluateAll((items) => items.findIndex((li) => li.querySelector('code[data-hidden]')));
-    assert.ok(olderIndex >= 0, 'an older key is hidden');
-    const older = keys.locator('li').nth(olderIndex);
-    const hidden = (await older.locator('code').innerText()).trim();
-    assert.match(hidden, /^\S{4}…\S{4}$/);
-    await older.getByRole('button', { name: 'Show' }).click();
-    assert.equal((await older.locator('code').innerText()).trim().length > 20, true);
-    await older.getByRole('button', { name: 'Hide' }).click();
-    await page.screenshot({ path: path.join(SHOTS, 'keys.png'), fullPage: true });
-    await keys.locator('li').first().getByRole('button', { name: 'Copy' }).click();
+    // Found by its ends: its name is in a text box while it is renamed.
+    const first = keys.locator('li').filter({ hasText: `${apiKey.slice(0, 4)}…${apiKey.slice(-4)}` });
+    await first.waitFor();
+    assert.match(await first.innerText(), /Nightly export/);
+    assert.match(await first.innerText(), /last used never/);
+    await fresh.getByRole('button', { name: 'Copy' }).click();
     await page.getByText('Copied the key.').waitFor();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), apiKey);
-    await keys.locator('li').nth(1).getByRole('button', { name: 'Revoke' }).click();
+    await fresh.getByRole('button', { name: 'Done' }).click();
+    await fresh.waitFor({ state: 'detached' });
+    assert.equal(await page.getByText(apiKey).count(), 0, 'the full key is gone from the page');
+    await page.getByRole('button', { name: 'Create a key' }).click();
+    await keys.locator('li').nth(1).waitFor();
+    // The first key signs a request in: its last use shows after a reload.
+    const used = await fetch(`${env.server.url}/v1/templates/count`, { headers: { authorization: `ReportingCloud-APIKey ${apiKey}` } });
+    assert.equal(used.status, 200);
+    await page.reload();
+    await first.waitFor();
+    assert.doesNotMatch(await first.innerText(), /last used never/);
+    await first.getByRole('button', { name: 'Rename' }).click();
+    await first.getByLabel('Name').fill('Weekly export');
+    await first.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Renamed the key.').waitFor();
+    await keys.locator('li').filter({ hasText: 'Weekly export' }).waitFor();
+    await page.screenshot({ path: path.join(SHOTS, 'keys.png'), fullPage: true });
+    await keys.locator('li').filter({ hasText: 'No name' }).getByRole('button', { name: 'Revoke' }).click();
     await page.getByText('Revoked the key.').waitFor();
     await keys.locator('li').nth(1).waitFor({ state: 'detached' });
     assert.equal(await keys.locator('li').count(), 1);

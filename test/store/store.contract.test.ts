@@ -127,6 +127,24 @@ for (const make of [sqliteBackend, postgresBackend]) {
       assert.equal(await store.apiKeys.byHash(kept), null);
     });
 
+    it("keeps an API key's label and its latest use, for its own account only", async () => {
+      const a = await store.accounts.create(newAccount('labels'));
+      await store.apiKeys.add(a.id, { keyHash: 'lab-1', keySealed: 's', name: 'Invoices (production)' }, 10);
+      await store.apiKeys.add(a.id, { keyHash: 'lab-2', keySealed: 's' }, 10);
+      const [first, second_] = await store.apiKeys.list(a.id);
+      assert.equal(first?.name, 'Invoices (production)');
+      assert.equal(second_?.name, '');
+      assert.equal(first?.lastUsedAt, null);
+      assert.equal(await store.apiKeys.rename(a.id + 1000, first!.id, 'x'), false, 'another account cannot label it');
+      assert.equal(await second.apiKeys.rename(a.id, second_!.id, 'CI'), true);
+      assert.equal((await store.apiKeys.byHash('lab-2'))?.name, 'CI');
+      const later = new Date('2026-11-26T10:05:00Z');
+      await store.apiKeys.touch('lab-1', later);
+      await second.apiKeys.touch('lab-1', new Date('2026-11-26T10:01:00Z')); // an instance a little behind
+      assert.deepEqual((await store.apiKeys.byHash('lab-1'))?.lastUsedAt, later);
+      assert.equal((await store.apiKeys.byHash('lab-2'))?.lastUsedAt, null);
+    });
+
     it('stores templates byte for byte, replaces by name and enforces the template quota under concurrency', async () => {
       const a = await store.accounts.create(newAccount('tpl'));
       const data = randomBytes(300_000);

@@ -10,6 +10,7 @@ export type Divider = 1 | 2 | 3 | 'None' | 'NewParagraph' | 'NewSection';
 import type {
   AccountSettings,
   ApiKey,
+  ApiKeyDetails,
   DocumentSettings,
   IncorrectWord,
   Job,
@@ -187,11 +188,24 @@ export class DocsmithClient {
   apiKeys(): Promise<ApiKey[]> {
     return this.call('GET', '/account/apikeys');
   }
-  createApiKey(): Promise<string> {
-    return this.call('PUT', '/account/apikey');
+  /** A new key, shown in full this once; `name` labels it (docsmith). */
+  createApiKey(name?: string): Promise<string> {
+    return this.call('PUT', '/account/apikey', name ? { name } : {});
   }
   async deleteApiKey(key: string): Promise<void> {
     await this.call('DELETE', '/account/apikey', { key });
+  }
+  /** The keys masked, with names, creation and last use (docsmith). */
+  apiKeyDetails(): Promise<ApiKeyDetails[]> {
+    return this.call('GET', '/account/keys');
+  }
+  /** Names a key by its number from apiKeyDetails() (docsmith). */
+  renameApiKey(id: number, name: string): Promise<ApiKeyDetails> {
+    return this.call('PATCH', `/account/keys/${id}`, {}, { name });
+  }
+  /** Revokes a key by its number from apiKeyDetails() (docsmith). */
+  async revokeApiKey(id: number): Promise<void> {
+    await this.call('DELETE', `/account/keys/${id}`);
   }
 
   // Templates

@@ -186,6 +186,26 @@ export interface ApiKey {
   key: string;
   active: boolean;
 }
+export interface ApiKeyDetails {
+  /**
+   * The key's number, which the calls below take
+   */
+  id: number;
+  /**
+   * The owner's label ('' when none)
+   */
+  name: string;
+  /**
+   * The first and last four characters, e.g. "xFLD…Gr3u"
+   */
+  masked: string;
+  active: boolean;
+  createdAt: string;
+  /**
+   * When it last signed a request in, to the minute
+   */
+  lastUsedAt: string | null;
+}
 export interface TemplateListEntry {
   templateName: string;
   /**

@@ -1,8 +1,9 @@
 import type { Services } from '../../services.js';
-import { InputError } from '../../errors.js';
 import { formatWireDate } from '../../util/dates.js';
 import { accountOf } from '../auth.js';
-import { accountSettingsSchema, apiKeySchema, errorResponses } from '../schemas.js';
+import type { ApiKeyDetails } from '../../accounts/accounts.js';
+import { DocsmithError, InputError } from '../../errors.js';
+import { accountSettingsSchema, apiKeyDetailsSchema, apiKeySchema, errorResponses, errorSchema } from '../schemas.js';
 import { requireQuery, sendEmpty, sendJson, type Api } from '../wire.js';
 
 /**
@@ -11,6 +12,22 @@ import { requireQuery, sendEmpty, sendJson, type Api } from '../wire.js';
  * converts to local time and throws past 9999-12-31, as east of UTC 23:59:59 would be).
  */
 const NEVER_EXPIRES = new Date('9999-12-31T00:00:00Z');
+
+const keyView = (key: ApiKeyDetails) => ({
+  id: key.id,
+  name: key.name,
+  masked: key.masked,
+  active: key.active,
+  createdAt: key.createdAt.toISOString(),
+  lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+});
+
+const keyParams = {
+  type: 'object',
+  properties: { id: { type: 'string', pattern: '^[1-9][0-9]{0,14}$', description: 'The number GET /v1/account/keys gives' } },
+  required: ['id'],
+} as const;
+const noSuchKey = { 404: { ...errorSchema, description: 'The account has no key with this id' } };
 
 export function accountRoutes(app: Api, services: Services): void {
   app.get(
@@ -58,12 +75,16 @@ export function accountRoutes(app: Api, services: Services): void {
       schema: {
         tags: ['account'],
         summary: 'Create an API key',
-        description: `Answers the new key as a JSON string. An account holds at most ${services.config.maxApiKeys} keys.`,
+        description:
+          `Answers the new key as a JSON string. An account holds at most ${services.config.maxApiKeys} keys. ` +
+          '`name` (docsmith) labels the key, as listed by GET /v1/account/keys.',
+        querystring: { type: 'object', properties: { name: { type: 'string', maxLength: 400 } } },
         response: { 201: { type: 'string', description: 'The new key' }, ...errorResponses },
       },
     },
     async (request, reply) => {
-      const key = await services.apiKeys.create(accountOf(request).id);
+      const { name } = request.query as { name?: string };
+      const key = await services.apiKeys.create(accountOf(request).id, name ?? '');
       if (!key) {
         throw new InputError(
           `This account has ${services.config.maxApiKeys} API keys, the most allowed; delete one before creating another.`,
@@ -89,6 +110,64 @@ export function accountRoutes(app: Api, services: Services): void {
         throw new InputError('This account has no such API key.');
       }
       return sendEmpty(reply, 200);
+    },
+  );
+
+  app.get(
+    '/account/keys',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'The API keys of the account, masked, with their names and dates (docsmith)',
+        description: 'Each key shows only its ends: the full key is shown once, when it is created.',
+        response: { 200: { type: 'array', items: apiKeyDetailsSchema }, ...errorResponses },
+      },
+    },
+    async (request, reply) => sendJson(reply, 200, (await services.apiKeys.details(accountOf(request).id)).map(keyView)),
+  );
+
+  app.patch(
+    '/account/keys/:id',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'Name an API key (docsmith)',
+        params: keyParams,
+        body: {
+          type: 'object',
+          properties: { name: { type: 'string', maxLength: 400, description: 'Up to 100 characters' } },
+          required: ['name'],
+          additionalProperties: false,
+        },
+        response: { 200: apiKeyDetailsSchema, ...noSuchKey, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const account = accountOf(request);
+      const id = Number((request.params as { id: string }).id);
+      const { name } = request.body as { name: string };
+      const named =
+        (await services.apiKeys.rename(account.id, id, name)) && (await services.apiKeys.details(account.id)).find((k) => k.id === id);
+      if (!named) throw new DocsmithError(404, `This account has no API key number ${id}; GET /v1/account/keys lists them.`);
+      return sendJson(reply, 200, keyView(named));
+    },
+  );
+
+  app.delete(
+    '/account/keys/:id',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'Revoke an API key by its number (docsmith)',
+        params: keyParams,
+        response: { 204: { type: 'null', description: 'Revoked' }, ...noSuchKey, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const id = Number((request.params as { id: string }).id);
+      if (!(await services.apiKeys.revokeById(accountOf(request).id, id)))
+        throw new DocsmithError(404, `This account has no API key number ${id}; GET /v1/account/keys lists them.`);
+      return sendEmpty(reply, 204);
     },
   );
 }
