@@ -208,6 +208,18 @@ export const jobSchema = {
       properties: { stage: { type: 'string' }, done: { type: 'integer' }, total: { type: 'integer' } },
       required: ['stage'],
     },
+    summary: {
+      type: ['object', 'null'],
+      description: 'what the job works on: the return format, the stored template and records (merge), the documents (append, convert)',
+      properties: {
+        format: { type: 'string' },
+        template: { type: 'string', description: 'a stored template by name (absent: the template came with the request)' },
+        records: { type: 'integer' },
+        documents: { type: 'integer' },
+      },
+      required: ['format'],
+    },
+    resultBytes: { type: ['integer', 'null'], description: "a done job's stored result, in bytes" },
     error: {
       type: ['object', 'null'],
       description: 'a failed job: the status and message the request would have had',
@@ -240,6 +252,8 @@ export const jobSchema = {
     'expiresAt',
     'attempts',
     'progress',
+    'summary',
+    'resultBytes',
     'error',
     'callback',
     'links',

@@ -6,7 +6,7 @@ import type { DocumentPipeline } from '../documents/pipeline.js';
 import { DocsmithError } from '../errors.js';
 import type { JobRequest } from '../operations/requests.js';
 import { serialiseRequest } from './stored.js';
-import type { Account, JobRecord, Store } from '../store/types.js';
+import type { Account, JobRecord, JobSummary, Store } from '../store/types.js';
 import type { CallbackPolicy } from './callbacks.js';
 import type { StorageQuota } from '../accounts/storage.js';
 
@@ -37,7 +37,15 @@ export class JobQueue {
     // The request waits in the database, and its result stays there: both count.
     await this.parts.quota.check(account.id, stored.length);
     const added = await store.jobs.add(
-      { id, accountId: account.id, kind: request.kind, request: stored, callbackUrl: callback, idempotencyKey },
+      {
+        id,
+        accountId: account.id,
+        kind: request.kind,
+        request: stored,
+        callbackUrl: callback,
+        idempotencyKey,
+        summary: summaryOf(request),
+      },
       config.maxWaiting,
     );
     if (typeof added === 'object') {
@@ -53,5 +61,21 @@ export class JobQueue {
     }
     this.onQueued();
     return (await store.jobs.get(account.id, id))!;
+  }
+}
+
+/** What the job works on, for its owner's list. */
+export function summaryOf(request: JobRequest): JobSummary {
+  switch (request.kind) {
+    case 'merge':
+      return {
+        format: request.format.toUpperCase(),
+        records: request.records.length,
+        ...(request.templateName ? { template: request.templateName } : {}),
+      };
+    case 'append':
+      return { format: request.format.toUpperCase(), documents: request.documents.length };
+    case 'convert':
+      return { format: request.format.toUpperCase(), documents: 1 };
   }
 }

@@ -51,6 +51,9 @@ const workKeys = (time: string) => `ALTER TABLE document_reservations ADD COLUMN
 const JOB_IDEMPOTENCY = `ALTER TABLE jobs ADD COLUMN idempotency_key TEXT;
    CREATE UNIQUE INDEX jobs_idempotency ON jobs(account_id, idempotency_key) WHERE idempotency_key IS NOT NULL`;
 
+/** What a job works on (template, records, format), said at submission for its owner's list. */
+const JOB_SUMMARY = 'ALTER TABLE jobs ADD COLUMN summary TEXT';
+
 /** An API key's label and its last use (to the minute). */
 const keyDetails = (time: string) => `ALTER TABLE api_keys ADD COLUMN name TEXT NOT NULL DEFAULT '';
    ALTER TABLE api_keys ADD COLUMN last_used_at ${time}`;
@@ -121,6 +124,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   workKeys('INTEGER'),
   JOB_IDEMPOTENCY,
   keyDetails('INTEGER'),
+  JOB_SUMMARY,
 ];
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -191,6 +195,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   workKeys('BIGINT'),
   JOB_IDEMPOTENCY,
   keyDetails('BIGINT'),
+  JOB_SUMMARY,
 ];
 
 /**

@@ -690,7 +690,8 @@ class PgUsage implements UsageRepository {
   }
 }
 
-const JOB_SELECT = `SELECT ${jobColumns} FROM jobs`;
+const JOB_COLUMNS = jobColumns('octet_length');
+const JOB_SELECT = `SELECT ${JOB_COLUMNS} FROM jobs`;
 
 /**
  * Jobs on PostgreSQL: instances take them up with FOR UPDATE SKIP LOCKED, so none waits on another;
@@ -716,9 +717,17 @@ class PgJobs implements JobRepository {
       );
       if ((rows[0]?.n ?? 0) >= maxWaiting) return 'limit';
       await client.query(
-        `INSERT INTO jobs (id, account_id, kind, state, request, created_at, due_at, callback_url, idempotency_key)
-        VALUES ($1, $2, $3, 'queued', $4, ${DB_NOW_MS}, ${DB_NOW_MS}, $5, $6)`,
-        [job.id, job.accountId, job.kind, job.request, job.callbackUrl, job.idempotencyKey ?? null],
+        `INSERT INTO jobs (id, account_id, kind, state, request, created_at, due_at, callback_url, idempotency_key, summary)
+        VALUES ($1, $2, $3, 'queued', $4, ${DB_NOW_MS}, ${DB_NOW_MS}, $5, $6, $7)`,
+        [
+          job.id,
+          job.accountId,
+          job.kind,
+          job.request,
+          job.callbackUrl,
+          job.idempotencyKey ?? null,
+          job.summary ? JSON.stringify(job.summary) : null,
+        ],
       );
       return 'added';
     });
@@ -761,7 +770,7 @@ class PgJobs implements JobRepository {
        UPDATE jobs SET state = 'running', holder = $1, lease_until = (SELECT ms FROM now) + $2, started_at = COALESCE(started_at, (SELECT ms FROM now)), attempts = attempts + 1
        WHERE id = (SELECT id FROM jobs WHERE (state = 'queued' AND due_at <= (SELECT ms FROM now)) OR (state = 'running' AND lease_until < (SELECT ms FROM now))
                    ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-       RETURNING ${jobColumns}, request`,
+       RETURNING ${JOB_COLUMNS}, request`,
       [holder, leaseMs],
     );
     return rows[0] ? { job: rowToJob(rows[0]), request: rows[0].request, holder } : null;
@@ -819,7 +828,7 @@ class PgJobs implements JobRepository {
        UPDATE jobs SET callback_due_at = (SELECT ms FROM now) + $1, callback_attempts = callback_attempts + 1
        WHERE id IN (SELECT id FROM jobs WHERE callback_state = 'pending' AND callback_due_at <= (SELECT ms FROM now) AND NOT (account_id = ANY($3::bigint[]))
                     ORDER BY callback_due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-       RETURNING ${jobColumns}`,
+       RETURNING ${JOB_COLUMNS}`,
       [leaseMs, limit, skipAccounts],
     );
     return rows.map(rowToJob);

@@ -1,4 +1,4 @@
-import type { Account, ApiKeyRecord, JobKind, JobProgress, JobRecord, JobState, TemplateMeta } from './types.js';
+import type { Account, ApiKeyRecord, JobKind, JobProgress, JobRecord, JobState, JobSummary, TemplateMeta } from './types.js';
 
 /** Column lists and row mapping shared by both SQL backends (times are epoch milliseconds). */
 export const accountColumns =
@@ -104,8 +104,9 @@ export function rowToTemplateMeta(r: TemplateRow): TemplateMeta {
 }
 
 /** Every job column but the request and result bytes. */
-export const jobColumns =
-  'id, account_id, kind, state, created_at, started_at, finished_at, expires_at, attempts, progress, error_status, error_message, callback_url, callback_state, callback_attempts, callback_error';
+/** A job's columns; `bytes` is the dialect's byte length function (the result's size). */
+export const jobColumns = (bytes: 'length' | 'octet_length') =>
+  `id, account_id, kind, state, created_at, started_at, finished_at, expires_at, attempts, progress, error_status, error_message, callback_url, callback_state, callback_attempts, callback_error, summary, ${bytes}(result) AS result_bytes`;
 
 export interface JobRow {
   id: string;
@@ -124,6 +125,8 @@ export interface JobRow {
   callback_state: string | null;
   callback_attempts: Num;
   callback_error: string | null;
+  summary: string | null;
+  result_bytes: Num | null;
 }
 
 const dateOrNull = (value: Num | null) => (value === null ? null : new Date(Number(value)));
@@ -140,6 +143,8 @@ export function rowToJob(r: JobRow): JobRecord {
     expiresAt: dateOrNull(r.expires_at),
     attempts: Number(r.attempts),
     progress: r.progress ? (JSON.parse(r.progress) as JobProgress) : null,
+    summary: r.summary ? (JSON.parse(r.summary) as JobSummary) : null,
+    resultBytes: r.result_bytes === null ? null : Number(r.result_bytes),
     error: r.error_status === null ? null : { status: Number(r.error_status), message: r.error_message ?? '' },
     callback:
       r.callback_url === null

@@ -782,7 +782,8 @@ class SqliteUsage implements UsageRepository {
   }
 }
 
-const JOB_SELECT = `SELECT ${jobColumns} FROM jobs`;
+const JOB_COLUMNS = jobColumns('length');
+const JOB_SELECT = `SELECT ${JOB_COLUMNS} FROM jobs`;
 const WAITING = "state IN ('queued', 'running')";
 
 class SqliteJobs implements JobRepository {
@@ -805,8 +806,8 @@ class SqliteJobs implements JobRepository {
       const { n } = sql(`SELECT COUNT(*) AS n FROM jobs WHERE account_id = ? AND ${WAITING}`).get(job.accountId) as { n: number };
       if (n >= maxWaiting) return 'limit';
       const now = Date.now();
-      sql(`INSERT INTO jobs (id, account_id, kind, state, request, created_at, due_at, callback_url, idempotency_key)
-        VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)`).run(
+      sql(`INSERT INTO jobs (id, account_id, kind, state, request, created_at, due_at, callback_url, idempotency_key, summary)
+        VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)`).run(
         job.id,
         job.accountId,
         job.kind,
@@ -815,6 +816,7 @@ class SqliteJobs implements JobRepository {
         now,
         job.callbackUrl,
         job.idempotencyKey ?? null,
+        job.summary ? JSON.stringify(job.summary) : null,
       );
       return 'added';
     });
@@ -826,7 +828,7 @@ class SqliteJobs implements JobRepository {
       if (!due) return null;
       sql(`UPDATE jobs SET state = 'running', holder = ?, lease_until = ?, started_at = COALESCE(started_at, ?), attempts = attempts + 1
         WHERE id = ?`).run(holder, now + leaseMs, now, due.id);
-      const row = sql(`SELECT ${jobColumns}, request FROM jobs WHERE id = ?`).get(due.id) as JobRow & { request: Buffer };
+      const row = sql(`SELECT ${JOB_COLUMNS}, request FROM jobs WHERE id = ?`).get(due.id) as JobRow & { request: Buffer };
       return { job: rowToJob(row), request: row.request, holder };
     });
     this.claimTx = (leaseMs, holder) => claim.immediate(leaseMs, holder);

@@ -232,9 +232,21 @@ export interface JobRecord {
   /** How many times an instance took it up (more than one: an instance stopped while running it). */
   attempts: number;
   progress: JobProgress | null;
+  /** What the job works on, as said at submission (null: a job from before summaries). */
+  summary: JobSummary | null;
+  /** A done job's stored result, in bytes. */
+  resultBytes: number | null;
   /** A failed job: the answer the request would have had. */
   error: { status: number; message: string } | null;
   callback: JobCallback | null;
+}
+
+/** What a job works on, for its owner's list: the stored template's name, the records, the output format. */
+export interface JobSummary {
+  format: string;
+  template?: string;
+  records?: number;
+  documents?: number;
 }
 
 /** Where a page of jobs ended: the last job's creation time and id. */
@@ -250,6 +262,7 @@ export interface NewJob {
   /** The parsed request, serialised (jobs/stored.ts). */
   request: Buffer;
   callbackUrl: string | null;
+  summary?: JobSummary;
   /** The client's name for this submission: the same key again names the job it made (while that is kept). */
   idempotencyKey?: string;
 }

@@ -19,6 +19,8 @@ interface Job {
   error: { status: number; message: string } | null;
   callback: { url: string; state: string; attempts: number; lastError: string | null } | null;
   links: { self: string; result: string };
+  summary: { format: string; template?: string; records?: number; documents?: number } | null;
+  resultBytes: number | null;
 }
 
 const template = docx(p(run('Dear '), mergefield('name'))).toString('base64');
@@ -88,11 +90,14 @@ describe('background jobs (async=true) with callbacks', () => {
       assert.equal(reply.headers.location, `/v1/jobs/${queued.id}`);
       assert.equal(queued.kind, 'merge');
       assert.deepEqual(queued.links, { self: `/v1/jobs/${queued.id}`, result: `/v1/jobs/${queued.id}/result` });
+      assert.deepEqual(queued.summary, { format: 'DOCX', records: 2 }, 'what it works on: an uploaded template');
+      assert.equal(queued.resultBytes, null);
 
       const done = await finished(ann, queued.id);
       assert.equal(done.state, 'done', JSON.stringify(done));
       const result = await ann.get(done.links.result);
       assert.equal(result.status, 200);
+      assert.ok(done.resultBytes && Math.abs(done.resultBytes - result.text.length) < result.text.length / 2, `${done.resultBytes}`);
       const documents = (result.json() as string[]).map((d) => partText(Buffer.from(d, 'base64')));
       const direct = ((await ann.post('/v1/document/merge?returnFormat=DOCX&append=false', { json: body })).json() as string[]).map((d) =>
         partText(Buffer.from(d, 'base64')),
@@ -154,6 +159,16 @@ describe('background jobs (async=true) with callbacks', () => {
     });
     assert.equal(missing.status, 400);
     assert.match(message(missing), /no template named "nothing.docx"/);
+    // A stored template is named in the job's summary.
+    assert.equal((await ann.post('/v1/templates/upload?templateName=letter.docx', { json: template })).status, 201);
+    const stored = await ann.post('/v1/document/merge?returnFormat=PDF&async=true&templateName=letter.docx', {
+      json: { mergeData: [{ name: 'Cy' }] },
+    });
+    assert.equal(stored.status, 202, stored.text);
+    assert.deepEqual((stored.json() as Job).summary, { format: 'PDF', records: 1, template: 'letter.docx' });
+    assert.equal((await finished(ann, (stored.json() as Job).id)).state, 'done');
+    await ann.delete(`/v1/jobs/${(stored.json() as Job).id}`);
+    await ann.delete('/v1/templates/delete?templateName=letter.docx');
     const culture = await ann.post('/v1/document/merge?returnFormat=DOCX&async=true', {
       json: { template: docx(p(mergefield('x'))).toString('base64'), mergeData: [{}], mergeSettings: { culture: 'zz-ZZZ-bad' } },
     });

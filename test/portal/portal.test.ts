@@ -468,7 +468,7 @@ describe('web portal in Chromium', { skip }, () => {
     const job = page.getByRole('list', { name: 'Jobs' }).getByRole('listitem').first();
     // The page follows the job by itself until it is done.
     await job.getByRole('button', { name: 'Download' }).waitFor({ timeout: 60_000 });
-    assert.match((await job.textContent()) ?? '', /convert.*done.*kept until/);
+    assert.match((await job.textContent()) ?? '', /convert.*1 document to PDF.*done.*\d KB · kept until/);
     const [download] = await Promise.all([page.waitForEvent('download'), job.getByRole('button', { name: 'Download' }).click()]);
     assert.match(download.suggestedFilename(), /^convert-[0-9a-f]{8}\.pdf$/);
     const pdf = fs.readFileSync(await download.path());

@@ -322,6 +322,22 @@ export interface Job {
     total?: number;
   } | null;
   /**
+   * what the job works on: the return format, the stored template and records (merge), the documents (append, convert)
+   */
+  summary: {
+    format: string;
+    /**
+     * a stored template by name (absent: the template came with the request)
+     */
+    template?: string;
+    records?: number;
+    documents?: number;
+  } | null;
+  /**
+   * a done job's stored result, in bytes
+   */
+  resultBytes: number | null;
+  /**
    * a failed job: the status and message the request would have had
    */
   error: {

@@ -3,7 +3,19 @@ import type { Job } from '@docsmith/client';
 import { useSession } from '../session';
 import { useAction, useLoad } from '../hooks';
 import { Notice } from '../components/Notice';
-import { saveBytes } from '../files';
+import { formatBytes, saveBytes } from '../files';
+
+const plural = (n: number, one: string) => `${n.toLocaleString()} ${one}${n === 1 ? '' : 's'}`;
+
+/** "invoice.docx, 3 records to PDF", "2 documents to DOCX". */
+function describe(summary: NonNullable<Job['summary']>): string {
+  const what = [
+    summary.template ?? (summary.records !== undefined ? 'an uploaded template' : undefined),
+    summary.records !== undefined ? plural(summary.records, 'record') : undefined,
+    summary.documents !== undefined ? plural(summary.documents, 'document') : undefined,
+  ].filter(Boolean);
+  return `${what.join(', ')} to ${summary.format}`;
+}
 
 const STATES: Record<Job['state'], string> = { queued: 'waiting', running: 'running', done: 'done', failed: 'failed' };
 
@@ -83,6 +95,7 @@ export function Jobs() {
               <code class="muted" title={job.id}>
                 {job.id.slice(0, 8)}
               </code>
+              {job.summary && <span class="job-summary"> {describe(job.summary)}</span>}
             </span>
             <span class={`job-state ${job.state}`} role="status">
               {STATES[job.state]}
@@ -90,6 +103,7 @@ export function Jobs() {
             <Progress job={job} />
             <span class="muted small">
               {new Date(job.createdAt).toLocaleString()}
+              {job.resultBytes !== null ? ` · ${formatBytes(job.resultBytes)}` : ''}
               {job.expiresAt ? ` · kept until ${new Date(job.expiresAt).toLocaleString()}` : ''}
               {job.callback ? ` · callback ${job.callback.state}` : ''}
             </span>

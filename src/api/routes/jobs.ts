@@ -20,6 +20,8 @@ export function jobView(job: JobRecord) {
     expiresAt: job.expiresAt?.toISOString() ?? null,
     attempts: job.attempts,
     progress: job.progress,
+    summary: job.summary,
+    resultBytes: job.resultBytes,
     error: job.error,
     callback: job.callback,
     links: { self: `/v1/jobs/${job.id}`, result: `/v1/jobs/${job.id}/result` },
