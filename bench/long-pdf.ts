@@ -1,8 +1,12 @@
 /**
  * Long documents to PDF (issue 30): appended 8-row invoices, laid out as one office job (what
- * LibreOffice alone does, and Carbone through it) against docsmith's layout in parts across the
- * office pool (2 processes) joined with MuPDF, in one run: time, pages, ratio, peak memory.
+ * LibreOffice alone does) against docsmith's layout in parts across the office pool (2 processes)
+ * joined with MuPDF, and against Carbone (in-process, its own LibreOffice) rendering the same
+ * invoices one per page, in one run: time, pages, ratio, peak memory.
  */
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import * as mupdf from 'mupdf';
 import { CompiledTemplate, DEFAULT_MERGE_OPTIONS } from '../src/merge/engine.js';
@@ -27,6 +31,31 @@ const invoice = (i: number) => ({
   items: Array.from({ length: 8 }, (_, k) => ({ name: `Article ${k + 1}`, qty: (k % 7) + 1, price: (9.99 + k).toFixed(2) })),
   total: 'TOTAL-OK',
 });
+
+type Render = (template: string, data: object, options: object, done: (error: Error | null, result: Buffer) => void) => void;
+process.env.PATH = `/usr/lib/libreoffice/program:/usr/bin:${process.env.PATH ?? ''}`;
+const carbone = createRequire(import.meta.url)('carbone') as { render: Render; set(options: object): void };
+// Carbone's template: the invoice repeated per record (from a record's first paragraph to the next's), a page break after each.
+const pageBreak = '<w:p><w:r><w:br w:type="page"/></w:r></w:p>';
+const carboneTemplate = docx(
+  p(run('{d.invoices[i].company}')) +
+    p(run('Invoice {d.invoices[i].number}')) +
+    table(
+      titleRow,
+      row(
+        cell(p(run('{d.invoices[i].items[j].name}'))),
+        cell(p(run('{d.invoices[i].items[j].qty}'))),
+        cell(p(run('{d.invoices[i].items[j].price}'))),
+      ),
+      row(cell(p(run('{d.invoices[i].items[j+1].name}'))), cell(p(run(''))), cell(p(run('')))),
+    ) +
+    p(run('{d.invoices[i].total}')) +
+    pageBreak +
+    p(run('{d.invoices[i+1].company}')),
+);
+const carboneFile = path.join(tempDir(), 'invoices.docx');
+fs.writeFileSync(carboneFile, carboneTemplate);
+carbone.set({ factories: 1, startFactory: true });
 
 const compiled = CompiledTemplate.compile(template);
 const pool = testPool({ size: 2 });
@@ -72,9 +101,30 @@ for (const count of [400, 1600]) {
   await Promise.all([lane(), lane()]);
   const joined = await workers.joinPdfs(pdfs);
   const parts = performance.now() - started;
+
+  started = performance.now();
+  const theirs = await new Promise<Buffer>((resolve, reject) =>
+    carbone.render(carboneFile, { invoices: records }, { convertTo: 'pdf' }, (error, result) => (error ? reject(error) : resolve(result))),
+  );
+  const carboneMs = performance.now() - started;
+  const carboneText = mupdf.Document.openDocument(theirs, 'application/pdf');
+  const lastText = carboneText
+    .loadPage(carboneText.countPages() - 1)
+    .toStructuredText('preserve-whitespace')
+    .asText();
+  if (
+    !lastText.includes(`INV-${count}`) &&
+    !carboneText
+      .loadPage(carboneText.countPages() - 2)
+      .toStructuredText('preserve-whitespace')
+      .asText()
+      .includes(`INV-${count}`)
+  )
+    throw new Error(`Carbone's ${count}-invoice PDF lacks the last invoice`);
   console.log(
     `${count} appended invoices to PDF: one layout ${(single / 1000).toFixed(2)} s (${pages(one)} pages), ` +
       `in ${starts.length} parts ${(parts / 1000).toFixed(2)} s (${pages(joined)} pages): ${(single / parts).toFixed(2)}x; ` +
+      `Carbone ${(carboneMs / 1000).toFixed(2)} s (${carboneText.countPages()} pages): ${(carboneMs / parts).toFixed(2)}x; ` +
       `peak memory of the 2 office processes ${mb(singleOffice)} for one layout, ${mb(officePeak)} in parts`,
   );
 }
@@ -82,3 +132,4 @@ clearInterval(sample);
 console.log(`peak RSS of this process ${mb(peak)} (the office processes are separate)`);
 await workers.close();
 await pool.close();
+process.exit(0); // Carbone's office factory keeps the event loop alive

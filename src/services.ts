@@ -17,6 +17,7 @@ import { OfficePool } from './office/pool.js';
 import { openSandbox, type Sandbox } from './office/sandbox.js';
 import { Converter } from './convert/converter.js';
 import { processAlive } from './util/process.js';
+import { freeBytesSync } from './util/disk.js';
 import { Normaliser } from './convert/normalise.js';
 import { DocumentPipeline } from './documents/pipeline.js';
 import { DEFAULT_THUMBNAIL_LIMITS, Thumbnails } from './render/thumbnails.js';
@@ -70,14 +71,18 @@ export interface Services {
   fonts: Fonts;
 }
 
-/** Job files live in memory (/dev/shm) where the machine has it, else in the data folder. */
-function scratchDirectory(dataDir: string): string {
+/** Memory for job files: a container's default /dev/shm (64 MB) would hold one big job at most, and fail the disk check. */
+const SHM_MIN_BYTES = 1024 ** 3;
+
+/** Job files live in memory (/dev/shm) where the machine has 1 GiB of it free, else in the data folder. */
+export function scratchDirectory(dataDir: string, shm = '/dev/shm', freeOf: (folder: string) => number = freeBytesSync): string {
   try {
-    fs.accessSync('/dev/shm', fs.constants.W_OK);
-    return path.join('/dev/shm', `docsmith-${process.pid}`);
+    fs.accessSync(shm, fs.constants.W_OK);
+    if (freeOf(shm) >= SHM_MIN_BYTES) return path.join(shm, `docsmith-${process.pid}`);
   } catch {
-    return path.join(dataDir, 'tmp', String(process.pid));
+    // not writable: the data folder
   }
+  return path.join(dataDir, 'tmp', String(process.pid));
 }
 
 /** Scratch folders of docsmith processes that are gone (killed without clean-up). */

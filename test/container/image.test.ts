@@ -106,11 +106,15 @@ describe('container image (podman)', { skip, timeout: 45 * 60_000 }, () => {
       const deadline = Date.now() + 180_000;
       for (;;) {
         const ready = await fetch(`${url}/readyz`).then(
-          (r) => r.status,
-          () => 0,
+          async (r) => ({ status: r.status, text: await r.text() }),
+          (e: Error) => ({ status: 0, text: e.message }),
         );
-        if (ready === 200) break;
-        assert.ok(Date.now() < deadline, `not ready within 3 minutes: ${sh('podman', ['logs', name]).err.slice(-3000)}`);
+        if (ready.status === 200) break;
+        const logs = sh('podman', ['logs', name]);
+        assert.ok(
+          Date.now() < deadline,
+          `not ready within 3 minutes: ${ready.status} ${ready.text}\n${(logs.out + logs.err).slice(-3000)}`,
+        );
         await new Promise((r) => setTimeout(r, 500));
       }
       assert.equal(sh('podman', ['exec', name, 'id', '-u']).out.trim(), '10001', 'the service runs as the docsmith user, not root');
