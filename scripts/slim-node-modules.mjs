@@ -17,7 +17,8 @@ const kept = path.join(root, used);
 for (const name of ['deps', 'src']) rmSync(path.join(kept, name), { recursive: true, force: true });
 const release = path.join(kept, 'build', 'Release');
 if (existsSync(release))
-  for (const name of readdirSync(release)) if (name !== 'better_sqlite3.node') rmSync(path.join(release, name), { recursive: true, force: true });
+  for (const name of readdirSync(release))
+    if (name !== 'better_sqlite3.node') rmSync(path.join(release, name), { recursive: true, force: true });
 if (existsSync(path.join(kept, 'build')))
   for (const name of readdirSync(path.join(kept, 'build')))
     if (name !== 'Release') rmSync(path.join(kept, 'build', name), { recursive: true, force: true });
