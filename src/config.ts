@@ -24,6 +24,8 @@ export interface Config {
   processingLimitMs: number;
   maxConcurrentMerges: number;
   maxApiKeys: number;
+  /** Earlier versions of a template kept when it is replaced (0: none, as ReportingCloud). */
+  templateVersions: number;
   /** Registers routes used by the test suite to drive the quota and slot machinery. */
   testRoutes: boolean;
   /** New accounts get the sample template (samples/reportingcloud/sample_invoice.tx), as the SDK suites expect. */
@@ -187,6 +189,7 @@ export function loadConfig(given: Env = process.env): Config {
     shutdownGraceMs: int(env, 'DOCSMITH_SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
     maxConcurrentMerges: 2,
     maxApiKeys: 10,
+    templateVersions: int(env, 'DOCSMITH_TEMPLATE_VERSIONS', 10, 0, 1000),
     testRoutes: env.DOCSMITH_TEST_ROUTES === '1',
     sampleTemplates: env.DOCSMITH_SAMPLE_TEMPLATES === '1',
     dictionaryDir: env.DOCSMITH_DICTIONARY_DIR || '/usr/share/hunspell',

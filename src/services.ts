@@ -159,7 +159,7 @@ export async function openServices(
     : null;
   const normaliser = converter ? new Normaliser(converter, path.join(config.dataDir, 'cache', 'docx')) : null;
   const quota = new StorageQuota(store, config.limits.accountStorageBytes);
-  const templates = new TemplateLibrary(store, quota);
+  const templates = new TemplateLibrary(store, quota, config.templateVersions);
   const masterSecret = loadMasterSecret(config.secret, config.dataDir);
   const keyRing = new KeyRing(masterSecret);
   const pipeline = new DocumentPipeline(templates, converter, normaliser, (bytes, signal) => workers.txToDocx(bytes, signal));

@@ -49,6 +49,9 @@ const EXAMPLES: Record<string, string> = {
   'post /v1/templates/upload': 'curl $A -X POST "$B/v1/templates/upload?templateName=invoice.docx" -d "\\"$(base64 -w0 invoice.docx)\\""',
   'delete /v1/templates/delete': 'curl $A -X DELETE "$B/v1/templates/delete?templateName=invoice.docx"',
   'get /v1/templates/info': 'curl $A "$B/v1/templates/info?templateName=invoice.docx"',
+  'get /v1/templates/versions': 'curl $A "$B/v1/templates/versions?templateName=invoice.docx"',
+  'post /v1/templates/rollback': 'curl $A -X POST "$B/v1/templates/rollback?templateName=invoice.docx&version=2"',
+  'get /v1/templates/diff': 'curl $A "$B/v1/templates/diff?templateName=invoice.docx&from=2&to=3"',
   'get /v1/templates/pagecount': 'curl $A "$B/v1/templates/pagecount?templateName=invoice.docx"',
   'get /v1/templates/thumbnails': 'curl $A "$B/v1/templates/thumbnails?templateName=invoice.docx&zoomFactor=50&imageFormat=PNG"',
   'post /v1/document/merge':

@@ -11,6 +11,8 @@ import { DocsmithError, InputError } from '../errors.js';
 import type { Account } from '../store/types.js';
 import { formatWireDate, parseWireDate } from '../util/dates.js';
 import type { AccountInput } from '../accounts/accounts.js';
+import type { DocumentFormat } from '../formats/detect.js';
+import { diffTemplates, type TemplateDiff } from '../templates/diff.js';
 
 const USAGE = `docsmith: operate a docsmith service's accounts (same database as the server; set
 DOCSMITH_DATA_DIR or DOCSMITH_DATABASE_URL as for the server).
@@ -27,6 +29,9 @@ DOCSMITH_DATA_DIR or DOCSMITH_DATABASE_URL as for the server).
   docsmith apikey list --user NAME [--json]      keys by their ends, with names and dates
   docsmith apikey rename --user NAME --id N --name LABEL
   docsmith apikey revoke --user NAME (--key KEY | --id N)
+  docsmith template versions --user NAME --template T [--json]   a stored template's versions
+  docsmith template diff --user NAME --template T --from N [--to M]  fields added and removed
+  docsmith template rollback --user NAME --template T --to N      version N current again
   docsmith backup --out FILE      a consistent copy of the SQLite database, taken while it runs
   docsmith --version
 
@@ -227,6 +232,9 @@ const STORE_COMMANDS = [
   'apikey list',
   'apikey rename',
   'apikey revoke',
+  'template versions',
+  'template diff',
+  'template rollback',
   'backup',
 ];
 
@@ -235,6 +243,13 @@ function describeDatabase(services: Services): string {
   const url = services.config.databaseUrl;
   if (url) return `PostgreSQL at ${url.replace(/\/\/([^:@/]+)(:[^@/]*)?@/, '//$1@')}`;
   return `SQLite at ${sqliteFile(services.config.dataDir)}`;
+}
+
+/** --from, --to: a template's version number, as "template versions" shows it. */
+function versionOption(values: Values, name: 'from' | 'to'): number {
+  const text = values[name];
+  if (!text || !/^[1-9][0-9]{0,8}$/.test(text)) throw new UsageError(`--${name} is a version number from "docsmith template versions"`);
+  return Number(text);
 }
 
 /** --id: a key's number, as "apikey list" shows it. */
@@ -325,6 +340,41 @@ async function run(services: Services, command: string, values: Values): Promise
       process.stdout.write('renamed\n');
       return;
     }
+    case 'template versions': {
+      const account = await services.accounts.require(requireUser(values));
+      if (!values.template) throw new UsageError('--template is required');
+      const versions = await services.templates.versions(account, values.template);
+      print(
+        versions.map((v) => ({ version: v.version, current: v.current, modified: v.modifiedAt.toISOString(), size: v.size })),
+        json,
+      );
+      return;
+    }
+    case 'template diff': {
+      const account = await services.accounts.require(requireUser(values));
+      if (!values.template) throw new UsageError('--template is required');
+      const templateName = values.template;
+      const from = versionOption(values, 'from');
+      const to =
+        values.to === undefined ? (await services.templates.versions(account, templateName))[0]!.version : versionOption(values, 'to');
+      const read = async (templateVersion: number) => {
+        const record = await services.templates.requireVersion(account, templateName, templateVersion);
+        return services.door.perform(null, {
+          kind: 'info',
+          source: { bytes: record.data, format: record.format as DocumentFormat, name: templateName },
+        });
+      };
+      const diff = diffTemplates(await read(from), await read(to));
+      process.stdout.write(json ? `${JSON.stringify({ from, to, ...diff })}\n` : describeDiff(from, to, diff));
+      return;
+    }
+    case 'template rollback': {
+      const account = await services.accounts.require(requireUser(values));
+      if (!values.template) throw new UsageError('--template is required');
+      const now = await services.templates.rollback(account, values.template, versionOption(values, 'to'));
+      process.stdout.write(`version ${values.to} of "${values.template}" is current again, as version ${now}\n`);
+      return;
+    }
     case 'apikey revoke': {
       const account = await services.accounts.require(requireUser(values));
       if (!values.key && !values.id) throw new UsageError('--key or --id is required');
@@ -372,7 +422,7 @@ export async function main(argv: string[]): Promise<number> {
     }
   }
   const command = first === 'backup' ? 'backup' : parsed.positionals.slice(0, 2).join(' ');
-  if ((first === 'account' || first === 'apikey') && parsed.positionals.length === 1) {
+  if ((first === 'account' || first === 'apikey' || first === 'template') && parsed.positionals.length === 1) {
     const subcommands = STORE_COMMANDS.filter((c) => c.startsWith(`${first} `)).map((c) => c.slice(first.length + 1));
     process.stderr.write(`docsmith: ${first} needs a subcommand: ${subcommands.join(', ')}\n\n${usageOf(first)}`);
     return 2;
@@ -409,4 +459,14 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     await services?.store.close();
   }
+}
+
+/** "from version 1 to 3: fields added: total; removed: name". */
+function describeDiff(from: number, to: number, diff: TemplateDiff): string {
+  const list = (names: string[]) => (names.length ? names.join(', ') : 'none');
+  return (
+    `from version ${from} to ${to}:\n` +
+    `  fields added: ${list(diff.fields.added)}\n  fields removed: ${list(diff.fields.removed)}\n` +
+    `  blocks added: ${list(diff.blocks.added)}\n  blocks removed: ${list(diff.blocks.removed)}\n`
+  );
 }

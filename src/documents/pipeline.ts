@@ -33,17 +33,24 @@ export class DocumentPipeline {
     name: string | undefined,
     uploaded: unknown,
     current?: TemplateMeta | null,
+    version?: number,
   ): Promise<{ bytes: Buffer; what: string }> {
     const source = templateChoice(name, uploaded);
     if ('bytes' in source) return { bytes: source.bytes, what: 'The uploaded template' };
     if (!account) throw new InputError(`No stored template can be named here ("${source.name}"); give the template's file.`);
+    if (version !== undefined)
+      return {
+        bytes: (await this.templates.requireVersion(account, source.name, version)).data,
+        what: `The template "${source.name}" (version ${version})`,
+      };
     return { bytes: (await this.templates.require(account, source.name, current)).data, what: `The template "${source.name}"` };
   }
 
   /** The same checks as templateSource without reading a stored template's bytes (a job, when it is queued). */
-  async checkTemplateSource(account: Account, name: string | undefined, uploaded: unknown): Promise<void> {
+  async checkTemplateSource(account: Account, name: string | undefined, uploaded: unknown, version?: number): Promise<void> {
     const source = templateChoice(name, uploaded);
-    if ('name' in source) await this.templates.requireMeta(account, source.name);
+    if ('name' in source && version !== undefined) await this.templates.requireVersion(account, source.name, version);
+    else if ('name' in source) await this.templates.requireMeta(account, source.name);
   }
 
   /** The bytes as DOCX when they are one of `accepted`; other formats through the normaliser. */

@@ -85,10 +85,15 @@ export class Door {
     return {
       operations,
       ctx,
-      template: (choice) => pipeline.templateSource(account, choice.templateName, choice.template, claimed.template),
+      template: (choice) =>
+        pipeline.templateSource(account, choice.templateName, choice.template, claimed.template, choice.templateVersion),
       source: async (source: Source) => {
         if (!('templateName' in source)) return { bytes: source.bytes, format: source.format, name: source.name ?? 'document' };
-        const stored = await templates.require(needAccount(source.templateName), source.templateName, claimed.template);
+        const owner = needAccount(source.templateName);
+        const stored =
+          source.templateVersion === undefined
+            ? await templates.require(owner, source.templateName, claimed.template)
+            : await templates.requireVersion(owner, source.templateName, source.templateVersion);
         return { bytes: stored.data, format: stored.format as DocumentFormat, name: source.templateName };
       },
     };

@@ -17,7 +17,7 @@ import type { DataCheck } from '../merge/datacheck.js';
 import type { DocumentOperations, WorkContext, WorkProgress } from './index.js';
 
 /** A stored template by name, or bytes already read (a sent document, a template a share link names, a CLI file). */
-export type Source = { templateName: string } | { bytes: Buffer; format: DocumentFormat; name?: string };
+export type Source = { templateName: string; templateVersion?: number } | { bytes: Buffer; format: DocumentFormat; name?: string };
 
 /**
  * Work on a template that is stored (`templateName`) or sent (`template`: Base64 from the wire,
@@ -26,6 +26,8 @@ export type Source = { templateName: string } | { bytes: Buffer; format: Documen
 interface TemplateChoice {
   templateName: string | undefined;
   template: unknown;
+  /** An earlier version of the stored template (docsmith); absent: the current one. */
+  templateVersion?: number;
 }
 
 export interface MergeRequest extends TemplateChoice {

@@ -51,6 +51,20 @@ const workKeys = (time: string) => `ALTER TABLE document_reservations ADD COLUMN
 const JOB_IDEMPOTENCY = `ALTER TABLE jobs ADD COLUMN idempotency_key TEXT;
    CREATE UNIQUE INDEX jobs_idempotency ON jobs(account_id, idempotency_key) WHERE idempotency_key IS NOT NULL`;
 
+/** Template versions: the current one's number, and the earlier ones kept on replacement. */
+const templateVersions = (bytes: string, time: string) => `ALTER TABLE templates ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+   CREATE TABLE template_versions (
+     account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     name TEXT NOT NULL,
+     version INTEGER NOT NULL,
+     format TEXT NOT NULL,
+     size ${time === 'BIGINT' ? 'BIGINT' : 'INTEGER'} NOT NULL,
+     sha256 TEXT NOT NULL,
+     modified_at ${time} NOT NULL,
+     data ${bytes} NOT NULL,
+     PRIMARY KEY (account_id, name, version)
+   )`;
+
 /** What a job works on (template, records, format), said at submission for its owner's list. */
 const JOB_SUMMARY = 'ALTER TABLE jobs ADD COLUMN summary TEXT';
 
@@ -125,6 +139,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   JOB_IDEMPOTENCY,
   keyDetails('INTEGER'),
   JOB_SUMMARY,
+  templateVersions('BLOB', 'INTEGER'),
 ];
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -196,6 +211,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   JOB_IDEMPOTENCY,
   keyDetails('BIGINT'),
   JOB_SUMMARY,
+  templateVersions('BYTEA', 'BIGINT'),
 ];
 
 /**

@@ -25,6 +25,7 @@ import type {
   StoreHealth,
   TemplateMeta,
   TemplateRecord,
+  TemplateVersionMeta,
   TemplateRepository,
   UsageClaim,
   UsageHold,
@@ -269,6 +270,7 @@ class PgAccounts implements AccountRepository {
   async storageBytes(id: number): Promise<number> {
     const { rows } = await this.pool.query<{ n: string }>(
       `SELECT (SELECT COALESCE(SUM(size), 0) FROM templates WHERE account_id = $1)
+      + (SELECT COALESCE(SUM(size), 0) FROM template_versions WHERE account_id = $1)
       + (SELECT COALESCE(SUM(COALESCE(octet_length(request), 0) + COALESCE(octet_length(result), 0)), 0) FROM jobs WHERE account_id = $1) AS n`,
       [id],
     );
@@ -357,28 +359,69 @@ class PgApiKeys implements ApiKeyRepository {
   }
 }
 
-const TEMPLATE_META = 'name, format, size, sha256, modified_at';
+const TEMPLATE_META = 'name, format, size, sha256, modified_at, version';
 
 class PgTemplates implements TemplateRepository {
   constructor(private readonly pool: pg.Pool) {}
 
-  async put(accountId: number, t: NewTemplate, maxTemplates: number): Promise<'created' | 'replaced' | 'limit'> {
+  async put(accountId: number, t: NewTemplate, maxTemplates: number, keepVersions = 0): Promise<'created' | 'replaced' | 'limit'> {
     return inTransaction(this.pool, async (client) => {
       await client.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
-      const existing = await client.query('SELECT 1 FROM templates WHERE account_id = $1 AND name = $2', [accountId, t.name]);
-      const exists = (existing.rowCount ?? 0) > 0;
-      if (!exists) {
+      const existing = await client.query<{ version: number }>('SELECT version FROM templates WHERE account_id = $1 AND name = $2', [
+        accountId,
+        t.name,
+      ]);
+      const current = existing.rows[0];
+      if (!current) {
         const { rows } = await client.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM templates WHERE account_id = $1', [accountId]);
         if ((rows[0]?.n ?? 0) >= maxTemplates) return 'limit';
+        await client.query('DELETE FROM template_versions WHERE account_id = $1 AND name = $2', [accountId, t.name]);
+        await client.query(
+          'INSERT INTO templates (account_id, name, format, size, sha256, modified_at, data, version) VALUES ($1, $2, $3, $4, $5, $6, $7, 1)',
+          [accountId, t.name, t.format, t.data.length, t.sha256, Date.now(), t.data],
+        );
+        return 'created';
       }
+      if (keepVersions > 0)
+        await client.query(
+          `INSERT INTO template_versions (account_id, name, version, format, size, sha256, modified_at, data)
+           SELECT account_id, name, version, format, size, sha256, modified_at, data FROM templates WHERE account_id = $1 AND name = $2
+           ON CONFLICT (account_id, name, version) DO NOTHING`,
+          [accountId, t.name],
+        );
       await client.query(
-        `INSERT INTO templates (account_id, name, format, size, sha256, modified_at, data) VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (account_id, name) DO UPDATE SET format = EXCLUDED.format, size = EXCLUDED.size,
-           sha256 = EXCLUDED.sha256, modified_at = EXCLUDED.modified_at, data = EXCLUDED.data`,
+        `UPDATE templates SET format = $3, size = $4, sha256 = $5, modified_at = $6, data = $7, version = version + 1
+         WHERE account_id = $1 AND name = $2`,
         [accountId, t.name, t.format, t.data.length, t.sha256, Date.now(), t.data],
       );
-      return exists ? 'replaced' : 'created';
+      await client.query('DELETE FROM template_versions WHERE account_id = $1 AND name = $2 AND version <= $3', [
+        accountId,
+        t.name,
+        Number(current.version) - keepVersions,
+      ]);
+      return 'replaced';
     });
+  }
+
+  async versions(accountId: number, name: string): Promise<TemplateVersionMeta[]> {
+    const { rows } = await this.pool.query<TemplateRow & { current: boolean }>(
+      `SELECT ${TEMPLATE_META}, TRUE AS current FROM templates WHERE account_id = $1 AND name = $2
+       UNION ALL SELECT ${TEMPLATE_META}, FALSE AS current FROM template_versions
+       WHERE account_id = $1 AND name = $2 AND EXISTS (SELECT 1 FROM templates WHERE account_id = $1 AND name = $2)
+       ORDER BY version DESC`,
+      [accountId, name],
+    );
+    return rows.map((r) => ({ ...rowToTemplateMeta(r), current: r.current }));
+  }
+
+  async getVersion(accountId: number, name: string, version: number): Promise<TemplateRecord | null> {
+    const { rows } = await this.pool.query<TemplateRow & { data: Buffer }>(
+      `SELECT ${TEMPLATE_META}, data FROM templates WHERE account_id = $1 AND name = $2 AND version = $3
+       UNION ALL SELECT ${TEMPLATE_META}, data FROM template_versions v WHERE account_id = $1 AND name = $2 AND version = $3
+       AND EXISTS (SELECT 1 FROM templates t WHERE t.account_id = v.account_id AND t.name = v.name)`,
+      [accountId, name, version],
+    );
+    return rows[0] ? { ...rowToTemplateMeta(rows[0]), data: rows[0].data } : null;
   }
 
   async get(accountId: number, name: string): Promise<TemplateRecord | null> {
@@ -410,8 +453,11 @@ class PgTemplates implements TemplateRepository {
   }
 
   async delete(accountId: number, name: string): Promise<boolean> {
-    const result = await this.pool.query('DELETE FROM templates WHERE account_id = $1 AND name = $2', [accountId, name]);
-    return (result.rowCount ?? 0) > 0;
+    return inTransaction(this.pool, async (client) => {
+      await client.query('DELETE FROM template_versions WHERE account_id = $1 AND name = $2', [accountId, name]);
+      const result = await client.query('DELETE FROM templates WHERE account_id = $1 AND name = $2', [accountId, name]);
+      return (result.rowCount ?? 0) > 0;
+    });
   }
 }
 

@@ -61,6 +61,7 @@ export interface TemplateRow {
   size: Num;
   sha256: string;
   modified_at: Num;
+  version?: Num | null;
 }
 
 export function rowToAccount(r: AccountRow): Account {
@@ -100,6 +101,7 @@ export function rowToTemplateMeta(r: TemplateRow): TemplateMeta {
     size: Number(r.size),
     sha256: r.sha256,
     modifiedAt: new Date(Number(r.modified_at)),
+    version: r.version == null ? 1 : Number(r.version),
   };
 }
 

@@ -39,6 +39,7 @@ import type {
   StoreHealth,
   TemplateMeta,
   TemplateRecord,
+  TemplateVersionMeta,
   TemplateRepository,
   UsageClaim,
   UsageRepository,
@@ -384,8 +385,9 @@ class SqliteAccounts implements AccountRepository {
       prepared(
         this.db,
         `SELECT (SELECT COALESCE(SUM(size), 0) FROM templates WHERE account_id = ?)
+      + (SELECT COALESCE(SUM(size), 0) FROM template_versions WHERE account_id = ?)
       + (SELECT COALESCE(SUM(COALESCE(length(request), 0) + COALESCE(length(result), 0)), 0) FROM jobs WHERE account_id = ?) AS n`,
-      ).get(id, id) as { n: number }
+      ).get(id, id, id) as { n: number }
     ).n;
   }
 
@@ -466,7 +468,7 @@ class SqliteApiKeys implements ApiKeyRepository {
   }
 }
 
-const TEMPLATE_META = 'name, format, size, sha256, modified_at';
+const TEMPLATE_META = 'name, format, size, sha256, modified_at, version';
 
 class SqliteTemplates implements TemplateRepository {
   constructor(
@@ -474,24 +476,59 @@ class SqliteTemplates implements TemplateRepository {
     private readonly space: SpaceReturner,
   ) {}
 
-  async put(accountId: number, t: NewTemplate, maxTemplates: number): Promise<'created' | 'replaced' | 'limit'> {
+  async put(accountId: number, t: NewTemplate, maxTemplates: number, keepVersions = 0): Promise<'created' | 'replaced' | 'limit'> {
     return this.db
       .transaction((): 'created' | 'replaced' | 'limit' => {
-        const exists = prepared(this.db, 'SELECT 1 FROM templates WHERE account_id = ? AND name = ?').get(accountId, t.name);
-        if (!exists) {
-          const { n } = prepared(this.db, 'SELECT COUNT(*) AS n FROM templates WHERE account_id = ?').get(accountId) as { n: number };
+        const sql = (text: string) => prepared(this.db, text);
+        const current = sql('SELECT version FROM templates WHERE account_id = ? AND name = ?').get(accountId, t.name) as
+          { version: number } | undefined;
+        if (!current) {
+          const { n } = sql('SELECT COUNT(*) AS n FROM templates WHERE account_id = ?').get(accountId) as { n: number };
           if (n >= maxTemplates) return 'limit';
+          // A version number goes on from any earlier versions left by a delete that raced, never back.
+          sql('DELETE FROM template_versions WHERE account_id = ? AND name = ?').run(accountId, t.name);
+          sql(
+            'INSERT INTO templates (account_id, name, format, size, sha256, modified_at, data, version) VALUES (?, ?, ?, ?, ?, ?, ?, 1)',
+          ).run(accountId, t.name, t.format, t.data.length, t.sha256, Date.now(), t.data);
+          return 'created';
         }
-        this.db
-          .prepare(
-            `INSERT INTO templates (account_id, name, format, size, sha256, modified_at, data) VALUES (?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (account_id, name) DO UPDATE SET format = excluded.format, size = excluded.size,
-             sha256 = excluded.sha256, modified_at = excluded.modified_at, data = excluded.data`,
-          )
-          .run(accountId, t.name, t.format, t.data.length, t.sha256, Date.now(), t.data);
-        return exists ? 'replaced' : 'created';
+        if (keepVersions > 0)
+          sql(`INSERT OR REPLACE INTO template_versions (account_id, name, version, format, size, sha256, modified_at, data)
+               SELECT account_id, name, version, format, size, sha256, modified_at, data FROM templates WHERE account_id = ? AND name = ?`).run(
+            accountId,
+            t.name,
+          );
+        sql(`UPDATE templates SET format = ?, size = ?, sha256 = ?, modified_at = ?, data = ?, version = version + 1
+             WHERE account_id = ? AND name = ?`).run(t.format, t.data.length, t.sha256, Date.now(), t.data, accountId, t.name);
+        sql('DELETE FROM template_versions WHERE account_id = ? AND name = ? AND version <= ?').run(
+          accountId,
+          t.name,
+          current.version - keepVersions,
+        );
+        return 'replaced';
       })
       .immediate();
+  }
+
+  async versions(accountId: number, name: string): Promise<TemplateVersionMeta[]> {
+    const rows = prepared(
+      this.db,
+      `SELECT ${TEMPLATE_META}, 1 AS current FROM templates WHERE account_id = ? AND name = ?
+       UNION ALL SELECT ${TEMPLATE_META}, 0 AS current FROM template_versions
+       WHERE account_id = ? AND name = ? AND EXISTS (SELECT 1 FROM templates WHERE account_id = ? AND name = ?)
+       ORDER BY version DESC`,
+    ).all(accountId, name, accountId, name, accountId, name) as (TemplateRow & { current: number })[];
+    return rows.map((r) => ({ ...rowToTemplateMeta(r), current: r.current === 1 }));
+  }
+
+  async getVersion(accountId: number, name: string, version: number): Promise<TemplateRecord | null> {
+    const row = prepared(
+      this.db,
+      `SELECT ${TEMPLATE_META}, data FROM templates WHERE account_id = ? AND name = ? AND version = ?
+       UNION ALL SELECT ${TEMPLATE_META}, data FROM template_versions v WHERE account_id = ? AND name = ? AND version = ?
+       AND EXISTS (SELECT 1 FROM templates t WHERE t.account_id = v.account_id AND t.name = v.name)`,
+    ).get(accountId, name, version, accountId, name, version) as (TemplateRow & { data: Buffer }) | undefined;
+    return row ? { ...rowToTemplateMeta(row), data: row.data } : null;
   }
 
   async get(accountId: number, name: string): Promise<TemplateRecord | null> {
@@ -518,8 +555,11 @@ class SqliteTemplates implements TemplateRepository {
   }
 
   async delete(accountId: number, name: string): Promise<boolean> {
-    return this.space.delete(
-      () => prepared(this.db, 'DELETE FROM templates WHERE account_id = ? AND name = ?').run(accountId, name).changes > 0,
+    return this.space.delete(() =>
+      this.db.transaction(() => {
+        prepared(this.db, 'DELETE FROM template_versions WHERE account_id = ? AND name = ?').run(accountId, name);
+        return prepared(this.db, 'DELETE FROM templates WHERE account_id = ? AND name = ?').run(accountId, name).changes > 0;
+      })(),
     );
   }
 }

@@ -51,6 +51,13 @@ export interface TemplateMeta {
   size: number;
   sha256: string;
   modifiedAt: Date;
+  /** 1 for the first upload under the name, one more for each replacement. */
+  version: number;
+}
+
+/** A stored version of a template: the current one or an earlier one kept. */
+export interface TemplateVersionMeta extends TemplateMeta {
+  current: boolean;
 }
 
 export interface TemplateRecord extends TemplateMeta {
@@ -96,12 +103,20 @@ export interface ApiKeyRepository {
 }
 
 export interface TemplateRepository {
-  /** Stores durably before resolving; a new name beyond `maxTemplates` is refused. */
-  put(accountId: number, template: NewTemplate, maxTemplates: number): Promise<'created' | 'replaced' | 'limit'>;
+  /**
+   * Stores durably before resolving; a new name beyond `maxTemplates` is refused. Replacing keeps
+   * the `keepVersions` most recent earlier versions (0: none), in the same transaction.
+   */
+  put(accountId: number, template: NewTemplate, maxTemplates: number, keepVersions?: number): Promise<'created' | 'replaced' | 'limit'>;
+  /** The current version and the earlier ones kept, newest first; empty when there is no such template. */
+  versions(accountId: number, name: string): Promise<TemplateVersionMeta[]>;
+  /** One version's bytes, current or kept; null when there is no such version. */
+  getVersion(accountId: number, name: string, version: number): Promise<TemplateRecord | null>;
   get(accountId: number, name: string): Promise<TemplateRecord | null>;
   meta(accountId: number, name: string): Promise<TemplateMeta | null>;
   list(accountId: number): Promise<TemplateMeta[]>;
   count(accountId: number): Promise<number>;
+  /** Removes the template with its earlier versions. */
   delete(accountId: number, name: string): Promise<boolean>;
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Account, Store, TemplateMeta, TemplateRecord } from '../store/types.js';
+import type { Account, Store, TemplateMeta, TemplateRecord, TemplateVersionMeta } from '../store/types.js';
 import { ForbiddenError, InputError } from '../errors.js';
 import { formatsIn, detectFormat, FORMAT_NAMES, TEMPLATE_FORMATS, type DocumentFormat } from '../formats/detect.js';
 import { checkTemplateName, normalName } from './names.js';
@@ -15,6 +15,8 @@ export class TemplateLibrary {
   constructor(
     private readonly store: Store,
     private readonly quota?: StorageQuota,
+    /** Earlier versions kept when a template is replaced (DOCSMITH_TEMPLATE_VERSIONS). */
+    private readonly keepVersions = 0,
   ) {}
 
   /**
@@ -31,9 +33,15 @@ export class TemplateLibrary {
       );
     }
     await validate?.(name);
-    await this.quota?.check(account.id, data.length, (await this.store.templates.meta(account.id, name))?.size ?? 0);
+    // A replaced template's bytes are freed only when no earlier version is kept.
+    const replaced = this.keepVersions > 0 ? 0 : ((await this.store.templates.meta(account.id, name))?.size ?? 0);
+    await this.quota?.check(account.id, data.length, replaced);
+    return this.put(account, name, detected.format, data);
+  }
+
+  private async put(account: Account, name: string, format: string, data: Buffer): Promise<'created' | 'replaced'> {
     const sha256 = createHash('sha256').update(data).digest('hex');
-    const result = await this.store.templates.put(account.id, { name, format: detected.format, sha256, data }, account.maxTemplates);
+    const result = await this.store.templates.put(account.id, { name, format, sha256, data }, account.maxTemplates, this.keepVersions);
     if (result === 'limit') {
       throw new ForbiddenError(
         `The template quota of this account is used up (${account.maxTemplates} templates); delete one or replace an existing name.`,
@@ -64,6 +72,33 @@ export class TemplateLibrary {
   async requireMeta(account: Account, raw: string): Promise<TemplateMeta> {
     const name = normalName(raw);
     return (await this.store.templates.meta(account.id, name)) ?? missing(name);
+  }
+
+  /** One version of a stored template, current or kept; 400 naming the versions there are. */
+  async requireVersion(account: Account, raw: string, version: number): Promise<TemplateRecord> {
+    const name = normalName(raw);
+    const record = await this.store.templates.getVersion(account.id, name, version);
+    if (record) return record;
+    const versions = await this.versions(account, name);
+    throw new InputError(
+      `The template "${name}" has no version ${version}; it has ${versions.map((v) => v.version).join(', ')} (GET /v1/templates/versions).`,
+    );
+  }
+
+  /** The current version and the earlier ones kept, newest first; 400 when there is no such template. */
+  async versions(account: Account, raw: string): Promise<TemplateVersionMeta[]> {
+    const name = normalName(raw);
+    const versions = await this.store.templates.versions(account.id, name);
+    return versions.length ? versions : missing(name);
+  }
+
+  /** Makes an earlier version current again, as a new version (the history stays); its number. */
+  async rollback(account: Account, raw: string, version: number): Promise<number> {
+    const name = normalName(raw);
+    const earlier = await this.requireVersion(account, name, version);
+    await this.quota?.check(account.id, earlier.data.length, 0);
+    await this.put(account, name, earlier.format, earlier.data);
+    return (await this.store.templates.meta(account.id, name))?.version ?? version;
   }
 
   async exists(account: Account, name: string): Promise<boolean> {

@@ -5,6 +5,7 @@ import { unreadableTx } from '../helpers/tx.js';
 import { client, partialRequest, type Client, errorMessage as message } from '../helpers/http.js';
 import { adminServices, makeAccount } from '../helpers/accounts.js';
 import type { Services } from '../../src/services.js';
+import { block, docx, mergefield, p, partText, row, cell, run, table } from '../helpers/docx.js';
 
 describe('template storage over HTTP', () => {
   let server: RunningServer;
@@ -170,6 +171,110 @@ describe('template storage over HTTP', () => {
     assert.equal(over.status, 403);
     assert.match(message(over), /template quota/);
     assert.equal((await ann.upload('invoice.docx', fixture('test_template.docx'))).status, 201);
+  });
+
+  it('keeps earlier versions of a replaced template: lists them, merges, reads and downloads one, diffs their fields, rolls back (docsmith)', async () => {
+    const v1 = docx(p(run('Version one for '), mergefield('name')));
+    const v2 = docx(p(run('Version two for '), mergefield('name'), mergefield('total')) + table(row(cell(p(mergefield('price'))))));
+    const v3 = docx(
+      p(run('Version three, total '), mergefield('total')) +
+        table(block('items', row(cell(p(mergefield('price'))), cell(p(mergefield('qty')))))),
+    );
+    const v = await makeAccount(admin, 'vera');
+    const ann = client(server.url, { basic: [v.user, v.password] }); // an account of its own: the others' quotas are spent
+    for (const bytes of [v1, v2, v3]) assert.equal((await ann.upload('versioned.docx', bytes)).status, 201);
+    type Version = { version: number; current: boolean; modified: string; size: number; sha256: string };
+    const versions = (await ann.get('/v1/templates/versions?templateName=versioned.docx')).json() as Version[];
+    assert.deepEqual(
+      versions.map((v) => [v.version, v.current, v.size]),
+      [
+        [3, true, v3.length],
+        [2, false, v2.length],
+        [1, false, v1.length],
+      ],
+    );
+    // The vendor's endpoints see one template, the current version.
+    const listed = (await ann.get('/v1/templates/list')).json() as { templateName: string; size: number }[];
+    assert.deepEqual(
+      listed.filter((t) => t.templateName === 'versioned.docx').map((t) => t.size),
+      [v3.length],
+    );
+    const download = async (query: string) =>
+      Buffer.from((await ann.get(`/v1/templates/download?templateName=versioned.docx${query}`)).json() as string, 'base64');
+    assert.deepEqual(await download(''), v3);
+    assert.deepEqual(await download('&templateVersion=2'), v2);
+
+    const merged = async (query: string) => {
+      const reply = await ann.post(`/v1/document/merge?returnFormat=DOCX&templateName=versioned.docx${query}`, {
+        json: { mergeData: [{ name: 'Ann', total: '9', items: [{ price: '1', qty: '2' }] }] },
+      });
+      assert.equal(reply.status, 200, reply.text);
+      return partText(Buffer.from((reply.json() as string[])[0]!, 'base64'));
+    };
+    assert.match(await merged('&templateVersion=1'), /Version one for Ann/);
+    assert.match(await merged(''), /Version three, total 9/);
+    const info = (await ann.get('/v1/templates/info?templateName=versioned.docx&templateVersion=1')).json() as {
+      mergeFields: { name: string }[];
+    };
+    assert.deepEqual(
+      info.mergeFields.map((f) => f.name),
+      ['name'],
+    );
+
+    const diff = await ann.get('/v1/templates/diff?templateName=versioned.docx&from=1&to=3');
+    assert.equal(diff.status, 200, diff.text);
+    assert.deepEqual(diff.json(), {
+      from: 1,
+      to: 3,
+      fields: { added: ['items/price', 'items/qty', 'total'], removed: ['name'] },
+      blocks: { added: ['items'], removed: [] },
+    });
+    assert.deepEqual((await ann.get('/v1/templates/diff?templateName=versioned.docx&from=2')).json(), {
+      from: 2,
+      to: 3,
+      fields: { added: ['items/price', 'items/qty'], removed: ['name', 'price'] },
+      blocks: { added: ['items'], removed: [] },
+    });
+
+    const rolledBack = await ann.post('/v1/templates/rollback?templateName=versioned.docx&version=1');
+    assert.equal(rolledBack.status, 200, rolledBack.text);
+    assert.deepEqual(rolledBack.json(), { version: 4 });
+    assert.deepEqual(await download(''), v1);
+    assert.deepEqual(
+      ((await ann.get('/v1/templates/versions?templateName=versioned.docx')).json() as Version[]).map((v) => v.version),
+      [4, 3, 2, 1],
+    );
+
+    for (const [path, pattern] of [
+      ['/v1/templates/download?templateName=versioned.docx&templateVersion=9', /has no version 9; it has 4, 3, 2, 1/],
+      ['/v1/templates/download?templateName=versioned.docx&templateVersion=first', /templateVersion must be a version number/],
+      ['/v1/templates/versions?templateName=nothing.docx', /no template named "nothing.docx"/],
+      ['/v1/templates/diff?templateName=versioned.docx&from=0', /from must/],
+    ] as const) {
+      const refused = await ann.get(path);
+      assert.equal(refused.status, 400, path);
+      assert.match(message(refused), pattern, path);
+    }
+    const noName = await ann.post('/v1/document/merge?returnFormat=DOCX&templateVersion=1', {
+      json: { template: v1.toString('base64'), mergeData: [{}] },
+    });
+    assert.equal(noName.status, 400);
+    assert.match(message(noName), /templateVersion needs templateName/);
+    assert.equal(
+      (await bob.get('/v1/templates/versions?templateName=versioned.docx')).status,
+      400,
+      "another account's versions are not there",
+    );
+    assert.equal((await bob.get('/v1/templates/download?templateName=versioned.docx&templateVersion=1')).status, 400);
+
+    // Deleting removes every version; the name starts again at 1.
+    assert.equal((await ann.delete('/v1/templates/delete?templateName=versioned.docx')).status, 204);
+    assert.equal((await ann.upload('versioned.docx', v2)).status, 201);
+    assert.deepEqual(
+      ((await ann.get('/v1/templates/versions?templateName=versioned.docx')).json() as Version[]).map((v) => v.version),
+      [1],
+    );
+    assert.equal((await ann.delete('/v1/templates/delete?templateName=versioned.docx')).status, 204);
   });
 
   it("never shows one account another account's templates or keys", async () => {

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, startServer, tempDir, type RunningServer } from '../helpers/server.js';
 import { client } from '../helpers/http.js';
-import { partText } from '../helpers/docx.js';
+import { docx, mergefield, p, partText, run } from '../helpers/docx.js';
 
 function cli(env: Record<string, string>, args: string[], input?: string) {
   const result = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'docsmith.js'), ...args], {
@@ -123,6 +123,38 @@ describe('docsmith CLI: accounts and API keys', () => {
     const again = cli(env, ['apikey', 'revoke', '--user', 'carol', '--key', other]);
     assert.equal(again.code, 1);
     assert.match(again.err, /no such key/);
+  });
+
+  it("lists a stored template's versions, diffs their fields and rolls back", async () => {
+    assert.equal(cli(env, ['account', 'create', '--user', 'tess', '--password', 'tess-secret-12']).code, 0);
+    const tess = client(server.url, { basic: ['tess', 'tess-secret-12'] });
+    assert.equal((await tess.upload('memo.docx', docx(p(run('To '), mergefield('name'))))).status, 201);
+    assert.equal((await tess.upload('memo.docx', docx(p(run('To '), mergefield('title'), mergefield('name'))))).status, 201);
+    const listed = JSON.parse(cli(env, ['template', 'versions', '--user', 'tess', '--template', 'memo.docx', '--json']).out) as {
+      version: number;
+      current: boolean;
+    }[];
+    assert.deepEqual(
+      listed.map((v) => [v.version, v.current]),
+      [
+        [2, true],
+        [1, false],
+      ],
+    );
+    const diff = cli(env, ['template', 'diff', '--user', 'tess', '--template', 'memo.docx', '--from', '1']);
+    assert.equal(diff.code, 0, diff.err);
+    assert.match(diff.out, /from version 1 to 2:\n {2}fields added: title\n {2}fields removed: none/);
+    const back = cli(env, ['template', 'rollback', '--user', 'tess', '--template', 'memo.docx', '--to', '1']);
+    assert.equal(back.code, 0, back.err);
+    assert.match(back.out, /version 1 of "memo.docx" is current again, as version 3/);
+    assert.match((await tess.get('/v1/templates/info?templateName=memo.docx')).text, /"name":"name"/);
+    assert.doesNotMatch((await tess.get('/v1/templates/info?templateName=memo.docx')).text, /"name":"title"/);
+    const bad = cli(env, ['template', 'rollback', '--user', 'tess', '--template', 'memo.docx', '--to', 'last']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.err, /--to is a version number/);
+    const none = cli(env, ['template', 'versions', '--user', 'tess', '--template', 'nothing.docx']);
+    assert.equal(none.code, 1);
+    assert.match(none.err, /no template named "nothing.docx"/);
   });
 
   it('gives new accounts the sample invoice when DOCSMITH_SAMPLE_TEMPLATES=1, as the SDK suites expect', async () => {

@@ -60,6 +60,31 @@ describe('TypeScript client against a running server', () => {
     assert.deepEqual(await client.shareLinks(), []);
     const png = await client.templatePageImage('letter.docx', 1, 25);
     assert.equal(Buffer.from(png.subarray(0, 4)).toString('latin1'), '\x89PNG');
+    // docsmith's own: versions.
+    const second = docx(p(run('Dear '), mergefield('title'), mergefield('name')));
+    await client.uploadTemplate('letter.docx', second);
+    assert.deepEqual(
+      (await client.templateVersions('letter.docx')).map((v) => [v.version, v.current]),
+      [
+        [2, true],
+        [1, false],
+      ],
+    );
+    assert.ok(Buffer.from(await client.downloadTemplate('letter.docx', 1)).equals(template));
+    assert.deepEqual((await client.diffTemplateVersions('letter.docx', 1)).fields, { added: ['title'], removed: [] });
+    assert.deepEqual(
+      (await client.templateInfo('letter.docx', 1)).mergeFields.map((f) => f.name),
+      ['name'],
+    );
+    const [merged] = await client.merge({
+      returnFormat: 'TXT',
+      templateName: 'letter.docx',
+      templateVersion: 1,
+      mergeData: [{ name: 'Ann' }],
+    });
+    assert.match(Buffer.from(merged!).toString('utf8'), /Dear Ann/);
+    assert.equal(await client.rollbackTemplate('letter.docx', 1), 3);
+    assert.ok(Buffer.from(await client.downloadTemplate('letter.docx')).equals(template));
     await client.deleteTemplate('letter.docx');
     await assert.rejects(client.deleteTemplate('letter.docx'), (e: Error) => e instanceof DocsmithApiError && e.status === 400);
   });

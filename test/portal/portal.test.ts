@@ -360,6 +360,37 @@ describe('web portal in Chromium', { skip }, () => {
     await context.close();
   });
 
+  it("shows a template's versions with their dates and fields, and rolls back to one", async () => {
+    const auth = { authorization: `Basic ${Buffer.from('ann:pw-ann-secret').toString('base64')}`, 'content-type': 'application/json' };
+    const upload = async (bytes: Buffer) =>
+      assert.equal(
+        (
+          await fetch(`${env.server.url}/v1/templates/upload?templateName=letter-versions.docx`, {
+            method: 'POST',
+            headers: auth,
+            body: JSON.stringify(bytes.toString('base64')),
+          })
+        ).status,
+        201,
+      );
+    await upload(docx(p(run('Dear '), mergefield('name'))));
+    await upload(docx(p(run('Dear '), mergefield('title'), mergefield('name'))));
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await open(context, '/portal/templates/letter-versions.docx');
+    await signIn(page, 'ann', 'pw-ann-secret');
+    const versions = page.getByRole('region', { name: 'Versions' });
+    await versions.getByText('Version 2').waitFor();
+    const first = versions.getByRole('listitem').filter({ hasText: 'Version 1' });
+    assert.match(await first.innerText(), /fields against the current: now also title/);
+    assert.match(await versions.getByRole('listitem').first().innerText(), /Version 2 · .* · current/);
+    await page.screenshot({ path: path.join(SHOTS, 'versions.png'), fullPage: true });
+    await first.getByRole('button', { name: 'Roll back to this' }).click();
+    await page.getByText('Version 1 is current again, as version 3.').waitFor();
+    await versions.getByText('Version 3').waitFor();
+    assert.match(await versions.getByRole('listitem').first().innerText(), /Version 3 · .* · current/);
+    await context.close();
+  });
+
   it('reviews: spelling with suggestions, tracked changes accepted one by one, the fonts of the server', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
     const page = await open(context, '/portal/review');

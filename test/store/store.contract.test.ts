@@ -145,6 +145,45 @@ for (const make of [sqliteBackend, postgresBackend]) {
       assert.equal((await store.apiKeys.byHash('lab-2'))?.lastUsedAt, null);
     });
 
+    it('keeps the chosen number of earlier template versions, numbered on, and removes them with the template', async () => {
+      const a = await store.accounts.create(newAccount('kept-versions'));
+      const bytes = (n: number) => Buffer.from(`version ${n} `.repeat(50));
+      for (let n = 1; n <= 5; n++) await (n % 2 ? store : second).templates.put(a.id, template('v.docx', bytes(n)), 5, 3);
+      const versions = await store.templates.versions(a.id, 'v.docx');
+      assert.deepEqual(
+        versions.map((v) => [v.version, v.current]),
+        [
+          [5, true],
+          [4, false],
+          [3, false],
+          [2, false],
+        ],
+        'the current one and the 3 before it',
+      );
+      assert.equal((await store.templates.meta(a.id, 'v.docx'))?.version, 5);
+      assert.deepEqual((await second.templates.getVersion(a.id, 'v.docx', 3))?.data, bytes(3));
+      assert.deepEqual((await store.templates.getVersion(a.id, 'v.docx', 5))?.data, bytes(5));
+      assert.equal(await store.templates.getVersion(a.id, 'v.docx', 1), null, 'past the retention');
+      assert.equal(await store.templates.getVersion(a.id + 1000, 'v.docx', 4), null, 'another account sees none');
+      assert.equal(await store.templates.count(a.id), 1, 'versions do not count as templates');
+      assert.ok((await store.accounts.storageBytes(a.id)) >= 4 * bytes(1).length, 'but they count as stored bytes');
+      // Keeping none (the vendor's behaviour) drops the earlier ones at the next replacement.
+      await store.templates.put(a.id, template('v.docx', bytes(6)), 5, 0);
+      assert.deepEqual(
+        (await store.templates.versions(a.id, 'v.docx')).map((v) => v.version),
+        [6],
+      );
+      await store.templates.put(a.id, template('v.docx', bytes(7)), 5, 2);
+      assert.equal(await store.templates.delete(a.id, 'v.docx'), true);
+      assert.deepEqual(await store.templates.versions(a.id, 'v.docx'), []);
+      await store.templates.put(a.id, template('v.docx', bytes(1)), 5, 2);
+      assert.deepEqual(
+        (await store.templates.versions(a.id, 'v.docx')).map((v) => v.version),
+        [1],
+        'a new template starts again at 1',
+      );
+    });
+
     it('stores templates byte for byte, replaces by name and enforces the template quota under concurrency', async () => {
       const a = await store.accounts.create(newAccount('tpl'));
       const data = randomBytes(300_000);

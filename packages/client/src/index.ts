@@ -24,6 +24,23 @@ import type {
 // The wire shapes are generated from the server's schemas (packages/client/src/wire.ts).
 export type * from './wire.js';
 
+/** A stored template's version, as GET /templates/versions lists it (docsmith). */
+export interface TemplateVersion {
+  version: number;
+  current: boolean;
+  modified: string;
+  size: number;
+  sha256: string;
+}
+
+/** What changed between two versions of a template: field and block paths ("items/price") (docsmith). */
+export interface TemplateDiff {
+  from: number;
+  to: number;
+  fields: { added: string[]; removed: string[] };
+  blocks: { added: string[]; removed: string[] };
+}
+
 /** What POST /document/checkdata answers (records by index from 0). */
 export interface DataCheck {
   records: number;
@@ -218,8 +235,21 @@ export class DocsmithClient {
   templateExists(templateName: string): Promise<boolean> {
     return this.call('GET', '/templates/exists', { templateName });
   }
-  async downloadTemplate(templateName: string): Promise<Bytes> {
-    return fromBase64(await this.call<string>('GET', '/templates/download', { templateName }));
+  /** The stored bytes; `templateVersion` (docsmith): an earlier version, from templateVersions(). */
+  async downloadTemplate(templateName: string, templateVersion?: number): Promise<Bytes> {
+    return fromBase64(await this.call<string>('GET', '/templates/download', { templateName, templateVersion }));
+  }
+  /** The current version and the earlier ones kept, newest first (docsmith). */
+  templateVersions(templateName: string): Promise<TemplateVersion[]> {
+    return this.call('GET', '/templates/versions', { templateName });
+  }
+  /** Makes an earlier version current again as a new version; the new number (docsmith). */
+  async rollbackTemplate(templateName: string, version: number): Promise<number> {
+    return (await this.call<{ version: number }>('POST', '/templates/rollback', { templateName, version })).version;
+  }
+  /** Fields and blocks added and removed from version `from` to `to` (default: the current one) (docsmith). */
+  diffTemplateVersions(templateName: string, from: number, to?: number): Promise<TemplateDiff> {
+    return this.call('GET', '/templates/diff', { templateName, from, to });
   }
   async uploadTemplate(templateName: string, template: Bytes): Promise<void> {
     await this.call('POST', '/templates/upload', { templateName }, toBase64(template));
@@ -227,8 +257,8 @@ export class DocsmithClient {
   async deleteTemplate(templateName: string): Promise<void> {
     await this.call('DELETE', '/templates/delete', { templateName });
   }
-  templateInfo(templateName: string): Promise<TemplateInfo> {
-    return this.call('GET', '/templates/info', { templateName });
+  templateInfo(templateName: string, templateVersion?: number): Promise<TemplateInfo> {
+    return this.call('GET', '/templates/info', { templateName, templateVersion });
   }
   templatePageCount(templateName: string): Promise<number> {
     return this.call('GET', '/templates/pagecount', { templateName });
@@ -246,14 +276,18 @@ export class DocsmithClient {
     returnFormat: ReturnFormat;
     mergeData: object[] | object;
     templateName?: string;
+    /** docsmith: an earlier version of the stored template. */
+    templateVersion?: number;
     template?: Bytes;
     mergeSettings?: MergeSettings;
     append?: boolean;
     test?: boolean;
   }): Promise<Bytes[]> {
-    const { returnFormat, templateName, append, test, template, mergeData, mergeSettings } = request;
+    const { returnFormat, templateName, templateVersion, append, test, template, mergeData, mergeSettings } = request;
     const body = { mergeData, template: template ? toBase64(template) : undefined, mergeSettings };
-    return (await this.call<string[]>('POST', '/document/merge', { returnFormat, templateName, append, test }, body)).map(fromBase64);
+    return (await this.call<string[]>('POST', '/document/merge', { returnFormat, templateName, templateVersion, append, test }, body)).map(
+      fromBase64,
+    );
   }
 
   /** docsmith extension: the merged result's pages as images; all records appended; counts one document. */

@@ -6,8 +6,9 @@ import { useAction, useLoad } from '../hooks';
 import { Notice } from '../components/Notice';
 import { TemplatePages } from '../components/PageImages';
 import { FieldTree } from '../components/FieldTree';
-import { copyText, saveBytes } from '../files';
+import { copyText, formatBytes, saveBytes } from '../files';
 import { templatePath } from '../links';
+import type { TemplateDiff } from '@docsmith/client';
 
 /** One template: its pages, its fields and blocks, and what can be done with it. */
 export function TemplateDetail({ name }: { name: string }) {
@@ -18,6 +19,13 @@ export function TemplateDetail({ name }: { name: string }) {
     return { info, pages };
   }, [name]);
   const links = useLoad(async () => (await client.shareLinks()).filter((l) => l.templateName === name), [name]);
+  // Each earlier version with what its fields lack or have against the current one.
+  const versions = useLoad(async () => {
+    const list = await client.templateVersions(name);
+    const current = list[0]!.version;
+    const diffs = await Promise.all(list.slice(1).map((v) => client.diffTemplateVersions(name, v.version, current)));
+    return list.map((v, i) => ({ ...v, diff: i === 0 ? undefined : diffs[i - 1] }));
+  }, [name]);
   const action = useAction();
   const [shareUrl, setShareUrl] = useState<string | undefined>(undefined);
   const [days, setDays] = useState('7');
@@ -35,6 +43,14 @@ export function TemplateDetail({ name }: { name: string }) {
       await client.revokeShareLink(id);
       links.reload();
       return 'The link is revoked; it opens nothing any more.';
+    });
+  const rollback = (version: number) =>
+    action.run(async () => {
+      if (!confirm(`Make version ${version} of "${name}" current again? The current one stays in the list.`)) return;
+      const now = await client.rollbackTemplate(name, version);
+      versions.reload();
+      details.reload();
+      return `Version ${version} is current again, as version ${now}.`;
     });
   const remove = () =>
     action.run(async () => {
@@ -100,6 +116,38 @@ export function TemplateDetail({ name }: { name: string }) {
           </ul>
         </section>
       )}
+      {versions.data && versions.data.length > 1 && (
+        <section aria-label="Versions">
+          <h2>Versions</h2>
+          <ul class="links">
+            {versions.data.map((v) => (
+              <li key={v.version}>
+                <span>
+                  <strong>Version {v.version}</strong> · {new Date(v.modified).toLocaleString()} · {formatBytes(v.size)}
+                  {v.current && ' · current'}
+                  {v.diff && <span class="muted small"> · fields against the current: {describeDiff(v.diff)}</span>}
+                </span>{' '}
+                {!v.current && (
+                  <span class="actions">
+                    <button
+                      type="button"
+                      disabled={action.busy}
+                      onClick={() =>
+                        void action.run(async () => saveBytes(await client.downloadTemplate(name, v.version), versionFile(name, v.version)))
+                      }
+                    >
+                      Download
+                    </button>
+                    <button type="button" disabled={action.busy} onClick={() => void rollback(v.version)}>
+                      Roll back to this
+                    </button>
+                  </span>
+                )}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
       {details.loading && !data && <p class="muted">Loading…</p>}
       {data && (
         <div class="split">
@@ -130,4 +178,20 @@ export function TemplateDetail({ name }: { name: string }) {
       )}
     </main>
   );
+}
+
+/** "invoice.docx", version 2 -> "invoice (version 2).docx". */
+function versionFile(name: string, version: number): string {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? `${name.slice(0, dot)} (version ${version})${name.slice(dot)}` : `${name} (version ${version})`;
+}
+
+/** What the current version adds to and takes from an earlier one's fields and blocks. */
+function describeDiff(diff: TemplateDiff): string {
+  const added = [...diff.blocks.added.map((b) => `block ${b}`), ...diff.fields.added];
+  const removed = [...diff.blocks.removed.map((b) => `block ${b}`), ...diff.fields.removed];
+  if (!added.length && !removed.length) return 'the same';
+  return [added.length ? `now also ${added.join(', ')}` : '', removed.length ? `no longer ${removed.join(', ')}` : '']
+    .filter(Boolean)
+    .join('; ');
 }

@@ -32,11 +32,28 @@ function required(query: Query, name: string): string {
 
 const documentBytes = (body: Base64Body) => decodeBase64(body, 'The document');
 
+/** `templateVersion` (docsmith): a stored template's version number, as GET /v1/templates/versions lists them. */
+export function templateVersionOf(query: Query): { templateVersion?: number } {
+  const text = query.templateVersion;
+  if (text === undefined) return {};
+  if (!/^[1-9][0-9]{0,8}$/.test(text))
+    throw new InputError(`templateVersion must be a version number from GET /v1/templates/versions, not "${text}".`);
+  if (query.templateName === undefined) throw new InputError('templateVersion needs templateName: only a stored template has versions.');
+  return { templateVersion: Number(text) };
+}
+
 /** What every request with a merge body carries: the template named or sent, the records (at most `maxRecords`), the settings. */
 export function mergeFields(query: Query, body: MergeBody, maxRecords: number) {
   const { template, records, settings } = mergeRequest(body);
   checkRecordCount(records.length, maxRecords);
-  return { templateName: query.templateName, template, records, options: settings.options, document: settings.document };
+  return {
+    templateName: query.templateName,
+    ...templateVersionOf(query),
+    template,
+    records,
+    options: settings.options,
+    document: settings.document,
+  };
 }
 
 export function parseMergeRequest(query: Query, body: MergeBody, maxRecords: number): MergeRequest {
@@ -118,7 +135,7 @@ export function parsePageCountRequest(query: Query): PageCountRequest {
 }
 
 export function parseInfoRequest(query: Query): InfoRequest {
-  return { kind: 'info', source: { templateName: required(query, 'templateName') } };
+  return { kind: 'info', source: { templateName: required(query, 'templateName'), ...templateVersionOf(query) } };
 }
 
 export function parseTrackedChangesRequest(body: Base64Body): TrackedChangesRequest {

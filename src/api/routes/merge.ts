@@ -51,6 +51,10 @@ export function mergeRoutes(app: Api, services: Services): void {
           properties: {
             returnFormat: { type: 'string', description: 'PDF, PDFA, DOCX, DOC, RTF, HTML or TXT' },
             templateName: { type: 'string' },
+            templateVersion: {
+              type: 'string',
+              description: 'A version of the stored template (GET /v1/templates/versions; docsmith); absent: the current one',
+            },
             append: booleanQuerySchema,
             test: booleanQuerySchema,
             ...asyncQueryProperties,
@@ -156,7 +160,13 @@ export function mergeRoutes(app: Api, services: Services): void {
       schema: {
         tags: ['templates'],
         summary: 'The merge fields and blocks of a stored template',
-        querystring: templateNameQuery,
+        querystring: {
+          ...templateNameQuery,
+          properties: {
+            ...templateNameQuery.properties,
+            templateVersion: { type: 'string', description: 'A version (GET /v1/templates/versions; docsmith); absent: the current one' },
+          },
+        },
         response: { 200: templateInfoSchema, ...errorResponses },
       },
     },

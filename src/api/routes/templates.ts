@@ -1,10 +1,44 @@
 import type { Services } from '../../services.js';
+import { InputError } from '../../errors.js';
+import { diffTemplates } from '../../templates/diff.js';
+import { templateVersionOf } from '../requests/documents.js';
 import { decodeBase64 } from '../../util/base64.js';
 import { formatWireDate } from '../../util/dates.js';
 import { accountOf } from '../auth.js';
 import { base64BodySchema } from '../requests/schemas.js';
 import { base64Body, errorResponses, templateListEntrySchema, templateNameQuery } from '../schemas.js';
-import { requireQuery, sendEmpty, sendJson, type Api } from '../wire.js';
+import { queryOf, requireQuery, sendEmpty, sendJson, type Api } from '../wire.js';
+
+const versionQuery = {
+  type: 'string',
+  pattern: '^[1-9][0-9]{0,8}$',
+  description: 'a version number from GET /v1/templates/versions (docsmith); absent: the current version',
+} as const;
+
+const templateVersionSchema = {
+  type: 'object',
+  properties: {
+    version: { type: 'integer' },
+    current: { type: 'boolean' },
+    modified: { type: 'string', format: 'date-time' },
+    size: { type: 'integer' },
+    sha256: { type: 'string' },
+  },
+  required: ['version', 'current', 'modified', 'size', 'sha256'],
+} as const;
+
+const namesDiffSchema = {
+  type: 'object',
+  properties: { added: { type: 'array', items: { type: 'string' } }, removed: { type: 'array', items: { type: 'string' } } },
+  required: ['added', 'removed'],
+} as const;
+
+/** A version number in a query parameter the schema checked (the pattern), or 400 for the CLI's and tests' sake. */
+function versionParam(value: string | undefined, name: string): number {
+  if (value === undefined || !/^[1-9][0-9]{0,8}$/.test(value))
+    throw new InputError(`${name} must be a version number, not "${value ?? ''}".`);
+  return Number(value);
+}
 
 export function templateRoutes(app: Api, services: Services): void {
   const { templates } = services;
@@ -58,13 +92,112 @@ export function templateRoutes(app: Api, services: Services): void {
       schema: {
         tags: ['templates'],
         summary: 'The stored template, exactly as uploaded',
-        querystring: templateNameQuery,
+        querystring: { ...templateNameQuery, properties: { ...templateNameQuery.properties, templateVersion: versionQuery } },
         response: { 200: base64Body, ...errorResponses },
       },
     },
     async (request, reply) => {
-      const template = await templates.require(accountOf(request), requireQuery(request, 'templateName'));
+      const account = accountOf(request);
+      const name = requireQuery(request, 'templateName');
+      const { templateVersion } = templateVersionOf(queryOf(request));
+      const template =
+        templateVersion === undefined
+          ? await templates.require(account, name)
+          : await templates.requireVersion(account, name, templateVersion);
       return sendJson(reply, 200, template.data.toString('base64'));
+    },
+  );
+
+  app.get(
+    '/templates/versions',
+    {
+      schema: {
+        tags: ['templates'],
+        summary: 'The versions of a stored template, newest first (docsmith)',
+        description: `Replacing a template keeps its earlier versions (the server keeps ${services.config.templateVersions}, DOCSMITH_TEMPLATE_VERSIONS). Merge, template info and download take templateVersion=N; the vendor's endpoints without it use the current version.`,
+        querystring: templateNameQuery,
+        response: { 200: { type: 'array', items: templateVersionSchema }, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const versions = await templates.versions(accountOf(request), requireQuery(request, 'templateName'));
+      return sendJson(
+        reply,
+        200,
+        versions.map((v) => ({
+          version: v.version,
+          current: v.current,
+          modified: v.modifiedAt.toISOString(),
+          size: v.size,
+          sha256: v.sha256,
+        })),
+      );
+    },
+  );
+
+  app.post(
+    '/templates/rollback',
+    {
+      schema: {
+        tags: ['templates'],
+        summary: 'Make an earlier version current again, as a new version (docsmith)',
+        querystring: {
+          type: 'object',
+          properties: { templateName: templateNameQuery.properties.templateName, version: versionQuery },
+          required: ['templateName', 'version'],
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: { version: { type: 'integer', description: 'the new current version' } },
+            required: ['version'],
+          },
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const query = queryOf(request);
+      const version = await templates.rollback(
+        accountOf(request),
+        requireQuery(request, 'templateName'),
+        versionParam(query.version, 'version'),
+      );
+      return sendJson(reply, 200, { version });
+    },
+  );
+
+  app.get(
+    '/templates/diff',
+    {
+      schema: {
+        tags: ['templates'],
+        summary: 'The merge fields and blocks added and removed between two versions (docsmith)',
+        description: 'Paths: a field in block "items" is "items/price"; nested blocks "items/taxes".',
+        querystring: {
+          type: 'object',
+          properties: { templateName: templateNameQuery.properties.templateName, from: versionQuery, to: versionQuery },
+          required: ['templateName', 'from'],
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: { from: { type: 'integer' }, to: { type: 'integer' }, fields: namesDiffSchema, blocks: namesDiffSchema },
+            required: ['from', 'to', 'fields', 'blocks'],
+          },
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const account = accountOf(request);
+      const query = queryOf(request);
+      const templateName = requireQuery(request, 'templateName');
+      const from = versionParam(query.from, 'from');
+      const to = query.to === undefined ? (await templates.versions(account, templateName))[0]!.version : versionParam(query.to, 'to');
+      const info = (templateVersion: number) => services.door.perform(account, { kind: 'info', source: { templateName, templateVersion } });
+      const [a, b] = await Promise.all([info(from), info(to)]);
+      return sendJson(reply, 200, { from, to, ...diffTemplates(a, b) });
     },
   );
 
