@@ -30,7 +30,8 @@ export class JobQueue {
     const { store, config, usage, pipeline, policy } = this.parts;
     // What can be known now answers now: the licence, the template, the callback address.
     usage.check(account, request);
-    if (request.kind === 'merge') await pipeline.checkTemplateSource(account, request.templateName, request.template, request.templateVersion);
+    if (request.kind === 'merge')
+      await pipeline.checkTemplateSource(account, request.templateName, request.template, request.templateVersion);
     const callback = callbackUrl === undefined ? null : (await policy.check(callbackUrl)).href;
     const id = randomUUID();
     const stored = serialiseRequest(request);
