@@ -1,3 +1,4 @@
+import { isScope, SCOPES, type Scope } from '../auth/scopes.js';
 import type { Account, AccountPatch, Store } from '../store/types.js';
 import { DuplicateError } from '../store/types.js';
 import { InputError } from '../errors.js';
@@ -122,9 +123,17 @@ export interface ApiKeyDetails {
   active: boolean;
   createdAt: Date;
   lastUsedAt: Date | null;
+  scope: Scope;
 }
 
 const MAX_KEY_NAME = 100;
+
+/** A key's scope as asked for ('' or absent: full). */
+export function keyScope(value: string | undefined): Scope {
+  if (value === undefined || value === '') return 'full';
+  if (isScope(value)) return value;
+  throw new InputError(`An API key's scope is one of ${SCOPES.join(', ')}, not "${value}".`);
+}
 
 /** A key's label: trimmed, at most 100 characters, no control characters. */
 export function keyName(name: string): string {
@@ -144,9 +153,9 @@ export class ApiKeys {
   ) {}
 
   /** The new key, or null when the account holds the maximum already. */
-  async create(accountId: number, name = ''): Promise<string | null> {
+  async create(accountId: number, name = '', scope: Scope = 'full'): Promise<string | null> {
     const key = generateApiKey();
-    const sealed = { keyHash: hashApiKey(key), keySealed: this.keyRing.seal(key), name: keyName(name) };
+    const sealed = { keyHash: hashApiKey(key), keySealed: this.keyRing.seal(key), name: keyName(name), scope };
     const result = await this.store.apiKeys.add(accountId, sealed, this.maxKeys);
     return result === 'added' ? key : null;
   }
@@ -163,6 +172,7 @@ export class ApiKeys {
         active: r.active,
         createdAt: r.createdAt,
         lastUsedAt: r.lastUsedAt,
+        scope: isScope(r.scope) ? r.scope : 'read',
       };
     });
   }

@@ -74,8 +74,9 @@ export const apiKeyDetailsSchema = {
     active: { type: 'boolean' },
     createdAt: { type: 'string', format: 'date-time' },
     lastUsedAt: { type: ['string', 'null'], format: 'date-time', description: 'When it last signed a request in, to the minute' },
+    scope: { type: 'string', enum: ['full', 'merge', 'read'], description: 'What the key may do; fixed when it is made' },
   },
-  required: ['id', 'name', 'masked', 'active', 'createdAt', 'lastUsedAt'],
+  required: ['id', 'name', 'masked', 'active', 'createdAt', 'lastUsedAt', 'scope'],
 } as const;
 
 export const templateListEntrySchema = {

@@ -3,6 +3,20 @@ import type { Account, Store } from '../store/types.js';
 import { hashApiKey } from './apikeys.js';
 import { verifyAgainstNothing, verifyPassword } from './passwords.js';
 import { addressKey, pairKey, userKey, type AuthThrottle } from './throttle.js';
+import { isScope, type Scope } from './scopes.js';
+
+/** The API key a request signed in with: for its scope and for the audit log. */
+export interface KeyIdentity {
+  id: number;
+  name: string;
+  scope: Scope;
+}
+
+/** Who a request is: the account, and the key when it signed in with one (null: Basic). */
+export interface SignedIn {
+  account: Account;
+  key: KeyIdentity | null;
+}
 
 const TOUCH_EVERY_MS = 60_000;
 
@@ -25,6 +39,8 @@ export class Authenticator {
   private readonly logins = new Map<string, CachedLogin>();
   /** When this instance last recorded each key's use. */
   private readonly touched = new Map<string, number>();
+  /** A key's id, name and scope by its hash, briefly: the scope never changes, a new name shows within a minute. */
+  private readonly identities = new Map<string, { identity: KeyIdentity; expires: number }>();
 
   constructor(
     private readonly store: Store,
@@ -39,6 +55,11 @@ export class Authenticator {
    * API key always works, so guessing an account's password never locks out its keys.
    */
   async authenticate(header: string | undefined, address = 'unknown'): Promise<Account | null> {
+    return (await this.signIn(header, address))?.account ?? null;
+  }
+
+  /** As authenticate, with the key the request signed in with. */
+  async signIn(header: string | undefined, address = 'unknown'): Promise<SignedIn | null> {
     if (!header) return null;
     const space = header.indexOf(' ');
     if (space <= 0) return null;
@@ -46,16 +67,20 @@ export class Authenticator {
     const credentials = header.slice(space + 1).trim();
     if (!credentials) return null;
     if (API_KEY_SCHEMES.includes(scheme)) return this.byApiKey(credentials, address);
-    if (scheme === 'basic') return this.byPassword(credentials, address);
+    if (scheme === 'basic') {
+      const account = await this.byPassword(credentials, address);
+      return account && { account, key: null };
+    }
     return null;
   }
 
-  private async byApiKey(key: string, address: string): Promise<Account | null> {
+  private async byApiKey(key: string, address: string): Promise<SignedIn | null> {
     const hash = key.length > 200 ? '' : hashApiKey(key);
     const account = hash ? await this.store.accounts.byApiKey(hash) : null;
     if (account) {
       await this.used(hash);
-      return account;
+      const identity = await this.identity(hash);
+      return identity && { account, key: identity };
     }
     await this.throttle?.attempt([addressKey(address)], undefined, async () => false);
     return null;
@@ -90,6 +115,20 @@ export class Authenticator {
     if (!account || !valid) return null;
     this.remember(digest, { accountId: account.id, passwordHash: account.passwordHash, expires: Date.now() + this.options.cacheTtlMs });
     return account;
+  }
+
+  private async identity(keyHash: string): Promise<KeyIdentity | null> {
+    const cached = this.identities.get(keyHash);
+    if (cached && cached.expires > Date.now()) return cached.identity;
+    const record = await this.store.apiKeys.byHash(keyHash);
+    if (!record) return null; // revoked between the two reads
+    const identity = { id: record.id, name: record.name, scope: isScope(record.scope) ? record.scope : 'read' };
+    if (this.identities.size >= this.options.cacheSize) {
+      const oldest = this.identities.keys().next().value;
+      if (oldest !== undefined) this.identities.delete(oldest);
+    }
+    this.identities.set(keyHash, { identity, expires: Date.now() + TOUCH_EVERY_MS });
+    return identity;
   }
 
   /** Records a key's use, at most once a minute per key and instance: "last used" is to the minute. */

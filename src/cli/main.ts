@@ -10,7 +10,7 @@ import { openServices, type Services } from '../services.js';
 import { DocsmithError, InputError } from '../errors.js';
 import type { Account } from '../store/types.js';
 import { formatWireDate, parseWireDate } from '../util/dates.js';
-import type { AccountInput } from '../accounts/accounts.js';
+import { keyScope, type AccountInput } from '../accounts/accounts.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import { diffTemplates, type TemplateDiff } from '../templates/diff.js';
 
@@ -25,7 +25,7 @@ DOCSMITH_DATA_DIR or DOCSMITH_DATABASE_URL as for the server).
                           [--max-templates N] [--max-proofing N] [--valid-until ...]
                           [--reset-usage]
   docsmith account delete --user NAME
-  docsmith apikey create --user NAME [--name LABEL]
+  docsmith apikey create --user NAME [--name LABEL] [--scope full|merge|read]
   docsmith apikey list --user NAME [--json]      keys by their ends, with names and dates
   docsmith apikey rename --user NAME --id N --name LABEL
   docsmith apikey revoke --user NAME (--key KEY | --id N)
@@ -81,6 +81,7 @@ const OPTION_OF: [string, string][] = [
   ['maxTemplates ', '--max-templates '],
   ['maxProofingTransactions ', '--max-proofing '],
   ["An API key's name ", '--name '],
+  ["An API key's scope ", '--scope '],
 ];
 
 function asUsage(error: unknown): unknown {
@@ -123,6 +124,7 @@ const OPTIONS = {
   key: { type: 'string' },
   id: { type: 'string' },
   name: { type: 'string' },
+  scope: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   template: { type: 'string' },
@@ -301,7 +303,14 @@ async function run(services: Services, command: string, values: Values): Promise
       return;
     case 'apikey create': {
       const account = await services.accounts.require(requireUser(values));
-      const key = await services.apiKeys.create(account.id, values.name ?? '').catch((e: unknown) => {
+      const scope = (() => {
+        try {
+          return keyScope(values.scope);
+        } catch (e) {
+          throw asUsage(e);
+        }
+      })();
+      const key = await services.apiKeys.create(account.id, values.name ?? '', scope).catch((e: unknown) => {
         throw asUsage(e);
       });
       if (!key)
@@ -320,6 +329,7 @@ async function run(services: Services, command: string, values: Values): Promise
           id: k.id,
           name: k.name,
           key: k.masked,
+          scope: k.scope,
           active: k.active,
           created: k.createdAt.toISOString(),
           lastUsed: k.lastUsedAt?.toISOString() ?? (json ? null : 'never'),

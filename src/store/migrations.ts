@@ -65,6 +65,9 @@ const templateVersions = (bytes: string, time: string) => `ALTER TABLE templates
      PRIMARY KEY (account_id, name, version)
    )`;
 
+/** What an API key may do (auth/scopes.ts); keys made before scopes can do everything. */
+const KEY_SCOPE = "ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'full'";
+
 /** What a job works on (template, records, format), said at submission for its owner's list. */
 const JOB_SUMMARY = 'ALTER TABLE jobs ADD COLUMN summary TEXT';
 
@@ -140,6 +143,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   keyDetails('INTEGER'),
   JOB_SUMMARY,
   templateVersions('BLOB', 'INTEGER'),
+  KEY_SCOPE,
 ];
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -212,6 +216,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   keyDetails('BIGINT'),
   JOB_SUMMARY,
   templateVersions('BYTEA', 'BIGINT'),
+  KEY_SCOPE,
 ];
 
 /**

@@ -312,15 +312,19 @@ class PgAccounts implements AccountRepository {
 class PgApiKeys implements ApiKeyRepository {
   constructor(private readonly pool: pg.Pool) {}
 
-  async add(accountId: number, key: { keyHash: string; keySealed: string; name?: string }, maxKeys: number): Promise<'added' | 'limit'> {
+  async add(
+    accountId: number,
+    key: { keyHash: string; keySealed: string; name?: string; scope?: string },
+    maxKeys: number,
+  ): Promise<'added' | 'limit'> {
     return inTransaction(this.pool, async (client) => {
       // The account row lock serialises concurrent additions for one account.
       await client.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
       const { rows } = await client.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM api_keys WHERE account_id = $1', [accountId]);
       if ((rows[0]?.n ?? 0) >= maxKeys) return 'limit';
       await client.query(
-        'INSERT INTO api_keys (account_id, key_hash, key_sealed, active, created_at, name) VALUES ($1, $2, $3, TRUE, $4, $5)',
-        [accountId, key.keyHash, key.keySealed, Date.now(), key.name ?? ''],
+        'INSERT INTO api_keys (account_id, key_hash, key_sealed, active, created_at, name, scope) VALUES ($1, $2, $3, TRUE, $4, $5, $6)',
+        [accountId, key.keyHash, key.keySealed, Date.now(), key.name ?? '', key.scope ?? 'full'],
       );
       return 'added';
     });

@@ -53,6 +53,7 @@ export interface ApiKeyRow {
   created_at: Num;
   name?: string | null;
   last_used_at?: Num | null;
+  scope?: string | null;
 }
 
 export interface TemplateRow {
@@ -91,6 +92,7 @@ export function rowToApiKey(r: ApiKeyRow): ApiKeyRecord {
     createdAt: new Date(Number(r.created_at)),
     name: r.name ?? '',
     lastUsedAt: r.last_used_at == null ? null : new Date(Number(r.last_used_at)),
+    scope: r.scope ?? 'full',
   };
 }
 

@@ -423,14 +423,18 @@ class SqliteAccounts implements AccountRepository {
 class SqliteApiKeys implements ApiKeyRepository {
   constructor(private readonly db: Database) {}
 
-  async add(accountId: number, key: { keyHash: string; keySealed: string; name?: string }, maxKeys: number): Promise<'added' | 'limit'> {
+  async add(
+    accountId: number,
+    key: { keyHash: string; keySealed: string; name?: string; scope?: string },
+    maxKeys: number,
+  ): Promise<'added' | 'limit'> {
     return this.db
       .transaction((): 'added' | 'limit' => {
         const { n } = prepared(this.db, 'SELECT COUNT(*) AS n FROM api_keys WHERE account_id = ?').get(accountId) as { n: number };
         if (n >= maxKeys) return 'limit';
         this.db
-          .prepare('INSERT INTO api_keys (account_id, key_hash, key_sealed, active, created_at, name) VALUES (?, ?, ?, 1, ?, ?)')
-          .run(accountId, key.keyHash, key.keySealed, Date.now(), key.name ?? '');
+          .prepare('INSERT INTO api_keys (account_id, key_hash, key_sealed, active, created_at, name, scope) VALUES (?, ?, ?, 1, ?, ?, ?)')
+          .run(accountId, key.keyHash, key.keySealed, Date.now(), key.name ?? '', key.scope ?? 'full');
         return 'added';
       })
       .immediate();

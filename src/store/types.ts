@@ -43,6 +43,8 @@ export interface ApiKeyRecord {
   name: string;
   /** When the key last signed a request in, to the minute (null: never). */
   lastUsedAt: Date | null;
+  /** What the key may do (auth/scopes.ts): 'full', 'merge' or 'read'; fixed at creation. */
+  scope: string;
 }
 
 export interface TemplateMeta {
@@ -90,7 +92,11 @@ export interface AccountRepository {
 
 export interface ApiKeyRepository {
   /** Adds the key unless the account already holds `maxKeys`. */
-  add(accountId: number, key: { keyHash: string; keySealed: string; name?: string }, maxKeys: number): Promise<'added' | 'limit'>;
+  add(
+    accountId: number,
+    key: { keyHash: string; keySealed: string; name?: string; scope?: string },
+    maxKeys: number,
+  ): Promise<'added' | 'limit'>;
   list(accountId: number): Promise<ApiKeyRecord[]>;
   byHash(keyHash: string): Promise<ApiKeyRecord | null>;
   delete(accountId: number, keyHash: string): Promise<boolean>;

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { until } from '../helpers/wait.js';
 import { startServer, tempDir, type RunningServer } from '../helpers/server.js';
 import { client, request, type Client } from '../helpers/http.js';
+import { docx, mergefield, p, run } from '../helpers/docx.js';
 
 const USER = 'alice';
 const PASSWORD = 'alice-password-1';
@@ -119,6 +120,58 @@ describe('accounts and authentication over HTTP', () => {
     assert.equal((await basic.delete(`/v1/account/keys/${mine.id}`)).status, 204);
     assert.equal((await request(server.url, 'GET', '/v1/templates/count', { auth: { key } })).status, 403, 'revoked');
     assert.equal((await basic.delete(`/v1/account/keys/${mine.id}`)).status, 404);
+  });
+
+  it('limits a key to its scope: merge-only and read-only keys, each refused the rest with a 403 naming the scope needed (docsmith)', async () => {
+    const made = async (scope: string) => {
+      const reply = await basic.put(`/v1/account/apikey?name=${scope}-key&scope=${scope}`);
+      assert.equal(reply.status, 201, reply.text);
+      return reply.json() as string;
+    };
+    const mergeKey = await made('merge');
+    const readKey = await made('read');
+    const asKey = (key: string, method: string, path: string, json?: unknown) =>
+      request(server.url, method, path, { auth: { key }, ...(json === undefined ? {} : { json }) });
+    const template = docx(p(run('Dear '), mergefield('name'))).toString('base64');
+    assert.equal((await basic.post('/v1/templates/upload?templateName=scoped.docx', { json: template })).status, 201);
+
+    // merge: document work with the stored template; no template changes, no keys.
+    const merged = await asKey(mergeKey, 'POST', '/v1/document/merge?returnFormat=DOCX&templateName=scoped.docx', {
+      mergeData: [{ name: 'Ann' }],
+    });
+    assert.equal(merged.status, 200, merged.text);
+    assert.equal((await asKey(mergeKey, 'GET', '/v1/account/settings')).status, 200);
+    for (const [method, path, json] of [
+      ['POST', '/v1/templates/upload?templateName=other.docx', template],
+      ['DELETE', '/v1/templates/delete?templateName=scoped.docx', undefined],
+      ['GET', '/v1/templates/list', undefined],
+      ['PUT', '/v1/account/apikey', undefined],
+      ['GET', '/v1/account/apikeys', undefined],
+    ] as const) {
+      const refused = await asKey(mergeKey, method, path, json);
+      assert.equal(refused.status, 403, `${method} ${path}`);
+      assert.match((refused.json() as { message: string }).message, /This API key's scope is "merge"/);
+    }
+    // read: stored templates, nothing else.
+    assert.equal((await asKey(readKey, 'GET', '/v1/templates/list')).status, 200);
+    assert.equal((await asKey(readKey, 'GET', '/v1/templates/download?templateName=scoped.docx')).status, 200);
+    const noMerge = await asKey(readKey, 'POST', '/v1/document/merge?returnFormat=TXT&templateName=scoped.docx', { mergeData: [{}] });
+    assert.equal(noMerge.status, 403);
+    assert.match((noMerge.json() as { message: string }).message, /document work needs a key with scope full or merge/);
+    assert.equal((await asKey(readKey, 'DELETE', '/v1/templates/delete?templateName=scoped.docx')).status, 403);
+    assert.equal((await basic.get('/v1/templates/exists?templateName=scoped.docx')).text, 'true', 'nothing was deleted');
+
+    const listed = (await basic.get('/v1/account/keys')).json() as { name: string; scope: string }[];
+    assert.deepEqual(
+      listed.filter((k) => k.name.endsWith('-key')).map((k) => [k.name, k.scope]),
+      [
+        ['merge-key', 'merge'],
+        ['read-key', 'read'],
+      ],
+    );
+    assert.equal((await basic.put('/v1/account/apikey?scope=admin')).status, 400, 'an unknown scope');
+    for (const key of [mergeKey, readKey]) assert.equal((await basic.delete(`/v1/account/apikey?key=${key}`)).status, 200);
+    assert.equal((await basic.delete('/v1/templates/delete?templateName=scoped.docx')).status, 204);
   });
 
   it('refuses every wrong credential with 403 and a message', async () => {

@@ -104,7 +104,7 @@ describe('docsmith CLI: accounts and API keys', () => {
     // Listed by its ends, with its name and dates; the full key is shown only when made.
     const listed = cli(env, ['apikey', 'list', '--user', 'carol']).out;
     assert.doesNotMatch(listed, new RegExp(key));
-    assert.match(listed, new RegExp(`Billing\\s+${key.slice(0, 4)}…${key.slice(-4)}\\s+true\\s+\\d{4}-`));
+    assert.match(listed, new RegExp(`Billing\\s+${key.slice(0, 4)}…${key.slice(-4)}\\s+full\\s+true\\s+\\d{4}-`));
     type Listed = { id: number; name: string; key: string; lastUsed: string | null };
     const [row] = JSON.parse(cli(env, ['apikey', 'list', '--user', 'carol', '--json']).out) as Listed[];
     assert.ok(row?.lastUsed, 'its use is recorded');
@@ -117,7 +117,11 @@ describe('docsmith CLI: accounts and API keys', () => {
     assert.equal(cli(env, ['apikey', 'revoke', '--user', 'carol', '--id', String(row.id)]).code, 0);
     assert.equal((await viaKey.get('/v1/templates/count')).status, 403);
     assert.equal(cli(env, ['apikey', 'revoke', '--user', 'carol', '--key', key]).code, 1);
-    const other = cli(env, ['apikey', 'create', '--user', 'carol']).out.trim();
+    const other = cli(env, ['apikey', 'create', '--user', 'carol', '--scope', 'merge']).out.trim();
+    assert.match(cli(env, ['apikey', 'list', '--user', 'carol']).out, /\s{2}merge\s{2}/);
+    const badScope = cli(env, ['apikey', 'create', '--user', 'carol', '--scope', 'admin']);
+    assert.equal(badScope.code, 2);
+    assert.match(badScope.err, /--scope is one of full, merge, read, not "admin"/);
     assert.equal(cli(env, ['apikey', 'revoke', '--user', 'carol', '--key', other]).code, 0);
     assert.equal((await viaKey.get('/v1/templates/count')).status, 403);
     const again = cli(env, ['apikey', 'revoke', '--user', 'carol', '--key', other]);

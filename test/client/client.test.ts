@@ -27,9 +27,10 @@ describe('TypeScript client against a running server', () => {
       (e: Error) => e instanceof DocsmithApiError && e.status === 403 && /Not authorized/.test(e.message) && !!e.requestId,
     );
     // docsmith's own: named keys, masked, by number.
-    const named = await client.createApiKey('Nightly export');
+    const named = await client.createApiKey('Nightly export', 'merge');
     const [details] = await client.apiKeyDetails();
     assert.equal(details?.name, 'Nightly export');
+    assert.equal(details?.scope, 'merge');
     assert.equal(details?.masked, `${named.slice(0, 4)}…${named.slice(-4)}`);
     assert.equal((await client.renameApiKey(details!.id, 'Weekly export')).name, 'Weekly export');
     await client.revokeApiKey(details!.id);

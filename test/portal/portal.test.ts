@@ -282,8 +282,10 @@ describe('web portal in Chromium', { skip }, () => {
     await fresh.getByRole('button', { name: 'Done' }).click();
     await fresh.waitFor({ state: 'detached' });
     assert.equal(await page.getByText(apiKey).count(), 0, 'the full key is gone from the page');
+    await page.getByLabel('May do').selectOption({ label: 'Read templates only' });
     await page.getByRole('button', { name: 'Create a key' }).click();
     await keys.locator('li').nth(1).waitFor();
+    assert.match(await keys.locator('li').filter({ hasText: 'No name' }).innerText(), /Read templates only/);
     // The first key signs a request in: its last use shows after a reload.
     const used = await fetch(`${env.server.url}/v1/templates/count`, { headers: { authorization: `ReportingCloud-APIKey ${apiKey}` } });
     assert.equal(used.status, 200);

@@ -205,9 +205,9 @@ export class DocsmithClient {
   apiKeys(): Promise<ApiKey[]> {
     return this.call('GET', '/account/apikeys');
   }
-  /** A new key, shown in full this once; `name` labels it (docsmith). */
-  createApiKey(name?: string): Promise<string> {
-    return this.call('PUT', '/account/apikey', name ? { name } : {});
+  /** A new key, shown in full this once; `name` labels it, `scope` limits it (docsmith; default full). */
+  createApiKey(name?: string, scope?: 'full' | 'merge' | 'read'): Promise<string> {
+    return this.call('PUT', '/account/apikey', { name: name || undefined, scope });
   }
   async deleteApiKey(key: string): Promise<void> {
     await this.call('DELETE', '/account/apikey', { key });

@@ -205,6 +205,10 @@ export interface ApiKeyDetails {
    * When it last signed a request in, to the minute
    */
   lastUsedAt: string | null;
+  /**
+   * What the key may do; fixed when it is made
+   */
+  scope: 'full' | 'merge' | 'read';
 }
 export interface TemplateListEntry {
   templateName: string;

@@ -8,6 +8,15 @@ import { copyText } from '../files';
 /** A key's ends, as the server shows keys after their creation. */
 const masked = (key: string) => `${key.slice(0, 4)}…${key.slice(-4)}`;
 
+type Scope = ApiKeyDetails['scope'];
+
+/** What each scope allows, as the creation form offers it (the server's auth/scopes.ts). */
+const SCOPES: Record<Scope, string> = {
+  full: 'Everything',
+  merge: 'Merge and convert only',
+  read: 'Read templates only',
+};
+
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
 
 /** API keys: create with a name (shown in full once, with a copy button), rename, revoke; listed masked with their dates. */
@@ -16,6 +25,7 @@ export function Keys() {
   const keys = useLoad(() => client.apiKeyDetails(), []);
   const action = useAction();
   const [name, setName] = useState('');
+  const [scope, setScope] = useState<Scope>('full');
   const [fresh, setFresh] = useState<{ key: string; masked: string } | undefined>(undefined);
   const [editing, setEditing] = useState<{ id: number; name: string } | undefined>(undefined);
   const current = 'apiKey' in credentials ? masked(credentials.apiKey) : undefined;
@@ -23,7 +33,7 @@ export function Keys() {
   const create = (event: Event) => {
     event.preventDefault();
     return action.run(async () => {
-      const key = await client.createApiKey(name.trim() || undefined);
+      const key = await client.createApiKey(name.trim() || undefined, scope);
       setFresh({ key, masked: masked(key) });
       setName('');
       keys.reload();
@@ -76,6 +86,16 @@ export function Keys() {
             onInput={(e) => setName(e.currentTarget.value)}
           />
         </label>
+        <label>
+          May do
+          <select name="keyScope" value={scope} onChange={(e) => setScope(e.currentTarget.value as Scope)}>
+            {(Object.keys(SCOPES) as Scope[]).map((s) => (
+              <option key={s} value={s}>
+                {SCOPES[s]}
+              </option>
+            ))}
+          </select>
+        </label>
         <button type="submit" class="primary" disabled={action.busy}>
           Create a key
         </button>
@@ -121,7 +141,7 @@ export function Keys() {
             )}
             <code>{key.masked}</code>
             <span class="muted">
-              {key.active ? 'active' : 'inactive'}
+              {SCOPES[key.scope]} · {key.active ? 'active' : 'inactive'}
               {key.masked === current ? ' · this session' : ''}
               {key.masked === fresh?.masked ? ' · new' : ''}
             </span>

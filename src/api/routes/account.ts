@@ -1,7 +1,8 @@
 import type { Services } from '../../services.js';
 import { formatWireDate } from '../../util/dates.js';
 import { accountOf } from '../auth.js';
-import type { ApiKeyDetails } from '../../accounts/accounts.js';
+import { keyScope, type ApiKeyDetails } from '../../accounts/accounts.js';
+import { SCOPES, SCOPE_DESCRIPTIONS } from '../../auth/scopes.js';
 import { DocsmithError, InputError } from '../../errors.js';
 import { accountSettingsSchema, apiKeyDetailsSchema, apiKeySchema, errorResponses, errorSchema } from '../schemas.js';
 import { requireQuery, sendEmpty, sendJson, type Api } from '../wire.js';
@@ -20,6 +21,7 @@ const keyView = (key: ApiKeyDetails) => ({
   active: key.active,
   createdAt: key.createdAt.toISOString(),
   lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+  scope: key.scope,
 });
 
 const keyParams = {
@@ -77,14 +79,21 @@ export function accountRoutes(app: Api, services: Services): void {
         summary: 'Create an API key',
         description:
           `Answers the new key as a JSON string. An account holds at most ${services.config.maxApiKeys} keys. ` +
-          '`name` (docsmith) labels the key, as listed by GET /v1/account/keys.',
-        querystring: { type: 'object', properties: { name: { type: 'string', maxLength: 400 } } },
+          '`name` (docsmith) labels the key, as listed by GET /v1/account/keys. `scope` (docsmith): ' +
+          Object.entries(SCOPE_DESCRIPTIONS)
+            .map(([scope, what]) => `${scope}, ${what}`)
+            .join('; ') +
+          '. Default full; a key keeps its scope.',
+        querystring: {
+          type: 'object',
+          properties: { name: { type: 'string', maxLength: 400 }, scope: { type: 'string', enum: [...SCOPES] } },
+        },
         response: { 201: { type: 'string', description: 'The new key' }, ...errorResponses },
       },
     },
     async (request, reply) => {
-      const { name } = request.query as { name?: string };
-      const key = await services.apiKeys.create(accountOf(request).id, name ?? '');
+      const { name, scope } = request.query as { name?: string; scope?: string };
+      const key = await services.apiKeys.create(accountOf(request).id, name ?? '', keyScope(scope));
       if (!key) {
         throw new InputError(
           `This account has ${services.config.maxApiKeys} API keys, the most allowed; delete one before creating another.`,
