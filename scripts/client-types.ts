@@ -29,6 +29,7 @@ const CONTRACT: Record<string, object> = {
   AccountSettings: responses.accountSettingsSchema,
   ApiKey: responses.apiKeySchema,
   ApiKeyDetails: responses.apiKeyDetailsSchema,
+  AuditEvent: responses.auditEventSchema,
   TemplateListEntry: responses.templateListEntrySchema,
   ShareLink: responses.shareLinkSchema,
   MergeField: responses.mergeFieldSchema,

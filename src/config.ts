@@ -26,6 +26,8 @@ export interface Config {
   maxApiKeys: number;
   /** Earlier versions of a template kept when it is replaced (0: none, as ReportingCloud). */
   templateVersions: number;
+  /** Days an account's audit log entries are kept. */
+  auditDays: number;
   /** Registers routes used by the test suite to drive the quota and slot machinery. */
   testRoutes: boolean;
   /** New accounts get the sample template (samples/reportingcloud/sample_invoice.tx), as the SDK suites expect. */
@@ -190,6 +192,7 @@ export function loadConfig(given: Env = process.env): Config {
     maxConcurrentMerges: 2,
     maxApiKeys: 10,
     templateVersions: int(env, 'DOCSMITH_TEMPLATE_VERSIONS', 10, 0, 1000),
+    auditDays: int(env, 'DOCSMITH_AUDIT_DAYS', 90, 1, 36500),
     testRoutes: env.DOCSMITH_TEST_ROUTES === '1',
     sampleTemplates: env.DOCSMITH_SAMPLE_TEMPLATES === '1',
     dictionaryDir: env.DOCSMITH_DICTIONARY_DIR || '/usr/share/hunspell',

@@ -54,6 +54,7 @@ async function main(): Promise<void> {
   });
   services.usage.onLost = (error) =>
     app.log.error({ reason: error.message }, 'a delivered document could not be counted for ten minutes: the database did not answer');
+  const stopPruning = services.audit.start();
   const stopSweeping = services.usage.sweepOrphanedReservations((refunded) =>
     app.log.warn({ refunded }, 'documents counted by requests that never finished (instance killed) were taken back'),
   );
@@ -68,6 +69,7 @@ async function main(): Promise<void> {
     // is left or the grace period ends.
     app.log.info({ signal, running: services.lifecycle.running, graceMs: config.shutdownGraceMs }, 'stopping: draining requests');
     stopSweeping();
+    stopPruning();
     stopWatchingFonts();
     const [drained] = await Promise.all([
       services.lifecycle.drain(config.shutdownGraceMs),

@@ -11,6 +11,7 @@ import { KeyRing } from './auth/apikeys.js';
 import { loadMasterSecret } from './auth/secret.js';
 import { sampleTemplates } from './accounts/samples.js';
 import { AccountAdmin, ApiKeys } from './accounts/accounts.js';
+import { AuditLog } from './accounts/audit.js';
 import { UsageGuard } from './accounts/usage.js';
 import { TemplateLibrary } from './templates/library.js';
 import { OfficePool } from './office/pool.js';
@@ -63,6 +64,8 @@ export interface Services {
   callbacks: { policy: CallbackPolicy; secretFor(accountId: number): string };
   /** Requests queued as background jobs (async=true). */
   jobs: JobQueue;
+  /** Each account's audit log (pruned by the server, not the CLI). */
+  audit: AuditLog;
   /** Runs jobs from the store (started by the server, not the CLI). */
   jobRunner: JobRunner;
   /** Requests in flight and whether the service is draining for a stop. */
@@ -180,12 +183,16 @@ export async function openServices(
   const callbacks = { policy, secretFor: (accountId: number) => callbackSecret(masterSecret, accountId) };
   const jobRunner = new JobRunner({ store, door, config: config.jobs, callbacks, quota, log: (...args) => options.log?.(...args) });
   jobs.onQueued = () => jobRunner.wake();
+  const audit = new AuditLog(store, config.auditDays, (...args) => options.log?.(...args));
   return {
+    audit,
     lifecycle: new Lifecycle(),
     fonts,
     config,
     store,
-    authenticator: new Authenticator(store, new AuthThrottle(store, config.authThrottle)),
+    authenticator: new Authenticator(store, new AuthThrottle(store, config.authThrottle), undefined, (account, address) =>
+      audit.record(account.id, 'sign-in failed', { actor: 'password', address }, 'wrong password'),
+    ),
     accounts: new AccountAdmin(store, config.sampleTemplates ? sampleTemplates() : []),
     apiKeys: new ApiKeys(store, keyRing, config.maxApiKeys),
     templates,

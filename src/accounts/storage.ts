@@ -11,6 +11,11 @@ export class StorageQuota {
     readonly limitBytes: number,
   ) {}
 
+  /** Bytes the account stores now. */
+  used(accountId: number): Promise<number> {
+    return this.store.accounts.storageBytes(accountId);
+  }
+
   /** 413 unless `adding` bytes more (in place of `replacing` bytes stored now) fit the account's storage. */
   async check(accountId: number, adding: number, replacing = 0): Promise<void> {
     const used = await this.store.accounts.storageBytes(accountId);

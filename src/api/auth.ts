@@ -3,6 +3,7 @@ import type { Account } from '../store/types.js';
 import type { Authenticator, KeyIdentity } from '../auth/authenticate.js';
 import { accessOf, refusal } from '../auth/scopes.js';
 import { ForbiddenError } from '../errors.js';
+import { whoOf, type Who } from '../accounts/audit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,4 +36,9 @@ export function requireAuthentication(scope: FastifyInstance, authenticator: Aut
 export function accountOf(request: FastifyRequest): Account {
   if (!request.account) throw new ForbiddenError('Not authorized.');
   return request.account;
+}
+
+/** Who made a request, for the audit log: its key (number and name) or the account's password, and the client's address. */
+export function whoMade(request: FastifyRequest): Who {
+  return whoOf(request.apiKey, request.ip);
 }

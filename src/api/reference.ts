@@ -39,6 +39,7 @@ const EXAMPLES: Record<string, string> = {
   'put /v1/account/apikey': 'curl $A -X PUT $B/v1/account/apikey',
   'delete /v1/account/apikey': 'curl $A -X DELETE "$B/v1/account/apikey?key=KEY"',
   'get /v1/account/keys': 'curl $A $B/v1/account/keys',
+  'get /v1/account/audit': 'curl $A "$B/v1/account/audit?limit=50"',
   'patch /v1/account/keys/{id}':
     'curl $A -X PATCH $B/v1/account/keys/3 -H "Content-Type: application/json" -d \'{"name":"Invoices (production)"}\'',
   'delete /v1/account/keys/{id}': 'curl $A -X DELETE $B/v1/account/keys/3',

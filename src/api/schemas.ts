@@ -79,6 +79,24 @@ export const apiKeyDetailsSchema = {
   required: ['id', 'name', 'masked', 'active', 'createdAt', 'lastUsedAt', 'scope'],
 } as const;
 
+/** One entry of an account's audit log (docsmith). */
+export const auditEventSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    at: { type: 'string', format: 'date-time' },
+    action: {
+      type: 'string',
+      description:
+        'sign-in failed, key created, key renamed, key revoked, template uploaded, template replaced, template rolled back, template deleted, account created, account changed',
+    },
+    actor: { type: 'string', description: 'key 3 "Billing", password, or operator (CLI)' },
+    address: { type: ['string', 'null'], description: "the client's address (null: the CLI)" },
+    detail: { type: 'string' },
+  },
+  required: ['id', 'at', 'action', 'actor', 'address', 'detail'],
+} as const;
+
 export const templateListEntrySchema = {
   type: 'object',
   properties: {

@@ -46,6 +46,8 @@ export class Authenticator {
     private readonly store: Store,
     private readonly throttle?: AuthThrottle,
     private readonly options: { cacheTtlMs: number; cacheSize: number } = { cacheTtlMs: 60_000, cacheSize: 1000 },
+    /** A wrong password for an existing account (its audit log). */
+    private readonly onWrongPassword?: (account: Account, address: string) => Promise<void>,
   ) {}
 
   /**
@@ -112,6 +114,7 @@ export class Authenticator {
       ? await this.throttle.attempt([addressKey(address), pairKey(username, address)], userKey(username), check)
       : await check();
     const account = found.account;
+    if (account && !valid) await this.onWrongPassword?.(account, address);
     if (!account || !valid) return null;
     this.remember(digest, { accountId: account.id, passwordHash: account.passwordHash, expires: Date.now() + this.options.cacheTtlMs });
     return account;

@@ -11,6 +11,7 @@ import { DocsmithError, InputError } from '../errors.js';
 import type { Account } from '../store/types.js';
 import { formatWireDate, parseWireDate } from '../util/dates.js';
 import { keyScope, type AccountInput } from '../accounts/accounts.js';
+import { OPERATOR } from '../accounts/audit.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import { diffTemplates, type TemplateDiff } from '../templates/diff.js';
 
@@ -29,6 +30,7 @@ DOCSMITH_DATA_DIR or DOCSMITH_DATABASE_URL as for the server).
   docsmith apikey list --user NAME [--json]      keys by their ends, with names and dates
   docsmith apikey rename --user NAME --id N --name LABEL
   docsmith apikey revoke --user NAME (--key KEY | --id N)
+  docsmith audit --user NAME [--json]      the account's audit log, newest first
   docsmith template versions --user NAME --template T [--json]   a stored template's versions
   docsmith template diff --user NAME --template T --from N [--to M]  fields added and removed
   docsmith template rollback --user NAME --template T --to N      version N current again
@@ -234,6 +236,7 @@ const STORE_COMMANDS = [
   'apikey list',
   'apikey rename',
   'apikey revoke',
+  'audit',
   'template versions',
   'template diff',
   'template rollback',
@@ -281,6 +284,7 @@ async function run(services: Services, command: string, values: Values): Promise
       const account = await services.accounts.create(requireUser(values), { ...input, password: input.password }).catch((e: unknown) => {
         throw asUsage(e);
       });
+      await services.audit.record(account.id, 'account created', OPERATOR, `licence ${account.licence}`);
       print([describe(account)], json);
       return;
     }
@@ -294,6 +298,15 @@ async function run(services: Services, command: string, values: Values): Promise
         throw asUsage(e);
       });
       if (values['reset-usage']) account = (await services.store.accounts.update(account.id, { createdDocuments: 0 }))!;
+      const changed = Object.keys(values).filter(
+        (k) => !['user', 'json', 'password-stdin'].includes(k) && values[k as keyof Values] !== undefined,
+      );
+      await services.audit.record(
+        account.id,
+        'account changed',
+        OPERATOR,
+        changed.map((k) => (k === 'password' ? 'password' : `--${k}`)).join(', '),
+      );
       print([describe(account)], json);
       return;
     }
@@ -318,6 +331,7 @@ async function run(services: Services, command: string, values: Values): Promise
           400,
           `account "${account.username}" has ${services.config.maxApiKeys} keys, the most allowed; revoke one first`,
         );
+      await services.audit.record(account.id, 'key created', OPERATOR, `${key.slice(0, 4)}…${key.slice(-4)}, scope ${scope}`);
       process.stdout.write(json ? JSON.stringify({ key }) + '\n' : key + '\n');
       return;
     }
@@ -347,7 +361,17 @@ async function run(services: Services, command: string, values: Values): Promise
       if (!renamed) {
         throw new DocsmithError(400, `account "${account.username}" has no key number ${values.id}; "docsmith apikey list" shows them`);
       }
+      await services.audit.record(account.id, 'key renamed', OPERATOR, `key ${values.id} is now "${values.name.trim()}"`);
       process.stdout.write('renamed\n');
+      return;
+    }
+    case 'audit': {
+      const account = await services.accounts.require(requireUser(values));
+      const events = await services.audit.list(account.id, 500);
+      print(
+        events.map((e) => ({ at: e.at.toISOString(), action: e.action, actor: e.actor, address: e.address ?? '', detail: e.detail })),
+        json,
+      );
       return;
     }
     case 'template versions': {
@@ -382,6 +406,12 @@ async function run(services: Services, command: string, values: Values): Promise
       const account = await services.accounts.require(requireUser(values));
       if (!values.template) throw new UsageError('--template is required');
       const now = await services.templates.rollback(account, values.template, versionOption(values, 'to'));
+      await services.audit.record(
+        account.id,
+        'template rolled back',
+        OPERATOR,
+        `${values.template}: version ${values.to} is version ${now}`,
+      );
       process.stdout.write(`version ${values.to} of "${values.template}" is current again, as version ${now}\n`);
       return;
     }
@@ -392,6 +422,12 @@ async function run(services: Services, command: string, values: Values): Promise
         ? await services.apiKeys.revoke(account.id, values.key)
         : await services.apiKeys.revokeById(account.id, keyId(values));
       if (!revoked) throw new DocsmithError(400, `account "${account.username}" has no such key`);
+      await services.audit.record(
+        account.id,
+        'key revoked',
+        OPERATOR,
+        values.key ? `${values.key.slice(0, 4)}…${values.key.slice(-4)}` : `key ${values.id}`,
+      );
       process.stdout.write('revoked\n');
       return;
     }
@@ -431,7 +467,7 @@ export async function main(argv: string[]): Promise<number> {
       return 1;
     }
   }
-  const command = first === 'backup' ? 'backup' : parsed.positionals.slice(0, 2).join(' ');
+  const command = first === 'backup' || first === 'audit' ? first : parsed.positionals.slice(0, 2).join(' ');
   if ((first === 'account' || first === 'apikey' || first === 'template') && parsed.positionals.length === 1) {
     const subcommands = STORE_COMMANDS.filter((c) => c.startsWith(`${first} `)).map((c) => c.slice(first.length + 1));
     process.stderr.write(`docsmith: ${first} needs a subcommand: ${subcommands.join(', ')}\n\n${usageOf(first)}`);

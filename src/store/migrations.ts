@@ -68,6 +68,19 @@ const templateVersions = (bytes: string, time: string) => `ALTER TABLE templates
 /** What an API key may do (auth/scopes.ts); keys made before scopes can do everything. */
 const KEY_SCOPE = "ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'full'";
 
+/** An account's audit log: sign-in failures, keys, templates and account changes, kept DOCSMITH_AUDIT_DAYS. */
+const auditEvents = (id: string, time: string) => `CREATE TABLE audit_events (
+     id ${id},
+     account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+     at ${time} NOT NULL,
+     action TEXT NOT NULL,
+     actor TEXT NOT NULL,
+     address TEXT,
+     detail TEXT NOT NULL DEFAULT ''
+   );
+   CREATE INDEX audit_events_account ON audit_events(account_id, id);
+   CREATE INDEX audit_events_at ON audit_events(at)`;
+
 /** What a job works on (template, records, format), said at submission for its owner's list. */
 const JOB_SUMMARY = 'ALTER TABLE jobs ADD COLUMN summary TEXT';
 
@@ -144,6 +157,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   JOB_SUMMARY,
   templateVersions('BLOB', 'INTEGER'),
   KEY_SCOPE,
+  auditEvents('INTEGER PRIMARY KEY AUTOINCREMENT', 'INTEGER'),
 ];
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -217,6 +231,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   JOB_SUMMARY,
   templateVersions('BYTEA', 'BIGINT'),
   KEY_SCOPE,
+  auditEvents('BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY', 'BIGINT'),
 ];
 
 /**

@@ -5,6 +5,9 @@ import type {
   AccountPatch,
   AccountRepository,
   ApiKeyRecord,
+  AuditEvent,
+  AuditRepository,
+  NewAuditEvent,
   ApiKeyRepository,
   NewAccount,
   NewTemplate,
@@ -159,6 +162,7 @@ class PostgresStore implements Store {
   readonly usage: PgUsage;
   readonly authFailures: AuthFailureRepository;
   readonly shareLinks: ShareLinkRepository;
+  readonly audit: AuditRepository;
   readonly jobs: JobRepository;
 
   constructor(
@@ -168,6 +172,7 @@ class PostgresStore implements Store {
   ) {
     this.jobs = new PgJobs(pool);
     this.shareLinks = new PgShareLinks(pool);
+    this.audit = new PgAudit(pool);
     this.authFailures = new PgAuthFailures(pool);
     this.accounts = new PgAccounts(pool);
     this.apiKeys = new PgApiKeys(pool);
@@ -479,6 +484,52 @@ const shareLink = (r: ShareRow): ShareLinkRecord => ({
   createdAt: new Date(Number(r.created_at)),
   expiresAt: new Date(Number(r.expires_at)),
 });
+
+interface AuditRow {
+  id: string;
+  account_id: number;
+  at: string;
+  action: string;
+  actor: string;
+  address: string | null;
+  detail: string;
+}
+
+class PgAudit implements AuditRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async add(e: NewAuditEvent): Promise<void> {
+    await this.pool.query('INSERT INTO audit_events (account_id, at, action, actor, address, detail) VALUES ($1, $2, $3, $4, $5, $6)', [
+      e.accountId,
+      (e.at ?? new Date()).getTime(),
+      e.action,
+      e.actor,
+      e.address,
+      e.detail,
+    ]);
+  }
+
+  async list(accountId: number, options: { limit: number; before?: number }): Promise<AuditEvent[]> {
+    const { rows } = await this.pool.query<AuditRow>(
+      'SELECT * FROM audit_events WHERE account_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3',
+      [accountId, options.before ?? Number.MAX_SAFE_INTEGER, options.limit],
+    );
+    return rows.map((r) => ({
+      id: Number(r.id),
+      accountId: Number(r.account_id),
+      at: new Date(Number(r.at)),
+      action: r.action,
+      actor: r.actor,
+      address: r.address,
+      detail: r.detail,
+    }));
+  }
+
+  async prune(cutoff: Date): Promise<number> {
+    const result = await this.pool.query('DELETE FROM audit_events WHERE at < $1', [cutoff.getTime()]);
+    return result.rowCount ?? 0;
+  }
+}
 
 class PgShareLinks implements ShareLinkRepository {
   constructor(private readonly pool: pg.Pool) {}

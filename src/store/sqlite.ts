@@ -19,6 +19,9 @@ import type {
   AccountPatch,
   AccountRepository,
   ApiKeyRecord,
+  AuditEvent,
+  AuditRepository,
+  NewAuditEvent,
   ApiKeyRepository,
   NewAccount,
   NewTemplate,
@@ -240,6 +243,7 @@ class SqliteStore implements Store {
   readonly usage: UsageRepository;
   readonly authFailures: AuthFailureRepository;
   readonly shareLinks: ShareLinkRepository;
+  readonly audit: AuditRepository;
   readonly jobs: JobRepository;
 
   private readonly space: SpaceReturner;
@@ -252,6 +256,7 @@ class SqliteStore implements Store {
     this.space = new SpaceReturner(db, reserve);
     this.jobs = new SqliteJobs(db, this.space);
     this.shareLinks = new SqliteShareLinks(db);
+    this.audit = new SqliteAudit(db);
     this.authFailures = new SqliteAuthFailures(db);
     this.accounts = new SqliteAccounts(db, this.space);
     this.apiKeys = new SqliteApiKeys(db);
@@ -586,6 +591,53 @@ const shareLink = (r: ShareRow): ShareLinkRecord => ({
   createdAt: new Date(r.created_at),
   expiresAt: new Date(r.expires_at),
 });
+
+interface AuditRow {
+  id: number;
+  account_id: number;
+  at: number;
+  action: string;
+  actor: string;
+  address: string | null;
+  detail: string;
+}
+const auditEvent = (r: AuditRow): AuditEvent => ({
+  id: Number(r.id),
+  accountId: Number(r.account_id),
+  at: new Date(Number(r.at)),
+  action: r.action,
+  actor: r.actor,
+  address: r.address,
+  detail: r.detail,
+});
+
+class SqliteAudit implements AuditRepository {
+  constructor(private readonly db: Database) {}
+
+  async add(e: NewAuditEvent): Promise<void> {
+    prepared(this.db, 'INSERT INTO audit_events (account_id, at, action, actor, address, detail) VALUES (?, ?, ?, ?, ?, ?)').run(
+      e.accountId,
+      (e.at ?? new Date()).getTime(),
+      e.action,
+      e.actor,
+      e.address,
+      e.detail,
+    );
+  }
+
+  async list(accountId: number, options: { limit: number; before?: number }): Promise<AuditEvent[]> {
+    const rows = prepared(this.db, 'SELECT * FROM audit_events WHERE account_id = ? AND id < ? ORDER BY id DESC LIMIT ?').all(
+      accountId,
+      options.before ?? Number.MAX_SAFE_INTEGER,
+      options.limit,
+    ) as AuditRow[];
+    return rows.map(auditEvent);
+  }
+
+  async prune(cutoff: Date): Promise<number> {
+    return prepared(this.db, 'DELETE FROM audit_events WHERE at < ?').run(cutoff.getTime()).changes;
+  }
+}
 
 class SqliteShareLinks implements ShareLinkRepository {
   constructor(private readonly db: Database) {}

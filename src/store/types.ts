@@ -126,6 +126,31 @@ export interface TemplateRepository {
   delete(accountId: number, name: string): Promise<boolean>;
 }
 
+/** One entry of an account's audit log: who did what, when, from where. */
+export interface AuditEvent {
+  id: number;
+  accountId: number;
+  at: Date;
+  /** "sign-in failed", "key created", "template replaced", ... */
+  action: string;
+  /** Who: 'key 3 "Billing"', 'password', 'operator (CLI)'. */
+  actor: string;
+  /** The client's address (null: the CLI). */
+  address: string | null;
+  /** What it was done to: a template's name, a key's ends, the changed settings. */
+  detail: string;
+}
+
+export type NewAuditEvent = Omit<AuditEvent, 'id' | 'at'> & { at?: Date };
+
+export interface AuditRepository {
+  add(event: NewAuditEvent): Promise<void>;
+  /** Newest first, at most `limit`, those older than the event `before` (an id) when given. */
+  list(accountId: number, options: { limit: number; before?: number }): Promise<AuditEvent[]>;
+  /** Removes events from before `cutoff`; how many. */
+  prune(cutoff: Date): Promise<number>;
+}
+
 /** A held merge slot; release it exactly once when the work ends. */
 export interface SlotLease {
   release(): Promise<void>;
@@ -354,6 +379,7 @@ export interface Store {
   readonly usage: UsageRepository;
   readonly authFailures: AuthFailureRepository;
   readonly shareLinks: ShareLinkRepository;
+  readonly audit: AuditRepository;
   /** Statements sent to a database server so far (PostgreSQL; SQLite runs in the process and has none). */
   statements?(): number;
   /** Resolves when the store can serve; throws otherwise (a 503 that says why). */

@@ -33,15 +33,37 @@ export class TemplateLibrary {
       );
     }
     await validate?.(name);
-    // A replaced template's bytes are freed only when no earlier version is kept.
-    const replaced = this.keepVersions > 0 ? 0 : ((await this.store.templates.meta(account.id, name))?.size ?? 0);
-    await this.quota?.check(account.id, data.length, replaced);
     return this.put(account, name, detected.format, data);
   }
 
+  /**
+   * How many earlier versions a replacement keeps: up to the setting, as far as the account's
+   * storage allows. Earlier versions are given up, oldest first, before the upload is refused.
+   */
+  private async versionsToKeep(account: Account, name: string, size: number): Promise<number> {
+    const current = await this.store.templates.meta(account.id, name);
+    if (!this.quota) return this.keepVersions;
+    if (!current || this.keepVersions === 0) {
+      await this.quota.check(account.id, size, current?.size ?? 0);
+      return this.keepVersions;
+    }
+    const earlier = (await this.store.templates.versions(account.id, name)).filter((v) => !v.current);
+    const earlierBytes = earlier.reduce((sum, v) => sum + v.size, 0);
+    await this.quota.check(account.id, size, current.size + earlierBytes);
+    let room = this.quota.limitBytes - ((await this.quota.used(account.id)) - current.size - earlierBytes + size);
+    let keep = 0;
+    for (const version of [current, ...earlier].slice(0, this.keepVersions)) {
+      if (version.size > room) break;
+      room -= version.size;
+      keep++;
+    }
+    return keep;
+  }
+
   private async put(account: Account, name: string, format: string, data: Buffer): Promise<'created' | 'replaced'> {
+    const keep = await this.versionsToKeep(account, name, data.length);
     const sha256 = createHash('sha256').update(data).digest('hex');
-    const result = await this.store.templates.put(account.id, { name, format, sha256, data }, account.maxTemplates, this.keepVersions);
+    const result = await this.store.templates.put(account.id, { name, format, sha256, data }, account.maxTemplates, keep);
     if (result === 'limit') {
       throw new ForbiddenError(
         `The template quota of this account is used up (${account.maxTemplates} templates); delete one or replace an existing name.`,
@@ -96,7 +118,6 @@ export class TemplateLibrary {
   async rollback(account: Account, raw: string, version: number): Promise<number> {
     const name = normalName(raw);
     const earlier = await this.requireVersion(account, name, version);
-    await this.quota?.check(account.id, earlier.data.length, 0);
     await this.put(account, name, earlier.format, earlier.data);
     return (await this.store.templates.meta(account.id, name))?.version ?? version;
   }

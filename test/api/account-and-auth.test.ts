@@ -174,6 +174,45 @@ describe('accounts and authentication over HTTP', () => {
     assert.equal((await basic.delete('/v1/templates/delete?templateName=scoped.docx')).status, 204);
   });
 
+  it('keeps an audit log of sign-in failures, keys and templates, with who and from where, newest first (docsmith)', async () => {
+    const made = await basic.put('/v1/account/apikey?name=Auditor&scope=full');
+    const key = made.json() as string;
+    const viaKey = client(server.url, { key });
+    const template = docx(p(run('Hello '), mergefield('name'))).toString('base64');
+    assert.equal((await viaKey.post('/v1/templates/upload?templateName=audited.docx', { json: template })).status, 201);
+    assert.equal((await viaKey.post('/v1/templates/upload?templateName=audited.docx', { json: template })).status, 201);
+    assert.equal((await viaKey.delete('/v1/templates/delete?templateName=audited.docx')).status, 204);
+    assert.equal((await request(server.url, 'GET', '/v1/templates/count', { auth: { basic: [USER, 'not-the-password'] } })).status, 403);
+    type Event = { id: number; at: string; action: string; actor: string; address: string | null; detail: string };
+    const events = (await basic.get('/v1/account/audit?limit=5')).json() as Event[];
+    const keyId = ((await basic.get('/v1/account/keys')).json() as { id: number; name: string }[]).find((k) => k.name === 'Auditor')!.id;
+    assert.deepEqual(
+      events.map((e) => [e.action, e.actor, e.detail]),
+      [
+        ['sign-in failed', 'password', 'wrong password'],
+        ['template deleted', `key ${keyId} "Auditor"`, 'audited.docx'],
+        ['template replaced', `key ${keyId} "Auditor"`, 'audited.docx'],
+        ['template uploaded', `key ${keyId} "Auditor"`, 'audited.docx'],
+        ['key created', 'password', `${key.slice(0, 4)}…${key.slice(-4)} "Auditor", scope full`],
+      ],
+    );
+    for (const e of events) {
+      assert.match(e.address ?? '', /127\.0\.0\.1/);
+      assert.ok(Math.abs(Date.parse(e.at) - Date.now()) < 3_600_000);
+    }
+    assert.ok(!JSON.stringify(events).includes(key), 'never the key itself');
+    const older = (await basic.get(`/v1/account/audit?limit=2&before=${events[1]!.id}`)).json() as Event[];
+    assert.deepEqual(
+      older.map((e) => e.id),
+      [events[2]!.id, events[3]!.id],
+      'paged by id',
+    );
+    const mergeKey = (await basic.put('/v1/account/apikey?scope=merge')).json() as string;
+    assert.equal((await request(server.url, 'GET', '/v1/account/audit', { auth: { key: mergeKey } })).status, 403, 'a full key reads it');
+    for (const k of [key, mergeKey]) assert.equal((await basic.delete(`/v1/account/apikey?key=${k}`)).status, 200);
+    assert.equal(((await basic.get('/v1/account/audit?limit=1')).json() as Event[])[0]!.action, 'key revoked');
+  });
+
   it('refuses every wrong credential with 403 and a message', async () => {
     const cases = [
       null,

@@ -156,6 +156,20 @@ describe('docsmith CLI: accounts and API keys', () => {
     const bad = cli(env, ['template', 'rollback', '--user', 'tess', '--template', 'memo.docx', '--to', 'last']);
     assert.equal(bad.code, 2);
     assert.match(bad.err, /--to is a version number/);
+    // The operator's changes are in the account's audit log, with the uploads made over HTTP.
+    assert.equal(cli(env, ['account', 'update', '--user', 'tess', '--max-documents', '500']).code, 0);
+    const audit = JSON.parse(cli(env, ['audit', '--user', 'tess', '--json']).out) as { action: string; actor: string; detail: string }[];
+    assert.deepEqual(
+      audit.map((e) => [e.action, e.actor]),
+      [
+        ['account changed', 'operator (CLI)'],
+        ['template rolled back', 'operator (CLI)'],
+        ['template replaced', 'password'],
+        ['template uploaded', 'password'],
+        ['account created', 'operator (CLI)'],
+      ],
+    );
+    assert.equal(audit[0]!.detail, '--max-documents');
     const none = cli(env, ['template', 'versions', '--user', 'tess', '--template', 'nothing.docx']);
     assert.equal(none.code, 1);
     assert.match(none.err, /no template named "nothing.docx"/);

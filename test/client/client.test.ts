@@ -35,6 +35,8 @@ describe('TypeScript client against a running server', () => {
     assert.equal((await client.renameApiKey(details!.id, 'Weekly export')).name, 'Weekly export');
     await client.revokeApiKey(details!.id);
     assert.deepEqual(await client.apiKeyDetails(), []);
+    const [revoked, renamed] = await client.auditLog({ limit: 2 });
+    assert.deepEqual([revoked?.action, renamed?.action], ['key revoked', 'key renamed']);
   });
 
   it('covers the template endpoints', async () => {

@@ -262,6 +262,11 @@ describe('web portal in Chromium', { skip }, () => {
     // Usage: the two downloads counted; the previews were test runs.
     await page.getByRole('link', { name: 'Usage' }).click();
     await page.getByText('2 of 1,000,000').waitFor();
+    // The account's activity: the upload made above, by the password, from this browser's address.
+    const activity = page.getByRole('region', { name: 'Recent activity' });
+    await activity.getByRole('cell', { name: 'template uploaded' }).first().waitFor();
+    assert.match(await activity.innerText(), /template uploaded\s+password\s+127\.0\.0\.1\s+invoice\.docx/);
+    await page.screenshot({ path: path.join(SHOTS, 'usage.png'), fullPage: true });
 
     // API keys: create with a name (shown in full once), list masked with dates, rename, revoke.
     await page.getByRole('link', { name: 'API keys' }).click();

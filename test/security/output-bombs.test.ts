@@ -100,6 +100,11 @@ describe('storage per account', () => {
       assert.equal(over.status, 413, over.text);
       assert.match(errorMessage(over), /limit of 1 MB \(DOCSMITH_ACCOUNT_STORAGE_MB\)/);
       assert.equal((await ann.upload('a.docx', big)).status, 201, 'replacing a template counts its new size only');
+      assert.deepEqual(
+        ((await ann.get('/v1/templates/versions?templateName=a.docx')).json() as { version: number }[]).map((v) => v.version),
+        [2],
+        'the earlier version is given up: it does not fit beside the new one',
+      );
       assert.equal((await env.clients.bob!.upload('b.docx', big)).status, 201, 'another account has its own room');
 
       assert.equal((await ann.delete('/v1/templates/delete?templateName=a.docx')).status, 204);

@@ -145,6 +145,45 @@ for (const make of [sqliteBackend, postgresBackend]) {
       assert.equal((await store.apiKeys.byHash('lab-2'))?.lastUsedAt, null);
     });
 
+    it("keeps each account's audit log apart, newest first, pages it by id, prunes by age and drops it with the account", async () => {
+      const a = await store.accounts.create(newAccount('audited'));
+      const b = await store.accounts.create(newAccount('audited-too'));
+      const old = new Date(Date.now() - 100 * 86_400_000);
+      await store.audit.add({
+        accountId: a.id,
+        action: 'key created',
+        actor: 'password',
+        address: '10.0.0.1',
+        detail: 'abcd…wxyz',
+        at: old,
+      });
+      for (const n of [1, 2, 3])
+        await (n % 2 ? store : second).audit.add({
+          accountId: a.id,
+          action: 'template uploaded',
+          actor: 'key 1',
+          address: null,
+          detail: `t${n}.docx`,
+        });
+      await store.audit.add({ accountId: b.id, action: 'sign-in failed', actor: 'password', address: '10.0.0.2', detail: '' });
+      const all = await store.audit.list(a.id, { limit: 10 });
+      assert.deepEqual(
+        all.map((e) => e.detail),
+        ['t3.docx', 't2.docx', 't1.docx', 'abcd…wxyz'],
+      );
+      assert.equal(all[3]!.address, '10.0.0.1');
+      assert.deepEqual(all[3]!.at, old);
+      assert.deepEqual(
+        (await second.audit.list(a.id, { limit: 2, before: all[1]!.id })).map((e) => e.detail),
+        ['t1.docx', 'abcd…wxyz'],
+      );
+      assert.ok((await store.audit.prune(new Date(Date.now() - 90 * 86_400_000))) >= 1);
+      assert.equal((await store.audit.list(a.id, { limit: 10 })).length, 3);
+      assert.equal((await store.audit.list(b.id, { limit: 10 })).length, 1);
+      await store.accounts.delete(b.id);
+      assert.deepEqual(await store.audit.list(b.id, { limit: 10 }), []);
+    });
+
     it('keeps the chosen number of earlier template versions, numbered on, and removes them with the template', async () => {
       const a = await store.accounts.create(newAccount('kept-versions'));
       const bytes = (n: number) => Buffer.from(`version ${n} `.repeat(50));

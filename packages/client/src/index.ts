@@ -11,6 +11,7 @@ import type {
   AccountSettings,
   ApiKey,
   ApiKeyDetails,
+  AuditEvent,
   DocumentSettings,
   IncorrectWord,
   Job,
@@ -219,6 +220,10 @@ export class DocsmithClient {
   /** Names a key by its number from apiKeyDetails() (docsmith). */
   renameApiKey(id: number, name: string): Promise<ApiKeyDetails> {
     return this.call('PATCH', `/account/keys/${id}`, {}, { name });
+  }
+  /** The account's audit log, newest first; `before`: an event's id, for the page after it (docsmith). */
+  auditLog(options: { limit?: number; before?: number } = {}): Promise<AuditEvent[]> {
+    return this.call('GET', '/account/audit', options);
   }
   /** Revokes a key by its number from apiKeyDetails() (docsmith). */
   async revokeApiKey(id: number): Promise<void> {

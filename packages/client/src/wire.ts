@@ -210,6 +210,23 @@ export interface ApiKeyDetails {
    */
   scope: 'full' | 'merge' | 'read';
 }
+export interface AuditEvent {
+  id: number;
+  at: string;
+  /**
+   * sign-in failed, key created, key renamed, key revoked, template uploaded, template replaced, template rolled back, template deleted, account created, account changed
+   */
+  action: string;
+  /**
+   * key 3 "Billing", password, or operator (CLI)
+   */
+  actor: string;
+  /**
+   * the client's address (null: the CLI)
+   */
+  address: string | null;
+  detail: string;
+}
 export interface TemplateListEntry {
   templateName: string;
   /**

@@ -33,6 +33,7 @@ function nextMonth(): string {
 export function Usage() {
   const { client } = useSession();
   const settings = useLoad(() => client.accountSettings(), []);
+  const activity = useLoad(() => client.auditLog({ limit: 50 }), []);
   const s = settings.data;
   return (
     <main>
@@ -52,6 +53,40 @@ export function Usage() {
           </p>
         </section>
       )}
+      <section aria-label="Recent activity">
+        <h2>Recent activity</h2>
+        {activity.error && <p class="muted">The activity of the account shows to its password or a key with scope full.</p>}
+        {activity.data && activity.data.length === 0 && <p class="muted">Nothing yet.</p>}
+        {activity.data && activity.data.length > 0 && (
+          <div class="table-scroll">
+            <table class="activity">
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">What</th>
+                  <th scope="col">Who</th>
+                  <th scope="col">From</th>
+                  <th scope="col">Detail</th>
+                </tr>
+              </thead>
+              <tbody>
+                {activity.data.map((e) => (
+                  <tr key={e.id}>
+                    <td>{new Date(e.at).toLocaleString()}</td>
+                    <td>{e.action}</td>
+                    <td>{e.actor}</td>
+                    <td>{e.address ?? ''}</td>
+                    <td class="wrap">{e.detail}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <p class="muted small">
+          Sign-in failures, keys made and revoked, templates uploaded, replaced and deleted, and the operator's changes.
+        </p>
+      </section>
     </main>
   );
 }

@@ -1,10 +1,10 @@
 import type { Services } from '../../services.js';
 import { formatWireDate } from '../../util/dates.js';
-import { accountOf } from '../auth.js';
+import { accountOf, whoMade } from '../auth.js';
 import { keyScope, type ApiKeyDetails } from '../../accounts/accounts.js';
 import { SCOPES, SCOPE_DESCRIPTIONS } from '../../auth/scopes.js';
 import { DocsmithError, InputError } from '../../errors.js';
-import { accountSettingsSchema, apiKeyDetailsSchema, apiKeySchema, errorResponses, errorSchema } from '../schemas.js';
+import { accountSettingsSchema, apiKeyDetailsSchema, auditEventSchema, apiKeySchema, errorResponses, errorSchema } from '../schemas.js';
 import { requireQuery, sendEmpty, sendJson, type Api } from '../wire.js';
 
 /**
@@ -93,12 +93,15 @@ export function accountRoutes(app: Api, services: Services): void {
     },
     async (request, reply) => {
       const { name, scope } = request.query as { name?: string; scope?: string };
-      const key = await services.apiKeys.create(accountOf(request).id, name ?? '', keyScope(scope));
+      const account = accountOf(request);
+      const chosen = keyScope(scope);
+      const key = await services.apiKeys.create(account.id, name ?? '', chosen);
       if (!key) {
         throw new InputError(
           `This account has ${services.config.maxApiKeys} API keys, the most allowed; delete one before creating another.`,
         );
       }
+      await services.audit.record(account.id, 'key created', whoMade(request), describeKey(key, name ?? '', chosen));
       return sendJson(reply, 201, key);
     },
   );
@@ -115,9 +118,11 @@ export function accountRoutes(app: Api, services: Services): void {
     },
     async (request, reply) => {
       const key = requireQuery(request, 'key');
-      if (!(await services.apiKeys.revoke(accountOf(request).id, key))) {
+      const account = accountOf(request);
+      if (!(await services.apiKeys.revoke(account.id, key))) {
         throw new InputError('This account has no such API key.');
       }
+      await services.audit.record(account.id, 'key revoked', whoMade(request), masked(key));
       return sendEmpty(reply, 200);
     },
   );
@@ -158,6 +163,7 @@ export function accountRoutes(app: Api, services: Services): void {
       const named =
         (await services.apiKeys.rename(account.id, id, name)) && (await services.apiKeys.details(account.id)).find((k) => k.id === id);
       if (!named) throw new DocsmithError(404, `This account has no API key number ${id}; GET /v1/account/keys lists them.`);
+      await services.audit.record(account.id, 'key renamed', whoMade(request), `key ${id} (${named.masked}) is now "${named.name}"`);
       return sendJson(reply, 200, keyView(named));
     },
   );
@@ -174,9 +180,56 @@ export function accountRoutes(app: Api, services: Services): void {
     },
     async (request, reply) => {
       const id = Number((request.params as { id: string }).id);
-      if (!(await services.apiKeys.revokeById(accountOf(request).id, id)))
+      const account = accountOf(request);
+      const key = (await services.apiKeys.details(account.id)).find((k) => k.id === id);
+      if (!key || !(await services.apiKeys.revokeById(account.id, id)))
         throw new DocsmithError(404, `This account has no API key number ${id}; GET /v1/account/keys lists them.`);
+      await services.audit.record(
+        account.id,
+        'key revoked',
+        whoMade(request),
+        `key ${id}${key.name ? ` "${key.name}"` : ''} (${key.masked})`,
+      );
       return sendEmpty(reply, 204);
     },
   );
+
+  app.get(
+    '/account/audit',
+    {
+      schema: {
+        tags: ['account'],
+        summary: "The account's audit log, newest first (docsmith)",
+        description: `Sign-in failures, keys made, renamed and revoked, templates uploaded, replaced, rolled back and deleted, and the operator's changes, with who (the key's number and name, or the password) and the client's address; kept ${services.config.auditDays} days (DOCSMITH_AUDIT_DAYS). Page with before=<the last id>.`,
+        querystring: {
+          type: 'object',
+          properties: {
+            limit: { type: 'string', pattern: '^[1-9][0-9]{0,2}$', description: 'at most this many (1-500, default 100)' },
+            before: { type: 'string', pattern: '^[1-9][0-9]{0,15}$', description: 'entries older than the one with this id' },
+          },
+        },
+        response: { 200: { type: 'array', items: auditEventSchema }, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { limit, before } = request.query as { limit?: string; before?: string };
+      const events = await services.audit.list(
+        accountOf(request).id,
+        Math.min(500, Number(limit ?? 100)),
+        before === undefined ? undefined : Number(before),
+      );
+      return sendJson(
+        reply,
+        200,
+        events.map((e) => ({ id: e.id, at: e.at.toISOString(), action: e.action, actor: e.actor, address: e.address, detail: e.detail })),
+      );
+    },
+  );
 }
+
+/** A key in the audit log: its ends, name and scope (never the key). */
+function describeKey(key: string, name: string, scope: string): string {
+  return `${masked(key)}${name.trim() ? ` "${name.trim()}"` : ''}, scope ${scope}`;
+}
+
+const masked = (key: string) => `${key.slice(0, 4)}…${key.slice(-4)}`;

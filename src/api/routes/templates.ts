@@ -4,7 +4,7 @@ import { diffTemplates } from '../../templates/diff.js';
 import { templateVersionOf } from '../requests/documents.js';
 import { decodeBase64 } from '../../util/base64.js';
 import { formatWireDate } from '../../util/dates.js';
-import { accountOf } from '../auth.js';
+import { accountOf, whoMade } from '../auth.js';
 import { base64BodySchema } from '../requests/schemas.js';
 import { base64Body, errorResponses, templateListEntrySchema, templateNameQuery } from '../schemas.js';
 import { queryOf, requireQuery, sendEmpty, sendJson, type Api } from '../wire.js';
@@ -158,11 +158,11 @@ export function templateRoutes(app: Api, services: Services): void {
     },
     async (request, reply) => {
       const query = queryOf(request);
-      const version = await templates.rollback(
-        accountOf(request),
-        requireQuery(request, 'templateName'),
-        versionParam(query.version, 'version'),
-      );
+      const account = accountOf(request);
+      const name = requireQuery(request, 'templateName');
+      const from = versionParam(query.version, 'version');
+      const version = await templates.rollback(account, name, from);
+      await services.audit.record(account.id, 'template rolled back', whoMade(request), `${name}: version ${from} is version ${version}`);
       return sendJson(reply, 200, { version });
     },
   );
@@ -216,9 +216,10 @@ export function templateRoutes(app: Api, services: Services): void {
       const name = requireQuery(request, 'templateName');
       const data = decodeBase64(request.body, 'The template');
       const account = accountOf(request);
-      await templates.upload(account, name, data, (normal) =>
+      const result = await templates.upload(account, name, data, (normal) =>
         services.door.perform(account, { kind: 'validateTemplate', bytes: data, name: normal }),
       );
+      await services.audit.record(account.id, result === 'created' ? 'template uploaded' : 'template replaced', whoMade(request), name);
       return sendEmpty(reply, 201);
     },
   );
@@ -234,7 +235,10 @@ export function templateRoutes(app: Api, services: Services): void {
       },
     },
     async (request, reply) => {
-      await templates.delete(accountOf(request), requireQuery(request, 'templateName'));
+      const account = accountOf(request);
+      const name = requireQuery(request, 'templateName');
+      await templates.delete(account, name);
+      await services.audit.record(account.id, 'template deleted', whoMade(request), name);
       return sendEmpty(reply, 204);
     },
   );
