@@ -51,6 +51,9 @@ import {
   rowToApiKey,
   rowToJob,
   rowToTemplateMeta,
+  rowToAuditEvent,
+  AUDIT_INSERT,
+  type AuditRow,
   type TemplateRow,
 } from './rows.js';
 import { randomUUID } from 'node:crypto';
@@ -485,21 +488,11 @@ const shareLink = (r: ShareRow): ShareLinkRecord => ({
   expiresAt: new Date(Number(r.expires_at)),
 });
 
-interface AuditRow {
-  id: string;
-  account_id: number;
-  at: string;
-  action: string;
-  actor: string;
-  address: string | null;
-  detail: string;
-}
-
 class PgAudit implements AuditRepository {
   constructor(private readonly pool: pg.Pool) {}
 
   async add(e: NewAuditEvent): Promise<void> {
-    await this.pool.query('INSERT INTO audit_events (account_id, at, action, actor, address, detail) VALUES ($1, $2, $3, $4, $5, $6)', [
+    await this.pool.query(`${AUDIT_INSERT} VALUES ($1, $2, $3, $4, $5, $6)`, [
       e.accountId,
       (e.at ?? new Date()).getTime(),
       e.action,
@@ -514,15 +507,7 @@ class PgAudit implements AuditRepository {
       'SELECT * FROM audit_events WHERE account_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3',
       [accountId, options.before ?? Number.MAX_SAFE_INTEGER, options.limit],
     );
-    return rows.map((r) => ({
-      id: Number(r.id),
-      accountId: Number(r.account_id),
-      at: new Date(Number(r.at)),
-      action: r.action,
-      actor: r.actor,
-      address: r.address,
-      detail: r.detail,
-    }));
+    return rows.map(rowToAuditEvent);
   }
 
   async prune(cutoff: Date): Promise<number> {

@@ -1,4 +1,4 @@
-import type { Account, ApiKeyRecord, JobKind, JobProgress, JobRecord, JobState, JobSummary, TemplateMeta } from './types.js';
+import type { Account, ApiKeyRecord, AuditEvent, JobKind, JobProgress, JobRecord, JobState, JobSummary, TemplateMeta } from './types.js';
 
 /** Column lists and row mapping shared by both SQL backends (times are epoch milliseconds). */
 export const accountColumns =
@@ -159,5 +159,30 @@ export function rowToJob(r: JobRow): JobRecord {
             attempts: Number(r.callback_attempts),
             lastError: r.callback_error,
           },
+  };
+}
+
+export interface AuditRow {
+  id: Num;
+  account_id: Num;
+  at: Num;
+  action: string;
+  actor: string;
+  address: string | null;
+  detail: string;
+}
+
+/** The values of an audit event's row, in the order of the insert both stores use. */
+export const AUDIT_INSERT = 'INSERT INTO audit_events (account_id, at, action, actor, address, detail)';
+
+export function rowToAuditEvent(r: AuditRow): AuditEvent {
+  return {
+    id: Number(r.id),
+    accountId: Number(r.account_id),
+    at: new Date(Number(r.at)),
+    action: r.action,
+    actor: r.actor,
+    address: r.address,
+    detail: r.detail,
   };
 }

@@ -64,6 +64,9 @@ import {
   type JobRow,
   rowToAccount,
   rowToApiKey,
+  rowToAuditEvent,
+  AUDIT_INSERT,
+  type AuditRow,
   rowToJob,
   rowToTemplateMeta,
   type TemplateRow,
@@ -592,30 +595,11 @@ const shareLink = (r: ShareRow): ShareLinkRecord => ({
   expiresAt: new Date(r.expires_at),
 });
 
-interface AuditRow {
-  id: number;
-  account_id: number;
-  at: number;
-  action: string;
-  actor: string;
-  address: string | null;
-  detail: string;
-}
-const auditEvent = (r: AuditRow): AuditEvent => ({
-  id: Number(r.id),
-  accountId: Number(r.account_id),
-  at: new Date(Number(r.at)),
-  action: r.action,
-  actor: r.actor,
-  address: r.address,
-  detail: r.detail,
-});
-
 class SqliteAudit implements AuditRepository {
   constructor(private readonly db: Database) {}
 
   async add(e: NewAuditEvent): Promise<void> {
-    prepared(this.db, 'INSERT INTO audit_events (account_id, at, action, actor, address, detail) VALUES (?, ?, ?, ?, ?, ?)').run(
+    prepared(this.db, `${AUDIT_INSERT} VALUES (?, ?, ?, ?, ?, ?)`).run(
       e.accountId,
       (e.at ?? new Date()).getTime(),
       e.action,
@@ -631,7 +615,7 @@ class SqliteAudit implements AuditRepository {
       options.before ?? Number.MAX_SAFE_INTEGER,
       options.limit,
     ) as AuditRow[];
-    return rows.map(auditEvent);
+    return rows.map(rowToAuditEvent);
   }
 
   async prune(cutoff: Date): Promise<number> {
