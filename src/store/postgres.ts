@@ -53,6 +53,7 @@ import {
   rowToTemplateMeta,
   rowToAuditEvent,
   AUDIT_INSERT,
+  auditValues,
   type AuditRow,
   type TemplateRow,
 } from './rows.js';
@@ -492,14 +493,7 @@ class PgAudit implements AuditRepository {
   constructor(private readonly pool: pg.Pool) {}
 
   async add(e: NewAuditEvent): Promise<void> {
-    await this.pool.query(`${AUDIT_INSERT} VALUES ($1, $2, $3, $4, $5, $6)`, [
-      e.accountId,
-      (e.at ?? new Date()).getTime(),
-      e.action,
-      e.actor,
-      e.address,
-      e.detail,
-    ]);
+    await this.pool.query(`${AUDIT_INSERT} VALUES ($1, $2, $3, $4, $5, $6)`, auditValues(e));
   }
 
   async list(accountId: number, options: { limit: number; before?: number }): Promise<AuditEvent[]> {

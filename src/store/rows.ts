@@ -1,4 +1,15 @@
-import type { Account, ApiKeyRecord, AuditEvent, JobKind, JobProgress, JobRecord, JobState, JobSummary, TemplateMeta } from './types.js';
+import type {
+  Account,
+  ApiKeyRecord,
+  AuditEvent,
+  NewAuditEvent,
+  JobKind,
+  JobProgress,
+  JobRecord,
+  JobState,
+  JobSummary,
+  TemplateMeta,
+} from './types.js';
 
 /** Column lists and row mapping shared by both SQL backends (times are epoch milliseconds). */
 export const accountColumns =
@@ -172,8 +183,16 @@ export interface AuditRow {
   detail: string;
 }
 
-/** The values of an audit event's row, in the order of the insert both stores use. */
+/** The insert both stores use, and an event's values in its order. */
 export const AUDIT_INSERT = 'INSERT INTO audit_events (account_id, at, action, actor, address, detail)';
+export const auditValues = (e: NewAuditEvent): [number, number, string, string, string | null, string] => [
+  e.accountId,
+  (e.at ?? new Date()).getTime(),
+  e.action,
+  e.actor,
+  e.address,
+  e.detail,
+];
 
 export function rowToAuditEvent(r: AuditRow): AuditEvent {
   return {

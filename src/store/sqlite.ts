@@ -66,6 +66,7 @@ import {
   rowToApiKey,
   rowToAuditEvent,
   AUDIT_INSERT,
+  auditValues,
   type AuditRow,
   rowToJob,
   rowToTemplateMeta,
@@ -599,14 +600,7 @@ class SqliteAudit implements AuditRepository {
   constructor(private readonly db: Database) {}
 
   async add(e: NewAuditEvent): Promise<void> {
-    prepared(this.db, `${AUDIT_INSERT} VALUES (?, ?, ?, ?, ?, ?)`).run(
-      e.accountId,
-      (e.at ?? new Date()).getTime(),
-      e.action,
-      e.actor,
-      e.address,
-      e.detail,
-    );
+    prepared(this.db, `${AUDIT_INSERT} VALUES (?, ?, ?, ?, ?, ?)`).run(...auditValues(e));
   }
 
   async list(accountId: number, options: { limit: number; before?: number }): Promise<AuditEvent[]> {
