@@ -73,7 +73,14 @@ const SYSTEM_PARTS = [
     : []),
   ...(browserWanted ? [{ check: 'test -x /usr/bin/chromium', packages: ['chromium'] }] : []),
   // The tests run the PostgreSQL store behind a transaction-mode pooler too.
-  ...(process.env.npm_lifecycle_event === 'pretest' ? [{ check: 'test -x /usr/sbin/pgbouncer', packages: ['pgbouncer'] }] : []),
+  ...(process.env.npm_lifecycle_event === 'pretest'
+    ? [
+        { check: 'test -x /usr/sbin/pgbouncer', packages: ['pgbouncer'] },
+        // Signed PDFs are checked with poppler's pdfsig, against a certificate openssl makes.
+        { check: 'command -v pdfsig', packages: ['poppler-utils'] },
+        { check: 'command -v openssl', packages: ['openssl'] },
+      ]
+    : []),
 ];
 /** The Debian packages of the dictionaries DOCSMITH_DICTIONARIES asks for (default: all of them). */
 function dictionaryPackages() {

@@ -12,6 +12,7 @@ import { loadMasterSecret } from './auth/secret.js';
 import { sampleTemplates } from './accounts/samples.js';
 import { AccountAdmin, ApiKeys } from './accounts/accounts.js';
 import { AuditLog } from './accounts/audit.js';
+import { PdfSigning } from './documents/signing.js';
 import { UsageGuard } from './accounts/usage.js';
 import { TemplateLibrary } from './templates/library.js';
 import { OfficePool } from './office/pool.js';
@@ -64,6 +65,8 @@ export interface Services {
   callbacks: { policy: CallbackPolicy; secretFor(accountId: number): string };
   /** Requests queued as background jobs (async=true). */
   jobs: JobQueue;
+  /** The certificate PDF output is signed with, sealed in the database. */
+  signing: PdfSigning;
   /** Each account's audit log (pruned by the server, not the CLI). */
   audit: AuditLog;
   /** Runs jobs from the store (started by the server, not the CLI). */
@@ -178,7 +181,8 @@ export async function openServices(
   });
   const usage = new UsageGuard(store, config);
   const policy = new CallbackPolicy(config.jobs.callbackAllow);
-  const door = new Door({ usage, pipeline, operations, templates, processingLimitMs: config.processingLimitMs });
+  const signing = new PdfSigning(store, keyRing, workers);
+  const door = new Door({ usage, pipeline, operations, templates, processingLimitMs: config.processingLimitMs, signing });
   const jobs = new JobQueue({ store, config: config.jobs, usage, pipeline, policy, quota });
   const callbacks = { policy, secretFor: (accountId: number) => callbackSecret(masterSecret, accountId) };
   const jobRunner = new JobRunner({ store, door, config: config.jobs, callbacks, quota, log: (...args) => options.log?.(...args) });
@@ -186,6 +190,7 @@ export async function openServices(
   const audit = new AuditLog(store, config.auditDays, (...args) => options.log?.(...args));
   return {
     audit,
+    signing,
     lifecycle: new Lifecycle(),
     fonts,
     config,

@@ -279,6 +279,15 @@ export const jobSchema = {
   ],
 } as const;
 
+/** docsmith: how PDF output is signed with the server's certificate. */
+export const signatureQueryProperties = {
+  signature: {
+    type: 'string',
+    description:
+      "none, invisible or visible (docsmith): sign PDF and PDFA output with the server's certificate (visible: a stamp on the last page), or not; absent: the account's default",
+  },
+} as const;
+
 /** The query parameters that make merge, append and convert a background job. */
 export const asyncQueryProperties = {
   async: {

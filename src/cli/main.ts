@@ -12,6 +12,7 @@ import type { Account } from '../store/types.js';
 import { formatWireDate, parseWireDate } from '../util/dates.js';
 import { keyScope, type AccountInput } from '../accounts/accounts.js';
 import { OPERATOR } from '../accounts/audit.js';
+import { isSignatureMode, SIGNATURE_MODES } from '../documents/signing.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import { diffTemplates, type TemplateDiff } from '../templates/diff.js';
 
@@ -24,12 +25,15 @@ DOCSMITH_DATA_DIR or DOCSMITH_DATABASE_URL as for the server).
   docsmith account list [--json]
   docsmith account update --user NAME [--password PW] [--licence ...] [--max-documents N]
                           [--max-templates N] [--max-proofing N] [--valid-until ...]
-                          [--reset-usage]
+                          [--reset-usage] [--pdf-signature none|invisible|visible]
   docsmith account delete --user NAME
   docsmith apikey create --user NAME [--name LABEL] [--scope full|merge|read]
   docsmith apikey list --user NAME [--json]      keys by their ends, with names and dates
   docsmith apikey rename --user NAME --id N --name LABEL
   docsmith apikey revoke --user NAME (--key KEY | --id N)
+  docsmith signing import --p12 FILE (--password PW | --password-stdin)   the certificate PDFs are signed with
+  docsmith signing show
+  docsmith signing remove
   docsmith audit --user NAME [--json]      the account's audit log, newest first
   docsmith template versions --user NAME --template T [--json]   a stored template's versions
   docsmith template diff --user NAME --template T --from N [--to M]  fields added and removed
@@ -127,6 +131,8 @@ const OPTIONS = {
   id: { type: 'string' },
   name: { type: 'string' },
   scope: { type: 'string' },
+  p12: { type: 'string' },
+  'pdf-signature': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   template: { type: 'string' },
@@ -204,6 +210,7 @@ function describe(account: Account): Record<string, unknown> {
     maxTemplates: account.maxTemplates,
     maxProofingTransactions: account.maxProofingTransactions,
     validUntil: account.validUntil ? formatWireDate(account.validUntil) : 'never',
+    pdfSignature: account.pdfSignature,
   };
 }
 
@@ -237,6 +244,9 @@ const STORE_COMMANDS = [
   'apikey rename',
   'apikey revoke',
   'audit',
+  'signing import',
+  'signing show',
+  'signing remove',
   'template versions',
   'template diff',
   'template rollback',
@@ -298,6 +308,12 @@ async function run(services: Services, command: string, values: Values): Promise
         throw asUsage(e);
       });
       if (values['reset-usage']) account = (await services.store.accounts.update(account.id, { createdDocuments: 0 }))!;
+      const signature = values['pdf-signature'];
+      if (signature !== undefined) {
+        if (!isSignatureMode(signature))
+          throw new UsageError(`--pdf-signature is one of ${SIGNATURE_MODES.join(', ')}, not "${signature}"`);
+        account = (await services.store.accounts.update(account.id, { pdfSignature: signature }))!;
+      }
       const changed = Object.keys(values).filter(
         (k) => !['user', 'json', 'password-stdin'].includes(k) && values[k as keyof Values] !== undefined,
       );
@@ -365,6 +381,32 @@ async function run(services: Services, command: string, values: Values): Promise
       process.stdout.write('renamed\n');
       return;
     }
+    case 'signing import': {
+      if (!values.p12) throw new UsageError('--p12 is required: the PKCS#12 (.p12 or .pfx) file with the certificate and its key');
+      let file: Buffer;
+      try {
+        file = fs.readFileSync(values.p12);
+      } catch (error) {
+        throw new UsageError(`cannot read --p12 "${values.p12}": ${(error as Error).message}`);
+      }
+      const facts = await services.signing.import(file, (await password(values)) ?? '');
+      process.stdout.write(
+        `PDFs are signed as "${facts.subject}" (certificate valid until ${facts.notAfter.toISOString().slice(0, 10)})\n`,
+      );
+      return;
+    }
+    case 'signing show': {
+      const certificate = await services.signing.certificate();
+      process.stdout.write(
+        certificate
+          ? `PDFs are signed as "${certificate.subject}" (certificate valid until ${certificate.notAfter.toISOString().slice(0, 10)})\n`
+          : 'no signing certificate: "docsmith signing import" keeps one\n',
+      );
+      return;
+    }
+    case 'signing remove':
+      process.stdout.write((await services.signing.remove()) ? 'removed the signing certificate\n' : 'there was no signing certificate\n');
+      return;
     case 'audit': {
       const account = await services.accounts.require(requireUser(values));
       const events = await services.audit.list(account.id, 500);
@@ -468,7 +510,7 @@ export async function main(argv: string[]): Promise<number> {
     }
   }
   const command = first === 'backup' || first === 'audit' ? first : parsed.positionals.slice(0, 2).join(' ');
-  if ((first === 'account' || first === 'apikey' || first === 'template') && parsed.positionals.length === 1) {
+  if (['account', 'apikey', 'template', 'signing'].includes(first) && parsed.positionals.length === 1) {
     const subcommands = STORE_COMMANDS.filter((c) => c.startsWith(`${first} `)).map((c) => c.slice(first.length + 1));
     process.stderr.write(`docsmith: ${first} needs a subcommand: ${subcommands.join(', ')}\n\n${usageOf(first)}`);
     return 2;

@@ -3,6 +3,7 @@
  * request (requests.ts); the door alone applies the request kind's policy: the account's guard
  * (licence, quota, merge slots), the time limit and the abort signal.
  */
+import { isSignatureMode, type PdfSigning } from '../documents/signing.js';
 import type { Account } from '../store/types.js';
 import type { Claimed, UsageGuard } from '../accounts/usage.js';
 import type { TemplateLibrary } from '../templates/library.js';
@@ -12,7 +13,17 @@ import { normalName } from '../templates/names.js';
 import { withTimeLimit } from '../util/timeLimit.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import type { DocumentOperations, WorkContext, WorkProgress } from './index.js';
-import { KINDS, type DocumentRequest, type Kind, type RequestOf, type Results, type Row, type Source, type Work } from './requests.js';
+import {
+  KINDS,
+  type Answer,
+  type DocumentRequest,
+  type Kind,
+  type RequestOf,
+  type Results,
+  type Row,
+  type Source,
+  type Work,
+} from './requests.js';
 
 export interface PerformOptions<T> {
   /** The processing limit (background jobs have their own); default: the request limit; null: none (the CLI). */
@@ -34,6 +45,8 @@ export interface DoorParts {
   operations: DocumentOperations;
   templates: TemplateLibrary;
   processingLimitMs: number | null;
+  /** Signs PDF output (documents/signing.ts); absent: nothing is signed (the CLI in this process). */
+  signing?: PdfSigning;
 }
 
 /** The stored template a request reads, by its normal name: its version comes with the usage claim. */
@@ -54,7 +67,12 @@ export class Door {
     const row = KINDS[request.kind] as unknown as Row<K>;
     const limitMs = options.timeLimitMs === undefined ? this.parts.processingLimitMs : options.timeLimitMs;
     const run = async (signal: AbortSignal, deadline: number | undefined, claimed: Claimed): Promise<Results[K]> => {
-      const result = await row.run(request, this.work(account, { signal, deadline, progress: options.progress }, claimed));
+      const result = await this.signed(
+        account,
+        request,
+        await row.run(request, this.work(account, { signal, deadline, progress: options.progress }, claimed)),
+        signal,
+      );
       await options.accept?.(result);
       return result;
     };
@@ -74,6 +92,21 @@ export class Door {
       await options.deliver?.(result);
       return result;
     })();
+  }
+
+  /** PDF output signed as the request asks, else as the account's default (docsmith). */
+  private async signed<R>(account: Account | null, request: DocumentRequest, result: R, signal: AbortSignal): Promise<R> {
+    if (request.kind !== 'merge' && request.kind !== 'findAndReplace' && request.kind !== 'append' && request.kind !== 'convert')
+      return result;
+    if (request.format !== 'pdf' && request.format !== 'pdfa') return result;
+    const fallback = account && isSignatureMode(account.pdfSignature) ? account.pdfSignature : 'none';
+    const mode = request.signature ?? fallback;
+    if (mode === 'none') return result;
+    if (!this.parts.signing) throw new InputError('PDFs are signed by a docsmith server; this one cannot sign.');
+    if (request.kind !== 'convert' && request.document.password)
+      throw new InputError('A password-protected PDF cannot be signed; leave out the password or ask with signature=none.');
+    const answer = result as unknown as Answer;
+    return { ...answer, documents: await this.parts.signing.sign(answer.documents, mode, signal) } as R;
   }
 
   private work(account: Account | null, ctx: WorkContext, claimed: Claimed): Work {

@@ -4,6 +4,7 @@
  * the CLI build these requests; `Door.perform` (door.ts) runs them. A new kind of work is a
  * request type and a row here, an operation (index.ts) and a route.
  */
+import type { SignatureMode } from '../documents/signing.js';
 import type { DocumentSettings } from '../documents/settings.js';
 import type { Divider } from '../compose/builder.js';
 import type { DocumentFormat } from '../formats/detect.js';
@@ -38,6 +39,8 @@ export interface MergeRequest extends TemplateChoice {
   records: JsonObject[];
   options: MergeOptions;
   document: DocumentSettings;
+  /** docsmith: sign the PDF (visible, invisible) or not; absent: the account's default. */
+  signature?: SignatureMode;
 }
 
 /** A merge of all records shown as page images (the portal's playground). */
@@ -56,6 +59,8 @@ export interface FindAndReplaceRequest extends TemplateChoice {
   test: boolean;
   pairs: [string, string][];
   document: DocumentSettings;
+  /** docsmith: sign the PDF (visible, invisible) or not; absent: the account's default. */
+  signature?: SignatureMode;
 }
 
 export interface AppendRequest {
@@ -64,6 +69,8 @@ export interface AppendRequest {
   test: boolean;
   documents: { bytes: Buffer; divider: Divider }[];
   document: DocumentSettings;
+  /** docsmith: sign the PDF (visible, invisible) or not; absent: the account's default. */
+  signature?: SignatureMode;
 }
 
 export interface ConvertRequest {
@@ -72,6 +79,8 @@ export interface ConvertRequest {
   test: boolean;
   document: Buffer;
   from: DocumentFormat;
+  /** docsmith: sign the PDF (visible, invisible) or not; absent: the account's default. */
+  signature?: SignatureMode;
 }
 
 /** Page images that count as a document (the thumbnail endpoints). */

@@ -81,6 +81,13 @@ const auditEvents = (id: string, time: string) => `CREATE TABLE audit_events (
    CREATE INDEX audit_events_account ON audit_events(account_id, id);
    CREATE INDEX audit_events_at ON audit_events(at)`;
 
+/** PDF signing: an account's default (none, invisible, visible) and server-wide settings (the certificate, sealed). */
+const PDF_SIGNING = `ALTER TABLE accounts ADD COLUMN pdf_signature TEXT NOT NULL DEFAULT 'none';
+   CREATE TABLE settings (
+     key TEXT PRIMARY KEY,
+     value TEXT NOT NULL
+   )`;
+
 /** What a job works on (template, records, format), said at submission for its owner's list. */
 const JOB_SUMMARY = 'ALTER TABLE jobs ADD COLUMN summary TEXT';
 
@@ -158,6 +165,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   templateVersions('BLOB', 'INTEGER'),
   KEY_SCOPE,
   auditEvents('INTEGER PRIMARY KEY AUTOINCREMENT', 'INTEGER'),
+  PDF_SIGNING,
 ];
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -232,6 +240,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   templateVersions('BYTEA', 'BIGINT'),
   KEY_SCOPE,
   auditEvents('BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY', 'BIGINT'),
+  PDF_SIGNING,
 ];
 
 /**

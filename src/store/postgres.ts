@@ -8,6 +8,7 @@ import type {
   AuditEvent,
   AuditRepository,
   NewAuditEvent,
+  SettingRepository,
   ApiKeyRepository,
   NewAccount,
   NewTemplate,
@@ -167,6 +168,7 @@ class PostgresStore implements Store {
   readonly authFailures: AuthFailureRepository;
   readonly shareLinks: ShareLinkRepository;
   readonly audit: AuditRepository;
+  readonly settings: SettingRepository;
   readonly jobs: JobRepository;
 
   constructor(
@@ -177,6 +179,7 @@ class PostgresStore implements Store {
     this.jobs = new PgJobs(pool);
     this.shareLinks = new PgShareLinks(pool);
     this.audit = new PgAudit(pool);
+    this.settings = new PgSettings(pool);
     this.authFailures = new PgAuthFailures(pool);
     this.accounts = new PgAccounts(pool);
     this.apiKeys = new PgApiKeys(pool);
@@ -305,6 +308,7 @@ class PgAccounts implements AccountRepository {
     if (patch.maxProofingTransactions !== undefined) add('max_proofing', patch.maxProofingTransactions);
     if (patch.validUntil !== undefined) add('valid_until', patch.validUntil ? patch.validUntil.getTime() : null);
     if (patch.createdDocuments !== undefined) add('created_documents', patch.createdDocuments);
+    if (patch.pdfSignature !== undefined) add('pdf_signature', patch.pdfSignature);
     if (sets.length > 0) {
       values.push(id);
       await this.pool.query(`UPDATE accounts SET ${sets.join(', ')} WHERE id = $${values.length}`, values);
@@ -488,6 +492,26 @@ const shareLink = (r: ShareRow): ShareLinkRecord => ({
   createdAt: new Date(Number(r.created_at)),
   expiresAt: new Date(Number(r.expires_at)),
 });
+
+class PgSettings implements SettingRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async get(key: string): Promise<string | null> {
+    const { rows } = await this.pool.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key]);
+    return rows[0]?.value ?? null;
+  }
+
+  async set(key: string, value: string): Promise<void> {
+    await this.pool.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [
+      key,
+      value,
+    ]);
+  }
+
+  async delete(key: string): Promise<boolean> {
+    return ((await this.pool.query('DELETE FROM settings WHERE key = $1', [key])).rowCount ?? 0) > 0;
+  }
+}
 
 class PgAudit implements AuditRepository {
   constructor(private readonly pool: pg.Pool) {}

@@ -13,7 +13,7 @@ import type {
 
 /** Column lists and row mapping shared by both SQL backends (times are epoch milliseconds). */
 export const accountColumns =
-  'id, username, password_hash, licence, max_documents, max_templates, max_proofing, valid_until, created_documents, proofing_transactions, created_at, usage_month';
+  'id, username, password_hash, licence, max_documents, max_templates, max_proofing, valid_until, created_documents, proofing_transactions, created_at, usage_month, pdf_signature';
 
 /** The calendar month (UTC) usage counts belong to, as stored: `2026-11`. */
 export function usageMonth(at = new Date()): string {
@@ -53,6 +53,7 @@ export interface AccountRow {
   proofing_transactions: Num;
   created_at: Num;
   usage_month?: string | null;
+  pdf_signature?: string | null;
 }
 
 export interface ApiKeyRow {
@@ -90,6 +91,7 @@ export function rowToAccount(r: AccountRow): Account {
     createdDocuments: r.usage_month == null || r.usage_month === usageMonth() ? Number(r.created_documents) : 0,
     proofingTransactions: r.usage_month == null || r.usage_month === usageMonth() ? Number(r.proofing_transactions) : 0,
     createdAt: new Date(Number(r.created_at)),
+    pdfSignature: r.pdf_signature ?? 'none',
   };
 }
 

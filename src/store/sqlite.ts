@@ -22,6 +22,7 @@ import type {
   AuditEvent,
   AuditRepository,
   NewAuditEvent,
+  SettingRepository,
   ApiKeyRepository,
   NewAccount,
   NewTemplate,
@@ -248,6 +249,7 @@ class SqliteStore implements Store {
   readonly authFailures: AuthFailureRepository;
   readonly shareLinks: ShareLinkRepository;
   readonly audit: AuditRepository;
+  readonly settings: SettingRepository;
   readonly jobs: JobRepository;
 
   private readonly space: SpaceReturner;
@@ -261,6 +263,7 @@ class SqliteStore implements Store {
     this.jobs = new SqliteJobs(db, this.space);
     this.shareLinks = new SqliteShareLinks(db);
     this.audit = new SqliteAudit(db);
+    this.settings = new SqliteSettings(db);
     this.authFailures = new SqliteAuthFailures(db);
     this.accounts = new SqliteAccounts(db, this.space);
     this.apiKeys = new SqliteApiKeys(db);
@@ -418,6 +421,7 @@ class SqliteAccounts implements AccountRepository {
     if (patch.maxProofingTransactions !== undefined) add('max_proofing', patch.maxProofingTransactions);
     if (patch.validUntil !== undefined) add('valid_until', patch.validUntil ? patch.validUntil.getTime() : null);
     if (patch.createdDocuments !== undefined) add('created_documents', patch.createdDocuments);
+    if (patch.pdfSignature !== undefined) add('pdf_signature', patch.pdfSignature);
     if (sets.length > 0) {
       prepared(this.db, `UPDATE accounts SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
     }
@@ -595,6 +599,25 @@ const shareLink = (r: ShareRow): ShareLinkRecord => ({
   createdAt: new Date(r.created_at),
   expiresAt: new Date(r.expires_at),
 });
+
+class SqliteSettings implements SettingRepository {
+  constructor(private readonly db: Database) {}
+
+  async get(key: string): Promise<string | null> {
+    return (prepared(this.db, 'SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined)?.value ?? null;
+  }
+
+  async set(key: string, value: string): Promise<void> {
+    prepared(this.db, 'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(
+      key,
+      value,
+    );
+  }
+
+  async delete(key: string): Promise<boolean> {
+    return prepared(this.db, 'DELETE FROM settings WHERE key = ?').run(key).changes > 0;
+  }
+}
 
 class SqliteAudit implements AuditRepository {
   constructor(private readonly db: Database) {}

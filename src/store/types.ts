@@ -16,6 +16,8 @@ export interface Account {
   createdDocuments: number;
   proofingTransactions: number;
   createdAt: Date;
+  /** PDF and PDF/A output is signed by default (docsmith): 'none', 'invisible' or 'visible'. */
+  pdfSignature: string;
 }
 
 export interface NewAccount {
@@ -28,7 +30,14 @@ export interface NewAccount {
   validUntil: Date | null;
 }
 
-export type AccountPatch = Partial<Omit<NewAccount, 'username'>> & { createdDocuments?: number };
+export type AccountPatch = Partial<Omit<NewAccount, 'username'>> & { createdDocuments?: number; pdfSignature?: string };
+
+/** Server-wide settings kept in the database (the PDF signing certificate, sealed). */
+export interface SettingRepository {
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string): Promise<void>;
+  delete(key: string): Promise<boolean>;
+}
 
 export interface ApiKeyRecord {
   id: number;
@@ -380,6 +389,7 @@ export interface Store {
   readonly authFailures: AuthFailureRepository;
   readonly shareLinks: ShareLinkRepository;
   readonly audit: AuditRepository;
+  readonly settings: SettingRepository;
   /** Statements sent to a database server so far (PostgreSQL; SQLite runs in the process and has none). */
   statements?(): number;
   /** Resolves when the store can serve; throws otherwise (a 503 that says why). */

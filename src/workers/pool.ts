@@ -174,6 +174,17 @@ export class DocumentWorkers implements PageRendering {
     return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
   }
 
+  /** The PDF signed with the operator's certificate (formats/signature.ts). */
+  async signPdf(
+    pdf: Buffer,
+    key: { p12: Uint8Array; passphrase: string },
+    options: { visible: boolean; reason: string },
+    signal?: AbortSignal,
+  ): Promise<Buffer> {
+    const u = await this.run<Uint8Array>('signPdf', { pdf, ...key, ...options }, signal);
+    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+  }
+
   /** The text of a PDF, read with MuPDF in a worker thread (at most `maxPages` pages). */
   pdfText(pdf: Uint8Array, maxPages: number, signal?: AbortSignal): Promise<string> {
     return this.run<string>('pdfText', { pdf, maxPages }, signal);

@@ -5,6 +5,7 @@
 import { DocsmithError, ProcessingTimeoutError } from '../errors.js';
 import { DocumentBuilder, type Divider } from '../compose/builder.js';
 import { findAndReplace as replaceAll } from '../merge/replace.js';
+import { signPdf as signPdfBytes } from '../formats/signature.js';
 import { joinPdfs as joinPdfParts, pdfText as readPdfText, withReaderLog, type ReaderLog } from '../formats/pdf.js';
 import { TemplateCache } from '../merge/cache.js';
 import type { MergeOptions } from '../merge/engine.js';
@@ -278,6 +279,26 @@ export function longTablePart(task: { parts: [string, Uint8Array][]; main: strin
 /** PDFs laid out separately, as one (formats/pdf.ts joinPdfs). */
 export function joinPdfs(task: { parts: Uint8Array[] }): Promise<TaskReply<Uint8Array>> {
   return reading(() => joinPdfParts(task.parts));
+}
+
+/** A PDF signed with the operator's certificate (formats/signature.ts). */
+export async function signPdf(task: {
+  pdf: Uint8Array;
+  p12: Uint8Array;
+  passphrase: string;
+  visible: boolean;
+  reason: string;
+}): Promise<TaskReply<Uint8Array>> {
+  try {
+    const signed = await signPdfBytes(
+      task.pdf,
+      { p12: task.p12, passphrase: task.passphrase },
+      { visible: task.visible, reason: task.reason },
+    );
+    return { ok: true, value: asBytes(signed) };
+  } catch (error) {
+    return failure(error);
+  }
 }
 
 /** Nothing: a thread that answers it has its module loaded (see DocumentWorkers.close). */

@@ -95,6 +95,11 @@ describe('TypeScript client against a running server', () => {
   it('covers the document endpoints', async () => {
     const template = docx(p(run('Dear '), mergefield('name')));
     const merged = await client.merge({ returnFormat: 'DOCX', template, mergeData: [{ name: 'Ann' }, { name: 'Bob' }], append: false });
+    // docsmith's own: a signature is asked for (this server has no certificate: a clear 400).
+    await assert.rejects(
+      client.merge({ returnFormat: 'PDF', template, mergeData: [{ name: 'Ann' }], signature: 'visible' }),
+      (e: Error) => e instanceof DocsmithApiError && e.status === 400 && /no certificate to sign PDFs with/.test(e.message),
+    );
     assert.deepEqual(
       merged.map((d) => partText(d)),
       ['Dear Ann', 'Dear Bob'],

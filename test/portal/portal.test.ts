@@ -241,6 +241,11 @@ describe('web portal in Chromium', { skip }, () => {
       page.getByRole('button', { name: 'Merge and download PDF' }).click(),
     ]);
     assert.match(await pdfText(fs.readFileSync((await german.path())!)), /Bolt\s+1['’]234\.50/);
+    // A signed PDF is asked for: this server has no certificate, and the page says so.
+    await page.getByLabel('Signature').selectOption({ label: 'Signed, with a stamp' });
+    await page.getByRole('button', { name: 'Merge and download PDF' }).click();
+    await page.getByText(/no certificate to sign PDFs with/).waitFor();
+    await page.getByLabel('Signature').selectOption({ label: 'As the account says' });
 
     // Keys typed at machine speed (no delay, then 30 ms apart) never lock the tab in a render
     // loop, and the editor keeps every one of them.

@@ -6,6 +6,8 @@
 export type ReturnFormat = 'PDF' | 'PDFA' | 'DOCX' | 'DOC' | 'RTF' | 'HTML' | 'TXT';
 export type ImageFormat = 'PNG' | 'JPG' | 'GIF' | 'BMP';
 export type Divider = 1 | 2 | 3 | 'None' | 'NewParagraph' | 'NewSection';
+/** docsmith: how a PDF is signed with the server's certificate. */
+export type Signature = 'none' | 'invisible' | 'visible';
 
 import type {
   AccountSettings,
@@ -287,12 +289,14 @@ export class DocsmithClient {
     mergeSettings?: MergeSettings;
     append?: boolean;
     test?: boolean;
+    /** docsmith: sign the PDF with the server's certificate; absent: the account's default. */
+    signature?: Signature;
   }): Promise<Bytes[]> {
-    const { returnFormat, templateName, templateVersion, append, test, template, mergeData, mergeSettings } = request;
+    const { returnFormat, templateName, templateVersion, append, test, template, mergeData, mergeSettings, signature } = request;
     const body = { mergeData, template: template ? toBase64(template) : undefined, mergeSettings };
-    return (await this.call<string[]>('POST', '/document/merge', { returnFormat, templateName, templateVersion, append, test }, body)).map(
-      fromBase64,
-    );
+    return (
+      await this.call<string[]>('POST', '/document/merge', { returnFormat, templateName, templateVersion, append, test, signature }, body)
+    ).map(fromBase64);
   }
 
   /** docsmith extension: the merged result's pages as images; all records appended; counts one document. */
@@ -323,10 +327,11 @@ export class DocsmithClient {
     template?: Bytes;
     mergeSettings?: MergeSettings;
     test?: boolean;
+    signature?: Signature;
   }): Promise<Bytes> {
-    const { returnFormat, templateName, test, template, findAndReplaceData, mergeSettings } = request;
+    const { returnFormat, templateName, test, template, findAndReplaceData, mergeSettings, signature } = request;
     const body = { findAndReplaceData, template: template ? toBase64(template) : undefined, mergeSettings };
-    return fromBase64(await this.call<string>('POST', '/document/findandreplace', { returnFormat, templateName, test }, body));
+    return fromBase64(await this.call<string>('POST', '/document/findandreplace', { returnFormat, templateName, test, signature }, body));
   }
 
   async append(request: {
@@ -334,26 +339,29 @@ export class DocsmithClient {
     documents: { document: Bytes; documentDivider?: Divider }[];
     documentSettings?: DocumentSettings;
     test?: boolean;
+    signature?: Signature;
   }): Promise<Bytes> {
     const body = {
       documents: request.documents.map((d) => ({ document: toBase64(d.document), documentDivider: d.documentDivider ?? 3 })),
       documentSettings: request.documentSettings,
     };
-    return fromBase64(
-      await this.call<string>('POST', '/document/append', { returnFormat: request.returnFormat, test: request.test }, body),
-    );
+    const query = { returnFormat: request.returnFormat, test: request.test, signature: request.signature };
+    return fromBase64(await this.call<string>('POST', '/document/append', query, body));
   }
 
-  async convert(document: Bytes, returnFormat: ReturnFormat, options: { test?: boolean } = {}): Promise<Bytes> {
-    return fromBase64(await this.call<string>('POST', '/document/convert', { returnFormat, test: options.test }, toBase64(document)));
+  async convert(document: Bytes, returnFormat: ReturnFormat, options: { test?: boolean; signature?: Signature } = {}): Promise<Bytes> {
+    const query = { returnFormat, test: options.test, signature: options.signature };
+    return fromBase64(await this.call<string>('POST', '/document/convert', query, toBase64(document)));
   }
 
   // Background jobs (docsmith extension): the same work, answered at once with a job to follow.
   /** Queues a merge; `callbackUrl` is POSTed a signed notice when it ends. */
   mergeJob(request: Parameters<DocsmithClient['merge']>[0] & { callbackUrl?: string }): Promise<Job> {
-    const { returnFormat, templateName, append, test, template, mergeData, mergeSettings, callbackUrl } = request;
+    const { returnFormat, templateName, templateVersion, append, test, template, mergeData, mergeSettings, signature, callbackUrl } =
+      request;
     const body = { mergeData, template: template ? toBase64(template) : undefined, mergeSettings };
-    return this.call('POST', '/document/merge', { returnFormat, templateName, append, test, async: true, callbackUrl }, body);
+    const query = { returnFormat, templateName, templateVersion, append, test, signature, async: true, callbackUrl };
+    return this.call('POST', '/document/merge', query, body);
   }
 
   appendJob(request: Parameters<DocsmithClient['append']>[0] & { callbackUrl?: string }): Promise<Job> {
@@ -364,16 +372,26 @@ export class DocsmithClient {
     return this.call(
       'POST',
       '/document/append',
-      { returnFormat: request.returnFormat, test: request.test, async: true, callbackUrl: request.callbackUrl },
+      {
+        returnFormat: request.returnFormat,
+        test: request.test,
+        signature: request.signature,
+        async: true,
+        callbackUrl: request.callbackUrl,
+      },
       body,
     );
   }
 
-  convertJob(document: Bytes, returnFormat: ReturnFormat, options: { test?: boolean; callbackUrl?: string } = {}): Promise<Job> {
+  convertJob(
+    document: Bytes,
+    returnFormat: ReturnFormat,
+    options: { test?: boolean; signature?: Signature; callbackUrl?: string } = {},
+  ): Promise<Job> {
     return this.call(
       'POST',
       '/document/convert',
-      { returnFormat, test: options.test, async: true, callbackUrl: options.callbackUrl },
+      { returnFormat, test: options.test, signature: options.signature, async: true, callbackUrl: options.callbackUrl },
       toBase64(document),
     );
   }

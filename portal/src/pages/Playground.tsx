@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'wouter-preact';
-import type { MergeSettings, ReturnFormat, TemplateInfo } from '@docsmith/client';
+import type { MergeSettings, ReturnFormat, TemplateInfo, Signature } from '@docsmith/client';
 import { sampleRecord } from '../../../src/merge/sample';
 import { MERGE_DEFAULTS } from '../../../src/merge/defaults';
 import { allowsTestRuns, describeError, useSession } from '../session';
@@ -128,6 +128,8 @@ export function Playground({ name }: { name: string | undefined }) {
   useEffect(() => replaceText(sample), [sample]);
 
   const [format, setFormat] = useState<ReturnFormat>('PDF');
+  // '' leaves it to the account's default (docsmith: the server signs with the operator's certificate).
+  const [signature, setSignature] = useState<'' | Signature>('');
   const [culture, setCulture] = useState(MERGE_DEFAULTS.culture);
   const [append, setAppend] = useState(true);
   const [switches, setSwitches] = useState(
@@ -186,7 +188,15 @@ export function Playground({ name }: { name: string | undefined }) {
   const download = () =>
     action.run(async () => {
       if (!name || !checked.ok) return;
-      const documents = await client.merge({ templateName: name, mergeData: checked.records, returnFormat: format, append, mergeSettings });
+      const signed = (format === 'PDF' || format === 'PDFA') && signature ? { signature } : {};
+      const documents = await client.merge({
+        templateName: name,
+        mergeData: checked.records,
+        returnFormat: format,
+        append,
+        mergeSettings,
+        ...signed,
+      });
       const ext = extensionOf(format);
       documents.forEach((document, i) =>
         saveBytes(document, documents.length === 1 ? `${baseName(name)}.${ext}` : `${baseName(name)}-${i + 1}.${ext}`, format),
@@ -214,6 +224,17 @@ export function Playground({ name }: { name: string | undefined }) {
           </select>
         </label>
         <FormatSelect value={format} onChange={setFormat} />
+        {(format === 'PDF' || format === 'PDFA') && (
+          <label>
+            Signature
+            <select value={signature} onChange={(e) => setSignature(e.currentTarget.value as '' | Signature)}>
+              <option value="">As the account says</option>
+              <option value="none">Not signed</option>
+              <option value="invisible">Signed, no stamp</option>
+              <option value="visible">Signed, with a stamp</option>
+            </select>
+          </label>
+        )}
         <label>
           Culture
           <input

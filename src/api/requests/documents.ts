@@ -18,6 +18,8 @@ import type {
 import { booleanParam, type Query } from '../wire.js';
 import type { AppendBody, Base64Body, FindAndReplaceBody, MergeBody } from './schemas.js';
 import { parseReturnFormat } from './returnFormat.js';
+import { isSignatureMode, SIGNATURE_MODES, type SignatureMode } from '../../documents/signing.js';
+import type { ReturnFormat } from '../../formats/returnFormat.js';
 import { parseDocumentSettings, parseMergeSettings } from './settings.js';
 import { parseEntries } from './append.js';
 import { checkPdfProperties, checkRecordCount, mergeRequest, parsePairs } from './merge.js';
@@ -31,6 +33,19 @@ function required(query: Query, name: string): string {
 }
 
 const documentBytes = (body: Base64Body) => decodeBase64(body, 'The document');
+
+/**
+ * `signature` (docsmith): sign PDF output with the server's certificate (visible, invisible) or
+ * not (none); absent: the account's default. Only PDF and PDFA can carry one.
+ */
+export function signatureOf(query: Query, format: ReturnFormat): { signature?: SignatureMode } {
+  const value = query.signature;
+  if (value === undefined) return {};
+  if (!isSignatureMode(value)) throw new InputError(`signature is one of ${SIGNATURE_MODES.join(', ')}, not "${value}".`);
+  if (value !== 'none' && format !== 'pdf' && format !== 'pdfa')
+    throw new InputError(`Only PDF and PDFA documents can be signed; returnFormat is ${format.toUpperCase()}.`);
+  return { signature: value };
+}
 
 /** `templateVersion` (docsmith): a stored template's version number, as GET /v1/templates/versions lists them. */
 export function templateVersionOf(query: Query): { templateVersion?: number } {
@@ -62,7 +77,7 @@ export function parseMergeRequest(query: Query, body: MergeBody, maxRecords: num
   const test = booleanParam(query, 'test', false);
   const fields = mergeFields(query, body, maxRecords);
   checkPdfProperties(format, fields.document.properties.title, fields.document.properties.subject);
-  return { kind: 'merge', format, append, test, ...fields };
+  return { kind: 'merge', format, append, test, ...fields, ...signatureOf(query, format) };
 }
 
 export function parsePreviewRequest(query: Query, body: MergeBody, maxRecords: number): PreviewRequest {
@@ -85,6 +100,7 @@ export function parseFindAndReplaceRequest(query: Query, body: FindAndReplaceBod
     document: settings.document,
     templateName: query.templateName,
     template: body.template,
+    ...signatureOf(query, format),
   };
 }
 
@@ -92,14 +108,21 @@ export function parseAppendRequest(query: Query, body: AppendBody): AppendReques
   const format = parseReturnFormat(query.returnFormat);
   const test = booleanParam(query, 'test', false);
   const documents = parseEntries(body);
-  return { kind: 'append', format, test, documents, document: parseDocumentSettings(body.documentSettings, 'documentSettings') };
+  return {
+    kind: 'append',
+    format,
+    test,
+    documents,
+    document: parseDocumentSettings(body.documentSettings, 'documentSettings'),
+    ...signatureOf(query, format),
+  };
 }
 
 export function parseConvertRequest(query: Query, body: Base64Body): ConvertRequest {
   const format = parseReturnFormat(query.returnFormat);
   const test = booleanParam(query, 'test', false);
   const document = documentBytes(body);
-  return { kind: 'convert', format, test, document, from: requireFormat(document, DOCUMENT_FORMATS) };
+  return { kind: 'convert', format, test, document, from: requireFormat(document, DOCUMENT_FORMATS), ...signatureOf(query, format) };
 }
 
 /** Page images of a sent document. */

@@ -1,7 +1,15 @@
 import type { Services } from '../../services.js';
 import { findAndReplaceBodySchema, mergeBodySchema } from '../requests/schemas.js';
 import { accountOf } from '../auth.js';
-import { asyncQueryProperties, booleanQuerySchema, errorResponses, jobSchema, templateInfoSchema, templateNameQuery } from '../schemas.js';
+import {
+  asyncQueryProperties,
+  signatureQueryProperties,
+  booleanQuerySchema,
+  errorResponses,
+  jobSchema,
+  templateInfoSchema,
+  templateNameQuery,
+} from '../schemas.js';
 import {
   mergeFields,
   parseFindAndReplaceRequest,
@@ -56,6 +64,7 @@ export function mergeRoutes(app: Api, services: Services): void {
               description: 'A version of the stored template (GET /v1/templates/versions; docsmith); absent: the current one',
             },
             append: booleanQuerySchema,
+            ...signatureQueryProperties,
             test: booleanQuerySchema,
             ...asyncQueryProperties,
           },
@@ -114,7 +123,12 @@ export function mergeRoutes(app: Api, services: Services): void {
           'Each pair replaces every occurrence, in order, in body, tables, headers, footers, notes and text boxes; matches across runs keep the formatting of their first character.',
         querystring: {
           type: 'object',
-          properties: { returnFormat: { type: 'string' }, templateName: { type: 'string' }, test: booleanQuerySchema },
+          properties: {
+            returnFormat: { type: 'string' },
+            templateName: { type: 'string' },
+            test: booleanQuerySchema,
+            ...signatureQueryProperties,
+          },
           required: ['returnFormat'],
         },
         body: findAndReplaceBodySchema,

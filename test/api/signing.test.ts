@@ -1,0 +1,111 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../helpers/server.js';
+import { serverWithAccounts } from '../helpers/accounts.js';
+import { errorMessage as message, type Client } from '../helpers/http.js';
+import { docx, mergefield, p, run } from '../helpers/docx.js';
+import { pdfFacts } from '../helpers/office.js';
+
+const has = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
+const skip = !has('pdfsig') || !has('openssl') ? 'pdfsig and openssl are needed: apt-get install poppler-utils openssl' : false;
+
+/** A self-signed certificate with its key in a PKCS#12 file, made by openssl. */
+function makeP12(dir: string, password: string): Buffer {
+  const run = (args: string[]) => assert.equal(spawnSync('openssl', args, { cwd: dir }).status, 0, `openssl ${args[0]}`);
+  run([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'key.pem',
+    '-out',
+    'cert.pem',
+    '-days',
+    '30',
+    '-subj',
+    '/CN=docsmith test signer/O=ACME',
+  ]);
+  run(['pkcs12', '-export', '-inkey', 'key.pem', '-in', 'cert.pem', '-out', 'signer.p12', '-passout', `pass:${password}`]);
+  return fs.readFileSync(path.join(dir, 'signer.p12'));
+}
+
+/** What poppler's pdfsig says of a PDF's signatures. */
+function pdfsig(pdf: Buffer): string {
+  const file = path.join(tempDir(), 'signed.pdf');
+  fs.writeFileSync(file, pdf);
+  const result = spawnSync('pdfsig', [file], { encoding: 'utf8' });
+  return `${result.stdout}${result.stderr}`;
+}
+
+describe('signed PDFs (docsmith)', { skip }, () => {
+  let env: Awaited<ReturnType<typeof serverWithAccounts>>;
+  let signer: Client;
+  let auto: Client;
+  const template = docx(p(run('Invoice for '), mergefield('name'))).toString('base64');
+  const merge = (client: Client, query: string, extra: object = {}) =>
+    client.post(`/v1/document/merge?${query}`, { json: { template, mergeData: [{ name: 'Ann' }], ...extra } });
+  const first = (reply: { json(): unknown }) => Buffer.from((reply.json() as string[])[0]!, 'base64');
+
+  before(async () => {
+    env = await serverWithAccounts({ signer: { licence: 'SN-SIGN' }, auto: { licence: 'SN-AUTO' } }, { DOCSMITH_OFFICE_PROCESSES: '1' });
+    signer = env.clients.signer!;
+    auto = env.clients.auto!;
+  });
+  after(async () => {
+    await env?.close();
+  });
+
+  it("signs PDF and PDF/A output with the operator's certificate, visibly or not, per request or by the account's default", async () => {
+    const refused = await merge(signer, 'returnFormat=PDF&signature=visible');
+    assert.equal(refused.status, 400);
+    assert.match(message(refused), /no certificate to sign PDFs with; the operator imports one \(docsmith signing import\)/);
+
+    const facts = await env.admin.signing.import(makeP12(tempDir(), 'p12-secret'), 'p12-secret');
+    assert.equal(facts.subject, 'docsmith test signer');
+
+    const visible = await merge(signer, 'returnFormat=PDF&signature=visible');
+    assert.equal(visible.status, 200, visible.text);
+    const said = pdfsig(first(visible));
+    assert.match(said, /Signer Certificate Common Name: docsmith test signer/);
+    assert.match(said, /Signature Validation: Signature is Valid\./);
+    assert.match(said, /Total document signed/);
+    assert.match(pdfFacts(first(visible)).text, /Invoice for Ann[\s\S]*Digitally signed by docsmith test signer/);
+
+    const pdfa = await merge(signer, 'returnFormat=PDFA&signature=invisible');
+    assert.equal(pdfa.status, 200, pdfa.text);
+    assert.match(pdfsig(first(pdfa)), /Signature is Valid\./);
+    assert.doesNotMatch(pdfFacts(first(pdfa)).text, /Digitally signed/);
+    assert.match(first(pdfa).toString('latin1'), /pdfaid:part/, 'still PDF/A: its identification stays');
+
+    const converted = await signer.post('/v1/document/convert?returnFormat=PDF&signature=invisible', {
+      json: docx(p(run('Converted'))).toString('base64'),
+    });
+    assert.equal(converted.status, 200, converted.text);
+    assert.match(pdfsig(Buffer.from(converted.json() as string, 'base64')), /Signature is Valid\./);
+
+    // Unsigned unless asked: the vendor's calls are unchanged.
+    assert.match(pdfsig(first(await merge(signer, 'returnFormat=PDF'))), /does not contain any signatures/);
+
+    // The account's default: every PDF signed, unless a request says none.
+    const account = (await env.admin.store.accounts.byUsername('auto'))!;
+    await env.admin.store.accounts.update(account.id, { pdfSignature: 'invisible' });
+    assert.match(pdfsig(first(await merge(auto, 'returnFormat=PDF'))), /Signature is Valid\./);
+    assert.match(pdfsig(first(await merge(auto, 'returnFormat=PDF&signature=none'))), /does not contain any signatures/);
+    assert.equal((await merge(auto, 'returnFormat=DOCX')).status, 200, 'other formats are left as they are');
+
+    for (const [query, extra, pattern] of [
+      ['returnFormat=DOCX&signature=visible', {}, /Only PDF and PDFA documents can be signed; returnFormat is DOCX/],
+      ['returnFormat=PDF&signature=yes', {}, /signature is one of none, invisible, visible, not "yes"/],
+      ['returnFormat=PDF&signature=visible', { mergeSettings: { userPassword: 'pw' } }, /password-protected PDF cannot be signed/],
+    ] as const) {
+      const reply = await merge(signer, query, extra);
+      assert.equal(reply.status, 400, query);
+      assert.match(message(reply), pattern, query);
+    }
+  });
+});
