@@ -60,7 +60,14 @@ const STAMP = { x: 36, y: 36, width: 240, height: 44 };
 export async function signPdf(pdf: Uint8Array, key: SigningKey, options: SignOptions): Promise<Buffer> {
   const signer = certificateOf(key);
   const at = options.at ?? new Date();
-  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  let doc: PDFDocument;
+  try {
+    doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  } catch (error) {
+    // A PDF sent to convert passes through: it may be encrypted or damaged.
+    const why = /encrypt/i.test((error as Error).message) ? 'it is encrypted' : 'it cannot be read';
+    throw new InputError(`This PDF cannot be signed: ${why}. Ask with signature=none.`);
+  }
   const page = doc.getPage(doc.getPageCount() - 1);
   let widgetRect = [0, 0, 0, 0];
   if (options.visible) {

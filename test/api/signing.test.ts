@@ -88,6 +88,12 @@ describe('signed PDFs (docsmith)', { skip }, () => {
     assert.equal(converted.status, 200, converted.text);
     assert.match(pdfsig(Buffer.from(converted.json() as string, 'base64')), /Signature is Valid\./);
 
+    // A PDF sent to convert passes through; an encrypted one is refused before any signing.
+    const encrypted = first(await merge(signer, 'returnFormat=PDF&signature=none', { mergeSettings: { userPassword: 'pw' } }));
+    const locked = await signer.post('/v1/document/convert?returnFormat=PDF&signature=visible', { json: encrypted.toString('base64') });
+    assert.equal(locked.status, 400, locked.text);
+    assert.match(message(locked), /password-protected/);
+
     // Unsigned unless asked: the vendor's calls are unchanged.
     assert.match(pdfsig(first(await merge(signer, 'returnFormat=PDF'))), /does not contain any signatures/);
 
