@@ -279,12 +279,17 @@ export const jobSchema = {
   ],
 } as const;
 
-/** docsmith: how PDF output is signed with the server's certificate. */
-export const signatureQueryProperties = {
+/** docsmith: PDF output signed with the server's certificate, and tagged PDF/UA. */
+export const pdfOutputQueryProperties = {
   signature: {
     type: 'string',
     description:
       "none, invisible or visible (docsmith): sign PDF and PDFA output with the server's certificate (visible: a stamp on the last page), or not; absent: the account's default",
+  },
+  accessible: {
+    type: 'string',
+    description:
+      "true (docsmith): tagged PDF/UA output (PDF or PDFA) with a structure tree, the title (mergeSettings.documentTitle or the template's) and the template's language",
   },
 } as const;
 

@@ -30,6 +30,8 @@ export interface ConvertOptions {
   alreadyInert?: boolean;
   /** The document shows per-section page totals (SECTIONPAGES): the office computes them as it lays out. */
   sectionPages?: boolean;
+  /** Tagged PDF/UA output; `title` names a document that has no title of its own. */
+  accessible?: { title: string };
 }
 
 /** Makes a document inert (src/inert/); the server does it in a worker thread. */
@@ -149,7 +151,10 @@ export class Converter {
     if (from === 'pdf') return this.fromPdf(input, to, options);
     if (from === 'doc' && !readCompound(input)) return this.fromUnreadableDoc(input, to, options);
     const family: DocumentFamily = from === 'xlsx' ? 'calc' : 'writer';
-    const spec = exportSpec(family, to, options.password);
+    const spec = {
+      ...exportSpec(family, to, options.password, options.accessible !== undefined),
+      ...(options.accessible ? { titleFallback: options.accessible.title } : {}),
+    };
     // Nothing in a document may make the office read a file or fetch a URL (the sandbox is the second line).
     const source = options.alreadyInert ? input : await this.inert(input, from, options.signal);
     const result = await this.runOffice(

@@ -87,6 +87,9 @@ export class DocumentPipeline {
       alreadyInert?: boolean;
       /** Per-section page totals to compute as the office lays out (merged records numbered on their own). */
       sectionPages?: boolean;
+      /** Tagged PDF/UA; `accessibleTitle` for a document without a title. */
+      accessible?: boolean;
+      accessibleTitle?: string;
     },
   ): Promise<Buffer> {
     if (!outputNeedsOffice(format, options.password)) {
@@ -106,6 +109,7 @@ export class DocumentPipeline {
       timeoutMs: options.timeoutMs,
       alreadyInert: options.alreadyInert,
       sectionPages: options.sectionPages,
+      ...(options.accessible ? { accessible: { title: options.accessibleTitle ?? 'Document' } } : {}),
     });
     return data;
   }

@@ -4,6 +4,8 @@ import type { DocumentProperties } from '../formats/properties.js';
 export interface DocumentSettings {
   properties: DocumentProperties;
   password: string | undefined;
+  /** docsmith: tagged PDF/UA (accessible) output; PDF and PDFA only. */
+  accessible?: boolean;
 }
 
 export function hasProperties(p: DocumentProperties): boolean {

@@ -8,16 +8,21 @@ type Stored<T> = Omit<T, 'document' | 'documents'> & Record<string, unknown>;
 
 const storedSettings = (s: DocumentSettings) => ({
   password: s.password ?? null,
+  accessible: s.accessible ?? false,
   properties: Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v])),
 });
 
-function settingsFrom(value: { password: string | null; properties: Record<string, string | undefined> }): DocumentSettings {
+function settingsFrom(value: {
+  password: string | null;
+  accessible?: boolean;
+  properties: Record<string, string | undefined>;
+}): DocumentSettings {
   const properties: DocumentProperties = { ...value.properties } as DocumentProperties;
   for (const key of ['creationDate', 'lastModificationDate'] as const) {
     const date = value.properties[key];
     if (date !== undefined) properties[key] = new Date(date);
   }
-  return { password: value.password ?? undefined, properties };
+  return { password: value.password ?? undefined, properties, ...(value.accessible ? { accessible: true } : {}) };
 }
 
 /** A request as bytes, while its job waits (documents as Base64). */

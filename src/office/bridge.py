@@ -175,6 +175,10 @@ class Bridge:
                 dp.CreationDate = uno_date(properties["CreationDate"])
             if "ModificationDate" in properties:
                 dp.ModificationDate = uno_date(properties["ModificationDate"])
+        if job.get("titleFallback") and hasattr(doc, "getDocumentProperties"):
+            dp = doc.getDocumentProperties()
+            if not dp.Title:
+                dp.Title = job["titleFallback"]
         if job.get("refreshFields", True) and hasattr(doc, "getTextFields"):
             try:
                 doc.getTextFields().refresh()

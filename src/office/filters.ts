@@ -7,14 +7,16 @@ export type DocumentFamily = 'writer' | 'calc';
 type ExportSpec = Pick<OfficeJob, 'filter' | 'filterData' | 'filterOptions' | 'password' | 'ooxml'>;
 
 /** The complete PDF filter data, so no setting falls back to a profile's default. */
-function pdfFilterData(pdfa: boolean, password: string | undefined): Record<string, string | number | boolean> {
+function pdfFilterData(pdfa: boolean, password: string | undefined, accessible = false): Record<string, string | number | boolean> {
   const data: Record<string, string | number | boolean> = {
     SelectPdfVersion: pdfa ? 2 : 0, // 2 = PDF/A-2b
     ExportNotes: false,
     ExportNotesPages: false,
     ExportBookmarks: true,
     ExportFormFields: true,
-    UseTaggedPDF: pdfa,
+    UseTaggedPDF: pdfa || accessible,
+    // PDF/UA-1: tagged, the title shown, the PDF/UA identification in the metadata.
+    PDFUACompliance: accessible,
     ReduceImageResolution: false,
     UseLosslessCompression: false,
     Quality: 90,
@@ -38,7 +40,7 @@ export const PASSWORD_FORMATS: readonly ReturnFormat[] = ['pdf', 'docx', 'doc'];
  * password is applied where the format can carry one and ignored elsewhere, as ReportingCloud's
  * clients expect (their suites send one with every format).
  */
-export function exportSpec(family: DocumentFamily, format: ReturnFormat, requestedPassword?: string): ExportSpec {
+export function exportSpec(family: DocumentFamily, format: ReturnFormat, requestedPassword?: string, accessible = false): ExportSpec {
   const password = requestedPassword && PASSWORD_FORMATS.includes(format) ? requestedPassword : undefined;
   if (family === 'calc') {
     if (format === 'pdf' || format === 'pdfa') return { filter: 'calc_pdf_Export', filterData: pdfFilterData(format === 'pdfa', password) };
@@ -47,7 +49,7 @@ export function exportSpec(family: DocumentFamily, format: ReturnFormat, request
   switch (format) {
     case 'pdf':
     case 'pdfa':
-      return { filter: 'writer_pdf_Export', filterData: pdfFilterData(format === 'pdfa', password) };
+      return { filter: 'writer_pdf_Export', filterData: pdfFilterData(format === 'pdfa', password, accessible) };
     case 'docx':
       return { filter: 'MS Word 2007 XML', password, ooxml: true };
     case 'doc':

@@ -18,6 +18,8 @@ export interface OfficeJob {
   filterOptions?: string;
   /** Author, Title, Subject, Generator; CreationDate, ModificationDate as UTC ISO strings. */
   properties?: Record<string, string>;
+  /** The title to give a document without one (PDF/UA needs a title). */
+  titleFallback?: string;
   password?: string;
   /** Password to open an encrypted input. */
   inputPassword?: string;

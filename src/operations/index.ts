@@ -209,7 +209,7 @@ export class DocumentOperations {
 
   /** Long tables are laid out in parts for plain PDF output by an office. */
   private longTablesLaidOutInParts(input: MergeInput): boolean {
-    return input.format === 'pdf' && !input.document.password && this.parts.converter !== null;
+    return input.format === 'pdf' && !input.document.password && !input.document.accessible && this.parts.converter !== null;
   }
 
   /**
@@ -239,7 +239,9 @@ export class DocumentOperations {
 
   /** Whether to lay out this merge's appended records in parts: many records to plain PDF, a template that allows it. */
   private async inParts(docx: Buffer, input: MergeInput, ctx: WorkContext): Promise<boolean> {
-    if (!input.append || input.format !== 'pdf' || input.document.password || !this.parts.converter) return false;
+    // Parts joined would not make one structure tree: accessible output is laid out whole.
+    if (!input.append || input.format !== 'pdf' || input.document.password || input.document.accessible || !this.parts.converter)
+      return false;
     if (input.records.length < PARTS_FROM_RECORDS) return false;
     return this.parts.workers.laysOutInParts(docx, ctx.signal);
   }
@@ -330,7 +332,7 @@ export class DocumentOperations {
   }
 
   async convert(
-    input: { document: Buffer; from: DocumentFormat; format: ReturnFormat; test: boolean },
+    input: { document: Buffer; from: DocumentFormat; format: ReturnFormat; test: boolean; accessible?: boolean },
     ctx: WorkContext = {},
   ): Promise<Converted> {
     if (input.from === 'pdf' && input.format === 'txt') {
@@ -340,6 +342,8 @@ export class DocumentOperations {
         officeMs: 0,
       };
     }
+    if (input.from === 'pdf' && input.accessible)
+      throw new InputError('A PDF passes through convert as it is; accessible=true needs a document to lay out (DOCX, DOC, RTF, HTML).');
     if (input.from === 'tx') input = { ...input, ...(await this.fromTx(input.document, ctx)) };
     if (input.from !== 'pdf') await this.beforeOffice();
     const converter = this.parts.converter;
@@ -349,6 +353,7 @@ export class DocumentOperations {
       test: input.test,
       signal: ctx.signal,
       timeoutMs: officeTimeout(ctx),
+      ...(input.accessible ? { accessible: { title: 'Document' } } : {}),
     });
     this.counted(0, converted.data.length);
     return converted;

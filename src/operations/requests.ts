@@ -81,6 +81,8 @@ export interface ConvertRequest {
   from: DocumentFormat;
   /** docsmith: sign the PDF (visible, invisible) or not; absent: the account's default. */
   signature?: SignatureMode;
+  /** docsmith: tagged PDF/UA output. */
+  accessible?: boolean;
 }
 
 /** Page images that count as a document (the thumbnail endpoints). */

@@ -246,6 +246,14 @@ describe('web portal in Chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Merge and download PDF' }).click();
     await page.getByText(/no certificate to sign PDFs with/).waitFor();
     await page.getByLabel('Signature').selectOption({ label: 'As the account says' });
+    // An accessible (tagged PDF/UA) document, asked for in the page.
+    await page.getByLabel('Accessible (PDF/UA)').check();
+    const [tagged] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Merge and download PDF' }).click(),
+    ]);
+    assert.match(fs.readFileSync((await tagged.path())!).toString('latin1'), /pdfuaid:part>1</);
+    await page.getByLabel('Accessible (PDF/UA)').uncheck();
 
     // Keys typed at machine speed (no delay, then 30 ms apart) never lock the tab in a render
     // loop, and the editor keeps every one of them.
@@ -264,9 +272,9 @@ describe('web portal in Chromium', { skip }, () => {
       assert.equal(await editor.innerText(), typed, 'nothing typed is lost or replaced afterwards');
     }
 
-    // Usage: the two downloads counted; the previews were test runs.
+    // Usage: the three downloads counted; the previews were test runs.
     await page.getByRole('link', { name: 'Usage' }).click();
-    await page.getByText('2 of 1,000,000').waitFor();
+    await page.getByText('3 of 1,000,000').waitFor();
     // The account's activity: the upload made above, by the password, from this browser's address.
     const activity = page.getByRole('region', { name: 'Recent activity' });
     await activity.getByRole('cell', { name: 'template uploaded' }).first().waitFor();

@@ -291,11 +291,19 @@ export class DocsmithClient {
     test?: boolean;
     /** docsmith: sign the PDF with the server's certificate; absent: the account's default. */
     signature?: Signature;
+    /** docsmith: tagged PDF/UA output (PDF, PDFA). */
+    accessible?: boolean;
   }): Promise<Bytes[]> {
-    const { returnFormat, templateName, templateVersion, append, test, template, mergeData, mergeSettings, signature } = request;
+    const { returnFormat, templateName, templateVersion, append, test, template, mergeData, mergeSettings, signature, accessible } =
+      request;
     const body = { mergeData, template: template ? toBase64(template) : undefined, mergeSettings };
     return (
-      await this.call<string[]>('POST', '/document/merge', { returnFormat, templateName, templateVersion, append, test, signature }, body)
+      await this.call<string[]>(
+        'POST',
+        '/document/merge',
+        { returnFormat, templateName, templateVersion, append, test, signature, accessible },
+        body,
+      )
     ).map(fromBase64);
   }
 
@@ -349,8 +357,12 @@ export class DocsmithClient {
     return fromBase64(await this.call<string>('POST', '/document/append', query, body));
   }
 
-  async convert(document: Bytes, returnFormat: ReturnFormat, options: { test?: boolean; signature?: Signature } = {}): Promise<Bytes> {
-    const query = { returnFormat, test: options.test, signature: options.signature };
+  async convert(
+    document: Bytes,
+    returnFormat: ReturnFormat,
+    options: { test?: boolean; signature?: Signature; accessible?: boolean } = {},
+  ): Promise<Bytes> {
+    const query = { returnFormat, test: options.test, signature: options.signature, accessible: options.accessible };
     return fromBase64(await this.call<string>('POST', '/document/convert', query, toBase64(document)));
   }
 

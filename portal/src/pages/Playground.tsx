@@ -130,6 +130,7 @@ export function Playground({ name }: { name: string | undefined }) {
   const [format, setFormat] = useState<ReturnFormat>('PDF');
   // '' leaves it to the account's default (docsmith: the server signs with the operator's certificate).
   const [signature, setSignature] = useState<'' | Signature>('');
+  const [accessible, setAccessible] = useState(false);
   const [culture, setCulture] = useState(MERGE_DEFAULTS.culture);
   const [append, setAppend] = useState(true);
   const [switches, setSwitches] = useState(
@@ -188,7 +189,8 @@ export function Playground({ name }: { name: string | undefined }) {
   const download = () =>
     action.run(async () => {
       if (!name || !checked.ok) return;
-      const signed = (format === 'PDF' || format === 'PDFA') && signature ? { signature } : {};
+      const pdf = format === 'PDF' || format === 'PDFA';
+      const signed = { ...(pdf && signature ? { signature } : {}), ...(pdf && accessible ? { accessible } : {}) };
       const documents = await client.merge({
         templateName: name,
         mergeData: checked.records,
@@ -233,6 +235,12 @@ export function Playground({ name }: { name: string | undefined }) {
               <option value="invisible">Signed, no stamp</option>
               <option value="visible">Signed, with a stamp</option>
             </select>
+          </label>
+        )}
+        {(format === 'PDF' || format === 'PDFA') && (
+          <label class="check">
+            <input type="checkbox" checked={accessible} onChange={(e) => setAccessible(e.currentTarget.checked)} />
+            Accessible (PDF/UA)
           </label>
         )}
         <label>

@@ -47,6 +47,14 @@ export function signatureOf(query: Query, format: ReturnFormat): { signature?: S
   return { signature: value };
 }
 
+/** `accessible=true` (docsmith): tagged PDF/UA output, for PDF and PDFA. */
+export function accessibleOf(query: Query, format: ReturnFormat): { accessible?: true } {
+  if (!booleanParam(query, 'accessible', false)) return {};
+  if (format !== 'pdf' && format !== 'pdfa')
+    throw new InputError(`accessible=true makes a tagged PDF/UA document: returnFormat must be PDF or PDFA, not ${format.toUpperCase()}.`);
+  return { accessible: true };
+}
+
 /** `templateVersion` (docsmith): a stored template's version number, as GET /v1/templates/versions lists them. */
 export function templateVersionOf(query: Query): { templateVersion?: number } {
   const text = query.templateVersion;
@@ -77,7 +85,15 @@ export function parseMergeRequest(query: Query, body: MergeBody, maxRecords: num
   const test = booleanParam(query, 'test', false);
   const fields = mergeFields(query, body, maxRecords);
   checkPdfProperties(format, fields.document.properties.title, fields.document.properties.subject);
-  return { kind: 'merge', format, append, test, ...fields, ...signatureOf(query, format) };
+  return {
+    kind: 'merge',
+    format,
+    append,
+    test,
+    ...fields,
+    document: { ...fields.document, ...accessibleOf(query, format) },
+    ...signatureOf(query, format),
+  };
 }
 
 export function parsePreviewRequest(query: Query, body: MergeBody, maxRecords: number): PreviewRequest {
@@ -97,7 +113,7 @@ export function parseFindAndReplaceRequest(query: Query, body: FindAndReplaceBod
     format,
     test,
     pairs,
-    document: settings.document,
+    document: { ...settings.document, ...accessibleOf(query, format) },
     templateName: query.templateName,
     template: body.template,
     ...signatureOf(query, format),
@@ -113,7 +129,7 @@ export function parseAppendRequest(query: Query, body: AppendBody): AppendReques
     format,
     test,
     documents,
-    document: parseDocumentSettings(body.documentSettings, 'documentSettings'),
+    document: { ...parseDocumentSettings(body.documentSettings, 'documentSettings'), ...accessibleOf(query, format) },
     ...signatureOf(query, format),
   };
 }
@@ -122,7 +138,15 @@ export function parseConvertRequest(query: Query, body: Base64Body): ConvertRequ
   const format = parseReturnFormat(query.returnFormat);
   const test = booleanParam(query, 'test', false);
   const document = documentBytes(body);
-  return { kind: 'convert', format, test, document, from: requireFormat(document, DOCUMENT_FORMATS), ...signatureOf(query, format) };
+  return {
+    kind: 'convert',
+    format,
+    test,
+    document,
+    from: requireFormat(document, DOCUMENT_FORMATS),
+    ...signatureOf(query, format),
+    ...accessibleOf(query, format),
+  };
 }
 
 /** Page images of a sent document. */

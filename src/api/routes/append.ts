@@ -2,7 +2,7 @@ import type { Services } from '../../services.js';
 import { appendBodySchema } from '../requests/schemas.js';
 import { parseAppendRequest } from '../requests/documents.js';
 import { accountOf } from '../auth.js';
-import { asyncQueryProperties, booleanQuerySchema, errorResponses, jobSchema, signatureQueryProperties } from '../schemas.js';
+import { asyncQueryProperties, booleanQuerySchema, errorResponses, jobSchema, pdfOutputQueryProperties } from '../schemas.js';
 import { answerAsJob, wantsJob } from './jobs.js';
 import { queryOf, answerDocuments, type Api } from '../wire.js';
 
@@ -17,7 +17,7 @@ export function appendRoutes(app: Api, services: Services): void {
           "Dividers: 1 None (continues the last paragraph), 2 NewParagraph, 3 NewSection (a new page with the appended document's own page setup, headers and footers). DOCX, DOC, RTF, TX and HTML inputs.",
         querystring: {
           type: 'object',
-          properties: { returnFormat: { type: 'string' }, test: booleanQuerySchema, ...signatureQueryProperties, ...asyncQueryProperties },
+          properties: { returnFormat: { type: 'string' }, test: booleanQuerySchema, ...pdfOutputQueryProperties, ...asyncQueryProperties },
           required: ['returnFormat'],
         },
         body: appendBodySchema,

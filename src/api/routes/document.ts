@@ -4,7 +4,7 @@ import { Converter } from '../../convert/converter.js';
 import { RETURN_FORMATS } from '../../formats/returnFormat.js';
 import { accountOf } from '../auth.js';
 import { base64BodySchema } from '../requests/schemas.js';
-import { asyncQueryProperties, base64Body, booleanQuerySchema, errorResponses, jobSchema, signatureQueryProperties } from '../schemas.js';
+import { asyncQueryProperties, base64Body, booleanQuerySchema, errorResponses, jobSchema, pdfOutputQueryProperties } from '../schemas.js';
 import { parseConvertRequest } from '../requests/documents.js';
 import { answerAsJob, wantsJob } from './jobs.js';
 import { queryOf, answerDocuments, type Api } from '../wire.js';
@@ -31,7 +31,7 @@ export function documentRoutes(app: Api, services: Services): void {
           'Counts one document against the quota unless test=true, which stamps TEST MODE on every page. PDF input converts to TXT (its text) or PDF.',
         querystring: {
           type: 'object',
-          properties: { returnFormat: returnFormatSchema, test: booleanQuerySchema, ...signatureQueryProperties, ...asyncQueryProperties },
+          properties: { returnFormat: returnFormatSchema, test: booleanQuerySchema, ...pdfOutputQueryProperties, ...asyncQueryProperties },
           required: ['returnFormat'],
         },
         body: base64BodySchema,

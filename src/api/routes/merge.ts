@@ -3,7 +3,7 @@ import { findAndReplaceBodySchema, mergeBodySchema } from '../requests/schemas.j
 import { accountOf } from '../auth.js';
 import {
   asyncQueryProperties,
-  signatureQueryProperties,
+  pdfOutputQueryProperties,
   booleanQuerySchema,
   errorResponses,
   jobSchema,
@@ -64,7 +64,7 @@ export function mergeRoutes(app: Api, services: Services): void {
               description: 'A version of the stored template (GET /v1/templates/versions; docsmith); absent: the current one',
             },
             append: booleanQuerySchema,
-            ...signatureQueryProperties,
+            ...pdfOutputQueryProperties,
             test: booleanQuerySchema,
             ...asyncQueryProperties,
           },
@@ -127,7 +127,7 @@ export function mergeRoutes(app: Api, services: Services): void {
             returnFormat: { type: 'string' },
             templateName: { type: 'string' },
             test: booleanQuerySchema,
-            ...signatureQueryProperties,
+            ...pdfOutputQueryProperties,
           },
           required: ['returnFormat'],
         },
