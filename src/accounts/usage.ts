@@ -110,6 +110,9 @@ export class UsageGuard {
     try {
       const claimed: Claimed = options.template === undefined ? {} : { template: claim.template };
       result = await withTimeLimit(limitMs, (signal, deadline) => work(signal, deadline, claimed), options.signal);
+      // The work is done: its merge slot is free before the answer goes out, so a client that
+      // has its answer can start the next merge at once (the document settles after delivery).
+      if (deliver) await claim.granted.releaseSlot().catch(() => undefined);
       await deliver?.(result);
     } catch (error) {
       // Not taken back now (the database is away): the sweep takes it back when its lease runs out.

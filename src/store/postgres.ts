@@ -677,9 +677,15 @@ class PgUsage implements UsageRepository {
     }
   }
 
-  private hold(accountId: number, slot: PgSlotLease | null, reservation: string | null, workKey: string | undefined): UsageHold {
+  private hold(accountId: number, held: PgSlotLease | null, reservation: string | null, workKey: string | undefined): UsageHold {
     let settled = false;
+    let slot = held;
     return {
+      releaseSlot: async () => {
+        if (!slot) return;
+        await slot.release();
+        slot = null;
+      },
       // Settled once it succeeds: a failed settle may be tried again (each statement is safe to repeat).
       settle: async (kept) => {
         if (settled) return;

@@ -707,6 +707,7 @@ class SqliteUsage implements UsageRepository {
   private readonly proofingTx: (accountId: number) => boolean;
   private readonly claimTx: (accountId: number, wanted: UsageClaim, holder: string) => 'slots' | 'documents' | number | null;
   private readonly settleTx: (accountId: number, reservation: number | null, kept: boolean, holder: string | null) => void;
+  private readonly releaseSlotTx: (holder: string) => void;
   private readonly commitTx: (id: number, accountId: number) => void;
 
   constructor(private readonly db: Database) {
@@ -811,6 +812,7 @@ class SqliteUsage implements UsageRepository {
       if (holder !== null) releaseSlot(holder);
     });
     this.settleTx = (accountId, reservation, kept, holder) => settle.immediate(accountId, reservation, kept, holder);
+    this.releaseSlotTx = (holder) => releaseSlot(holder);
     const proofing = db.transaction((accountId: number): boolean => countProofing.run({ id: accountId, month: usageMonth() }).changes > 0);
     this.proofingTx = (accountId) => proofing.immediate(accountId);
   }
@@ -818,8 +820,11 @@ class SqliteUsage implements UsageRepository {
   async claim(accountId: number, wanted: UsageClaim): Promise<ClaimResult> {
     // Nothing to count or hold (a test run that is not a merge): no write at all.
     if (!wanted.slot && wanted.documentLeaseMs === undefined)
-      return { granted: { settle: async () => undefined }, template: this.templateMeta(accountId, wanted.template) };
-    const holder = wanted.slot ? `${process.pid}:${randomUUID()}` : null;
+      return {
+        granted: { settle: async () => undefined, releaseSlot: async () => undefined },
+        template: this.templateMeta(accountId, wanted.template),
+      };
+    let holder = wanted.slot ? `${process.pid}:${randomUUID()}` : null;
     const claimed = this.claimTx(accountId, wanted, holder ?? '');
     if (claimed === 'slots' || claimed === 'documents') return { refused: claimed };
     let settled = false;
@@ -831,6 +836,11 @@ class SqliteUsage implements UsageRepository {
           // A kept job's document is committed with its outcome (SqliteJobs.finish).
           this.settleTx(accountId, kept && wanted.workKey !== undefined ? null : claimed, kept, holder);
           settled = true;
+        },
+        releaseSlot: async () => {
+          if (holder === null || !this.db.open) return;
+          this.releaseSlotTx(holder);
+          holder = null;
         },
       },
     };

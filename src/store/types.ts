@@ -194,6 +194,11 @@ export interface UsageHold {
    * work key is left to the job's outcome when kept. The slot is freed either way.
    */
   settle(kept: boolean): Promise<void>;
+  /**
+   * Frees the merge slot now: the work ended, and a client that has its answer may start the next
+   * merge at once. The document still settles after the answer is delivered.
+   */
+  releaseSlot(): Promise<void>;
 }
 
 /** Granted: the hold, and the template asked for as it is now (null: there is none of that name, or none was asked for). */

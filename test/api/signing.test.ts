@@ -8,31 +8,10 @@ import { serverWithAccounts } from '../helpers/accounts.js';
 import { errorMessage as message, type Client } from '../helpers/http.js';
 import { docx, mergefield, p, run } from '../helpers/docx.js';
 import { pdfFacts } from '../helpers/office.js';
+import { hasOpenssl, makeP12 } from '../helpers/certificates.js';
 
 const has = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
-const skip = !has('pdfsig') || !has('openssl') ? 'pdfsig and openssl are needed: apt-get install poppler-utils openssl' : false;
-
-/** A self-signed certificate with its key in a PKCS#12 file, made by openssl. */
-function makeP12(dir: string, password: string): Buffer {
-  const run = (args: string[]) => assert.equal(spawnSync('openssl', args, { cwd: dir }).status, 0, `openssl ${args[0]}`);
-  run([
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'key.pem',
-    '-out',
-    'cert.pem',
-    '-days',
-    '30',
-    '-subj',
-    '/CN=docsmith test signer/O=ACME',
-  ]);
-  run(['pkcs12', '-export', '-inkey', 'key.pem', '-in', 'cert.pem', '-out', 'signer.p12', '-passout', `pass:${password}`]);
-  return fs.readFileSync(path.join(dir, 'signer.p12'));
-}
+const skip = !has('pdfsig') || !hasOpenssl ? 'pdfsig and openssl are needed: apt-get install poppler-utils openssl' : false;
 
 /** What poppler's pdfsig says of a PDF's signatures. */
 function pdfsig(pdf: Buffer): string {
@@ -65,7 +44,7 @@ describe('signed PDFs (docsmith)', { skip }, () => {
     assert.equal(refused.status, 400);
     assert.match(message(refused), /no certificate to sign PDFs with; the operator imports one \(docsmith signing import\)/);
 
-    const facts = await env.admin.signing.import(makeP12(tempDir(), 'p12-secret'), 'p12-secret');
+    const facts = await env.admin.signing.import(fs.readFileSync(makeP12('docsmith test signer', 'p12-secret')), 'p12-secret');
     assert.equal(facts.subject, 'docsmith test signer');
 
     const visible = await merge(signer, 'returnFormat=PDF&signature=visible');

@@ -189,7 +189,7 @@ describe('two instances on one PostgreSQL', () => {
     assert.deepEqual((await viaKey.get('/v1/account/apikeys')).json(), [{ key, active: true }]);
   });
 
-  it('sends at most 3 statements per counted merge of a stored template, and serves a template replaced through the other instance at once', async () => {
+  it('sends at most 4 statements per counted merge of a stored template, and serves a template replaced through the other instance at once', async () => {
     const letter = (greeting: string) => JSON.stringify(docx(p(run(`${greeting} `), mergefield('name'))).toString('base64'));
     assert.equal(
       (
@@ -215,8 +215,9 @@ describe('two instances on one PostgreSQL', () => {
     const before = await statements();
     for (let i = 0; i < 20; i++) await merged();
     const sent = (await statements()) - before;
-    // Sign-in, claim (slot, document and the template's version), settle; a background sweep may add one or two.
-    assert.ok(sent <= 20 * 3 + 4, `${sent} statements for 20 merges`);
+    // Sign-in, claim (slot, document and the template's version), the slot freed before the answer
+    // goes out (a client with its answer may merge again at once), settle; a background sweep may add one or two.
+    assert.ok(sent <= 20 * 4 + 4, `${sent} statements for 20 merges`);
     assert.equal(
       (
         await clients[1]!.post('/v1/templates/upload?templateName=rt.docx', {

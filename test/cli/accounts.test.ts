@@ -6,6 +6,7 @@ import path from 'node:path';
 import { ROOT, startServer, tempDir, type RunningServer } from '../helpers/server.js';
 import { client } from '../helpers/http.js';
 import { docx, mergefield, p, partText, run } from '../helpers/docx.js';
+import { hasOpenssl, makeP12 } from '../helpers/certificates.js';
 
 function cli(env: Record<string, string>, args: string[], input?: string) {
   const result = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'docsmith.js'), ...args], {
@@ -175,47 +176,26 @@ describe('docsmith CLI: accounts and API keys', () => {
     assert.match(none.err, /no template named "nothing.docx"/);
   });
 
-  it(
-    'keeps the certificate PDFs are signed with, sealed, and sets an account to sign its PDFs',
-    { skip: spawnSync('sh', ['-c', 'command -v openssl']).status !== 0 },
-    () => {
-      const dir = tempDir();
-      const openssl = (args: string[]) => assert.equal(spawnSync('openssl', args, { cwd: dir }).status, 0);
-      openssl([
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        'k.pem',
-        '-out',
-        'c.pem',
-        '-days',
-        '30',
-        '-subj',
-        '/CN=CLI signer',
-      ]);
-      openssl(['pkcs12', '-export', '-inkey', 'k.pem', '-in', 'c.pem', '-out', 's.p12', '-passout', 'pass:p12-pw']);
-      assert.match(cli(env, ['signing', 'show']).out, /no signing certificate/);
-      const wrong = cli(env, ['signing', 'import', '--p12', path.join(dir, 's.p12'), '--password', 'not-it']);
-      assert.equal(wrong.code, 1);
-      assert.match(wrong.err, /the password is wrong/);
-      const imported = cli(env, ['signing', 'import', '--p12', path.join(dir, 's.p12'), '--password', 'p12-pw']);
-      assert.equal(imported.code, 0, imported.err);
-      assert.match(imported.out, /PDFs are signed as "CLI signer" \(certificate valid until \d{4}-\d\d-\d\d\)/);
-      assert.match(cli(env, ['signing', 'show']).out, /CLI signer/);
-      const sealed = fs.readFileSync(path.join(env.DOCSMITH_DATA_DIR, 'docsmith.sqlite'));
-      assert.equal(sealed.includes(fs.readFileSync(path.join(dir, 's.p12')).subarray(0, 64)), false, 'not stored in clear');
-      assert.equal(sealed.includes(Buffer.from('p12-pw')), false, 'nor its password');
-      assert.equal(cli(env, ['account', 'create', '--user', 'sid', '--password', 'sid-secret-123']).code, 0);
-      const set = cli(env, ['account', 'update', '--user', 'sid', '--pdf-signature', 'visible', '--json']);
-      assert.equal(set.code, 0, set.err);
-      assert.equal((JSON.parse(set.out) as { pdfSignature: string }[])[0]!.pdfSignature, 'visible');
-      assert.equal(cli(env, ['account', 'update', '--user', 'sid', '--pdf-signature', 'always']).code, 2);
-      assert.match(cli(env, ['signing', 'remove']).out, /removed the signing certificate/);
-    },
-  );
+  it('keeps the certificate PDFs are signed with, sealed, and sets an account to sign its PDFs', { skip: !hasOpenssl }, () => {
+    const p12 = makeP12('CLI signer', 'p12-pw');
+    assert.match(cli(env, ['signing', 'show']).out, /no signing certificate/);
+    const wrong = cli(env, ['signing', 'import', '--p12', p12, '--password', 'not-it']);
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.err, /the password is wrong/);
+    const imported = cli(env, ['signing', 'import', '--p12', p12, '--password', 'p12-pw']);
+    assert.equal(imported.code, 0, imported.err);
+    assert.match(imported.out, /PDFs are signed as "CLI signer" \(certificate valid until \d{4}-\d\d-\d\d\)/);
+    assert.match(cli(env, ['signing', 'show']).out, /CLI signer/);
+    const sealed = fs.readFileSync(path.join(env.DOCSMITH_DATA_DIR, 'docsmith.sqlite'));
+    assert.equal(sealed.includes(fs.readFileSync(p12).subarray(0, 64)), false, 'not stored in clear');
+    assert.equal(sealed.includes(Buffer.from('p12-pw')), false, 'nor its password');
+    assert.equal(cli(env, ['account', 'create', '--user', 'sid', '--password', 'sid-secret-123']).code, 0);
+    const set = cli(env, ['account', 'update', '--user', 'sid', '--pdf-signature', 'visible', '--json']);
+    assert.equal(set.code, 0, set.err);
+    assert.equal((JSON.parse(set.out) as { pdfSignature: string }[])[0]!.pdfSignature, 'visible');
+    assert.equal(cli(env, ['account', 'update', '--user', 'sid', '--pdf-signature', 'always']).code, 2);
+    assert.match(cli(env, ['signing', 'remove']).out, /removed the signing certificate/);
+  });
 
   it('gives new accounts the sample invoice when DOCSMITH_SAMPLE_TEMPLATES=1, as the SDK suites expect', async () => {
     assert.equal(

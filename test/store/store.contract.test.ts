@@ -337,6 +337,23 @@ for (const make of [sqliteBackend, postgresBackend]) {
       await held[1]!.release();
     });
 
+    it("frees a claim's merge slot as soon as its work is done, and settles its document after delivery", async () => {
+      const a = await store.accounts.create(newAccount('early-slots'));
+      const documents = async () => (await store.accounts.byId(a.id))?.createdDocuments;
+      const both = { slot: { limit: 1, leaseMs: 60_000 }, documentLeaseMs: 60_000 };
+      const first = await store.usage.claim(a.id, both);
+      assert.ok('granted' in first);
+      assert.deepEqual(await second.usage.claim(a.id, both), { refused: 'slots' });
+      await first.granted.releaseSlot(); // the work is done; its answer is still on its way
+      await first.granted.releaseSlot(); // twice changes nothing
+      const next = await second.usage.claim(a.id, both);
+      assert.ok('granted' in next, 'the next merge runs while the first answer is delivered');
+      await first.granted.settle(true); // delivered: counted, and the slot the next one holds stays held
+      assert.deepEqual(await store.usage.claim(a.id, both), { refused: 'slots' });
+      await next.granted.settle(false);
+      assert.equal(await documents(), 1);
+    });
+
     it('claims a slot and a document together, refuses without holding anything, and settles once', async () => {
       const a = await store.accounts.create(newAccount('claims', { maxDocuments: 3 }));
       const documents = async () => (await store.accounts.byId(a.id))?.createdDocuments;
