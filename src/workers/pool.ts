@@ -72,6 +72,7 @@ export class DocumentWorkers implements PageRendering {
     progress?: (done: number) => void,
   ): Promise<{ documents: Buffer[]; sectionPages: boolean; longTables?: (LongTableSplit | null)[] }> {
     const { records, ...rest } = task;
+    const text = this.recordsText(records);
     // Progress crosses on a port of its own; its last message is in before the merge is answered.
     const channel = progress ? new MessageChannel() : undefined;
     const closed = channel && new Promise<void>((resolve) => channel.port1.once('close', resolve));
@@ -79,7 +80,7 @@ export class DocumentWorkers implements PageRendering {
     try {
       const reply = await this.run<MergeReply>(
         'merge',
-        { ...rest, records: JSON.stringify(records), ...(channel ? { progress: channel.port2 } : {}) } satisfies MergeTask,
+        { ...rest, records: text, ...(channel ? { progress: channel.port2 } : {}) } satisfies MergeTask,
         signal,
         channel ? [channel.port2] : [],
       );
@@ -133,7 +134,27 @@ export class DocumentWorkers implements PageRendering {
 
   /** Merge data checked against a template's fields and blocks (merge/datacheck.ts), the records crossing as JSON text. */
   checkData(docx: Buffer, records: JsonObject[], what: string, signal?: AbortSignal): Promise<DataCheck> {
-    return this.run<DataCheck>('checkData', { docx, what, records: JSON.stringify(records) }, signal);
+    return this.run<DataCheck>('checkData', { docx, what, records: this.recordsText(records) }, signal);
+  }
+
+  /**
+   * The records as the JSON text a thread parses, refused when the thread could not hold them. A
+   * thread's heap limit ends the thread only at best: an allocation too big to fit at once (this
+   * text arriving, one long string built) can abort the whole process instead (nodejs/node#47224),
+   * so work whose data alone would fill the heap never reaches a thread. The text, the strings
+   * parsed from it and the documents made of them: about three times its length.
+   */
+  private recordsText(records: JsonObject[]): string {
+    const text = JSON.stringify(records);
+    const limit = this.limits.workMemoryMb;
+    if (limit && text.length * 3 > limit * 1024 * 1024) throw this.outOfMemory();
+    return text;
+  }
+
+  private outOfMemory(): PayloadTooLargeError {
+    return new PayloadTooLargeError(
+      `This document work needs more than ${this.limits.workMemoryMb} MB of memory, the server's limit (DOCSMITH_WORK_MEMORY_MB); send less at once (fewer records, smaller documents).`,
+    );
   }
 
   /** Pages of a PDF as images (render/pages.ts); a request's time limit stops the work. */
@@ -215,11 +236,7 @@ export class DocumentWorkers implements PageRendering {
         throw signal.reason as Error;
       }
       if (/queue is at limit/i.test((error as Error).message)) throw new BusyError('Too much document work is waiting; retry shortly.', 5);
-      if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
-        throw new PayloadTooLargeError(
-          `This document work needs more than ${this.limits.workMemoryMb} MB of memory, the server's limit (DOCSMITH_WORK_MEMORY_MB); send less at once (fewer records, smaller documents).`,
-        );
-      }
+      if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw this.outOfMemory();
       throw error;
     } finally {
       clearTimeout(timer);
