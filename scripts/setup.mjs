@@ -79,6 +79,8 @@ const SYSTEM_PARTS = [
         // Signed PDFs are checked with poppler's pdfsig, against a certificate openssl makes.
         { check: 'command -v pdfsig', packages: ['poppler-utils'] },
         { check: 'command -v openssl', packages: ['openssl'] },
+        // E-invoices' XML is checked against the Factur-X schema with xmllint.
+        { check: 'command -v xmllint', packages: ['libxml2-utils'] },
       ]
     : []),
 ];

@@ -13,6 +13,7 @@ import { sampleTemplates } from './accounts/samples.js';
 import { AccountAdmin, ApiKeys } from './accounts/accounts.js';
 import { AuditLog } from './accounts/audit.js';
 import { PdfSigning } from './documents/signing.js';
+import { EInvoices } from './documents/einvoice.js';
 import { UsageGuard } from './accounts/usage.js';
 import { TemplateLibrary } from './templates/library.js';
 import { OfficePool } from './office/pool.js';
@@ -67,6 +68,8 @@ export interface Services {
   jobs: JobQueue;
   /** The certificate PDF output is signed with, sealed in the database. */
   signing: PdfSigning;
+  /** Factur-X e-invoices attached to merged PDFs. */
+  einvoices: EInvoices;
   /** Each account's audit log (pruned by the server, not the CLI). */
   audit: AuditLog;
   /** Runs jobs from the store (started by the server, not the CLI). */
@@ -182,7 +185,8 @@ export async function openServices(
   const usage = new UsageGuard(store, config);
   const policy = new CallbackPolicy(config.jobs.callbackAllow);
   const signing = new PdfSigning(store, keyRing, workers);
-  const door = new Door({ usage, pipeline, operations, templates, processingLimitMs: config.processingLimitMs, signing });
+  const einvoices = new EInvoices(workers);
+  const door = new Door({ usage, pipeline, operations, templates, processingLimitMs: config.processingLimitMs, signing, einvoices });
   const jobs = new JobQueue({ store, config: config.jobs, usage, pipeline, policy, quota });
   const callbacks = { policy, secretFor: (accountId: number) => callbackSecret(masterSecret, accountId) };
   const jobRunner = new JobRunner({ store, door, config: config.jobs, callbacks, quota, log: (...args) => options.log?.(...args) });
@@ -191,6 +195,7 @@ export async function openServices(
   return {
     audit,
     signing,
+    einvoices,
     lifecycle: new Lifecycle(),
     fonts,
     config,

@@ -4,8 +4,8 @@ import type { Services } from '../services.js';
 import type { Divider } from '../compose/builder.js';
 import { DocumentOperations } from '../operations/index.js';
 import { Door } from '../operations/door.js';
-import type { Answer } from '../operations/requests.js';
-import { mergeRequest } from '../api/requests/merge.js';
+import type { Answer, MergeRequest } from '../operations/requests.js';
+import { parseMergeRequest } from '../api/requests/documents.js';
 import { mergeBodySchema } from '../api/requests/schemas.js';
 import { checkBody } from '../api/requests/validation.js';
 import { parseReturnFormat } from '../api/requests/returnFormat.js';
@@ -13,17 +13,19 @@ import { parseThumbnailRequest } from '../api/requests/thumbnails.js';
 import type { JsonObject } from '../merge/scope.js';
 import type { TemplateInfo } from '../merge/info.js';
 
+/** How a merge is asked for: the return format, appended or not, the settings file's content, an e-invoice. */
+export interface MergeHow {
+  format: string;
+  append: boolean;
+  settings: unknown;
+  einvoice?: string;
+  einvoiceXml?: string;
+}
+
 /** What the CLI's document commands need, done in this process or by a server. */
 export interface Backend {
   /** `merged`: told how many of `records` are merged so far, where the backend can say (in this process). */
-  merge(
-    template: Buffer,
-    records: JsonObject[],
-    format: string,
-    append: boolean,
-    settings: unknown,
-    merged?: (done: number) => void,
-  ): Promise<Buffer[]>;
+  merge(template: Buffer, records: JsonObject[], how: MergeHow, merged?: (done: number) => void): Promise<Buffer[]>;
   convert(document: Buffer, format: string): Promise<Buffer>;
   append(documents: { bytes: Buffer; divider: Divider }[], format: string): Promise<Buffer>;
   thumbnails(document: Buffer, options: { zoom?: number; from?: number; to?: number; imageFormat?: string }): Promise<Buffer[]>;
@@ -50,32 +52,18 @@ export class LocalBackend implements Backend {
     await this.officeStarted;
   }
 
-  async merge(
-    template: Buffer,
-    records: JsonObject[],
-    format: string,
-    append: boolean,
-    settings: unknown,
-    merged?: (done: number) => void,
-  ): Promise<Buffer[]> {
-    // The files are checked by the schemas the HTTP API checks bodies with, with the same messages.
-    const body = checkBody(mergeBodySchema, { mergeData: records, mergeSettings: settings ?? null });
-    const parsed = mergeRequest(body);
-    const answer = await this.door.perform(
-      null,
-      {
-        kind: 'merge',
-        templateName: undefined,
-        template,
-        records: parsed.records,
-        options: parsed.settings.options,
-        document: parsed.settings.document,
-        format: parseReturnFormat(format),
-        append,
-        test: false,
-      },
-      { progress: (p) => p.stage === 'merging' && p.done !== undefined && merged?.(p.done) },
-    );
+  async merge(template: Buffer, records: JsonObject[], how: MergeHow, merged?: (done: number) => void): Promise<Buffer[]> {
+    // The files are checked by the schemas and parser the HTTP API uses, with the same messages.
+    const body = checkBody(mergeBodySchema, {
+      mergeData: records,
+      mergeSettings: how.settings ?? null,
+      ...(how.einvoiceXml !== undefined ? { einvoiceXml: how.einvoiceXml } : {}),
+    });
+    const query = { returnFormat: how.format, append: String(how.append), ...(how.einvoice ? { einvoice: how.einvoice } : {}) };
+    const request: MergeRequest = { ...parseMergeRequest(query, body, Number.MAX_SAFE_INTEGER), template };
+    const answer = await this.door.perform(null, request, {
+      progress: (p) => p.stage === 'merging' && p.done !== undefined && merged?.(p.done),
+    });
     return answer.documents;
   }
 
@@ -126,6 +114,8 @@ export interface ClientLike {
     mergeData: object;
     append?: boolean;
     mergeSettings?: never;
+    einvoice?: string;
+    einvoiceXml?: string;
   }): Promise<Bytes[]>;
   convert(document: Bytes, returnFormat: ClientFormat): Promise<Bytes>;
   append(request: { returnFormat: ClientFormat; documents: { document: Bytes; documentDivider?: 1 | 2 | 3 }[] }): Promise<Bytes>;
@@ -195,13 +185,15 @@ export class RemoteBackend implements Backend {
     return (await this.client.jobResult(job.id)).map((d) => Buffer.from(d));
   }
 
-  async merge(template: Buffer, records: JsonObject[], format: string, append: boolean, settings: unknown): Promise<Buffer[]> {
+  async merge(template: Buffer, records: JsonObject[], how: MergeHow): Promise<Buffer[]> {
     const request = {
-      returnFormat: format.toUpperCase() as ClientFormat,
+      returnFormat: how.format.toUpperCase() as ClientFormat,
       template,
       mergeData: records,
-      append,
-      mergeSettings: settings as never,
+      append: how.append,
+      mergeSettings: how.settings as never,
+      ...(how.einvoice ? { einvoice: how.einvoice } : {}),
+      ...(how.einvoiceXml !== undefined ? { einvoiceXml: how.einvoiceXml } : {}),
     };
     if (this.jobs) return this.viaJob(this.client.mergeJob(request));
     const docs = await this.client.merge(request);

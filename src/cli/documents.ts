@@ -28,6 +28,8 @@ export interface DocumentOptions {
   password?: string;
   'api-key'?: string;
   async?: boolean;
+  einvoice?: string;
+  'einvoice-xml'?: string;
 }
 
 const EXTENSIONS: Record<string, string> = { pdf: 'pdf', pdfa: 'pdf', docx: 'docx', doc: 'doc', rtf: 'rtf', html: 'html', txt: 'txt' };
@@ -143,6 +145,12 @@ export async function runDocumentCommand(command: string, options: DocumentOptio
         const settings = options.settings ? readJson(options.settings, '--settings') : undefined;
         const output = options.output ?? `merged.${EXTENSIONS[format] ?? format}`;
         const append = !options.separate;
+        const einvoice = {
+          ...(options.einvoice !== undefined ? { einvoice: options.einvoice } : {}),
+          ...(options['einvoice-xml'] !== undefined
+            ? { einvoiceXml: read(options['einvoice-xml'], '--einvoice-xml').toString('utf8') }
+            : {}),
+        };
         const progress = new Progress(records.length, 'merging');
         const docs: Buffer[] = [];
         // Separate documents go in batches so the progress bar moves.
@@ -150,7 +158,9 @@ export async function runDocumentCommand(command: string, options: DocumentOptio
         for (let i = 0; i < records.length; i += batch) {
           const from = i;
           docs.push(
-            ...(await backend.merge(template, records.slice(i, i + batch), format, append, settings, (done) => progress.tick(from + done))),
+            ...(await backend.merge(template, records.slice(i, i + batch), { format, append, settings, ...einvoice }, (done) =>
+              progress.tick(from + done),
+            )),
           );
           progress.tick(Math.min(records.length, i + batch));
         }

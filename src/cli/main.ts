@@ -45,6 +45,7 @@ DOCSMITH_DATA_DIR or DOCSMITH_DATABASE_URL as for the server).
 
 Documents (in this process by default; against a server with --url and --api-key or --user/--password):
   docsmith merge --template t.docx --data d.json [--format pdf] [-o out.pdf] [--separate] [--settings s.json]
+                 [--einvoice factur-x [--einvoice-xml invoice.xml]]   PDF/A-3 e-invoices (docs/einvoice.md)
   docsmith convert --input in.docx [--format pdf] [-o out.pdf]
   docsmith convert --input folder/ --format pdf --out-dir out/
   docsmith append a.docx b.rtf c.doc [--divider None|NewParagraph|NewSection] [--format pdf] [-o out.pdf]
@@ -151,6 +152,8 @@ const OPTIONS = {
   url: { type: 'string' },
   'api-key': { type: 'string' },
   async: { type: 'boolean' },
+  einvoice: { type: 'string' },
+  'einvoice-xml': { type: 'string' },
   out: { type: 'string' },
   version: { type: 'boolean', short: 'v' },
 } as const;

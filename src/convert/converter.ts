@@ -32,6 +32,8 @@ export interface ConvertOptions {
   sectionPages?: boolean;
   /** Tagged PDF/UA output; `title` names a document that has no title of its own. */
   accessible?: { title: string };
+  /** PDF/A-3b output (an e-invoice's carrier). */
+  pdfa3?: boolean;
 }
 
 /** Makes a document inert (src/inert/); the server does it in a worker thread. */
@@ -152,7 +154,7 @@ export class Converter {
     if (from === 'doc' && !readCompound(input)) return this.fromUnreadableDoc(input, to, options);
     const family: DocumentFamily = from === 'xlsx' ? 'calc' : 'writer';
     const spec = {
-      ...exportSpec(family, to, options.password, options.accessible !== undefined),
+      ...exportSpec(family, to, options.password, { accessible: options.accessible !== undefined, pdfa3: options.pdfa3 }),
       ...(options.accessible ? { titleFallback: options.accessible.title } : {}),
     };
     // Nothing in a document may make the office read a file or fetch a URL (the sandbox is the second line).

@@ -90,6 +90,8 @@ export class DocumentPipeline {
       /** Tagged PDF/UA; `accessibleTitle` for a document without a title. */
       accessible?: boolean;
       accessibleTitle?: string;
+      /** PDF/A-3b (an e-invoice's carrier). */
+      pdfa3?: boolean;
     },
   ): Promise<Buffer> {
     if (!outputNeedsOffice(format, options.password)) {
@@ -110,6 +112,7 @@ export class DocumentPipeline {
       alreadyInert: options.alreadyInert,
       sectionPages: options.sectionPages,
       ...(options.accessible ? { accessible: { title: options.accessibleTitle ?? 'Document' } } : {}),
+      ...(options.pdfa3 ? { pdfa3: true } : {}),
     });
     return data;
   }

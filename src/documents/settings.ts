@@ -6,6 +6,8 @@ export interface DocumentSettings {
   password: string | undefined;
   /** docsmith: tagged PDF/UA (accessible) output; PDF and PDFA only. */
   accessible?: boolean;
+  /** docsmith: PDF/A-3b output, set for e-invoices (their XML is attached after). */
+  pdfa3?: boolean;
 }
 
 export function hasProperties(p: DocumentProperties): boolean {

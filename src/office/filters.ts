@@ -7,14 +7,16 @@ export type DocumentFamily = 'writer' | 'calc';
 type ExportSpec = Pick<OfficeJob, 'filter' | 'filterData' | 'filterOptions' | 'password' | 'ooxml'>;
 
 /** The complete PDF filter data, so no setting falls back to a profile's default. */
-function pdfFilterData(pdfa: boolean, password: string | undefined, accessible = false): Record<string, string | number | boolean> {
+function pdfFilterData(pdfa: boolean, password: string | undefined, options: PdfOptions = {}): Record<string, string | number | boolean> {
+  const accessible = options.accessible ?? false;
   const data: Record<string, string | number | boolean> = {
-    SelectPdfVersion: pdfa ? 2 : 0, // 2 = PDF/A-2b
+    // 2 = PDF/A-2b; 3 = PDF/A-3b, which may carry other files (an e-invoice's XML).
+    SelectPdfVersion: options.pdfa3 ? 3 : pdfa ? 2 : 0,
     ExportNotes: false,
     ExportNotesPages: false,
     ExportBookmarks: true,
     ExportFormFields: true,
-    UseTaggedPDF: pdfa || accessible,
+    UseTaggedPDF: pdfa || Boolean(options.pdfa3) || accessible,
     // PDF/UA-1: tagged, the title shown, the PDF/UA identification in the metadata.
     PDFUACompliance: accessible,
     ReduceImageResolution: false,
@@ -32,6 +34,14 @@ function pdfFilterData(pdfa: boolean, password: string | undefined, accessible =
   return data;
 }
 
+/** What PDF output may be asked for beyond its format (docsmith). */
+export interface PdfOptions {
+  /** Tagged PDF/UA-1. */
+  accessible?: boolean;
+  /** PDF/A-3b whatever the format (PDF or PDFA): a Factur-X invoice's carrier. */
+  pdfa3?: boolean;
+}
+
 /** Formats that carry an open password; PDF/A forbids encryption. */
 export const PASSWORD_FORMATS: readonly ReturnFormat[] = ['pdf', 'docx', 'doc'];
 
@@ -40,7 +50,7 @@ export const PASSWORD_FORMATS: readonly ReturnFormat[] = ['pdf', 'docx', 'doc'];
  * password is applied where the format can carry one and ignored elsewhere, as ReportingCloud's
  * clients expect (their suites send one with every format).
  */
-export function exportSpec(family: DocumentFamily, format: ReturnFormat, requestedPassword?: string, accessible = false): ExportSpec {
+export function exportSpec(family: DocumentFamily, format: ReturnFormat, requestedPassword?: string, pdf: PdfOptions = {}): ExportSpec {
   const password = requestedPassword && PASSWORD_FORMATS.includes(format) ? requestedPassword : undefined;
   if (family === 'calc') {
     if (format === 'pdf' || format === 'pdfa') return { filter: 'calc_pdf_Export', filterData: pdfFilterData(format === 'pdfa', password) };
@@ -49,7 +59,7 @@ export function exportSpec(family: DocumentFamily, format: ReturnFormat, request
   switch (format) {
     case 'pdf':
     case 'pdfa':
-      return { filter: 'writer_pdf_Export', filterData: pdfFilterData(format === 'pdfa', password, accessible) };
+      return { filter: 'writer_pdf_Export', filterData: pdfFilterData(format === 'pdfa', password, pdf) };
     case 'docx':
       return { filter: 'MS Word 2007 XML', password, ooxml: true };
     case 'doc':

@@ -4,6 +4,7 @@
  * (licence, quota, merge slots), the time limit and the abort signal.
  */
 import { isSignatureMode, type PdfSigning } from '../documents/signing.js';
+import type { EInvoices } from '../documents/einvoice.js';
 import type { Account } from '../store/types.js';
 import type { Claimed, UsageGuard } from '../accounts/usage.js';
 import type { TemplateLibrary } from '../templates/library.js';
@@ -18,6 +19,7 @@ import {
   type Answer,
   type DocumentRequest,
   type Kind,
+  type MergeRequest,
   type RequestOf,
   type Results,
   type Row,
@@ -47,6 +49,8 @@ export interface DoorParts {
   processingLimitMs: number | null;
   /** Signs PDF output (documents/signing.ts); absent: nothing is signed (the CLI in this process). */
   signing?: PdfSigning;
+  /** Attaches e-invoices to merged PDFs (documents/einvoice.ts). */
+  einvoices?: EInvoices;
 }
 
 /** The stored template a request reads, by its normal name: its version comes with the usage claim. */
@@ -67,12 +71,15 @@ export class Door {
     const row = KINDS[request.kind] as unknown as Row<K>;
     const limitMs = options.timeLimitMs === undefined ? this.parts.processingLimitMs : options.timeLimitMs;
     const run = async (signal: AbortSignal, deadline: number | undefined, claimed: Claimed): Promise<Results[K]> => {
-      const result = await this.signed(
-        account,
-        request,
-        await row.run(request, this.work(account, { signal, deadline, progress: options.progress }, claimed)),
-        signal,
-      );
+      // E-invoices are made first: wrong invoice data costs no merge or office time.
+      const merge = (request as DocumentRequest).kind === 'merge' ? (request as MergeRequest) : undefined;
+      const invoices = merge?.einvoice ? await this.einvoices().prepare(merge, signal) : undefined;
+      let done = await row.run(request, this.work(account, { signal, deadline, progress: options.progress }, claimed));
+      if (invoices) {
+        const answer = done as unknown as Answer;
+        done = { ...answer, documents: await this.einvoices().attach(answer.documents, invoices, signal) } as Results[K];
+      }
+      const result = await this.signed(account, request, done, signal);
       await options.accept?.(result);
       return result;
     };
@@ -92,6 +99,11 @@ export class Door {
       await options.deliver?.(result);
       return result;
     })();
+  }
+
+  private einvoices(): EInvoices {
+    if (!this.parts.einvoices) throw new InputError('E-invoices are made by a docsmith server; this one cannot make them.');
+    return this.parts.einvoices;
   }
 
   /** PDF output signed as the request asks, else as the account's default (docsmith). */

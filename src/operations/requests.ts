@@ -5,6 +5,7 @@
  * request type and a row here, an operation (index.ts) and a route.
  */
 import type { SignatureMode } from '../documents/signing.js';
+import type { EInvoiceRequest } from '../documents/einvoice.js';
 import type { DocumentSettings } from '../documents/settings.js';
 import type { Divider } from '../compose/builder.js';
 import type { DocumentFormat } from '../formats/detect.js';
@@ -41,6 +42,8 @@ export interface MergeRequest extends TemplateChoice {
   document: DocumentSettings;
   /** docsmith: sign the PDF (visible, invisible) or not; absent: the account's default. */
   signature?: SignatureMode;
+  /** docsmith: Factur-X e-invoices (PDF/A-3 with the invoice's XML attached). */
+  einvoice?: EInvoiceRequest;
 }
 
 /** A merge of all records shown as page images (the portal's playground). */

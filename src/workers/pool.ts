@@ -12,6 +12,7 @@ import type { DocumentFormat } from '../formats/detect.js';
 import type { TemplateInfo } from '../merge/info.js';
 import type { DataCheck } from '../merge/datacheck.js';
 import type { JsonObject } from '../merge/scope.js';
+import type { Invoice } from '../documents/einvoice.js';
 
 // Threads run compiled code: beside this file when compiled, from dist/ when run from src/ (tsx).
 const TASKS_URL = new URL(import.meta.url.endsWith('.ts') ? '../../dist/workers/tasks.js' : './tasks.js', import.meta.url);
@@ -203,6 +204,18 @@ export class DocumentWorkers implements PageRendering {
     signal?: AbortSignal,
   ): Promise<Buffer> {
     const u = await this.run<Uint8Array>('signPdf', { pdf, ...key, ...options }, signal);
+    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+  }
+
+  /** Factur-X invoices: the XML sent, checked, or built from each record (formats/einvoice/). */
+  einvoices(source: { xml: string } | { records: JsonObject[] }, signal?: AbortSignal): Promise<Invoice[]> {
+    const task = 'xml' in source ? { xml: source.xml } : { records: this.recordsText(source.records) };
+    return this.run<Invoice[]>('einvoices', task, signal);
+  }
+
+  /** A PDF/A-3 with its Factur-X invoice attached. */
+  async attachFacturX(pdf: Buffer, invoice: Invoice, signal?: AbortSignal): Promise<Buffer> {
+    const u = await this.run<Uint8Array>('attachFacturX', { pdf, ...invoice }, signal);
     return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
   }
 

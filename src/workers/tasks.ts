@@ -6,6 +6,9 @@ import { DocsmithError, ProcessingTimeoutError } from '../errors.js';
 import { DocumentBuilder, type Divider } from '../compose/builder.js';
 import { findAndReplace as replaceAll } from '../merge/replace.js';
 import { signPdf as signPdfBytes } from '../formats/signature.js';
+import { ciiBasicXml } from '../formats/einvoice/cii.js';
+import { attachFacturX as attachInvoice, conformanceLevel } from '../formats/einvoice/facturx.js';
+import type { Invoice } from '../documents/einvoice.js';
 import { joinPdfs as joinPdfParts, pdfText as readPdfText, withReaderLog, type ReaderLog } from '../formats/pdf.js';
 import { TemplateCache } from '../merge/cache.js';
 import type { MergeOptions } from '../merge/engine.js';
@@ -296,6 +299,26 @@ export async function signPdf(task: {
       { visible: task.visible, reason: task.reason },
     );
     return { ok: true, value: asBytes(signed) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** Factur-X invoices: the XML sent (its level read), or one built from each record. */
+export function einvoices(task: { xml: string } | { records: string }): TaskReply<Invoice[]> {
+  try {
+    if ('xml' in task) return { ok: true, value: [{ xml: task.xml, level: conformanceLevel(task.xml) }] };
+    const records = JSON.parse(task.records) as JsonObject[];
+    return { ok: true, value: records.map((record, i) => ({ xml: ciiBasicXml(record, `record ${i + 1}`), level: 'BASIC' })) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** A PDF/A-3 with its Factur-X invoice attached (formats/einvoice/facturx.ts). */
+export async function attachFacturX(task: { pdf: Uint8Array; xml: string; level: string }): Promise<TaskReply<Uint8Array>> {
+  try {
+    return { ok: true, value: asBytes(await attachInvoice(task.pdf, task.xml, task.level)) };
   } catch (error) {
     return failure(error);
   }

@@ -254,6 +254,11 @@ describe('web portal in Chromium', { skip }, () => {
     ]);
     assert.match(fs.readFileSync((await tagged.path())!).toString('latin1'), /pdfuaid:part>1</);
     await page.getByLabel('Accessible (PDF/UA)').uncheck();
+    // An e-invoice is asked for; the record has no invoice data, and the page says what is missing.
+    await page.getByLabel('E-invoice (Factur-X)').check();
+    await page.getByRole('button', { name: 'Merge and download PDF' }).click();
+    await page.getByText(/The e-invoice of record 1 cannot be made: number is missing/).waitFor();
+    await page.getByLabel('E-invoice (Factur-X)').uncheck();
 
     // Keys typed at machine speed (no delay, then 30 ms apart) never lock the tab in a render
     // loop, and the editor keeps every one of them.

@@ -118,6 +118,36 @@ function fromBase64(text: string): Bytes {
   return bytes;
 }
 
+/** What a merge sends (POST /document/merge), synchronously or as a job. */
+export interface MergeRequest {
+  returnFormat: ReturnFormat;
+  mergeData: object[] | object;
+  templateName?: string;
+  /** docsmith: an earlier version of the stored template. */
+  templateVersion?: number;
+  template?: Bytes;
+  mergeSettings?: MergeSettings;
+  append?: boolean;
+  test?: boolean;
+  /** docsmith: sign the PDF with the server's certificate; absent: the account's default. */
+  signature?: Signature;
+  /** docsmith: tagged PDF/UA output (PDF, PDFA). */
+  accessible?: boolean;
+  /** docsmith: Factur-X e-invoices (PDF/A-3 with factur-x.xml), built from each record or `einvoiceXml`. */
+  einvoice?: 'factur-x' | 'zugferd';
+  /** docsmith: the invoice's Cross Industry Invoice XML, attached as sent (one record). */
+  einvoiceXml?: string;
+}
+
+function mergeCall(request: MergeRequest) {
+  const { returnFormat, templateName, templateVersion, append, test, template, mergeData, mergeSettings, signature, accessible } = request;
+  const { einvoice, einvoiceXml } = request;
+  return {
+    query: { returnFormat, templateName, templateVersion, append, test, signature, accessible, einvoice },
+    body: { mergeData, template: template ? toBase64(template) : undefined, mergeSettings, einvoiceXml },
+  };
+}
+
 export class DocsmithClient {
   private readonly authorization: string;
   private readonly baseUrl: string;
@@ -279,32 +309,9 @@ export class DocsmithClient {
   }
 
   // Documents
-  async merge(request: {
-    returnFormat: ReturnFormat;
-    mergeData: object[] | object;
-    templateName?: string;
-    /** docsmith: an earlier version of the stored template. */
-    templateVersion?: number;
-    template?: Bytes;
-    mergeSettings?: MergeSettings;
-    append?: boolean;
-    test?: boolean;
-    /** docsmith: sign the PDF with the server's certificate; absent: the account's default. */
-    signature?: Signature;
-    /** docsmith: tagged PDF/UA output (PDF, PDFA). */
-    accessible?: boolean;
-  }): Promise<Bytes[]> {
-    const { returnFormat, templateName, templateVersion, append, test, template, mergeData, mergeSettings, signature, accessible } =
-      request;
-    const body = { mergeData, template: template ? toBase64(template) : undefined, mergeSettings };
-    return (
-      await this.call<string[]>(
-        'POST',
-        '/document/merge',
-        { returnFormat, templateName, templateVersion, append, test, signature, accessible },
-        body,
-      )
-    ).map(fromBase64);
+  async merge(request: MergeRequest): Promise<Bytes[]> {
+    const { query, body } = mergeCall(request);
+    return (await this.call<string[]>('POST', '/document/merge', query, body)).map(fromBase64);
   }
 
   /** docsmith extension: the merged result's pages as images; all records appended; counts one document. */
@@ -368,12 +375,9 @@ export class DocsmithClient {
 
   // Background jobs (docsmith extension): the same work, answered at once with a job to follow.
   /** Queues a merge; `callbackUrl` is POSTed a signed notice when it ends. */
-  mergeJob(request: Parameters<DocsmithClient['merge']>[0] & { callbackUrl?: string }): Promise<Job> {
-    const { returnFormat, templateName, templateVersion, append, test, template, mergeData, mergeSettings, signature, callbackUrl } =
-      request;
-    const body = { mergeData, template: template ? toBase64(template) : undefined, mergeSettings };
-    const query = { returnFormat, templateName, templateVersion, append, test, signature, async: true, callbackUrl };
-    return this.call('POST', '/document/merge', query, body);
+  mergeJob(request: MergeRequest & { callbackUrl?: string }): Promise<Job> {
+    const { query, body } = mergeCall(request);
+    return this.call('POST', '/document/merge', { ...query, async: true, callbackUrl: request.callbackUrl }, body);
   }
 
   appendJob(request: Parameters<DocsmithClient['append']>[0] & { callbackUrl?: string }): Promise<Job> {

@@ -19,6 +19,10 @@ export interface MergeBody {
    */
   template?: string;
   mergeSettings?: MergeSettings;
+  /**
+   * with einvoice=factur-x (docsmith): the invoice as Cross Industry Invoice XML text, attached as sent (any Factur-X profile); absent: built from the record (docs/einvoice.md)
+   */
+  einvoiceXml?: string;
 }
 /**
  * a JSON object of merge options (removeEmptyFields, removeEmptyBlocks, removeEmptyImages, removeEmptyLines, removeTrailingWhitespace, mergeHtml, culture) and document properties

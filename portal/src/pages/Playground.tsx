@@ -131,6 +131,8 @@ export function Playground({ name }: { name: string | undefined }) {
   // '' leaves it to the account's default (docsmith: the server signs with the operator's certificate).
   const [signature, setSignature] = useState<'' | Signature>('');
   const [accessible, setAccessible] = useState(false);
+  // docsmith: Factur-X e-invoices, built from each record's "einvoice" object (docs/einvoice.md).
+  const [einvoice, setEinvoice] = useState(false);
   const [culture, setCulture] = useState(MERGE_DEFAULTS.culture);
   const [append, setAppend] = useState(true);
   const [switches, setSwitches] = useState(
@@ -190,7 +192,11 @@ export function Playground({ name }: { name: string | undefined }) {
     action.run(async () => {
       if (!name || !checked.ok) return;
       const pdf = format === 'PDF' || format === 'PDFA';
-      const signed = { ...(pdf && signature ? { signature } : {}), ...(pdf && accessible ? { accessible } : {}) };
+      const signed = {
+        ...(pdf && signature ? { signature } : {}),
+        ...(pdf && accessible ? { accessible } : {}),
+        ...(pdf && einvoice ? { einvoice: 'factur-x' as const } : {}),
+      };
       const documents = await client.merge({
         templateName: name,
         mergeData: checked.records,
@@ -241,6 +247,12 @@ export function Playground({ name }: { name: string | undefined }) {
           <label class="check">
             <input type="checkbox" checked={accessible} onChange={(e) => setAccessible(e.currentTarget.checked)} />
             Accessible (PDF/UA)
+          </label>
+        )}
+        {(format === 'PDF' || format === 'PDFA') && (
+          <label class="check" title="PDF/A-3 with factur-x.xml built from each record's einvoice data">
+            <input type="checkbox" checked={einvoice} onChange={(e) => setEinvoice(e.currentTarget.checked)} />
+            E-invoice (Factur-X)
           </label>
         )}
         <label>

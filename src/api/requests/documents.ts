@@ -20,6 +20,7 @@ import type { AppendBody, Base64Body, FindAndReplaceBody, MergeBody } from './sc
 import { parseReturnFormat } from './returnFormat.js';
 import { isSignatureMode, SIGNATURE_MODES, type SignatureMode } from '../../documents/signing.js';
 import type { ReturnFormat } from '../../formats/returnFormat.js';
+import type { EInvoiceRequest } from '../../documents/einvoice.js';
 import { parseDocumentSettings, parseMergeSettings } from './settings.js';
 import { parseEntries } from './append.js';
 import { checkPdfProperties, checkRecordCount, mergeRequest, parsePairs } from './merge.js';
@@ -79,20 +80,54 @@ export function mergeFields(query: Query, body: MergeBody, maxRecords: number) {
   };
 }
 
+/**
+ * `einvoice=factur-x` (docsmith; `zugferd` is the same): PDF/A-3 documents carrying their invoice's
+ * CII XML, sent as `einvoiceXml` (one invoice) or built from each record (docs/einvoice.md).
+ */
+export function einvoiceOf(
+  query: Query,
+  body: MergeBody,
+  format: ReturnFormat,
+  append: boolean,
+  records: number,
+): { einvoice?: EInvoiceRequest } {
+  const value = query.einvoice?.toLowerCase();
+  const xml = body.einvoiceXml;
+  if (value === undefined || value === 'none') {
+    if (xml !== undefined) throw new InputError('einvoiceXml is attached only with einvoice=factur-x.');
+    return {};
+  }
+  if (value !== 'factur-x' && value !== 'zugferd')
+    throw new InputError(`einvoice is factur-x (or zugferd, the same) or none, not "${query.einvoice}".`);
+  if (format !== 'pdf' && format !== 'pdfa')
+    throw new InputError(`An e-invoice is a PDF/A-3 document: returnFormat must be PDF or PDFA, not ${format.toUpperCase()}.`);
+  const documents = append ? 1 : records;
+  if (append && records > 1)
+    throw new InputError(
+      `An e-invoice is one invoice: merge one record, or ask append=false for one invoice per record (${records} records were sent).`,
+    );
+  if (xml === undefined) return { einvoice: {} };
+  if (documents > 1) throw new InputError(`einvoiceXml is one invoice, but the merge makes ${documents} documents: send one record.`);
+  return { einvoice: { xml } };
+}
+
 export function parseMergeRequest(query: Query, body: MergeBody, maxRecords: number): MergeRequest {
   const format = parseReturnFormat(query.returnFormat);
   const append = booleanParam(query, 'append', true);
   const test = booleanParam(query, 'test', false);
   const fields = mergeFields(query, body, maxRecords);
   checkPdfProperties(format, fields.document.properties.title, fields.document.properties.subject);
+  const einvoice = einvoiceOf(query, body, format, append, fields.records.length);
   return {
     kind: 'merge',
-    format,
+    // An e-invoice is PDF/A-3b whichever PDF was asked for.
+    format: einvoice.einvoice ? 'pdfa' : format,
     append,
     test,
     ...fields,
-    document: { ...fields.document, ...accessibleOf(query, format) },
+    document: { ...fields.document, ...accessibleOf(query, format), ...(einvoice.einvoice ? { pdfa3: true } : {}) },
     ...signatureOf(query, format),
+    ...einvoice,
   };
 }
 

@@ -73,6 +73,12 @@ export const mergeBodySchema = {
     },
     template,
     mergeSettings: mergeSettingsSchema,
+    einvoiceXml: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'with einvoice=factur-x (docsmith): the invoice as Cross Industry Invoice XML text, attached as sent (any Factur-X profile); absent: built from the record (docs/einvoice.md)',
+    },
   },
   required: ['mergeData'],
   examples: [{ mergeData: [{ customer: 'ACME', items: [{ name: 'Bolt', qty: 5 }] }], mergeSettings: { culture: 'en-US' } }],

@@ -65,6 +65,11 @@ export function mergeRoutes(app: Api, services: Services): void {
             },
             append: booleanQuerySchema,
             ...pdfOutputQueryProperties,
+            einvoice: {
+              type: 'string',
+              description:
+                'factur-x or zugferd (docsmith): PDF/A-3 e-invoices with the invoice XML attached as factur-x.xml, sent as einvoiceXml or built from each record (EN 16931 BASIC); one invoice per document',
+            },
             test: booleanQuerySchema,
             ...asyncQueryProperties,
           },
