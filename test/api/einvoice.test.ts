@@ -9,18 +9,9 @@ import { serverWithAccounts } from '../helpers/accounts.js';
 import { errorMessage as message, type Client } from '../helpers/http.js';
 import { docx, mergefield, p, run } from '../helpers/docx.js';
 import { pdfFacts } from '../helpers/office.js';
+import { cli } from '../helpers/cli.js';
 import { hasOpenssl, makeP12 } from '../helpers/certificates.js';
 import { DocsmithClient } from '../../packages/client/src/index.js';
-
-function cli(args: string[], cwd: string) {
-  const result = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'docsmith.js'), ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-    timeout: 300_000,
-  });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
 
 const has = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
 const skip =

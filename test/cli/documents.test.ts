@@ -1,22 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, fixture, freePort, tempDir } from '../helpers/server.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { docx, mergefield, p, partText, run } from '../helpers/docx.js';
 import { pdfFacts } from '../helpers/office.js';
-
-function cli(args: string[], cwd: string) {
-  const result = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'docsmith.js'), ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-    timeout: 120_000,
-  });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
+import { cli } from '../helpers/cli.js';
 
 describe('docsmith CLI: document commands', () => {
   const dir = tempDir();
