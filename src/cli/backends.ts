@@ -93,6 +93,11 @@ export class LocalBackend implements Backend {
     return this.door.perform(null, { kind: 'info', source: { bytes: template, format, name } });
   }
 
+  /** Refuses a template no operation could use, as uploads do. */
+  validateTemplate(template: Buffer, name: string): Promise<void> {
+    return this.door.perform(null, { kind: 'validateTemplate', bytes: template, name });
+  }
+
   async close(): Promise<void> {
     await this.services.office?.close();
     await this.services.converter?.close();
@@ -122,6 +127,8 @@ export interface ClientLike {
   thumbnails(document: Bytes, options: { zoomFactor?: number; fromPage?: number; toPage?: number; imageFormat?: never }): Promise<Bytes[]>;
   uploadTemplate(name: string, template: Bytes): Promise<void>;
   templateInfo(name: string): Promise<TemplateInfo>;
+  listTemplates(): Promise<{ templateName: string }[]>;
+  downloadTemplate(name: string): Promise<Bytes>;
   deleteTemplate(name: string): Promise<void>;
   mergeJob(request: {
     returnFormat: ClientFormat;

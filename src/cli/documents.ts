@@ -76,7 +76,7 @@ function outputNames(output: string, count: number): string[] {
   return Array.from({ length: count }, (_, i) => `${output.slice(0, output.length - ext.length)}-${i + 1}${ext}`);
 }
 
-async function backendFor(options: DocumentOptions): Promise<Backend> {
+export async function backendFor(options: DocumentOptions): Promise<Backend> {
   if (options.url) {
     const credentials = options['api-key']
       ? { apiKey: options['api-key'] }

@@ -38,6 +38,9 @@ DOCSMITH_DATA_DIR or DOCSMITH_DATABASE_URL as for the server).
   docsmith template versions --user NAME --template T [--json]   a stored template's versions
   docsmith template diff --user NAME --template T --from N [--to M]  fields added and removed
   docsmith template rollback --user NAME --template T --to N      version N current again
+  docsmith import reportingcloud --api-key KEY --user NAME [--replace] [--vendor-url URL] [--json]
+      the templates of a ReportingCloud account stored here (TX read here, else converted to DOCX
+      by ReportingCloud); with --url URL and --user/--password, into a docsmith server instead
   docsmith backup --out FILE      a consistent copy of the SQLite database, taken while it runs
   docsmith --version
 
@@ -57,6 +60,7 @@ Documents (in this process by default; against a server with --url and --api-key
 `;
 
 import { runDocumentCommand } from './documents.js';
+import { runImport } from './import.js';
 
 const DOCUMENT_COMMANDS = ['merge', 'convert', 'append', 'thumbnails', 'info'];
 
@@ -153,6 +157,8 @@ const OPTIONS = {
   'api-key': { type: 'string' },
   async: { type: 'boolean' },
   einvoice: { type: 'string' },
+  'vendor-url': { type: 'string' },
+  replace: { type: 'boolean' },
   'einvoice-xml': { type: 'string' },
   out: { type: 'string' },
   version: { type: 'boolean', short: 'v' },
@@ -253,6 +259,7 @@ const STORE_COMMANDS = [
   'template versions',
   'template diff',
   'template rollback',
+  'import reportingcloud',
   'backup',
 ];
 
@@ -447,6 +454,9 @@ async function run(services: Services, command: string, values: Values): Promise
       process.stdout.write(json ? `${JSON.stringify({ from, to, ...diff })}\n` : describeDiff(from, to, diff));
       return;
     }
+    case 'import reportingcloud':
+      await runImport(values, services, (rows) => print(rows as unknown as Record<string, unknown>[], json));
+      return;
     case 'template rollback': {
       const account = await services.accounts.require(requireUser(values));
       if (!values.template) throw new UsageError('--template is required');
@@ -513,7 +523,21 @@ export async function main(argv: string[]): Promise<number> {
     }
   }
   const command = first === 'backup' || first === 'audit' ? first : parsed.positionals.slice(0, 2).join(' ');
-  if (['account', 'apikey', 'template', 'signing'].includes(first) && parsed.positionals.length === 1) {
+  if (command === 'import reportingcloud' && parsed.values.url) {
+    // Into a docsmith server: nothing here is opened.
+    try {
+      await runImport(parsed.values, undefined, (rows) => print(rows as unknown as Record<string, unknown>[], Boolean(parsed.values.json)));
+      return 0;
+    } catch (error) {
+      if (error instanceof UsageError) {
+        process.stderr.write(`docsmith: ${error.message}\n\n${usageOf(command)}`);
+        return 2;
+      }
+      process.stderr.write(`docsmith: ${describeFailure(error, parsed.values.url)}\n`);
+      return 1;
+    }
+  }
+  if (['account', 'apikey', 'template', 'signing', 'import'].includes(first) && parsed.positionals.length === 1) {
     const subcommands = STORE_COMMANDS.filter((c) => c.startsWith(`${first} `)).map((c) => c.slice(first.length + 1));
     process.stderr.write(`docsmith: ${first} needs a subcommand: ${subcommands.join(', ')}\n\n${usageOf(first)}`);
     return 2;

@@ -43,7 +43,7 @@ export async function accountIn(
 export async function serverWithAccounts(
   accounts: Record<string, AccountInput>,
   env: Record<string, string> = {},
-): Promise<{ server: RunningServer; clients: Record<string, Client>; admin: Services; close(): Promise<void> }> {
+): Promise<{ server: RunningServer; clients: Record<string, Client>; admin: Services; dataDir: string; close(): Promise<void> }> {
   const dataDir = tempDir();
   const admin = await adminServices({ dataDir });
   const clients: Record<string, Client> = {};
@@ -57,6 +57,7 @@ export async function serverWithAccounts(
     server,
     clients,
     admin,
+    dataDir,
     async close() {
       await server.stop();
       await admin.store.close();
