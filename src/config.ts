@@ -1,3 +1,4 @@
+import type { ObjectStorageConfig } from './store/objects.js';
 import os from 'node:os';
 import path from 'node:path';
 import { SANDBOX_MODES, type SandboxMode } from './office/sandbox.js';
@@ -9,6 +10,8 @@ export interface Config {
   dataDir: string;
   /** Absent: embedded SQLite file in dataDir. */
   databaseUrl: string | undefined;
+  /** Templates' bytes and job results in an S3 bucket (DOCSMITH_S3_*); absent: in the database. */
+  objectStorage?: ObjectStorageConfig;
   /** PostgreSQL connections of one instance (requests hold one only for a statement). */
   databasePool: number;
   /** Master secret for sealing API keys; absent: a file in dataDir. */
@@ -148,6 +151,31 @@ export function withRenamedSettings(env: Env): { env: Env; deprecations: string[
   return { env: out, deprecations };
 }
 
+/** DOCSMITH_S3_BUCKET turns object storage on; the rest say where and as whom. */
+function objectStorageOf(env: Record<string, string | undefined>): { objectStorage?: ObjectStorageConfig } {
+  const bucket = env.DOCSMITH_S3_BUCKET;
+  if (!bucket) return {};
+  const accessKeyId = env.DOCSMITH_S3_ACCESS_KEY_ID;
+  const secretAccessKey = env.DOCSMITH_S3_SECRET_ACCESS_KEY;
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey))
+    throw new ConfigError(
+      'DOCSMITH_S3_ACCESS_KEY_ID and DOCSMITH_S3_SECRET_ACCESS_KEY go together (or leave both unset for the AWS credential chain)',
+    );
+  const endpoint = env.DOCSMITH_S3_ENDPOINT || undefined;
+  if (endpoint && !/^https?:\/\//.test(endpoint))
+    throw new ConfigError(`DOCSMITH_S3_ENDPOINT must be an http(s):// URL, got "${endpoint}"`);
+  const prefix = env.DOCSMITH_S3_PREFIX ?? 'docsmith/';
+  return {
+    objectStorage: {
+      bucket,
+      prefix: prefix && !prefix.endsWith('/') ? `${prefix}/` : prefix,
+      ...(endpoint ? { endpoint } : {}),
+      region: env.DOCSMITH_S3_REGION || env.AWS_REGION || 'us-east-1',
+      ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
+    },
+  };
+}
+
 export function loadConfig(given: Env = process.env): Config {
   const { env, deprecations } = withRenamedSettings(given);
   const dataDir = path.resolve(env.DOCSMITH_DATA_DIR || './data');
@@ -181,6 +209,7 @@ export function loadConfig(given: Env = process.env): Config {
     dataDir,
     databaseUrl,
     databasePool: int(env, 'DOCSMITH_DATABASE_POOL', 20, 1, 1000),
+    ...objectStorageOf(env),
     secret,
     bootstrap: user && password ? { user, password, licence: env.DOCSMITH_BOOTSTRAP_LICENSE || 'TRIAL' } : undefined,
     logLevel,

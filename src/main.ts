@@ -1,3 +1,4 @@
+import type { ObjectBackedStore } from './store/objectBacked.js';
 import fs from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
 import { openServices } from './services.js';
@@ -55,6 +56,16 @@ async function main(): Promise<void> {
   services.usage.onLost = (error) =>
     app.log.error({ reason: error.message }, 'a delivered document could not be counted for ten minutes: the database did not answer');
   const stopPruning = services.audit.start();
+  // Objects in the bucket no row points to any more (versions given up, jobs expired): hourly.
+  const sweep = () => {
+    const store = services.store as Partial<ObjectBackedStore>;
+    void store.sweep?.().then(
+      (removed) => removed > 0 && app.log.info({ removed }, 'removed objects no template or job points to'),
+      (error: Error) => app.log.warn({ reason: error.message }, 'sweeping the object storage failed'),
+    );
+  };
+  const sweeping = config.objectStorage ? setInterval(sweep, 60 * 60_000) : undefined;
+  sweeping?.unref();
   const stopSweeping = services.usage.sweepOrphanedReservations((refunded) =>
     app.log.warn({ refunded }, 'documents counted by requests that never finished (instance killed) were taken back'),
   );
@@ -70,6 +81,7 @@ async function main(): Promise<void> {
     app.log.info({ signal, running: services.lifecycle.running, graceMs: config.shutdownGraceMs }, 'stopping: draining requests');
     stopSweeping();
     stopPruning();
+    clearInterval(sweeping);
     stopWatchingFonts();
     const [drained] = await Promise.all([
       services.lifecycle.drain(config.shutdownGraceMs),
@@ -93,7 +105,12 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
-  app.log.info({ storage: services.store.kind, dataDir: config.dataDir }, 'docsmith listening');
+  const objects = config.objectStorage && {
+    bucket: config.objectStorage.bucket,
+    prefix: config.objectStorage.prefix,
+    endpoint: config.objectStorage.endpoint ?? `AWS ${config.objectStorage.region}`,
+  };
+  app.log.info({ storage: services.store.kind, dataDir: config.dataDir, ...(objects ? { objects } : {}) }, 'docsmith listening');
   if (config.jobs.concurrency > 0) jobs.start();
   if (services.office) {
     const started = Date.now();

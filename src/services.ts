@@ -5,6 +5,8 @@ import { Lifecycle } from './lifecycle.js';
 import { Fonts } from './office/fonts.js';
 import type { Store } from './store/types.js';
 import { openStore } from './store/index.js';
+import { openObjectStorage } from './store/objects.js';
+import { withObjectStorage } from './store/objectBacked.js';
 import { Authenticator } from './auth/authenticate.js';
 import { AuthThrottle } from './auth/throttle.js';
 import { KeyRing } from './auth/apikeys.js';
@@ -116,7 +118,9 @@ export async function openServices(
   config: Config,
   options: { withOffice?: boolean; log?: Logger; officeStartAttempts?: number } = {},
 ): Promise<Services> {
-  const store = await openStore(config);
+  const database = await openStore(config);
+  // Templates' bytes and job results in a bucket when one is configured; the database keeps the rest.
+  const store = config.objectStorage ? withObjectStorage(database, await openObjectStorage(config.objectStorage)) : database;
   const withOffice = Boolean(options.withOffice && config.office.processes > 0);
   const sandbox = openSandbox(withOffice ? config.office.sandbox : 'off', config.office.pythonPath);
   if (withOffice) {

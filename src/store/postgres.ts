@@ -35,7 +35,7 @@ import type {
   UsageHold,
   UsageRepository,
 } from './types.js';
-import { DuplicateError } from './types.js';
+import { DuplicateError, OBJECT_POINTER } from './types.js';
 import { POSTGRES_MIGRATIONS, POSTGRES_OLDEST_READER } from './migrations.js';
 import { pendingMigrations, schemaFit, stateOf, type SchemaState } from './schema.js';
 import { asStorageUnavailable, healthOf, NO_SCHEMA } from './errors.js';
@@ -207,6 +207,17 @@ class PostgresStore implements Store {
 
   statements(): number {
     return this.counted.statements;
+  }
+
+  async objectPointers(): Promise<string[]> {
+    const prefix = Buffer.from(OBJECT_POINTER);
+    const { rows } = await this.pool.query<{ p: Buffer }>(
+      `SELECT data AS p FROM templates WHERE substring(data from 1 for ${prefix.length}) = $1
+       UNION SELECT data FROM template_versions WHERE substring(data from 1 for ${prefix.length}) = $1
+       UNION SELECT result FROM jobs WHERE substring(result from 1 for ${prefix.length}) = $1`,
+      [prefix],
+    );
+    return rows.map((r) => r.p.toString('utf8'));
   }
 
   async backup(): Promise<void> {
@@ -395,7 +406,7 @@ class PgTemplates implements TemplateRepository {
         await client.query('DELETE FROM template_versions WHERE account_id = $1 AND name = $2', [accountId, t.name]);
         await client.query(
           'INSERT INTO templates (account_id, name, format, size, sha256, modified_at, data, version) VALUES ($1, $2, $3, $4, $5, $6, $7, 1)',
-          [accountId, t.name, t.format, t.data.length, t.sha256, Date.now(), t.data],
+          [accountId, t.name, t.format, t.size ?? t.data.length, t.sha256, Date.now(), t.data],
         );
         return 'created';
       }
@@ -409,7 +420,7 @@ class PgTemplates implements TemplateRepository {
       await client.query(
         `UPDATE templates SET format = $3, size = $4, sha256 = $5, modified_at = $6, data = $7, version = version + 1
          WHERE account_id = $1 AND name = $2`,
-        [accountId, t.name, t.format, t.data.length, t.sha256, Date.now(), t.data],
+        [accountId, t.name, t.format, t.size ?? t.data.length, t.sha256, Date.now(), t.data],
       );
       await client.query('DELETE FROM template_versions WHERE account_id = $1 AND name = $2 AND version <= $3', [
         accountId,

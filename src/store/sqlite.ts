@@ -48,7 +48,7 @@ import type {
   UsageClaim,
   UsageRepository,
 } from './types.js';
-import { DuplicateError } from './types.js';
+import { DuplicateError, OBJECT_POINTER } from './types.js';
 import { asStorageUnavailable, BackupError, healthOf, NO_SCHEMA } from './errors.js';
 import { pendingMigrations, schemaFit, stateOf, type SchemaState } from './schema.js';
 import { processAlive } from '../util/process.js';
@@ -287,6 +287,17 @@ class SqliteStore implements Store {
     return health;
   }
 
+  async objectPointers(): Promise<string[]> {
+    const prefix = Buffer.from(OBJECT_POINTER);
+    const rows = prepared(
+      this.db,
+      `SELECT data AS p FROM templates WHERE substr(data, 1, ${prefix.length}) = @prefix
+       UNION SELECT data FROM template_versions WHERE substr(data, 1, ${prefix.length}) = @prefix
+       UNION SELECT result FROM jobs WHERE substr(result, 1, ${prefix.length}) = @prefix`,
+    ).all({ prefix }) as { p: Buffer }[];
+    return rows.map((r) => Buffer.from(r.p).toString('utf8'));
+  }
+
   async backup(file: string): Promise<void> {
     const target = path.resolve(file);
     const live = path.resolve(this.db.name);
@@ -506,7 +517,7 @@ class SqliteTemplates implements TemplateRepository {
           sql('DELETE FROM template_versions WHERE account_id = ? AND name = ?').run(accountId, t.name);
           sql(
             'INSERT INTO templates (account_id, name, format, size, sha256, modified_at, data, version) VALUES (?, ?, ?, ?, ?, ?, ?, 1)',
-          ).run(accountId, t.name, t.format, t.data.length, t.sha256, Date.now(), t.data);
+          ).run(accountId, t.name, t.format, t.size ?? t.data.length, t.sha256, Date.now(), t.data);
           return 'created';
         }
         if (keepVersions > 0)
@@ -516,7 +527,7 @@ class SqliteTemplates implements TemplateRepository {
             t.name,
           );
         sql(`UPDATE templates SET format = ?, size = ?, sha256 = ?, modified_at = ?, data = ?, version = version + 1
-             WHERE account_id = ? AND name = ?`).run(t.format, t.data.length, t.sha256, Date.now(), t.data, accountId, t.name);
+             WHERE account_id = ? AND name = ?`).run(t.format, t.size ?? t.data.length, t.sha256, Date.now(), t.data, accountId, t.name);
         sql('DELETE FROM template_versions WHERE account_id = ? AND name = ? AND version <= ?').run(
           accountId,
           t.name,

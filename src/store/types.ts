@@ -80,7 +80,12 @@ export interface NewTemplate {
   format: string;
   sha256: string;
   data: Buffer;
+  /** The template's size when `data` only points to where it is kept (object storage); default: data's length. */
+  size?: number;
 }
+
+/** What a stored `data` or job result starts with when the bytes are kept in object storage (store/objects.ts). */
+export const OBJECT_POINTER = 'docsmith-object:';
 
 export interface AccountRepository {
   /** Throws {@link DuplicateError} when the user name is taken. */
@@ -399,6 +404,8 @@ export interface Store {
   statements?(): number;
   /** Resolves when the store can serve; throws otherwise (a 503 that says why). */
   ping(): Promise<StoreHealth>;
+  /** Every stored pointer to object storage ({@link OBJECT_POINTER}...): templates, kept versions, job results. */
+  objectPointers(): Promise<string[]>;
   /**
    * A consistent copy of the whole database in one file, taken while it serves (SQLite's online
    * backup). PostgreSQL refuses with the pg_dump line to use instead.

@@ -30,4 +30,31 @@ describe('configuration', () => {
     assert.deepEqual(loadConfig({ DOCSMITH_SECRET: 'f'.repeat(64) }).warnings, []);
     assert.deepEqual(loadConfig({}).warnings, [], 'the generated secret.key is strong');
   });
+
+  it('turns object storage on with DOCSMITH_S3_BUCKET, and says what is wrong with the rest', () => {
+    assert.equal(loadConfig({}).objectStorage, undefined);
+    assert.deepEqual(loadConfig({ DOCSMITH_S3_BUCKET: 'b', DOCSMITH_S3_PREFIX: 'acme' }).objectStorage, {
+      bucket: 'b',
+      prefix: 'acme/',
+      region: 'us-east-1',
+    });
+    assert.deepEqual(
+      loadConfig({
+        DOCSMITH_S3_BUCKET: 'b',
+        DOCSMITH_S3_ENDPOINT: 'http://minio:9000',
+        AWS_REGION: 'eu-central-1',
+        DOCSMITH_S3_ACCESS_KEY_ID: 'id',
+        DOCSMITH_S3_SECRET_ACCESS_KEY: 'secret',
+      }).objectStorage,
+      {
+        bucket: 'b',
+        prefix: 'docsmith/',
+        endpoint: 'http://minio:9000',
+        region: 'eu-central-1',
+        credentials: { accessKeyId: 'id', secretAccessKey: 'secret' },
+      },
+    );
+    assert.throws(() => loadConfig({ DOCSMITH_S3_BUCKET: 'b', DOCSMITH_S3_ACCESS_KEY_ID: 'id' }), /go together/);
+    assert.throws(() => loadConfig({ DOCSMITH_S3_BUCKET: 'b', DOCSMITH_S3_ENDPOINT: 'minio:9000' }), /must be an http\(s\):\/\/ URL/);
+  });
 });

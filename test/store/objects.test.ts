@@ -1,0 +1,151 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { Database, openSqliteStore } from '../../src/store/sqlite.js';
+import { openPostgresStore } from '../../src/store/postgres.js';
+import { openObjectStorage, type ObjectStorage } from '../../src/store/objects.js';
+import { withObjectStorage, type ObjectBackedStore } from '../../src/store/objectBacked.js';
+import type { Store } from '../../src/store/types.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/server.js';
+import { startS3, type TestS3 } from '../helpers/s3.js';
+
+const template = (name: string, data: Buffer) => ({ name, format: 'docx', sha256: createHash('sha256').update(data).digest('hex'), data });
+
+interface Backend {
+  name: string;
+  open(): Promise<Store>;
+  /** The bytes the database itself holds for the template's current version. */
+  rawData(accountId: number, name: string): Promise<Buffer>;
+  cleanup(): Promise<void>;
+}
+
+function sqliteBackend(): Backend {
+  const file = path.join(tempDir(), 'store.sqlite');
+  return {
+    name: 'sqlite',
+    open: async () => openSqliteStore(file),
+    async rawData(accountId, name) {
+      const db = new Database(file, { readonly: true });
+      try {
+        return (db.prepare('SELECT data FROM templates WHERE account_id = ? AND name = ?').get(accountId, name) as { data: Buffer }).data;
+      } finally {
+        db.close();
+      }
+    },
+    cleanup: async () => undefined,
+  };
+}
+
+function postgresBackend(): Backend {
+  let db: TestDatabase | undefined;
+  return {
+    name: 'postgres',
+    async open() {
+      db ??= await createTestDatabase();
+      return openPostgresStore(db.url);
+    },
+    async rawData(accountId, name) {
+      const client = new pg.Client({ connectionString: db!.url });
+      await client.connect();
+      try {
+        return (await client.query<{ data: Buffer }>('SELECT data FROM templates WHERE account_id = $1 AND name = $2', [accountId, name]))
+          .rows[0]!.data;
+      } finally {
+        await client.end();
+      }
+    },
+    cleanup: async () => db?.drop(),
+  };
+}
+
+for (const backend of [sqliteBackend(), postgresBackend()]) {
+  describe(`templates and job results in object storage (${backend.name})`, () => {
+    let s3: TestS3;
+    let objects: ObjectStorage;
+    let store: ObjectBackedStore;
+    let accountId: number;
+    const keys = async () => (await objects.list()).map((o) => o.key).sort();
+
+    before(async () => {
+      s3 = await startS3();
+      objects = await openObjectStorage({ ...s3.config, prefix: `t-${backend.name}/` });
+      store = withObjectStorage(await backend.open(), objects);
+      accountId = (
+        await store.accounts.create({
+          username: 'ann',
+          passwordHash: 'scrypt$x',
+          licence: 'TRIAL',
+          maxDocuments: 100,
+          maxTemplates: 2,
+          maxProofingTransactions: 10,
+          validUntil: null,
+        })
+      ).id;
+    });
+    after(async () => {
+      await store?.close();
+      await backend.cleanup();
+      await s3?.close();
+    });
+
+    it('keeps the bytes in the bucket and a pointer in the database; versions, sizes and quotas as before', async () => {
+      const v1 = randomBytes(50_000);
+      const v2 = randomBytes(60_000);
+      assert.equal(await store.templates.put(accountId, template('a.docx', v1), 2, 10), 'created');
+      assert.equal(await store.templates.put(accountId, template('a.docx', v2), 2, 10), 'replaced');
+      const raw = await backend.rawData(accountId, 'a.docx');
+      assert.ok(raw.length < 200, `the database holds ${raw.length} bytes`);
+      assert.match(raw.toString(), /^docsmith-object:t-\w+\/templates\/\d+\/[0-9a-f-]{36}$/);
+      assert.deepEqual((await store.templates.get(accountId, 'a.docx'))!.data, v2);
+      assert.deepEqual((await store.templates.getVersion(accountId, 'a.docx', 1))!.data, v1);
+      assert.equal((await store.templates.meta(accountId, 'a.docx'))!.size, 60_000);
+      assert.equal(await store.accounts.storageBytes(accountId), 110_000, 'the quota counts the templates, not the pointers');
+      assert.equal((await keys()).length, 2);
+
+      // Beyond the account's templates: refused, and nothing left in the bucket.
+      assert.equal(await store.templates.put(accountId, template('b.docx', randomBytes(10)), 2, 10), 'created');
+      assert.equal(await store.templates.put(accountId, template('c.docx', randomBytes(10)), 2, 10), 'limit');
+      assert.equal((await keys()).length, 3);
+
+      // Deleting a template removes its objects, every version's.
+      assert.ok(await store.templates.delete(accountId, 'a.docx'));
+      assert.equal((await keys()).length, 1);
+      assert.ok(await store.templates.delete(accountId, 'b.docx'));
+      assert.deepEqual(await keys(), []);
+    });
+
+    it('keeps job results in the bucket; deleting the job removes it', async () => {
+      await store.jobs.add({ id: `job-${backend.name}`, accountId, kind: 'merge', request: Buffer.from('{}'), callbackUrl: null }, 5);
+      const claimed = (await store.jobs.claim(60_000))!;
+      const result = randomBytes(30_000);
+      assert.ok(await store.jobs.finish(claimed.job.id, claimed.holder, { result }, 60_000));
+      assert.deepEqual(await store.jobs.result(accountId, claimed.job.id), result);
+      assert.equal((await keys()).filter((k) => k.includes('/jobs/')).length, 1);
+      assert.ok(await store.jobs.delete(accountId, claimed.job.id));
+      assert.deepEqual(await keys(), []);
+    });
+
+    it('sweeps objects no row points to once they are older than the grace period, and never one a row points to', async () => {
+      assert.equal(await store.templates.put(accountId, template('kept.docx', randomBytes(100)), 2, 0), 'created');
+      await objects.put(`t-${backend.name}/templates/${accountId}/orphan`, randomBytes(10));
+      assert.equal(await store.sweep(60 * 60_000), 0, 'young objects stay (a write may be on its way to the database)');
+      assert.equal(await store.sweep(-1), 1);
+      assert.equal((await keys()).length, 1);
+      assert.ok((await store.templates.get(accountId, 'kept.docx'))!.data.length === 100);
+    });
+
+    it('answers 503 naming the object storage when the bucket is gone, and the store says so when pinged', async () => {
+      await s3.close();
+      await assert.rejects(
+        () => store.templates.get(accountId, 'kept.docx'),
+        (error: Error & { status?: number }) => error.status === 503 && /object storage is not reachable/.test(error.message),
+      );
+      await assert.rejects(() => store.ping(), /object storage/);
+      assert.ok(fs.existsSync(s3.dir), 'the bucket files stay for a restart');
+    });
+  });
+}
