@@ -14,7 +14,7 @@ import { keyScope, type AccountInput } from '../accounts/accounts.js';
 import { OPERATOR } from '../accounts/audit.js';
 import { isSignatureMode, SIGNATURE_MODES } from '../documents/signing.js';
 import type { DocumentFormat } from '../formats/detect.js';
-import { diffTemplates, type TemplateDiff } from '../templates/diff.js';
+import type { TemplateDiff } from '../templates/diff.js';
 
 const USAGE = `docsmith: operate a docsmith service's accounts (same database as the server; set
 DOCSMITH_DATA_DIR or DOCSMITH_DATABASE_URL as for the server).
@@ -440,18 +440,14 @@ async function run(services: Services, command: string, values: Values): Promise
       const account = await services.accounts.require(requireUser(values));
       if (!values.template) throw new UsageError('--template is required');
       const templateName = values.template;
-      const from = versionOption(values, 'from');
-      const to =
-        values.to === undefined ? (await services.templates.versions(account, templateName))[0]!.version : versionOption(values, 'to');
-      const read = async (templateVersion: number) => {
-        const record = await services.templates.requireVersion(account, templateName, templateVersion);
-        return services.door.perform(null, {
+      const to = values.to === undefined ? undefined : versionOption(values, 'to');
+      const diff = await services.templates.diff(account, templateName, versionOption(values, 'from'), to, (record) =>
+        services.door.perform(null, {
           kind: 'info',
           source: { bytes: record.data, format: record.format as DocumentFormat, name: templateName },
-        });
-      };
-      const diff = diffTemplates(await read(from), await read(to));
-      process.stdout.write(json ? `${JSON.stringify({ from, to, ...diff })}\n` : describeDiff(from, to, diff));
+        }),
+      );
+      process.stdout.write(json ? `${JSON.stringify(diff)}\n` : describeDiff(diff.from, diff.to, diff));
       return;
     }
     case 'import reportingcloud':

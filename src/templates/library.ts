@@ -5,6 +5,8 @@ import { formatsIn, detectFormat, FORMAT_NAMES, TEMPLATE_FORMATS, type DocumentF
 import { checkTemplateName, normalName } from './names.js';
 import type { StorageQuota } from '../accounts/storage.js';
 import { TemplateBytesCache } from './cache.js';
+import { diffTemplates, type TemplateDiff } from './diff.js';
+import type { TemplateInfo } from '../merge/info.js';
 
 /** Formats a template may be stored in. */
 
@@ -112,6 +114,22 @@ export class TemplateLibrary {
     const name = normalName(raw);
     const versions = await this.store.templates.versions(account.id, name);
     return versions.length ? versions : missing(name);
+  }
+
+  /**
+   * The merge fields and blocks added and removed from version `from` to `to` (default: the
+   * current one); `infoOf` reads a version's template information (the caller's door).
+   */
+  async diff(
+    account: Account,
+    raw: string,
+    from: number,
+    to: number | undefined,
+    infoOf: (version: TemplateRecord) => Promise<Pick<TemplateInfo, 'mergeFields' | 'mergeBlocks'>>,
+  ): Promise<TemplateDiff & { from: number; to: number }> {
+    const target = to ?? (await this.versions(account, raw))[0]!.version;
+    const [a, b] = await Promise.all([from, target].map(async (v) => infoOf(await this.requireVersion(account, raw, v))));
+    return { from, to: target, ...diffTemplates(a!, b!) };
   }
 
   /** Makes an earlier version current again, as a new version (the history stays); its number. */

@@ -1,6 +1,6 @@
 import type { Services } from '../../services.js';
 import { InputError } from '../../errors.js';
-import { diffTemplates } from '../../templates/diff.js';
+import type { DocumentFormat } from '../../formats/detect.js';
 import { templateVersionOf } from '../requests/documents.js';
 import { decodeBase64 } from '../../util/base64.js';
 import { formatWireDate } from '../../util/dates.js';
@@ -193,11 +193,14 @@ export function templateRoutes(app: Api, services: Services): void {
       const account = accountOf(request);
       const query = queryOf(request);
       const templateName = requireQuery(request, 'templateName');
-      const from = versionParam(query.from, 'from');
-      const to = query.to === undefined ? (await templates.versions(account, templateName))[0]!.version : versionParam(query.to, 'to');
-      const info = (templateVersion: number) => services.door.perform(account, { kind: 'info', source: { templateName, templateVersion } });
-      const [a, b] = await Promise.all([info(from), info(to)]);
-      return sendJson(reply, 200, { from, to, ...diffTemplates(a, b) });
+      const to = query.to === undefined ? undefined : versionParam(query.to, 'to');
+      const diff = await templates.diff(account, templateName, versionParam(query.from, 'from'), to, (version) =>
+        services.door.perform(account, {
+          kind: 'info',
+          source: { bytes: version.data, format: version.format as DocumentFormat, name: templateName },
+        }),
+      );
+      return sendJson(reply, 200, diff);
     },
   );
 
