@@ -1,5 +1,5 @@
 import { isScope, SCOPES, type Scope } from '../auth/scopes.js';
-import type { Account, AccountPatch, Store } from '../store/types.js';
+import type { Account, AccountPatch, ApiKeyRecord, Store } from '../store/types.js';
 import { DuplicateError } from '../store/types.js';
 import { InputError } from '../errors.js';
 import { hashPassword } from '../auth/passwords.js';
@@ -162,30 +162,34 @@ export class ApiKeys {
 
   /** The keys as their owner sees them after creation: masked, with label and dates. */
   async details(accountId: number): Promise<ApiKeyDetails[]> {
-    const records = await this.store.apiKeys.list(accountId);
-    return records.map((r) => {
-      const key = this.keyRing.open(r.keySealed);
-      return {
-        id: r.id,
-        name: r.name,
-        masked: key ? `${key.slice(0, 4)}…${key.slice(-4)}` : 'unreadable',
-        active: r.active,
-        createdAt: r.createdAt,
-        lastUsedAt: r.lastUsedAt,
-        scope: isScope(r.scope) ? r.scope : 'read',
-      };
-    });
+    return (await this.store.apiKeys.list(accountId)).map((r) => this.detailsOf(r));
   }
 
-  /** False when the account has no key with this id. */
-  async rename(accountId: number, id: number, name: string): Promise<boolean> {
-    return this.store.apiKeys.rename(accountId, id, keyName(name));
+  /** One key as its owner sees it: only this key is opened. */
+  private detailsOf(r: ApiKeyRecord): ApiKeyDetails {
+    const key = this.keyRing.open(r.keySealed);
+    return {
+      id: r.id,
+      name: r.name,
+      masked: key ? `${key.slice(0, 4)}…${key.slice(-4)}` : 'unreadable',
+      active: r.active,
+      createdAt: r.createdAt,
+      lastUsedAt: r.lastUsedAt,
+      scope: isScope(r.scope) ? r.scope : 'read',
+    };
   }
 
-  /** Revokes the account's key with this id; false when it has none. */
-  async revokeById(accountId: number, id: number): Promise<boolean> {
+  /** The key renamed, as its owner sees it; null when the account has no key with this id. */
+  async rename(accountId: number, id: number, name: string): Promise<ApiKeyDetails | null> {
+    if (!(await this.store.apiKeys.rename(accountId, id, keyName(name)))) return null;
     const record = (await this.store.apiKeys.list(accountId)).find((r) => r.id === id);
-    return record ? this.store.apiKeys.delete(accountId, record.keyHash) : false;
+    return record ? this.detailsOf(record) : null;
+  }
+
+  /** Revokes the account's key with this id: the key as it was, or null when there is none. */
+  async revokeById(accountId: number, id: number): Promise<ApiKeyDetails | null> {
+    const record = (await this.store.apiKeys.list(accountId)).find((r) => r.id === id);
+    return record && (await this.store.apiKeys.delete(accountId, record.keyHash)) ? this.detailsOf(record) : null;
   }
 
   /** Keys sealed under another master secret cannot be shown; they are listed masked. */

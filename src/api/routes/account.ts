@@ -160,8 +160,7 @@ export function accountRoutes(app: Api, services: Services): void {
       const account = accountOf(request);
       const id = Number((request.params as { id: string }).id);
       const { name } = request.body as { name: string };
-      const named =
-        (await services.apiKeys.rename(account.id, id, name)) && (await services.apiKeys.details(account.id)).find((k) => k.id === id);
+      const named = await services.apiKeys.rename(account.id, id, name);
       if (!named) throw new DocsmithError(404, `This account has no API key number ${id}; GET /v1/account/keys lists them.`);
       await services.audit.record(account.id, 'key renamed', whoMade(request), `key ${id} (${named.masked}) is now "${named.name}"`);
       return sendJson(reply, 200, keyView(named));
@@ -181,9 +180,8 @@ export function accountRoutes(app: Api, services: Services): void {
     async (request, reply) => {
       const id = Number((request.params as { id: string }).id);
       const account = accountOf(request);
-      const key = (await services.apiKeys.details(account.id)).find((k) => k.id === id);
-      if (!key || !(await services.apiKeys.revokeById(account.id, id)))
-        throw new DocsmithError(404, `This account has no API key number ${id}; GET /v1/account/keys lists them.`);
+      const key = await services.apiKeys.revokeById(account.id, id);
+      if (!key) throw new DocsmithError(404, `This account has no API key number ${id}; GET /v1/account/keys lists them.`);
       await services.audit.record(
         account.id,
         'key revoked',
