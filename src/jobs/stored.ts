@@ -9,12 +9,14 @@ type Stored<T> = Omit<T, 'document' | 'documents'> & Record<string, unknown>;
 const storedSettings = (s: DocumentSettings) => ({
   password: s.password ?? null,
   accessible: s.accessible ?? false,
+  pdfa3: s.pdfa3 ?? false,
   properties: Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v])),
 });
 
 function settingsFrom(value: {
   password: string | null;
   accessible?: boolean;
+  pdfa3?: boolean;
   properties: Record<string, string | undefined>;
 }): DocumentSettings {
   const properties: DocumentProperties = { ...value.properties } as DocumentProperties;
@@ -22,7 +24,12 @@ function settingsFrom(value: {
     const date = value.properties[key];
     if (date !== undefined) properties[key] = new Date(date);
   }
-  return { password: value.password ?? undefined, properties, ...(value.accessible ? { accessible: true } : {}) };
+  return {
+    password: value.password ?? undefined,
+    properties,
+    ...(value.accessible ? { accessible: true } : {}),
+    ...(value.pdfa3 ? { pdfa3: true } : {}),
+  };
 }
 
 /** A request as bytes, while its job waits (documents as Base64). */

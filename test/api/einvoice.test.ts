@@ -180,6 +180,7 @@ describe('e-invoices, Factur-X / ZUGFeRD (docsmith)', { skip }, () => {
     const result = await ann.get(self.result);
     assert.equal(result.status, 200, result.text.slice(0, 300));
     const jobPdf = Buffer.from((result.json() as string[])[0]!, 'base64');
+    assert.match(meta(jobPdf), /<pdfaid:part>3<\/pdfaid:part>/, 'a job makes PDF/A-3 too');
     assert.match(attachments(jobPdf).get('factur-x.xml')!.toString(), /<ram:ID>RE-7<\/ram:ID>/);
   });
 
