@@ -48,6 +48,8 @@ interface Slot {
   failures: number;
   retry: NodeJS.Timeout | undefined;
   lastError: string | undefined;
+  /** The process being started and warmed, so that a close can stop it half-way. */
+  launching?: OfficeProcess;
 }
 
 /** A process that dies this soon after its start counts as a failed start. */
@@ -325,21 +327,24 @@ export class OfficePool {
       retryInMs: delay,
       reason,
     });
+    // Kept referenced: a start waited for must not end the process for want of work (close clears it).
     slot.retry = setTimeout(() => {
       slot.retry = undefined;
       this.startSlot(slot);
     }, delay);
-    slot.retry.unref();
   }
 
   /** Starts and warms one process in the slot and puts it to work. */
   private async launch(slot: Slot): Promise<Worker | undefined> {
-    const process = await OfficeProcess.start({ ...this.options.process, slot: slot.name });
+    let process: OfficeProcess;
     try {
+      process = await OfficeProcess.start({ ...this.options.process, slot: slot.name }, (starting) => (slot.launching = starting));
       await process.run({ op: 'ping' }, this.options.process.startTimeoutMs);
     } catch (error) {
-      process.kill();
+      slot.launching?.kill();
       throw error;
+    } finally {
+      slot.launching = undefined;
     }
     if (this.closed) {
       process.kill();
@@ -377,5 +382,7 @@ export class OfficePool {
       waiter.reject(new BusyError('The office engine is shutting down.', 5));
     }
     for (const worker of this.workers.splice(0)) worker.process.kill();
+    // A process still starting is stopped too: nothing of the pool outlives its close.
+    for (const slot of this.slots) slot.launching?.kill();
   }
 }

@@ -116,8 +116,10 @@ export class OfficeProcess {
 
   private constructor(readonly options: OfficeProcessOptions) {}
 
-  static async start(options: OfficeProcessOptions): Promise<OfficeProcess> {
+  /** Starts a process; `starting` is handed it before it is ready, so that it can be stopped half-way. */
+  static async start(options: OfficeProcessOptions, starting?: (process: OfficeProcess) => void): Promise<OfficeProcess> {
     const process = new OfficeProcess(options);
+    starting?.(process);
     await process.launch();
     return process;
   }

@@ -9,7 +9,7 @@ import { FIXTURES, tempDir } from '../helpers/server.js';
 import { pdfFacts, slowRtf, testPool } from '../helpers/office.js';
 import { confiningSandboxes, openSandbox } from '../../src/office/sandbox.js';
 import { treeRssBytes } from '../../src/util/process.js';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 // The office opens documents for editing, so it reads copies in a writable folder.
 const docx = path.join(tempDir(), 'test_document.docx');
@@ -218,6 +218,20 @@ describe('office pool supervision', () => {
     } finally {
       await pool.close();
     }
+  });
+
+  it('stops a process that is still starting when it is closed: nothing of the pool outlives its close', async () => {
+    // An office that never comes up (its start would wait ten minutes): only the close can end it.
+    const hung = path.join(tempDir(), 'hung-soffice.sh');
+    fs.writeFileSync(hung, '#!/bin/sh\nexec sleep 600\n', { mode: 0o755 });
+    const options = { ...processOptions(), sofficePath: hung, startTimeoutMs: 600_000 };
+    const pool = testPool({ size: 1, process: options });
+    void pool.start().catch(() => undefined);
+    // The office is spawned (its profile folder on its command line), not ready.
+    const running = () => spawnSync('pgrep', ['-f', options.workDir]).status === 0;
+    await waitFor(running, 60_000);
+    await pool.close();
+    await waitFor(() => !running(), 60_000);
   });
 
   it('heals after its processes are killed again and again, leaking no profiles, scratch folders or pipes', async () => {
