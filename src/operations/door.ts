@@ -19,7 +19,6 @@ import {
   type Answer,
   type DocumentRequest,
   type Kind,
-  type MergeRequest,
   type RequestOf,
   type Results,
   type Row,
@@ -71,14 +70,8 @@ export class Door {
     const row = KINDS[request.kind] as unknown as Row<K>;
     const limitMs = options.timeLimitMs === undefined ? this.parts.processingLimitMs : options.timeLimitMs;
     const run = async (signal: AbortSignal, deadline: number | undefined, claimed: Claimed): Promise<Results[K]> => {
-      // E-invoices are made first: wrong invoice data costs no merge or office time.
-      const merge = (request as DocumentRequest).kind === 'merge' ? (request as MergeRequest) : undefined;
-      const invoices = merge?.einvoice ? await this.einvoices().prepare(merge, signal) : undefined;
-      let done = await row.run(request, this.work(account, { signal, deadline, progress: options.progress }, claimed));
-      if (invoices) {
-        const answer = done as unknown as Answer;
-        done = { ...answer, documents: await this.einvoices().attach(answer.documents, invoices, signal) } as Results[K];
-      }
+      const work = this.work(account, { signal, deadline, progress: options.progress }, claimed);
+      const done = await this.invoiced(request, () => row.run(request, work), signal);
       const result = await this.signed(account, request, done, signal);
       await options.accept?.(result);
       return result;
@@ -101,9 +94,14 @@ export class Door {
     })();
   }
 
-  private einvoices(): EInvoices {
-    if (!this.parts.einvoices) throw new InputError('E-invoices are made by a docsmith server; this one cannot make them.');
-    return this.parts.einvoices;
+  /** A merge's PDFs with their e-invoices attached; the invoices come first, so wrong invoice data costs no merge or office time. */
+  private async invoiced<R>(request: DocumentRequest, perform: () => Promise<R>, signal: AbortSignal): Promise<R> {
+    if (request.kind !== 'merge' || !request.einvoice) return perform();
+    const einvoices = this.parts.einvoices;
+    if (!einvoices) throw new InputError('E-invoices are made by a docsmith server; this one cannot make them.');
+    const invoices = await einvoices.prepare(request, signal);
+    const answer = (await perform()) as unknown as Answer;
+    return { ...answer, documents: await einvoices.attach(answer.documents, invoices, signal) } as R;
   }
 
   /** PDF output signed as the request asks, else as the account's default (docsmith). */
