@@ -1,66 +1,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
-import pg from 'pg';
-import { Database, openSqliteStore } from '../../src/store/sqlite.js';
-import { openPostgresStore } from '../../src/store/postgres.js';
 import { openObjectStorage, type ObjectStorage } from '../../src/store/objects.js';
 import { withObjectStorage, type ObjectBackedStore } from '../../src/store/objectBacked.js';
-import type { Store } from '../../src/store/types.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
-import { tempDir } from '../helpers/server.js';
 import { startS3, type TestS3 } from '../helpers/s3.js';
+import { postgresBackend, sqliteBackend } from '../helpers/stores.js';
+import fs from 'node:fs';
 
 const template = (name: string, data: Buffer) => ({ name, format: 'docx', sha256: createHash('sha256').update(data).digest('hex'), data });
-
-interface Backend {
-  name: string;
-  open(): Promise<Store>;
-  /** The bytes the database itself holds for the template's current version. */
-  rawData(accountId: number, name: string): Promise<Buffer>;
-  cleanup(): Promise<void>;
-}
-
-function sqliteBackend(): Backend {
-  const file = path.join(tempDir(), 'store.sqlite');
-  return {
-    name: 'sqlite',
-    open: async () => openSqliteStore(file),
-    async rawData(accountId, name) {
-      const db = new Database(file, { readonly: true });
-      try {
-        return (db.prepare('SELECT data FROM templates WHERE account_id = ? AND name = ?').get(accountId, name) as { data: Buffer }).data;
-      } finally {
-        db.close();
-      }
-    },
-    cleanup: async () => undefined,
-  };
-}
-
-function postgresBackend(): Backend {
-  let db: TestDatabase | undefined;
-  return {
-    name: 'postgres',
-    async open() {
-      db ??= await createTestDatabase();
-      return openPostgresStore(db.url);
-    },
-    async rawData(accountId, name) {
-      const client = new pg.Client({ connectionString: db!.url });
-      await client.connect();
-      try {
-        return (await client.query<{ data: Buffer }>('SELECT data FROM templates WHERE account_id = $1 AND name = $2', [accountId, name]))
-          .rows[0]!.data;
-      } finally {
-        await client.end();
-      }
-    },
-    cleanup: async () => db?.drop(),
-  };
-}
 
 for (const backend of [sqliteBackend(), postgresBackend()]) {
   describe(`templates and job results in object storage (${backend.name})`, () => {
@@ -97,7 +44,11 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
       const v2 = randomBytes(60_000);
       assert.equal(await store.templates.put(accountId, template('a.docx', v1), 2, 10), 'created');
       assert.equal(await store.templates.put(accountId, template('a.docx', v2), 2, 10), 'replaced');
-      const raw = await backend.rawData(accountId, 'a.docx');
+      const sql =
+        backend.name === 'sqlite'
+          ? 'SELECT data FROM templates WHERE account_id = ? AND name = ?'
+          : 'SELECT data FROM templates WHERE account_id = $1 AND name = $2';
+      const raw = Buffer.from((await backend.query<{ data: Uint8Array }>(sql, [accountId, 'a.docx']))[0]!.data);
       assert.ok(raw.length < 200, `the database holds ${raw.length} bytes`);
       assert.match(raw.toString(), /^docsmith-object:t-\w+\/templates\/\d+\/[0-9a-f-]{36}$/);
       assert.deepEqual((await store.templates.get(accountId, 'a.docx'))!.data, v2);

@@ -1,55 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Store, NewAccount } from '../../src/store/types.js';
 import { DuplicateError } from '../../src/store/types.js';
-import { Database, openSqliteStore } from '../../src/store/sqlite.js';
-import pg from 'pg';
-import { openPostgresStore } from '../../src/store/postgres.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
-import { tempDir } from '../helpers/server.js';
-
-/** A backend under test: how to open it, and how to open a second "instance" on the same data. */
-interface Backend {
-  name: string;
-  open(): Promise<Store>;
-  cleanup(): Promise<void>;
-  /** Runs SQL on the data behind the store's back (to age an account's usage month). */
-  sql(statement: string): Promise<void>;
-}
-
-function sqliteBackend(): Backend {
-  const file = path.join(tempDir(), 'store.sqlite');
-  return {
-    name: 'sqlite',
-    open: async () => openSqliteStore(file),
-    cleanup: async () => undefined,
-    async sql(statement) {
-      const db = new Database(file);
-      db.exec(statement);
-      db.close();
-    },
-  };
-}
-
-function postgresBackend(): Backend {
-  let db: TestDatabase | undefined;
-  return {
-    name: 'postgres',
-    async open() {
-      db ??= await createTestDatabase();
-      return openPostgresStore(db.url);
-    },
-    cleanup: async () => db?.drop(),
-    async sql(statement) {
-      const client = new pg.Client({ connectionString: db!.url });
-      await client.connect();
-      await client.query(statement);
-      await client.end();
-    },
-  };
-}
+import { postgresBackend, sqliteBackend } from '../helpers/stores.js';
 
 const newAccount = (username: string, over: Partial<NewAccount> = {}): NewAccount => ({
   username,
@@ -308,7 +262,7 @@ for (const make of [sqliteBackend, postgresBackend]) {
       for (let i = 0; i < 3; i++) await (await store.usage.reserveDocument(a.id, 60_000))!.commit();
       assert.equal(await store.usage.reserveDocument(a.id, 60_000), null, 'the quota is used up this month');
       assert.equal(await store.usage.reserveProofing(a.id), true);
-      await backend.sql(`UPDATE accounts SET usage_month = '2001-01' WHERE id = ${a.id}`);
+      await backend.query(`UPDATE accounts SET usage_month = '2001-01' WHERE id = ${a.id}`);
       const aged = await store.accounts.byId(a.id);
       assert.equal(aged?.createdDocuments, 0, "last month's documents do not count");
       assert.equal(aged?.proofingTransactions, 0);
