@@ -48,18 +48,19 @@ async function localTarget(services: Services, username: string): Promise<{ targ
         `${name} (imported from ReportingCloud)`,
       );
     },
-    async info(name) {
-      const record = await services.templates.require(account, name);
-      return counts(await documents.info(record.data, name));
-    },
+    info: async (name, bytes) => counts(await documents.info(bytes, name)),
   };
   return { target, close: () => documents.close() };
 }
 
-/** Into a docsmith server, over its API. */
+/** Into a docsmith server, over its API (its templates listed once). */
 function remoteTarget(client: ClientLike): ImportTarget {
+  let names: Promise<Set<string>> | undefined;
   return {
-    exists: async (name) => (await client.listTemplates()).some((t) => t.templateName.toLowerCase() === name.toLowerCase()),
+    async exists(name) {
+      names ??= client.listTemplates().then((list) => new Set(list.map((t) => t.templateName.toLowerCase())));
+      return (await names).has(name.toLowerCase());
+    },
     store: (name, bytes) => client.uploadTemplate(name, bytes),
     info: async (name) => counts(await client.templateInfo(name)),
   };

@@ -505,34 +505,27 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(first === undefined ? USAGE : usageOf(parsed.positionals.slice(0, 2).join(' ')));
     return parsed.values.help ? 0 : 2;
   }
-  if (DOCUMENT_COMMANDS.includes(first)) {
+  /** A command that opens no database here (document work, or an import into a server): its exit code. */
+  const withoutStore = async (label: string, usage: string, work: () => Promise<void>): Promise<number> => {
     try {
-      await runDocumentCommand(first, parsed.values, parsed.positionals.slice(1));
+      await work();
       return 0;
     } catch (error) {
       if (error instanceof UsageError) {
-        process.stderr.write(`docsmith ${first}: ${error.message}\n\n${usageOf(first)}`);
+        process.stderr.write(`${label}: ${error.message}\n\n${usageOf(usage)}`);
         return 2;
       }
-      process.stderr.write(`docsmith ${first}: ${describeFailure(error, parsed.values.url)}\n`);
+      process.stderr.write(`${label}: ${describeFailure(error, parsed.values.url)}\n`);
       return 1;
     }
-  }
+  };
+  if (DOCUMENT_COMMANDS.includes(first))
+    return withoutStore(`docsmith ${first}`, first, () => runDocumentCommand(first, parsed.values, parsed.positionals.slice(1)));
   const command = first === 'backup' || first === 'audit' ? first : parsed.positionals.slice(0, 2).join(' ');
-  if (command === 'import reportingcloud' && parsed.values.url) {
-    // Into a docsmith server: nothing here is opened.
-    try {
-      await runImport(parsed.values, undefined, (rows) => print(rows as unknown as Record<string, unknown>[], Boolean(parsed.values.json)));
-      return 0;
-    } catch (error) {
-      if (error instanceof UsageError) {
-        process.stderr.write(`docsmith: ${error.message}\n\n${usageOf(command)}`);
-        return 2;
-      }
-      process.stderr.write(`docsmith: ${describeFailure(error, parsed.values.url)}\n`);
-      return 1;
-    }
-  }
+  if (command === 'import reportingcloud' && parsed.values.url)
+    return withoutStore('docsmith', command, () =>
+      runImport(parsed.values, undefined, (rows) => print(rows as unknown as Record<string, unknown>[], Boolean(parsed.values.json))),
+    );
   if (['account', 'apikey', 'template', 'signing', 'import'].includes(first) && parsed.positionals.length === 1) {
     const subcommands = STORE_COMMANDS.filter((c) => c.startsWith(`${first} `)).map((c) => c.slice(first.length + 1));
     process.stderr.write(`docsmith: ${first} needs a subcommand: ${subcommands.join(', ')}\n\n${usageOf(first)}`);

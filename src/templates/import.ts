@@ -18,8 +18,8 @@ export interface ImportTarget {
   exists(name: string): Promise<boolean>;
   /** Stores the template as uploads do (checked first); a refusal throws with the reason. */
   store(name: string, bytes: Buffer): Promise<void>;
-  /** How many merge fields and blocks template info reports for the stored template. */
-  info(name: string): Promise<{ fields: number; blocks: number }>;
+  /** How many merge fields and blocks template info reports for the template just stored (`bytes`, as stored). */
+  info(name: string, bytes: Buffer): Promise<{ fields: number; blocks: number }>;
 }
 
 export type ImportResult = 'stored' | 'TX read here' | 'converted to DOCX by ReportingCloud' | 'skipped: exists here' | 'failed';
@@ -53,8 +53,9 @@ export async function importTemplates(
         const detected = detectFormat(bytes);
         row.format = detected.ok ? FORMAT_NAMES[detected.format] : 'unknown';
         row.size = bytes.length;
-        row.result = await storeOne(vendor, target, name, bytes, detected.ok && detected.format === 'tx');
-        const info = await target.info(name);
+        const stored = await storeOne(vendor, target, name, bytes, detected.ok && detected.format === 'tx');
+        row.result = stored.result;
+        const info = await target.info(name, stored.bytes);
         row.fields = info.fields;
         row.blocks = info.blocks;
       }
@@ -69,10 +70,16 @@ export async function importTemplates(
 }
 
 /** Stores the template as it came; a TX template refused here goes through the vendor's convert to DOCX. */
-async function storeOne(vendor: VendorTemplates, target: ImportTarget, name: string, bytes: Buffer, tx: boolean): Promise<ImportResult> {
+async function storeOne(
+  vendor: VendorTemplates,
+  target: ImportTarget,
+  name: string,
+  bytes: Buffer,
+  tx: boolean,
+): Promise<{ result: ImportResult; bytes: Buffer }> {
   try {
     await target.store(name, bytes);
-    return tx ? 'TX read here' : 'stored';
+    return { result: tx ? 'TX read here' : 'stored', bytes };
   } catch (error) {
     if (!tx) throw error;
     let docx: Buffer;
@@ -82,6 +89,6 @@ async function storeOne(vendor: VendorTemplates, target: ImportTarget, name: str
       throw new Error(`${messageOf(error)} ReportingCloud's convert to DOCX failed too: ${messageOf(converting)}`, { cause: converting });
     }
     await target.store(name, docx);
-    return 'converted to DOCX by ReportingCloud';
+    return { result: 'converted to DOCX by ReportingCloud', bytes: docx };
   }
 }

@@ -90,7 +90,7 @@ class Reader {
 
   /** An ISO date (2026-11-26) as CII's format 102 (20261126). */
   date(object: JsonObject, key: string, path: string, required: boolean): string | undefined {
-    const v = this.text(object, key, path, required as false);
+    const v = required ? this.text(object, key, path, true) : this.text(object, key, path);
     if (v === undefined || v === '') return undefined;
     const m = /^(\d{4})-(\d{2})-(\d{2})(?:$|T)/.exec(v);
     const valid =
