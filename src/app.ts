@@ -9,7 +9,7 @@ import { requireAuthentication } from './api/auth.js';
 import { accountRoutes } from './api/routes/account.js';
 import { templateRoutes } from './api/routes/templates.js';
 import { healthRoutes } from './api/routes/health.js';
-import { testingRoutes } from './api/routes/testing.js';
+import { testingGateRoutes, testingRoutes } from './api/routes/testing.js';
 import { documentRoutes } from './api/routes/document.js';
 import { fontRoutes } from './api/routes/fonts.js';
 import { mergeRoutes } from './api/routes/merge.js';
@@ -139,6 +139,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     async (_request, reply) => sendJson(reply, 200, { version: VERSION, storage: services.store.kind }),
   );
   sharePreviewRoutes(api, services);
+  if (config.testRoutes) testingGateRoutes(api);
   await portalRoutes(api);
 
   await app.register(

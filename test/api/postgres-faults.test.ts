@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { accountIn, adminServices, makeAccount } from '../helpers/accounts.js';
 import { startServer, tempDir } from '../helpers/server.js';
-import { client, request } from '../helpers/http.js';
+import { client, openGate, request } from '../helpers/http.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { until } from '../helpers/wait.js';
 
@@ -15,8 +15,8 @@ describe("PostgreSQL ends the server's connections", () => {
     const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_DATABASE_URL: db.url });
     try {
       const c = client(server.url, { basic: [account.user, account.password] });
-      // Both merge slots held: their connections are checked out of the pool while the work runs.
-      const held = [c.post('/v1/_test/operation?merge=1&holdMs=4000'), c.post('/v1/_test/operation?merge=1&holdMs=4000')];
+      // Both merge slots held until the gate opens: their connections are checked out of the pool while the work runs.
+      const held = [c.post('/v1/_test/operation?merge=1&gate=pgf'), c.post('/v1/_test/operation?merge=1&gate=pgf')];
       await until('both merge slots held', async () => (await c.post('/v1/_test/operation?merge=1')).status === 403);
 
       const killer = new pg.Client({ connectionString: db.url });
@@ -26,6 +26,7 @@ describe("PostgreSQL ends the server's connections", () => {
       );
       await killer.end();
       assert.ok(rows.length >= 2, `${rows.length} connections ended`);
+      await openGate([server.url], 'pgf');
 
       for (const answer of await Promise.all(held)) assert.ok([200, 503].includes(answer.status), `${answer.status} ${answer.text}`);
       const during = await Promise.all(Array.from({ length: 10 }, () => c.post('/v1/_test/operation')));
