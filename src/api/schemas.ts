@@ -223,7 +223,8 @@ export const jobSchema = {
     attempts: { type: 'integer', description: 'how often a server took it up (more than 1: one stopped while running it)' },
     progress: {
       type: ['object', 'null'],
-      description: 'while running: the stage (merging, joining, converting) and documents done of total',
+      description:
+        'while running: the stage and how far it is, done of total: merging (records), converting (documents), pages (the pages the office has written of one document), joining (parts)',
       properties: { stage: { type: 'string' }, done: { type: 'integer' }, total: { type: 'integer' } },
       required: ['stage'],
     },

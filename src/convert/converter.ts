@@ -34,6 +34,8 @@ export interface ConvertOptions {
   accessible?: { title: string };
   /** PDF/A-3b output (an e-invoice's carrier). */
   pdfa3?: boolean;
+  /** Told the pages written of the document's pages while the office exports them. */
+  pages?: (done: number, total: number) => void;
 }
 
 /** Makes a document inert (src/inert/); the server does it in a worker thread. */
@@ -168,6 +170,7 @@ export class Converter {
         properties: officeProperties(options.properties),
         watermark: options.test ? TEST_WATERMARK : undefined,
         sectionPages: options.sectionPages,
+        ...(options.pages ? { onPages: options.pages } : {}),
       },
       options.signal,
       options.timeoutMs,

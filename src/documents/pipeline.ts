@@ -92,6 +92,8 @@ export class DocumentPipeline {
       accessibleTitle?: string;
       /** PDF/A-3b (an e-invoice's carrier). */
       pdfa3?: boolean;
+      /** Told the pages written of the document's pages while the office exports them. */
+      pages?: (done: number, total: number) => void;
     },
   ): Promise<Buffer> {
     if (!outputNeedsOffice(format, options.password)) {
@@ -113,6 +115,7 @@ export class DocumentPipeline {
       sectionPages: options.sectionPages,
       ...(options.accessible ? { accessible: { title: options.accessibleTitle ?? 'Document' } } : {}),
       ...(options.pdfa3 ? { pdfa3: true } : {}),
+      ...(options.pages ? { pages: options.pages } : {}),
     });
     return data;
   }

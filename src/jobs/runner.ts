@@ -154,6 +154,7 @@ export class JobRunner {
     };
     const renewal = setInterval(() => void renew(), LEASE_MS / 3);
     renewal.unref();
+    let trailing: NodeJS.Timeout | undefined;
     const finish = async (outcome: Parameters<Store['jobs']['finish']>[2]) => {
       if ('result' in outcome) this.stats.done++;
       else this.stats.failed++;
@@ -178,9 +179,16 @@ export class JobRunner {
           result = await documentsJson(answer.documents, answer.list);
           await this.parts.quota.check(job.accountId, result.length, claimed.request.length);
         },
+        // Written at most once a second; the latest step is written when the second is up, not at the next renewal.
         progress: (p) => {
           progress = p;
-          if (Date.now() - written > 1000) void renew();
+          const wait = written + 1000 - Date.now();
+          if (wait <= 0) void renew();
+          else
+            trailing ??= setTimeout(() => {
+              trailing = undefined;
+              void renew();
+            }, wait);
         },
       });
       await finish({ result });
@@ -208,6 +216,7 @@ export class JobRunner {
       }
     } finally {
       clearInterval(renewal);
+      clearTimeout(trailing);
       this.running.delete(job.id);
       this.wake();
     }

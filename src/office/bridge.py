@@ -12,19 +12,24 @@ Protocol: one JSON object per line on stdin, one answer per line on stdout.
   part of a long table (src/ooxml/longTable.ts), exports its pages up to the last page a following
   part can start at, and answers where that is (null: no such page):
   -> {"id": 1, "ok": true, "tableBreak": {"pages": 5, "keep": 4, "restart": 163}}
+  A convert job with "pages": true reports, while exporting, the pages written of the document's
+  pages (at most every quarter second, and the last), before its answer:
+  -> {"id": 1, "pages": {"done": 120, "total": 600}}
   {"id": 2, "op": "ping"} -> {"id": 2, "ok": true, "ms": 0.1}
 The first line written is {"ready": true} once the office answers.
 """
 import json
 import os
 import sys
+import threading
 import time
 
 import uno
+import unohelper
 from com.sun.star.beans import NamedValue, PropertyValue
 from com.sun.star.connection import NoConnectException
 from com.sun.star.lang import DisposedException
-from com.sun.star.task import ErrorCodeIOException
+from com.sun.star.task import ErrorCodeIOException, XStatusIndicator
 from com.sun.star.util import DateTime as UnoDateTime
 
 MACRO_NEVER_EXECUTE = 0
@@ -47,6 +52,52 @@ def named(name, value):
 
 def props(mapping):
     return tuple(prop(k, v) for k, v in mapping.items())
+
+
+class Output:
+    """Lines to Node: answers from the main thread, page reports from the office's callback thread."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.lock = threading.Lock()
+
+    def line(self, obj):
+        with self.lock:
+            self.stream.write(json.dumps(obj) + "\n")
+            self.stream.flush()
+
+
+class PageReport(unohelper.Base, XStatusIndicator):
+    """The export's status indicator: the office calls it once per page it writes."""
+
+    def __init__(self, output, job_id):
+        self.output = output
+        self.job_id = job_id
+        self.total = 0
+        self.sent = 0.0
+
+    def report(self, done, last=False):
+        now = time.monotonic()
+        if self.total > 0 and (last or now - self.sent >= 0.25):
+            self.sent = now
+            self.output.line({"id": self.job_id, "pages": {"done": min(done, self.total), "total": self.total}})
+
+    def start(self, text, total):
+        self.total = total
+        self.report(0)
+
+    def setValue(self, value):
+        # The value is the page about to be written: the pages before it are done.
+        self.report(value)
+
+    def end(self):
+        self.report(self.total, last=True)
+
+    def setText(self, text):
+        pass
+
+    def reset(self):
+        pass
 
 
 def connect(pipe_name, timeout_s):
@@ -80,8 +131,9 @@ def filter_data(mapping):
 
 
 class Bridge:
-    def __init__(self, ctx):
+    def __init__(self, ctx, output):
         self.ctx = ctx
+        self.output = output
         smgr = ctx.ServiceManager
         self.desktop = smgr.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
         self.dispatcher = smgr.createInstanceWithContext("com.sun.star.frame.DispatchHelper", ctx)
@@ -129,6 +181,8 @@ class Bridge:
                 if found["keep"] < found["pages"]:
                     data["PageRange"] = "1-%d" % found["keep"]
             store = {"FilterName": job["filter"], "Overwrite": True}
+            if job.get("pages"):
+                store["StatusIndicator"] = PageReport(self.output, job.get("id"))
             if data:
                 store["FilterData"] = filter_data(data)
             if job.get("filterOptions"):
@@ -379,10 +433,9 @@ def fail(code, message):
 def main():
     pipe_name = sys.argv[1]
     ctx = connect(pipe_name, float(os.environ.get("DOCSMITH_BRIDGE_CONNECT_S", "60")))
-    bridge = Bridge(ctx)
-    out = sys.stdout
-    out.write(json.dumps({"ready": True}) + "\n")
-    out.flush()
+    out = Output(sys.stdout)
+    bridge = Bridge(ctx, out)
+    out.line({"ready": True})
     for line in sys.stdin:
         line = line.strip()
         if not line:
@@ -402,14 +455,12 @@ def main():
         except Exception as e:
             if office_gone(e):
                 # The office died under us; say so and stop, Node replaces the pair.
-                out.write(json.dumps({"id": job_id, "ok": False, "error": "office_gone", "message": str(e)}) + "\n")
-                out.flush()
+                out.line({"id": job_id, "ok": False, "error": "office_gone", "message": str(e)})
                 sys.exit(3)
             answer = fail("bad_job", "%s: %s" % (type(e).__name__, e))
         answer["id"] = job_id
         answer["ms"] = round((time.perf_counter() - started) * 1000, 2)
-        out.write(json.dumps(answer) + "\n")
-        out.flush()
+        out.line(answer)
         try:
             bridge.close_documents()
         except Exception:

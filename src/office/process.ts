@@ -34,6 +34,8 @@ export interface OfficeJob {
   measure?: 'sectionPages';
   /** One part of a long table (ooxml/longTable.ts): export the pages a following part does not lay out again. */
   tableBreak?: { bookmark: string; headerRows: number; last: boolean; prefer?: number };
+  /** Told the pages written of the document's pages while the office exports (not sent: the bridge is asked to report). */
+  onPages?: (done: number, total: number) => void;
 }
 
 /** Where a long table's part breaks: its pages, the pages exported, and the part's first row on none of them. */
@@ -96,6 +98,8 @@ interface Pending {
   resolve(result: JobResult): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
+  id: number;
+  onPages?: (done: number, total: number) => void;
 }
 
 /**
@@ -280,10 +284,25 @@ export class OfficeProcess {
   private answer(line: string): void {
     const pending = this.pending;
     if (!pending) return;
-    let reply: { ok?: boolean; error?: JobFailure; message?: string; ms?: number; sectionPages?: unknown; tableBreak?: unknown };
+    let reply: {
+      id?: number;
+      ok?: boolean;
+      error?: JobFailure;
+      message?: string;
+      ms?: number;
+      sectionPages?: unknown;
+      tableBreak?: unknown;
+      pages?: { done?: unknown; total?: unknown };
+    };
     try {
       reply = JSON.parse(line) as typeof reply;
     } catch {
+      return;
+    }
+    if (reply.pages) {
+      // A report while the job runs, not its answer.
+      const { done, total } = reply.pages;
+      if (reply.id === pending.id && Number.isInteger(done) && Number.isInteger(total)) pending.onPages?.(done as number, total as number);
       return;
     }
     this.pending = undefined;
@@ -339,9 +358,17 @@ export class OfficeProcess {
         reject(new OfficeTimeoutError(`the office job took longer than ${timeoutMs} ms`));
         this.kill();
       }, timeoutMs);
-      this.pending = { resolve, reject, timer };
-      const message = 'op' in job ? job : { op: 'convert', ...job };
-      this.bridge.stdin!.write(JSON.stringify({ id: this.nextId++, ...message }) + '\n');
+      const id = this.nextId++;
+      let message: object;
+      let onPages: OfficeJob['onPages'];
+      if ('op' in job) message = job;
+      else {
+        const { onPages: told, ...rest } = job;
+        onPages = told;
+        message = { op: 'convert', ...rest, ...(told ? { pages: true } : {}) };
+      }
+      this.pending = { resolve, reject, timer, id, onPages };
+      this.bridge.stdin!.write(JSON.stringify({ id, ...message }) + '\n');
     });
   }
 

@@ -26,10 +26,25 @@ export interface WorkContext {
   progress?: (progress: WorkProgress) => void;
 }
 
+/**
+ * Records merged, documents converted, a document's pages written by the office (`pages`, while
+ * one document is converted) or parts joined; `done` of `total` where they are known.
+ */
 export interface WorkProgress {
-  stage: 'merging' | 'joining' | 'converting';
+  stage: 'merging' | 'joining' | 'converting' | 'pages';
   done?: number;
   total?: number;
+}
+
+/** The context without progress: for work whose own steps are not what its caller counts. */
+function quiet(ctx: WorkContext): WorkContext {
+  return { signal: ctx.signal, deadline: ctx.deadline };
+}
+
+/** The office's page reports as progress, when someone follows it. */
+function pageProgress(ctx: WorkContext): { pages?: (done: number, total: number) => void } {
+  const told = ctx.progress;
+  return told ? { pages: (done, total) => told({ stage: 'pages', done, total }) } : {};
 }
 
 /** The office's time on one document: what is left before the deadline. */
@@ -157,6 +172,7 @@ export class DocumentOperations {
       timeoutMs: officeTimeout(ctx),
       alreadyInert,
       sectionPages,
+      ...pageProgress(ctx),
     });
     this.counted(0, out.length);
     return out;
@@ -200,7 +216,7 @@ export class DocumentOperations {
       const split = longTables?.[i];
       const converted =
         (split && (await this.longTablePdf(split, input, ctx, bytes))) ??
-        (await this.output(document, input.format, input.document, input.test, ctx, inert, sectionPages));
+        (await this.output(document, input.format, input.document, input.test, merged.length > 1 ? quiet(ctx) : ctx, inert, sectionPages));
       bytes = this.counted(bytes, converted.length);
       out.push(converted);
     }
@@ -270,7 +286,7 @@ export class DocumentOperations {
           { docx, records, options: input.options, append: true, deadline: ctx.deadline, inert: true, maxOutputBytes: this.maxOutputBytes },
           ctx.signal,
         );
-        pdfs[part] = await this.output(documents[0]!, 'pdf', input.document, input.test, ctx, true);
+        pdfs[part] = await this.output(documents[0]!, 'pdf', input.document, input.test, quiet(ctx), true);
         bytes = this.counted(bytes, pdfs[part].length);
         merged += records.length;
         ctx.progress?.({ stage: 'merging', done: merged, total });
@@ -354,6 +370,7 @@ export class DocumentOperations {
       signal: ctx.signal,
       timeoutMs: officeTimeout(ctx),
       ...(input.accessible ? { accessible: { title: 'Document' } } : {}),
+      ...pageProgress(ctx),
     });
     this.counted(0, converted.data.length);
     return converted;

@@ -137,6 +137,21 @@ describe('converter: passwords, properties, normalisation, no network', () => {
     assert.match(core, /2024-05-06T07:08:09Z/);
   });
 
+  it('reports the pages it writes while exporting, ending with all of them', async () => {
+    const body = Array.from({ length: 40 }, (_, i) =>
+      p(`<w:r><w:t>Page ${i + 1}</w:t></w:r>${i < 39 ? '<w:r><w:br w:type="page"/></w:r>' : ''}`),
+    );
+    const reports: [number, number][] = [];
+    const { data } = await converter.convert(docx(body.join('')), 'docx', 'pdf', { pages: (done, total) => reports.push([done, total]) });
+    assert.equal(pdfFacts(data).pages, 40);
+    assert.deepEqual(reports[0], [0, 40], 'the first report: none of 40 written');
+    assert.deepEqual(reports.at(-1), [40, 40], 'the last: all of them');
+    for (let i = 1; i < reports.length; i++)
+      assert.ok(reports[i]![0] >= reports[i - 1]![0] && reports[i]![1] === 40, JSON.stringify(reports));
+    // Without a listener the office is not asked to report: a DOCX result has no pages to report either.
+    assert.ok((await converter.convert(docx(body.join('')), 'docx', 'pdf')).data.length > 0);
+  });
+
   it('stamps TEST MODE on every page, across sections with other page setups', async () => {
     const rtf = fs
       .readFileSync(slowRtf(150), 'utf8')

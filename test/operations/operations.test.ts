@@ -4,7 +4,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { DocumentOperations } from '../../src/operations/index.js';
+import { DocumentOperations, type WorkProgress } from '../../src/operations/index.js';
+import type { Converter } from '../../src/convert/converter.js';
 import { DocumentPipeline } from '../../src/documents/pipeline.js';
 import { DocumentWorkers } from '../../src/workers/pool.js';
 import { Thumbnails } from '../../src/render/thumbnails.js';
@@ -154,5 +155,50 @@ describe('document operations, called directly', () => {
       [...seen].sort((a, b) => a - b),
       'steps only go forward',
     );
+  });
+
+  it("passes the office's page reports on as progress for one document, not for each of many", async () => {
+    // A converter that writes three pages and says so: the office's side is tested in test/office.
+    const asked: boolean[] = [];
+    const converter = {
+      convert: async (_bytes: Buffer, _from: string, _to: string, options: { pages?: (done: number, total: number) => void }) => {
+        asked.push(options.pages !== undefined);
+        for (const done of [0, 2, 3]) options.pages?.(done, 3);
+        return { data: Buffer.from('%PDF-1.7 stand-in'), officeMs: 1 };
+      },
+    } as unknown as Converter;
+    const withOffice = new DocumentOperations(
+      {
+        pipeline: new DocumentPipeline(new TemplateLibrary(store), converter, null, (bytes, signal) => workers.txToDocx(bytes, signal)),
+        workers,
+        thumbnails: new Thumbnails(workers, null),
+        converter,
+        maxOutputBytes: 64 * 1024,
+      },
+      async () => undefined,
+    );
+    const seen: string[] = [];
+    const progress = (p: WorkProgress) => seen.push(`${p.stage} ${p.done ?? ''}/${p.total ?? ''}`);
+    const one = {
+      template,
+      records: [{ name: 'Ann', items: [] }],
+      options: DEFAULT_MERGE_OPTIONS,
+      document,
+      format: 'pdf' as const,
+      test: false,
+    };
+    await withOffice.merge({ ...one, append: true }, { progress });
+    assert.deepEqual(
+      seen.filter((s) => s.startsWith('pages')),
+      ['pages 0/3', 'pages 2/3', 'pages 3/3'],
+    );
+    seen.length = 0;
+    await withOffice.merge({ ...one, records: [{ name: 'Ann' }, { name: 'Bob' }], append: false }, { progress });
+    assert.deepEqual(
+      seen.filter((s) => s.startsWith('pages')),
+      [],
+      'two documents: their count is the progress',
+    );
+    assert.deepEqual(asked, [true, false, false]);
   });
 });

@@ -29,10 +29,18 @@ function extensionFor(bytes: Uint8Array): string {
   return /<html|<!doctype/i.test(new TextDecoder().decode(bytes.subarray(0, 512))) ? 'html' : 'txt';
 }
 
+/** What each stage counts, in words. */
+const STAGES: Record<string, string> = {
+  merging: 'records merged',
+  converting: 'documents converted',
+  pages: 'pages written',
+  joining: 'parts joined',
+};
+
 function Progress({ job }: { job: Job }) {
   const p = job.progress;
   if (job.state !== 'running' || !p) return null;
-  const label = p.total !== undefined ? `${p.stage} ${p.done ?? 0} of ${p.total}` : p.stage;
+  const label = p.total !== undefined ? `${STAGES[p.stage] ?? p.stage}: ${p.done ?? 0} of ${p.total}` : p.stage;
   return (
     <span class="job-progress">
       <span class="muted">{label}</span>
