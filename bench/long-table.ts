@@ -47,7 +47,7 @@ const carboneTemplate = docx(
     p(run('Closing balance')),
   footer,
 );
-/** Every 17th row wraps (page starts vary), or every row is one line (pages hold the same rows, so parts are planned ahead). */
+/** Every 17th row wraps (pages hold varying rows), or every row is one line (pages hold the same rows). */
 const shapes = ['every 17th row wraps', 'one-line rows'] as const;
 const statement = (rows: number, shape: (typeof shapes)[number]) => ({
   name: 'Ann Lee',
@@ -156,7 +156,7 @@ for (const shape of shapes) {
     console.log(`2,000 -> 8,000 rows: docsmith grows ${(timings[8000] / timings[2000]).toFixed(2)}x (linear: 4x)`);
 }
 
-// Fairness: a one-page merge alone, and while an 8,000-row table (parts planned ahead) is laid out.
+// Fairness: a one-page merge alone, and while an 8,000-row table (parts laid out ahead) is laid out.
 {
   server = await benchServer({ DOCSMITH_OFFICE_PROCESSES: '2' });
   const small = { mergeData: [{ name: 'Bo Chen', items: statement(8, shapes[1]).items }], template: Buffer.from(ours).toString('base64') };

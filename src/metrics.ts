@@ -209,7 +209,7 @@ export class Metrics {
     followingCounter(
       this.registry,
       'docsmith_long_table_parts_total',
-      'Parts of long tables laid out to PDF: in turn, ahead on a spare office process and kept, or ahead and discarded',
+      'Parts of long tables laid out to PDF: in turn, ahead on a spare office process and kept, or ahead and dropped',
       ['laid'],
       () => [
         [{ laid: 'in_turn' }, longTableParts.inTurn],

@@ -5,7 +5,7 @@ import { DocsmithError, InputError } from '../errors.js';
 import { FORMAT_NAMES, readCompound, wordVersion, type DocumentFormat, type WordVersion } from '../formats/detect.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
 import { exportSpec, type DocumentFamily } from '../office/filters.js';
-import { OfficeCrashError, OfficeJobError, type OfficeJob, type TableBreak } from '../office/process.js';
+import { OfficeCrashError, OfficeJobError, type OfficeJob, type PartStart, type TableBreak } from '../office/process.js';
 import { LONG_TABLE_BOOKMARK } from '../ooxml/longTable.js';
 import { convertOnce } from '../office/oneshot.js';
 import type { OfficePool } from '../office/pool.js';
@@ -260,23 +260,24 @@ export class Converter {
   /**
    * One part of a long table to PDF (ooxml/longTable.ts): the pages a following part does not lay
    * out again, and where that part starts; undefined when the office finds no such page or fails
-   * on the part (the caller lays the document out whole). The input is inert already. A `guess`
-   * runs only on a spare process (null when there is none, nothing run); `started(true)` is called
-   * once the part has a process or waits for one (what is queued after it comes after it), else
-   * `started(false)`.
+   * on the part (the caller lays the document out whole). The input is inert already. A part laid
+   * out ahead (`held`: made from rows before its true start, asked where it starts once laid out)
+   * runs only on a spare process, and is null when there is none, when it is dropped or when the
+   * office fails on it; `started(true)` is called once the part has a process or waits for one
+   * (what is queued after it comes after it), else `started(false)`.
    */
   async longTablePart(
     docx: Buffer,
-    part: { headerRows: number; last: boolean; prefer?: number },
+    part: { headerRows: number; last: boolean },
     options: ConvertOptions,
-    flow: { guess?: boolean; started?: (run: boolean) => void } = {},
+    flow: { held?: () => Promise<PartStart | null>; started?: (run: boolean) => void } = {},
   ): Promise<{ data: Buffer; tableBreak: TableBreak } | undefined | null> {
     const stem = await this.jobStem();
     const input = `${stem}.in.docx`;
     const output = `${stem}.out.pdf`;
     try {
       await fs.writeFile(input, docx);
-      if (flow.guess && !this.pool.spare) return null;
+      if (flow.held && !this.pool.spare) return null;
       const run = this.pool.run(
         {
           ...exportSpec('writer', 'pdf'),
@@ -286,18 +287,21 @@ export class Converter {
           properties: officeProperties(options.properties),
           watermark: options.test ? TEST_WATERMARK : undefined,
           tableBreak: { bookmark: LONG_TABLE_BOOKMARK, ...part },
+          ...(flow.held ? { onHeld: flow.held } : {}),
         },
         options.signal,
         options.timeoutMs,
       );
       flow.started?.(true);
       const result = await run;
+      if (result.dropped) return null;
       const data = result.tableBreak ? await fs.readFile(output).catch(() => null) : null;
       return data && data.length > 0 ? { data, tableBreak: result.tableBreak! } : undefined;
     } catch (error) {
-      // The office failing on the part: the whole document gets its chance; time limits, aborts and a full queue stand.
+      // The office failing on the part: the whole document gets its chance (a part ahead: it is laid
+      // out in turn); time limits, aborts and a full queue stand.
       if (options.signal?.aborted || !(error instanceof OfficeJobError || error instanceof OfficeCrashError)) throw error;
-      return undefined;
+      return flow.held ? null : undefined;
     } finally {
       flow.started?.(false);
       void Promise.all([fs.rm(input, { force: true }), fs.rm(output, { force: true })]).catch(() => undefined);

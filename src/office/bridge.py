@@ -8,10 +8,16 @@ Protocol: one JSON object per line on stdin, one answer per line on stdout.
   -> {"id": 1, "ok": false, "error": "load_failed" | "password" | "export_failed" | "bad_job", "message": "..."}
   A convert job with "measure": "sectionPages" exports nothing and answers each section's page count:
   -> {"id": 1, "ok": true, "ms": 80.2, "sectionPages": [1, 2, 3]}
-  A convert job with "tableBreak": {"bookmark": "...", "headerRows": 1, "last": false, "prefer": 160} lays out one
+  A convert job with "tableBreak": {"bookmark": "...", "headerRows": 1, "last": false} lays out one
   part of a long table (src/ooxml/longTable.ts), exports its pages up to the last page a following
   part can start at, and answers where that is (null: no such page):
   -> {"id": 1, "ok": true, "tableBreak": {"pages": 5, "keep": 4, "restart": 163}}
+  With "hold": true in "tableBreak", the part was made from rows before its true start (not yet
+  known): the bridge lays it out, says so, and waits for where the part starts, then drops the
+  rows before it and numbers its pages from there; or for the word to drop the whole part:
+  -> {"id": 1, "held": {"pages": 24}}
+  <- {"id": 1, "go": {"trim": 37, "page": 58}}   or   <- {"id": 1, "drop": true}
+  -> (as above)                                   or   -> {"id": 1, "ok": true, "dropped": true}
   A convert job with "pages": true reports, while exporting, the pages written of the document's
   pages (at most every quarter second, and the last), before its answer:
   -> {"id": 1, "pages": {"done": 120, "total": 600}}
@@ -174,7 +180,14 @@ class Bridge:
             answer = {"ok": True}
             data = dict(job.get("filterData") or {})
             if job.get("tableBreak"):
-                found = table_break(doc, job["tableBreak"])
+                spec = job["tableBreak"]
+                table = long_table(doc, spec["bookmark"])
+                if table is not None and spec.get("hold"):
+                    go = self.hold(doc, job.get("id"))
+                    if go is None:
+                        return {"ok": True, "dropped": True}
+                    trim_rows(table, int(spec["headerRows"]), go)
+                found = table_break(doc, table, spec)
                 answer["tableBreak"] = found
                 if found is None:
                     return answer
@@ -204,6 +217,17 @@ class Bridge:
             return answer
         finally:
             self.to_close.append(doc)
+
+    def hold(self, doc, job_id):
+        """Lays the part out (while the part before it is laid out elsewhere), says so, and waits for
+        Node's word: where the part truly starts, or None to drop it."""
+        self.output.line({"id": job_id, "held": {"pages": doc.getCurrentController().PageCount}})
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError("the caller went away")
+        word = json.loads(line)
+        go = word.get("go") if word.get("id") == job_id else None
+        return go if isinstance(go, dict) else None
 
     def close_documents(self):
         while self.to_close:
@@ -247,17 +271,27 @@ class Bridge:
             }))
 
 
-def table_break(doc, spec):
-    """Where the next part of a long table starts: the row asked for ("prefer") when it begins a
-    page, else the latest page, after the first, whose first row begins on it while the row before
-    ends on an earlier page (a row split over the break would be torn). Its rows go to the next
-    part; the pages before it are kept. The last part keeps every page. Also the rows per page
-    ("period") when the two pages before the break hold the same number, from which the caller
-    predicts where later parts start. None when the table is not found or no page qualifies."""
+def long_table(doc, bookmark):
     try:
-        table = doc.getBookmarks().getByName(spec["bookmark"]).getAnchor().TextTable
+        return doc.getBookmarks().getByName(bookmark).getAnchor().TextTable
     except Exception:
         return None
+
+
+def trim_rows(table, header, go):
+    """The rows before the part's true start go; its pages are numbered from the true page. Only the
+    pages from the first row on are laid out again, which is quick beside a load."""
+    trim = int(go.get("trim", 0))
+    if trim > 0:
+        table.getRows().removeByIndex(header, trim)
+    table.PageNumberOffset = int(go["page"])
+
+
+def table_break(doc, table, spec):
+    """Where the next part of a long table starts: the latest page, after the first, whose first row
+    begins on it while the row before ends on an earlier page (a row split over the break would be
+    torn). Its rows go to the next part; the pages before it are kept. The last part keeps every
+    page. None when the table is not found or no page qualifies."""
     if table is None:
         return None
     controller = doc.getCurrentController()
@@ -302,28 +336,11 @@ def table_break(doc, spec):
                 low = middle + 1
         return low if low < rows and begins(low, page) else None
 
-    found = None
-    prefer = spec.get("prefer")
-    if isinstance(prefer, int) and 0 < prefer < rows:
-        page = starts(prefer)
-        if page >= 2 and begins(prefer, page):
-            found = (page, prefer)
-    if found is None:
-        for page in range(pages, 1, -1):
-            restart = break_on(page)
-            if restart is not None:
-                found = (page, restart)
-                break
-    if found is None:
-        return None
-    page, restart = found
-    answer = {"pages": pages, "keep": page - 1, "restart": restart}
-    if page >= 4:
-        before = break_on(page - 1)
-        earlier = break_on(page - 2) if before is not None else None
-        if earlier is not None and restart - before == before - earlier > 0:
-            answer["period"] = restart - before
-    return answer
+    for page in range(pages, 1, -1):
+        restart = break_on(page)
+        if restart is not None:
+            return {"pages": pages, "keep": page - 1, "restart": restart}
+    return None
 
 
 HEADERS_AND_FOOTERS = ("HeaderText", "HeaderTextLeft", "HeaderTextFirst", "FooterText", "FooterTextLeft", "FooterTextFirst")

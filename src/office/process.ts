@@ -33,9 +33,20 @@ export interface OfficeJob {
   /** Instead of exporting, answer what the layout measured: each section's page count (no output file). */
   measure?: 'sectionPages';
   /** One part of a long table (ooxml/longTable.ts): export the pages a following part does not lay out again. */
-  tableBreak?: { bookmark: string; headerRows: number; last: boolean; prefer?: number };
+  tableBreak?: { bookmark: string; headerRows: number; last: boolean };
   /** Told the pages written of the document's pages while the office exports (not sent: the bridge is asked to report). */
   onPages?: (done: number, total: number) => void;
+  /**
+   * A long table's part made from rows before its true start: asked, once the part is laid out,
+   * where it starts (rows to drop, the true first page number), or null to drop the part (not sent).
+   */
+  onHeld?: () => Promise<PartStart | null>;
+}
+
+/** Where a part laid out ahead truly starts: the rows before it to drop, and its first page's number. */
+export interface PartStart {
+  trim: number;
+  page: number;
 }
 
 /** Where a long table's part breaks: its pages, the pages exported, and the part's first row on none of them. */
@@ -43,8 +54,6 @@ export interface TableBreak {
   pages: number;
   keep: number;
   restart: number;
-  /** Rows per page on the pages before the break, when they held the same number. */
-  period?: number;
 }
 
 export interface JobResult {
@@ -54,6 +63,8 @@ export interface JobResult {
   sectionPages?: number[];
   /** A `tableBreak` job's answer; null when the office found no page to break at (nothing exported). */
   tableBreak?: TableBreak | null;
+  /** A held part that was dropped (nothing exported). */
+  dropped?: boolean;
 }
 
 export type JobFailure = 'load_failed' | 'password' | 'export_failed' | 'bad_job' | 'office_gone';
@@ -100,6 +111,7 @@ interface Pending {
   timer: NodeJS.Timeout;
   id: number;
   onPages?: (done: number, total: number) => void;
+  onHeld?: () => Promise<PartStart | null>;
 }
 
 /**
@@ -293,6 +305,8 @@ export class OfficeProcess {
       sectionPages?: unknown;
       tableBreak?: unknown;
       pages?: { done?: unknown; total?: unknown };
+      held?: unknown;
+      dropped?: unknown;
     };
     try {
       reply = JSON.parse(line) as typeof reply;
@@ -303,6 +317,17 @@ export class OfficeProcess {
       // A report while the job runs, not its answer.
       const { done, total } = reply.pages;
       if (reply.id === pending.id && Number.isInteger(done) && Number.isInteger(total)) pending.onPages?.(done as number, total as number);
+      return;
+    }
+    if (reply.held) {
+      // The part is laid out and waits for where it starts; the job's time limit runs on.
+      const asked = pending.onHeld?.() ?? Promise.resolve(null);
+      void asked
+        .catch(() => null)
+        .then((start) => {
+          if (this.pending !== pending || this.dead) return;
+          this.bridge.stdin!.write(JSON.stringify(start ? { id: pending.id, go: start } : { id: pending.id, drop: true }) + '\n');
+        });
       return;
     }
     this.pending = undefined;
@@ -320,6 +345,7 @@ export class OfficeProcess {
         officeMs: reply.ms ?? 0,
         ...(measured ? { sectionPages: measured } : {}),
         ...('tableBreak' in reply ? { tableBreak: tableBreakOf(reply.tableBreak) } : {}),
+        ...(reply.dropped === true ? { dropped: true } : {}),
       });
     } else {
       pending.reject(new OfficeJobError(reply.error ?? 'bad_job', reply.message ?? 'the office failed'));
@@ -361,13 +387,20 @@ export class OfficeProcess {
       const id = this.nextId++;
       let message: object;
       let onPages: OfficeJob['onPages'];
+      let onHeld: OfficeJob['onHeld'];
       if ('op' in job) message = job;
       else {
-        const { onPages: told, ...rest } = job;
+        const { onPages: told, onHeld: held, ...rest } = job;
         onPages = told;
-        message = { op: 'convert', ...rest, ...(told ? { pages: true } : {}) };
+        onHeld = held;
+        message = {
+          op: 'convert',
+          ...rest,
+          ...(told ? { pages: true } : {}),
+          ...(held && rest.tableBreak ? { tableBreak: { ...rest.tableBreak, hold: true } } : {}),
+        };
       }
-      this.pending = { resolve, reject, timer, id, onPages };
+      this.pending = { resolve, reject, timer, id, onPages, onHeld };
       this.bridge.stdin!.write(JSON.stringify({ id, ...message }) + '\n');
     });
   }
@@ -416,8 +449,8 @@ export class OfficeProcess {
 /** A bridge's table break, checked: whole numbers that add up, or null. */
 function tableBreakOf(value: unknown): TableBreak | null {
   if (typeof value !== 'object' || value === null) return null;
-  const { pages, keep, restart, period } = value as Record<string, unknown>;
+  const { pages, keep, restart } = value as Record<string, unknown>;
   const whole = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0;
   if (!whole(pages) || !whole(keep) || !whole(restart) || keep < 1 || keep > pages) return null;
-  return { pages, keep, restart, ...(whole(period) && period > 0 ? { period } : {}) };
+  return { pages, keep, restart };
 }

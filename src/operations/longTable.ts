@@ -6,7 +6,7 @@
  * rows, and the pages are those of one layout.
  */
 import type { Converter, ConvertOptions } from '../convert/converter.js';
-import type { TableBreak } from '../office/process.js';
+import type { PartStart, TableBreak } from '../office/process.js';
 import { longTablePartXml, type LongTableSplit } from '../ooxml/longTable.js';
 import type { DocumentWorkers } from '../workers/pool.js';
 
@@ -15,10 +15,12 @@ export const LONG_TABLE_ROWS = 2000;
 /** Rows per part: a few pages, enough for a page break to fall inside; doubled when none does. */
 export const PART_ROWS = 800;
 const MAX_PART_ROWS = 6400;
-/** Plans that missed after which a table's pages are taken not to repeat: its parts are laid out in turn. */
-const MAX_MISSES = 2;
+/** Rows a part laid out ahead begins before the end of the part before it, until pages have been seen. */
+const FIRST_MARGIN = 200;
+/** Pages' worth of rows a part ahead begins before the end of the part before it. */
+const MARGIN_PAGES = 3;
 
-/** Parts laid out since start: in turn (from a known page start), ahead (planned, and kept), or ahead and discarded. */
+/** Parts laid out since start: in turn (from a known page start), ahead (and kept), or ahead and dropped. */
 export const longTableParts = { inTurn: 0, ahead: 0, discarded: 0 };
 
 export interface LongTableWork {
@@ -32,21 +34,22 @@ export interface LongTableWork {
   count: (bytes: number) => void;
 }
 
-/** Rows [from, to) of the table on pages numbered from `page`; `prefer`: where the next part is planned to start, `pages` later. */
+/** Rows [from, to) of the table on pages numbered from `page`. */
 interface Part {
   from: number;
   to: number;
   page: number;
   last: boolean;
-  prefer?: number;
-  pages?: number;
 }
 
 type Laid = { data: Buffer; tableBreak: TableBreak } | undefined | null;
 
 interface Flight {
   part: Part;
-  guess: boolean;
+  /** Laid out ahead: from rows before its true start, which it is told once the part before is done. */
+  ahead: boolean;
+  /** Tells a part ahead where it starts (null: drop it); once only, later calls do nothing. */
+  start: (start: PartStart | null) => void;
   /** Resolves once the part has its office process (true) or was not run (false). */
   started: Promise<boolean>;
   laid: Promise<Laid>;
@@ -55,10 +58,12 @@ interface Flight {
 /**
  * The PDF and the number of parts, or undefined: the document is to be laid out whole.
  *
- * Pages depend only on the row that starts them, so once a part shows a steady number of rows per
- * page, the parts after it are planned at the rows where pages will start and laid out at once on
- * spare office processes; each is kept when the part before it breaks where planned, and the
- * rest is laid out again from the true break when it does not.
+ * Where a part breaks is known only once it is laid out, but a page's layout depends only on the
+ * row that starts it. So, on office processes nobody waits for, the next part is laid out at once
+ * from a few pages before the end of the part before it; when that part is done, the one ahead
+ * drops the rows before the true break (which lays out again only what follows, quickly), is
+ * numbered from the true page and goes on as if it had started there. A part ahead that does not
+ * cover the true break is dropped and laid out in turn.
  */
 export async function longTablePdf(
   split: LongTableSplit,
@@ -69,88 +74,98 @@ export async function longTablePdf(
   const headerRows = split.headerRows.length;
   const pdfs: Buffer[] = [];
   let at = { from: 0, page: split.firstPage };
-  let period: number | undefined;
-  let misses = 0;
   let size = PART_ROWS;
+  // How far before the end of the part before it a part ahead begins: a few pages' rows (the most
+  // rows a page held so far), widened each time a part ahead began after the true break.
+  let perPage: number | undefined;
+  let widen = 1;
+  const margin = () => Math.min(PART_ROWS, (perPage ? Math.ceil(perPage * MARGIN_PAGES) + 1 : FIRST_MARGIN) * widen);
   let flight: Flight[] = [];
 
   const launch = (part: Part, after?: Flight): Flight => {
     let started!: (run: boolean) => void;
+    let start!: (start: PartStart | null) => void;
+    const told = new Promise<PartStart | null>((resolve) => (start = resolve));
     const flight: Flight = {
       part,
-      guess: after !== undefined,
+      ahead: after !== undefined,
+      start,
       started: new Promise((resolve) => (started = resolve)),
       laid: Promise.resolve(null),
     };
     flight.laid = (async (): Promise<Laid> => {
       const docx = await work.workers.longTablePart(split, longTablePartXml(split, part.from, part.to, part.page), options.signal);
       if (after && !(await after.started)) return null;
-      return work.converter.longTablePart(docx, { headerRows, last: part.last, ...(part.prefer ? { prefer: part.prefer } : {}) }, options, {
-        guess: after !== undefined,
+      return work.converter.longTablePart(docx, { headerRows, last: part.last }, options, {
+        ...(after ? { held: () => told } : {}),
         started,
       });
     })().finally(() => started(false));
-    flight.laid.catch(() => undefined); // a guess given up may fail unheard; one that counts is awaited
+    flight.laid.catch(() => undefined); // a part dropped may fail unheard; one that counts is awaited
     return flight;
   };
 
-  for (;;) {
-    if (flight.length === 0) {
-      flight.push(
-        launch(
-          period
-            ? planned(at, period, total)
-            : { from: at.from, to: Math.min(total, at.from + size), page: at.page, last: at.from + size >= total },
-        ),
-      );
+  try {
+    for (;;) {
+      if (flight.length === 0) flight.push(launch(partFrom(at.from, at.page, size, total)));
+      while (flight.length < work.lanes && !flight.at(-1)!.part.last) {
+        const before = flight.at(-1)!.part;
+        const from = Math.max(before.from + 1, before.to - margin());
+        flight.push(launch(partFrom(from, before.page, size + margin(), total), flight.at(-1)));
+      }
+      const next = flight.shift()!;
+      let { part } = next;
+      if (next.ahead) {
+        // The part before is done: `at` is where this one truly starts.
+        if (part.from > at.from || at.from >= part.to - 1) {
+          widen *= 2;
+          flight = drop([next, ...flight]); // begun after the true break (or too near its end): laid out in turn
+          continue;
+        }
+        next.start({ trim: at.from - part.from, page: at.page });
+        part = { ...part, from: at.from, page: at.page };
+      }
+      const result = await next.laid;
+      if (result === null) {
+        flight = drop(flight); // no spare process for it, or the office failed on it: laid out in turn
+        continue;
+      }
+      if (!result) {
+        // No page of the part could start the next one (rows taller than pages): a bigger part.
+        flight = drop(flight);
+        if (part.last || part.to - part.from >= MAX_PART_ROWS) return undefined;
+        size = Math.min(MAX_PART_ROWS, (part.to - part.from) * 2);
+        continue;
+      }
+      const { restart, keep } = result.tableBreak;
+      if (!part.last && restart < 1) return undefined;
+      pdfs.push(result.data);
+      longTableParts[next.ahead ? 'ahead' : 'inTurn']++;
+      work.count(result.data.length);
+      if (part.last) break;
+      size = PART_ROWS;
+      perPage = Math.max(perPage ?? 0, restart / keep);
+      at = { from: part.from + restart, page: part.page + keep };
+      work.progress?.(at.from, total);
     }
-    while (period && flight.length < work.lanes && !flight.at(-1)!.part.last) {
-      const before = flight.at(-1)!.part;
-      flight.push(launch(planned({ from: before.from + before.prefer!, page: before.page + before.pages! }, period, total), flight.at(-1)));
-    }
-    const { part, laid, guess } = flight.shift()!;
-    const result = await laid;
-    if (result === null) {
-      flight = drop(flight); // no spare process for it: it is laid out in turn
-      continue;
-    }
-    if (!result) {
-      // No page of the part could start the next one (rows taller than pages): a bigger part.
-      flight = drop(flight);
-      if (part.last || part.to - part.from >= MAX_PART_ROWS) return undefined;
-      period = undefined;
-      size = Math.min(MAX_PART_ROWS, (part.to - part.from) * 2);
-      continue;
-    }
-    const { restart, keep } = result.tableBreak;
-    if (!part.last && restart < 1) return undefined;
-    pdfs.push(result.data);
-    longTableParts[guess ? 'ahead' : 'inTurn']++;
-    work.count(result.data.length);
-    if (part.last) break;
-    size = PART_ROWS;
-    at = { from: part.from + restart, page: part.page + keep };
-    if (restart !== part.prefer || keep !== part.pages) {
-      if (part.prefer !== undefined) misses++;
-      period = misses < MAX_MISSES ? result.tableBreak.period : undefined;
-      flight = drop(flight); // planned from a break that did not come
-    }
-    work.progress?.(at.from, total);
+  } finally {
+    drop(flight);
   }
   work.progress?.(total, total);
   return { pdf: pdfs.length === 1 ? pdfs[0]! : await work.workers.joinPdfs(pdfs, options.signal), parts: pdfs.length };
 }
 
-/** Gives up parts laid out ahead: those that ran are counted as discarded. */
-function drop(flight: Flight[]): Flight[] {
-  for (const { started } of flight) void started.then((run) => run && longTableParts.discarded++);
-  return [];
+/** A part of `size` rows from `from`, the last when it reaches the table's end. */
+function partFrom(from: number, page: number, size: number, total: number): Part {
+  const to = Math.min(total, from + size);
+  return { from, to, page, last: to === total };
 }
 
-/** The part from a page start when pages hold `period` rows: whole pages to about PART_ROWS, and one page more to see the next start. */
-function planned(at: { from: number; page: number }, period: number, total: number): Part {
-  const pages = Math.max(1, Math.floor(PART_ROWS / period));
-  const prefer = pages * period;
-  if (at.from + prefer + period >= total) return { from: at.from, to: total, page: at.page, last: true };
-  return { from: at.from, to: at.from + prefer + period, page: at.page, last: false, prefer, pages };
+/** Gives up parts laid out ahead (a part waiting to be told where it starts is told to drop): those that ran are counted. */
+function drop(flight: Flight[]): Flight[] {
+  for (const { start, started } of flight) {
+    start(null);
+    void started.then((run) => run && longTableParts.discarded++);
+  }
+  return [];
 }

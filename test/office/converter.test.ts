@@ -13,7 +13,8 @@ import { Normaliser } from '../../src/convert/normalise.js';
 import { detectFormat } from '../../src/formats/detect.js';
 import { fixture, ROOT, tempDir } from '../helpers/server.js';
 import { pdfFacts, redShare, slowRtf, testPool } from '../helpers/office.js';
-import { docx, field, p } from '../helpers/docx.js';
+import { docx, field, gridRow, gridTable, p, run } from '../helpers/docx.js';
+import { longTablePartDocx, longTablePartXml, splitLongTable } from '../../src/ooxml/longTable.js';
 
 /** A DOCX whose picture is linked to a URL instead of embedded. */
 function docxWithLinkedImage(url: string): Buffer {
@@ -150,6 +151,41 @@ describe('converter: passwords, properties, normalisation, no network', () => {
       assert.ok(reports[i]![0] >= reports[i - 1]![0] && reports[i]![1] === 40, JSON.stringify(reports));
     // Without a listener the office is not asked to report: a DOCX result has no pages to report either.
     assert.ok((await converter.convert(docx(body.join('')), 'docx', 'pdf')).data.length > 0);
+  });
+
+  it('lays a long table part out ahead, then drops the rows before its true start and numbers it from there, or drops it', async () => {
+    const widths = [2000, 5000, 2000];
+    const rows = Array.from({ length: 1200 }, (_, i) => gridRow(widths, [p(run(`d${i}`)), p(run(`row ${i}`)), p(run(`${i}.00`))]));
+    const statement = docx(gridTable(widths, gridRow(widths, [p(run('Date')), p(run('Text')), p(run('Amount'))], true), ...rows), {
+      footer: p(run('Page '), field('PAGE', '1')),
+    });
+    const split = splitLongTable(statement, 1000)!;
+    const part = longTablePartDocx(split, longTablePartXml(split, 100, 900, 3));
+    let asked = 0;
+    const held = await converter.longTablePart(
+      part,
+      { headerRows: 1, last: false },
+      {},
+      {
+        held: async () => {
+          asked++;
+          return { trim: 37, page: 58 };
+        },
+      },
+    );
+    assert.equal(asked, 1, 'asked where it starts once it was laid out');
+    assert.ok(held);
+    const first = mupdf.Document.openDocument(held.data, 'application/pdf').loadPage(0).toStructuredText('preserve-whitespace').asText();
+    assert.match(first, /^Date\s+Text\s+Amount\s+d137\s+row 137\b/, 'the rows before the true start are gone');
+    assert.match(first, /Page 58\s*$/, 'numbered from the true page');
+    assert.equal(held.tableBreak.keep, pdfFacts(held.data).pages);
+    assert.ok(
+      held.tableBreak.restart > 600 && held.tableBreak.restart < 763,
+      `${held.tableBreak.restart}: the next part starts on this part's last page`,
+    );
+    // Dropped: nothing exported, and the process serves the next job.
+    assert.equal(await converter.longTablePart(part, { headerRows: 1, last: false }, {}, { held: async () => null }), null);
+    assert.ok((await converter.convert(fixture('test_document.docx'), 'docx', 'pdf')).data.length > 0);
   });
 
   it('stamps TEST MODE on every page, across sections with other page setups', async () => {
