@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { adminServices, makeAccount } from '../helpers/accounts.js';
 import { startServer, tempDir, type RunningServer } from '../helpers/server.js';
-import { client, openGate, type Client } from '../helpers/http.js';
-import { until } from '../helpers/wait.js';
+import { client, type Client } from '../helpers/http.js';
+import { mergesHeldUntilRefused } from '../helpers/gates.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { PGBOUNCER, startPgBouncer } from '../helpers/pgbouncer.js';
 
@@ -36,20 +36,12 @@ describe('behind PgBouncer in transaction mode', () => {
       for (const c of clients) assert.equal((await c.get('/v1/account/settings')).status, 200);
 
       // Six merges of one account at once over two instances: exactly two run, four are refused.
-      // Held until four have been refused (a gate, not a time: a busy machine may start them late).
-      let refused = 0;
-      const pending = Array.from({ length: 6 }, (_, i) =>
-        clients[i % 2]!.post('/v1/_test/operation?merge=1&gate=bouncer').then((a) => {
-          if (a.status === 403) refused++;
-          return a;
-        }),
-      );
-      await until('four merges refused', () => refused >= 4);
-      await openGate(
+      const answers = await mergesHeldUntilRefused(
+        clients,
         servers.map((s) => s.url),
-        'bouncer',
+        6,
+        4,
       );
-      const answers = await Promise.all(pending);
       const statuses = answers.map((a) => a.status).sort();
       assert.deepEqual(statuses, [200, 200, 403, 403, 403, 403], answers.map((a) => a.text).join('\n'));
       // Nothing stays taken: the next two run.

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { accountIn, adminServices, makeAccount } from '../helpers/accounts.js';
 import { startServer, tempDir } from '../helpers/server.js';
-import { client, openGate, request } from '../helpers/http.js';
+import { client, request } from '../helpers/http.js';
+import { openGate } from '../helpers/gates.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { until } from '../helpers/wait.js';
 

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { until } from '../helpers/wait.js';
 import { startServer, tempDir, type RunningServer } from '../helpers/server.js';
-import { client, openGate, request, type Client, errorMessage as message } from '../helpers/http.js';
+import { client, request, type Client, errorMessage as message } from '../helpers/http.js';
+import { mergesHeldUntilRefused, openGate } from '../helpers/gates.js';
 import { docx, mergefield, p, partText, run } from '../helpers/docx.js';
 import { adminServices, makeAccount } from '../helpers/accounts.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
@@ -195,20 +196,12 @@ describe('two instances on one PostgreSQL', () => {
   });
 
   it('holds the 2-merge limit across instances', async () => {
-    // Held until four have been refused, however late a busy machine starts them.
-    let refused = 0;
-    const pending = Array.from({ length: 6 }, (_, i) =>
-      op(clients[i % 2]!, 'merge=1&gate=across').then((r) => {
-        if (r.status === 403) refused++;
-        return r;
-      }),
-    );
-    await until('four merges refused', () => refused >= 4);
-    await openGate(
+    const replies = await mergesHeldUntilRefused(
+      clients,
       servers.map((s) => s.url),
-      'across',
+      6,
+      4,
     );
-    const replies = await Promise.all(pending);
     assert.equal(replies.filter((r) => r.status === 200).length, 2);
     assert.equal(replies.filter((r) => r.status === 403).length, 4);
   });

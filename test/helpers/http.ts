@@ -80,17 +80,6 @@ export function client(base: string, auth: Auth) {
 export type Client = ReturnType<typeof client>;
 
 /**
- * Opens a gate on servers run with DOCSMITH_TEST_ROUTES=1: test operations sent with `gate=NAME`
- * hold until then (or their time limit), so a test holds slots for as long as it needs them.
- */
-export async function openGate(bases: string[], name: string): Promise<void> {
-  for (const base of bases) {
-    const reply = await request(base, 'POST', `/_test/open?gate=${encodeURIComponent(name)}`);
-    if (reply.status !== 200) throw new Error(`opening gate ${name}: ${reply.status} ${reply.text}`);
-  }
-}
-
-/**
  * Sends the head and only the first part of a body over a raw socket, then waits for the answer.
  * For limits the server must enforce before the client has finished sending (413), where a
  * full write would race the server's early answer.
