@@ -264,13 +264,14 @@ export class Converter {
    * out ahead (`held`: made from rows before its true start, asked where it starts once laid out)
    * runs only on a spare process, and is null when there is none, when it is dropped or when the
    * office fails on it; `started(true)` is called once the part has a process or waits for one
-   * (what is queued after it comes after it), else `started(false)`.
+   * (what is queued after it comes after it), else `started(false)`; `broke` is told where the part
+   * breaks before its pages are exported.
    */
   async longTablePart(
     docx: Buffer,
     part: { headerRows: number; last: boolean },
     options: ConvertOptions,
-    flow: { held?: () => Promise<PartStart | null>; started?: (run: boolean) => void } = {},
+    flow: { held?: () => Promise<PartStart | null>; broke?: (tableBreak: TableBreak) => void; started?: (run: boolean) => void } = {},
   ): Promise<{ data: Buffer; tableBreak: TableBreak } | undefined | null> {
     const stem = await this.jobStem();
     const input = `${stem}.in.docx`;
@@ -288,6 +289,7 @@ export class Converter {
           watermark: options.test ? TEST_WATERMARK : undefined,
           tableBreak: { bookmark: LONG_TABLE_BOOKMARK, ...part },
           ...(flow.held ? { onHeld: flow.held } : {}),
+          ...(flow.broke ? { onBroke: flow.broke } : {}),
         },
         options.signal,
         options.timeoutMs,

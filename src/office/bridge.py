@@ -18,6 +18,8 @@ Protocol: one JSON object per line on stdin, one answer per line on stdout.
   -> {"id": 1, "held": {"pages": 24}}
   <- {"id": 1, "go": {"trim": 37, "page": 58}}   or   <- {"id": 1, "drop": true}
   -> (as above)                                   or   -> {"id": 1, "ok": true, "dropped": true}
+  A part that is not the last says where it breaks before it exports, then answers as above:
+  -> {"id": 1, "broke": {"pages": 5, "keep": 4, "restart": 163}}
   A convert job with "pages": true reports, while exporting, the pages written of the document's
   pages (at most every quarter second, and the last), before its answer:
   -> {"id": 1, "pages": {"done": 120, "total": 600}}
@@ -193,6 +195,8 @@ class Bridge:
                     return answer
                 if found["keep"] < found["pages"]:
                     data["PageRange"] = "1-%d" % found["keep"]
+                    # Said before the export: the part after this one may go on meanwhile.
+                    self.output.line({"id": job.get("id"), "broke": found})
             store = {"FilterName": job["filter"], "Overwrite": True}
             if job.get("pages"):
                 store["StatusIndicator"] = PageReport(self.output, job.get("id"))

@@ -41,6 +41,8 @@ export interface OfficeJob {
    * where it starts (rows to drop, the true first page number), or null to drop the part (not sent).
    */
   onHeld?: () => Promise<PartStart | null>;
+  /** A long table's part: told where it breaks before its pages are exported (not sent). */
+  onBroke?: (tableBreak: TableBreak) => void;
 }
 
 /** Where a part laid out ahead truly starts: the rows before it to drop, and its first page's number. */
@@ -112,6 +114,7 @@ interface Pending {
   id: number;
   onPages?: (done: number, total: number) => void;
   onHeld?: () => Promise<PartStart | null>;
+  onBroke?: (tableBreak: TableBreak) => void;
 }
 
 /**
@@ -307,6 +310,7 @@ export class OfficeProcess {
       pages?: { done?: unknown; total?: unknown };
       held?: unknown;
       dropped?: unknown;
+      broke?: unknown;
     };
     try {
       reply = JSON.parse(line) as typeof reply;
@@ -317,6 +321,11 @@ export class OfficeProcess {
       // A report while the job runs, not its answer.
       const { done, total } = reply.pages;
       if (reply.id === pending.id && Number.isInteger(done) && Number.isInteger(total)) pending.onPages?.(done as number, total as number);
+      return;
+    }
+    if (reply.broke) {
+      const found = tableBreakOf(reply.broke);
+      if (reply.id === pending.id && found) pending.onBroke?.(found);
       return;
     }
     if (reply.held) {
@@ -388,11 +397,13 @@ export class OfficeProcess {
       let message: object;
       let onPages: OfficeJob['onPages'];
       let onHeld: OfficeJob['onHeld'];
+      let onBroke: OfficeJob['onBroke'];
       if ('op' in job) message = job;
       else {
-        const { onPages: told, onHeld: held, ...rest } = job;
+        const { onPages: told, onHeld: held, onBroke: broke, ...rest } = job;
         onPages = told;
         onHeld = held;
+        onBroke = broke;
         message = {
           op: 'convert',
           ...rest,
@@ -400,7 +411,7 @@ export class OfficeProcess {
           ...(held && rest.tableBreak ? { tableBreak: { ...rest.tableBreak, hold: true } } : {}),
         };
       }
-      this.pending = { resolve, reject, timer, id, onPages, onHeld };
+      this.pending = { resolve, reject, timer, id, onPages, onHeld, onBroke };
       this.bridge.stdin!.write(JSON.stringify({ id, ...message }) + '\n');
     });
   }

@@ -52,8 +52,13 @@ interface Flight {
   start: (start: PartStart | null) => void;
   /** Resolves once the part has its office process (true) or was not run (false). */
   started: Promise<boolean>;
+  /** Where the part breaks, told before its pages are exported; undefined once `laid` settles without it. */
+  broke: Promise<TableBreak | undefined>;
   laid: Promise<Laid>;
 }
+
+/** A part whose break was used but whose pages did not come: the document is laid out whole. */
+class PartLost extends Error {}
 
 /**
  * The PDF and the number of parts, or undefined: the document is to be laid out whole.
@@ -72,7 +77,8 @@ export async function longTablePdf(
 ): Promise<{ pdf: Buffer; parts: number } | undefined> {
   const total = split.rows.length;
   const headerRows = split.headerRows.length;
-  const pdfs: Buffer[] = [];
+  // Each kept part's pages, in order; a part's export may still run while the next goes on.
+  const exported: Promise<Buffer>[] = [];
   let at = { from: 0, page: split.firstPage };
   let size = PART_ROWS;
   // How far before the end of the part before it a part ahead begins: a few pages' rows (the most
@@ -81,32 +87,55 @@ export async function longTablePdf(
   let widen = 1;
   const margin = () => Math.min(PART_ROWS, (perPage ? Math.ceil(perPage * MARGIN_PAGES) + 1 : FIRST_MARGIN) * widen);
   let flight: Flight[] = [];
+  // A kept part's pages, counted against the output limit as they come; the first failure stops the parts after it.
+  let failed: unknown;
+  const pagesOf = (laid: Promise<Laid>): Promise<Buffer> => {
+    const pages = laid.then((result) => {
+      if (!result) throw new PartLost();
+      work.count(result.data.length);
+      return result.data;
+    });
+    pages.catch((error: unknown) => (failed ??= error)); // awaited in order later
+    return pages;
+  };
+
+  // Parts whose break is known while their pages are still exported: their processes are not free yet.
+  const exporting = new Set<Promise<Laid>>();
 
   const launch = (part: Part, after?: Flight): Flight => {
+    const freeing = Promise.allSettled([...exporting]);
     let started!: (run: boolean) => void;
     let start!: (start: PartStart | null) => void;
+    let broke!: (found: TableBreak | undefined) => void;
     const told = new Promise<PartStart | null>((resolve) => (start = resolve));
     const flight: Flight = {
       part,
       ahead: after !== undefined,
       start,
       started: new Promise((resolve) => (started = resolve)),
+      broke: new Promise((resolve) => (broke = resolve)),
       laid: Promise.resolve(null),
     };
     flight.laid = (async (): Promise<Laid> => {
       const docx = await work.workers.longTablePart(split, longTablePartXml(split, part.from, part.to, part.page), options.signal);
       if (after && !(await after.started)) return null;
+      if (after) await freeing; // a part ahead takes a process only once one is done exporting, or none is spare
       return work.converter.longTablePart(docx, { headerRows, last: part.last }, options, {
         ...(after ? { held: () => told } : {}),
+        broke,
         started,
       });
-    })().finally(() => started(false));
+    })().finally(() => {
+      started(false);
+      broke(undefined);
+    });
     flight.laid.catch(() => undefined); // a part dropped may fail unheard; one that counts is awaited
     return flight;
   };
 
   try {
     for (;;) {
+      if (failed) break; // Promise.all below says what
       if (flight.length === 0) flight.push(launch(partFrom(at.from, at.page, size, total)));
       while (flight.length < work.lanes && !flight.at(-1)!.part.last) {
         const before = flight.at(-1)!.part;
@@ -125,34 +154,47 @@ export async function longTablePdf(
         next.start({ trim: at.from - part.from, page: at.page });
         part = { ...part, from: at.from, page: at.page };
       }
-      const result = await next.laid;
-      if (result === null) {
-        flight = drop(flight); // no spare process for it, or the office failed on it: laid out in turn
-        continue;
+      const found = part.last ? undefined : await next.broke;
+      if (found) {
+        // Known before the part's pages are exported: the next part goes on meanwhile.
+        if (found.restart < 1) return undefined;
+        exported.push(pagesOf(next.laid));
+        const laid = next.laid;
+        exporting.add(laid);
+        void laid.catch(() => undefined).finally(() => exporting.delete(laid));
+      } else {
+        const result = await next.laid;
+        if (result === null) {
+          flight = drop(flight); // no spare process for it, or the office failed on it: laid out in turn
+          continue;
+        }
+        if (!result) {
+          // No page of the part could start the next one (rows taller than pages): a bigger part.
+          flight = drop(flight);
+          if (part.last || part.to - part.from >= MAX_PART_ROWS) return undefined;
+          size = Math.min(MAX_PART_ROWS, (part.to - part.from) * 2);
+          continue;
+        }
+        exported.push(pagesOf(next.laid));
       }
-      if (!result) {
-        // No page of the part could start the next one (rows taller than pages): a bigger part.
-        flight = drop(flight);
-        if (part.last || part.to - part.from >= MAX_PART_ROWS) return undefined;
-        size = Math.min(MAX_PART_ROWS, (part.to - part.from) * 2);
-        continue;
-      }
-      const { restart, keep } = result.tableBreak;
-      if (!part.last && restart < 1) return undefined;
-      pdfs.push(result.data);
       longTableParts[next.ahead ? 'ahead' : 'inTurn']++;
-      work.count(result.data.length);
       if (part.last) break;
+      const { restart, keep } = found ?? (await next.laid)!.tableBreak;
       size = PART_ROWS;
       perPage = Math.max(perPage ?? 0, restart / keep);
       at = { from: part.from + restart, page: part.page + keep };
       work.progress?.(at.from, total);
     }
+    const pdfs = await Promise.all(exported).catch((error: unknown) => {
+      if (error instanceof PartLost) return undefined;
+      throw error;
+    });
+    if (!pdfs) return undefined;
+    work.progress?.(total, total);
+    return { pdf: pdfs.length === 1 ? pdfs[0]! : await work.workers.joinPdfs(pdfs, options.signal), parts: pdfs.length };
   } finally {
     drop(flight);
   }
-  work.progress?.(total, total);
-  return { pdf: pdfs.length === 1 ? pdfs[0]! : await work.workers.joinPdfs(pdfs, options.signal), parts: pdfs.length };
 }
 
 /** A part of `size` rows from `from`, the last when it reaches the table's end. */

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { longTablePdf, longTableParts } from '../../src/operations/longTable.js';
 import type { Converter } from '../../src/convert/converter.js';
-import type { PartStart } from '../../src/office/process.js';
+import type { PartStart, TableBreak } from '../../src/office/process.js';
 import type { LongTableSplit } from '../../src/ooxml/longTable.js';
 import type { DocumentWorkers } from '../../src/workers/pool.js';
 
@@ -28,14 +28,14 @@ function paginate(heights: number[]): number[] {
 type Page = { number: number; rows: number[] };
 
 /** The simulated office: lays out the part's rows, breaks as the bridge does (the latest page start after the first). */
-function office(heights: number[], options: { refuseHolds?: boolean } = {}) {
+function office(heights: number[], options: { refuseHolds?: boolean; silentBreaks?: boolean } = {}) {
   const log: string[] = [];
   const converter = {
     async longTablePart(
       docx: Buffer,
       part: { headerRows: number; last: boolean },
       _options: unknown,
-      flow: { held?: () => Promise<PartStart | null>; started?: (run: boolean) => void },
+      flow: { held?: () => Promise<PartStart | null>; broke?: (found: TableBreak) => void; started?: (run: boolean) => void },
     ) {
       const xml = docx.toString('utf8');
       let rows = [...xml.matchAll(/ROW (\d+)</g)].map((m) => Number(m[1]));
@@ -59,7 +59,11 @@ function office(heights: number[], options: { refuseHolds?: boolean } = {}) {
         return { data: Buffer.from(JSON.stringify(pages)), tableBreak: { pages: pages.length, keep: pages.length, restart: rows.length } };
       if (pages.length < 2) return undefined;
       const keep = pages.length - 1;
-      return { data: Buffer.from(JSON.stringify(pages.slice(0, keep))), tableBreak: { pages: pages.length, keep, restart: starts[keep]! } };
+      const tableBreak = { pages: pages.length, keep, restart: starts[keep]! };
+      // As the bridge does: the break is told before the pages are exported.
+      if (!options.silentBreaks) flow.broke?.(tableBreak);
+      await new Promise((resolve) => setImmediate(resolve));
+      return { data: Buffer.from(JSON.stringify(pages.slice(0, keep))), tableBreak };
     },
   } as unknown as Converter;
   const workers = {
@@ -85,7 +89,7 @@ function split(rows: number): LongTableSplit {
   };
 }
 
-async function laidOut(heights: number[], lanes: number, options: { refuseHolds?: boolean } = {}) {
+async function laidOut(heights: number[], lanes: number, options: { refuseHolds?: boolean; silentBreaks?: boolean } = {}) {
   const { converter, workers, log } = office(heights, options);
   const progress: number[] = [];
   const out = await longTablePdf(
@@ -131,6 +135,12 @@ describe('a long table laid out in parts, planned against a simulated office', (
       log.every((l) => l.startsWith('in turn')),
       log.join('\n'),
     );
+    // A break learnt only from the part's answer does as well.
+    await laidOut(
+      mixed(3000, (i) => [2, 2, 5, 2, 9][(i * 7919) % 5]!),
+      2,
+      { silentBreaks: true },
+    );
   });
 
   it('lays parts out ahead from before the break, whatever the rows, and keeps them', async () => {
@@ -175,5 +185,16 @@ describe('a long table laid out in parts, planned against a simulated office', (
       log.every((l) => l.startsWith('in turn')),
       log.join('\n'),
     );
+  });
+
+  it('stops at the output limit, and tells the parts still held to drop', async () => {
+    const { converter, workers, log } = office(mixed(5000, () => 3));
+    let parts = 0;
+    const count = () => {
+      if (++parts > 2) throw new Error('over the output limit');
+    };
+    await assert.rejects(longTablePdf(split(5000), { workers, converter, lanes: 2, count }, {}), /over the output limit/);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(log.length < 8, `stopped early: ${log.join(' | ')}`);
   });
 });
