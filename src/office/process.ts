@@ -241,6 +241,8 @@ export class OfficeProcess {
     });
     this.bridge = spawn(bridgeCommand!, bridgeArgs, {
       stdio: ['pipe', 'pipe', 'pipe'],
+      // Its own process group, killed whole: a sandbox wrapper killed while it sets up may leave a child behind.
+      detached: true,
       // A home of its own: without one, a bridge whose office was killed lingered, holding its pipes (the pool tests ran 30 s longer).
       env: officeEnvironment({
         HOME: this.tmpInside(),
@@ -452,7 +454,15 @@ export class OfficeProcess {
         // already gone
       }
     }
-    if (this.bridge && this.bridge.exitCode === null) this.bridge.kill('SIGKILL');
+    if (this.bridge?.pid) {
+      try {
+        process.kill(-this.bridge.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      // Whatever still holds the other ends, our ends are closed: nothing of this process keeps Node waiting.
+      for (const stream of [this.bridge.stdin, this.bridge.stdout, this.bridge.stderr]) stream?.destroy();
+    }
     this.die('stopped');
   }
 }
