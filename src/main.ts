@@ -111,6 +111,8 @@ async function main(): Promise<void> {
     endpoint: config.objectStorage.endpoint ?? `AWS ${config.objectStorage.region}`,
   };
   app.log.info({ storage: services.store.kind, dataDir: config.dataDir, ...(objects ? { objects } : {}) }, 'docsmith listening');
+  // The document threads' first merges cost most of a second each: paid now, not by the first requests.
+  void services.workers.warm();
   if (config.jobs.concurrency > 0) jobs.start();
   if (services.office) {
     const started = Date.now();

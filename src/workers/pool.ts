@@ -262,6 +262,15 @@ export class DocumentWorkers implements PageRendering {
   }
 
   /**
+   * Starts the threads and runs a small merge in each (tasks.ts `warm`), so that the first requests
+   * do not pay for code compiled as it first runs; for a server at start-up, off the request path.
+   */
+  async warm(): Promise<void> {
+    const pool = this.pool;
+    await Promise.all(Array.from({ length: this.size }, () => pool.run({}, { name: 'warm' }).catch(() => undefined)));
+  }
+
+  /**
    * Ends the threads. A thread still loading its module when it is terminated can abort the whole
    * process on Node 20 (a fatal error in module instantiation, seen at shutdown under load), so
    * each thread is first given a no-op task, which it takes only once loaded; at most 10 s.

@@ -11,7 +11,7 @@ import { attachFacturX as attachInvoice, conformanceLevel } from '../formats/ein
 import type { Invoice } from '../documents/einvoice.js';
 import { joinPdfs as joinPdfParts, pdfText as readPdfText, withReaderLog, type ReaderLog } from '../formats/pdf.js';
 import { TemplateCache } from '../merge/cache.js';
-import type { MergeOptions } from '../merge/engine.js';
+import { CompiledTemplate, DEFAULT_MERGE_OPTIONS, type MergeOptions } from '../merge/engine.js';
 import type { JsonObject } from '../merge/scope.js';
 import type { TemplateInfo } from '../merge/info.js';
 import { checkData as checkDataOf, type DataCheck } from '../merge/datacheck.js';
@@ -32,6 +32,7 @@ import { useSharedCacheCounters } from '../util/cacheStats.js';
 import { tidyOfficeDocx } from '../ooxml/tidy.js';
 import { laysOutInParts as laysOutInPartsOf } from '../ooxml/layout.js';
 import { longTablePartDocx, splitLongTable as splitLongTableOf, type LongTableSplit } from '../ooxml/longTable.js';
+import { writeZip } from '../ooxml/zip.js';
 import { showsSectionPages, storeSectionPages as storeSectionPagesIn } from '../ooxml/section-pages.js';
 import { holdsSvg, loadSvgRasteriser, type SvgRasteriser } from '../render/svg.js';
 
@@ -327,4 +328,53 @@ export async function attachFacturX(task: { pdf: Uint8Array; xml: string; level:
 /** Nothing: a thread that answers it has its module loaded (see DocumentWorkers.close). */
 export function loaded(): TaskReply<null> {
   return { ok: true, value: null };
+}
+
+/** A letter with a field and a table block: enough of the merge's code paths to warm them. */
+const WARM_TEMPLATE = (() => {
+  const w = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
+  const field = (name: string) =>
+    `<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> MERGEFIELD ${name} </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>«${name}»</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r>`;
+  const cell = (content: string) => `<w:tc><w:p>${content}</w:p></w:tc>`;
+  const body =
+    `<w:p><w:r><w:t xml:space="preserve">Dear </w:t></w:r>${field('name')}</w:p>` +
+    `<w:tbl><w:tblGrid><w:gridCol w:w="4000"/><w:gridCol w:w="4000"/></w:tblGrid>` +
+    `<w:tr>${cell(field('TableStart:items') + field('item'))}${cell(field('amount') + field('TableEnd:items'))}</w:tr></w:tbl><w:p/>`;
+  const text = (s: string) => new TextEncoder().encode(s);
+  return writeZip([
+    [
+      '[Content_Types].xml',
+      text(
+        '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+      ),
+    ],
+    [
+      '_rels/.rels',
+      text(
+        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+      ),
+    ],
+    [
+      'word/document.xml',
+      text(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document ${w}><w:body>${body}<w:sectPr/></w:body></w:document>`),
+    ],
+  ]);
+})();
+
+/**
+ * Merges a small letter and makes it inert, outside the template cache: a new thread's first merge
+ * costs most of a second (module code compiled as it first runs), which a server pays at start-up
+ * rather than on its first request.
+ */
+export function warm(): TaskReply<null> {
+  try {
+    const items = Array.from({ length: 50 }, (_, i) => ({ item: `Item ${i}`, amount: i * 1.5 }));
+    const merged = CompiledTemplate.compile(WARM_TEMPLATE).merge([{ name: 'Ann', items }], DEFAULT_MERGE_OPTIONS, true, {
+      officeBound: true,
+    });
+    for (const document of merged) makeInert(document, 'docx');
+    return { ok: true, value: null };
+  } catch (error) {
+    return failure(error);
+  }
 }

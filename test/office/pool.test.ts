@@ -234,6 +234,20 @@ describe('office pool supervision', () => {
     await waitFor(() => !running(), 60_000);
   });
 
+  it("stops whatever its bridge started when it is closed, so nothing holds the bridge's pipes", async () => {
+    // A bridge that leaves a child behind holding its output (as a sandbox wrapper killed while it sets up may).
+    const marker = `docsmith-leftover-${process.pid}-${Date.now()}`;
+    const python = path.join(tempDir(), 'python-with-child.sh');
+    fs.writeFileSync(python, `#!/bin/sh\n/usr/bin/python3 -c 'import time; time.sleep(600)' ${marker} &\nexec /usr/bin/python3 "$@"\n`, { mode: 0o755 });
+    const pool = testPool({ size: 1, process: { ...processOptions(), sandbox: openSandbox('off'), pythonPath: python } }, 'off');
+    await pool.start();
+    await pool.run(toPdf(docx));
+    const left = () => spawnSync('pgrep', ['-f', marker]).status === 0;
+    assert.ok(left(), 'the child runs beside the bridge');
+    await pool.close();
+    await waitFor(() => !left(), 60_000);
+  });
+
   it('heals after its processes are killed again and again, leaking no profiles, scratch folders or pipes', async () => {
     // This process's office pipes (without bubblewrap they sit in /tmp, where other test files' offices come and go too).
     const pipes = () => fs.readdirSync('/tmp').filter((n) => n.startsWith('OSL_PIPE_') && n.includes(`docsmith-${process.pid}-`)).length;

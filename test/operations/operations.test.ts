@@ -8,6 +8,7 @@ import { DocumentOperations, type WorkProgress } from '../../src/operations/inde
 import type { Converter } from '../../src/convert/converter.js';
 import { DocumentPipeline } from '../../src/documents/pipeline.js';
 import { DocumentWorkers } from '../../src/workers/pool.js';
+import { warm as warmTask } from '../../src/workers/tasks.js';
 import { Thumbnails } from '../../src/render/thumbnails.js';
 import { TemplateLibrary } from '../../src/templates/library.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
@@ -200,5 +201,12 @@ describe('document operations, called directly', () => {
       'two documents: their count is the progress',
     );
     assert.deepEqual(asked, [true, false, false]);
+  });
+
+  it('warms its threads with a small merge of their own', async () => {
+    assert.deepEqual(warmTask(), { ok: true, value: null }, 'the letter merges and is made inert');
+    await workers.warm();
+    const [out] = await merge();
+    assert.match(partText(out!), /Dear Ann/);
   });
 });
