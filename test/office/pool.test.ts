@@ -238,7 +238,9 @@ describe('office pool supervision', () => {
     // A bridge that leaves a child behind holding its output (as a sandbox wrapper killed while it sets up may).
     const marker = `docsmith-leftover-${process.pid}-${Date.now()}`;
     const python = path.join(tempDir(), 'python-with-child.sh');
-    fs.writeFileSync(python, `#!/bin/sh\n/usr/bin/python3 -c 'import time; time.sleep(600)' ${marker} &\nexec /usr/bin/python3 "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(python, `#!/bin/sh\n/usr/bin/python3 -c 'import time; time.sleep(600)' ${marker} &\nexec /usr/bin/python3 "$@"\n`, {
+      mode: 0o755,
+    });
     const pool = testPool({ size: 1, process: { ...processOptions(), sandbox: openSandbox('off'), pythonPath: python } }, 'off');
     await pool.start();
     await pool.run(toPdf(docx));
