@@ -107,14 +107,28 @@ export const BRIDGE_PATH = fileURLToPath(new URL('./bridge.py', import.meta.url)
 /** Exit code of a first start on a new profile: it has set itself up and wants a restart. */
 const RESTART_REQUIRED = 81;
 
+/** A line from the bridge: a job's answer, or a report while it runs (see bridge.py). */
+interface BridgeLine {
+  id?: number;
+  ok?: boolean;
+  error?: JobFailure;
+  message?: string;
+  ms?: number;
+  sectionPages?: unknown;
+  tableBreak?: unknown;
+  pages?: { done?: unknown; total?: unknown };
+  held?: unknown;
+  dropped?: unknown;
+  broke?: unknown;
+}
+
 interface Pending {
   resolve(result: JobResult): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
   id: number;
-  onPages?: (done: number, total: number) => void;
-  onHeld?: () => Promise<PartStart | null>;
-  onBroke?: (tableBreak: TableBreak) => void;
+  /** The job's callbacks for what the bridge reports while it runs. */
+  hooks: Pick<OfficeJob, 'onPages' | 'onHeld' | 'onBroke'>;
 }
 
 /**
@@ -301,44 +315,15 @@ export class OfficeProcess {
   private answer(line: string): void {
     const pending = this.pending;
     if (!pending) return;
-    let reply: {
-      id?: number;
-      ok?: boolean;
-      error?: JobFailure;
-      message?: string;
-      ms?: number;
-      sectionPages?: unknown;
-      tableBreak?: unknown;
-      pages?: { done?: unknown; total?: unknown };
-      held?: unknown;
-      dropped?: unknown;
-      broke?: unknown;
-    };
+    let reply: BridgeLine;
     try {
       reply = JSON.parse(line) as typeof reply;
     } catch {
       return;
     }
-    if (reply.pages) {
+    if (reply.pages || reply.broke || reply.held) {
       // A report while the job runs, not its answer.
-      const { done, total } = reply.pages;
-      if (reply.id === pending.id && Number.isInteger(done) && Number.isInteger(total)) pending.onPages?.(done as number, total as number);
-      return;
-    }
-    if (reply.broke) {
-      const found = tableBreakOf(reply.broke);
-      if (reply.id === pending.id && found) pending.onBroke?.(found);
-      return;
-    }
-    if (reply.held) {
-      // The part is laid out and waits for where it starts; the job's time limit runs on.
-      const asked = pending.onHeld?.() ?? Promise.resolve(null);
-      void asked
-        .catch(() => null)
-        .then((start) => {
-          if (this.pending !== pending || this.dead) return;
-          this.bridge.stdin!.write(JSON.stringify(start ? { id: pending.id, go: start } : { id: pending.id, drop: true }) + '\n');
-        });
+      if (reply.id === pending.id) this.report(pending, reply);
       return;
     }
     this.pending = undefined;
@@ -360,6 +345,25 @@ export class OfficeProcess {
       });
     } else {
       pending.reject(new OfficeJobError(reply.error ?? 'bad_job', reply.message ?? 'the office failed'));
+    }
+  }
+
+  /** Pages written, where a part breaks, or a held part waiting for where it starts (the job's time limit runs on). */
+  private report(pending: Pending, reply: BridgeLine): void {
+    const { onPages, onBroke, onHeld } = pending.hooks;
+    if (reply.pages) {
+      const { done, total } = reply.pages;
+      if (Number.isInteger(done) && Number.isInteger(total)) onPages?.(done as number, total as number);
+    } else if (reply.broke) {
+      const found = tableBreakOf(reply.broke);
+      if (found) onBroke?.(found);
+    } else {
+      void (onHeld?.() ?? Promise.resolve(null))
+        .catch(() => null)
+        .then((start) => {
+          if (this.pending !== pending || this.dead) return;
+          this.bridge.stdin!.write(JSON.stringify(start ? { id: pending.id, go: start } : { id: pending.id, drop: true }) + '\n');
+        });
     }
   }
 
@@ -396,24 +400,18 @@ export class OfficeProcess {
         this.kill();
       }, timeoutMs);
       const id = this.nextId++;
-      let message: object;
-      let onPages: OfficeJob['onPages'];
-      let onHeld: OfficeJob['onHeld'];
-      let onBroke: OfficeJob['onBroke'];
-      if ('op' in job) message = job;
-      else {
-        const { onPages: told, onHeld: held, onBroke: broke, ...rest } = job;
-        onPages = told;
-        onHeld = held;
-        onBroke = broke;
-        message = {
-          op: 'convert',
-          ...rest,
-          ...(told ? { pages: true } : {}),
-          ...(held && rest.tableBreak ? { tableBreak: { ...rest.tableBreak, hold: true } } : {}),
-        };
-      }
-      this.pending = { resolve, reject, timer, id, onPages, onHeld, onBroke };
+      const hooks = 'op' in job ? {} : job;
+      // The callbacks stay here (JSON leaves functions out); the bridge is asked for what they want.
+      const message =
+        'op' in job
+          ? job
+          : {
+              op: 'convert',
+              ...job,
+              ...(job.onPages ? { pages: true } : {}),
+              ...(job.onHeld && job.tableBreak ? { tableBreak: { ...job.tableBreak, hold: true } } : {}),
+            };
+      this.pending = { resolve, reject, timer, id, hooks };
       this.bridge.stdin!.write(JSON.stringify({ id, ...message }) + '\n');
     });
   }

@@ -331,7 +331,7 @@ export function loaded(): TaskReply<null> {
 }
 
 /** A letter with a field and a table block: enough of the merge's code paths to warm them. */
-const WARM_TEMPLATE = (() => {
+function warmTemplate(): Buffer {
   const w = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
   const field = (name: string) =>
     `<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> MERGEFIELD ${name} </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>«${name}»</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r>`;
@@ -359,7 +359,7 @@ const WARM_TEMPLATE = (() => {
       text(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document ${w}><w:body>${body}<w:sectPr/></w:body></w:document>`),
     ],
   ]);
-})();
+}
 
 /**
  * Merges a small letter and makes it inert, outside the template cache: a new thread's first merge
@@ -369,7 +369,7 @@ const WARM_TEMPLATE = (() => {
 export function warm(): TaskReply<null> {
   try {
     const items = Array.from({ length: 50 }, (_, i) => ({ item: `Item ${i}`, amount: i * 1.5 }));
-    const merged = CompiledTemplate.compile(WARM_TEMPLATE).merge([{ name: 'Ann', items }], DEFAULT_MERGE_OPTIONS, true, {
+    const merged = CompiledTemplate.compile(warmTemplate()).merge([{ name: 'Ann', items }], DEFAULT_MERGE_OPTIONS, true, {
       officeBound: true,
     });
     for (const document of merged) makeInert(document, 'docx');
