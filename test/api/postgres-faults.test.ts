@@ -4,7 +4,7 @@ import pg from 'pg';
 import { accountIn, adminServices, makeAccount } from '../helpers/accounts.js';
 import { startServer, tempDir } from '../helpers/server.js';
 import { client, request } from '../helpers/http.js';
-import { openGate } from '../helpers/gates.js';
+import { heldAtGate, openGate } from '../helpers/gates.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { until } from '../helpers/wait.js';
 
@@ -18,7 +18,9 @@ describe("PostgreSQL ends the server's connections", () => {
       const c = client(server.url, { basic: [account.user, account.password] });
       // Both merge slots held until the gate opens: their connections are checked out of the pool while the work runs.
       const held = [c.post('/v1/_test/operation?merge=1&gate=pgf'), c.post('/v1/_test/operation?merge=1&gate=pgf')];
-      await until('both merge slots held', async () => (await c.post('/v1/_test/operation?merge=1')).status === 403);
+      // Seen at the gate, not by sending merges that would compete for the slots.
+      await heldAtGate([server.url], 'pgf', 2);
+      assert.equal((await c.post('/v1/_test/operation?merge=1')).status, 403, 'both merge slots held');
 
       const killer = new pg.Client({ connectionString: db.url });
       await killer.connect();

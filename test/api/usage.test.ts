@@ -6,7 +6,7 @@ import net from 'node:net';
 import { until } from '../helpers/wait.js';
 import { startServer, tempDir, type RunningServer } from '../helpers/server.js';
 import { client, request, type Client, errorMessage as message } from '../helpers/http.js';
-import { mergesHeldUntilRefused, openGate } from '../helpers/gates.js';
+import { heldAtGate, mergesHeldUntilRefused, openGate } from '../helpers/gates.js';
 import { docx, mergefield, p, partText, run } from '../helpers/docx.js';
 import { adminServices, makeAccount } from '../helpers/accounts.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
@@ -73,10 +73,9 @@ describe('quota, test runs, merge slots and the time limit (one instance, SQLite
   it('lets at most 2 merges run at once per account; the third is refused at once', async () => {
     // Two held until the gate opens, however late a busy machine starts them.
     const held = [op(paid, 'merge=1&gate=two'), op(paid, 'merge=1&gate=two')];
-    const third = await until('both slots held', async () => {
-      const reply = await op(paid, 'merge=1');
-      return reply.status === 403 ? reply : undefined;
-    });
+    await heldAtGate([server.url], 'two', 2);
+    const third = await op(paid, 'merge=1');
+    assert.equal(third.status, 403);
     assert.match(message(third), /At most 2 merge requests/);
     await openGate([server.url], 'two');
     assert.deepEqual(

@@ -13,6 +13,15 @@ export async function openGate(bases: string[], name: string): Promise<void> {
   }
 }
 
+/** Waits until `count` test operations wait at the gate, over all the servers: seen without sending work that would compete for slots. */
+export async function heldAtGate(bases: string[], name: string, count: number): Promise<void> {
+  await until(`${count} held at gate ${name}`, async () => {
+    let held = 0;
+    for (const base of bases) held += (await request(base, 'GET', `/_test/gate?gate=${encodeURIComponent(name)}`)).json() as number;
+    return held >= count;
+  });
+}
+
 /**
  * `count` merges sent at once, spread over `clients`, held until `refused` of them have been
  * refused, then let go on every server: however late a busy machine starts them, the ones that

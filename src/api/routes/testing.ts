@@ -59,6 +59,10 @@ const gates = new (class Gates {
     this.waiting.get(name)?.delete(go);
   }
 
+  count(name: string): number {
+    return this.waiting.get(name)?.size ?? 0;
+  }
+
   open(name: string): number {
     this.opened.add(name);
     const set = this.waiting.get(name) ?? new Set();
@@ -68,8 +72,16 @@ const gates = new (class Gates {
   }
 })();
 
-/** Opens a gate without credentials or the database, so a test can open it while the database is gone. */
+/**
+ * Opens a gate, or says how many operations wait at it, without credentials or the database: a
+ * test opens it while the database is gone, and sees work held without sending work that competes.
+ */
 export function testingGateRoutes(app: Api): void {
+  app.get('/_test/gate', { schema: { hide: true } }, async (request, reply) => {
+    const name = queryOf(request).gate;
+    if (!name) return sendJson(reply, 400, 'gate is required');
+    return sendJson(reply, 200, gates.count(name));
+  });
   app.post('/_test/open', { schema: { hide: true } }, async (request, reply) => {
     const name = queryOf(request).gate;
     if (!name) return sendJson(reply, 400, 'gate is required');
