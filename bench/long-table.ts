@@ -78,6 +78,10 @@ const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 const carboneFile = path.join(tempDir(), 'statement.docx');
 fs.writeFileSync(carboneFile, carboneTemplate);
 carbone.set({ factories: 1, startFactory: true });
+// Carbone's LibreOffice warm too (docsmith's office processes warm themselves at start): a short statement first.
+await new Promise<void>((resolve, reject) =>
+  carbone.render(carboneFile, statement(40, shapes[1]), { convertTo: 'pdf' }, (error) => (error ? reject(error) : resolve())),
+);
 
 const post = async (url: string, body: unknown) => {
   const reply = await fetch(`${server.url}${url}`, {

@@ -13,9 +13,10 @@ Protocol: one JSON object per line on stdin, one answer per line on stdout.
   part can start at, and answers where that is (null: no such page):
   -> {"id": 1, "ok": true, "tableBreak": {"pages": 5, "keep": 4, "restart": 163}}
   With "hold": true in "tableBreak", the part was made from rows before its true start (not yet
-  known): the bridge lays it out, says so, and waits for where the part starts, then drops the
-  rows before it and numbers its pages from there; or for the word to drop the whole part:
-  -> {"id": 1, "held": {"pages": 24}}
+  known): the bridge loads it (without a view: not laid out yet), says so, and waits for where the
+  part starts (laying it out meanwhile unless told at once), then drops the rows before it and
+  numbers its pages from there; or for the word to drop the whole part:
+  -> {"id": 1, "held": true}
   <- {"id": 1, "go": {"trim": 37, "page": 58}}   or   <- {"id": 1, "drop": true}
   -> (as above)                                   or   -> {"id": 1, "ok": true, "dropped": true}
   A part that is not the last says where it breaks before it exports, then answers as above:
@@ -28,6 +29,7 @@ The first line written is {"ready": true} once the office answers.
 """
 import json
 import os
+import select
 import sys
 import threading
 import time
@@ -41,6 +43,9 @@ from com.sun.star.task import ErrorCodeIOException, XStatusIndicator
 from com.sun.star.util import DateTime as UnoDateTime
 
 MACRO_NEVER_EXECUTE = 0
+# How long a part loaded ahead waits for where it starts before it is laid out meanwhile: Node
+# answers at once when it knows.
+HOLD_GRACE_S = 0.05
 UPDATE_DOC_NO_UPDATE = 0
 
 
@@ -143,6 +148,7 @@ class Bridge:
         self.ctx = ctx
         self.output = output
         smgr = ctx.ServiceManager
+        self.smgr = smgr
         self.desktop = smgr.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
         self.dispatcher = smgr.createInstanceWithContext("com.sun.star.frame.DispatchHelper", ctx)
         # Documents to close once the answer is out: closing takes 2-3 ms the caller need not wait for.
@@ -161,8 +167,16 @@ class Bridge:
             load["FilterName"] = job["inputFilter"]
         if job.get("inputPassword"):
             load["Password"] = job["inputPassword"]
+        spec = job.get("tableBreak") or {}
+        # A part made ahead is loaded without a view: the office lays a document out as soon as it
+        # has a view, and this one is laid out only once it knows where it starts.
+        held = bool(spec.get("hold"))
         try:
-            doc = self.desktop.loadComponentFromURL(url, "_blank", 0, props(load))
+            if held:
+                doc = self.smgr.createInstanceWithContext("com.sun.star.text.TextDocument", self.ctx)
+                doc.load(props(dict(load, URL=url, FilterName=job.get("inputFilter") or "MS Word 2007 XML")))
+            else:
+                doc = self.desktop.loadComponentFromURL(url, "_blank", 0, props(load))
         except ErrorCodeIOException as e:
             return fail("load_failed", "the office could not load the document (error code %s)" % e.ErrCode)
         except Exception as e:  # IllegalArgumentException, IOException, ...
@@ -178,17 +192,18 @@ class Bridge:
             if job.get("measure") == "sectionPages":
                 # Each section's page count, in the answer (the bridge writes no file): for stored results in DOCX.
                 return {"ok": True, "sectionPages": [length for _, length in page_runs(doc)]}
+            table = long_table(doc, spec["bookmark"]) if spec else None
+            if held:
+                go = self.hold(doc, job.get("id")) if table is not None else None
+                if go is None:
+                    return {"ok": True, "dropped": True}
+                trim_rows(table, int(spec["headerRows"]), go)
+                if doc.getCurrentController() is None:
+                    self.show(doc)
             self.prepare(doc, job)
             answer = {"ok": True}
             data = dict(job.get("filterData") or {})
-            if job.get("tableBreak"):
-                spec = job["tableBreak"]
-                table = long_table(doc, spec["bookmark"])
-                if table is not None and spec.get("hold"):
-                    go = self.hold(doc, job.get("id"))
-                    if go is None:
-                        return {"ok": True, "dropped": True}
-                    trim_rows(table, int(spec["headerRows"]), go)
+            if spec:
                 found = table_break(doc, table, spec)
                 answer["tableBreak"] = found
                 if found is None:
@@ -222,10 +237,19 @@ class Bridge:
         finally:
             self.to_close.append(doc)
 
+    def show(self, doc):
+        """Gives a document loaded without a view its (hidden) view, which lays it out."""
+        self.desktop.loadComponentFromURL("private:object", "_blank", 0, props({"Model": doc, "Hidden": True}))
+
     def hold(self, doc, job_id):
-        """Lays the part out (while the part before it is laid out elsewhere), says so, and waits for
-        Node's word: where the part truly starts, or None to drop it."""
-        self.output.line({"id": job_id, "held": {"pages": doc.getCurrentController().PageCount}})
+        """Says the part is loaded and waits for Node's word: where the part truly starts, or None to
+        drop it. A word that comes at once (the part before has broken already) is heeded before any
+        layout; otherwise the part is laid out meanwhile, and dropping rows later lays out again only
+        what follows them."""
+        self.output.line({"id": job_id, "held": True})
+        if not select.select([sys.stdin], [], [], HOLD_GRACE_S)[0]:
+            self.show(doc)
+            doc.getCurrentController().PageCount
         line = sys.stdin.readline()
         if not line:
             raise EOFError("the caller went away")
@@ -283,8 +307,8 @@ def long_table(doc, bookmark):
 
 
 def trim_rows(table, header, go):
-    """The rows before the part's true start go; its pages are numbered from the true page. Only the
-    pages from the first row on are laid out again, which is quick beside a load."""
+    """The rows before the part's true start go (before any layout: cheap); its pages are numbered
+    from the true page."""
     trim = int(go.get("trim", 0))
     if trim > 0:
         table.getRows().removeByIndex(header, trim)

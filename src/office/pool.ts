@@ -1,6 +1,7 @@
 import { BusyError, ProcessingTimeoutError } from '../errors.js';
 import {
   OfficeCrashError,
+  OfficeJobError,
   OfficeProcess,
   OfficeTimeoutError,
   type JobResult,
@@ -26,6 +27,8 @@ export interface PoolOptions {
   maxRestartDelayMs?: number;
   /** Give up after this many failed starts of a slot in a row (start() rejects); default never (a server heals). */
   maxStartAttempts?: number;
+  /** Whether a new process converts a small letter before it takes work (default true): see office/warmUp.ts. */
+  warmUp?: boolean;
   log?: (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
 }
 
@@ -75,7 +78,7 @@ export class OfficePool {
   private readonly queue: Waiter[] = [];
   private closed = false;
   private startWaiters: { resolve(): void; reject(error: Error): void }[] = [];
-  readonly stats = { jobs: 0, crashes: 0, timeouts: 0, recycled: 0, refused: 0, startFailures: 0, restarts: 0 };
+  readonly stats = { jobs: 0, crashes: 0, timeouts: 0, recycled: 0, refused: 0, startFailures: 0, restarts: 0, warmUps: 0 };
 
   constructor(private readonly options: PoolOptions) {
     this.slots = Array.from({ length: options.size }, (_, i) => ({
@@ -340,6 +343,16 @@ export class OfficePool {
     try {
       process = await OfficeProcess.start({ ...this.options.process, slot: slot.name }, (starting) => (slot.launching = starting));
       await process.run({ op: 'ping' }, this.options.process.startTimeoutMs);
+      if (this.options.warmUp !== false) {
+        await process.warmUp(this.options.process.startTimeoutMs).then(
+          () => this.stats.warmUps++,
+          (error: unknown) => {
+            // An office that cannot convert the letter still serves what it can; one that died or hung did not start.
+            if (!(error instanceof OfficeJobError)) throw error;
+            this.options.log?.('warn', 'the office could not convert its warm-up letter', { slot: slot.name, reason: error.message });
+          },
+        );
+      }
     } catch (error) {
       slot.launching?.kill();
       throw error;

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { claimProfile, prepareProfile } from './profile.js';
 import { officeEnvironment, type Sandbox } from './sandbox.js';
+import { warmUpDocx } from './warmUp.js';
 import { treeRssBytes } from '../util/process.js';
 
 /** One conversion as the bridge understands it (see bridge.py). */
@@ -129,6 +130,8 @@ interface Pending {
   id: number;
   /** The job's callbacks for what the bridge reports while it runs. */
   hooks: Pick<OfficeJob, 'onPages' | 'onHeld' | 'onBroke'>;
+  /** Counts towards the process's jobs (the warm-up letter does not). */
+  counted: boolean;
 }
 
 /**
@@ -332,7 +335,7 @@ export class OfficeProcess {
       pending.reject(new OfficeCrashError(`the office process died during the job: ${reply.message ?? ''}`));
       this.kill();
     } else if (reply.ok) {
-      this.jobsDone++;
+      if (pending.counted) this.jobsDone++;
       const measured =
         Array.isArray(reply.sectionPages) && reply.sectionPages.every((n) => Number.isInteger(n) && n > 0)
           ? (reply.sectionPages as number[])
@@ -390,7 +393,21 @@ export class OfficeProcess {
     }
   }
 
-  private send(job: OfficeJob | { op: 'ping' }, timeoutMs: number): Promise<JobResult> {
+  /**
+   * Converts a small letter to PDF before the process takes work (office/warmUp.ts), so that no
+   * request pays a fresh office's first load. Not counted as a job.
+   */
+  async warmUp(timeoutMs: number): Promise<void> {
+    const stem = path.join(this.scratch.jobs, `warm-up-${randomUUID()}`);
+    try {
+      await fs.promises.writeFile(`${stem}.docx`, warmUpDocx());
+      await this.send({ input: `${stem}.docx`, output: `${stem}.pdf`, filter: 'writer_pdf_Export' }, timeoutMs, false);
+    } finally {
+      void Promise.all([`${stem}.docx`, `${stem}.pdf`].map((file) => fs.promises.rm(file, { force: true }))).catch(() => undefined);
+    }
+  }
+
+  private send(job: OfficeJob | { op: 'ping' }, timeoutMs: number, counted = true): Promise<JobResult> {
     if (this.dead) return Promise.reject(new OfficeCrashError('the office process is gone'));
     return new Promise<JobResult>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -411,7 +428,7 @@ export class OfficeProcess {
               ...(job.onPages ? { pages: true } : {}),
               ...(job.onHeld && job.tableBreak ? { tableBreak: { ...job.tableBreak, hold: true } } : {}),
             };
-      this.pending = { resolve, reject, timer, id, hooks };
+      this.pending = { resolve, reject, timer, id, hooks, counted };
       this.bridge.stdin!.write(JSON.stringify({ id, ...message }) + '\n');
     });
   }

@@ -8,7 +8,7 @@ import * as mupdf from 'mupdf';
 import type { OfficePool } from '../../src/office/pool.js';
 import { OfficeCrashError, type OfficeJob } from '../../src/office/process.js';
 import { openSandbox } from '../../src/office/sandbox.js';
-import { Converter } from '../../src/convert/converter.js';
+import { Converter, type ConvertOptions } from '../../src/convert/converter.js';
 import { Normaliser } from '../../src/convert/normalise.js';
 import { detectFormat } from '../../src/formats/detect.js';
 import { fixture, ROOT, tempDir } from '../helpers/server.js';
@@ -162,20 +162,24 @@ describe('converter: passwords, properties, normalisation, no network', () => {
     const split = splitLongTable(statement, 1000)!;
     const part = longTablePartDocx(split, longTablePartXml(split, 100, 900, 3));
     let asked = 0;
-    const held = await converter.longTablePart(
-      part,
-      { headerRows: 1, last: false },
-      {},
-      {
+    // Told at once, the part drops the rows before any layout; told later, it was laid out meanwhile
+    // and lays out again what follows them (the bridge waits 50 ms before it lays out): the same pages.
+    const told = (late: boolean, options: ConvertOptions = {}) =>
+      converter.longTablePart(part, { headerRows: 1, last: false }, options, {
         held: async () => {
           asked++;
+          if (late) await new Promise((resolve) => setTimeout(resolve, 500));
           return { trim: 37, page: 58 };
         },
-      },
-    );
-    assert.equal(asked, 1, 'asked where it starts once it was laid out');
+      });
+    const held = await told(false);
+    assert.equal(asked, 1, 'asked where it starts once it was loaded');
     assert.ok(held);
-    const first = mupdf.Document.openDocument(held.data, 'application/pdf').loadPage(0).toStructuredText('preserve-whitespace').asText();
+    const pagesOf = (pdf: Buffer) => {
+      const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
+      return Array.from({ length: doc.countPages() }, (_, i) => doc.loadPage(i).toStructuredText('preserve-whitespace').asText());
+    };
+    const first = pagesOf(held.data)[0]!;
     assert.match(first, /^Date\s+Text\s+Amount\s+d137\s+row 137\b/, 'the rows before the true start are gone');
     assert.match(first, /Page 58\s*$/, 'numbered from the true page');
     assert.equal(held.tableBreak.keep, pdfFacts(held.data).pages);
@@ -183,6 +187,15 @@ describe('converter: passwords, properties, normalisation, no network', () => {
       held.tableBreak.restart > 600 && held.tableBreak.restart < 763,
       `${held.tableBreak.restart}: the next part starts on this part's last page`,
     );
+    const late = await told(true);
+    assert.ok(late);
+    assert.deepEqual(late.tableBreak, held.tableBreak, 'told late: the same break');
+    assert.deepEqual(pagesOf(late.data), pagesOf(held.data), 'told late: the same pages');
+    // A test run's part is stamped too (the stamp needs the view a part loaded ahead gets late).
+    const stamped = await told(false, { test: true });
+    assert.ok(stamped);
+    assert.ok(redShare(stamped.data, 0) > 0.005 && redShare(stamped.data, stamped.tableBreak.keep - 1) > 0.005, 'stamped on its pages');
+    assert.equal(redShare(held.data, 0), 0);
     // Dropped: nothing exported, and the process serves the next job.
     assert.equal(await converter.longTablePart(part, { headerRows: 1, last: false }, {}, { held: async () => null }), null);
     assert.ok((await converter.convert(fixture('test_document.docx'), 'docx', 'pdf')).data.length > 0);

@@ -25,6 +25,11 @@ describe('office pool (real LibreOffice)', () => {
   });
   after(() => pool.close());
 
+  it('has each process convert a letter at start, which counts as no job', async () => {
+    assert.equal(pool.stats.warmUps, 2);
+    assert.equal(pool.stats.jobs, 0);
+  });
+
   it('converts with a warm process and reports the office time', async () => {
     const job = toPdf(docx);
     const result = await pool.run(job);
@@ -113,6 +118,9 @@ describe('office pool limits', () => {
       }
       assert.ok(pool.stats.recycled >= 2, `recycled ${pool.stats.recycled}`);
       assert.equal(pool.stats.crashes, 0);
+      // Each successor warms before it takes the old one's work (its letter does not count against its budget).
+      const recycled = pool.stats.recycled;
+      await waitFor(() => pool.stats.warmUps >= 1 + recycled, 120_000);
     } finally {
       await pool.close();
     }
