@@ -77,7 +77,7 @@ async function officePeak<T>(work: () => Promise<T>): Promise<[T, number]> {
 const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 const carboneFile = path.join(tempDir(), 'statement.docx');
 fs.writeFileSync(carboneFile, carboneTemplate);
-carbone.set({ factories: 1, startFactory: true });
+carbone.set({ factories: 1, startFactory: true, converterFactoryTimeout: 600_000 });
 // Carbone's LibreOffice warm too (docsmith's office processes warm themselves at start): a short statement first.
 await new Promise<void>((resolve, reject) =>
   carbone.render(carboneFile, statement(40, shapes[1]), { convertTo: 'pdf' }, (error) => (error ? reject(error) : resolve())),

@@ -224,7 +224,7 @@ export const jobSchema = {
     progress: {
       type: ['object', 'null'],
       description:
-        'while running: the stage and how far it is, done of total: merging (records), converting (documents), pages (the pages the office has written of one document), joining (parts)',
+        'while running: the stage and how far it is, done of total: merging (records), converting (documents), layout (the office lays one document out; no count), pages (the pages the office has written of that document), joining (parts)',
       properties: { stage: { type: 'string' }, done: { type: 'integer' }, total: { type: 'integer' } },
       required: ['stage'],
     },

@@ -34,6 +34,8 @@ export interface ConvertOptions {
   accessible?: { title: string };
   /** PDF/A-3b output (an e-invoice's carrier). */
   pdfa3?: boolean;
+  /** Told once the office has read the document and lays it out (a long step it reports nothing of). */
+  loaded?: () => void;
   /** Told the pages written of the document's pages while the office exports them. */
   pages?: (done: number, total: number) => void;
 }
@@ -171,6 +173,7 @@ export class Converter {
         watermark: options.test ? TEST_WATERMARK : undefined,
         sectionPages: options.sectionPages,
         ...(options.pages ? { onPages: options.pages } : {}),
+        ...(options.loaded ? { onLoaded: options.loaded } : {}),
       },
       options.signal,
       options.timeoutMs,

@@ -1,6 +1,6 @@
 import type { Account, TemplateMeta } from '../store/types.js';
 import { BusyError, InputError } from '../errors.js';
-import { Converter } from '../convert/converter.js';
+import { Converter, type ConvertOptions } from '../convert/converter.js';
 import type { DocumentProperties } from '../formats/properties.js';
 import { type DocumentFormat, requireFormat } from '../formats/detect.js';
 import type { Normaliser } from '../convert/normalise.js';
@@ -92,9 +92,7 @@ export class DocumentPipeline {
       accessibleTitle?: string;
       /** PDF/A-3b (an e-invoice's carrier). */
       pdfa3?: boolean;
-      /** Told the pages written of the document's pages while the office exports them. */
-      pages?: (done: number, total: number) => void;
-    },
+    } & Pick<ConvertOptions, 'loaded' | 'pages'>,
   ): Promise<Buffer> {
     if (!outputNeedsOffice(format, options.password)) {
       // DOCX stays our own OOXML; properties and a test run's watermark are written into the package directly.
@@ -115,6 +113,7 @@ export class DocumentPipeline {
       sectionPages: options.sectionPages,
       ...(options.accessible ? { accessible: { title: options.accessibleTitle ?? 'Document' } } : {}),
       ...(options.pdfa3 ? { pdfa3: true } : {}),
+      ...(options.loaded ? { loaded: options.loaded } : {}),
       ...(options.pages ? { pages: options.pages } : {}),
     });
     return data;

@@ -21,8 +21,10 @@ Protocol: one JSON object per line on stdin, one answer per line on stdout.
   -> (as above)                                   or   -> {"id": 1, "ok": true, "dropped": true}
   A part that is not the last says where it breaks before it exports, then answers as above:
   -> {"id": 1, "broke": {"pages": 5, "keep": 4, "restart": 163}}
-  A convert job with "pages": true reports, while exporting, the pages written of the document's
-  pages (at most every quarter second, and the last), before its answer:
+  A convert job with "pages": true says when the document is read (the office lays it out next,
+  reporting nothing), then, while exporting, the pages written of the document's pages (at most
+  every quarter second, and the last), before its answer:
+  -> {"id": 1, "loaded": true}
   -> {"id": 1, "pages": {"done": 120, "total": 600}}
   {"id": 2, "op": "ping"} -> {"id": 2, "ok": true, "ms": 0.1}
 The first line written is {"ready": true} once the office answers.
@@ -188,6 +190,9 @@ class Bridge:
             return fail("load_failed", "the office could not load the document: %s" % (text or type(e).__name__))
         if doc is None:
             return fail("load_failed", "the office could not load the document")
+        if job.get("pages"):
+            # Read; what follows is layout, of which the office reports nothing, then the pages written.
+            self.output.line({"id": job.get("id"), "loaded": True})
         try:
             if job.get("measure") == "sectionPages":
                 # Each section's page count, in the answer (the bridge writes no file): for stored results in DOCX.

@@ -35,6 +35,8 @@ export interface OfficeJob {
   measure?: 'sectionPages';
   /** One part of a long table (ooxml/longTable.ts): export the pages a following part does not lay out again. */
   tableBreak?: { bookmark: string; headerRows: number; last: boolean };
+  /** Told once the office has read the document and lays it out (not sent: the bridge is asked to report). */
+  onLoaded?: () => void;
   /** Told the pages written of the document's pages while the office exports (not sent: the bridge is asked to report). */
   onPages?: (done: number, total: number) => void;
   /**
@@ -119,6 +121,7 @@ interface BridgeLine {
   tableBreak?: unknown;
   pages?: { done?: unknown; total?: unknown };
   held?: unknown;
+  loaded?: unknown;
   dropped?: unknown;
   broke?: unknown;
 }
@@ -129,7 +132,7 @@ interface Pending {
   timer: NodeJS.Timeout;
   id: number;
   /** The job's callbacks for what the bridge reports while it runs. */
-  hooks: Pick<OfficeJob, 'onPages' | 'onHeld' | 'onBroke'>;
+  hooks: Pick<OfficeJob, 'onLoaded' | 'onPages' | 'onHeld' | 'onBroke'>;
   /** Counts towards the process's jobs (the warm-up letter does not). */
   counted: boolean;
 }
@@ -324,7 +327,7 @@ export class OfficeProcess {
     } catch {
       return;
     }
-    if (reply.pages || reply.broke || reply.held) {
+    if (reply.loaded || reply.pages || reply.broke || reply.held) {
       // A report while the job runs, not its answer.
       if (reply.id === pending.id) this.report(pending, reply);
       return;
@@ -351,10 +354,12 @@ export class OfficeProcess {
     }
   }
 
-  /** Pages written, where a part breaks, or a held part waiting for where it starts (the job's time limit runs on). */
+  /** Loaded, pages written, where a part breaks, or a held part waiting for where it starts (the job's time limit runs on). */
   private report(pending: Pending, reply: BridgeLine): void {
-    const { onPages, onBroke, onHeld } = pending.hooks;
-    if (reply.pages) {
+    const { onLoaded, onPages, onBroke, onHeld } = pending.hooks;
+    if (reply.loaded) {
+      onLoaded?.();
+    } else if (reply.pages) {
       const { done, total } = reply.pages;
       if (Number.isInteger(done) && Number.isInteger(total)) onPages?.(done as number, total as number);
     } else if (reply.broke) {
@@ -425,7 +430,7 @@ export class OfficeProcess {
           : {
               op: 'convert',
               ...job,
-              ...(job.onPages ? { pages: true } : {}),
+              ...(job.onPages || job.onLoaded ? { pages: true } : {}),
               ...(job.onHeld && job.tableBreak ? { tableBreak: { ...job.tableBreak, hold: true } } : {}),
             };
       this.pending = { resolve, reject, timer, id, hooks, counted };

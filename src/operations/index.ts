@@ -27,11 +27,12 @@ export interface WorkContext {
 }
 
 /**
- * Records merged, documents converted, a document's pages written by the office (`pages`, while
- * one document is converted) or parts joined; `done` of `total` where they are known.
+ * Records merged, documents converted, one document being laid out by the office (`layout`, no
+ * count: the office reports none), that document's pages written (`pages`) or parts joined; `done`
+ * of `total` where they are known.
  */
 export interface WorkProgress {
-  stage: 'merging' | 'joining' | 'converting' | 'pages';
+  stage: 'merging' | 'joining' | 'converting' | 'layout' | 'pages';
   done?: number;
   total?: number;
 }
@@ -42,9 +43,9 @@ function quiet(ctx: WorkContext): WorkContext {
 }
 
 /** The office's page reports as progress, when someone follows it. */
-function pageProgress(ctx: WorkContext): { pages?: (done: number, total: number) => void } {
+function pageProgress(ctx: WorkContext): { loaded?: () => void; pages?: (done: number, total: number) => void } {
   const told = ctx.progress;
-  return told ? { pages: (done, total) => told({ stage: 'pages', done, total }) } : {};
+  return told ? { loaded: () => told({ stage: 'layout' }), pages: (done, total) => told({ stage: 'pages', done, total }) } : {};
 }
 
 /** The office's time on one document: what is left before the deadline. */

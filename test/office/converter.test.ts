@@ -138,13 +138,18 @@ describe('converter: passwords, properties, normalisation, no network', () => {
     assert.match(core, /2024-05-06T07:08:09Z/);
   });
 
-  it('reports the pages it writes while exporting, ending with all of them', async () => {
+  it('says when it has read the document, then reports the pages it writes while exporting, ending with all of them', async () => {
     const body = Array.from({ length: 40 }, (_, i) =>
       p(`<w:r><w:t>Page ${i + 1}</w:t></w:r>${i < 39 ? '<w:r><w:br w:type="page"/></w:r>' : ''}`),
     );
     const reports: [number, number][] = [];
-    const { data } = await converter.convert(docx(body.join('')), 'docx', 'pdf', { pages: (done, total) => reports.push([done, total]) });
+    const loaded: number[] = []; // the pages reported by then
+    const { data } = await converter.convert(docx(body.join('')), 'docx', 'pdf', {
+      loaded: () => loaded.push(reports.length),
+      pages: (done, total) => reports.push([done, total]),
+    });
     assert.equal(pdfFacts(data).pages, 40);
+    assert.deepEqual(loaded, [0], 'read once, before any page is written');
     assert.deepEqual(reports[0], [0, 40], 'the first report: none of 40 written');
     assert.deepEqual(reports.at(-1), [40, 40], 'the last: all of them');
     for (let i = 1; i < reports.length; i++)

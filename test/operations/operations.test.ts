@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { DocumentOperations, type WorkProgress } from '../../src/operations/index.js';
-import type { Converter } from '../../src/convert/converter.js';
+import type { Converter, ConvertOptions } from '../../src/convert/converter.js';
 import { DocumentPipeline } from '../../src/documents/pipeline.js';
 import { DocumentWorkers } from '../../src/workers/pool.js';
 import { warm as warmTask } from '../../src/workers/tasks.js';
@@ -162,8 +162,9 @@ describe('document operations, called directly', () => {
     // A converter that writes three pages and says so: the office's side is tested in test/office.
     const asked: boolean[] = [];
     const converter = {
-      convert: async (_bytes: Buffer, _from: string, _to: string, options: { pages?: (done: number, total: number) => void }) => {
+      convert: async (_bytes: Buffer, _from: string, _to: string, options: ConvertOptions) => {
         asked.push(options.pages !== undefined);
+        options.loaded?.();
         for (const done of [0, 2, 3]) options.pages?.(done, 3);
         return { data: Buffer.from('%PDF-1.7 stand-in'), officeMs: 1 };
       },
@@ -190,13 +191,13 @@ describe('document operations, called directly', () => {
     };
     await withOffice.merge({ ...one, append: true }, { progress });
     assert.deepEqual(
-      seen.filter((s) => s.startsWith('pages')),
-      ['pages 0/3', 'pages 2/3', 'pages 3/3'],
+      seen.filter((s) => s.startsWith('pages') || s.startsWith('layout')),
+      ['layout /', 'pages 0/3', 'pages 2/3', 'pages 3/3'],
     );
     seen.length = 0;
     await withOffice.merge({ ...one, records: [{ name: 'Ann' }, { name: 'Bob' }], append: false }, { progress });
     assert.deepEqual(
-      seen.filter((s) => s.startsWith('pages')),
+      seen.filter((s) => s.startsWith('pages') || s.startsWith('layout')),
       [],
       'two documents: their count is the progress',
     );

@@ -339,7 +339,7 @@ export interface Job {
    */
   attempts: number;
   /**
-   * while running: the stage and how far it is, done of total: merging (records), converting (documents), pages (the pages the office has written of one document), joining (parts)
+   * while running: the stage and how far it is, done of total: merging (records), converting (documents), layout (the office lays one document out; no count), pages (the pages the office has written of that document), joining (parts)
    */
   progress: {
     stage: string;

@@ -29,10 +29,11 @@ function extensionFor(bytes: Uint8Array): string {
   return /<html|<!doctype/i.test(new TextDecoder().decode(bytes.subarray(0, 512))) ? 'html' : 'txt';
 }
 
-/** What each stage counts, in words. */
+/** What each stage counts, in words; a stage without a count, what it does. */
 const STAGES: Record<string, string> = {
   merging: 'records merged',
   converting: 'documents converted',
+  layout: 'laying out the pages',
   pages: 'pages written',
   joining: 'parts joined',
 };
@@ -40,11 +41,16 @@ const STAGES: Record<string, string> = {
 function Progress({ job }: { job: Job }) {
   const p = job.progress;
   if (job.state !== 'running' || !p) return null;
-  const label = p.total !== undefined ? `${STAGES[p.stage] ?? p.stage}: ${p.done ?? 0} of ${p.total}` : p.stage;
+  const label = p.total !== undefined ? `${STAGES[p.stage] ?? p.stage}: ${p.done ?? 0} of ${p.total}` : (STAGES[p.stage] ?? p.stage);
   return (
     <span class="job-progress">
       <span class="muted">{label}</span>
-      {p.total !== undefined && <progress max={p.total} value={p.done ?? 0} aria-label={`Progress of job ${job.id.slice(0, 8)}`} />}
+      {/* Without a count, a bar that moves on its own: the stage goes on. */}
+      {p.total !== undefined ? (
+        <progress max={p.total} value={p.done ?? 0} aria-label={`Progress of job ${job.id.slice(0, 8)}`} />
+      ) : (
+        <progress aria-label={`Job ${job.id.slice(0, 8)}: ${label}`} />
+      )}
     </span>
   );
 }
