@@ -55,7 +55,11 @@ const carboneTemplate = docx(
 );
 const carboneFile = path.join(tempDir(), 'invoices.docx');
 fs.writeFileSync(carboneFile, carboneTemplate);
-carbone.set({ factories: 1, startFactory: true });
+carbone.set({ factories: 1, startFactory: true, converterFactoryTimeout: 600_000 });
+// Carbone's LibreOffice warm, as the pool's processes are (each converts a letter at start).
+await new Promise<void>((resolve, reject) =>
+  carbone.render(carboneFile, { invoices: [1, 2, 3].map(invoice) }, { convertTo: 'pdf' }, (error) => (error ? reject(error) : resolve())),
+);
 
 const compiled = CompiledTemplate.compile(template);
 const pool = testPool({ size: 2 });
