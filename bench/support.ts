@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import type { AccountInput } from '../src/accounts/accounts.js';
 import { startServer, tempDir } from '../test/helpers/server.js';
 import { adminServices, makeAccount } from '../test/helpers/accounts.js';
@@ -15,6 +16,12 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
+/** Servers still running: a bench that fails (or exits without stopping one) leaves none behind with its offices. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGTERM');
+});
+
 /** A server process on a fresh data folder with one account of generous limits, ready to serve. */
 export async function benchServer(env: Record<string, string> = {}, limits: AccountInput = {}): Promise<BenchServer> {
   const dataDir = tempDir();
@@ -27,6 +34,8 @@ export async function benchServer(env: Record<string, string> = {}, limits: Acco
   });
   await admin.store.close();
   const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_LOG_LEVEL: 'warn', ...env });
+  running.add(server.child);
+  server.child.once('exit', () => running.delete(server.child));
   // Every office process warm (each converts a letter at start), as a server that has run a while.
   const warm = async () => {
     const reply = await fetch(`${server.url}/readyz`);
