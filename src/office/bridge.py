@@ -45,10 +45,10 @@ from com.sun.star.task import ErrorCodeIOException, XStatusIndicator
 from com.sun.star.util import DateTime as UnoDateTime
 
 MACRO_NEVER_EXECUTE = 0
+UPDATE_DOC_NO_UPDATE = 0
 # How long a part loaded ahead waits for where it starts before it is laid out meanwhile: Node
 # answers at once when it knows.
 HOLD_GRACE_S = 0.05
-UPDATE_DOC_NO_UPDATE = 0
 
 
 def prop(name, value):

@@ -27,8 +27,6 @@ export interface PoolOptions {
   maxRestartDelayMs?: number;
   /** Give up after this many failed starts of a slot in a row (start() rejects); default never (a server heals). */
   maxStartAttempts?: number;
-  /** Whether a new process converts a small letter before it takes work (default true): see office/warmUp.ts. */
-  warmUp?: boolean;
   log?: (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
 }
 
@@ -343,16 +341,14 @@ export class OfficePool {
     try {
       process = await OfficeProcess.start({ ...this.options.process, slot: slot.name }, (starting) => (slot.launching = starting));
       await process.run({ op: 'ping' }, this.options.process.startTimeoutMs);
-      if (this.options.warmUp !== false) {
-        await process.warmUp(this.options.process.startTimeoutMs).then(
-          () => this.stats.warmUps++,
-          (error: unknown) => {
-            // An office that cannot convert the letter still serves what it can; one that died or hung did not start.
-            if (!(error instanceof OfficeJobError)) throw error;
-            this.options.log?.('warn', 'the office could not convert its warm-up letter', { slot: slot.name, reason: error.message });
-          },
-        );
-      }
+      await process.warmUp(this.options.process.startTimeoutMs).then(
+        () => this.stats.warmUps++,
+        (error: unknown) => {
+          // An office that cannot convert the letter still serves what it can; one that died or hung did not start.
+          if (!(error instanceof OfficeJobError)) throw error;
+          this.options.log?.('warn', 'the office could not convert its warm-up letter', { slot: slot.name, reason: error.message });
+        },
+      );
     } catch (error) {
       slot.launching?.kill();
       throw error;

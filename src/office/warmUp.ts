@@ -14,8 +14,14 @@ const cell = (width: number, content: string, right = false) =>
   `<w:tc><w:tcPr><w:tcW w:w="${width}" w:type="dxa"/></w:tcPr><w:p>${right ? '<w:pPr><w:jc w:val="right"/></w:pPr>' : ''}${content}</w:p></w:tc>`;
 const row = (cells: string[], header = false) => `<w:tr>${header ? '<w:trPr><w:tblHeader/></w:trPr>' : ''}${cells.join('')}</w:tr>`;
 
-/** A two-page letter: styles, a bold heading, a table whose header row repeats, a footer with a page field. */
+let letter: Buffer | undefined;
+
+/** A two-page letter: styles, a bold heading, a table whose header row repeats, a footer with a page field. Built once. */
 export function warmUpDocx(): Buffer {
+  return (letter ??= buildLetter());
+}
+
+function buildLetter(): Buffer {
   const widths = [1800, 5400, 1800];
   const rows = Array.from({ length: 70 }, (_, i) =>
     row([
