@@ -217,6 +217,13 @@ export class Metrics {
         [{ laid: 'discarded' }, longTableParts.discarded],
       ],
     );
+    followingCounter(
+      this.registry,
+      'docsmith_long_table_odt_parts_total',
+      'Parts of long tables the office read from ODT made from its own ODT of the table (faster to read than DOCX)',
+      [],
+      () => [[{}, longTableParts.fromOdt]],
+    );
     followingCounter(this.registry, 'docsmith_job_callbacks_total', 'Job callback attempts, by result', ['result'], () =>
       jobs
         ? [

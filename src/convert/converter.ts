@@ -271,23 +271,23 @@ export class Converter {
    * breaks before its pages are exported.
    */
   async longTablePart(
-    docx: Buffer,
+    document: { bytes: Buffer; format: 'docx' | 'odt' },
     part: { headerRows: number; last: boolean },
     options: ConvertOptions,
     flow: { held?: () => Promise<PartStart | null>; broke?: (tableBreak: TableBreak) => void; started?: (run: boolean) => void } = {},
   ): Promise<{ data: Buffer; tableBreak: TableBreak } | undefined | null> {
     const stem = await this.jobStem();
-    const input = `${stem}.in.docx`;
+    const input = `${stem}.in.${document.format}`;
     const output = `${stem}.out.pdf`;
     try {
-      await fs.writeFile(input, docx);
+      await fs.writeFile(input, document.bytes);
       if (flow.held && !this.pool.spare) return null;
       const run = this.pool.run(
         {
           ...exportSpec('writer', 'pdf'),
           input,
           output,
-          inputFilter: inputFilterFor('docx', docx),
+          inputFilter: document.format === 'odt' ? ODT_FILTER : inputFilterFor('docx', document.bytes),
           properties: officeProperties(options.properties),
           watermark: options.test ? TEST_WATERMARK : undefined,
           tableBreak: { bookmark: LONG_TABLE_BOOKMARK, ...part },
@@ -309,6 +309,30 @@ export class Converter {
       return flow.held ? null : undefined;
     } finally {
       flow.started?.(false);
+      void Promise.all([fs.rm(input, { force: true }), fs.rm(output, { force: true })]).catch(() => undefined);
+    }
+  }
+
+  /**
+   * A long table's prototype (ooxml/longTable.ts `rowShapes`, inert already) as the office's ODT,
+   * which parts are then made from (odf/longTable.ts); null when the office fails on it.
+   */
+  async longTablePrototype(docx: Buffer, options: Pick<ConvertOptions, 'signal' | 'timeoutMs'>): Promise<Buffer | null> {
+    const stem = await this.jobStem();
+    const input = `${stem}.in.docx`;
+    const output = `${stem}.out.odt`;
+    try {
+      await fs.writeFile(input, docx);
+      await this.pool.run(
+        { input, output, filter: ODT_FILTER, inputFilter: inputFilterFor('docx', docx), refreshFields: false },
+        options.signal,
+        options.timeoutMs,
+      );
+      return await fs.readFile(output);
+    } catch (error) {
+      if (options.signal?.aborted || !(error instanceof OfficeJobError || error instanceof OfficeCrashError)) throw error;
+      return null;
+    } finally {
       void Promise.all([fs.rm(input, { force: true }), fs.rm(output, { force: true })]).catch(() => undefined);
     }
   }
@@ -351,6 +375,9 @@ export class Converter {
 const DOC_FILTERS: Record<WordVersion, string> = { word97: 'MS Word 97', word95: 'MS Word 95', word6: 'MS WinWord 6.0' };
 
 /** Forcing the import filter stops the office from guessing (and reading junk as text). */
+/** The office's own format: long tables' parts are read from it (odf/longTable.ts). */
+const ODT_FILTER = 'writer8';
+
 function inputFilterFor(format: DocumentFormat, bytes: Uint8Array): string {
   switch (format) {
     case 'docx':

@@ -31,6 +31,7 @@ The first line written is {"ready": true} once the office answers.
 """
 import json
 import os
+import re
 import select
 import sys
 import threading
@@ -369,8 +370,26 @@ def table_break(doc, table, spec):
                 low = middle + 1
         return low if low < rows and begins(low, page) else None
 
+    def first_on(page):
+        """The row whose cell holds the page's first text (a row that begins on it, or one split onto
+        it), found by jumping there: a few calls where the search takes dozens. None if not a row."""
+        try:
+            cursor.jumpToPage(page)
+            cursor.jumpToStartOfPage()
+            cell = cursor.Cell
+            if cell is None or cursor.TextTable is None or cursor.TextTable.Name != table.Name:
+                return None
+            row = re.fullmatch(r"[A-Z]+([0-9]+)", cell.CellName)
+            return int(row.group(1)) - 1 - header if row else None
+        except Exception as e:
+            if office_gone(e):
+                raise
+            return None
+
     for page in range(pages, 1, -1):
-        restart = break_on(page)
+        # The row found by jumping, if it begins the page whole; else the search gives the same answer.
+        first = first_on(page)
+        restart = first if first is not None and begins(first, page) else break_on(page)
         if restart is not None:
             return {"pages": pages, "keep": page - 1, "restart": restart}
     return None

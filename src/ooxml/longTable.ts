@@ -9,6 +9,7 @@
 import { OoxmlPackage } from './package.js';
 import { laysOutInParts } from './layout.js';
 import { writeZip } from './zip.js';
+import { unescapeText } from './xml.js';
 
 /** The body's long table and what surrounds it, as markup. */
 export interface LongTableSplit {
@@ -30,6 +31,8 @@ export interface LongTableSplit {
   tail: string;
   /** The first page number of the document (the section's w:pgNumType w:start, or 1). */
   firstPage: number;
+  /** The body rows' shapes, for parts written as ODT; null: parts are DOCX. */
+  shapes: RowShapes | null;
 }
 
 /** The bookmark by which the office finds the table in a part. */
@@ -97,7 +100,7 @@ export function splitLongTable(docx: Buffer, minRows: number): LongTableSplit | 
   while (headerCount < rows.length && header(rows[headerCount]!)) headerCount++;
   const sectPr = xml.slice(sectStart, sectEnd + '</w:sectPr>'.length);
   const start = /<w:pgNumType\b[^>]*\bw:start="(\d+)"/.exec(sectPr);
-  return {
+  const split: LongTableSplit = {
     parts: [...pkg.parts].filter(([name]) => name !== main),
     main,
     head: xml.slice(0, contentStart),
@@ -109,7 +112,10 @@ export function splitLongTable(docx: Buffer, minRows: number): LongTableSplit | 
     sectPr,
     tail: xml.slice(bodyEnd),
     firstPage: start ? Number(start[1]) : 1,
+    shapes: null,
   };
+  split.shapes = rowShapes(split);
+  return split;
 }
 
 /** The grid columns a row spans: its cells, their spans, and the columns left out before and after it. */
@@ -131,11 +137,7 @@ export function longTablePartXml(split: LongTableSplit, from: number, to: number
   const first = from === 0;
   const last = to === split.rows.length;
   const rows = [...split.headerRows, ...split.rows.slice(from, to)];
-  const marked = rows[0]!.replace(
-    '</w:p>',
-    `<w:bookmarkStart w:id="2147480000" w:name="${LONG_TABLE_BOOKMARK}"/><w:bookmarkEnd w:id="2147480000"/></w:p>`,
-  );
-  rows[0] = marked;
+  rows[0] = bookmarked(rows[0]!);
   return (
     split.head +
     (first ? split.before : '') +
@@ -147,6 +149,14 @@ export function longTablePartXml(split: LongTableSplit, from: number, to: number
     (last ? split.after : '<w:p/>') +
     (first ? split.sectPr : numberedFrom(split.sectPr, page)) +
     split.tail
+  );
+}
+
+/** The row with LONG_TABLE_BOOKMARK at the end of its first paragraph. */
+function bookmarked(row: string): string {
+  return row.replace(
+    '</w:p>',
+    `<w:bookmarkStart w:id="2147480000" w:name="${LONG_TABLE_BOOKMARK}"/><w:bookmarkEnd w:id="2147480000"/></w:p>`,
   );
 }
 
@@ -172,4 +182,105 @@ function numberedFrom(sectPr: string, page: number): string {
 /** One part as a DOCX package. */
 export function longTablePartDocx(split: Pick<LongTableSplit, 'parts' | 'main'>, xml: string): Buffer {
   return writeZip([...split.parts, [split.main, Buffer.from(xml, 'utf8')]]);
+}
+
+/**
+ * The body rows as a few shapes: rows alike but for their texts, as rows merged from one template
+ * row are. Parts may then be written as ODT (odf/longTable.ts) from the office's own ODT of a
+ * prototype holding one row of each shape.
+ */
+export interface RowShapes {
+  /** Each body row's shape, an index into the prototype's rows after the header rows. */
+  of: number[];
+  /**
+   * The main document of a part holding the header rows and one row of each shape whose texts are
+   * markers (TEXT_MARKER, numbered across the prototype in order), followed by an empty paragraph,
+   * then what follows the table, on pages numbered from 1.
+   */
+  prototype: string;
+}
+
+/** More shapes than this and the table's parts stay DOCX: rows are not the copies of a few template rows. */
+export const MAX_ROW_SHAPES = 32;
+
+/** The marker standing for a row's text in the prototype: private-use characters no template holds. */
+export const textMarker = (n: number): string => `\uE000${n.toString(36)}\uE001`;
+export const TEXT_MARKER = /\uE000([0-9a-z]+)\uE001/g;
+
+const ROW_TAG = /<(\/?)([\w:]+)[^>]*?(\/?)>/g;
+/** Elements a row may hold outside properties for its shape to carry over: paragraphs, runs, texts, tabs and breaks. */
+const PLAIN = new Set([
+  'w:tr',
+  'w:tc',
+  'w:p',
+  'w:r',
+  'w:t',
+  'w:tab',
+  'w:br',
+  'w:cr',
+  'w:proofErr',
+  'w:lastRenderedPageBreak',
+  'w:noBreakHyphen',
+  'w:softHyphen',
+]);
+const PROPERTIES = new Set(['w:trPr', 'w:tcPr', 'w:pPr', 'w:rPr', 'w:tblPrEx']);
+const TEXT = /(<w:t(?=[\s>/])[^>]*?)(?:\/>|>([^<]*)<\/w:t>)/g;
+/** Attributes that differ between copies of a row without changing it. */
+const IDS = /\s(?:w14:paraId|w14:textId|w:rsid\w*)="[^"]*"/g;
+
+/** The texts of a row's w:t elements, in order, as text. */
+export function rowTexts(row: string): string[] {
+  return Array.from(row.matchAll(TEXT), (m) => unescapeText(m[2] ?? ''));
+}
+
+/** The body rows' shapes and the prototype, or null when a row holds more than plain text or the rows have too many shapes. */
+export function rowShapes(split: Omit<LongTableSplit, 'shapes'>): RowShapes | null {
+  const shapes = new Map<string, number>();
+  const first: string[] = [];
+  const of: number[] = [];
+  for (const row of split.rows) {
+    if (!plainRow(row)) return null;
+    let unsafe = false;
+    const key = row.replace(IDS, '').replace(TEXT, (_m, start: string, content?: string) => {
+      const value = unescapeText(content ?? '');
+      // Tabs and line ends inside a text, or spaces at its ends that the markup does not keep: the office reads them its own way.
+      if (/[\t\r\n]/.test(value) || (!/\sxml:space="preserve"/.test(start) && value !== value.trim())) unsafe = true;
+      return value ? `${start}>\u0001</w:t>` : `${start}/>`;
+    });
+    if (unsafe) return null;
+    let shape = shapes.get(key);
+    if (shape === undefined) {
+      if (shapes.size === MAX_ROW_SHAPES) return null;
+      shapes.set(key, (shape = shapes.size));
+      first.push(row);
+    }
+    of.push(shape);
+  }
+  let marker = 0;
+  const marked = first.map((row) =>
+    row.replace(TEXT, (whole, start: string, content?: string) => (content ? `${start}>${textMarker(marker++)}</w:t>` : whole)),
+  );
+  const rows = [...split.headerRows, ...marked];
+  rows[0] = bookmarked(rows[0]!);
+  const prototype =
+    split.head + split.tableStart + rows.join('') + '</w:tbl><w:p/>' + split.after + numberedFrom(split.sectPr, 1) + split.tail;
+  return { of, prototype };
+}
+
+/** Whether a row holds only paragraphs of runs of text, tabs and breaks (with any properties), and no numbering. */
+function plainRow(row: string): boolean {
+  let inProperties = 0;
+  for (const [, closing, name, selfClosing] of row.matchAll(ROW_TAG)) {
+    if (inProperties > 0) {
+      if (name === 'w:numPr') return false;
+      if (PROPERTIES.has(name!) && !selfClosing) inProperties += closing ? -1 : 1;
+      continue;
+    }
+    if (PROPERTIES.has(name!)) {
+      if (!closing && !selfClosing) inProperties++;
+      continue;
+    }
+    if (!PLAIN.has(name!)) return false;
+  }
+  return true;
 }

@@ -98,6 +98,16 @@ export function escapeText(value: string): string {
   return value.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 }
 
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** Character data as written in markup (the five entities and character references) to its text. */
+export function unescapeText(value: string): string {
+  if (!value.includes('&')) return value;
+  return value.replace(/&(?:#x([0-9a-fA-F]+)|#(\d+)|(amp|lt|gt|quot|apos));/g, (_m, hex?: string, dec?: string, name?: string) =>
+    name ? ENTITIES[name]! : String.fromCodePoint(Math.min(hex ? parseInt(hex, 16) : Number(dec), 0x10ffff)),
+  );
+}
+
 export function escapeAttr(value: string): string {
   return value.replace(
     /[&<>"\r\n\t]/g,

@@ -8,6 +8,7 @@
 import type { Converter, ConvertOptions } from '../convert/converter.js';
 import type { PartStart, TableBreak } from '../office/process.js';
 import { longTablePartXml, type LongTableSplit } from '../ooxml/longTable.js';
+import { prototypeOf, type OdtRows } from '../odf/longTable.js';
 import type { DocumentWorkers } from '../workers/pool.js';
 
 /** Tables from this many rows are laid out in parts: below it one layout is as fast (bench/long-table.ts). */
@@ -20,8 +21,8 @@ const FIRST_MARGIN = 200;
 /** Pages' worth of rows a part ahead begins before the end of the part before it. */
 const MARGIN_PAGES = 3;
 
-/** Parts laid out since start: in turn (from a known page start), ahead (and kept), or ahead and dropped. */
-export const longTableParts = { inTurn: 0, ahead: 0, discarded: 0 };
+/** Parts laid out since start: in turn (from a known page start), ahead (and kept), or ahead and dropped; and those read from ODT. */
+export const longTableParts = { inTurn: 0, ahead: 0, discarded: 0, fromOdt: 0 };
 
 export interface LongTableWork {
   workers: DocumentWorkers;
@@ -99,6 +100,9 @@ export async function longTablePdf(
     return pages;
   };
 
+  // The parts after the first read from ODT made from the office's own ODT of a prototype (odf/longTable.ts), when the rows allow.
+  const odt = split.shapes ? odtParts(split, work, options) : Promise.resolve(null);
+
   // Parts whose break is known while their pages are still exported: their processes are not free yet.
   const exporting = new Set<Promise<Laid>>();
 
@@ -117,14 +121,27 @@ export async function longTablePdf(
       laid: Promise.resolve(null),
     };
     flight.laid = (async (): Promise<Laid> => {
-      const docx = await work.workers.longTablePart(split, longTablePartXml(split, part.from, part.to, part.page), options.signal);
+      // The first part is DOCX (it holds what precedes the table); the others ODT where they can be.
+      const rows = part.from > 0 ? await odt : null;
+      const document =
+        rows && (!part.last || rows.end.last !== null)
+          ? {
+              bytes: await work.workers.longTablePartOdt(split, rows, part.from, part.to, part.page, options.signal),
+              format: 'odt' as const,
+            }
+          : {
+              bytes: await work.workers.longTablePart(split, longTablePartXml(split, part.from, part.to, part.page), options.signal),
+              format: 'docx' as const,
+            };
       if (after && !(await after.started)) return null;
       if (after) await freeing; // a part ahead takes a process only once one is done exporting, or none is spare
-      return work.converter.longTablePart(docx, { headerRows, last: part.last }, options, {
+      const laid = await work.converter.longTablePart(document, { headerRows, last: part.last }, options, {
         ...(after ? { held: () => told } : {}),
         broke,
         started,
       });
+      if (laid && document.format === 'odt') longTableParts.fromOdt++;
+      return laid;
     })().finally(() => {
       started(false);
       broke(undefined);
@@ -194,6 +211,20 @@ export async function longTablePdf(
     return { pdf: pdfs.length === 1 ? pdfs[0]! : await work.workers.joinPdfs(pdfs, options.signal), parts: pdfs.length };
   } finally {
     drop(flight);
+  }
+}
+
+/**
+ * The rows of a long table ready to be made into ODT parts: the prototype converted by the office and
+ * read; null when any step fails (the parts are then DOCX, which the office reads too).
+ */
+async function odtParts(split: LongTableSplit, work: LongTableWork, options: ConvertOptions): Promise<OdtRows | null> {
+  try {
+    const docx = await work.workers.longTablePart(split, split.shapes!.prototype, options.signal);
+    const odt = await work.converter.longTablePrototype(docx, options);
+    return odt && (await work.workers.longTableOdt(odt, prototypeOf(split), options.signal));
+  } catch {
+    return null; // the parts meet the same trouble (a time limit, an abort) and say so
   }
 }
 

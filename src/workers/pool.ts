@@ -4,6 +4,7 @@ import { BusyError, DocsmithError, PayloadTooLargeError, ProcessingTimeoutError 
 import { sharedCacheCounters } from '../util/cacheStats.js';
 import type { Inspection, InspectPages, PageRendering, RenderPages } from '../render/pages.js';
 import type { LongTableSplit } from '../ooxml/longTable.js';
+import type { OdtRows, Prototype } from '../odf/longTable.js';
 import type { RtfChart } from '../formats/rtf-charts.js';
 import { MessageChannel, type Transferable } from 'node:worker_threads';
 import type { ReaderLog } from '../formats/pdf.js';
@@ -187,6 +188,25 @@ export class DocumentWorkers implements PageRendering {
   /** One part of a long table (its main document's markup) packed as a DOCX in a worker thread. */
   async longTablePart(split: LongTableSplit, xml: string, signal?: AbortSignal): Promise<Buffer> {
     const u = await this.run<Uint8Array>('longTablePart', { parts: split.parts, main: split.main, xml }, signal);
+    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+  }
+
+  /** The office's ODT of a long table's prototype, read in a worker thread (odf/longTable.ts); null: parts stay DOCX. */
+  longTableOdt(odt: Buffer, prototype: Prototype, signal?: AbortSignal): Promise<OdtRows | null> {
+    return this.run<OdtRows | null>('longTableOdt', { odt, prototype }, signal);
+  }
+
+  /** Rows [from, to) of a long table as an ODT part on pages numbered from `page`, made in a worker thread. */
+  async longTablePartOdt(
+    split: LongTableSplit,
+    odt: OdtRows,
+    from: number,
+    to: number,
+    page: number,
+    signal?: AbortSignal,
+  ): Promise<Buffer> {
+    const task = { odt, rows: split.rows.slice(from, to), shapeOf: split.shapes!.of.slice(from, to), page, last: to === split.rows.length };
+    const u = await this.run<Uint8Array>('longTablePartOdt', task, signal);
     return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
   }
 

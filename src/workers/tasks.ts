@@ -33,6 +33,7 @@ import { tidyOfficeDocx } from '../ooxml/tidy.js';
 import { laysOutInParts as laysOutInPartsOf } from '../ooxml/layout.js';
 import { longTablePartDocx, splitLongTable as splitLongTableOf, type LongTableSplit } from '../ooxml/longTable.js';
 import { writeZip } from '../ooxml/zip.js';
+import { longTablePartOdt as longTablePartOdtOf, odtRows, type OdtRows, type Prototype } from '../odf/longTable.js';
 import { showsSectionPages, storeSectionPages as storeSectionPagesIn } from '../ooxml/section-pages.js';
 import { holdsSvg, loadSvgRasteriser, type SvgRasteriser } from '../render/svg.js';
 
@@ -275,6 +276,30 @@ export function laysOutInParts(task: { docx: Uint8Array }): TaskReply<boolean> {
 export function longTablePart(task: { parts: [string, Uint8Array][]; main: string; xml: string }): TaskReply<Uint8Array> {
   try {
     return { ok: true, value: asBytes(longTablePartDocx(task, task.xml)) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** The office's ODT of a long table's prototype, read for parts to be made from (odf/longTable.ts); null: parts stay DOCX. */
+export function longTableOdt(task: { odt: Uint8Array; prototype: Prototype }): TaskReply<OdtRows | null> {
+  try {
+    return { ok: true, value: odtRows(task.odt, task.prototype) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** One part of a long table as an ODT package (odf/longTable.ts). */
+export function longTablePartOdt(task: {
+  odt: OdtRows;
+  rows: string[];
+  shapeOf: number[];
+  page: number;
+  last: boolean;
+}): TaskReply<Uint8Array> {
+  try {
+    return { ok: true, value: longTablePartOdtOf(task.odt, task.rows, task.shapeOf, task.page, task.last) };
   } catch (error) {
     return failure(error);
   }

@@ -15,6 +15,7 @@ import { fixture, ROOT, tempDir } from '../helpers/server.js';
 import { pdfFacts, redShare, slowRtf, testPool } from '../helpers/office.js';
 import { docx, field, gridRow, gridTable, p, run } from '../helpers/docx.js';
 import { longTablePartDocx, longTablePartXml, splitLongTable } from '../../src/ooxml/longTable.js';
+import { longTablePartOdt, odtRows, prototypeOf } from '../../src/odf/longTable.js';
 
 /** A DOCX whose picture is linked to a URL instead of embedded. */
 function docxWithLinkedImage(url: string): Buffer {
@@ -158,6 +159,63 @@ describe('converter: passwords, properties, normalisation, no network', () => {
     assert.ok((await converter.convert(docx(body.join('')), 'docx', 'pdf')).data.length > 0);
   });
 
+  it('reads a long table part from ODT made from its own ODT of a prototype: the pages of the same part read from DOCX', async () => {
+    const widths = [2000, 5000, 2000];
+    // Texts ODF would collapse (spaces at the ends, runs of them), markup characters, an empty cell (a shape of its own), a bold row (another).
+    const text = (i: number) =>
+      i % 50 === 0
+        ? `  row ${i} &  <more>  `
+        : i % 70 === 0
+          ? ''
+          : `row ${i}${i % 13 === 0 ? ' wraps onto another line of the middle column, as it is long' : ''}`;
+    const rows = Array.from({ length: 1200 }, (_, i) => {
+      const row = gridRow(widths, [p(run(`d${i}`)), p(run(text(i))), p(run(`${i}.00`))]);
+      return i % 90 === 0 ? row.replace('<w:r>', '<w:r><w:rPr><w:b/></w:rPr>') : row;
+    });
+    const statement = docx(
+      gridTable(widths, gridRow(widths, [p(run('Date')), p(run('Text')), p(run('Amount'))], true), ...rows) + p(run('Closing balance')),
+      { footer: p(run('Page '), field('PAGE', '1')) },
+    );
+    const split = splitLongTable(statement, 1000)!;
+    assert.equal(new Set(split.shapes!.of).size, 4);
+    const prototype = await converter.longTablePrototype(longTablePartDocx(split, split.shapes!.prototype), {});
+    assert.ok(prototype);
+    const odt = odtRows(prototype, prototypeOf(split));
+    assert.ok(odt, "the office's ODT of the prototype is plainly its rows");
+    const pages = (pdf: Buffer) => {
+      const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
+      return Array.from({ length: doc.countPages() }, (_, i) => ({
+        text: doc.loadPage(i).toStructuredText('preserve-whitespace').asText(),
+        pixels: Buffer.from(
+          doc.loadPage(i).toPixmap(mupdf.Matrix.scale(0.5, 0.5), mupdf.ColorSpace.DeviceGray, false).getPixels(),
+        ).toString('base64'),
+      }));
+    };
+    for (const [from, to, page, held] of [
+      [100, 900, 3, false],
+      [100, 900, 3, true],
+      [900, 1200, 20, false],
+    ] as const) {
+      const last = to === split.rows.length;
+      const bytes = Buffer.from(longTablePartOdt(odt, split.rows.slice(from, to), split.shapes!.of.slice(from, to), page, last));
+      const asDocx = longTablePartDocx(split, longTablePartXml(split, from + (held ? 37 : 0), to, held ? 58 : page));
+      const flow = held ? { held: async () => ({ trim: 37, page: 58 }) } : {};
+      const fromOdt = await converter.longTablePart({ bytes, format: 'odt' }, { headerRows: 1, last }, {}, flow);
+      const fromDocx = await converter.longTablePart({ bytes: asDocx, format: 'docx' }, { headerRows: 1, last }, {});
+      assert.ok(fromOdt && fromDocx);
+      assert.deepEqual(fromOdt.tableBreak, fromDocx.tableBreak, `rows ${from}-${to}: the same break`);
+      const ours = pages(fromOdt.data);
+      const theirs = pages(fromDocx.data);
+      assert.equal(ours.length, theirs.length);
+      for (const [i, page] of ours.entries()) {
+        assert.equal(page.text, theirs[i]!.text, `rows ${from}-${to}, page ${i + 1}: the same text`);
+        assert.ok(page.pixels === theirs[i]!.pixels, `rows ${from}-${to}, page ${i + 1}: looks the same`);
+      }
+      if (last) assert.match(ours.at(-1)!.text, /Closing balance/);
+      else assert.match(ours[0]!.text, new RegExp(`Page ${held ? 58 : page}\\s*$`));
+    }
+  });
+
   it('lays a long table part out ahead, then drops the rows before its true start and numbers it from there, or drops it', async () => {
     const widths = [2000, 5000, 2000];
     const rows = Array.from({ length: 1200 }, (_, i) => gridRow(widths, [p(run(`d${i}`)), p(run(`row ${i}`)), p(run(`${i}.00`))]));
@@ -170,7 +228,7 @@ describe('converter: passwords, properties, normalisation, no network', () => {
     // Told at once, the part drops the rows before any layout; told later, it was laid out meanwhile
     // and lays out again what follows them (the bridge waits 50 ms before it lays out): the same pages.
     const told = (late: boolean, options: ConvertOptions = {}) =>
-      converter.longTablePart(part, { headerRows: 1, last: false }, options, {
+      converter.longTablePart({ bytes: part, format: 'docx' }, { headerRows: 1, last: false }, options, {
         held: async () => {
           asked++;
           if (late) await new Promise((resolve) => setTimeout(resolve, 500));
@@ -202,7 +260,10 @@ describe('converter: passwords, properties, normalisation, no network', () => {
     assert.ok(redShare(stamped.data, 0) > 0.005 && redShare(stamped.data, stamped.tableBreak.keep - 1) > 0.005, 'stamped on its pages');
     assert.equal(redShare(held.data, 0), 0);
     // Dropped: nothing exported, and the process serves the next job.
-    assert.equal(await converter.longTablePart(part, { headerRows: 1, last: false }, {}, { held: async () => null }), null);
+    assert.equal(
+      await converter.longTablePart({ bytes: part, format: 'docx' }, { headerRows: 1, last: false }, {}, { held: async () => null }),
+      null,
+    );
     assert.ok((await converter.convert(fixture('test_document.docx'), 'docx', 'pdf')).data.length > 0);
   });
 

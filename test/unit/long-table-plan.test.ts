@@ -28,16 +28,20 @@ function paginate(heights: number[]): number[] {
 type Page = { number: number; rows: number[] };
 
 /** The simulated office: lays out the part's rows, breaks as the bridge does (the latest page start after the first). */
-function office(heights: number[], options: { refuseHolds?: boolean; silentBreaks?: boolean } = {}) {
+function office(heights: number[], options: OfficeOptions = {}) {
   const log: string[] = [];
+  const formats: string[] = [];
   const converter = {
+    // The prototype (parts as ODT): converted, or the office fails on it.
+    longTablePrototype: async () => (options.prototype === 'fails' ? null : Buffer.from('odt')),
     async longTablePart(
-      docx: Buffer,
+      { bytes: docx, format }: { bytes: Buffer; format: string },
       part: { headerRows: number; last: boolean },
       _options: unknown,
       flow: { held?: () => Promise<PartStart | null>; broke?: (found: TableBreak) => void; started?: (run: boolean) => void },
     ) {
       const xml = docx.toString('utf8');
+      formats.push(format);
       let rows = [...xml.matchAll(/ROW (\d+)</g)].map((m) => Number(m[1]));
       let page = Number(/w:start="(\d+)"/.exec(xml)?.[1] ?? 1);
       if (flow.held && options.refuseHolds) return null;
@@ -68,9 +72,20 @@ function office(heights: number[], options: { refuseHolds?: boolean; silentBreak
   } as unknown as Converter;
   const workers = {
     longTablePart: async (_split: LongTableSplit, xml: string) => Buffer.from(xml),
+    longTableOdt: async () => ({ end: { last: '' } }),
+    // An ODT part says what a DOCX part says, in the simulated office's terms.
+    longTablePartOdt: async (split: LongTableSplit, _odt: unknown, from: number, to: number, page: number) =>
+      Buffer.from(split.rows.slice(from, to).join('') + `w:start="${page}"`),
     joinPdfs: async (parts: Buffer[]) => Buffer.from(JSON.stringify(parts.flatMap((b) => JSON.parse(b.toString()) as Page[]))),
   } as unknown as DocumentWorkers;
-  return { converter, workers, log };
+  return { converter, workers, log, formats };
+}
+
+interface OfficeOptions {
+  refuseHolds?: boolean;
+  silentBreaks?: boolean;
+  /** The rows have shapes (parts may be ODT), and the office converts the prototype or fails on it. */
+  prototype?: 'converts' | 'fails';
 }
 
 function split(rows: number): LongTableSplit {
@@ -86,17 +101,16 @@ function split(rows: number): LongTableSplit {
     sectPr: '<w:sectPr></w:sectPr>',
     tail: '',
     firstPage: 1,
+    shapes: null,
   };
 }
 
-async function laidOut(heights: number[], lanes: number, options: { refuseHolds?: boolean; silentBreaks?: boolean } = {}) {
-  const { converter, workers, log } = office(heights, options);
+async function laidOut(heights: number[], lanes: number, options: OfficeOptions = {}) {
+  const { converter, workers, log, formats } = office(heights, options);
   const progress: number[] = [];
-  const out = await longTablePdf(
-    split(heights.length),
-    { workers, converter, lanes, count: () => undefined, progress: (done) => progress.push(done) },
-    {},
-  );
+  const table = split(heights.length);
+  if (options.prototype) table.shapes = { of: heights.map(() => 0), prototype: '' };
+  const out = await longTablePdf(table, { workers, converter, lanes, count: () => undefined, progress: (done) => progress.push(done) }, {});
   assert.ok(out);
   const pages = JSON.parse(out.pdf.toString()) as Page[];
   // One layout's pages, numbered 1, 2, 3, ...
@@ -119,7 +133,7 @@ async function laidOut(heights: number[], lanes: number, options: { refuseHolds?
     [...progress].sort((a, b) => a - b),
   );
   assert.equal(progress.at(-1), heights.length);
-  return { parts: out.parts, log };
+  return { parts: out.parts, log, formats };
 }
 
 /** A steady, repeatable mix of row heights (a pseudo-random walk, the same every run). */
@@ -196,5 +210,17 @@ describe('a long table laid out in parts, planned against a simulated office', (
     await assert.rejects(longTablePdf(split(5000), { workers, converter, lanes: 2, count }, {}), /over the output limit/);
     await new Promise((resolve) => setImmediate(resolve));
     assert.ok(log.length < 8, `stopped early: ${log.join(' | ')}`);
+  });
+
+  it('reads every part but the first from ODT when the rows have shapes, and every part from DOCX when the office fails on the prototype', async () => {
+    const heights = mixed(3000, (i) => [2, 2, 5, 2, 9][(i * 7919) % 5]!);
+    const odt = await laidOut(heights, 2, { prototype: 'converts' });
+    assert.equal(odt.formats[0], 'docx', 'the first part holds what precedes the table');
+    assert.ok(odt.formats.length > 2 && odt.formats.slice(1).every((f) => f === 'odt'), odt.formats.join(' '));
+    const docx = await laidOut(heights, 2, { prototype: 'fails' });
+    assert.ok(
+      docx.formats.every((f) => f === 'docx'),
+      docx.formats.join(' '),
+    );
   });
 });
