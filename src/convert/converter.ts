@@ -324,7 +324,7 @@ export class Converter {
     try {
       await fs.writeFile(input, docx);
       await this.pool.run(
-        { input, output, filter: ODT_FILTER, inputFilter: inputFilterFor('docx', docx), refreshFields: false },
+        { input, output, filter: ODT_FILTER, inputFilter: inputFilterFor('docx', docx), refreshFields: false, viewless: true },
         options.signal,
         options.timeoutMs,
       );

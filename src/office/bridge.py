@@ -26,6 +26,8 @@ Protocol: one JSON object per line on stdin, one answer per line on stdout.
   every quarter second, and the last), before its answer:
   -> {"id": 1, "loaded": true}
   -> {"id": 1, "pages": {"done": 120, "total": 600}}
+  A convert job with "viewless": true loads the document without a view (no layout) and stores it
+  so: for formats that need no layout (ODT), never PDF.
   {"id": 2, "op": "ping"} -> {"id": 2, "ok": true, "ms": 0.1}
 The first line written is {"ready": true} once the office answers.
 """
@@ -175,7 +177,9 @@ class Bridge:
         # has a view, and this one is laid out only once it knows where it starts.
         held = bool(spec.get("hold"))
         try:
-            if held:
+            # A document only stored again in a format that needs no layout (a long table's prototype
+            # to ODT) is not laid out either.
+            if held or job.get("viewless"):
                 doc = self.smgr.createInstanceWithContext("com.sun.star.text.TextDocument", self.ctx)
                 doc.load(props(dict(load, URL=url, FilterName=job.get("inputFilter") or "MS Word 2007 XML")))
             else:
@@ -387,9 +391,15 @@ def table_break(doc, table, spec):
             return None
 
     for page in range(pages, 1, -1):
-        # The row found by jumping, if it begins the page whole; else the search gives the same answer.
         first = first_on(page)
-        restart = first if first is not None and begins(first, page) else break_on(page)
+        if first is not None and 0 < first < rows:
+            begun = starts(first)
+            if begun == page:
+                # The row holding the page's first text starts on it: the row before has no text on it.
+                return {"pages": pages, "keep": page - 1, "restart": first}
+            if begun < page:
+                continue  # the page opens with the rest of a row torn over the break
+        restart = break_on(page)  # checks both rows the long way
         if restart is not None:
             return {"pages": pages, "keep": page - 1, "restart": restart}
     return None

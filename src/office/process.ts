@@ -31,6 +31,8 @@ export interface OfficeJob {
   refreshFields?: boolean;
   /** Compute SECTIONPAGES results (which this office keeps as stored text) before exporting. */
   sectionPages?: boolean;
+  /** Load without a view, so without a layout: for output that needs none (ODT), never PDF. */
+  viewless?: boolean;
   /** Instead of exporting, answer what the layout measured: each section's page count (no output file). */
   measure?: 'sectionPages';
   /** One part of a long table (ooxml/longTable.ts): export the pages a following part does not lay out again. */
@@ -399,16 +401,25 @@ export class OfficeProcess {
   }
 
   /**
-   * Converts a small letter to PDF before the process takes work (office/warmUp.ts), so that no
-   * request pays a fresh office's first load. Not counted as a job.
+   * Converts a small letter to ODT, and that to PDF, before the process takes work
+   * (office/warmUp.ts), so that no request pays a fresh office's first load of either reader (long
+   * tables' parts are read from ODT) or of the PDF writer. Not counted as jobs.
    */
   async warmUp(timeoutMs: number): Promise<void> {
     const stem = path.join(this.scratch.jobs, `warm-up-${randomUUID()}`);
     try {
       await fs.promises.writeFile(`${stem}.docx`, warmUpDocx());
-      await this.send({ input: `${stem}.docx`, output: `${stem}.pdf`, filter: 'writer_pdf_Export' }, timeoutMs, false);
+      const deadline = Date.now() + timeoutMs;
+      await this.send({ input: `${stem}.docx`, output: `${stem}.odt`, filter: 'writer8' }, timeoutMs, false);
+      await this.send(
+        { input: `${stem}.odt`, output: `${stem}.pdf`, filter: 'writer_pdf_Export' },
+        Math.max(1, deadline - Date.now()),
+        false,
+      );
     } finally {
-      void Promise.all([`${stem}.docx`, `${stem}.pdf`].map((file) => fs.promises.rm(file, { force: true }))).catch(() => undefined);
+      void Promise.all([`${stem}.docx`, `${stem}.odt`, `${stem}.pdf`].map((file) => fs.promises.rm(file, { force: true }))).catch(
+        () => undefined,
+      );
     }
   }
 

@@ -239,18 +239,19 @@ export function rowShapes(split: Omit<LongTableSplit, 'shapes'>): RowShapes | nu
   const first: string[] = [];
   const of: number[] = [];
   for (const row of split.rows) {
-    if (!plainRow(row)) return null;
     let unsafe = false;
     const key = row.replace(IDS, '').replace(TEXT, (_m, start: string, content?: string) => {
-      const value = unescapeText(content ?? '');
+      if (!content) return `${start}/>`;
       // Tabs and line ends inside a text, or spaces at its ends that the markup does not keep: the office reads them its own way.
-      if (/[\t\r\n]/.test(value) || (!/\sxml:space="preserve"/.test(start) && value !== value.trim())) unsafe = true;
-      return value ? `${start}>\u0001</w:t>` : `${start}/>`;
+      const value = content.includes('&#') ? unescapeText(content) : content;
+      if (/[\t\r\n]/.test(value) || (!start.includes('xml:space="preserve"') && value !== value.trim())) unsafe = true;
+      return `${start}>\u0001</w:t>`;
     });
     if (unsafe) return null;
     let shape = shapes.get(key);
     if (shape === undefined) {
-      if (shapes.size === MAX_ROW_SHAPES) return null;
+      // Rows of one shape have the same markup but for texts and ids: one look at each shape's.
+      if (shapes.size === MAX_ROW_SHAPES || !plainRow(row)) return null;
       shapes.set(key, (shape = shapes.size));
       first.push(row);
     }
