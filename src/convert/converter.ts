@@ -374,10 +374,10 @@ export class Converter {
 
 const DOC_FILTERS: Record<WordVersion, string> = { word97: 'MS Word 97', word95: 'MS Word 95', word6: 'MS WinWord 6.0' };
 
-/** Forcing the import filter stops the office from guessing (and reading junk as text). */
 /** The office's own format: long tables' parts are read from it (odf/longTable.ts). */
 const ODT_FILTER = 'writer8';
 
+/** Forcing the import filter stops the office from guessing (and reading junk as text). */
 function inputFilterFor(format: DocumentFormat, bytes: Uint8Array): string {
   switch (format) {
     case 'docx':

@@ -37,12 +37,10 @@ export interface Prototype {
 
 /** What a split table's prototype was made from, for `odtRows` to check the office's ODT against. */
 export function prototypeOf(split: LongTableSplit): Prototype {
-  const of = split.shapes?.of ?? [];
-  const shapes = Array.from({ length: new Set(of).size }, (_, s) => split.rows[of.indexOf(s)]!);
   return {
     headerRows: split.headerRows.length,
     columns: (split.tableStart.match(/<w:gridCol\b/g) ?? []).length,
-    shapes,
+    shapes: (split.shapes?.firsts ?? []).map((i) => split.rows[i]!),
     after: split.after.trim() !== '',
   };
 }

@@ -192,6 +192,8 @@ export function longTablePartDocx(split: Pick<LongTableSplit, 'parts' | 'main'>,
 export interface RowShapes {
   /** Each body row's shape, an index into the prototype's rows after the header rows. */
   of: number[];
+  /** Each shape's first row. */
+  firsts: number[];
   /**
    * The main document of a part holding the header rows and one row of each shape whose texts are
    * markers (TEXT_MARKER, numbered across the prototype in order), followed by an empty paragraph,
@@ -236,9 +238,9 @@ export function rowTexts(row: string): string[] {
 /** The body rows' shapes and the prototype, or null when a row holds more than plain text or the rows have too many shapes. */
 export function rowShapes(split: Omit<LongTableSplit, 'shapes'>): RowShapes | null {
   const shapes = new Map<string, number>();
-  const first: string[] = [];
+  const firsts: number[] = [];
   const of: number[] = [];
-  for (const row of split.rows) {
+  for (const [i, row] of split.rows.entries()) {
     let unsafe = false;
     const key = row.replace(IDS, '').replace(TEXT, (_m, start: string, content?: string) => {
       if (!content) return `${start}/>`;
@@ -253,19 +255,19 @@ export function rowShapes(split: Omit<LongTableSplit, 'shapes'>): RowShapes | nu
       // Rows of one shape have the same markup but for texts and ids: one look at each shape's.
       if (shapes.size === MAX_ROW_SHAPES || !plainRow(row)) return null;
       shapes.set(key, (shape = shapes.size));
-      first.push(row);
+      firsts.push(i);
     }
     of.push(shape);
   }
   let marker = 0;
-  const marked = first.map((row) =>
-    row.replace(TEXT, (whole, start: string, content?: string) => (content ? `${start}>${textMarker(marker++)}</w:t>` : whole)),
+  const marked = firsts.map((i) =>
+    split.rows[i]!.replace(TEXT, (whole, start: string, content?: string) => (content ? `${start}>${textMarker(marker++)}</w:t>` : whole)),
   );
   const rows = [...split.headerRows, ...marked];
   rows[0] = bookmarked(rows[0]!);
   const prototype =
     split.head + split.tableStart + rows.join('') + '</w:tbl><w:p/>' + split.after + numberedFrom(split.sectPr, 1) + split.tail;
-  return { of, prototype };
+  return { of, firsts, prototype };
 }
 
 /** Whether a row holds only paragraphs of runs of text, tabs and breaks (with any properties), and no numbering. */

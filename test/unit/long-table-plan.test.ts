@@ -109,7 +109,7 @@ async function laidOut(heights: number[], lanes: number, options: OfficeOptions 
   const { converter, workers, log, formats } = office(heights, options);
   const progress: number[] = [];
   const table = split(heights.length);
-  if (options.prototype) table.shapes = { of: heights.map(() => 0), prototype: '' };
+  if (options.prototype) table.shapes = { of: heights.map(() => 0), firsts: [0], prototype: '' };
   const out = await longTablePdf(table, { workers, converter, lanes, count: () => undefined, progress: (done) => progress.push(done) }, {});
   assert.ok(out);
   const pages = JSON.parse(out.pdf.toString()) as Page[];
