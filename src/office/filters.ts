@@ -4,7 +4,7 @@ import type { OfficeJob } from './process.js';
 
 export type DocumentFamily = 'writer' | 'calc';
 
-type ExportSpec = Pick<OfficeJob, 'filter' | 'filterData' | 'filterOptions' | 'password' | 'ooxml'>;
+type ExportSpec = Pick<OfficeJob, 'filter' | 'filterData' | 'filterOptions' | 'password' | 'ooxml' | 'textOnly'>;
 
 /** The complete PDF filter data, so no setting falls back to a profile's default. */
 function pdfFilterData(pdfa: boolean, password: string | undefined, options: PdfOptions = {}): Record<string, string | number | boolean> {
@@ -69,6 +69,6 @@ export function exportSpec(family: DocumentFamily, format: ReturnFormat, request
     case 'html':
       return { filter: 'HTML (StarWriter)', filterOptions: 'EmbedImages' };
     case 'txt':
-      return { filter: 'Text (encoded)', filterOptions: 'UTF8,CRLF,,,' };
+      return { filter: 'Text (encoded)', filterOptions: 'UTF8,CRLF,,,', textOnly: true };
   }
 }

@@ -33,6 +33,8 @@ export interface OfficeJob {
   sectionPages?: boolean;
   /** Load without a view, so without a layout: for output that needs none (ODT), never PDF. */
   viewless?: boolean;
+  /** Text output: laid out only when the body shows a page number or count, or for the test stamp. */
+  textOnly?: boolean;
   /** Instead of exporting, answer what the layout measured: each section's page count (no output file). */
   measure?: 'sectionPages';
   /** One part of a long table (ooxml/longTable.ts): export the pages a following part does not lay out again. */
@@ -72,6 +74,8 @@ export interface JobResult {
   tableBreak?: TableBreak | null;
   /** A held part that was dropped (nothing exported). */
   dropped?: boolean;
+  /** A `textOnly` job: whether the office laid the document out. */
+  laidOut?: boolean;
 }
 
 export type JobFailure = 'load_failed' | 'password' | 'export_failed' | 'bad_job' | 'office_gone';
@@ -125,6 +129,7 @@ interface BridgeLine {
   held?: unknown;
   loaded?: unknown;
   dropped?: unknown;
+  laidOut?: unknown;
   broke?: unknown;
 }
 
@@ -350,6 +355,7 @@ export class OfficeProcess {
         ...(measured ? { sectionPages: measured } : {}),
         ...('tableBreak' in reply ? { tableBreak: tableBreakOf(reply.tableBreak) } : {}),
         ...(reply.dropped === true ? { dropped: true } : {}),
+        ...(typeof reply.laidOut === 'boolean' ? { laidOut: reply.laidOut } : {}),
       });
     } else {
       pending.reject(new OfficeJobError(reply.error ?? 'bad_job', reply.message ?? 'the office failed'));

@@ -3,10 +3,12 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { unzipSync, zipSync } from 'fflate';
 import * as mupdf from 'mupdf';
 import type { OfficePool } from '../../src/office/pool.js';
 import { OfficeCrashError, type OfficeJob } from '../../src/office/process.js';
+import { exportSpec } from '../../src/office/filters.js';
 import { openSandbox } from '../../src/office/sandbox.js';
 import { Converter, type ConvertOptions } from '../../src/convert/converter.js';
 import { Normaliser } from '../../src/convert/normalise.js';
@@ -107,6 +109,33 @@ describe('converter: passwords, properties, normalisation, no network', () => {
       assert.match(fs.readFileSync(output, 'utf8'), /A Test File/);
       await assert.rejects(pool.run({ input, output: path.join(dir, 'no.txt'), filter: 'Text (encoded)', filterOptions: 'UTF8,CRLF,,,' }));
     }
+  });
+
+  it('writes text without laying the document out, unless its body shows a page number or a test stamp needs the view', async () => {
+    const widths = [2000, 5000, 2000];
+    const rows = Array.from({ length: 300 }, (_, i) => gridRow(widths, [p(run(`d${i}`)), p(run(`row ${i}`)), p(run(`${i}.00`))]));
+    const footed = docx(gridTable(widths, ...rows) + p(run('Closing balance')), { footer: p(run('Page '), field('PAGE', '1')) });
+    const paged = docx(gridTable(widths, ...rows) + p(run('Last page: '), field('PAGE', '1')));
+    const dir = tempDir();
+    const text = async (document: Buffer, extra: Partial<OfficeJob> = {}) => {
+      const input = path.join(dir, `${randomUUID()}.docx`);
+      const output = `${input}.txt`;
+      fs.writeFileSync(input, document);
+      const result = await pool.run({ ...exportSpec('writer', 'txt'), input, output, inputFilter: 'MS Word 2007 XML', ...extra });
+      return { laidOut: result.laidOut, text: fs.readFileSync(output, 'utf8') };
+    };
+    const plain = await text(footed);
+    assert.equal(plain.laidOut, false, 'a page number in the footer only: text output leaves footers out');
+    assert.match(plain.text, /row 299\s+299\.00\s+Closing balance/);
+    assert.doesNotMatch(plain.text, /Page/);
+    const asRequested = await converter.convert(footed, 'docx', 'txt');
+    assert.equal(asRequested.data.toString('utf8'), plain.text.replace(/^\uFEFF/, ''), 'the converter asks the same');
+    const numbered = await text(paged);
+    assert.equal(numbered.laidOut, true, 'a page number in the body needs the layout');
+    const pages = pdfFacts((await converter.convert(paged, 'docx', 'pdf')).data).pages;
+    assert.ok(pages > 1);
+    assert.match(numbered.text, new RegExp(`Last page: ${pages}\\s*$`));
+    assert.equal((await text(footed, { watermark: 'TEST MODE' })).laidOut, true, 'the test stamp needs the view');
   });
 
   it('ignores a password for formats that cannot carry one, as ReportingCloud clients expect', async () => {
