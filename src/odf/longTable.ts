@@ -2,8 +2,9 @@
  * A long table's parts as ODT (operations/longTable.ts): the office reads its own format in about
  * half the time it takes to import the same rows from DOCX, and lays them out the same. Nothing here
  * writes ODT of its own: the office converts a prototype once (ooxml/longTable.ts `rowShapes`: the
- * header rows, then one row of each shape with markers for its texts), and a part is that ODT with
- * the part's rows, each its shape's ODT row with the markers replaced by the row's own texts.
+ * header rows, then one row of each shape with markers for its texts; the first part's also has
+ * what precedes the table), and a part is that ODT with the part's rows, each its shape's ODT row
+ * with the markers replaced by the row's own texts.
  * Whatever in the office's ODT is not plainly rows of paragraphs, spans and text keeps the parts DOCX.
  */
 import { LONG_TABLE_BOOKMARK, rowTexts, TEXT_MARKER, type LongTableSplit } from '../ooxml/longTable.js';
@@ -14,8 +15,11 @@ import { readZip, writeZip } from '../ooxml/zip.js';
 export interface OdtRows {
   /** The package's files but content.xml, in their order (the mimetype first). */
   files: [string, Uint8Array][];
-  /** content.xml up to the number the table's pages start from, and from there through its header rows. */
-  start: [string, string];
+  /**
+   * content.xml through the table's header rows, cut where the number its pages start from goes;
+   * one piece for the first part, which keeps the document's own numbering.
+   */
+  start: [string, string] | [string];
   /** Each shape's row: the markup between its texts, and which of the row's texts goes after each piece. */
   shapes: { pieces: string[]; texts: number[] }[];
   /** From the table's end on: for a part that is not the last, and for the last (null: the last part stays DOCX). */
@@ -33,15 +37,18 @@ export interface Prototype {
   shapes: string[];
   /** Whether the body holds something after the table. */
   after: boolean;
+  /** The first part's prototype: what precedes the table comes first, and the pages keep their numbers. */
+  first?: boolean;
 }
 
 /** What a split table's prototype was made from, for `odtRows` to check the office's ODT against. */
-export function prototypeOf(split: LongTableSplit): Prototype {
+export function prototypeOf(split: LongTableSplit, first = false): Prototype {
   return {
     headerRows: split.headerRows.length,
     columns: (split.tableStart.match(/<w:gridCol\b/g) ?? []).length,
     shapes: (split.shapes?.firsts ?? []).map((i) => split.rows[i]!),
     after: split.after.trim() !== '',
+    ...(first ? { first } : {}),
   };
 }
 
@@ -56,11 +63,14 @@ export function odtRows(odt: Uint8Array, prototype: Prototype): OdtRows | null {
   const zip = readZip(odt);
   const bytes = zip.get('content.xml');
   if (!bytes) return null;
-  // Page breaks where the office laid the prototype out: not part of the document.
+  // Page breaks where the office laid a document out (none here: it stores the prototype unlaid).
   const content = Buffer.from(bytes).toString('utf8').replaceAll('<text:soft-page-break/>', '');
   const text = /<office:text\b[^>]*>/.exec(content);
   const tableAt = content.indexOf('<table:table ', text?.index);
-  if (!text || tableAt < 0 || content.slice(text.index + text[0].length, tableAt).replace(DECLS, '') !== '') return null;
+  if (!text || tableAt < 0) return null;
+  // Only the first part's prototype has something before the table: paragraphs (ours is the first table).
+  const preceding = content.slice(text.index + text[0].length, tableAt).replace(DECLS, '');
+  if (prototype.first ? /<table:/.test(preceding) : preceding !== '') return null;
   const tableEnd = content.indexOf('</table:table>', tableAt);
   const tableTag = /^<table:table\b[^>]*>/.exec(content.slice(tableAt))![0];
   const inner = content.slice(tableAt + tableTag.length, tableEnd);
@@ -110,14 +120,20 @@ export function odtRows(odt: Uint8Array, prototype: Prototype): OdtRows | null {
     base += filled.length;
   }
 
-  // The table's pages start from the number the prototype gave them: 1, on the table's own style.
-  const styleName = /\btable:style-name="([^"]+)"/.exec(tableTag)?.[1];
-  const style = styleName
-    ? new RegExp(`<style:style\\b[^>]*\\bstyle:name="${styleName}"[^>]*>[\\s\\S]*?</style:style>`).exec(content)
-    : null;
-  const number = style ? style[0].indexOf('style:page-number="1"') : -1;
-  if (!style || number < 0 || style.index > tableAt) return null;
-  const cut = style.index + number + 'style:page-number="'.length;
+  // The table's pages start from the number the prototype gave them: 1, on the table's own style
+  // (the first part keeps the document's numbering).
+  const head = content.slice(0, tableAt) + tableTag + inner.slice(0, bodyFrom);
+  let start: OdtRows['start'] = [head];
+  if (!prototype.first) {
+    const styleName = /\btable:style-name="([^"]+)"/.exec(tableTag)?.[1];
+    const style = styleName
+      ? new RegExp(`<style:style\\b[^>]*\\bstyle:name="${styleName}"[^>]*>[\\s\\S]*?</style:style>`).exec(content)
+      : null;
+    const number = style ? style[0].indexOf('style:page-number="1"') : -1;
+    if (!style || number < 0 || style.index > tableAt) return null;
+    const cut = style.index + number + 'style:page-number="'.length;
+    start = [head.slice(0, cut), head.slice(cut + 1)];
+  }
 
   // After the table: the prototype's empty paragraph, then what follows the table in the document.
   const rest = content.slice(tableEnd + '</table:table>'.length);
@@ -126,7 +142,7 @@ export function odtRows(odt: Uint8Array, prototype: Prototype): OdtRows | null {
   if (!empty || close < empty[0].length) return null;
   return {
     files: [...zip].filter(([name]) => name !== 'content.xml'),
-    start: [content.slice(0, cut), content.slice(cut + 1, tableAt) + tableTag + inner.slice(0, bodyFrom)],
+    start,
     shapes,
     end: {
       middle: '</table:table>' + empty[0] + rest.slice(close),
@@ -138,7 +154,7 @@ export function odtRows(odt: Uint8Array, prototype: Prototype): OdtRows | null {
 
 /** A part's rows (DOCX markup, each with its shape) as an ODT package on pages numbered from `page`. */
 export function longTablePartOdt(odt: OdtRows, rows: string[], shapeOf: number[], page: number, last: boolean): Uint8Array {
-  const out: string[] = [odt.start[0], String(page), odt.start[1]];
+  const out: string[] = odt.start.length === 2 ? [odt.start[0], String(page), odt.start[1]] : [odt.start[0]];
   for (const [i, row] of rows.entries()) {
     const { pieces, texts } = odt.shapes[shapeOf[i]!]!;
     const values = rowTexts(row);

@@ -200,6 +200,12 @@ export interface RowShapes {
    * then what follows the table, on pages numbered from 1.
    */
   prototype: string;
+  /**
+   * The same for the first part: what precedes the table, then as above, on the document's own
+   * pages; null when what precedes the table is more than paragraphs of plain text (the first
+   * part stays DOCX).
+   */
+  first: string | null;
 }
 
 /** More shapes than this and the table's parts stay DOCX: rows are not the copies of a few template rows. */
@@ -265,9 +271,11 @@ export function rowShapes(split: Omit<LongTableSplit, 'shapes'>): RowShapes | nu
   );
   const rows = [...split.headerRows, ...marked];
   rows[0] = bookmarked(rows[0]!);
-  const prototype =
-    split.head + split.tableStart + rows.join('') + '</w:tbl><w:p/>' + split.after + numberedFrom(split.sectPr, 1) + split.tail;
-  return { of, firsts, prototype };
+  const table = split.tableStart + rows.join('') + '</w:tbl><w:p/>' + split.after;
+  const prototype = split.head + table + numberedFrom(split.sectPr, 1) + split.tail;
+  // The first part's: what precedes the table too, when that is plain text, on the document's own pages.
+  const first = plainRow(split.before) ? split.head + split.before + table + split.sectPr + split.tail : null;
+  return { of, firsts, prototype, first };
 }
 
 /** Whether a row holds only paragraphs of runs of text, tabs and breaks (with any properties), and no numbering. */

@@ -100,8 +100,10 @@ export async function longTablePdf(
     return pages;
   };
 
-  // The parts after the first read from ODT made from the office's own ODT of a prototype (odf/longTable.ts), when the rows allow.
-  const odt = split.shapes ? odtParts(split, work, options) : Promise.resolve(null);
+  // Parts read from ODT made from the office's own ODT of a prototype (odf/longTable.ts), when the
+  // rows allow: the first part has one of its own, with what precedes the table, when that is plain.
+  const odt = split.shapes ? odtParts(split, split.shapes.prototype, false, work, options) : Promise.resolve(null);
+  const firstOdt = split.shapes?.first ? odtParts(split, split.shapes.first, true, work, options) : Promise.resolve(null);
 
   // Parts whose break is known while their pages are still exported: their processes are not free yet.
   const exporting = new Set<Promise<Laid>>();
@@ -121,8 +123,7 @@ export async function longTablePdf(
       laid: Promise.resolve(null),
     };
     flight.laid = (async (): Promise<Laid> => {
-      // The first part is DOCX (it holds what precedes the table); the others ODT where they can be.
-      const rows = part.from > 0 ? await odt : null;
+      const rows = await (part.from > 0 ? odt : firstOdt);
       const document =
         rows && (!part.last || rows.end.last !== null)
           ? {
@@ -218,11 +219,17 @@ export async function longTablePdf(
  * The rows of a long table ready to be made into ODT parts: the prototype converted by the office and
  * read; null when any step fails (the parts are then DOCX, which the office reads too).
  */
-async function odtParts(split: LongTableSplit, work: LongTableWork, options: ConvertOptions): Promise<OdtRows | null> {
+async function odtParts(
+  split: LongTableSplit,
+  prototype: string,
+  first: boolean,
+  work: LongTableWork,
+  options: ConvertOptions,
+): Promise<OdtRows | null> {
   try {
-    const docx = await work.workers.longTablePart(split, split.shapes!.prototype, options.signal);
+    const docx = await work.workers.longTablePart(split, prototype, options.signal);
     const odt = await work.converter.longTablePrototype(docx, options);
-    return odt && (await work.workers.longTableOdt(odt, prototypeOf(split), options.signal));
+    return odt && (await work.workers.longTableOdt(odt, prototypeOf(split, first), options.signal));
   } catch {
     return null; // the parts meet the same trouble (a time limit, an abort) and say so
   }

@@ -24,8 +24,17 @@ describe('a long table in row shapes', () => {
     assert.match(prototype, new RegExp(`>Date</w:t></w:r><w:bookmarkStart w:id="\\d+" w:name="${LONG_TABLE_BOOKMARK}"/>`));
     assert.equal((prototype.match(/<w:tr>/g) ?? []).length, 2, 'the header row and one row');
     for (const n of [0, 1, 2]) assert.ok(prototype.includes(`>${textMarker(n)}</w:t>`), `marker ${n}`);
-    assert.doesNotMatch(prototype, /Statement/, "what precedes the table is the first part's, which stays DOCX");
+    assert.doesNotMatch(prototype, /Statement/, "what precedes the table is in the first part's own");
     assert.match(prototype, /<\/w:tbl><w:p\/><w:p>.*Closing balance.*<w:pgNumType w:start="1"\/>/);
+  });
+
+  it('makes the first part a prototype of its own when what precedes the table is plain text', () => {
+    const { first } = splitLongTable(statement(many(40)), 10)!.shapes!;
+    assert.match(first!, /<w:body><w:p><w:r><w:t xml:space="preserve">Statement<\/w:t><\/w:r><\/w:p><w:tbl>/);
+    assert.doesNotMatch(first!, /<w:pgNumType/, "the document's own numbering");
+    assert.match(first!, new RegExp(`>${textMarker(0)}</w:t>`));
+    const withField = docx(p(run('Statement '), field('DATE', '1 May')) + gridTable(widths, header, ...many(40)), {});
+    assert.equal(splitLongTable(withField, 10)!.shapes!.first, null, 'a field before the table: the first part stays DOCX');
   });
 
   it('tells shapes apart by everything but texts and ids', () => {
@@ -145,6 +154,24 @@ describe("a long table part made from the office's ODT of its prototype", () => 
     const part = contentOf(longTablePartOdt(odt, [line(1, '').replace('>d1<', '><'), line(2)], [1, 0], 3, false));
     assert.match(part, /<table:table-row><table:table-cell[^>]*><text:p><text:bookmark text:name="_docsmith_rows"\/><\/text:p>/);
     assert.equal(part.split(LONG_TABLE_BOOKMARK).length, 2);
+  });
+
+  it("keeps what precedes the table and the document's own page numbers in the first part", () => {
+    const lead = '<text:p text:style-name="P3">Statement for Ann Lee</text:p>';
+    const withLead = (odt: Uint8Array) => {
+      const zip = readZip(odt);
+      const content = Buffer.from(zip.get('content.xml')!)
+        .toString('utf8')
+        .replace('</text:sequence-decls>', `</text:sequence-decls>${lead}`);
+      return writeZip([...zip].map(([name, data]): [string, Uint8Array] => [name, name === 'content.xml' ? Buffer.from(content) : data]));
+    };
+    const odt = odtRows(withLead(officeOdt(headerRows, good, undefined, '')), { ...prototype, first: true })!;
+    assert.ok(odt);
+    assert.equal(odt.start.length, 1);
+    const part = contentOf(longTablePartOdt(odt, [line(0)], [0], 1, false));
+    assert.match(part, new RegExp(`${lead}<table:table `));
+    assert.doesNotMatch(part, /style:page-number="1"/);
+    assert.equal(odtRows(withLead(officeOdt(headerRows, good)), prototype), null, 'something before the table of a part after the first');
   });
 
   it("keeps parts DOCX when the office's ODT is not plainly the prototype's rows", () => {

@@ -86,6 +86,8 @@ interface OfficeOptions {
   silentBreaks?: boolean;
   /** The rows have shapes (parts may be ODT), and the office converts the prototype or fails on it. */
   prototype?: 'converts' | 'fails';
+  /** What precedes the table is plain text: the first part has a prototype too. */
+  plainStart?: boolean;
 }
 
 function split(rows: number): LongTableSplit {
@@ -109,7 +111,7 @@ async function laidOut(heights: number[], lanes: number, options: OfficeOptions 
   const { converter, workers, log, formats } = office(heights, options);
   const progress: number[] = [];
   const table = split(heights.length);
-  if (options.prototype) table.shapes = { of: heights.map(() => 0), firsts: [0], prototype: '' };
+  if (options.prototype) table.shapes = { of: heights.map(() => 0), firsts: [0], prototype: 'p', first: options.plainStart ? 'f' : null };
   const out = await longTablePdf(table, { workers, converter, lanes, count: () => undefined, progress: (done) => progress.push(done) }, {});
   assert.ok(out);
   const pages = JSON.parse(out.pdf.toString()) as Page[];
@@ -212,15 +214,20 @@ describe('a long table laid out in parts, planned against a simulated office', (
     assert.ok(log.length < 8, `stopped early: ${log.join(' | ')}`);
   });
 
-  it('reads every part but the first from ODT when the rows have shapes, and every part from DOCX when the office fails on the prototype', async () => {
+  it('reads parts from ODT when the rows have shapes (the first too when what precedes the table is plain), and from DOCX when the office fails on the prototype', async () => {
     const heights = mixed(3000, (i) => [2, 2, 5, 2, 9][(i * 7919) % 5]!);
     const odt = await laidOut(heights, 2, { prototype: 'converts' });
-    assert.equal(odt.formats[0], 'docx', 'the first part holds what precedes the table');
+    assert.equal(odt.formats[0], 'docx', 'what precedes the table is more than plain text: the first part stays DOCX');
     assert.ok(odt.formats.length > 2 && odt.formats.slice(1).every((f) => f === 'odt'), odt.formats.join(' '));
     const docx = await laidOut(heights, 2, { prototype: 'fails' });
     assert.ok(
       docx.formats.every((f) => f === 'docx'),
       docx.formats.join(' '),
+    );
+    const plain = await laidOut(heights, 2, { prototype: 'converts', plainStart: true });
+    assert.ok(
+      plain.formats.every((f) => f === 'odt'),
+      plain.formats.join(' '),
     );
   });
 });
