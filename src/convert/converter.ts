@@ -4,7 +4,7 @@ import path from 'node:path';
 import { DocsmithError, InputError } from '../errors.js';
 import { FORMAT_NAMES, readCompound, wordVersion, type DocumentFormat, type WordVersion } from '../formats/detect.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
-import { exportSpec, type DocumentFamily } from '../office/filters.js';
+import { exportSpec, ODT_FILTER, type DocumentFamily } from '../office/filters.js';
 import { OfficeCrashError, OfficeJobError, type OfficeJob, type PartStart, type TableBreak } from '../office/process.js';
 import { LONG_TABLE_BOOKMARK } from '../ooxml/longTable.js';
 import { convertOnce } from '../office/oneshot.js';
@@ -129,7 +129,7 @@ export class Converter {
     const started = Date.now();
     const direct = !job.watermark && !job.properties && !(job.password && job.ooxml);
     const calc = job.filter.startsWith('calc_');
-    const native = calc ? 'calc8' : 'writer8';
+    const native = calc ? 'calc8' : ODT_FILTER;
     const normalised = `${job.output}.fallback.${calc ? 'ods' : 'odt'}`;
     try {
       await convertOnce(direct ? job : { input: job.input, output: normalised, filter: native }, this.oneShot);
@@ -373,9 +373,6 @@ export class Converter {
 }
 
 const DOC_FILTERS: Record<WordVersion, string> = { word97: 'MS Word 97', word95: 'MS Word 95', word6: 'MS WinWord 6.0' };
-
-/** The office's own format: long tables' parts are read from it (odf/longTable.ts). */
-const ODT_FILTER = 'writer8';
 
 /** Forcing the import filter stops the office from guessing (and reading junk as text). */
 function inputFilterFor(format: DocumentFormat, bytes: Uint8Array): string {

@@ -4,6 +4,9 @@ import type { OfficeJob } from './process.js';
 
 export type DocumentFamily = 'writer' | 'calc';
 
+/** The office's own text-document format: long tables' parts, the crash fallback's and the warm-up's go-between. */
+export const ODT_FILTER = 'writer8';
+
 type ExportSpec = Pick<OfficeJob, 'filter' | 'filterData' | 'filterOptions' | 'password' | 'ooxml' | 'textOnly'>;
 
 /** The complete PDF filter data, so no setting falls back to a profile's default. */

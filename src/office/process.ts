@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { claimProfile, prepareProfile } from './profile.js';
 import { officeEnvironment, type Sandbox } from './sandbox.js';
 import { warmUpDocx } from './warmUp.js';
+import { ODT_FILTER } from './filters.js';
 import { treeRssBytes } from '../util/process.js';
 
 /** One conversion as the bridge understands it (see bridge.py). */
@@ -416,7 +417,7 @@ export class OfficeProcess {
     try {
       await fs.promises.writeFile(`${stem}.docx`, warmUpDocx());
       const deadline = Date.now() + timeoutMs;
-      await this.send({ input: `${stem}.docx`, output: `${stem}.odt`, filter: 'writer8' }, timeoutMs, false);
+      await this.send({ input: `${stem}.docx`, output: `${stem}.odt`, filter: ODT_FILTER }, timeoutMs, false);
       await this.send(
         { input: `${stem}.odt`, output: `${stem}.pdf`, filter: 'writer_pdf_Export' },
         Math.max(1, deadline - Date.now()),

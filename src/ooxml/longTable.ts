@@ -259,7 +259,7 @@ export function rowShapes(split: Omit<LongTableSplit, 'shapes'>): RowShapes | nu
     let shape = shapes.get(key);
     if (shape === undefined) {
       // Rows of one shape have the same markup but for texts and ids: one look at each shape's.
-      if (shapes.size === MAX_ROW_SHAPES || !plainRow(row)) return null;
+      if (shapes.size === MAX_ROW_SHAPES || !plainContent(row)) return null;
       shapes.set(key, (shape = shapes.size));
       firsts.push(i);
     }
@@ -274,12 +274,12 @@ export function rowShapes(split: Omit<LongTableSplit, 'shapes'>): RowShapes | nu
   const table = split.tableStart + rows.join('') + '</w:tbl><w:p/>' + split.after;
   const prototype = split.head + table + numberedFrom(split.sectPr, 1) + split.tail;
   // The first part's: what precedes the table too, when that is plain text, on the document's own pages.
-  const first = plainRow(split.before) ? split.head + split.before + table + split.sectPr + split.tail : null;
+  const first = plainContent(split.before) ? split.head + split.before + table + split.sectPr + split.tail : null;
   return { of, firsts, prototype, first };
 }
 
-/** Whether a row holds only paragraphs of runs of text, tabs and breaks (with any properties), and no numbering. */
-function plainRow(row: string): boolean {
+/** Whether a row, or body content, holds only paragraphs of runs of text, tabs and breaks (with any properties), and no numbering. */
+function plainContent(row: string): boolean {
   let inProperties = 0;
   for (const [, closing, name, selfClosing] of row.matchAll(ROW_TAG)) {
     if (inProperties > 0) {
