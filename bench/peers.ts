@@ -6,7 +6,7 @@
  *     (worker threads; autocannon drives the load) against Carbone in-process (its render is
  *     asynchronous), with the CPU each side spends per document; both warmed up, best of two runs;
  *  2b. an 8-row invoice to DOCX, one request at a time: docsmith over HTTP against Carbone in-process;
- *  3. an 8-row and a 100-row invoice to PDF, one request at a time: docsmith over HTTP (office
+ *  3. an 8-row and a 100-row invoice to PDF, one request at a time (median of 31): docsmith over HTTP (office
  *     pool of 2) against Carbone in-process (its LibreOffice converter, 2 factories), interleaved.
  */
 import fs from 'node:fs';
@@ -292,7 +292,7 @@ async function docxLatency(t: ReturnType<typeof templates>, carboneFile: string)
 }
 
 async function pdfLines(t: ReturnType<typeof templates>, carboneFile: string): Promise<void> {
-  console.log('\n3. invoices to PDF, one request at a time (median of 15, interleaved)');
+  console.log('\n3. invoices to PDF, one request at a time (median of 31, interleaved)');
   carbone.set({ factories: 2, startFactory: true });
   const { server, authorization } = await benchServer('pdf', 2);
   try {
@@ -321,9 +321,9 @@ async function pdfLines(t: ReturnType<typeof templates>, carboneFile: string): P
         );
       await checkPdf('docsmith', await ours(), rows);
       await checkPdf('Carbone', await theirs(), rows);
-      const [a, b] = await interleaved(15, 3, ours, theirs);
+      const [a, b] = await interleaved(31, 5, ours, theirs);
       console.log(
-        `  ${rows} rows: docsmith ${a.toFixed(0)} ms over HTTP, Carbone ${b.toFixed(0)} ms in-process: docsmith is ${(b / a).toFixed(2)}x`,
+        `  ${rows} rows: docsmith ${a.toFixed(1)} ms over HTTP, Carbone ${b.toFixed(1)} ms in-process: docsmith is ${(b / a).toFixed(2)}x`,
       );
     }
   } finally {

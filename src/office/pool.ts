@@ -34,6 +34,8 @@ interface Worker {
   process: OfficeProcess;
   slot: Slot;
   busy: boolean;
+  /** When it last finished a job: its bridge closes that job's documents after answering. */
+  idleSince: number;
   /** Replaced as soon as its successor is warm; serves until then. */
   retiring: boolean;
   readyAt: number;
@@ -206,7 +208,9 @@ export class OfficePool {
 
   /** Hands the job to an idle process if there is one. */
   private dispatch(waiter: Waiter): boolean {
-    const worker = this.workers.find((w) => !w.busy && w.process.alive);
+    // The process idle longest: one that has just answered is still closing its documents.
+    let worker: Worker | undefined;
+    for (const w of this.workers) if (!w.busy && w.process.alive && (!worker || w.idleSince < worker.idleSince)) worker = w;
     if (!worker) return false;
     worker.busy = true;
     this.stats.jobs++;
@@ -246,6 +250,7 @@ export class OfficePool {
 
   private release(worker: Worker): void {
     worker.busy = false;
+    worker.idleSince = performance.now();
     if (!worker.process.alive) {
       this.removeWorker(worker);
     } else if (
@@ -359,7 +364,7 @@ export class OfficePool {
       process.kill();
       return undefined;
     }
-    const worker: Worker = { process, slot, busy: false, retiring: false, readyAt: Date.now(), generation: this.generation };
+    const worker: Worker = { process, slot, busy: false, idleSince: 0, retiring: false, readyAt: Date.now(), generation: this.generation };
     process.onDeath((reason) => this.onDeath(worker, reason));
     this.workers.push(worker);
     this.drain();

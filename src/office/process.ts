@@ -8,7 +8,8 @@ import { claimProfile, prepareProfile } from './profile.js';
 import { officeEnvironment, type Sandbox } from './sandbox.js';
 import { warmUpDocx } from './warmUp.js';
 import { ODT_FILTER } from './filters.js';
-import { treeRssBytes } from '../util/process.js';
+import { processTree, residentBytes, treeRssBytes } from '../util/process.js';
+import { discard } from '../util/disk.js';
 
 /** One conversion as the bridge understands it (see bridge.py). */
 export interface OfficeJob {
@@ -116,6 +117,8 @@ export const BRIDGE_PATH = fileURLToPath(new URL('./bridge.py', import.meta.url)
 
 /** Exit code of a first start on a new profile: it has set itself up and wants a restart. */
 const RESTART_REQUIRED = 81;
+/** How long the office's process tree is taken as known before it is looked up again. */
+const TREE_TTL_MS = 5_000;
 
 /** A line from the bridge: a job's answer, or a report while it runs (see bridge.py). */
 interface BridgeLine {
@@ -155,6 +158,8 @@ export class OfficeProcess {
   private pending: Pending | undefined;
   private nextId = 1;
   private dead = false;
+  /** The office's processes, as last looked up (rssBytes). */
+  private tree: { pids: number[]; until: number } | undefined;
   private deathListeners: ((reason: string) => void)[] = [];
   private readyFlag = false;
   private profile!: { name: string; dir: string; release(): void };
@@ -403,7 +408,7 @@ export class OfficeProcess {
       });
       return result;
     } finally {
-      void Promise.all([input, output].map((file) => fs.promises.rm(file, { force: true }))).catch(() => undefined);
+      discard(input, output);
     }
   }
 
@@ -424,9 +429,7 @@ export class OfficeProcess {
         false,
       );
     } finally {
-      void Promise.all([`${stem}.docx`, `${stem}.odt`, `${stem}.pdf`].map((file) => fs.promises.rm(file, { force: true }))).catch(
-        () => undefined,
-      );
+      discard(`${stem}.docx`, `${stem}.odt`, `${stem}.pdf`);
     }
   }
 
@@ -456,9 +459,20 @@ export class OfficeProcess {
     });
   }
 
-  /** Resident memory of the office, in bytes (0 when unknown): the sandbox wrapper's whole process tree. */
+  /**
+   * Resident memory of the office, in bytes (0 when unknown): the sandbox wrapper's whole process
+   * tree. Asked after every job: the tree's processes are looked up again only now and then (the
+   * office has dozens of threads to look through), their memory every time.
+   */
   rssBytes(): number {
-    return this.office.pid === undefined ? 0 : treeRssBytes(this.office.pid);
+    const pid = this.office.pid;
+    if (pid === undefined) return 0;
+    const now = Date.now();
+    if (!this.tree || now >= this.tree.until) this.tree = { pids: processTree(pid), until: now + TREE_TTL_MS };
+    const { bytes, complete } = residentBytes(this.tree.pids);
+    if (complete) return bytes;
+    this.tree = undefined;
+    return treeRssBytes(pid);
   }
 
   private die(reason: string): void {

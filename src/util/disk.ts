@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 
 const available = (disk: fs.StatsFs) => Number(disk.bavail) * Number(disk.bsize);
 
@@ -21,4 +22,9 @@ export async function leastFree(folders: readonly string[]): Promise<{ folder: s
   const free = await Promise.all(folders.map(freeBytes));
   const at = free.indexOf(Math.min(...free));
   return { folder: folders[at]!, free: free[at]! };
+}
+
+/** Removes files in the background (one unlink each, no directory walk), ignoring any already gone. */
+export function discard(...files: string[]): void {
+  for (const file of files) void fsp.unlink(file).catch(() => undefined);
 }

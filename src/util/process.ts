@@ -13,13 +13,8 @@ export function processAlive(pid: number): boolean {
 
 const MAX_TREE = 256;
 
-/**
- * Resident memory of a process and all its descendants, in bytes (0 when unknown). A sandboxed
- * office runs as the child of a small wrapper (bubblewrap): the wrapper's own memory says nothing.
- * Children come from /proc/<pid>/task/<tid>/children; a few small reads per process.
- */
-export function treeRssBytes(pid: number): number {
-  let total = 0;
+/** A process and all its descendants (children from /proc/<pid>/task/<tid>/children). */
+export function processTree(pid: number): number[] {
   const queue = [pid];
   const seen = new Set<number>();
   while (queue.length && seen.size < MAX_TREE) {
@@ -27,16 +22,36 @@ export function treeRssBytes(pid: number): number {
     if (seen.has(next)) continue;
     seen.add(next);
     try {
-      const status = fs.readFileSync(`/proc/${next}/status`, 'utf8');
-      const match = /VmRSS:\s+(\d+)\s+kB/.exec(status);
-      if (match) total += Number(match[1]) * 1024;
       for (const task of fs.readdirSync(`/proc/${next}/task`)) {
         const children = fs.readFileSync(`/proc/${next}/task/${task}/children`, 'utf8').trim();
         if (children) queue.push(...children.split(/\s+/).map(Number));
       }
     } catch {
-      // Gone meanwhile, or not ours to read: counted as far as it could be.
+      // Gone meanwhile, or not ours to read: followed as far as it could be.
     }
   }
-  return total;
+  return [...seen];
+}
+
+/** Resident memory of these processes together, in bytes, and whether all of them could be read. */
+export function residentBytes(pids: number[]): { bytes: number; complete: boolean } {
+  let bytes = 0;
+  let complete = true;
+  for (const pid of pids) {
+    try {
+      const match = /VmRSS:\s+(\d+)\s+kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (match) bytes += Number(match[1]) * 1024;
+    } catch {
+      complete = false; // gone meanwhile, or not ours to read
+    }
+  }
+  return { bytes, complete };
+}
+
+/**
+ * Resident memory of a process and all its descendants, in bytes (0 when unknown). A sandboxed
+ * office runs as the child of a small wrapper (bubblewrap): the wrapper's own memory says nothing.
+ */
+export function treeRssBytes(pid: number): number {
+  return residentBytes(processTree(pid)).bytes;
 }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { unzipSync, zipSync } from 'fflate';
 import * as mupdf from 'mupdf';
 import type { OfficePool } from '../../src/office/pool.js';
-import { OfficeCrashError, type OfficeJob } from '../../src/office/process.js';
+import { OfficeCrashError, OfficeJobError, type OfficeJob } from '../../src/office/process.js';
 import { exportSpec } from '../../src/office/filters.js';
 import { openSandbox } from '../../src/office/sandbox.js';
 import { Converter, type ConvertOptions } from '../../src/convert/converter.js';
@@ -145,6 +145,25 @@ describe('converter: passwords, properties, normalisation, no network', () => {
     }
     const { data: pdfa } = await converter.convert(fixture('test_document.docx'), 'docx', 'pdfa', { password: 'x' });
     assert.equal(mupdf.Document.openDocument(pdfa, 'application/pdf').needsPassword(), false, 'PDF/A is never encrypted');
+  });
+
+  it('serves Writer and Calc documents in turn on one process, after one it could not load, a field shown right', async () => {
+    const bad = path.join(tempDir(), 'bad.docx');
+    fs.writeFileSync(bad, Buffer.from('PK\u0003\u0004 this is not really a zip at all'));
+    const plain = docx(p(run('A plain letter')));
+    const titled = docx(p(run('Title: '), field('TITLE', 'stale')));
+    for (let round = 0; round < 2; round++) {
+      await assert.rejects(
+        pool.run({ input: bad, output: path.join(tempDir(), 'bad.pdf'), filter: 'writer_pdf_Export', inputFilter: 'MS Word 2007 XML' }),
+        (e: Error) => e instanceof OfficeJobError && e.code === 'load_failed',
+      );
+      assert.match(pdfFacts((await converter.convert(plain, 'docx', 'pdf')).data).text, /A plain letter/);
+      const sheet = pdfFacts((await converter.convert(fixture('cash.xlsx'), 'xlsx', 'pdf')).data);
+      assert.ok(sheet.pages >= 1 && sheet.text.trim().length > 0, 'the sheet has text');
+      // A field showing the title, which is set after loading.
+      const shown = (await converter.convert(titled, 'docx', 'pdf', { properties: { title: `Fresh title ${round}` } })).data;
+      assert.match(pdfFacts(shown).text, new RegExp(`Title: Fresh title ${round}`));
+    }
   });
 
   it('writes document properties into the output', async () => {

@@ -54,6 +54,17 @@ describe('office pool (real LibreOffice)', () => {
     await waitFor(() => pool.size === 2, 30_000);
   });
 
+  it('hands each job to the process idle longest: one that has just answered is still closing its document', async () => {
+    const workers = () => (pool as unknown as { workers: { process: { jobsDone: number } }[] }).workers;
+    await waitFor(() => pool.size === 2, 30_000);
+    const before = workers().map((w) => w.process.jobsDone);
+    for (let i = 0; i < 4; i++) await pool.run(toPdf(docx));
+    assert.deepEqual(
+      workers().map((w, i) => w.process.jobsDone - before[i]!),
+      [2, 2],
+    );
+  });
+
   it('reports a document the office cannot load, and the process stays usable', async () => {
     const bad = path.join(tempDir(), 'bad.docx');
     fs.writeFileSync(bad, Buffer.from('PK\u0003\u0004 this is not really a zip at all'));
