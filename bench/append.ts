@@ -66,7 +66,7 @@ async function thousandRecords(): Promise<void> {
     const started = performance.now();
     const [docx] = template.merge(records, DEFAULT_MERGE_OPTIONS, true);
     const mergeMs = performance.now() - started;
-    const { data: pdf } = await new Converter(pool, tempDir()).convert(docx!, 'docx', 'pdf');
+    const { data: pdf } = await new Converter(pool).convert(docx!, 'docx', 'pdf');
     const totalMs = performance.now() - started;
     console.log(
       `  merge and join ${(mergeMs / 1000).toFixed(1)} s, to PDF ${((totalMs - mergeMs) / 1000).toFixed(1)} s, total ${(totalMs / 1000).toFixed(1)} s (limit 60 s); ${pdfFacts(pdf).pages} pages; process peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`,

@@ -64,7 +64,7 @@ await new Promise<void>((resolve, reject) =>
 const compiled = CompiledTemplate.compile(template);
 const pool = testPool({ size: 2 });
 await pool.start();
-const converter = new Converter(pool, tempDir());
+const converter = new Converter(pool);
 const workers = new DocumentWorkers(2);
 const pages = (pdf: Uint8Array) => mupdf.Document.openDocument(Buffer.from(pdf), 'application/pdf').countPages();
 let peak = 0;

@@ -13,7 +13,6 @@ import { CompiledTemplate, DEFAULT_MERGE_OPTIONS } from '../src/merge/engine.js'
 import { Converter } from '../src/convert/converter.js';
 import { block, cell, docx, mergefield, p, row, run, table } from '../test/helpers/docx.js';
 import { testPool } from '../test/helpers/office.js';
-import { tempDir } from '../test/helpers/server.js';
 import { benchServer, median } from './support.js';
 
 function invoiceData(rows: number) {
@@ -122,7 +121,7 @@ async function bigBlock(): Promise<void> {
   await pool.start();
   try {
     const t = performance.now();
-    const { data: txt } = await new Converter(pool, tempDir()).convert(paragraphs, 'docx', 'txt');
+    const { data: txt } = await new Converter(pool).convert(paragraphs, 'docx', 'txt');
     const count = txt
       .toString('utf8')
       .split('\r\n')

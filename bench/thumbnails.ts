@@ -23,7 +23,7 @@ async function versusPdftoppm(): Promise<void> {
   const body = Array.from({ length: 25 }, (_, i) => p(run(`Page ${i + 1}. ${text}`))).join(pageBreak);
   const pool = testPool({ size: 1 });
   await pool.start();
-  const pdf = (await new Converter(pool, tempDir()).convert(docx(body), 'docx', 'pdf')).data;
+  const pdf = (await new Converter(pool).convert(docx(body), 'docx', 'pdf')).data;
   await pool.close();
   const dir = tempDir();
   const file = path.join(dir, 'doc.pdf');

@@ -95,7 +95,6 @@ async function main(): Promise<void> {
     // The data first: whatever happens to the rest of the stop, the database is closed and whole.
     await services.store.close();
     await services.office?.close();
-    await services.converter?.close();
     await fs.promises.rm(services.scratchDir, { recursive: true, force: true });
     await services.workers.close();
     app.log.info('stopped');

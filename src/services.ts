@@ -164,7 +164,6 @@ export async function openServices(
   const converter = office
     ? new Converter(
         office,
-        path.join(scratch, 'jobs'),
         { sofficePath: config.office.sofficePath, sandbox, timeoutMs: config.processingLimitMs, workDir: path.join(scratch, 'oneshot') },
         (bytes, format, signal) => workers.inert(bytes, format, signal),
         (bytes, signal) => workers.tidy(bytes, signal),

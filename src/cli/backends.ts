@@ -100,7 +100,6 @@ export class LocalBackend implements Backend {
 
   async close(): Promise<void> {
     await this.services.office?.close();
-    await this.services.converter?.close();
     await fs.rm(this.services.scratchDir, { recursive: true, force: true });
     await this.services.workers.close();
   }

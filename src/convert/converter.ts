@@ -1,6 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { DocsmithError, InputError } from '../errors.js';
 import { FORMAT_NAMES, readCompound, wordVersion, type DocumentFormat, type WordVersion } from '../formats/detect.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
@@ -17,7 +14,6 @@ import { TEST_WATERMARK } from '../ooxml/watermark.js';
 import type { DocumentProperties } from '../formats/properties.js';
 import { tidyOfficeDocx } from '../ooxml/tidy.js';
 import { mayHoldFields } from '../ooxml/fields.js';
-import { discard } from '../util/disk.js';
 
 /** Document properties written into every output that can carry them. */
 export interface ConvertOptions {
@@ -98,20 +94,9 @@ export interface OneShotOptions {
 
 /** Turns documents of any readable format into any return format through the office pool. */
 export class Converter {
-  private workDirReady = false;
-
-  /** A fresh path stem in the job folder, made on first use. */
-  private async jobStem(): Promise<string> {
-    if (!this.workDirReady) {
-      await fs.mkdir(this.workDir, { recursive: true });
-      this.workDirReady = true;
-    }
-    return path.join(this.workDir, randomUUID());
-  }
-
+  /** Documents go to the office as bytes: each office process stages them in the only folder it can see. */
   constructor(
     private readonly pool: OfficePool,
-    private readonly workDir: string,
     private readonly oneShot?: OneShotOptions,
     private readonly inert: InertStep = async (bytes, format) => makeInert(bytes, format),
     private readonly tidy: TidyStep = async (bytes) => tidyOfficeDocx(bytes),
@@ -123,7 +108,7 @@ export class Converter {
    * the result when the job needs nothing else, or else to ODT, which the pool then loads to
    * apply the properties, watermark and password, so no setting is lost on this path.
    */
-  private async fallback(job: OfficeJob, crash: Error, signal?: AbortSignal): Promise<number> {
+  private async fallback(job: OfficeJob, crash: Error, signal?: AbortSignal): Promise<{ data: Buffer | null; officeMs: number }> {
     if (!this.oneShot || job.inputPassword) {
       if (crash instanceof OfficeJobError) throw mapJobError(crash);
       throw new InputError('The office engine failed on this document twice; it cannot be processed with these settings.');
@@ -131,28 +116,28 @@ export class Converter {
     const started = Date.now();
     const direct = !job.watermark && !job.properties && !(job.password && job.ooxml);
     const calc = job.filter.startsWith('calc_');
-    const native = calc ? 'calc8' : ODT_FILTER;
-    const normalised = `${job.output}.fallback.${calc ? 'ods' : 'odt'}`;
+    const native = { filter: calc ? 'calc8' : ODT_FILTER, extension: calc ? 'ods' : 'odt' };
+    let normalised: Buffer | undefined;
     try {
-      await convertOnce(direct ? job : { input: job.input, output: normalised, filter: native }, this.oneShot);
+      normalised = await convertOnce(
+        direct ? job : { input: job.input, output: { extension: native.extension }, filter: native.filter },
+        this.oneShot,
+      );
     } catch {
       throw new InputError(`The office engine could not process this document (${crash.message}).`);
     }
+    if (direct) return { data: normalised ?? null, officeMs: Date.now() - started };
     try {
-      if (!direct) await this.pool.run({ ...job, input: normalised, inputFilter: native }, signal);
+      const result = await this.pool.run(
+        { ...job, input: { bytes: normalised!, extension: native.extension }, inputFilter: native.filter },
+        signal,
+      );
+      return { data: result.data ?? null, officeMs: Date.now() - started };
     } catch (error) {
       throw error instanceof OfficeJobError
         ? mapJobError(error)
         : new InputError(`The office engine could not process this document (${(error as Error).message}).`);
-    } finally {
-      if (!direct) discard(normalised);
     }
-    return Date.now() - started;
-  }
-
-  /** Removes the job folder (at shutdown). */
-  async close(): Promise<void> {
-    await fs.rm(this.workDir, { recursive: true, force: true });
   }
 
   async convert(input: Buffer, from: DocumentFormat, to: ReturnFormat, options: ConvertOptions = {}): Promise<Converted> {
@@ -246,12 +231,16 @@ export class Converter {
    */
   async sectionPageCounts(docx: Buffer, signal?: AbortSignal, timeoutMs?: number): Promise<number[] | undefined> {
     const source = await this.inert(docx, 'docx', signal);
-    const input = `${await this.jobStem()}.in.docx`;
     try {
-      await fs.writeFile(input, source);
       // Straight to the pool: a crash gets no command-line fallback, which would export instead of measuring.
       const result = await this.pool.run(
-        { input, output: `${input}.none`, filter: 'Text', inputFilter: inputFilterFor('docx', source), measure: 'sectionPages' },
+        {
+          input: { bytes: source, extension: 'docx' },
+          output: { extension: 'none' },
+          filter: 'Text',
+          inputFilter: inputFilterFor('docx', source),
+          measure: 'sectionPages',
+        },
         signal,
         timeoutMs,
       );
@@ -259,8 +248,6 @@ export class Converter {
     } catch (error) {
       if (signal?.aborted) throw error;
       return undefined;
-    } finally {
-      discard(input);
     }
   }
 
@@ -280,17 +267,13 @@ export class Converter {
     options: ConvertOptions,
     flow: { held?: () => Promise<PartStart | null>; broke?: (tableBreak: TableBreak) => void; started?: (run: boolean) => void } = {},
   ): Promise<{ data: Buffer; tableBreak: TableBreak } | undefined | null> {
-    const stem = await this.jobStem();
-    const input = `${stem}.in.${document.format}`;
-    const output = `${stem}.out.pdf`;
     try {
-      await fs.writeFile(input, document.bytes);
       if (flow.held && !this.pool.spare) return null;
       const run = this.pool.run(
         {
           ...exportSpec('writer', 'pdf'),
-          input,
-          output,
+          input: { bytes: document.bytes, extension: document.format },
+          output: { extension: 'pdf' },
           inputFilter: document.format === 'odt' ? ODT_FILTER : inputFilterFor('docx', document.bytes),
           properties: officeProperties(options.properties),
           watermark: options.test ? TEST_WATERMARK : undefined,
@@ -304,7 +287,7 @@ export class Converter {
       flow.started?.(true);
       const result = await run;
       if (result.dropped) return null;
-      const data = result.tableBreak ? await fs.readFile(output).catch(() => null) : null;
+      const data = result.tableBreak ? result.data : null;
       return data && data.length > 0 ? { data, tableBreak: result.tableBreak! } : undefined;
     } catch (error) {
       // The office failing on the part: the whole document gets its chance (a part ahead: it is laid
@@ -313,7 +296,6 @@ export class Converter {
       return flow.held ? null : undefined;
     } finally {
       flow.started?.(false);
-      discard(input, output);
     }
   }
 
@@ -322,22 +304,23 @@ export class Converter {
    * which parts are then made from (odf/longTable.ts); null when the office fails on it.
    */
   async longTablePrototype(docx: Buffer, options: Pick<ConvertOptions, 'signal' | 'timeoutMs'>): Promise<Buffer | null> {
-    const stem = await this.jobStem();
-    const input = `${stem}.in.docx`;
-    const output = `${stem}.out.odt`;
     try {
-      await fs.writeFile(input, docx);
-      await this.pool.run(
-        { input, output, filter: ODT_FILTER, inputFilter: inputFilterFor('docx', docx), refreshFields: false, viewless: true },
+      const result = await this.pool.run(
+        {
+          input: { bytes: docx, extension: 'docx' },
+          output: { extension: 'odt' },
+          filter: ODT_FILTER,
+          inputFilter: inputFilterFor('docx', docx),
+          refreshFields: false,
+          viewless: true,
+        },
         options.signal,
         options.timeoutMs,
       );
-      return await fs.readFile(output);
+      return result.data ?? null;
     } catch (error) {
       if (options.signal?.aborted || !(error instanceof OfficeJobError || error instanceof OfficeCrashError)) throw error;
       return null;
-    } finally {
-      discard(input, output);
     }
   }
 
@@ -349,30 +332,26 @@ export class Converter {
     signal?: AbortSignal,
     timeoutMs?: number,
   ): Promise<{ data: Buffer; officeMs: number }> {
-    const stem = await this.jobStem();
-    const input = `${stem}.in.${EXTENSIONS[from]}`;
-    const output = `${stem}.out.${OUTPUT_EXTENSIONS[to]}`;
+    const full: OfficeJob = {
+      ...job,
+      input: { bytes: source, extension: EXTENSIONS[from] },
+      output: { extension: OUTPUT_EXTENSIONS[to] },
+      inputFilter: inputFilterFor(from, source),
+    };
+    let result: { data?: Buffer | null; officeMs: number };
     try {
-      await fs.writeFile(input, source);
-      let officeMs: number;
-      const full: OfficeJob = { ...job, input, output, inputFilter: inputFilterFor(from, source) };
-      try {
-        ({ officeMs } = await this.pool.run(full, signal, timeoutMs));
-      } catch (error) {
-        // A crash (twice) or a failed export of a document that loaded may be the UNO path's
-        // trouble rather than the document's: the command line gets one try.
-        const officeTrouble = error instanceof OfficeCrashError || (error instanceof OfficeJobError && error.code === 'export_failed');
-        if (!officeTrouble) throw mapJobError(error);
-        officeMs = await this.fallback(full, error as Error, signal);
-      }
-      const data = await fs.readFile(output).catch(() => null);
-      // The office "succeeds" without writing anything when it cannot really read a file.
-      if (!data || data.length === 0) throw new InputError(`The ${FORMAT_NAMES[from]} document could not be read; it may be damaged.`);
-      return { data, officeMs };
-    } finally {
-      // Off the response path; nothing waits for the clean-up.
-      discard(input, output);
+      result = await this.pool.run(full, signal, timeoutMs);
+    } catch (error) {
+      // A crash (twice) or a failed export of a document that loaded may be the UNO path's
+      // trouble rather than the document's: the command line gets one try.
+      const officeTrouble = error instanceof OfficeCrashError || (error instanceof OfficeJobError && error.code === 'export_failed');
+      if (!officeTrouble) throw mapJobError(error);
+      result = await this.fallback(full, error as Error, signal);
     }
+    // The office "succeeds" without writing anything when it cannot really read a file.
+    if (!result.data || result.data.length === 0)
+      throw new InputError(`The ${FORMAT_NAMES[from]} document could not be read; it may be damaged.`);
+    return { data: result.data, officeMs: result.officeMs };
   }
 }
 

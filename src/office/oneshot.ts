@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { OfficeJob } from './process.js';
+import { extensionOf, type OfficeJob } from './process.js';
 import { officeEnvironment, type Sandbox } from './sandbox.js';
 
 const run = promisify(execFile);
@@ -11,17 +11,18 @@ const run = promisify(execFile);
 /**
  * A conversion in a one-off office process (`soffice --convert-to`), for the rare document that
  * crashes a pooled office when driven over UNO but converts on the command line. Slow (about a
- * second) and limited to filter options: no properties, watermark or OOXML password.
+ * second) and limited to filter options: no properties, watermark or OOXML password. The output's
+ * bytes when the job asks for them, else undefined (written to the job's output file).
  */
 export async function convertOnce(
   job: OfficeJob,
   options: { sofficePath: string; sandbox: Sandbox; timeoutMs: number; workDir?: string },
-): Promise<void> {
+): Promise<Buffer | undefined> {
   const base = options.workDir ?? os.tmpdir();
   await fs.mkdir(base, { recursive: true });
   const work = await fs.mkdtemp(path.join(base, 'oneshot-'));
   try {
-    const extension = path.extname(job.output).slice(1);
+    const extension = extensionOf(job.output);
     let target = `${extension}:${job.filter}`;
     if (job.filterData) {
       const data = Object.fromEntries(
@@ -37,8 +38,8 @@ export async function convertOnce(
     } else if (job.filterOptions) {
       target += `:${job.filterOptions}`;
     }
-    const input = path.join(work, `input${path.extname(job.input)}`);
-    await fs.copyFile(job.input, input);
+    const input = path.join(work, `input.${extensionOf(job.input)}`);
+    await (typeof job.input === 'string' ? fs.copyFile(job.input, input) : fs.writeFile(input, job.input.bytes));
     const soffice = path.join(path.dirname(options.sofficePath), 'soffice');
     const args = [
       `-env:UserInstallation=file://${path.join(work, 'profile')}`,
@@ -59,7 +60,10 @@ export async function convertOnce(
       killSignal: 'SIGKILL',
       env: officeEnvironment({ SAL_ENABLE_FILE_LOCKING: '0', HOME: work, TMPDIR: tmp }),
     });
-    await fs.copyFile(path.join(work, 'out', `input.${extension}`), job.output);
+    const written = path.join(work, 'out', `input.${extension}`);
+    if (typeof job.output !== 'string') return await fs.readFile(written);
+    await fs.copyFile(written, job.output);
+    return undefined;
   } finally {
     await fs.rm(work, { recursive: true, force: true });
   }

@@ -11,10 +11,19 @@ import { ODT_FILTER } from './filters.js';
 import { processTree, residentBytes, treeRssBytes } from '../util/process.js';
 import { discard } from '../util/disk.js';
 
+/** The document a job reads: a file, or bytes the process stages as a file named `.extension` (the office reads some formats by name). */
+export type JobInput = string | { bytes: Uint8Array; extension: string };
+/** What a job writes: a file, or bytes handed back (`JobResult.data`) from a file named `.extension`. */
+export type JobOutput = string | { extension: string };
+
+export function extensionOf(file: JobInput | JobOutput): string {
+  return typeof file === 'string' ? path.extname(file).slice(1) : file.extension;
+}
+
 /** One conversion as the bridge understands it (see bridge.py). */
 export interface OfficeJob {
-  input: string;
-  output: string;
+  input: JobInput;
+  output: JobOutput;
   filter: string;
   inputFilter?: string;
   filterData?: Record<string, string | number | boolean>;
@@ -70,6 +79,8 @@ export interface TableBreak {
 export interface JobResult {
   /** Time the office itself spent, as the bridge measured it. */
   officeMs: number;
+  /** The output of a job that asked for it as bytes; null when the office wrote none. */
+  data?: Buffer | null;
   /** A `measure: 'sectionPages'` job's answer: each section's page count. */
   sectionPages?: number[];
   /** A `tableBreak` job's answer; null when the office found no page to break at (nothing exported). */
@@ -398,14 +409,18 @@ export class OfficeProcess {
     if (this.pending) throw new Error('office process is busy');
     if ('op' in job) return this.send(job, timeoutMs);
     const stem = path.join(this.scratch.jobs, randomUUID());
-    const input = `${stem}.in${path.extname(job.input)}`;
-    const output = `${stem}.out${path.extname(job.output)}`;
+    const input = `${stem}.in.${extensionOf(job.input)}`;
+    const output = `${stem}.out.${extensionOf(job.output)}`;
+    // No output is not an error here: the caller says what that means.
+    const missing = (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+      return null;
+    };
     try {
-      await fs.promises.copyFile(job.input, input);
+      await (typeof job.input === 'string' ? fs.promises.copyFile(job.input, input) : fs.promises.writeFile(input, job.input.bytes));
       const result = await this.send({ ...job, input, output }, timeoutMs);
-      await fs.promises.copyFile(output, job.output).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOENT') throw error; // no output: the caller says what that means
-      });
+      if (typeof job.output !== 'string') return { ...result, data: await fs.promises.readFile(output).catch(missing) };
+      await fs.promises.copyFile(output, job.output).catch(missing);
       return result;
     } finally {
       discard(input, output);

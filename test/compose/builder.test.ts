@@ -4,7 +4,7 @@ import { unzipSync, zipSync } from 'fflate';
 import { DocumentBuilder } from '../../src/compose/builder.js';
 import { Converter } from '../../src/convert/converter.js';
 import type { OfficePool } from '../../src/office/pool.js';
-import { fixture, tempDir } from '../helpers/server.js';
+import { fixture } from '../helpers/server.js';
 import { pdfFacts, testPool } from '../helpers/office.js';
 import * as mupdf from 'mupdf';
 import { decimalList, docx, listItem, p, partText, partXml, picture, png, run } from '../helpers/docx.js';
@@ -20,7 +20,7 @@ describe('document builder (append)', () => {
   before(async () => {
     pool = testPool({ size: 1 });
     await pool.start();
-    converter = new Converter(pool, tempDir());
+    converter = new Converter(pool);
   });
   after(() => pool.close());
   const toPdf = async (docxBytes: Buffer) => (await converter.convert(docxBytes, 'docx', 'pdf')).data;

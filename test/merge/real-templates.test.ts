@@ -29,7 +29,7 @@ describe('robustness: the real-world mail-merge templates', () => {
   before(async () => {
     pool = testPool({ size: 2 });
     await pool.start();
-    converter = new Converter(pool, tempDir(), {
+    converter = new Converter(pool, {
       sofficePath: '/usr/lib/libreoffice/program/soffice.bin',
       sandbox: openSandbox('auto'),
       timeoutMs: 60_000,

@@ -55,7 +55,7 @@ describe('converter: passwords, properties, normalisation, no network', () => {
   before(async () => {
     pool = testPool({ size: 1 });
     await pool.start();
-    converter = new Converter(pool, tempDir());
+    converter = new Converter(pool);
   });
   after(() => pool.close());
 
@@ -80,7 +80,7 @@ describe('converter: passwords, properties, normalisation, no network', () => {
 
   it('hands a DOC our reader cannot take apart only to a fully sandboxed office', async () => {
     const fuzzed = fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'damaged', 'fuzzed-word97.doc'));
-    const unsandboxed = new Converter(pool, tempDir(), {
+    const unsandboxed = new Converter(pool, {
       sofficePath: '/usr/lib/libreoffice/program/soffice.bin',
       sandbox: openSandbox('off'),
       timeoutMs: 60_000,
@@ -394,14 +394,14 @@ describe('converter: documents that crash the pooled office', () => {
     // demand): this pool crashes on any input that is not the fallback's own ODT, like those.
     const crashing = {
       run: (job: OfficeJob, signal?: AbortSignal) => {
-        if (!job.input.endsWith('.odt')) {
+        if (typeof job.input === 'string' || job.input.extension !== 'odt') {
           crashed++;
           return Promise.reject(new OfficeCrashError('the office process died while loading'));
         }
         return pool.run(job, signal);
       },
     } as unknown as OfficePool;
-    converter = new Converter(crashing, tempDir(), {
+    converter = new Converter(crashing, {
       sofficePath: '/usr/lib/libreoffice/program/soffice.bin',
       sandbox: openSandbox('auto'),
       timeoutMs: 60_000,

@@ -69,7 +69,7 @@ describe('first line: documents are made inert before the office sees them (no s
   before(async () => {
     pool = testPool({ size: 1 }, 'off');
     await pool.start();
-    converter = new Converter(pool, tempDir());
+    converter = new Converter(pool);
   });
   after(() => pool.close());
 

@@ -14,7 +14,7 @@ import { Converter } from '../../src/convert/converter.js';
 import type { OfficePool } from '../../src/office/pool.js';
 import type { JsonObject } from '../../src/merge/scope.js';
 import { testPool } from '../helpers/office.js';
-import { FIXTURES, ROOT, tempDir } from '../helpers/server.js';
+import { FIXTURES, ROOT } from '../helpers/server.js';
 import { readTx } from '../../src/formats/tx/read.js';
 import { txToDocx } from '../../src/formats/tx/docx.js';
 import { cases } from './cases.js';
@@ -66,7 +66,7 @@ describe('visual regression: merged real-world-like templates against approved i
   before(async () => {
     pool = testPool({ size: 1 });
     await pool.start();
-    converter = new Converter(pool, tempDir());
+    converter = new Converter(pool);
     fs.mkdirSync(OUTPUT, { recursive: true });
   });
   after(() => pool.close());
