@@ -13,7 +13,7 @@ import { makeInert } from '../inert/index.js';
 import { TEST_WATERMARK } from '../ooxml/watermark.js';
 import type { DocumentProperties } from '../formats/properties.js';
 import { tidyOfficeDocx } from '../ooxml/tidy.js';
-import { mayHoldFields } from '../ooxml/fields.js';
+import { docxNeedsFieldUpdate } from '../ooxml/fields.js';
 
 /** Document properties written into every output that can carry them. */
 export interface ConvertOptions {
@@ -156,8 +156,8 @@ export class Converter {
       to,
       {
         ...spec,
-        // Recomputing fields costs the office a few milliseconds a document; one without any needs none.
-        ...(from === 'docx' && !mayHoldFields(source) ? { refreshFields: false } : {}),
+        // Recomputing fields costs the office time in proportion to the document; page numbers need none.
+        ...(from === 'docx' && !docxNeedsFieldUpdate(source) ? { refreshFields: false } : {}),
         properties: officeProperties(options.properties),
         watermark: options.test ? TEST_WATERMARK : undefined,
         sectionPages: options.sectionPages,
@@ -254,7 +254,8 @@ export class Converter {
   /**
    * One part of a long table to PDF (ooxml/longTable.ts): the pages a following part does not lay
    * out again, and where that part starts; undefined when the office finds no such page or fails
-   * on the part (the caller lays the document out whole). The input is inert already. A part laid
+   * on the part (the caller lays the document out whole). The input is inert already; its fields are
+   * recomputed unless `updateFields` is false (page numbers only, ooxml/fields.ts). A part laid
    * out ahead (`held`: made from rows before its true start, asked where it starts once laid out)
    * runs only on a spare process, and is null when there is none, when it is dropped or when the
    * office fails on it; `started(true)` is called once the part has a process or waits for one
@@ -262,7 +263,7 @@ export class Converter {
    * breaks before its pages are exported.
    */
   async longTablePart(
-    document: { bytes: Buffer; format: 'docx' | 'odt' },
+    document: { bytes: Buffer; format: 'docx' | 'odt'; updateFields?: boolean },
     part: { headerRows: number; last: boolean },
     options: ConvertOptions,
     flow: { held?: () => Promise<PartStart | null>; broke?: (tableBreak: TableBreak) => void; started?: (run: boolean) => void } = {},
@@ -275,6 +276,7 @@ export class Converter {
           input: { bytes: document.bytes, extension: document.format },
           output: { extension: 'pdf' },
           inputFilter: document.format === 'odt' ? ODT_FILTER : inputFilterFor('docx', document.bytes),
+          ...(document.updateFields === false ? { refreshFields: false } : {}),
           properties: officeProperties(options.properties),
           watermark: options.test ? TEST_WATERMARK : undefined,
           tableBreak: { bookmark: LONG_TABLE_BOOKMARK, ...part },

@@ -2,15 +2,35 @@ import { readZip, ZipError, DEFAULT_ZIP_LIMITS } from './zip.js';
 
 /** Parts that show text on a page: the body, headers, footers, footnotes and endnotes. */
 const SHOWN_PART = /^word\/(?:document|header\d*|footer\d*|footnotes|endnotes)\.xml$/;
-/** Past this much text, the answer is "maybe": the check runs where requests are answered. */
-const MAX_SCANNED_BYTES = 512 * 1024;
-const FIELD_MARKUP = ['<w:fldSimple', '<w:instrText', '<w:fldChar'];
+/** Past this much text, the answer is "maybe": the check runs on the thread that answers requests (about a millisecond at most). */
+const MAX_SCANNED_BYTES = 128 * 1024;
+/** Fields whose results the layout sets page by page: recomputing fields does nothing for them. */
+const SET_BY_LAYOUT = new Set(['PAGE']);
+
+/** A part's field instructions as Word writes them, whole or split over runs: trimmed, upper-case. */
+export function fieldInstructions(xml: string): string[] {
+  if (!/<w:instrText\b|\bw:instr="/.test(xml)) return [];
+  return [
+    ...xml
+      .replace(/<\/w:instrText>(?:(?!<w:instrText\b|<w:fldChar\b)[\s\S])*?<w:instrText\b[^>]*>/g, '')
+      .matchAll(/<w:instrText\b[^>]*>([^<]*)<\/w:instrText>|\bw:instr="([^"]*)"/g),
+  ].map((match) => (match[1] ?? match[2] ?? '').trim().toUpperCase());
+}
 
 /**
- * Whether a DOCX may hold fields: false only when its shown parts were read and none has field
- * markup, so asking the office to recompute fields (a few milliseconds a document) can be skipped.
+ * Whether the office has fields of this part to recompute: any field but page numbers (a field
+ * nested in another counts as more than one instruction, none of them a bare PAGE). Recomputing
+ * costs the office time in proportion to the document, which it recounts.
  */
-export function mayHoldFields(docx: Uint8Array): boolean {
+export function needsFieldUpdate(xml: string): boolean {
+  return fieldInstructions(xml).some((instruction) => !SET_BY_LAYOUT.has(instruction.split(/\s+/)[0] ?? ''));
+}
+
+/**
+ * As needsFieldUpdate for a whole DOCX: false only when its shown parts were read and none has a
+ * field to recompute; a package too large to read here, damaged or without a main document: true.
+ */
+export function docxNeedsFieldUpdate(docx: Uint8Array): boolean {
   let parts: Map<string, Uint8Array>;
   try {
     parts = readZip(docx, { ...DEFAULT_ZIP_LIMITS, maxPartBytes: MAX_SCANNED_BYTES, maxTotalBytes: MAX_SCANNED_BYTES }, (name) =>
@@ -21,9 +41,6 @@ export function mayHoldFields(docx: Uint8Array): boolean {
     throw error;
   }
   if (!parts.has('word/document.xml')) return true;
-  for (const xml of parts.values()) {
-    const bytes = Buffer.from(xml.buffer, xml.byteOffset, xml.byteLength);
-    if (FIELD_MARKUP.some((markup) => bytes.includes(markup))) return true;
-  }
-  return false;
+  const decoder = new TextDecoder();
+  return [...parts.values()].some((xml) => needsFieldUpdate(decoder.decode(xml)));
 }

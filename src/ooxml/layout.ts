@@ -1,3 +1,4 @@
+import { fieldInstructions } from './fields.js';
 import { OoxmlPackage } from './package.js';
 
 /**
@@ -14,13 +15,7 @@ export function laysOutInParts(docx: Buffer | OoxmlPackage, restartsNumbering: b
   const parts = [main, ...pkg.textParts().filter((name) => name !== main)];
   for (const name of parts) {
     const xml = pkg.text(name) ?? '';
-    // Instructions as Word writes them, whole or split over runs.
-    const instructions = [
-      ...xml
-        .replace(/<\/w:instrText>(?:(?!<w:instrText\b|<w:fldChar\b)[\s\S])*?<w:instrText\b[^>]*>/g, '')
-        .matchAll(/<w:instrText\b[^>]*>([^<]*)<\/w:instrText>|w:instr="([^"]*)"/g),
-    ].map((match) => (match[1] ?? match[2] ?? '').trim().toUpperCase());
-    for (const instruction of instructions) {
+    for (const instruction of fieldInstructions(xml)) {
       const keyword = instruction.split(/\s+/)[0] ?? '';
       if (['NUMPAGES', 'SECTIONPAGES', 'PAGEREF', 'TOC', 'NOTEREF', 'SECTION', 'REF', 'SEQ'].includes(keyword)) return false;
       if (keyword === 'PAGE' && !restartsNumbering) return false;

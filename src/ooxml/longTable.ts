@@ -8,6 +8,7 @@
  */
 import { OoxmlPackage } from './package.js';
 import { laysOutInParts } from './layout.js';
+import { needsFieldUpdate } from './fields.js';
 import { writeZip } from './zip.js';
 import { unescapeText } from './xml.js';
 
@@ -33,6 +34,8 @@ export interface LongTableSplit {
   firstPage: number;
   /** The body rows' shapes, for parts written as ODT; null: parts are DOCX. */
   shapes: RowShapes | null;
+  /** Whether the document has fields for the office to recompute (any but page numbers). */
+  updateFields: boolean;
 }
 
 /** The bookmark by which the office finds the table in a part. */
@@ -113,6 +116,7 @@ export function splitLongTable(docx: Buffer, minRows: number): LongTableSplit | 
     tail: xml.slice(bodyEnd),
     firstPage: start ? Number(start[1]) : 1,
     shapes: null,
+    updateFields: [main, ...pkg.textParts().filter((name) => name !== main)].some((name) => needsFieldUpdate(pkg.text(name) ?? '')),
   };
   split.shapes = rowShapes(split);
   return split;

@@ -129,10 +129,12 @@ export async function longTablePdf(
           ? {
               bytes: await work.workers.longTablePartOdt(split, rows, part.from, part.to, part.page, options.signal),
               format: 'odt' as const,
+              updateFields: split.updateFields,
             }
           : {
               bytes: await work.workers.longTablePart(split, longTablePartXml(split, part.from, part.to, part.page), options.signal),
               format: 'docx' as const,
+              updateFields: split.updateFields,
             };
       if (after && !(await after.started)) return null;
       if (after) await freeing; // a part ahead takes a process only once one is done exporting, or none is spare

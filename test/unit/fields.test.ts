@@ -1,25 +1,38 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { unzipSync, zipSync } from 'fflate';
-import { mayHoldFields } from '../../src/ooxml/fields.js';
-import { docx, field, p, run, simpleField } from '../helpers/docx.js';
+import { docxNeedsFieldUpdate, fieldInstructions, needsFieldUpdate } from '../../src/ooxml/fields.js';
+import { docx, field, nestedField, p, run, simpleField } from '../helpers/docx.js';
 
-describe('whether a DOCX may hold fields (the office skips recomputing them when not)', () => {
-  it('says no only for a package whose shown parts it read and found without field markup', () => {
-    assert.equal(mayHoldFields(docx(p(run('Invoice 42')), { footer: p(run('Thank you')) })), false);
-    assert.equal(mayHoldFields(docx(p(run('Invoice '), field('DATE', '1.1.2026')))), true);
-    assert.equal(mayHoldFields(docx(p(run('Invoice')), { footer: p(simpleField('PAGE', '1')) })), true);
-    // Markup-looking text is escaped in w:t, so it is no field.
-    assert.equal(mayHoldFields(docx(p(run('<w:fldSimple> in the text')))), false);
+describe('whether the office has fields to recompute (it skips that when not)', () => {
+  it('reads instructions whole or split over runs, simple or complex', () => {
+    assert.deepEqual(fieldInstructions(p(field('MERGEFIELD name'), simpleField('PAGE \\* Arabic', '1'))), [
+      'MERGEFIELD NAME',
+      'PAGE \\* ARABIC',
+    ]);
+    assert.deepEqual(fieldInstructions(p(run('no field here'))), []);
   });
 
-  it('says maybe when it cannot tell: no main document, a damaged or cut-off package, too much text to read here', () => {
+  it('needs none for no fields or page numbers only, and one for any other field, nested ones too', () => {
+    assert.equal(needsFieldUpdate(p(run('Invoice 42'))), false);
+    assert.equal(needsFieldUpdate(p(run('Page '), field('PAGE', '1'), simpleField('PAGE', '2'))), false);
+    assert.equal(needsFieldUpdate(p(field('DATE', '1.1.2026'))), true);
+    assert.equal(needsFieldUpdate(p(simpleField('NUMPAGES', '3'))), true);
+    assert.equal(needsFieldUpdate(p(nestedField(['IF ', field('PAGE', '1'), ' = 1 "first" "later"']))), true);
+    // Markup-looking text is escaped in w:t, so it is no field.
+    assert.equal(needsFieldUpdate(p(run('<w:instrText>DATE</w:instrText> in the text'))), false);
+  });
+
+  it('looks at the body, headers and footers of a DOCX, and says yes when it cannot tell', () => {
+    assert.equal(docxNeedsFieldUpdate(docx(p(run('Invoice 42')), { footer: p(run('Page '), field('PAGE', '1')) })), false);
+    assert.equal(docxNeedsFieldUpdate(docx(p(run('Invoice')), { header: p(field('DATE', '1.1.2026')) })), true);
+    assert.equal(docxNeedsFieldUpdate(docx(p(run('Invoice '), field('TITLE', 'x')))), true);
     const parts = unzipSync(docx(p(run('x'))));
     delete parts['word/document.xml'];
-    assert.equal(mayHoldFields(Buffer.from(zipSync(parts))), true);
+    assert.equal(docxNeedsFieldUpdate(Buffer.from(zipSync(parts))), true, 'no main document');
     const whole = docx(p(run('x')));
-    assert.equal(mayHoldFields(whole.subarray(0, whole.length - 30)), true);
-    assert.equal(mayHoldFields(Buffer.from('not a zip at all')), true);
-    assert.equal(mayHoldFields(docx(p(run('y'.repeat(600 * 1024))))), true);
+    assert.equal(docxNeedsFieldUpdate(whole.subarray(0, whole.length - 30)), true, 'cut off');
+    assert.equal(docxNeedsFieldUpdate(Buffer.from('not a zip at all')), true, 'not a ZIP');
+    assert.equal(docxNeedsFieldUpdate(docx(p(run('y'.repeat(200 * 1024))))), true, 'too much text to read on the request thread');
   });
 });

@@ -104,6 +104,7 @@ function split(rows: number): LongTableSplit {
     tail: '',
     firstPage: 1,
     shapes: null,
+    updateFields: true,
   };
 }
 

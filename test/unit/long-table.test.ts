@@ -22,6 +22,9 @@ describe('a long table cut at its rows', () => {
     assert.match(split.before, /Statement/);
     assert.match(split.after, /Closing balance/);
     assert.equal(split.firstPage, 1);
+    assert.equal(split.updateFields, false, 'a page number in the footer is set by the layout');
+    const dated = splitLongTable(statement(undefined, { header: p(run('Printed '), field('DATE', '1.1.2026')) }), 1000)!;
+    assert.equal(dated.updateFields, true, 'a date in the header is recomputed');
     assert.equal(splitLongTable(statement(), 1202), null, 'shorter than asked (the header row counts)');
     // A header row switched off is a row like any other.
     const off = statement(gridTable(widths, header.replace('<w:tblHeader/>', '<w:tblHeader w:val="0"/>'), ...rows(1200)));
