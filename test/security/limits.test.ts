@@ -193,7 +193,11 @@ describe('a heavy merge does not hold up other requests', () => {
   let env: Awaited<ReturnType<typeof serverWithAccounts>>;
   let c: Client;
   before(async () => {
-    env = await serverWithAccounts({ ann: { licence: 'SN-LIM', maxDocuments: 1_000_000 } }, { DOCSMITH_DOCUMENT_THREADS: '2' });
+    // The big merge below doubles its records until it is still running: up to 80,000, past the default limit.
+    env = await serverWithAccounts(
+      { ann: { licence: 'SN-LIM', maxDocuments: 1_000_000 } },
+      { DOCSMITH_DOCUMENT_THREADS: '2', DOCSMITH_MAX_RECORDS: '80000' },
+    );
     c = env.clients.ann!;
   });
   after(() => env.close());
