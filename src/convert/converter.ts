@@ -26,6 +26,8 @@ export interface ConvertOptions {
   timeoutMs?: number;
   /** The caller made the input inert already (a merge result, in its worker thread). */
   alreadyInert?: boolean;
+  /** Whether the office recomputes the DOCX's fields; default: read from the document (ooxml/fields.ts). */
+  updateFields?: boolean;
   /** The document shows per-section page totals (SECTIONPAGES): the office computes them as it lays out. */
   sectionPages?: boolean;
   /** Tagged PDF/UA output; `title` names a document that has no title of its own. */
@@ -157,7 +159,7 @@ export class Converter {
       {
         ...spec,
         // Recomputing fields costs the office time in proportion to the document; page numbers need none.
-        ...(from === 'docx' && !docxNeedsFieldUpdate(source) ? { refreshFields: false } : {}),
+        ...(from === 'docx' && !(options.updateFields ?? docxNeedsFieldUpdate(source)) ? { refreshFields: false } : {}),
         properties: officeProperties(options.properties),
         watermark: options.test ? TEST_WATERMARK : undefined,
         sectionPages: options.sectionPages,

@@ -85,6 +85,7 @@ export class DocumentPipeline {
       signal?: AbortSignal;
       timeoutMs?: number;
       alreadyInert?: boolean;
+      updateFields?: boolean;
       /** Per-section page totals to compute as the office lays out (merged records numbered on their own). */
       sectionPages?: boolean;
       /** Tagged PDF/UA; `accessibleTitle` for a document without a title. */
@@ -110,6 +111,7 @@ export class DocumentPipeline {
       signal: options.signal,
       timeoutMs: options.timeoutMs,
       alreadyInert: options.alreadyInert,
+      ...(options.updateFields !== undefined ? { updateFields: options.updateFields } : {}),
       sectionPages: options.sectionPages,
       ...(options.accessible ? { accessible: { title: options.accessibleTitle ?? 'Document' } } : {}),
       ...(options.pdfa3 ? { pdfa3: true } : {}),

@@ -161,11 +161,14 @@ export async function joinPdfs(parts: Uint8Array[]): Promise<Uint8Array> {
     const part = lib.Document.openDocument(bytes, 'application/pdf').asPDF();
     if (!part) throw new InputError('A part of the document is not a PDF.');
     first ??= part;
-    for (let i = 0; i < part.countPages(); i++) joined.graftPage(-1, part, i);
+    // One map per part: what its pages share (fonts, images) is copied once, not once per page.
+    const map = joined.newGraftMap();
+    for (let i = 0; i < part.countPages(); i++) map.graftPage(-1, part, i);
   }
   for (const key of INFO_KEYS) {
     const value = first?.getMetaData(key);
     if (value) joined.setMetaData(key, value);
   }
-  return joined.saveToBuffer('compress').asUint8Array();
+  // A copy: the buffer is a view into MuPDF's whole heap, which handing it to another thread would copy too.
+  return joined.saveToBuffer('compress').asUint8Array().slice();
 }

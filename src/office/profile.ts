@@ -3,14 +3,16 @@ import path from 'node:path';
 import { processAlive } from '../util/process.js';
 
 /**
- * Settings written into each office profile before its first start: no macros, no link
- * updates, no recovery or backup files, nothing fetched for a document.
+ * Settings written into each office profile before it starts: no macros, no link updates, no
+ * recovery or backup files, no lock files (each one cost a write, a flush and reads of
+ * /etc/passwd per document), nothing fetched for a document.
  */
 const SETTINGS: [path: string, name: string, type: string, value: string][] = [
   ['/org.openoffice.Office.Common/Security/Scripting', 'MacroSecurityLevel', 'int', '3'],
   ['/org.openoffice.Office.Common/Security/Scripting', 'DisableMacrosExecution', 'boolean', 'true'],
   ['/org.openoffice.Office.Common/Security/Scripting', 'BlockUntrustedRefererLinks', 'boolean', 'true'],
   ['/org.openoffice.Office.Common/Misc', 'FirstRun', 'boolean', 'false'],
+  ['/org.openoffice.Office.Common/Misc', 'UseLocking', 'boolean', 'false'],
   ['/org.openoffice.Office.Common/Misc', 'UseDocumentOOoLockFile', 'boolean', 'false'],
   ['/org.openoffice.Office.Common/Misc', 'UseDocumentSystemFileLocking', 'boolean', 'false'],
   ['/org.openoffice.Office.Common/Save/Document', 'CreateBackup', 'boolean', 'false'],
@@ -22,22 +24,34 @@ const SETTINGS: [path: string, name: string, type: string, value: string][] = [
   ['/org.openoffice.Office.Common/Help', 'ShowTipOfTheDay', 'boolean', 'false'],
 ];
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/**
+ * Our settings in the profile's registrymodifications.xcu. The office rewrites that file itself
+ * and keeps what it read, so a profile from an earlier version gets the settings it lacks, and a
+ * setting changed since (by hand, or by the office) gets our value back; the rest is left alone.
+ */
 export function prepareProfile(dir: string): void {
   const user = path.join(dir, 'user');
   fs.mkdirSync(user, { recursive: true });
-  const items = SETTINGS.map(
-    ([p, name, type, value]) =>
-      `<item oor:path="${p}"><prop oor:name="${name}" oor:op="fuse" oor:type="xs:${type}"><value>${value}</value></prop></item>`,
-  );
-  const xml =
-    '<?xml version="1.0" encoding="UTF-8"?>\n' +
-    '<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" ' +
-    'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n' +
-    items.join('\n') +
-    '\n</oor:items>\n';
   const file = path.join(user, 'registrymodifications.xcu');
-  // Only on a new profile: the office rewrites this file itself and keeps our values in it.
-  if (!fs.existsSync(file)) fs.writeFileSync(file, xml);
+  const before = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  let xml = /<\/oor:items>/.test(before)
+    ? before
+    : '<?xml version="1.0" encoding="UTF-8"?>\n' +
+      '<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" ' +
+      'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n</oor:items>\n';
+  for (const [p, name, type, value] of SETTINGS) {
+    const item = `<item oor:path="${p}"><prop oor:name="${name}" oor:op="fuse" oor:type="xs:${type}"><value>${value}</value></prop></item>`;
+    const existing = new RegExp(
+      `<item oor:path="${escapeRegExp(p)}"><prop oor:name="${escapeRegExp(name)}"[^>]*>.*?</prop></item>\\n?`,
+      'g',
+    );
+    const found = xml.match(existing);
+    if (found?.length === 1 && found[0].includes(`<value>${value}</value>`)) continue;
+    xml = xml.replace(existing, '').replace(/<\/oor:items>/, `${item}\n</oor:items>`);
+  }
+  if (xml !== before) fs.writeFileSync(file, xml);
 }
 
 const OWNER_FILE = 'docsmith-owner';

@@ -2,7 +2,7 @@ import { readZip, ZipError, DEFAULT_ZIP_LIMITS } from './zip.js';
 
 /** Parts that show text on a page: the body, headers, footers, footnotes and endnotes. */
 const SHOWN_PART = /^word\/(?:document|header\d*|footer\d*|footnotes|endnotes)\.xml$/;
-/** Past this much text, the answer is "maybe": the check runs on the thread that answers requests (about a millisecond at most). */
+/** Past this much text, the answer is "maybe" where the check runs on the thread that answers requests (about a millisecond at most). */
 const MAX_SCANNED_BYTES = 128 * 1024;
 /** Fields whose results the layout sets page by page: recomputing fields does nothing for them. */
 const SET_BY_LAYOUT = new Set(['PAGE']);
@@ -28,14 +28,19 @@ export function needsFieldUpdate(xml: string): boolean {
 
 /**
  * As needsFieldUpdate for a whole DOCX: false only when its shown parts were read and none has a
- * field to recompute; a package too large to read here, damaged or without a main document: true.
+ * field to recompute; more text than `maxBytes`, a damaged package or one without a main document: true.
+ * A worker thread (a merge's result) may read the whole document: pass Infinity.
  */
-export function docxNeedsFieldUpdate(docx: Uint8Array): boolean {
+export function docxNeedsFieldUpdate(docx: Uint8Array, maxBytes = MAX_SCANNED_BYTES): boolean {
   let parts: Map<string, Uint8Array>;
+  const { maxPartBytes, maxTotalBytes } = DEFAULT_ZIP_LIMITS;
+  const limits = {
+    ...DEFAULT_ZIP_LIMITS,
+    maxPartBytes: Math.min(maxBytes, maxPartBytes),
+    maxTotalBytes: Math.min(maxBytes, maxTotalBytes),
+  };
   try {
-    parts = readZip(docx, { ...DEFAULT_ZIP_LIMITS, maxPartBytes: MAX_SCANNED_BYTES, maxTotalBytes: MAX_SCANNED_BYTES }, (name) =>
-      SHOWN_PART.test(name),
-    );
+    parts = readZip(docx, limits, (name) => SHOWN_PART.test(name));
   } catch (error) {
     if (error instanceof ZipError) return true;
     throw error;

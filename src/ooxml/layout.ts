@@ -11,8 +11,7 @@ import { OoxmlPackage } from './package.js';
  */
 export function laysOutInParts(docx: Buffer | OoxmlPackage, restartsNumbering: boolean): boolean {
   const pkg = docx instanceof OoxmlPackage ? docx : OoxmlPackage.read(docx);
-  const main = pkg.mainDocument();
-  const parts = [main, ...pkg.textParts().filter((name) => name !== main)];
+  const parts = pkg.textParts();
   for (const name of parts) {
     const xml = pkg.text(name) ?? '';
     for (const instruction of fieldInstructions(xml)) {

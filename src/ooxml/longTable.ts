@@ -116,7 +116,7 @@ export function splitLongTable(docx: Buffer, minRows: number): LongTableSplit | 
     tail: xml.slice(bodyEnd),
     firstPage: start ? Number(start[1]) : 1,
     shapes: null,
-    updateFields: [main, ...pkg.textParts().filter((name) => name !== main)].some((name) => needsFieldUpdate(pkg.text(name) ?? '')),
+    updateFields: pkg.textParts().some((name) => needsFieldUpdate(pkg.text(name) ?? '')),
   };
   split.shapes = rowShapes(split);
   return split;

@@ -24,6 +24,8 @@ export interface WorkContext {
   deadline?: number;
   /** Told where long work is (a background job shows it to its owner). */
   progress?: (progress: WorkProgress) => void;
+  /** Told how many parts a long document was laid out in (X-Layout-Parts). */
+  laidOutInParts?: (parts: number) => void;
 }
 
 /**
@@ -35,6 +37,16 @@ export interface WorkProgress {
   stage: 'merging' | 'joining' | 'converting' | 'layout' | 'pages';
   done?: number;
   total?: number;
+}
+
+/** What the merge's thread did to a document bound for the office, and what it found in it. */
+interface MergedFor {
+  /** Made inert already. */
+  inert?: boolean;
+  /** Shows per-record page totals (SECTIONPAGES), which the office computes as it lays out. */
+  sectionPages?: boolean;
+  /** Has fields to recompute (undefined: the converter looks). */
+  updateFields?: boolean;
 }
 
 /** The context without progress: for work whose own steps are not what its caller counts. */
@@ -162,8 +174,7 @@ export class DocumentOperations {
     document: DocumentSettings,
     test: boolean,
     ctx: WorkContext,
-    alreadyInert = false,
-    sectionPages = false,
+    merged: MergedFor = {},
   ): Promise<Buffer> {
     if (outputNeedsOffice(format, document.password)) await this.beforeOffice();
     const out = await this.parts.pipeline.output(docx, format, {
@@ -171,8 +182,9 @@ export class DocumentOperations {
       test,
       signal: ctx.signal,
       timeoutMs: officeTimeout(ctx),
-      alreadyInert,
-      sectionPages,
+      alreadyInert: merged.inert ?? false,
+      sectionPages: merged.sectionPages ?? false,
+      ...(merged.updateFields !== undefined ? { updateFields: merged.updateFields } : {}),
       ...pageProgress(ctx),
     });
     this.counted(0, out.length);
@@ -195,6 +207,7 @@ export class DocumentOperations {
       documents: merged,
       sectionPages,
       longTables,
+      updateFields,
     } = await this.parts.workers.merge(
       {
         docx,
@@ -217,7 +230,11 @@ export class DocumentOperations {
       const split = longTables?.[i];
       const converted =
         (split && (await this.longTablePdf(split, input, ctx, bytes))) ??
-        (await this.output(document, input.format, input.document, input.test, merged.length > 1 ? quiet(ctx) : ctx, inert, sectionPages));
+        (await this.output(document, input.format, input.document, input.test, merged.length > 1 ? quiet(ctx) : ctx, {
+          inert,
+          sectionPages,
+          updateFields: updateFields?.[i],
+        }));
       bytes = this.counted(bytes, converted.length);
       out.push(converted);
     }
@@ -250,7 +267,10 @@ export class DocumentOperations {
       { properties: input.document.properties, test: input.test, signal: ctx.signal, timeoutMs: officeTimeout(ctx) },
     );
     if (!laid) return undefined;
-    if (laid.parts > 1) ctx.progress?.({ stage: 'joining', done: laid.parts, total: laid.parts });
+    if (laid.parts > 1) {
+      ctx.laidOutInParts?.(laid.parts);
+      ctx.progress?.({ stage: 'joining', done: laid.parts, total: laid.parts });
+    }
     return laid.pdf;
   }
 
@@ -283,17 +303,21 @@ export class DocumentOperations {
       while (next < starts.length) {
         const part = next++;
         const records = input.records.slice(starts[part], starts[part]! + size);
-        const { documents } = await this.parts.workers.merge(
+        const { documents, updateFields } = await this.parts.workers.merge(
           { docx, records, options: input.options, append: true, deadline: ctx.deadline, inert: true, maxOutputBytes: this.maxOutputBytes },
           ctx.signal,
         );
-        pdfs[part] = await this.output(documents[0]!, 'pdf', input.document, input.test, quiet(ctx), true);
+        pdfs[part] = await this.output(documents[0]!, 'pdf', input.document, input.test, quiet(ctx), {
+          inert: true,
+          updateFields: updateFields?.[0],
+        });
         bytes = this.counted(bytes, pdfs[part].length);
         merged += records.length;
         ctx.progress?.({ stage: 'merging', done: merged, total });
       }
     };
     await Promise.all(Array.from({ length: Math.min(starts.length, this.parts.officeProcesses ?? 2) }, lane));
+    ctx.laidOutInParts?.(pdfs.length);
     ctx.progress?.({ stage: 'joining', done: pdfs.length, total: pdfs.length });
     return this.parts.workers.joinPdfs(pdfs, ctx.signal);
   }

@@ -16,7 +16,7 @@ import type { JsonObject } from '../merge/scope.js';
 import type { ThumbnailRequest } from '../render/thumbnails.js';
 import type { TrackedChange } from '../review/trackedChanges.js';
 import type { DataCheck } from '../merge/datacheck.js';
-import type { DocumentOperations, WorkContext, WorkProgress } from './index.js';
+import type { DocumentOperations, WorkContext } from './index.js';
 
 /** A stored template by name, or bytes already read (a sent document, a template a share link names, a CLI file). */
 export type Source = { templateName: string; templateVersion?: number } | { bytes: Buffer; format: DocumentFormat; name?: string };
@@ -214,13 +214,11 @@ export const KINDS: { [K in Kind]: Row<K> } = {
     slot: true,
     async run(request, { operations, ctx, template }) {
       const source = await template(request);
-      // A long document laid out in parts says how many (X-Layout-Parts), for the operator.
+      // A long document laid out in parts says how many (X-Layout-Parts), for the operator. Progress
+      // is asked for only when someone follows it: the office's page reports cost it time.
       let parts = 0;
-      const progress = (p: WorkProgress) => {
-        if (p.stage === 'joining') parts = p.total ?? 0;
-        ctx.progress?.(p);
-      };
-      const documents = await operations.merge({ ...request, template: source.bytes, what: source.what }, { ...ctx, progress });
+      const laidOutInParts = (n: number) => (parts = n);
+      const documents = await operations.merge({ ...request, template: source.bytes, what: source.what }, { ...ctx, laidOutInParts });
       const headers: Record<string, string> = parts ? { 'x-layout-parts': String(parts) } : {};
       return { documents, list: true, headers };
     },

@@ -72,7 +72,7 @@ export class DocumentWorkers implements PageRendering {
     task: Omit<MergeTask, 'records' | 'progress'> & { records: JsonObject[] },
     signal?: AbortSignal,
     progress?: (done: number) => void,
-  ): Promise<{ documents: Buffer[]; sectionPages: boolean; longTables?: (LongTableSplit | null)[] }> {
+  ): Promise<{ documents: Buffer[]; sectionPages: boolean; longTables?: (LongTableSplit | null)[]; updateFields?: boolean[] }> {
     const { records, ...rest } = task;
     const text = this.recordsText(records);
     // Progress crosses on a port of its own; its last message is in before the merge is answered.
@@ -91,6 +91,7 @@ export class DocumentWorkers implements PageRendering {
         documents: reply.documents.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength)),
         sectionPages: reply.sectionPages,
         longTables: reply.longTables,
+        updateFields: reply.updateFields,
       };
     } finally {
       channel?.port1.close();

@@ -35,6 +35,7 @@ import { longTablePartDocx, splitLongTable as splitLongTableOf, type LongTableSp
 import { writeZip } from '../ooxml/zip.js';
 import { longTablePartOdt as longTablePartOdtOf, odtRows, type OdtRows, type Prototype } from '../odf/longTable.js';
 import { showsSectionPages, storeSectionPages as storeSectionPagesIn } from '../ooxml/section-pages.js';
+import { docxNeedsFieldUpdate } from '../ooxml/fields.js';
 import { holdsSvg, loadSvgRasteriser, type SvgRasteriser } from '../render/svg.js';
 
 export interface MergeTask {
@@ -113,6 +114,8 @@ let rasteriser: Promise<SvgRasteriser> | undefined;
 export interface MergeReply {
   documents: Uint8Array[];
   sectionPages: boolean;
+  /** Bound for the office (`inert`): per document, whether it has fields to recompute (ooxml/fields.ts). */
+  updateFields?: boolean[];
   /** Per document, its long table cut at its rows, or null (with `longTableRows`). */
   longTables?: (LongTableSplit | null)[];
 }
@@ -144,9 +147,18 @@ export async function merge(task: MergeTask): Promise<TaskReply<MergeReply>> {
     // Bound for the office, the office computes them as it lays out (office/bridge.py fill_section_pages); DOCX gets them stored.
     const sectionPages = task.append && records.length > 1 && template.restartsPageNumbers() && showsSectionPages(merged[0]!);
     const longTables = task.longTableRows ? documents.map((d) => splitLongTableOf(d, task.longTableRows!)) : undefined;
+    // Asked here, not on the thread that answers requests: the whole document can be read.
+    const updateFields = task.inert
+      ? documents.map((d, i) => longTables?.[i]?.updateFields ?? docxNeedsFieldUpdate(d, Infinity))
+      : undefined;
     return {
       ok: true,
-      value: { documents: documents.map((d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength)), sectionPages, longTables },
+      value: {
+        documents: documents.map((d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength)),
+        sectionPages,
+        longTables,
+        updateFields,
+      },
     };
   } catch (error) {
     return failure(error);

@@ -15,7 +15,7 @@ import { openSqliteStore } from '../../src/store/sqlite.js';
 import { DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
 import { BusyError, InputError, type DocsmithError } from '../../src/errors.js';
 import type { Store } from '../../src/store/types.js';
-import { block, docx, mergefield, p, partText, rtfObject, run } from '../helpers/docx.js';
+import { block, docx, field, mergefield, p, partText, rtfObject, run } from '../helpers/docx.js';
 import { tempDir } from '../helpers/server.js';
 import { damagedPdf } from '../helpers/hostile.js';
 
@@ -158,6 +158,19 @@ describe('document operations, called directly', () => {
     );
   });
 
+  /** Operations whose office is a stand-in converter (the office's side is tested in test/office). */
+  const operationsWith = (converter: Converter) =>
+    new DocumentOperations(
+      {
+        pipeline: new DocumentPipeline(new TemplateLibrary(store), converter, null, (bytes, signal) => workers.txToDocx(bytes, signal)),
+        workers,
+        thumbnails: new Thumbnails(workers, null),
+        converter,
+        maxOutputBytes: 64 * 1024,
+      },
+      async () => undefined,
+    );
+
   it("passes the office's page reports on as progress for one document, not for each of many", async () => {
     // A converter that writes three pages and says so: the office's side is tested in test/office.
     const asked: boolean[] = [];
@@ -169,16 +182,7 @@ describe('document operations, called directly', () => {
         return { data: Buffer.from('%PDF-1.7 stand-in'), officeMs: 1 };
       },
     } as unknown as Converter;
-    const withOffice = new DocumentOperations(
-      {
-        pipeline: new DocumentPipeline(new TemplateLibrary(store), converter, null, (bytes, signal) => workers.txToDocx(bytes, signal)),
-        workers,
-        thumbnails: new Thumbnails(workers, null),
-        converter,
-        maxOutputBytes: 64 * 1024,
-      },
-      async () => undefined,
-    );
+    const withOffice = operationsWith(converter);
     const seen: string[] = [];
     const progress = (p: WorkProgress) => seen.push(`${p.stage} ${p.done ?? ''}/${p.total ?? ''}`);
     const one = {
@@ -202,6 +206,36 @@ describe('document operations, called directly', () => {
       'two documents: their count is the progress',
     );
     assert.deepEqual(asked, [true, false, false]);
+  });
+
+  it('asks the office for page reports only when someone follows, and tells it whether the merge left fields to recompute', async () => {
+    // The office's page reports cost it time; whether fields need recomputing is found in the merge's thread.
+    const asked: { pages: boolean; updateFields: boolean | undefined; inert: boolean | undefined }[] = [];
+    const converter = {
+      convert: async (_bytes: Buffer, _from: string, _to: string, options: ConvertOptions) => {
+        asked.push({ pages: options.pages !== undefined, updateFields: options.updateFields, inert: options.alreadyInert });
+        return { data: Buffer.from('%PDF-1.7 stand-in'), officeMs: 1 };
+      },
+    } as unknown as Converter;
+    const withOffice = operationsWith(converter);
+    const one = {
+      records: [{ name: 'Ann' }],
+      options: DEFAULT_MERGE_OPTIONS,
+      document,
+      format: 'pdf' as const,
+      test: false,
+      append: false,
+    };
+    let parts = -1;
+    await withOffice.merge({ ...one, template }, { laidOutInParts: (n) => (parts = n) });
+    await withOffice.merge({ ...one, template: docx(p(run('Dear '), mergefield('name'), run(', '), field('NUMPAGES', '1'))) });
+    await withOffice.merge({ ...one, template: docx(p(mergefield('name')), { footer: p(run('Page '), field('PAGE', '1')) }) });
+    assert.deepEqual(asked, [
+      { pages: false, updateFields: false, inert: true },
+      { pages: false, updateFields: true, inert: true },
+      { pages: false, updateFields: false, inert: true },
+    ]);
+    assert.equal(parts, -1, 'one document, laid out whole');
   });
 
   it('warms its threads with a small merge of their own', async () => {

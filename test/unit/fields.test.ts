@@ -34,5 +34,9 @@ describe('whether the office has fields to recompute (it skips that when not)', 
     assert.equal(docxNeedsFieldUpdate(whole.subarray(0, whole.length - 30)), true, 'cut off');
     assert.equal(docxNeedsFieldUpdate(Buffer.from('not a zip at all')), true, 'not a ZIP');
     assert.equal(docxNeedsFieldUpdate(docx(p(run('y'.repeat(200 * 1024))))), true, 'too much text to read on the request thread');
+    // A worker thread reads it all.
+    const long = docx(p(run('y'.repeat(200 * 1024))), { footer: p(run('Page '), field('PAGE', '1')) });
+    assert.equal(docxNeedsFieldUpdate(long, Infinity), false);
+    assert.equal(docxNeedsFieldUpdate(docx(p(run('y'.repeat(200 * 1024)), field('NUMPAGES', '1'))), Infinity), true);
   });
 });

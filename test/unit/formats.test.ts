@@ -159,4 +159,21 @@ describe('PDF pages', () => {
       assert.match(await pdfText(bytes), /Hello/, tree);
     }
   });
+
+  it('joins PDFs copying what their pages share once per part, into bytes of their own', async () => {
+    const { joinPdfs, mupdf, pdfText } = await import('../../src/formats/pdf.js');
+    const lib = await mupdf();
+    // Two pages sharing their embedded fonts, as the office writes a part of a long table.
+    const page = lib.Document.openDocument(fixture('maelzel_machine.pdf'), 'application/pdf').asPDF()!;
+    const twoPages = new lib.PDFDocument();
+    const map = twoPages.newGraftMap();
+    map.graftPage(-1, page, 0);
+    map.graftPage(-1, page, 0);
+    const part = twoPages.saveToBuffer('compress').asUint8Array().slice();
+    const joined = await joinPdfs([part, part]);
+    assert.equal(lib.Document.openDocument(joined, 'application/pdf').countPages(), 4);
+    assert.ok(joined.length < part.length * 2.2, `${joined.length} bytes joined from two parts of ${part.length}`);
+    assert.equal(joined.byteLength, joined.buffer.byteLength, 'not a view into the reader’s memory, which a thread would copy whole');
+    assert.equal((await pdfText(joined)).match(/Mälzel and the Machine/g)?.length, 4);
+  });
 });

@@ -1,0 +1,49 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { prepareProfile } from '../../src/office/profile.js';
+
+const settingsFile = (dir: string) => path.join(dir, 'user', 'registrymodifications.xcu');
+const valueOf = (xml: string, name: string) =>
+  [...xml.matchAll(new RegExp(`<prop oor:name="${name}"[^>]*><value>([^<]*)</value>`, 'g'))].map((m) => m[1]);
+
+describe('office profile settings', () => {
+  it('a new profile gets every setting: no macros, no lock files, no recovery', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'profile-'));
+    prepareProfile(dir);
+    const xml = fs.readFileSync(settingsFile(dir), 'utf8');
+    assert.deepEqual(valueOf(xml, 'DisableMacrosExecution'), ['true']);
+    assert.deepEqual(valueOf(xml, 'UseLocking'), ['false']);
+    assert.deepEqual(valueOf(xml, 'UseDocumentOOoLockFile'), ['false']);
+    assert.match(xml, /^<\?xml[^>]*>\n<oor:items [^>]*>\n(<item [^\n]*<\/item>\n)+<\/oor:items>\n$/);
+  });
+
+  it('a profile the office rewrote keeps its own items, gets the settings it lacks and our values back', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'profile-'));
+    fs.mkdirSync(path.join(dir, 'user'));
+    // As LibreOffice writes the file: its own items, one of ours changed, UseLocking (added later) absent.
+    const office =
+      '<?xml version="1.0" encoding="UTF-8"?>\n<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n' +
+      '<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="UseDocumentOOoLockFile" oor:op="fuse"><value>false</value></prop></item>\n' +
+      '<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="DisableMacrosExecution" oor:op="fuse"><value>false</value></prop></item>\n' +
+      '<item oor:path="/org.openoffice.Setup/Office"><prop oor:name="ooSetupInstCompleted" oor:op="fuse"><value>true</value></prop></item>\n' +
+      '</oor:items>\n';
+    fs.writeFileSync(settingsFile(dir), office);
+    prepareProfile(dir);
+    const xml = fs.readFileSync(settingsFile(dir), 'utf8');
+    assert.deepEqual(valueOf(xml, 'DisableMacrosExecution'), ['true']);
+    assert.deepEqual(valueOf(xml, 'UseLocking'), ['false']);
+    assert.deepEqual(valueOf(xml, 'UseDocumentOOoLockFile'), ['false']);
+    assert.deepEqual(valueOf(xml, 'ooSetupInstCompleted'), ['true']);
+    assert.ok(xml.startsWith(office.split('\n')[0]!), xml);
+
+    // Nothing to change: the file is not written again.
+    const written = fs.statSync(settingsFile(dir)).mtimeMs;
+    fs.utimesSync(settingsFile(dir), 0, 0);
+    prepareProfile(dir);
+    assert.equal(fs.statSync(settingsFile(dir)).mtimeMs, 0);
+    assert.ok(written > 0);
+  });
+});
