@@ -54,6 +54,9 @@ interface ContentTypes {
   overrides: Map<string, string>;
 }
 
+/** Parts' bytes already read as text. */
+const decoded = new WeakMap<Uint8Array, string>();
+
 /**
  * An OPC package (DOCX): its parts by name, read and written as a ZIP. It is the one owner of
  * the package's bookkeeping: content types and added relationships are kept as data and
@@ -111,7 +114,12 @@ export class OoxmlPackage {
   text(name: string): string | undefined {
     if (name === CONTENT_TYPES || name.endsWith('.rels')) this.flush();
     const data = this.parts.get(name);
-    return data ? Buffer.from(data).toString('utf8') : undefined;
+    if (!data) return undefined;
+    // Read in place (a long table's body is megabytes, read by several checks in turn), and once
+    // per bytes: a part given new bytes is read anew.
+    let text = decoded.get(data);
+    if (text === undefined) decoded.set(data, (text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')));
+    return text;
   }
 
   setText(name: string, value: string): void {

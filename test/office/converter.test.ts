@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { unzipSync, zipSync } from 'fflate';
 import * as mupdf from 'mupdf';
 import type { OfficePool } from '../../src/office/pool.js';
@@ -136,6 +136,17 @@ describe('converter: passwords, properties, normalisation, no network', () => {
     assert.ok(pages > 1);
     assert.match(numbered.text, new RegExp(`Last page: ${pages}\\s*$`));
     assert.equal((await text(footed, { watermark: 'TEST MODE' })).laidOut, true, 'the test stamp needs the view');
+  });
+
+  it('hands large documents to the office and reads large outputs back whole (past what is written and read at once)', async () => {
+    // About 1 MB of text that compresses poorly: a DOCX of hundreds of KB, text output of about 1 MB.
+    const letters = (n: number) => [...randomBytes(n)].map((b) => String.fromCharCode(97 + (b % 26))).join('');
+    const lines = Array.from({ length: 8000 }, (_, i) => `${i} ${letters(120)}`);
+    const big = docx(lines.map((line) => p(run(line))).join(''));
+    assert.ok(big.length > 256 * 1024, `${big.length} bytes`);
+    const text = (await converter.convert(big, 'docx', 'txt')).data.toString('utf8');
+    assert.ok(text.length > 900_000, `${text.length} characters`);
+    assert.equal(text.trimEnd().split(/\r?\n/).at(-1), lines.at(-1));
   });
 
   it('ignores a password for formats that cannot carry one, as ReportingCloud clients expect', async () => {
