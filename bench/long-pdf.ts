@@ -66,6 +66,7 @@ const pool = testPool({ size: 2 });
 await pool.start();
 const converter = new Converter(pool);
 const workers = new DocumentWorkers(2);
+await workers.warm(); // as a server's threads are, at its start
 const pages = (pdf: Uint8Array) => mupdf.Document.openDocument(Buffer.from(pdf), 'application/pdf').countPages();
 let peak = 0;
 /** The office processes' memory: this process's tree less itself (worker threads are in it). */

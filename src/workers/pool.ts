@@ -283,8 +283,9 @@ export class DocumentWorkers implements PageRendering {
   }
 
   /**
-   * Starts the threads and runs a small merge in each (tasks.ts `warm`), so that the first requests
-   * do not pay for code compiled as it first runs; for a server at start-up, off the request path.
+   * Starts the threads and runs a small merge in each and loads the PDF reader (tasks.ts `warm`), so
+   * that the first requests do not pay for code compiled as it first runs; for a server at
+   * start-up, off the request path.
    */
   async warm(): Promise<void> {
     const pool = this.pool;

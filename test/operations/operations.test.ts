@@ -239,7 +239,7 @@ describe('document operations, called directly', () => {
   });
 
   it('warms its threads with a small merge of their own', async () => {
-    assert.deepEqual(warmTask(), { ok: true, value: null }, 'the letter merges and is made inert');
+    assert.deepEqual(await warmTask(), { ok: true, value: null }, 'the letter merges and is made inert, the PDF reader loads');
     await workers.warm();
     const [out] = await merge();
     assert.match(partText(out!), /Dear Ann/);
