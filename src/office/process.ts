@@ -174,16 +174,7 @@ async function writeJobFile(file: string, bytes: Uint8Array): Promise<void> {
 async function readJobFile(file: string): Promise<Buffer> {
   const fd = fs.openSync(file, 'r');
   try {
-    const size = fs.fstatSync(fd).size;
-    if (size > AT_ONCE_BYTES) return await fs.promises.readFile(file);
-    const data = Buffer.allocUnsafe(size);
-    let read = 0;
-    while (read < size) {
-      const n = fs.readSync(fd, data, read, size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return data.subarray(0, read);
+    return fs.fstatSync(fd).size > AT_ONCE_BYTES ? await fs.promises.readFile(file) : fs.readFileSync(fd);
   } finally {
     fs.closeSync(fd);
   }

@@ -1,4 +1,5 @@
 import { readZip, ZipError, DEFAULT_ZIP_LIMITS } from './zip.js';
+import type { OoxmlPackage } from './package.js';
 
 /** Parts that show text on a page: the body, headers, footers, footnotes and endnotes. */
 const SHOWN_PART = /^word\/(?:document|header\d*|footer\d*|footnotes|endnotes)\.xml$/;
@@ -23,7 +24,17 @@ export function fieldInstructions(xml: string): string[] {
  * costs the office time in proportion to the document, which it recounts.
  */
 export function needsFieldUpdate(xml: string): boolean {
-  return fieldInstructions(xml).some((instruction) => !SET_BY_LAYOUT.has(instruction.split(/\s+/)[0] ?? ''));
+  return fieldKeywords(xml).some((keyword) => !SET_BY_LAYOUT.has(keyword));
+}
+
+/** The keyword of each of a part's field instructions: MERGEFIELD, PAGE, ... */
+export function fieldKeywords(xml: string): string[] {
+  return fieldInstructions(xml).map((instruction) => instruction.split(/\s+/)[0] ?? '');
+}
+
+/** As needsFieldUpdate for the text parts of a package read already (the body, headers, footers, notes). */
+export function packageNeedsFieldUpdate(pkg: OoxmlPackage): boolean {
+  return pkg.textParts().some((name) => needsFieldUpdate(pkg.text(name) ?? ''));
 }
 
 /**

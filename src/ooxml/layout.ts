@@ -1,4 +1,4 @@
-import { fieldInstructions } from './fields.js';
+import { fieldKeywords } from './fields.js';
 import { OoxmlPackage } from './package.js';
 
 /**
@@ -14,8 +14,7 @@ export function laysOutInParts(docx: Buffer | OoxmlPackage, restartsNumbering: b
   const parts = pkg.textParts();
   for (const name of parts) {
     const xml = pkg.text(name) ?? '';
-    for (const instruction of fieldInstructions(xml)) {
-      const keyword = instruction.split(/\s+/)[0] ?? '';
+    for (const keyword of fieldKeywords(xml)) {
       if (['NUMPAGES', 'SECTIONPAGES', 'PAGEREF', 'TOC', 'NOTEREF', 'SECTION', 'REF', 'SEQ'].includes(keyword)) return false;
       if (keyword === 'PAGE' && !restartsNumbering) return false;
     }

@@ -8,7 +8,7 @@
  */
 import { OoxmlPackage } from './package.js';
 import { laysOutInParts } from './layout.js';
-import { needsFieldUpdate } from './fields.js';
+import { packageNeedsFieldUpdate } from './fields.js';
 import { writeZip } from './zip.js';
 import { unescapeText } from './xml.js';
 
@@ -50,8 +50,8 @@ const TAG = /<(\/?)w:(tbl|tr)(?=[\s>/])[^>]*?(\/?)>/g;
  * headers, and a plain table (not floating, no nested tables, no vertically merged cells, which a
  * cut between rows would tear). Otherwise null.
  */
-export function splitLongTable(docx: Buffer, minRows: number): LongTableSplit | null {
-  const pkg = OoxmlPackage.read(docx);
+export function splitLongTable(docx: Buffer | OoxmlPackage, minRows: number): LongTableSplit | null {
+  const pkg = docx instanceof OoxmlPackage ? docx : OoxmlPackage.read(docx);
   const main = pkg.mainDocument();
   const xml = pkg.text(main) ?? '';
   const body = /<w:body\b[^>]*>/.exec(xml);
@@ -116,7 +116,7 @@ export function splitLongTable(docx: Buffer, minRows: number): LongTableSplit | 
     tail: xml.slice(bodyEnd),
     firstPage: start ? Number(start[1]) : 1,
     shapes: null,
-    updateFields: pkg.textParts().some((name) => needsFieldUpdate(pkg.text(name) ?? '')),
+    updateFields: packageNeedsFieldUpdate(pkg),
   };
   split.shapes = rowShapes(split);
   return split;

@@ -72,7 +72,7 @@ export class DocumentWorkers implements PageRendering {
     task: Omit<MergeTask, 'records' | 'progress'> & { records: JsonObject[] },
     signal?: AbortSignal,
     progress?: (done: number) => void,
-  ): Promise<{ documents: Buffer[]; sectionPages: boolean; longTables?: (LongTableSplit | null)[]; updateFields?: boolean[] }> {
+  ): Promise<Omit<MergeReply, 'documents'> & { documents: Buffer[] }> {
     const { records, ...rest } = task;
     const text = this.recordsText(records);
     // Progress crosses on a port of its own; its last message is in before the merge is answered.
@@ -87,12 +87,7 @@ export class DocumentWorkers implements PageRendering {
         channel ? [channel.port2] : [],
       );
       await closed;
-      return {
-        documents: reply.documents.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength)),
-        sectionPages: reply.sectionPages,
-        longTables: reply.longTables,
-        updateFields: reply.updateFields,
-      };
+      return { ...reply, documents: reply.documents.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength)) };
     } finally {
       channel?.port1.close();
     }

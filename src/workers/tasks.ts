@@ -35,7 +35,8 @@ import { longTablePartDocx, splitLongTable as splitLongTableOf, type LongTableSp
 import { writeZip } from '../ooxml/zip.js';
 import { longTablePartOdt as longTablePartOdtOf, odtRows, type OdtRows, type Prototype } from '../odf/longTable.js';
 import { showsSectionPages, storeSectionPages as storeSectionPagesIn } from '../ooxml/section-pages.js';
-import { docxNeedsFieldUpdate } from '../ooxml/fields.js';
+import { docxNeedsFieldUpdate, packageNeedsFieldUpdate } from '../ooxml/fields.js';
+import { OoxmlPackage } from '../ooxml/package.js';
 import { holdsSvg, loadSvgRasteriser, type SvgRasteriser } from '../render/svg.js';
 
 export interface MergeTask {
@@ -120,6 +121,18 @@ export interface MergeReply {
   longTables?: (LongTableSplit | null)[];
 }
 
+/**
+ * What the office needs to know of a merged document: whether it has fields to recompute (asked
+ * here, not on the thread that answers requests, so the whole document can be read) and, with
+ * `longTableRows`, its long table; the document is read once for both.
+ */
+function officeFacts(docx: Buffer, longTableRows: number | undefined): { longTable: LongTableSplit | null; updateFields: boolean } {
+  if (!longTableRows) return { longTable: null, updateFields: docxNeedsFieldUpdate(docx, Infinity) };
+  const pkg = OoxmlPackage.read(docx);
+  const longTable = splitLongTableOf(pkg, longTableRows);
+  return { longTable, updateFields: longTable?.updateFields ?? packageNeedsFieldUpdate(pkg) };
+}
+
 export async function merge(task: MergeTask): Promise<TaskReply<MergeReply>> {
   try {
     const template = templates.get(Buffer.from(task.docx.buffer, task.docx.byteOffset, task.docx.byteLength));
@@ -146,11 +159,9 @@ export async function merge(task: MergeTask): Promise<TaskReply<MergeReply>> {
     const documents = task.inert ? merged.map((d) => makeInert(d, 'docx')) : merged;
     // Bound for the office, the office computes them as it lays out (office/bridge.py fill_section_pages); DOCX gets them stored.
     const sectionPages = task.append && records.length > 1 && template.restartsPageNumbers() && showsSectionPages(merged[0]!);
-    const longTables = task.longTableRows ? documents.map((d) => splitLongTableOf(d, task.longTableRows!)) : undefined;
-    // Asked here, not on the thread that answers requests: the whole document can be read.
-    const updateFields = task.inert
-      ? documents.map((d, i) => longTables?.[i]?.updateFields ?? docxNeedsFieldUpdate(d, Infinity))
-      : undefined;
+    const facts = task.inert || task.longTableRows ? documents.map((d) => officeFacts(d, task.longTableRows)) : undefined;
+    const longTables = task.longTableRows ? facts?.map((f) => f.longTable) : undefined;
+    const updateFields = task.inert ? facts?.map((f) => f.updateFields) : undefined;
     return {
       ok: true,
       value: {
