@@ -108,7 +108,8 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const partsLaid = async () => {
   const metrics = await (await fetch(`${server.url}/metrics`)).text();
   const count = (laid: string) => Number(new RegExp(`docsmith_long_table_parts_total\\{laid="${laid}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
-  return `${count('in_turn')} in turn, ${count('ahead')} ahead, ${count('discarded')} discarded`;
+  const kept = Number(/docsmith_long_table_parts_kept_layout_total (\d+)/.exec(metrics)?.[1] ?? 0);
+  return `${count('in_turn')} in turn, ${count('ahead')} ahead (${kept} of them kept their layout), ${count('discarded')} discarded`;
 };
 
 for (const shape of shapes) {

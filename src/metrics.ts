@@ -219,6 +219,13 @@ export class Metrics {
     );
     followingCounter(
       this.registry,
+      'docsmith_long_table_parts_kept_layout_total',
+      'Parts of long tables laid out ahead that kept their layout: their true start began one of their pages, so only the pages before it were left out',
+      [],
+      () => [[{}, longTableParts.keptLayout]],
+    );
+    followingCounter(
+      this.registry,
       'docsmith_long_table_odt_parts_total',
       'Parts of long tables the office read from ODT made from its own ODT of the table (faster to read than DOCX)',
       [],

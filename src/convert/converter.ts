@@ -86,6 +86,14 @@ function officeProperties(p: DocumentProperties | undefined): Record<string, str
 }
 
 /** How to run a one-off office when the pool cannot convert a document. */
+/** A long table's part as the office laid it out: its pages, where it breaks, and the pages of a part laid out ahead left out before its true start. */
+export interface LaidPart {
+  data: Buffer;
+  tableBreak: TableBreak;
+  /** A part laid out ahead that kept its layout (its true start began one of its pages): the pages before that one, left out. */
+  leftOut?: number;
+}
+
 export interface OneShotOptions {
   sofficePath: string;
   sandbox: Sandbox;
@@ -269,7 +277,7 @@ export class Converter {
     part: { headerRows: number; last: boolean },
     options: ConvertOptions,
     flow: { held?: () => Promise<PartStart | null>; broke?: (tableBreak: TableBreak) => void; started?: (run: boolean) => void } = {},
-  ): Promise<{ data: Buffer; tableBreak: TableBreak } | undefined | null> {
+  ): Promise<LaidPart | undefined | null> {
     try {
       if (flow.held && !this.pool.spare) return null;
       const run = this.pool.run(
@@ -292,7 +300,9 @@ export class Converter {
       const result = await run;
       if (result.dropped) return null;
       const data = result.tableBreak ? result.data : null;
-      return data && data.length > 0 ? { data, tableBreak: result.tableBreak! } : undefined;
+      return data && data.length > 0
+        ? { data, tableBreak: result.tableBreak!, ...(result.leftOut !== undefined ? { leftOut: result.leftOut } : {}) }
+        : undefined;
     } catch (error) {
       // The office failing on the part: the whole document gets its chance (a part ahead: it is laid
       // out in turn); time limits, aborts and a full queue stand.

@@ -223,11 +223,12 @@ class Bridge:
                 # Each section's page count, in the answer (the bridge writes no file): for stored results in DOCX.
                 return {"ok": True, "sectionPages": [length for _, length in page_runs(doc)]}
             table = long_table(doc, spec["bookmark"]) if spec else None
+            skipped = {"rows": 0, "pages": 0, "kept": False}
             if held:
                 go = self.hold(doc, job.get("id")) if table is not None else None
                 if go is None:
                     return {"ok": True, "dropped": True}
-                trim_rows(table, int(spec["headerRows"]), go)
+                skipped = start_part(doc, table, int(spec["headerRows"]), go)
                 if doc.getCurrentController() is None:
                     self.show(doc)
             laid_out = not text_only
@@ -240,12 +241,15 @@ class Bridge:
                 answer["laidOut"] = laid_out
             data = dict(job.get("filterData") or {})
             if spec:
-                found = table_break(doc, table, spec)
+                found = table_break(doc, table, spec, skipped)
                 answer["tableBreak"] = found
+                if skipped["kept"]:
+                    answer["leftOut"] = skipped["pages"]
                 if found is None:
                     return answer
+                if found["keep"] < found["pages"] or skipped["pages"]:
+                    data["PageRange"] = "%d-%d" % (skipped["pages"] + 1, skipped["pages"] + found["keep"])
                 if found["keep"] < found["pages"]:
-                    data["PageRange"] = "1-%d" % found["keep"]
                     # Said before the export: the part after this one may go on meanwhile.
                     self.output.line({"id": job.get("id"), "broke": found})
             store = {"FilterName": job["filter"], "Overwrite": True}
@@ -395,92 +399,145 @@ def long_table(doc, bookmark):
         return None
 
 
-def trim_rows(table, header, go):
-    """The rows before the part's true start go (before any layout: cheap); its pages are numbered
-    from the true page."""
-    trim = int(go.get("trim", 0))
-    if trim > 0:
-        table.getRows().removeByIndex(header, trim)
-    table.PageNumberOffset = int(go["page"])
+class LaidTable:
+    """A long table's part as the office laid it out: on which page its rows begin and end (the view
+    cursor lays out what it is asked about)."""
 
+    def __init__(self, doc, table, header):
+        self.doc = doc
+        self.table = table
+        self.header = header
+        self.rows = table.getRows().getCount() - header
+        self.columns = table.getColumns().getCount()
+        self.cursor = doc.getCurrentController().getViewCursor()
 
-def table_break(doc, table, spec):
-    """Where the next part of a long table starts: the latest page, after the first, whose first row
-    begins on it while the row before ends on an earlier page (a row split over the break would be
-    torn). Its rows go to the next part; the pages before it are kept. The last part keeps every
-    page. None when the table is not found or no page qualifies."""
-    if table is None:
-        return None
-    controller = doc.getCurrentController()
-    cursor = controller.getViewCursor()
-    pages = controller.PageCount
-    header = int(spec["headerRows"])
-    rows = table.getRows().getCount() - header
-    columns = table.getColumns().getCount()
-    if spec.get("last"):
-        return {"pages": pages, "keep": pages, "restart": rows}
-    if rows < 2:
-        return None
+    def pages(self):
+        return self.doc.getCurrentController().PageCount
 
-    def page_of(text_range):
-        cursor.gotoRange(text_range, False)
-        return cursor.getPage()
+    def page_of(self, text_range):
+        self.cursor.gotoRange(text_range, False)
+        return self.cursor.getPage()
 
-    def starts(i):
-        return page_of(table.getCellByPosition(0, header + i).getText().getStart())
+    def starts(self, i):
+        return self.page_of(self.table.getCellByPosition(0, self.header + i).getText().getStart())
 
-    def ends(i):
+    def ends(self, i):
         last = 0
-        for column in range(columns):
+        for column in range(self.columns):
             try:
-                cell = table.getCellByPosition(column, header + i)
+                cell = self.table.getCellByPosition(column, self.header + i)
             except Exception:
                 break  # a row with fewer (spanned) cells
-            last = max(last, page_of(cell.getText().getEnd()))
+            last = max(last, self.page_of(cell.getText().getEnd()))
         return last
 
-    def begins(i, page):
+    def begins(self, i, page):
         """Row i is the first on the page, whole, and the row before ends earlier."""
-        return 0 < i < rows and starts(i) == page and starts(i - 1) < page and ends(i - 1) < page
+        return 0 < i < self.rows and self.starts(i) == page and self.starts(i - 1) < page and self.ends(i - 1) < page
 
-    def break_on(page):
-        low, high = 0, rows  # the first row starting on this page or later
+    def begun_by(self, i):
+        """The page row i begins as its first row, whole (the row before ends earlier), or None."""
+        if not 0 < i < self.rows:
+            return None
+        page = self.starts(i)
+        return page if self.begins(i, page) else None
+
+    def break_on(self, page):
+        """The row that begins the page, found by searching the rows, or None."""
+        low, high = 0, self.rows  # the first row starting on this page or later
         while low < high:
             middle = (low + high) // 2
-            if starts(middle) >= page:
+            if self.starts(middle) >= page:
                 high = middle
             else:
                 low = middle + 1
-        return low if low < rows and begins(low, page) else None
+        return low if low < self.rows and self.begins(low, page) else None
 
-    def first_on(page):
+    def first_on(self, page):
         """The row whose cell holds the page's first text (a row that begins on it, or one split onto
         it), found by jumping there: a few calls where the search takes dozens. None if not a row."""
+        cursor = self.cursor
         try:
             cursor.jumpToPage(page)
             cursor.jumpToStartOfPage()
             cell = cursor.Cell
-            if cell is None or cursor.TextTable is None or cursor.TextTable.Name != table.Name:
+            if cell is None or cursor.TextTable is None or cursor.TextTable.Name != self.table.Name:
                 return None
             row = re.fullmatch(r"[A-Z]+([0-9]+)", cell.CellName)
-            return int(row.group(1)) - 1 - header if row else None
+            return int(row.group(1)) - 1 - self.header if row else None
         except Exception as e:
             if office_gone(e):
                 raise
             return None
 
-    for page in range(pages, 1, -1):
-        first = first_on(page)
-        if first is not None and 0 < first < rows:
-            begun = starts(first)
+    def row_beginning(self, page):
+        """The row that begins the page whole, or None: the quick way first, then the search."""
+        first = self.first_on(page)
+        if first is not None and 0 < first < self.rows:
+            begun = self.starts(first)
             if begun == page:
                 # The row holding the page's first text starts on it: the row before has no text on it.
-                return {"pages": pages, "keep": page - 1, "restart": first}
+                return first
             if begun < page:
-                continue  # the page opens with the rest of a row torn over the break
-        restart = break_on(page)  # checks both rows the long way
-        if restart is not None:
-            return {"pages": pages, "keep": page - 1, "restart": restart}
+                return None  # the page opens with the rest of a row torn over the break
+        return self.break_on(page)  # checks both rows the long way
+
+
+def start_part(doc, table, header, go):
+    """Where a part laid out ahead truly starts: `trim` rows in, numbered `page`. Pages that begin
+    with the same row lay out alike from there on, so when the part's own layout has a page begun
+    by that row, the pages before it are only left out of the export and the part renumbered if
+    need be (its layout kept). Otherwise the rows before go (before any layout: cheap; after it,
+    what follows them is laid out again). Returns the rows and pages left out, and whether a layout
+    made ahead was kept."""
+    trim = int(go.get("trim", 0))
+    page = int(go["page"])
+    if doc.getCurrentController() is not None:
+        laid = LaidTable(doc, table, header)
+        begun = laid.begun_by(trim) if trim > 0 else 1
+        if begun is not None and page - begun + 1 >= 1:
+            kept = {"rows": trim, "pages": begun - 1, "kept": True}
+            if table.PageNumberOffset == page - begun + 1:
+                return kept  # begun where Node foresaw a page would begin, with its number
+            # Numbers may change which pages are left and right, and with them the layout: checked again.
+            table.PageNumberOffset = page - begun + 1
+            if trim == 0 or laid.begun_by(trim) == begun:
+                return kept
+    if trim > 0:
+        table.getRows().removeByIndex(header, trim)
+    if table.PageNumberOffset != page:
+        table.PageNumberOffset = page
+    return {"rows": 0, "pages": 0, "kept": False}
+
+
+def table_break(doc, table, spec, skipped):
+    """Where the next part of a long table starts: the latest page, after the first, whose first row
+    begins on it while the row before ends on an earlier page (a row split over the break would be
+    torn). Its rows go to the next part; the pages before it are kept. The last part keeps every
+    page. Rows and pages are counted from the part's true start, after those `skipped`; with them
+    `rowsOnPage`, the rows of the last page kept when it begins with a whole row (pages of like rows
+    hold as many: where the next parts' pages will begin). None when the table is not found or no
+    page qualifies."""
+    if table is None:
+        return None
+    laid = LaidTable(doc, table, int(spec["headerRows"]))
+    pages = laid.pages() - skipped["pages"]
+    rows = laid.rows - skipped["rows"]
+    if spec.get("last"):
+        return {"pages": pages, "keep": pages, "restart": rows}
+    if rows < 2:
+        return None
+    for page in range(laid.pages(), skipped["pages"] + 1, -1):
+        restart = laid.row_beginning(page)
+        if restart is None or restart <= skipped["rows"]:
+            continue
+        found = {"pages": pages, "keep": page - 1 - skipped["pages"], "restart": restart - skipped["rows"]}
+        if page - 1 > skipped["pages"] + 1:
+            # Asked the quick way only: a page whose first row is torn holds no like rows anyway.
+            before = laid.first_on(page - 1)
+            if before is not None and skipped["rows"] < before < restart and laid.starts(before) == page - 1:
+                found["rowsOnPage"] = restart - before
+        return found
     return None
 
 

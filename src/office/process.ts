@@ -63,7 +63,7 @@ export interface OfficeJob {
   onBroke?: (tableBreak: TableBreak) => void;
 }
 
-/** Where a part laid out ahead truly starts: the rows before it to drop, and its first page's number. */
+/** Where a part laid out ahead truly starts: the rows before it (dropped, or their pages left out), and its first page's number. */
 export interface PartStart {
   trim: number;
   page: number;
@@ -74,6 +74,8 @@ export interface TableBreak {
   pages: number;
   keep: number;
   restart: number;
+  /** The rows of the last page kept, when it begins with a whole row and is not the part's first. */
+  rowsOnPage?: number;
 }
 
 export interface JobResult {
@@ -87,6 +89,8 @@ export interface JobResult {
   tableBreak?: TableBreak | null;
   /** A held part that was dropped (nothing exported). */
   dropped?: boolean;
+  /** A part laid out ahead that kept its layout (its true start began one of its pages): the pages before that one, left out of the export. */
+  leftOut?: number;
   /** A `textOnly` job: whether the office laid the document out. */
   laidOut?: boolean;
 }
@@ -144,6 +148,7 @@ interface BridgeLine {
   held?: unknown;
   loaded?: unknown;
   dropped?: unknown;
+  leftOut?: unknown;
   laidOut?: unknown;
   broke?: unknown;
 }
@@ -393,6 +398,7 @@ export class OfficeProcess {
         ...(measured ? { sectionPages: measured } : {}),
         ...('tableBreak' in reply ? { tableBreak: tableBreakOf(reply.tableBreak) } : {}),
         ...(reply.dropped === true ? { dropped: true } : {}),
+        ...(Number.isInteger(reply.leftOut) && (reply.leftOut as number) >= 0 ? { leftOut: reply.leftOut as number } : {}),
         ...(typeof reply.laidOut === 'boolean' ? { laidOut: reply.laidOut } : {}),
       });
     } else {
@@ -559,8 +565,8 @@ export class OfficeProcess {
 /** A bridge's table break, checked: whole numbers that add up, or null. */
 function tableBreakOf(value: unknown): TableBreak | null {
   if (typeof value !== 'object' || value === null) return null;
-  const { pages, keep, restart } = value as Record<string, unknown>;
+  const { pages, keep, restart, rowsOnPage } = value as Record<string, unknown>;
   const whole = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0;
   if (!whole(pages) || !whole(keep) || !whole(restart) || keep < 1 || keep > pages) return null;
-  return { pages, keep, restart };
+  return { pages, keep, restart, ...(whole(rowsOnPage) && rowsOnPage > 0 && rowsOnPage <= restart ? { rowsOnPage } : {}) };
 }

@@ -5,7 +5,7 @@
  * office never lays out one table of thousands of rows, whose time grows much faster than its
  * rows, and the pages are those of one layout.
  */
-import type { Converter, ConvertOptions } from '../convert/converter.js';
+import type { Converter, ConvertOptions, LaidPart } from '../convert/converter.js';
 import type { PartStart, TableBreak } from '../office/process.js';
 import { longTablePartXml, type LongTableSplit } from '../ooxml/longTable.js';
 import { prototypeOf, type OdtRows } from '../odf/longTable.js';
@@ -21,8 +21,12 @@ const FIRST_MARGIN = 200;
 /** Pages' worth of rows a part ahead begins before the end of the part before it. */
 const MARGIN_PAGES = 3;
 
-/** Parts laid out since start: in turn (from a known page start), ahead (and kept), or ahead and dropped; and those read from ODT. */
-export const longTableParts = { inTurn: 0, ahead: 0, discarded: 0, fromOdt: 0 };
+/**
+ * Parts laid out since start: in turn (from a known page start), ahead (and kept), or ahead and
+ * dropped; parts ahead that kept their layout as it was (their true start began one of their
+ * pages); and those read from ODT.
+ */
+export const longTableParts = { inTurn: 0, ahead: 0, discarded: 0, keptLayout: 0, fromOdt: 0 };
 
 export interface LongTableWork {
   workers: DocumentWorkers;
@@ -43,7 +47,7 @@ interface Part {
   last: boolean;
 }
 
-type Laid = { data: Buffer; tableBreak: TableBreak } | undefined | null;
+type Laid = LaidPart | undefined | null;
 
 interface Flight {
   part: Part;
@@ -86,7 +90,19 @@ export async function longTablePdf(
   // rows a page held so far), widened each time a part ahead began after the true break.
   let perPage: number | undefined;
   let widen = 1;
-  const margin = () => Math.min(PART_ROWS, (perPage ? Math.ceil(perPage * MARGIN_PAGES) + 1 : FIRST_MARGIN) * widen);
+  // The rows of the last page a part kept, and whether every page of that part (not the first)
+  // held as many. Then a part ahead begun that many rows on from a true page start begins a true
+  // page too, with a known number, and when told where it starts it only leaves pages out: one
+  // page before the end of the part before it is enough.
+  let rowsOnPage: number | undefined;
+  let uniform = false;
+  const margin = () =>
+    uniform && rowsOnPage ? rowsOnPage : Math.min(PART_ROWS, (perPage ? Math.ceil(perPage * MARGIN_PAGES) + 1 : FIRST_MARGIN) * widen);
+  const pageStartBefore = (row: number, page: number) => {
+    if (!rowsOnPage || row <= at.from) return { from: row, page };
+    const pages = Math.floor((row - at.from) / rowsOnPage);
+    return { from: at.from + pages * rowsOnPage, page: at.page + pages };
+  };
   let flight: Flight[] = [];
   // A kept part's pages, counted against the output limit as they come; the first failure stops the parts after it.
   let failed: unknown;
@@ -144,6 +160,7 @@ export async function longTablePdf(
         started,
       });
       if (laid && document.format === 'odt') longTableParts.fromOdt++;
+      if (laid?.leftOut !== undefined) longTableParts.keptLayout++;
       return laid;
     })().finally(() => {
       started(false);
@@ -159,8 +176,9 @@ export async function longTablePdf(
       if (flight.length === 0) flight.push(launch(partFrom(at.from, at.page, size, total)));
       while (flight.length < work.lanes && !flight.at(-1)!.part.last) {
         const before = flight.at(-1)!.part;
-        const from = Math.max(before.from + 1, before.to - margin());
-        flight.push(launch(partFrom(from, before.page, size + margin(), total), flight.at(-1)));
+        const start = pageStartBefore(before.to - margin(), before.page);
+        const from = Math.max(before.from + 1, start.from);
+        flight.push(launch(partFrom(from, start.page, size + margin(), total), flight.at(-1)));
       }
       const next = flight.shift()!;
       let { part } = next;
@@ -199,9 +217,12 @@ export async function longTablePdf(
       }
       longTableParts[next.ahead ? 'ahead' : 'inTurn']++;
       if (part.last) break;
-      const { restart, keep } = found ?? (await next.laid)!.tableBreak;
+      const broken = found ?? (await next.laid)!.tableBreak;
+      const { restart, keep } = broken;
       size = PART_ROWS;
       perPage = Math.max(perPage ?? 0, restart / keep);
+      rowsOnPage = broken.rowsOnPage;
+      uniform = rowsOnPage !== undefined && part.from > 0 && restart === keep * rowsOnPage;
       at = { from: part.from + restart, page: part.page + keep };
       work.progress?.(at.from, total);
     }

@@ -49,6 +49,23 @@ function docxWithLinkedImage(url: string): Buffer {
   );
 }
 
+/** A part of a statement of 1,200 one-line rows as a part laid out ahead is made: rows 100-900, numbered from 3. */
+function aheadPart(): Buffer {
+  const widths = [2000, 5000, 2000];
+  const rows = Array.from({ length: 1200 }, (_, i) => gridRow(widths, [p(run(`d${i}`)), p(run(`row ${i}`)), p(run(`${i}.00`))]));
+  const statement = docx(gridTable(widths, gridRow(widths, [p(run('Date')), p(run('Text')), p(run('Amount'))], true), ...rows), {
+    footer: p(run('Page '), field('PAGE', '1')),
+  });
+  const split = splitLongTable(statement, 1000)!;
+  return longTablePartDocx(split, longTablePartXml(split, 100, 900, 3));
+}
+
+/** The text of each page of a PDF. */
+function pageTexts(pdf: Buffer): string[] {
+  const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
+  return Array.from({ length: doc.countPages() }, (_, i) => doc.loadPage(i).toStructuredText('preserve-whitespace').asText());
+}
+
 describe('converter: passwords, properties, normalisation, no network', () => {
   let pool: OfficePool;
   let converter: Converter;
@@ -285,13 +302,7 @@ describe('converter: passwords, properties, normalisation, no network', () => {
   });
 
   it('lays a long table part out ahead, then drops the rows before its true start and numbers it from there, or drops it', async () => {
-    const widths = [2000, 5000, 2000];
-    const rows = Array.from({ length: 1200 }, (_, i) => gridRow(widths, [p(run(`d${i}`)), p(run(`row ${i}`)), p(run(`${i}.00`))]));
-    const statement = docx(gridTable(widths, gridRow(widths, [p(run('Date')), p(run('Text')), p(run('Amount'))], true), ...rows), {
-      footer: p(run('Page '), field('PAGE', '1')),
-    });
-    const split = splitLongTable(statement, 1000)!;
-    const part = longTablePartDocx(split, longTablePartXml(split, 100, 900, 3));
+    const part = aheadPart();
     let asked = 0;
     // Told at once, the part drops the rows before any layout; told later, it was laid out meanwhile
     // and lays out again what follows them (the bridge waits 50 ms before it lays out): the same pages.
@@ -306,11 +317,7 @@ describe('converter: passwords, properties, normalisation, no network', () => {
     const held = await told(false);
     assert.equal(asked, 1, 'asked where it starts once it was loaded');
     assert.ok(held);
-    const pagesOf = (pdf: Buffer) => {
-      const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
-      return Array.from({ length: doc.countPages() }, (_, i) => doc.loadPage(i).toStructuredText('preserve-whitespace').asText());
-    };
-    const first = pagesOf(held.data)[0]!;
+    const first = pageTexts(held.data)[0]!;
     assert.match(first, /^Date\s+Text\s+Amount\s+d137\s+row 137\b/, 'the rows before the true start are gone');
     assert.match(first, /Page 58\s*$/, 'numbered from the true page');
     assert.equal(held.tableBreak.keep, pdfFacts(held.data).pages);
@@ -321,7 +328,7 @@ describe('converter: passwords, properties, normalisation, no network', () => {
     const late = await told(true);
     assert.ok(late);
     assert.deepEqual(late.tableBreak, held.tableBreak, 'told late: the same break');
-    assert.deepEqual(pagesOf(late.data), pagesOf(held.data), 'told late: the same pages');
+    assert.deepEqual(pageTexts(late.data), pageTexts(held.data), 'told late: the same pages');
     // A test run's part is stamped too (the stamp needs the view a part loaded ahead gets late).
     const stamped = await told(false, { test: true });
     assert.ok(stamped);
@@ -333,6 +340,44 @@ describe('converter: passwords, properties, normalisation, no network', () => {
       null,
     );
     assert.ok((await converter.convert(fixture('test_document.docx'), 'docx', 'pdf')).data.length > 0);
+  });
+
+  it('keeps the layout of a part laid out ahead when its true start begins one of its pages, leaving the pages before it out', async () => {
+    const part = aheadPart();
+    const told = async (start: { trim: number; page: number }, late: boolean) => {
+      const laid = await converter.longTablePart(
+        { bytes: part, format: 'docx' },
+        { headerRows: 1, last: false },
+        {},
+        {
+          held: async () => {
+            // Told late, the part was laid out meanwhile (the bridge waits 50 ms before it lays out).
+            if (late) await new Promise((resolve) => setTimeout(resolve, 500));
+            return start;
+          },
+        },
+      );
+      assert.ok(laid);
+      return laid;
+    };
+    // Pages of these rows hold as many: the part says how many.
+    const perPage = (await told({ trim: 0, page: 3 }, false)).tableBreak.rowsOnPage;
+    assert.ok(perPage && perPage > 20 && perPage < 60, `${perPage} rows on a page`);
+    // Its third page begins with row 100 + 2 pages' rows: numbered on as made (5), or from elsewhere (58).
+    for (const page of [5, 58]) {
+      const start = { trim: 2 * perPage, page };
+      const early = await told(start, false);
+      const late = await told(start, true);
+      assert.equal(early.leftOut, undefined, 'told before any layout: the rows before its start dropped');
+      assert.equal(late.leftOut, 2, 'told after its layout: its first two pages left out');
+      assert.deepEqual(late.tableBreak, early.tableBreak, `page ${page}: the same break`);
+      const pages = pageTexts(late.data);
+      assert.deepEqual(pages, pageTexts(early.data), `page ${page}: the same pages`);
+      assert.equal(pages.length, late.tableBreak.keep);
+      assert.match(pages[0]!, new RegExp(`^Date\\s+Text\\s+Amount\\s+d${100 + 2 * perPage}\\s+row ${100 + 2 * perPage}\\b`));
+      assert.match(pages[0]!, new RegExp(`Page ${page}\\s*$`));
+      assert.match(pages.at(-1)!, new RegExp(`Page ${page + pages.length - 1}\\s*$`));
+    }
   });
 
   it('stamps TEST MODE on every page, across sections with other page setups', async () => {

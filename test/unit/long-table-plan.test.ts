@@ -47,23 +47,31 @@ function office(heights: number[], options: OfficeOptions = {}) {
       if (flow.held && options.refuseHolds) return null;
       flow.started?.(true);
       await new Promise((resolve) => setImmediate(resolve));
+      let kept = '';
       if (flow.held) {
         const start = await flow.held();
         if (!start) {
           log.push(`dropped from ${rows[0]}`);
           return null;
         }
+        // Laid out from where it was made: told a true start that began one of its pages, it keeps that layout.
+        if (paginate(rows.map((r) => heights[r]!)).includes(start.trim)) kept = ` kept (${start.trim} rows before)`;
         rows = rows.slice(start.trim);
         page = start.page;
       }
-      log.push(`${flow.held ? 'ahead' : 'in turn'} from ${rows[0]}`);
+      log.push(`${flow.held ? 'ahead' : 'in turn'} from ${rows[0]}${kept}`);
       const starts = paginate(rows.map((r) => heights[r]!));
       const pages: Page[] = starts.map((s, i) => ({ number: page + i, rows: rows.slice(s, starts[i + 1] ?? rows.length) }));
       if (part.last)
         return { data: Buffer.from(JSON.stringify(pages)), tableBreak: { pages: pages.length, keep: pages.length, restart: rows.length } };
       if (pages.length < 2) return undefined;
       const keep = pages.length - 1;
-      const tableBreak = { pages: pages.length, keep, restart: starts[keep]! };
+      const tableBreak = {
+        pages: pages.length,
+        keep,
+        restart: starts[keep]!,
+        ...(keep >= 2 ? { rowsOnPage: starts[keep]! - starts[keep - 1]! } : {}),
+      };
       // As the bridge does: the break is told before the pages are exported.
       if (!options.silentBreaks) flow.broke?.(tableBreak);
       await new Promise((resolve) => setImmediate(resolve));
@@ -176,6 +184,28 @@ describe('a long table laid out in parts, planned against a simulated office', (
       3,
     );
     assert.equal(three.log.filter((l) => l.startsWith('in turn')).length, 1, three.log.join('\n'));
+  });
+
+  it('begins parts ahead where pages begin when pages hold like rows, one page before the break: they keep their layout', async () => {
+    const { parts, log } = await laidOut(
+      mixed(5000, () => 3),
+      2,
+    );
+    const kept = log.filter((l) => / kept \(\d+ rows before\)$/.test(l));
+    // The first part ahead is made before any page is known; every later one begins a page.
+    assert.ok(kept.length >= parts - 2, log.join('\n'));
+    // Once a part after the first showed pages of like rows, they begin one page before the break.
+    const perPage = Math.floor(CAPACITY / 3);
+    assert.ok(
+      kept.slice(1).every((l) => Number(/\((\d+) rows before\)/.exec(l)![1]) <= perPage),
+      log.join('\n'),
+    );
+    // Rows of mixed heights: parts ahead begin a few pages before the break, and are kept only by chance.
+    const mixedRows = await laidOut(
+      mixed(5000, (i) => [2, 2, 5, 2, 9, 3, 2][(i * 7919) % 7]!),
+      2,
+    );
+    assert.ok(mixedRows.log.filter((l) => l.startsWith('ahead')).length >= mixedRows.parts - 1);
   });
 
   it('drops a part ahead that began after the true break, and lays it out in turn', async () => {
