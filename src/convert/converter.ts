@@ -9,7 +9,7 @@ import type { OfficePool } from '../office/pool.js';
 import { checkPdf } from '../formats/pdf.js';
 import type { Sandbox } from '../office/sandbox.js';
 import { unwrapHtmlText } from './html.js';
-import { makeInert } from '../inert/index.js';
+import { inertForOffice, type InertDocument } from '../inert/index.js';
 import { TEST_WATERMARK } from '../ooxml/watermark.js';
 import type { DocumentProperties } from '../formats/properties.js';
 import { tidyOfficeDocx } from '../ooxml/tidy.js';
@@ -40,8 +40,8 @@ export interface ConvertOptions {
   pages?: (done: number, total: number) => void;
 }
 
-/** Makes a document inert (src/inert/); the server does it in a worker thread. */
-export type InertStep = (bytes: Buffer, format: DocumentFormat, signal?: AbortSignal) => Promise<Buffer>;
+/** Makes a document inert (src/inert/) and says whether a DOCX has fields to recompute; the server does it in a worker thread. */
+export type InertStep = (bytes: Buffer, format: DocumentFormat, signal?: AbortSignal) => Promise<InertDocument>;
 /** A DOCX the office wrote, made as Word reads it (src/ooxml/tidy.ts); the server runs it in a worker thread. */
 export type TidyStep = (bytes: Buffer, signal?: AbortSignal) => Promise<Buffer>;
 
@@ -108,7 +108,7 @@ export class Converter {
   constructor(
     private readonly pool: OfficePool,
     private readonly oneShot?: OneShotOptions,
-    private readonly inert: InertStep = async (bytes, format) => makeInert(bytes, format),
+    private readonly inert: InertStep = async (bytes, format) => inertForOffice(bytes, format),
     private readonly tidy: TidyStep = async (bytes) => tidyOfficeDocx(bytes),
   ) {}
 
@@ -159,7 +159,8 @@ export class Converter {
       ...(options.accessible ? { titleFallback: options.accessible.title } : {}),
     };
     // Nothing in a document may make the office read a file or fetch a URL (the sandbox is the second line).
-    const source = options.alreadyInert ? input : await this.inert(input, from, options.signal);
+    const inert: InertDocument = options.alreadyInert ? { bytes: input } : await this.inert(input, from, options.signal);
+    const source = inert.bytes;
     const result = await this.runOffice(
       source,
       from,
@@ -167,7 +168,9 @@ export class Converter {
       {
         ...spec,
         // Recomputing fields costs the office time in proportion to the document; page numbers need none.
-        ...(from === 'docx' && !(options.updateFields ?? docxNeedsFieldUpdate(source)) ? { refreshFields: false } : {}),
+        ...(from === 'docx' && !(options.updateFields ?? inert.updateFields ?? docxNeedsFieldUpdate(source))
+          ? { refreshFields: false }
+          : {}),
         properties: officeProperties(options.properties),
         watermark: options.test ? TEST_WATERMARK : undefined,
         sectionPages: options.sectionPages,
@@ -219,7 +222,10 @@ export class Converter {
       throw error;
     }
     if (to === 'docx' && !options.test && !options.password && !options.properties)
-      return { data: await this.tidy(await this.inert(docx.data, 'docx', options.signal), options.signal), officeMs: docx.officeMs };
+      return {
+        data: await this.tidy((await this.inert(docx.data, 'docx', options.signal)).bytes, options.signal),
+        officeMs: docx.officeMs,
+      };
     const result = await this.convert(docx.data, 'docx', to, options);
     return { data: result.data, officeMs: docx.officeMs + result.officeMs };
   }
@@ -240,7 +246,7 @@ export class Converter {
    * (the office failed on it, or the answer makes no sense): used for stored field results.
    */
   async sectionPageCounts(docx: Buffer, signal?: AbortSignal, timeoutMs?: number): Promise<number[] | undefined> {
-    const source = await this.inert(docx, 'docx', signal);
+    const { bytes: source } = await this.inert(docx, 'docx', signal);
     try {
       // Straight to the pool: a crash gets no command-line fallback, which would export instead of measuring.
       const result = await this.pool.run(

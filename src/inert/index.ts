@@ -3,6 +3,7 @@ import { inertDoc } from './doc.js';
 import { inertPackage } from './docx.js';
 import { inertHtml } from './html.js';
 import { inertRtf } from './rtf.js';
+import { docxNeedsFieldUpdate } from '../ooxml/fields.js';
 
 /** How deep documents nested in documents (altChunk, embedded packages) are followed. */
 const NESTING = 3;
@@ -29,6 +30,18 @@ export function makeInert(bytes: Buffer, format: DocumentFormat, depth = NESTING
     case 'tx':
       return bytes; // read by formats/tx/ into a DOCX without external references, never by the office
   }
+}
+
+/** A document made inert for the office, and for a DOCX whether it has fields to recompute: what the office is told. */
+export interface InertDocument {
+  bytes: Buffer;
+  updateFields?: boolean;
+}
+
+/** makeInert for the office: a DOCX is looked through for fields (ooxml/fields.ts) while it is at hand, in the same thread. */
+export function inertForOffice(bytes: Buffer, format: DocumentFormat): InertDocument {
+  const inert = makeInert(bytes, format);
+  return format === 'docx' ? { bytes: inert, updateFields: docxNeedsFieldUpdate(inert, Infinity) } : { bytes: inert };
 }
 
 /** A part inside a package that is itself a document. */

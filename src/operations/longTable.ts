@@ -97,7 +97,7 @@ export async function longTablePdf(
   let rowsOnPage: number | undefined;
   let uniform = false;
   const margin = () =>
-    uniform && rowsOnPage ? rowsOnPage : Math.min(PART_ROWS, (perPage ? Math.ceil(perPage * MARGIN_PAGES) + 1 : FIRST_MARGIN) * widen);
+    Math.min(PART_ROWS, (uniform && rowsOnPage ? rowsOnPage : perPage ? Math.ceil(perPage * MARGIN_PAGES) + 1 : FIRST_MARGIN) * widen);
   const pageStartBefore = (row: number, page: number) => {
     if (!rowsOnPage || row <= at.from) return { from: row, page };
     const pages = Math.floor((row - at.from) / rowsOnPage);

@@ -10,6 +10,7 @@ import { MessageChannel, type Transferable } from 'node:worker_threads';
 import type { ReaderLog } from '../formats/pdf.js';
 import type { AppendTask, FindAndReplaceTask, InertTask, MergeReply, MergeTask, TaskReply } from './tasks.js';
 import type { DocumentFormat } from '../formats/detect.js';
+import type { InertDocument } from '../inert/index.js';
 import type { TemplateInfo } from '../merge/info.js';
 import type { DataCheck } from '../merge/datacheck.js';
 import type { JsonObject } from '../merge/scope.js';
@@ -110,10 +111,14 @@ export class DocumentWorkers implements PageRendering {
     return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
   }
 
-  /** The document made inert (src/inert/) in a worker thread: a large package is read off the event loop. */
-  async inert(bytes: Buffer, format: DocumentFormat, signal?: AbortSignal): Promise<Buffer> {
-    const u = await this.run<Uint8Array | null>('inert', { bytes, format } satisfies InertTask, signal);
-    return u === null ? bytes : Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+  /** The document made inert (src/inert/) in a worker thread, a DOCX looked through for fields: a large package is read off the event loop. */
+  async inert(bytes: Buffer, format: DocumentFormat, signal?: AbortSignal): Promise<InertDocument> {
+    const { bytes: u, ...facts } = await this.run<{ bytes: Uint8Array | null; updateFields?: boolean }>(
+      'inert',
+      { bytes, format } satisfies InertTask,
+      signal,
+    );
+    return { bytes: u === null ? bytes : Buffer.from(u.buffer, u.byteOffset, u.byteLength), ...facts };
   }
 
   /** A DOCX the office wrote, tidied for Word (src/ooxml/tidy.ts) in a worker thread. */

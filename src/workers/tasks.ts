@@ -17,7 +17,7 @@ import type { TemplateInfo } from '../merge/info.js';
 import { checkData as checkDataOf, type DataCheck } from '../merge/datacheck.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import { workerData, type MessagePort } from 'node:worker_threads';
-import { makeInert } from '../inert/index.js';
+import { inertForOffice, makeInert } from '../inert/index.js';
 import { rtfCharts as findRtfCharts, type RtfChart } from '../formats/rtf-charts.js';
 import { readTx } from '../formats/tx/read.js';
 import { txToDocx as writeTxDocx } from '../formats/tx/docx.js';
@@ -200,12 +200,15 @@ export function checkData(task: InfoTask & { records: string }): TaskReply<DataC
 
 const asBytes = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 
-/** The document made inert (src/inert/), or null when nothing needed removing (it need not travel back). */
-export function inert(task: InertTask): TaskReply<Uint8Array | null> {
+/**
+ * The document made inert (src/inert/): its bytes, or null when nothing needed removing (they need
+ * not travel back); for a DOCX, whether it has fields to recompute.
+ */
+export function inert(task: InertTask): TaskReply<{ bytes: Uint8Array | null; updateFields?: boolean }> {
   try {
     const bytes = asBuffer(task.bytes);
-    const result = makeInert(bytes, task.format);
-    return { ok: true, value: result === bytes ? null : asBytes(result) };
+    const { bytes: result, ...facts } = inertForOffice(bytes, task.format);
+    return { ok: true, value: { bytes: result === bytes ? null : asBytes(result), ...facts } };
   } catch (error) {
     return failure(error);
   }
