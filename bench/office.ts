@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { testPool } from '../test/helpers/office.js';
 import { FIXTURES, tempDir } from '../test/helpers/server.js';
 import { benchServer, median } from './support.js';
+import { DOCX_IMPORT_FILTER } from '../src/office/filters.js';
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
@@ -47,7 +48,7 @@ async function poolVersusCommand(): Promise<void> {
       const pooled: number[] = [];
       for (let i = 0; i < 30; i++) {
         const t = performance.now();
-        await pool.run({ input, output: path.join(work, `p-${i}.pdf`), filter: 'writer_pdf_Export', inputFilter: 'MS Word 2007 XML' });
+        await pool.run({ input, output: path.join(work, `p-${i}.pdf`), filter: 'writer_pdf_Export', inputFilter: DOCX_IMPORT_FILTER });
         pooled.push(performance.now() - t);
       }
       console.log(

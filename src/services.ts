@@ -165,7 +165,7 @@ export async function openServices(
     ? new Converter(
         office,
         { sofficePath: config.office.sofficePath, sandbox, timeoutMs: config.processingLimitMs, workDir: path.join(scratch, 'oneshot') },
-        (bytes, format, signal) => workers.inert(bytes, format, signal),
+        (bytes, format, signal, options) => workers.inert(bytes, format, signal, options),
         (bytes, signal) => workers.tidy(bytes, signal),
       )
     : null;

@@ -1,7 +1,7 @@
 import { DocsmithError, InputError } from '../errors.js';
 import { FORMAT_NAMES, readCompound, wordVersion, type DocumentFormat, type WordVersion } from '../formats/detect.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
-import { exportSpec, ODT_FILTER, type DocumentFamily } from '../office/filters.js';
+import { DOCX_IMPORT_FILTER, exportSpec, ODT_FILTER, type DocumentFamily } from '../office/filters.js';
 import { OfficeCrashError, OfficeJobError, type OfficeJob, type PartStart, type TableBreak } from '../office/process.js';
 import { LONG_TABLE_BOOKMARK } from '../ooxml/longTable.js';
 import { convertOnce } from '../office/oneshot.js';
@@ -9,7 +9,7 @@ import type { OfficePool } from '../office/pool.js';
 import { checkPdf } from '../formats/pdf.js';
 import type { Sandbox } from '../office/sandbox.js';
 import { unwrapHtmlText } from './html.js';
-import { inertForOffice, type InertDocument } from '../inert/index.js';
+import { inertForOffice, type InertDocument, type InertOptions } from '../inert/index.js';
 import { TEST_WATERMARK } from '../ooxml/watermark.js';
 import type { DocumentProperties } from '../formats/properties.js';
 import { tidyOfficeDocx } from '../ooxml/tidy.js';
@@ -41,7 +41,7 @@ export interface ConvertOptions {
 }
 
 /** Makes a document inert (src/inert/) and says whether a DOCX has fields to recompute; the server does it in a worker thread. */
-export type InertStep = (bytes: Buffer, format: DocumentFormat, signal?: AbortSignal) => Promise<InertDocument>;
+export type InertStep = (bytes: Buffer, format: DocumentFormat, signal?: AbortSignal, options?: InertOptions) => Promise<InertDocument>;
 /** A DOCX the office wrote, made as Word reads it (src/ooxml/tidy.ts); the server runs it in a worker thread. */
 export type TidyStep = (bytes: Buffer, signal?: AbortSignal) => Promise<Buffer>;
 
@@ -108,7 +108,7 @@ export class Converter {
   constructor(
     private readonly pool: OfficePool,
     private readonly oneShot?: OneShotOptions,
-    private readonly inert: InertStep = async (bytes, format) => inertForOffice(bytes, format),
+    private readonly inert: InertStep = async (bytes, format, _signal, options) => inertForOffice(bytes, format, options),
     private readonly tidy: TidyStep = async (bytes) => tidyOfficeDocx(bytes),
   ) {}
 
@@ -223,7 +223,7 @@ export class Converter {
     }
     if (to === 'docx' && !options.test && !options.password && !options.properties)
       return {
-        data: await this.tidy((await this.inert(docx.data, 'docx', options.signal)).bytes, options.signal),
+        data: await this.tidy((await this.inert(docx.data, 'docx', options.signal, { fields: false })).bytes, options.signal),
         officeMs: docx.officeMs,
       };
     const result = await this.convert(docx.data, 'docx', to, options);
@@ -246,7 +246,7 @@ export class Converter {
    * (the office failed on it, or the answer makes no sense): used for stored field results.
    */
   async sectionPageCounts(docx: Buffer, signal?: AbortSignal, timeoutMs?: number): Promise<number[] | undefined> {
-    const { bytes: source } = await this.inert(docx, 'docx', signal);
+    const { bytes: source } = await this.inert(docx, 'docx', signal, { fields: false });
     try {
       // Straight to the pool: a crash gets no command-line fallback, which would export instead of measuring.
       const result = await this.pool.run(
@@ -381,7 +381,7 @@ const DOC_FILTERS: Record<WordVersion, string> = { word97: 'MS Word 97', word95:
 function inputFilterFor(format: DocumentFormat, bytes: Uint8Array): string {
   switch (format) {
     case 'docx':
-      return 'MS Word 2007 XML';
+      return DOCX_IMPORT_FILTER;
     case 'doc':
       return DOC_FILTERS[wordVersion(bytes)];
     case 'rtf':

@@ -38,10 +38,15 @@ export interface InertDocument {
   updateFields?: boolean;
 }
 
+/** `fields: false`: the caller does not ask whether a DOCX has fields to recompute (it measures, or learns it otherwise). */
+export interface InertOptions {
+  fields?: boolean;
+}
+
 /** makeInert for the office: a DOCX is looked through for fields (ooxml/fields.ts) while it is at hand, in the same thread. */
-export function inertForOffice(bytes: Buffer, format: DocumentFormat): InertDocument {
+export function inertForOffice(bytes: Buffer, format: DocumentFormat, { fields = true }: InertOptions = {}): InertDocument {
   const inert = makeInert(bytes, format);
-  return format === 'docx' ? { bytes: inert, updateFields: docxNeedsFieldUpdate(inert, Infinity) } : { bytes: inert };
+  return format === 'docx' && fields ? { bytes: inert, updateFields: docxNeedsFieldUpdate(inert, Infinity) } : { bytes: inert };
 }
 
 /** A part inside a package that is itself a document. */

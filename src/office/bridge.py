@@ -54,6 +54,8 @@ UPDATE_DOC_NO_UPDATE = 0
 # How long a part loaded ahead waits for where it starts before it is laid out meanwhile: Node
 # answers at once when it knows.
 HOLD_GRACE_S = 0.05
+# DOCX read by a name not beginning with "MS Word" (src/office/filters.ts DOCX_IMPORT_FILTER).
+DOCX_IMPORT_FILTER = "Office Open XML Text"
 
 
 def prop(name, value):
@@ -201,7 +203,7 @@ class Bridge:
             if held or job.get("viewless") or text_only:
                 frame = None
                 doc = self.smgr.createInstanceWithContext("com.sun.star.text.TextDocument", self.ctx)
-                doc.load(props(dict(load, URL=url, FilterName=job.get("inputFilter") or "MS Word 2007 XML")))
+                doc.load(props(dict(load, URL=url, FilterName=job.get("inputFilter") or DOCX_IMPORT_FILTER)))
             else:
                 frame, doc = self.load_in_frame(url, load)
         except ErrorCodeIOException as e:
@@ -470,16 +472,22 @@ class LaidTable:
                 raise
             return None
 
+    def first_row_on(self, page):
+        """The quick way: the row holding the page's first text and the page that row starts on,
+        or (None, None)."""
+        first = self.first_on(page)
+        if first is None or not 0 < first < self.rows:
+            return None, None
+        return first, self.starts(first)
+
     def row_beginning(self, page):
         """The row that begins the page whole, or None: the quick way first, then the search."""
-        first = self.first_on(page)
-        if first is not None and 0 < first < self.rows:
-            begun = self.starts(first)
-            if begun == page:
-                # The row holding the page's first text starts on it: the row before has no text on it.
-                return first
-            if begun < page:
-                return None  # the page opens with the rest of a row torn over the break
+        first, begun = self.first_row_on(page)
+        if begun == page:
+            # The row holding the page's first text starts on it: the row before has no text on it.
+            return first
+        if begun is not None and begun < page:
+            return None  # the page opens with the rest of a row torn over the break
         return self.break_on(page)  # checks both rows the long way
 
 
@@ -547,8 +555,8 @@ def table_break(doc, table, spec, skipped):
         found = {"pages": pages, "keep": page - 1 - skipped["pages"], "restart": restart - skipped["rows"]}
         if page - 1 > skipped["pages"] + 1:
             # Asked the quick way only: a page whose first row is torn holds no like rows anyway.
-            before = laid.first_on(page - 1)
-            if before is not None and skipped["rows"] < before < restart and laid.starts(before) == page - 1:
+            before, begun = laid.first_row_on(page - 1)
+            if begun == page - 1 and skipped["rows"] < before < restart:
                 found["rowsOnPage"] = restart - before
         return found
     return None

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { claimProfile, prepareProfile } from './profile.js';
 import { officeEnvironment, type Sandbox } from './sandbox.js';
 import { warmUpDocx } from './warmUp.js';
-import { ODT_FILTER } from './filters.js';
+import { DOCX_IMPORT_FILTER, ODT_FILTER } from './filters.js';
 import { processTree, residentBytes, treeRssBytes } from '../util/process.js';
 import { discard } from '../util/disk.js';
 
@@ -465,7 +465,11 @@ export class OfficeProcess {
     try {
       await fs.promises.writeFile(`${stem}.docx`, warmUpDocx());
       const deadline = Date.now() + timeoutMs;
-      await this.send({ input: `${stem}.docx`, output: `${stem}.odt`, filter: ODT_FILTER }, timeoutMs, false);
+      await this.send(
+        { input: `${stem}.docx`, output: `${stem}.odt`, filter: ODT_FILTER, inputFilter: DOCX_IMPORT_FILTER },
+        timeoutMs,
+        false,
+      );
       await this.send(
         { input: `${stem}.odt`, output: `${stem}.pdf`, filter: 'writer_pdf_Export' },
         Math.max(1, deadline - Date.now()),

@@ -10,7 +10,7 @@ import { MessageChannel, type Transferable } from 'node:worker_threads';
 import type { ReaderLog } from '../formats/pdf.js';
 import type { AppendTask, FindAndReplaceTask, InertTask, MergeReply, MergeTask, TaskReply } from './tasks.js';
 import type { DocumentFormat } from '../formats/detect.js';
-import type { InertDocument } from '../inert/index.js';
+import type { InertDocument, InertOptions } from '../inert/index.js';
 import type { TemplateInfo } from '../merge/info.js';
 import type { DataCheck } from '../merge/datacheck.js';
 import type { JsonObject } from '../merge/scope.js';
@@ -112,10 +112,10 @@ export class DocumentWorkers implements PageRendering {
   }
 
   /** The document made inert (src/inert/) in a worker thread, a DOCX looked through for fields: a large package is read off the event loop. */
-  async inert(bytes: Buffer, format: DocumentFormat, signal?: AbortSignal): Promise<InertDocument> {
+  async inert(bytes: Buffer, format: DocumentFormat, signal?: AbortSignal, options: InertOptions = {}): Promise<InertDocument> {
     const { bytes: u, ...facts } = await this.run<{ bytes: Uint8Array | null; updateFields?: boolean }>(
       'inert',
-      { bytes, format } satisfies InertTask,
+      { bytes, format, ...options } satisfies InertTask,
       signal,
     );
     return { bytes: u === null ? bytes : Buffer.from(u.buffer, u.byteOffset, u.byteLength), ...facts };

@@ -17,7 +17,7 @@ import type { TemplateInfo } from '../merge/info.js';
 import { checkData as checkDataOf, type DataCheck } from '../merge/datacheck.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import { workerData, type MessagePort } from 'node:worker_threads';
-import { inertForOffice, makeInert } from '../inert/index.js';
+import { inertForOffice, type InertDocument, type InertOptions } from '../inert/index.js';
 import { rtfCharts as findRtfCharts, type RtfChart } from '../formats/rtf-charts.js';
 import { readTx } from '../formats/tx/read.js';
 import { txToDocx as writeTxDocx } from '../formats/tx/docx.js';
@@ -35,7 +35,7 @@ import { longTablePartDocx, splitLongTable as splitLongTableOf, type LongTableSp
 import { writeZip } from '../ooxml/zip.js';
 import { longTablePartOdt as longTablePartOdtOf, odtRows, type OdtRows, type Prototype } from '../odf/longTable.js';
 import { showsSectionPages, storeSectionPages as storeSectionPagesIn } from '../ooxml/section-pages.js';
-import { docxNeedsFieldUpdate, packageNeedsFieldUpdate } from '../ooxml/fields.js';
+import { packageNeedsFieldUpdate } from '../ooxml/fields.js';
 import { OoxmlPackage } from '../ooxml/package.js';
 import { holdsSvg, loadSvgRasteriser, type SvgRasteriser } from '../render/svg.js';
 
@@ -56,7 +56,7 @@ export interface MergeTask {
   longTableRows?: number;
 }
 
-export interface InertTask {
+export interface InertTask extends InertOptions {
   bytes: Uint8Array;
   format: DocumentFormat;
 }
@@ -122,12 +122,10 @@ export interface MergeReply {
 }
 
 /**
- * What the office needs to know of a merged document: whether it has fields to recompute (asked
- * here, not on the thread that answers requests, so the whole document can be read) and, with
- * `longTableRows`, its long table; the document is read once for both.
+ * A merged document's long table cut at its rows (`longTableRows`), and whether the document has
+ * fields to recompute: read once for both (inertForOffice asks the second alone).
  */
-function officeFacts(docx: Buffer, longTableRows: number | undefined): { longTable: LongTableSplit | null; updateFields: boolean } {
-  if (!longTableRows) return { longTable: null, updateFields: docxNeedsFieldUpdate(docx, Infinity) };
+function longTableFacts(docx: Buffer, longTableRows: number): { longTable: LongTableSplit | null; updateFields: boolean } {
   const pkg = OoxmlPackage.read(docx);
   const longTable = splitLongTableOf(pkg, longTableRows);
   return { longTable, updateFields: longTable?.updateFields ?? packageNeedsFieldUpdate(pkg) };
@@ -156,12 +154,18 @@ export async function merge(task: MergeTask): Promise<TaskReply<MergeReply>> {
       rasterise,
       progress,
     });
-    const documents = task.inert ? merged.map((d) => makeInert(d, 'docx')) : merged;
+    // Fields are looked for as the document is made inert unless its long table is looked for too.
+    const prepared: InertDocument[] = task.inert
+      ? merged.map((d) => inertForOffice(d, 'docx', { fields: !task.longTableRows }))
+      : merged.map((bytes) => ({ bytes }));
+    const documents = prepared.map((d) => d.bytes);
     // Bound for the office, the office computes them as it lays out (office/bridge.py fill_section_pages); DOCX gets them stored.
     const sectionPages = task.append && records.length > 1 && template.restartsPageNumbers() && showsSectionPages(merged[0]!);
-    const facts = task.inert || task.longTableRows ? documents.map((d) => officeFacts(d, task.longTableRows)) : undefined;
-    const longTables = task.longTableRows ? facts?.map((f) => f.longTable) : undefined;
-    const updateFields = task.inert ? facts?.map((f) => f.updateFields) : undefined;
+    const rows = task.longTableRows;
+    const tables = rows ? documents.map((d) => longTableFacts(d, rows)) : undefined;
+    const longTables = tables?.map((t) => t.longTable);
+    // Unknown only where nobody looked: recomputed then.
+    const updateFields = task.inert ? prepared.map((d, i) => d.updateFields ?? tables?.[i]?.updateFields ?? true) : undefined;
     return {
       ok: true,
       value: {
@@ -207,7 +211,7 @@ const asBytes = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLeng
 export function inert(task: InertTask): TaskReply<{ bytes: Uint8Array | null; updateFields?: boolean }> {
   try {
     const bytes = asBuffer(task.bytes);
-    const { bytes: result, ...facts } = inertForOffice(bytes, task.format);
+    const { bytes: result, ...facts } = inertForOffice(bytes, task.format, task);
     return { ok: true, value: { bytes: result === bytes ? null : asBytes(result), ...facts } };
   } catch (error) {
     return failure(error);
@@ -424,7 +428,7 @@ export async function warm(): Promise<TaskReply<null>> {
     const merged = CompiledTemplate.compile(warmTemplate()).merge([{ name: 'Ann', items }], DEFAULT_MERGE_OPTIONS, true, {
       officeBound: true,
     });
-    for (const document of merged) makeInert(document, 'docx');
+    for (const document of merged) inertForOffice(document, 'docx');
     await loadPdfReader();
     return { ok: true, value: null };
   } catch (error) {

@@ -8,7 +8,7 @@ import { unzipSync, zipSync } from 'fflate';
 import * as mupdf from 'mupdf';
 import type { OfficePool } from '../../src/office/pool.js';
 import { OfficeCrashError, OfficeJobError, type OfficeJob } from '../../src/office/process.js';
-import { exportSpec } from '../../src/office/filters.js';
+import { DOCX_IMPORT_FILTER, exportSpec } from '../../src/office/filters.js';
 import { openSandbox } from '../../src/office/sandbox.js';
 import { Converter, type ConvertOptions } from '../../src/convert/converter.js';
 import { Normaliser } from '../../src/convert/normalise.js';
@@ -138,7 +138,7 @@ describe('converter: passwords, properties, normalisation, no network', () => {
       const input = path.join(dir, `${randomUUID()}.docx`);
       const output = `${input}.txt`;
       fs.writeFileSync(input, document);
-      const result = await pool.run({ ...exportSpec('writer', 'txt'), input, output, inputFilter: 'MS Word 2007 XML', ...extra });
+      const result = await pool.run({ ...exportSpec('writer', 'txt'), input, output, inputFilter: DOCX_IMPORT_FILTER, ...extra });
       return { laidOut: result.laidOut, text: fs.readFileSync(output, 'utf8') };
     };
     const plain = await text(footed);
@@ -182,7 +182,7 @@ describe('converter: passwords, properties, normalisation, no network', () => {
     const titled = docx(p(run('Title: '), field('TITLE', 'stale')));
     for (let round = 0; round < 2; round++) {
       await assert.rejects(
-        pool.run({ input: bad, output: path.join(tempDir(), 'bad.pdf'), filter: 'writer_pdf_Export', inputFilter: 'MS Word 2007 XML' }),
+        pool.run({ input: bad, output: path.join(tempDir(), 'bad.pdf'), filter: 'writer_pdf_Export', inputFilter: DOCX_IMPORT_FILTER }),
         (e: Error) => e instanceof OfficeJobError && e.code === 'load_failed',
       );
       assert.match(pdfFacts((await converter.convert(plain, 'docx', 'pdf')).data).text, /A plain letter/);

@@ -10,12 +10,13 @@ import { pdfFacts, slowRtf, testPool } from '../helpers/office.js';
 import { confiningSandboxes, openSandbox } from '../../src/office/sandbox.js';
 import { treeRssBytes } from '../../src/util/process.js';
 import { spawn, spawnSync } from 'node:child_process';
+import { DOCX_IMPORT_FILTER } from '../../src/office/filters.js';
 
 // The office opens documents for editing, so it reads copies in a writable folder.
 const docx = path.join(tempDir(), 'test_document.docx');
 fs.copyFileSync(path.join(FIXTURES, 'resource', 'test_document.docx'), docx);
 const out = (name: string) => path.join(tempDir(), name);
-const toPdf = (input: string) => ({ input, output: out('o.pdf'), filter: 'writer_pdf_Export', inputFilter: 'MS Word 2007 XML' });
+const toPdf = (input: string) => ({ input, output: out('o.pdf'), filter: 'writer_pdf_Export', inputFilter: DOCX_IMPORT_FILTER });
 
 describe('office pool (real LibreOffice)', () => {
   let pool: OfficePool;

@@ -11,6 +11,7 @@ import { DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
 import { unzipSync } from 'fflate';
 import { testPool } from '../helpers/office.js';
 import { tempDir } from '../helpers/server.js';
+import { DOCX_IMPORT_FILTER } from '../../src/office/filters.js';
 import {
   everyHostileDocument,
   leaked,
@@ -23,7 +24,7 @@ import {
 } from '../helpers/hostile.js';
 
 const EXTENSIONS = { rtf: 'rtf', docx: 'docx', doc: 'doc', html: 'html' } as const;
-const INPUT_FILTERS = { rtf: 'Rich Text Format', docx: 'MS Word 2007 XML', doc: 'MS Word 97', html: 'HTML (StarWriter)' } as const;
+const INPUT_FILTERS = { rtf: 'Rich Text Format', docx: DOCX_IMPORT_FILTER, doc: 'MS Word 97', html: 'HTML (StarWriter)' } as const;
 
 /** The documents that a plain LibreOffice really lets read the secret picture (checked below). */
 const KNOWN_HOSTILE = [

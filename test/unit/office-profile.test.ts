@@ -10,13 +10,16 @@ const valueOf = (xml: string, name: string) =>
   [...xml.matchAll(new RegExp(`<prop oor:name="${name}"[^>]*><value>([^<]*)</value>`, 'g'))].map((m) => m[1]);
 
 describe('office profile settings', () => {
-  it('a new profile gets every setting: no macros, no lock files, no recovery', () => {
+  it('a new profile gets every setting: no macros, no lock files, no recovery, no proofing while open', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'profile-'));
     prepareProfile(dir);
     const xml = fs.readFileSync(settingsFile(dir), 'utf8');
     assert.deepEqual(valueOf(xml, 'DisableMacrosExecution'), ['true']);
     assert.deepEqual(valueOf(xml, 'UseLocking'), ['false']);
     assert.deepEqual(valueOf(xml, 'UseDocumentOOoLockFile'), ['false']);
+    assert.deepEqual(valueOf(xml, 'IsSpellAuto'), ['false']);
+    assert.deepEqual(valueOf(xml, 'IsAutoCheck'), ['false']);
+    assert.deepEqual(valueOf(xml, 'CollectWords'), ['false']);
     assert.match(xml, /^<\?xml[^>]*>\n<oor:items [^>]*>\n(<item [^\n]*<\/item>\n)+<\/oor:items>\n$/);
   });
 
