@@ -1,5 +1,6 @@
 import { OoxmlPackage } from '../ooxml/package.js';
 import { parseXml } from '../ooxml/xml.js';
+import { stylesPart, withoutLatentStyles } from '../ooxml/styles.js';
 import { lastParagraphStart, splitBody } from '../ooxml/body.js';
 import { DocumentBuilder } from '../compose/builder.js';
 import { compileNodes, type CompileContext, type Segment } from './compile.js';
@@ -102,6 +103,7 @@ export class CompiledTemplate {
         rendered.sink,
         append && records.length > 1 && this.restartsPageNumbers(),
         rest[0]!,
+        limits.officeBound ?? false,
       );
       bytes += document.length;
       // Checked as the documents grow: a bomb stops at the limit, not after it used the memory.
@@ -160,8 +162,29 @@ export class CompiledTemplate {
 
   private perRecordNumbering: boolean | undefined;
 
-  private write(parts: Map<string, string>, options: MergeOptions, sink: MediaSink, sectionPages: boolean, record: JsonObject): Buffer {
+  /** The styles part as the office gets it (ooxml/styles.ts), made once; null: the template's own. */
+  private officeStyles(): { part: string; xml: string } | null {
+    this.stylesForOffice ??= (() => {
+      const part = stylesPart(this.pkg);
+      const xml = part && withoutLatentStyles(this.pkg.text(part) ?? '');
+      return part && xml ? { part, xml } : null;
+    })();
+    return this.stylesForOffice;
+  }
+
+  private stylesForOffice: { part: string; xml: string } | null | undefined;
+
+  private write(
+    parts: Map<string, string>,
+    options: MergeOptions,
+    sink: MediaSink,
+    sectionPages: boolean,
+    record: JsonObject,
+    officeBound: boolean,
+  ): Buffer {
     const pkg = this.pkg.clone();
+    const styles = officeBound ? this.officeStyles() : null;
+    if (styles) pkg.setText(styles.part, styles.xml);
     for (const chart of this.charts) {
       // A chart of a block the record has no rows for is empty, like the block; one that names
       // no block keeps its design (and /templates/info says why).

@@ -5,6 +5,7 @@ import { DEFAULT_MERGE_OPTIONS, type MergeOptions } from '../../../src/merge/eng
 import type { JsonObject } from '../../../src/merge/scope.js';
 import { InputError } from '../../../src/errors.js';
 import { parseXml } from '../../../src/ooxml/xml.js';
+import { withoutLatentStyles } from '../../../src/ooxml/styles.js';
 import { schemaOrderProblems } from '../../../src/ooxml/properties-order.js';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -455,6 +456,30 @@ describe('merge engine: blocks', () => {
 });
 
 describe('merge engine: documents', () => {
+  it("gives a document bound for the office its template's styles without Word's latent styles; DOCX keeps them", () => {
+    const latent =
+      '<w:latentStyles w:defLockedState="0" w:count="2"><w:lsdException w:name="Normal" w:qFormat="1"/><w:lsdException w:name="heading 1" w:qFormat="1"/></w:latentStyles>';
+    const own = '<w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/></w:style>';
+    const template = checkedCompile(docx(p(mergefield('a')), { styles: `<w:docDefaults/>${latent}${own}` }));
+    const styles = (office: boolean) =>
+      partXml(template.merge([{ a: 'A' }], DEFAULT_MERGE_OPTIONS, false, { officeBound: office })[0]!, 'word/styles.xml');
+    assert.ok(styles(false).includes(latent));
+    assert.equal(styles(true), styles(false).replace(latent, ''));
+    // A template Word made: nothing but its latent styles goes.
+    const word = fs.readFileSync(
+      path.join(ROOT, 'test/fixtures/real-templates/aspose-words+Aspose.Words-for-.NET/Examples/Data/Table with fields.docx'),
+    );
+    const original = partXml(word, 'word/styles.xml');
+    const [merged] = checkedCompile(word).merge([{}], DEFAULT_MERGE_OPTIONS, false, { officeBound: true });
+    const lean = partXml(merged!, 'word/styles.xml');
+    assert.match(original, /<w:latentStyles\b/);
+    // (An XML reader reads a line end as \n.)
+    assert.equal(lean, original.replace(/<w:latentStyles\b[^]*?<\/w:latentStyles>/, '').replace(/\r\n/g, '\n'));
+    // Nothing to drop, or a part that cannot be read: the template's own part goes.
+    assert.equal(withoutLatentStyles(`<w:styles ${'xmlns:w="w"'}>${own}</w:styles>`), undefined);
+    assert.equal(withoutLatentStyles('<w:styles><w:latentStyles>'), undefined);
+  });
+
   it('removes trailing empty paragraphs when asked', () => {
     const body = p(run('text')) + p() + p(mergefield('gone'));
     const paragraphs = (options: Partial<MergeOptions>) => (partXml(merge(body, {}, options)[0]!).match(/<w:p[ >/]/g) ?? []).length;
