@@ -1,6 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { processAlive } from '../util/process.js';
+import {
+  attr,
+  childElements,
+  element,
+  parseXml,
+  serializeDocument,
+  text,
+  textOf,
+  type XmlDocument,
+  type XmlElement,
+  type XmlNode,
+} from '../ooxml/xml.js';
 
 /**
  * Settings written into each office profile before it starts: no macros, no link updates, no
@@ -30,7 +42,38 @@ const SETTINGS: [path: string, name: string, type: string, value: string][] = [
   ['/org.openoffice.Office.Writer/AutoFunction/Completion', 'CollectWords', 'boolean', 'false'],
 ];
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const EMPTY =
+  '<?xml version="1.0" encoding="UTF-8"?>\n' +
+  '<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" ' +
+  'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n</oor:items>';
+
+/** The profile's settings file read, or a new one when there is none (or it cannot be read: the office would not either). */
+function readSettings(file: string): XmlDocument {
+  try {
+    const doc = parseXml(fs.readFileSync(file, 'utf8'), 'the office profile');
+    if (doc.root.name === 'oor:items') return doc;
+  } catch {
+    // a missing or damaged file is written anew
+  }
+  return parseXml(EMPTY, 'the office profile');
+}
+
+const setting = (path: string, name: string, type: string, value: string): XmlElement =>
+  element(
+    'item',
+    [['oor:path', path]],
+    [
+      element(
+        'prop',
+        [
+          ['oor:name', name],
+          ['oor:op', 'fuse'],
+          ['oor:type', `xs:${type}`],
+        ],
+        [element('value', [], [text(value)])],
+      ),
+    ],
+  );
 
 /**
  * Our settings in the profile's registrymodifications.xcu. The office rewrites that file itself
@@ -41,23 +84,24 @@ export function prepareProfile(dir: string): void {
   const user = path.join(dir, 'user');
   fs.mkdirSync(user, { recursive: true });
   const file = path.join(user, 'registrymodifications.xcu');
-  const before = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  let xml = /<\/oor:items>/.test(before)
-    ? before
-    : '<?xml version="1.0" encoding="UTF-8"?>\n' +
-      '<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" ' +
-      'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n</oor:items>\n';
+  const doc = readSettings(file);
+  let changed = !fs.existsSync(file);
   for (const [p, name, type, value] of SETTINGS) {
-    const item = `<item oor:path="${p}"><prop oor:name="${name}" oor:op="fuse" oor:type="xs:${type}"><value>${value}</value></prop></item>`;
-    const existing = new RegExp(
-      `<item oor:path="${escapeRegExp(p)}"><prop oor:name="${escapeRegExp(name)}"[^>]*>.*?</prop></item>\\n?`,
-      'g',
-    );
-    const found = xml.match(existing);
-    if (found?.length === 1 && found[0].includes(`<value>${value}</value>`)) continue;
-    xml = xml.replace(existing, '').replace(/<\/oor:items>/, `${item}\n</oor:items>`);
+    const ours = (node: XmlNode): node is XmlElement =>
+      node.kind === 'element' &&
+      node.name === 'item' &&
+      attr(node, 'oor:path') === p &&
+      childElements(node, 'prop').some((prop) => attr(prop, 'oor:name') === name);
+    const found = doc.root.children.filter(ours);
+    if (found.length === 1 && found[0]!.children.some((prop) => textOf(prop, ['value']) === value)) continue;
+    // Each item on its line: the line end after a dropped item goes with it.
+    doc.root.children = doc.root.children.filter((node, i, all) => !ours(node) && !(node.kind === 'text' && i > 0 && ours(all[i - 1]!)));
+    const last = doc.root.children[doc.root.children.length - 1];
+    if (last?.kind !== 'text' || !last.text.endsWith('\n')) doc.root.children.push(text('\n'));
+    doc.root.children.push(setting(p, name, type, value), text('\n'));
+    changed = true;
   }
-  if (xml !== before) fs.writeFileSync(file, xml);
+  if (changed) fs.writeFileSync(file, `${serializeDocument(doc)}\n`);
 }
 
 const OWNER_FILE = 'docsmith-owner';

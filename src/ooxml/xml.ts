@@ -27,7 +27,7 @@ export interface XmlRaw {
 export type XmlNode = XmlElement | XmlText | XmlRaw;
 
 export interface XmlDocument {
-  /** The XML declaration and anything before the root, verbatim. */
+  /** The XML declaration and anything before the root, verbatim (what follows the root is left out). */
   prolog: string;
   root: XmlElement;
 }
@@ -55,7 +55,7 @@ export function parseXml(xml: string, where: string): XmlDocument {
   const append = (node: XmlNode) => {
     const parent = stack[stack.length - 1];
     if (parent) parent.children.push(node);
-    else if (node.kind === 'raw') prolog += node.xml;
+    else if (node.kind === 'raw' && !root) prolog += node.xml; // after the root: left out
   };
   parser.on('xmldecl', (decl) => {
     prolog += `<?xml version="${decl.version ?? '1.0'}"${decl.encoding ? ` encoding="${decl.encoding}"` : ''}${decl.standalone ? ` standalone="${decl.standalone}"` : ''}?>`;
@@ -76,7 +76,7 @@ export function parseXml(xml: string, where: string): XmlDocument {
   });
   parser.on('text', (value) => {
     if (stack.length) append(text(value));
-    else if (value.trim() === '') prolog += value;
+    else if (!root && value.trim() === '') prolog += value;
   });
   parser.on('cdata', (value) => append({ kind: 'raw', xml: `<![CDATA[${value}]]>` }));
   parser.on('comment', (value) => append({ kind: 'raw', xml: `<!--${value}-->` }));

@@ -41,6 +41,8 @@ describe('office profile settings', () => {
     assert.deepEqual(valueOf(xml, 'UseDocumentOOoLockFile'), ['false']);
     assert.deepEqual(valueOf(xml, 'ooSetupInstCompleted'), ['true']);
     assert.ok(xml.startsWith(office.split('\n')[0]!), xml);
+    // One item per line, as the office writes them: a replaced item leaves no empty line.
+    assert.match(xml, /^<\?xml[^>]*>\n<oor:items [^>]*>\n(<item [^\n]*<\/item>\n)+<\/oor:items>\n$/);
 
     // Nothing to change: the file is not written again.
     const written = fs.statSync(settingsFile(dir)).mtimeMs;
