@@ -32,7 +32,7 @@ import { useSharedCacheCounters } from '../util/cacheStats.js';
 import { tidyOfficeDocx } from '../ooxml/tidy.js';
 import { laysOutInParts as laysOutInPartsOf } from '../ooxml/layout.js';
 import { longTablePartDocx, splitLongTable as splitLongTableOf, type LongTableSplit } from '../ooxml/longTable.js';
-import { writeZip } from '../ooxml/zip.js';
+import { newDocx } from '../ooxml/newPackage.js';
 import { longTablePartOdt as longTablePartOdtOf, odtRows, type OdtRows, type Prototype } from '../odf/longTable.js';
 import { showsSectionPages, storeSectionPages as storeSectionPagesIn } from '../ooxml/section-pages.js';
 import { packageNeedsFieldUpdate } from '../ooxml/fields.js';
@@ -387,7 +387,6 @@ export function loaded(): TaskReply<null> {
 
 /** A letter with a field and a table block: enough of the merge's code paths to warm them. */
 function warmTemplate(): Buffer {
-  const w = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
   const field = (name: string) =>
     `<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> MERGEFIELD ${name} </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>«${name}»</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r>`;
   const cell = (content: string) => `<w:tc><w:p>${content}</w:p></w:tc>`;
@@ -395,25 +394,7 @@ function warmTemplate(): Buffer {
     `<w:p><w:r><w:t xml:space="preserve">Dear </w:t></w:r>${field('name')}</w:p>` +
     `<w:tbl><w:tblGrid><w:gridCol w:w="4000"/><w:gridCol w:w="4000"/></w:tblGrid>` +
     `<w:tr>${cell(field('TableStart:items') + field('item'))}${cell(field('amount') + field('TableEnd:items'))}</w:tr></w:tbl><w:p/>`;
-  const text = (s: string) => new TextEncoder().encode(s);
-  return writeZip([
-    [
-      '[Content_Types].xml',
-      text(
-        '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
-      ),
-    ],
-    [
-      '_rels/.rels',
-      text(
-        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
-      ),
-    ],
-    [
-      'word/document.xml',
-      text(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document ${w}><w:body>${body}<w:sectPr/></w:body></w:document>`),
-    ],
-  ]);
+  return newDocx(`${body}<w:sectPr/>`);
 }
 
 /**

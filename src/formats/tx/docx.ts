@@ -5,10 +5,8 @@
  * table rows when they span whole rows), and the page size and margins.
  */
 import { escapeAttr, escapeText } from '../../ooxml/xml.js';
-import { writeZip } from '../../ooxml/zip.js';
+import { newDocx, type Link, type NewPart } from '../../ooxml/newPackage.js';
 import type { TxCell, TxCellFormat, TxDocument, TxMark, TxRun, TxStory, TxTable } from './read.js';
-
-const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 
 /** A table placed in the text: its cells grouped by row, and the tables nested in its cells. */
 interface Placed {
@@ -288,32 +286,18 @@ class Writer {
   }
 }
 
-const CONTENT_TYPES =
-  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/><Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/><Override PartName="/word/settings.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml"/></Types>';
-const ROOT_RELS =
-  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>';
-const DOCUMENT_RELS =
-  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/settings" Target="settings.xml"/></Relationships>';
 // TX's [Normal]: Arial 10 pt, no spacing; its default tab stops every 2 cm.
-const STYLES = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:styles xmlns:w="${W}"><w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii="Arial" w:hAnsi="Arial" w:cs="Arial" w:eastAsia="Arial"/><w:sz w:val="20"/><w:szCs w:val="20"/><w:lang w:val="en-US"/></w:rPr></w:rPrDefault><w:pPrDefault><w:pPr><w:spacing w:after="0" w:line="240" w:lineRule="auto"/></w:pPr></w:pPrDefault></w:docDefaults><w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/><w:qFormat/></w:style><w:style w:type="table" w:default="1" w:styleId="TableNormal"><w:name w:val="Normal Table"/><w:tblPr><w:tblInd w:w="0" w:type="dxa"/><w:tblCellMar><w:top w:w="0" w:type="dxa"/><w:left w:w="108" w:type="dxa"/><w:bottom w:w="0" w:type="dxa"/><w:right w:w="108" w:type="dxa"/></w:tblCellMar></w:tblPr></w:style></w:styles>`;
-const SETTINGS = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:settings xmlns:w="${W}"><w:defaultTabStop w:val="1134"/><w:compat><w:compatSetting w:name="compatibilityMode" w:uri="http://schemas.microsoft.com/office/word" w:val="15"/></w:compat></w:settings>`;
+const STYLES =
+  '<w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii="Arial" w:hAnsi="Arial" w:cs="Arial" w:eastAsia="Arial"/><w:sz w:val="20"/><w:szCs w:val="20"/><w:lang w:val="en-US"/></w:rPr></w:rPrDefault><w:pPrDefault><w:pPr><w:spacing w:after="0" w:line="240" w:lineRule="auto"/></w:pPr></w:pPrDefault></w:docDefaults><w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/><w:qFormat/></w:style><w:style w:type="table" w:default="1" w:styleId="TableNormal"><w:name w:val="Normal Table"/><w:tblPr><w:tblInd w:w="0" w:type="dxa"/><w:tblCellMar><w:top w:w="0" w:type="dxa"/><w:left w:w="108" w:type="dxa"/><w:bottom w:w="0" w:type="dxa"/><w:right w:w="108" w:type="dxa"/></w:tblCellMar></w:tblPr></w:style>';
+const SETTINGS =
+  '<w:defaultTabStop w:val="1134"/><w:compat><w:compatSetting w:name="compatibilityMode" w:uri="http://schemas.microsoft.com/office/word" w:val="15"/></w:compat>';
 
-const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
-const XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
-const RELS = `${XML}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">`;
-
-/** A story's hyperlinks as external relationships (rIdL1, ...): addresses a reader follows by a click, never fetched. */
-const linkRelationships = (links: string[]) =>
-  links
-    .map((link, i) => `<Relationship Id="rIdL${i + 1}" Type="${R}/hyperlink" Target="${escapeAttr(link)}" TargetMode="External"/>`)
-    .join('');
+/** A story's hyperlinks as relationships rIdL1, ... (Writer names them so). */
+const linksOf = (writer: Writer): Link[] => writer.links.map((link, i) => [`rIdL${i + 1}`, link]);
 
 export function txToDocx(doc: TxDocument): Buffer {
-  const utf8 = (s: string) => Buffer.from(s, 'utf8');
-  const parts: [string, Buffer][] = [];
+  const parts: NewPart[] = [];
   const references: string[] = [];
-  const relationships: string[] = [];
-  const overrides: string[] = [];
   // Headers and footers first (bookmark ids 1000 and 2000 on), then the body's references to them.
   for (const [kind, story, firstId] of [
     ['header', doc.header, 1000],
@@ -321,16 +305,9 @@ export function txToDocx(doc: TxDocument): Buffer {
   ] as const) {
     if (!story) continue;
     const id = `rId${10 + references.length}`;
-    const root = kind === 'header' ? 'hdr' : 'ftr';
     const writer = new Writer(story, firstId);
-    parts.push([`word/${kind}1.xml`, utf8(`${XML}<w:${root} xmlns:w="${W}" xmlns:r="${R}">${writer.content()}</w:${root}>`)]);
-    if (writer.links.length)
-      parts.push([`word/_rels/${kind}1.xml.rels`, utf8(`${RELS}${linkRelationships(writer.links)}</Relationships>`)]);
+    parts.push({ kind, id, content: writer.content(), links: linksOf(writer) });
     references.push(`<w:${kind}Reference w:type="default" r:id="${id}"/>`);
-    relationships.push(`<Relationship Id="${id}" Type="${R}/${kind}" Target="${kind}1.xml"/>`);
-    overrides.push(
-      `<Override PartName="/word/${kind}1.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.${kind}+xml"/>`,
-    );
   }
   const { page } = doc;
   const [left, top, right, bottom] = page.margins;
@@ -338,15 +315,9 @@ export function txToDocx(doc: TxDocument): Buffer {
     `<w:sectPr>${references.join('')}<w:pgSz w:w="${page.width}" w:h="${page.height}"/>` +
     `<w:pgMar w:top="${top}" w:right="${right}" w:bottom="${bottom}" w:left="${left}" w:header="${page.headerDistance}" w:footer="${page.footerDistance}" w:gutter="0"/></w:sectPr>`;
   const body = new Writer(doc);
-  const document = `${XML}<w:document xmlns:w="${W}" xmlns:r="${R}"><w:body>${body.content()}${sectPr}</w:body></w:document>`;
-  relationships.push(linkRelationships(body.links));
-  return writeZip([
-    ['[Content_Types].xml', utf8(CONTENT_TYPES.replace('</Types>', `${overrides.join('')}</Types>`))],
-    ['_rels/.rels', utf8(ROOT_RELS)],
-    ['word/document.xml', utf8(document)],
-    ['word/_rels/document.xml.rels', utf8(DOCUMENT_RELS.replace('</Relationships>', `${relationships.join('')}</Relationships>`))],
-    ['word/styles.xml', utf8(STYLES)],
-    ['word/settings.xml', utf8(SETTINGS)],
-    ...parts,
-  ]);
+  return newDocx(
+    body.content() + sectPr,
+    [{ kind: 'styles', id: 'rId1', content: STYLES }, { kind: 'settings', id: 'rId2', content: SETTINGS }, ...parts],
+    linksOf(body),
+  );
 }
