@@ -7,7 +7,8 @@
  *     asynchronous), with the CPU each side spends per document; both warmed up, best of two runs;
  *  2b. an 8-row invoice to DOCX, one request at a time: docsmith over HTTP against Carbone in-process;
  *  3. an 8-row and a 100-row invoice to PDF, one request at a time (median of 31): docsmith over HTTP (office
- *     pool of 2) against Carbone in-process (its LibreOffice converter, 2 factories), interleaved.
+ *     pool of 2) against Carbone in-process (its LibreOffice converter, 2 factories), interleaved;
+ *  3b. the 8-row invoice to PDF, 8 concurrent clients: documents per second, as in 2.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -139,8 +140,25 @@ function check(name: string, out: Uint8Array, rows: number): void {
     throw new Error(`${name}: ${found} rows of ${rows}, total ${text.includes('TOTAL-OK')}`);
 }
 
-function renderCarbone(file: string, data: object): Promise<Buffer> {
-  return new Promise((resolve, reject) => carbone.render(file, data, {}, (error, result) => (error ? reject(error) : resolve(result))));
+let carboneOffice = false;
+/** Carbone's LibreOffice converter, two factories like docsmith's two office processes; started once. */
+function startCarboneOffice(): void {
+  if (!carboneOffice) carbone.set({ factories: 2, startFactory: true });
+  carboneOffice = true;
+}
+
+function renderCarbone(file: string, data: object, convertTo?: 'pdf'): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    carbone.render(file, data, convertTo ? { convertTo } : {}, (error, result) => (error ? reject(error) : resolve(result))),
+  );
+}
+
+/** The invoice's rows and total in a PDF's text. */
+async function checkPdf(name: string, pdf: Uint8Array, rows: number): Promise<void> {
+  const text = await pdfText(pdf);
+  const found = (text.match(/Article \d+/g) ?? []).length;
+  if (found !== rows || !text.includes('TOTAL-OK'))
+    throw new Error(`${name}: ${found} rows of ${rows} in the PDF, total ${text.includes('TOTAL-OK')}`);
 }
 
 async function bigTable(t: ReturnType<typeof templates>, carboneFile: string): Promise<void> {
@@ -169,26 +187,30 @@ async function bigTable(t: ReturnType<typeof templates>, carboneFile: string): P
   );
 }
 
-async function throughput(t: ReturnType<typeof templates>, carboneFile: string): Promise<void> {
-  console.log('\n2. a 100-row invoice to DOCX, 8 concurrent clients, 6 s each');
-  const data = invoice(100);
-  const clients = 8;
-  const seconds = 6;
-  const run8 = async (name: string, one: (client: number) => Promise<Uint8Array>) => {
-    check(name, await one(0), 100);
-    let done = 0;
-    const until = performance.now() + seconds * 1000;
-    await Promise.all(
-      Array.from({ length: clients }, async (_, client) => {
-        while (performance.now() < until) {
-          await one(client);
-          done++;
-        }
-      }),
-    );
-    return done / seconds;
-  };
-  // Four accounts, two clients each: an account may run two merges at once.
+/** Documents per second of `one` called by `clients` closed-loop clients for `seconds`, after one checked call. */
+async function closedLoop(clients: number, seconds: number, one: () => Promise<unknown>): Promise<number> {
+  let done = 0;
+  const until = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < until) {
+        await one();
+        done++;
+      }
+    }),
+  );
+  return done / seconds;
+}
+
+/** One merge over HTTP, its document. */
+async function mergeOnce(url: string, authorization: string, body: string, format: 'DOCX' | 'PDF'): Promise<Buffer> {
+  const reply = await post(`${url}/v1/document/merge?returnFormat=${format}`, { authorization, 'content-type': 'application/json' }, body);
+  if (reply.status !== 200) throw new Error(`merge answered ${reply.status}: ${reply.text}`);
+  return Buffer.from((JSON.parse(reply.text) as string[])[0]!, 'base64');
+}
+
+/** A server with four accounts (an account may run two merges at once, so eight clients take two each). */
+async function loadServer(officeProcesses: number) {
   const dataDir = tempDir();
   const admin = await adminServices({ dataDir });
   const auths: string[] = [];
@@ -197,71 +219,121 @@ async function throughput(t: ReturnType<typeof templates>, carboneFile: string):
     auths.push(`Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}`);
   }
   await admin.store.close();
-  const server = await startServer({ DOCSMITH_DATA_DIR: dataDir, DOCSMITH_LOG_LEVEL: 'warn', DOCSMITH_OFFICE_PROCESSES: '0' });
+  const server = await startServer({
+    DOCSMITH_DATA_DIR: dataDir,
+    DOCSMITH_LOG_LEVEL: 'warn',
+    DOCSMITH_OFFICE_PROCESSES: String(officeProcesses),
+  });
+  while ((await fetch(`${server.url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
+  return { server, auths };
+}
+
+/**
+ * `clients` keep-alive connections posting `body` for `seconds`, driven by autocannon (pre-built
+ * requests: it shares the two cores with the server, and a heavier client's own cost would count
+ * against docsmith): documents per second, p99 latency and the CPU each side spent per document.
+ */
+async function autocannonLoad(
+  server: { url: string; child: { pid?: number } },
+  url: string,
+  body: string,
+  auths: string[],
+  clients: number,
+  seconds: number,
+) {
+  let connection = 0;
+  const serverCpu = processCpuMs(server.child.pid!);
+  const ownCpu = process.cpuUsage();
+  const result = await autocannon({
+    url: `${server.url}${url}`,
+    method: 'POST',
+    connections: clients,
+    duration: seconds,
+    headers: { 'content-type': 'application/json' },
+    body,
+    setupClient: (client) => client.setHeaders({ 'content-type': 'application/json', authorization: auths[connection++ % auths.length]! }),
+  });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(
+      `docsmith: ${result.non2xx} answers other than 200 (${JSON.stringify(result.statusCodeStats)}), ${result.errors} errors`,
+    );
+  const docs = result.requests.total;
+  const own = process.cpuUsage(ownCpu);
+  // The next run waits for this one's last requests (autocannon stops without waiting for them).
+  await new Promise((r) => setTimeout(r, 1000));
+  return {
+    rate: docs / seconds,
+    p99: result.latency.p99,
+    serverMs: (processCpuMs(server.child.pid!) - serverCpu) / docs,
+    clientMs: (own.user + own.system) / 1000 / docs,
+  };
+}
+
+/**
+ * Both sides warmed up the same way and measured twice, the better run counting: Carbone's first
+ * run warms it; docsmith gets one unmeasured run (its threads' code is compiled on first use).
+ */
+async function bestOfTwo(ours: () => ReturnType<typeof autocannonLoad>, theirs: () => Promise<number>) {
+  const carboneRuns = [await theirs()];
+  await ours();
+  const ourRuns = [await ours()];
+  carboneRuns.push(await theirs());
+  ourRuns.push(await ours());
+  const best = ourRuns.reduce((a, b) => (b.rate > a.rate ? b : a));
+  const carbone = Math.max(...carboneRuns);
+  const line = `docsmith ${best.rate.toFixed(0)} docs/s over HTTP (runs ${ourRuns.map((r) => r.rate.toFixed(0)).join(', ')}; p99 latency ${best.p99} ms; server CPU ${best.serverMs.toFixed(2)} ms per document, load generator ${best.clientMs.toFixed(2)} ms), Carbone ${carbone.toFixed(0)} docs/s in-process (runs ${carboneRuns.map((r) => r.toFixed(0)).join(', ')}): docsmith is ${(best.rate / carbone).toFixed(2)}x`;
+  return { carbone, line };
+}
+
+async function throughput(t: ReturnType<typeof templates>, carboneFile: string): Promise<void> {
+  console.log('\n2. a 100-row invoice to DOCX, 8 concurrent clients, 6 s each');
+  const data = invoice(100);
+  const [clients, seconds] = [8, 6];
+  const { server, auths } = await loadServer(0);
   try {
     const body = JSON.stringify({ mergeData: [data], template: t.ours.toString('base64') });
-    const one = await fetch(`${server.url}/v1/document/merge?returnFormat=DOCX`, {
-      method: 'POST',
-      headers: { authorization: auths[0]!, 'content-type': 'application/json' },
-      body,
-    });
-    if (one.status !== 200) throw new Error(`merge answered ${one.status}: ${await one.text()}`);
-    check('docsmith', Buffer.from(((await one.json()) as string[])[0]!, 'base64'), 100);
-    // autocannon (pre-built requests on keep-alive connections) drives the load: it shares the two
-    // cores with the server, and a heavier client's own cost would count against docsmith.
-    let connection = 0;
-    const load = async () => {
-      const serverCpu = processCpuMs(server.child.pid!);
-      const ownCpu = process.cpuUsage();
-      const result = await autocannon({
-        url: `${server.url}/v1/document/merge?returnFormat=DOCX`,
-        method: 'POST',
-        connections: clients,
-        duration: seconds,
-        headers: { 'content-type': 'application/json' },
-        body,
-        setupClient: (client) =>
-          client.setHeaders({ 'content-type': 'application/json', authorization: auths[connection++ % auths.length]! }),
-      });
-      if (result.non2xx > 0 || result.errors > 0)
-        throw new Error(
-          `docsmith: ${result.non2xx} answers other than 200 (${JSON.stringify(result.statusCodeStats)}), ${result.errors} errors`,
-        );
-      const docs = result.requests.total;
-      const own = process.cpuUsage(ownCpu);
-      // The next run waits for this one's last requests (autocannon stops without waiting for them).
-      await new Promise((r) => setTimeout(r, 500));
-      return {
-        rate: docs / seconds,
-        p99: result.latency.p99,
-        serverMs: (processCpuMs(server.child.pid!) - serverCpu) / docs,
-        clientMs: (own.user + own.system) / 1000 / docs,
-      };
-    };
-    // Both sides warmed up the same way and measured twice, the better run counting: Carbone's
-    // first run warms it; docsmith gets one unmeasured run (its threads' code is compiled on first use).
-    const carboneRuns = [await run8('Carbone', () => renderCarbone(carboneFile, data))];
-    await load();
-    const ourRuns = [await load()];
-    carboneRuns.push(await run8('Carbone', () => renderCarbone(carboneFile, data)));
-    ourRuns.push(await load());
-    const best = ourRuns.reduce((a, b) => (b.rate > a.rate ? b : a));
-    const theirs = Math.max(...carboneRuns);
-    const ours = best.rate;
-    console.log(
-      `  docsmith ${ours.toFixed(0)} docs/s over HTTP (runs ${ourRuns.map((r) => r.rate.toFixed(0)).join(', ')}; p99 latency ${best.p99} ms; server CPU ${best.serverMs.toFixed(2)} ms per document, load generator ${best.clientMs.toFixed(2)} ms), Carbone ${theirs.toFixed(0)} docs/s in-process (runs ${carboneRuns.map((r) => r.toFixed(0)).join(', ')}): docsmith is ${(ours / theirs).toFixed(2)}x`,
+    const one = await mergeOnce(server.url, auths[0]!, body, 'DOCX');
+    check('docsmith', one, 100);
+    check('Carbone', await renderCarbone(carboneFile, data), 100);
+    const { carbone, line } = await bestOfTwo(
+      () => autocannonLoad(server, '/v1/document/merge?returnFormat=DOCX', body, auths, clients, seconds),
+      () => closedLoop(clients, seconds, () => renderCarbone(carboneFile, data)),
     );
+    console.log(`  ${line}`);
     // Like for like: docsmith's merge as a library (the engine in its worker threads, what a
     // request runs minus HTTP, accounts and quotas) against Carbone's render.
     const workers = new DocumentWorkers();
-    const library = await run8(
-      'docsmith',
-      async () => (await workers.merge({ docx: t.ours, records: [data], options: DEFAULT_MERGE_OPTIONS, append: false })).documents[0]!,
-    );
+    const merge = async () =>
+      (await workers.merge({ docx: t.ours, records: [data], options: DEFAULT_MERGE_OPTIONS, append: false })).documents[0]!;
+    check('docsmith', await merge(), 100);
+    const library = await closedLoop(clients, seconds, merge);
     await workers.close();
     console.log(
-      `  in-process, both as libraries: docsmith ${library.toFixed(0)} docs/s (worker threads), Carbone ${theirs.toFixed(0)} docs/s: docsmith is ${(library / theirs).toFixed(2)}x`,
+      `  in-process, both as libraries: docsmith ${library.toFixed(0)} docs/s (worker threads), Carbone ${carbone.toFixed(0)} docs/s: docsmith is ${(library / carbone).toFixed(2)}x`,
     );
+  } finally {
+    await server.stop();
+  }
+}
+
+/** 3b: PDF under load, where both sides' offices share the two cores. */
+async function pdfThroughput(t: ReturnType<typeof templates>, carboneFile: string): Promise<void> {
+  console.log("\n3b. an 8-row invoice to PDF, 8 concurrent clients, 6 s each (office pool of 2 against Carbone's 2 factories)");
+  const data = invoice(8);
+  const [clients, seconds] = [8, 6];
+  startCarboneOffice();
+  const { server, auths } = await loadServer(2);
+  try {
+    const body = JSON.stringify({ mergeData: [data], template: t.ours.toString('base64') });
+    const one = await mergeOnce(server.url, auths[0]!, body, 'PDF');
+    await checkPdf('docsmith', one, 8);
+    const pdf = () => renderCarbone(carboneFile, data, 'pdf');
+    await checkPdf('Carbone', await pdf(), 8);
+    const { line } = await bestOfTwo(
+      () => autocannonLoad(server, '/v1/document/merge?returnFormat=PDF', body, auths, clients, seconds),
+      () => closedLoop(clients, seconds, pdf),
+    );
+    console.log(`  ${line}`);
   } finally {
     await server.stop();
   }
@@ -293,32 +365,15 @@ async function docxLatency(t: ReturnType<typeof templates>, carboneFile: string)
 
 async function pdfLines(t: ReturnType<typeof templates>, carboneFile: string): Promise<void> {
   console.log('\n3. invoices to PDF, one request at a time (median of 31, interleaved)');
-  carbone.set({ factories: 2, startFactory: true });
+  startCarboneOffice();
   const { server, authorization } = await benchServer('pdf', 2);
   try {
     while ((await fetch(`${server.url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200));
-    const checkPdf = async (name: string, pdf: Uint8Array, rows: number) => {
-      const text = await pdfText(pdf);
-      const found = (text.match(/Article \d+/g) ?? []).length;
-      if (found !== rows || !text.includes('TOTAL-OK'))
-        throw new Error(`${name}: ${found} rows of ${rows} in the PDF, total ${text.includes('TOTAL-OK')}`);
-    };
     for (const rows of [8, 100]) {
       const data = invoice(rows);
       const body = JSON.stringify({ mergeData: [data], template: t.ours.toString('base64') });
-      const ours = async () => {
-        const reply = await post(
-          `${server.url}/v1/document/merge?returnFormat=PDF`,
-          { authorization, 'content-type': 'application/json' },
-          body,
-        );
-        if (reply.status !== 200) throw new Error(`merge answered ${reply.status}: ${reply.text}`);
-        return Buffer.from((JSON.parse(reply.text) as string[])[0]!, 'base64');
-      };
-      const theirs = () =>
-        new Promise<Buffer>((resolve, reject) =>
-          carbone.render(carboneFile, data, { convertTo: 'pdf' }, (error, result) => (error ? reject(error) : resolve(result))),
-        );
+      const ours = () => mergeOnce(server.url, authorization, body, 'PDF');
+      const theirs = () => renderCarbone(carboneFile, data, 'pdf');
       await checkPdf('docsmith', await ours(), rows);
       await checkPdf('Carbone', await theirs(), rows);
       const [a, b] = await interleaved(31, 5, ours, theirs);
@@ -335,13 +390,14 @@ async function main(): Promise<void> {
   const t = templates();
   const carboneFile = path.join(tempDir(), 'carbone-invoice.docx');
   fs.writeFileSync(carboneFile, t.carboneTemplate);
-  // `node --import tsx bench/peers.ts [table] [docx] [latency] [pdf]`: only those parts (all by default).
+  // `node --import tsx bench/peers.ts [table] [docx] [latency] [pdf] [pdf-load]`: only those parts (all by default).
   const wanted = process.argv.slice(2);
   const runs = (part: string) => wanted.length === 0 || wanted.includes(part);
   if (runs('table')) await bigTable(t, carboneFile);
   if (runs('docx')) await throughput(t, carboneFile);
   if (runs('latency')) await docxLatency(t, carboneFile);
   if (runs('pdf')) await pdfLines(t, carboneFile);
+  if (runs('pdf-load')) await pdfThroughput(t, carboneFile);
   process.exit(0); // Carbone's office converters keep the process alive
 }
 
