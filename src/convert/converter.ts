@@ -85,7 +85,6 @@ function officeProperties(p: DocumentProperties | undefined): Record<string, str
   return Object.keys(out).length ? out : undefined;
 }
 
-/** How to run a one-off office when the pool cannot convert a document. */
 /** A long table's part as the office laid it out: its pages, where it breaks, and the pages of a part laid out ahead left out before its true start. */
 export interface LaidPart {
   data: Buffer;
@@ -94,6 +93,7 @@ export interface LaidPart {
   leftOut?: number;
 }
 
+/** How to run a one-off office when the pool cannot convert a document. */
 export interface OneShotOptions {
   sofficePath: string;
   sandbox: Sandbox;

@@ -1,6 +1,7 @@
 import { OoxmlPackage } from '../ooxml/package.js';
 import { parseXml } from '../ooxml/xml.js';
-import { stylesPart, withoutLatentStyles } from '../ooxml/styles.js';
+import { withoutLatentStyles } from '../ooxml/styles.js';
+import { relatedPart } from '../compose/parts.js';
 import { lastParagraphStart, splitBody } from '../ooxml/body.js';
 import { DocumentBuilder } from '../compose/builder.js';
 import { compileNodes, type CompileContext, type Segment } from './compile.js';
@@ -165,7 +166,7 @@ export class CompiledTemplate {
   /** The styles part as the office gets it (ooxml/styles.ts), made once; null: the template's own. */
   private officeStyles(): { part: string; xml: string } | null {
     this.stylesForOffice ??= (() => {
-      const part = stylesPart(this.pkg);
+      const part = relatedPart(this.pkg, this.mainPart, 'styles');
       const xml = part && withoutLatentStyles(this.pkg.text(part) ?? '');
       return part && xml ? { part, xml } : null;
     })();

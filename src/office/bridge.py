@@ -433,16 +433,20 @@ class LaidTable:
             last = max(last, self.page_of(cell.getText().getEnd()))
         return last
 
+    def before_ends(self, i, page):
+        """The row before row i starts and ends before the page."""
+        return self.starts(i - 1) < page and self.ends(i - 1) < page
+
     def begins(self, i, page):
         """Row i is the first on the page, whole, and the row before ends earlier."""
-        return 0 < i < self.rows and self.starts(i) == page and self.starts(i - 1) < page and self.ends(i - 1) < page
+        return 0 < i < self.rows and self.starts(i) == page and self.before_ends(i, page)
 
     def begun_by(self, i):
         """The page row i begins as its first row, whole (the row before ends earlier), or None."""
         if not 0 < i < self.rows:
             return None
         page = self.starts(i)
-        return page if self.begins(i, page) else None
+        return page if self.before_ends(i, page) else None
 
     def break_on(self, page):
         """The row that begins the page, found by searching the rows, or None."""

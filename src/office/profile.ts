@@ -58,10 +58,10 @@ function readSettings(file: string): XmlDocument {
   return parseXml(EMPTY, 'the office profile');
 }
 
-const setting = (path: string, name: string, type: string, value: string): XmlElement =>
+const setting = (where: string, name: string, type: string, value: string): XmlElement =>
   element(
     'item',
-    [['oor:path', path]],
+    [['oor:path', where]],
     [
       element(
         'prop',

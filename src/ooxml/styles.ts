@@ -1,13 +1,4 @@
-import { OoxmlPackage } from './package.js';
 import { parseXml, serializeDocument } from './xml.js';
-
-/** The styles part of the package's main document, if it has one. */
-export function stylesPart(pkg: OoxmlPackage): string | undefined {
-  const main = pkg.mainDocument();
-  const rel = pkg.relationships(main).find((r) => !r.external && r.type.endsWith('/styles'));
-  const name = rel && OoxmlPackage.resolve(main, rel.target);
-  return name && pkg.has(name) ? name : undefined;
-}
 
 /**
  * A styles part without Word's latent styles (w:latentStyles: how its style gallery shows the

@@ -8,7 +8,7 @@ import type { OdtRows, Prototype } from '../odf/longTable.js';
 import type { RtfChart } from '../formats/rtf-charts.js';
 import { MessageChannel, type Transferable } from 'node:worker_threads';
 import type { ReaderLog } from '../formats/pdf.js';
-import type { AppendTask, FindAndReplaceTask, InertTask, MergeReply, MergeTask, TaskReply } from './tasks.js';
+import type { AppendTask, FindAndReplaceTask, InertReply, InertTask, MergeReply, MergeTask, TaskReply } from './tasks.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import type { InertDocument, InertOptions } from '../inert/index.js';
 import type { TemplateInfo } from '../merge/info.js';
@@ -113,11 +113,7 @@ export class DocumentWorkers implements PageRendering {
 
   /** The document made inert (src/inert/) in a worker thread, a DOCX looked through for fields: a large package is read off the event loop. */
   async inert(bytes: Buffer, format: DocumentFormat, signal?: AbortSignal, options: InertOptions = {}): Promise<InertDocument> {
-    const { bytes: u, ...facts } = await this.run<{ bytes: Uint8Array | null; updateFields?: boolean }>(
-      'inert',
-      { bytes, format, ...options } satisfies InertTask,
-      signal,
-    );
+    const { bytes: u, ...facts } = await this.run<InertReply>('inert', { bytes, format, ...options } satisfies InertTask, signal);
     return { bytes: u === null ? bytes : Buffer.from(u.buffer, u.byteOffset, u.byteLength), ...facts };
   }
 

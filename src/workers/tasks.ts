@@ -61,6 +61,9 @@ export interface InertTask extends InertOptions {
   format: DocumentFormat;
 }
 
+/** The inert document's bytes, or null when nothing needed removing (they need not travel back); for a DOCX, whether it has fields to recompute. */
+export type InertReply = Omit<InertDocument, 'bytes'> & { bytes: Uint8Array | null };
+
 /** A task's answer: the result, or the error as the API would answer it. */
 /** A task's answer; `log`: what the PDF reader said meanwhile, for the pool to log once (formats/pdf.ts). */
 export type TaskReply<T> = ({ ok: true; value: T } | { ok: false; status: number; message: string; headers: Record<string, string> }) & {
@@ -204,11 +207,8 @@ export function checkData(task: InfoTask & { records: string }): TaskReply<DataC
 
 const asBytes = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 
-/**
- * The document made inert (src/inert/): its bytes, or null when nothing needed removing (they need
- * not travel back); for a DOCX, whether it has fields to recompute.
- */
-export function inert(task: InertTask): TaskReply<{ bytes: Uint8Array | null; updateFields?: boolean }> {
+/** The document made inert (src/inert/), as InertReply says. */
+export function inert(task: InertTask): TaskReply<InertReply> {
   try {
     const bytes = asBuffer(task.bytes);
     const { bytes: result, ...facts } = inertForOffice(bytes, task.format, task);
