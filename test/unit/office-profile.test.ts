@@ -51,4 +51,16 @@ describe('office profile settings', () => {
     assert.equal(fs.statSync(settingsFile(dir)).mtimeMs, 0);
     assert.ok(written > 0);
   });
+
+  it('a settings file that cannot be read is written anew with our settings (the office would not read it either)', () => {
+    for (const damaged of ['<oor:items><item oor:path=', '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "b">]><oor:items/>', '<other/>']) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'profile-'));
+      fs.mkdirSync(path.join(dir, 'user'));
+      fs.writeFileSync(settingsFile(dir), damaged);
+      prepareProfile(dir);
+      const xml = fs.readFileSync(settingsFile(dir), 'utf8');
+      assert.deepEqual(valueOf(xml, 'DisableMacrosExecution'), ['true'], damaged);
+      assert.match(xml, /^<\?xml[^>]*>\n<oor:items [^>]*>\n(<item [^\n]*<\/item>\n)+<\/oor:items>\n$/);
+    }
+  });
 });
