@@ -1,5 +1,6 @@
 import CFB from 'cfb';
 import { LINKING_FIELDS } from './fields.js';
+import { inertOfficeArtStream, type Range } from './officeArt.js';
 
 /** Field begin, separator and end marks in Word 97-2003 text and field tables. */
 const FIELD_BEGIN = 0x13;
@@ -13,13 +14,19 @@ const LINKING_FLT = new Set([0x0b, 0x24, 0x2d, 0x2e, 0x37, 0x38, 0x43, 0x44, 0x4
 /** "Unknown keyword": the office shows the field's last result and does nothing else. */
 const UNKNOWN_FLT = 0x01;
 
+/** Nested documents in a compound file's streams (an embedded DOCX or RTF) are made inert by the caller's rules. */
+export interface CompoundOptions {
+  depth: number;
+  nested(bytes: Buffer, depth: number): Buffer;
+}
+
 /**
  * A Word 97-2003 document made inert: every field that includes or links a file becomes an
  * unknown field (its type in the field tables, and its keyword in the text, both overwritten in
- * place, so no offset moves). Pictures linked through their binary picture header are left to
- * the office's sandbox, which cannot see any file but the job's.
+ * place, so no offset moves), and every picture in every stream is judged by its bytes
+ * (officeArt.ts), Excel and other objects embedded in it included.
  */
-export function inertDoc(input: Buffer): Buffer {
+export function inertDoc(input: Buffer, options?: CompoundOptions): Buffer {
   let container: CFB.CFB$Container;
   try {
     container = CFB.read(input, { type: 'buffer' });
@@ -35,8 +42,121 @@ export function inertDoc(input: Buffer): Buffer {
       changed = true;
     }
   }
+  changed = inertCompoundStreams(container, options) || changed;
   if (!changed) return input;
   return Buffer.from(CFB.write(container, { type: 'buffer' }) as Uint8Array);
+}
+
+/**
+ * Any other compound file (an object embedded in a document: a workbook, a package) with the
+ * pictures in its streams judged as in a DOC; the input itself when nothing changed, empty when
+ * our reader cannot take it apart.
+ */
+export function inertCompound(input: Buffer, options?: CompoundOptions): Buffer {
+  let container: CFB.CFB$Container;
+  try {
+    container = CFB.read(input, { type: 'buffer' });
+  } catch {
+    return Buffer.alloc(0);
+  }
+  if (!inertCompoundStreams(container, options)) return input;
+  return Buffer.from(CFB.write(container, { type: 'buffer' }) as Uint8Array);
+}
+
+/** Every stream of a compound file, storages inside storages included: pictures judged, nested documents made inert. */
+function inertCompoundStreams(container: CFB.CFB$Container, options?: CompoundOptions): boolean {
+  let changed = false;
+  container.FileIndex.forEach((entry, i) => {
+    if (entry.type !== 2 || !entry.content || entry.content.length === 0) return;
+    const content = Buffer.from(entry.content as Uint8Array);
+    if (options && options.depth > 0 && isNestedDocument(content)) {
+      const made = options.nested(content, options.depth - 1);
+      if (made !== content) {
+        entry.content = made;
+        changed = true;
+      }
+      return;
+    }
+    const path = container.FullPaths[i] ?? '';
+    const text = entry.name.toLowerCase() === 'worddocument' ? wordText(container, path, content) : [];
+    if (inertOfficeArtStream(content, text)) {
+      entry.content = content;
+      changed = true;
+    }
+  });
+  return changed;
+}
+
+/** A package (ZIP), RTF or compound file held whole in a stream, as OLE objects keep embedded documents. */
+function isNestedDocument(bytes: Buffer): boolean {
+  return (
+    bytes.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04])) ||
+    bytes.subarray(0, 5).toString('latin1') === '{\\rtf' ||
+    bytes.subarray(0, 8).equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]))
+  );
+}
+
+/**
+ * Where a Word document's text lies in its WordDocument stream: the pieces of its piece table
+ * (Word 97 and later), and the range the FIB gives (fcMin..fcMac, all Word 6 and 95 have).
+ */
+function wordText(container: CFB.CFB$Container, path: string, word: Buffer): Range[] {
+  if (word.length < 32) return [];
+  const ranges: Range[] = [];
+  const fcMin = word.readUInt32LE(0x18);
+  const fcMac = word.readUInt32LE(0x1c);
+  if (fcMin < fcMac && fcMac <= word.length) ranges.push({ start: fcMin, end: fcMac });
+  const nFib = word.readUInt16LE(0x02);
+  if (nFib < 193) return ranges;
+  const folder = path.slice(0, path.lastIndexOf('/') + 1);
+  const tableName = word.readUInt16LE(0x0a) & 0x0200 ? '1Table' : '0Table';
+  const index = container.FullPaths.findIndex((p) => p.toLowerCase() === `${folder}${tableName}`.toLowerCase());
+  const table = index >= 0 ? (container.FileIndex[index]!.content as Uint8Array | undefined) : undefined;
+  const clx = fcLcb(word, CLX_INDEX);
+  if (!table || !clx || clx.fc + clx.lcb > table.length) return ranges;
+  return [...ranges, ...pieces(Buffer.from(table).subarray(clx.fc, clx.fc + clx.lcb), word.length)];
+}
+
+/** FibRgFcLcb97's pair for the piece table (fcClx). */
+const CLX_INDEX = 33;
+
+/** The (fc, lcb) pair `index` of the FIB's FibRgFcLcb, when the FIB has it. */
+function fcLcb(fib: Buffer, index: number): { fc: number; lcb: number } | undefined {
+  let at = 32;
+  const csw = fib.readUInt16LE(at);
+  at += 2 + csw * 2;
+  if (at + 2 > fib.length) return undefined;
+  const cslw = fib.readUInt16LE(at);
+  at += 2 + cslw * 4;
+  if (at + 2 > fib.length) return undefined;
+  const pairs = fib.readUInt16LE(at);
+  at += 2 + index * 8;
+  if (index >= pairs || at + 8 > fib.length) return undefined;
+  return { fc: fib.readUInt32LE(at), lcb: fib.readUInt32LE(at + 4) };
+}
+
+/** The text pieces (MS-DOC Clx, Pcdt): 8-bit pieces a byte a character, the others two. */
+function pieces(clx: Buffer, streamLength: number): Range[] {
+  let at = 0;
+  while (at < clx.length && clx[at] === 0x01) {
+    if (at + 3 > clx.length) return [];
+    at += 3 + clx.readInt16LE(at + 1); // Prc: property modifiers, skipped
+  }
+  if (clx[at] !== 0x02 || at + 5 > clx.length) return [];
+  const lcb = clx.readUInt32LE(at + 1);
+  const plc = clx.subarray(at + 5, at + 5 + lcb);
+  if (plc.length !== lcb || lcb < 16 || (lcb - 4) % 12 !== 0) return [];
+  const n = (lcb - 4) / 12;
+  const ranges: Range[] = [];
+  for (let i = 0; i < n; i++) {
+    const characters = plc.readUInt32LE((i + 1) * 4) - plc.readUInt32LE(i * 4);
+    const fc = plc.readUInt32LE((n + 1) * 4 + i * 8 + 2);
+    const compressed = (fc & 0x40000000) !== 0;
+    const start = compressed ? (fc & 0x3fffffff) / 2 : fc;
+    const end = Math.min(streamLength, start + characters * (compressed ? 1 : 2));
+    if (characters > 0 && start < end) ranges.push({ start, end });
+  }
+  return ranges;
 }
 
 function stream(container: CFB.CFB$Container, name: string): CFB.CFB$Entry | undefined {

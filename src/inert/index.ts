@@ -1,5 +1,5 @@
 import { detectFormat, type DocumentFormat } from '../formats/detect.js';
-import { inertDoc } from './doc.js';
+import { inertCompound, inertDoc } from './doc.js';
 import { inertPackage } from './docx.js';
 import { inertHtml } from './html.js';
 import { inertRtf } from './rtf.js';
@@ -19,7 +19,7 @@ export function makeInert(bytes: Buffer, format: DocumentFormat, depth = NESTING
     case 'rtf':
       return inertRtf(bytes);
     case 'doc':
-      return inertDoc(bytes);
+      return inertDoc(bytes, { depth, nested });
     case 'html':
       return Buffer.from(inertHtml(bytes.toString('utf8')), 'utf8');
     case 'docx':
@@ -52,6 +52,10 @@ export function inertForOffice(bytes: Buffer, format: DocumentFormat, { fields =
 /** A part inside a package that is itself a document. */
 function nested(bytes: Buffer, depth: number): Buffer {
   const detected = detectFormat(bytes);
+  if (!detected.ok && isCompound(bytes)) {
+    // An embedded object (a workbook, an OLE package): its pictures are read like a DOC's.
+    return inertCompound(bytes, { depth, nested });
+  }
   if (!detected.ok) {
     // An HTML fragment (altChunk) has no doctype to be recognised by; text with markup is treated as HTML.
     const head = bytes.subarray(0, 4096);
@@ -62,4 +66,10 @@ function nested(bytes: Buffer, depth: number): Buffer {
   } catch {
     return Buffer.alloc(0); // a nested part we cannot read is not worth the risk
   }
+}
+
+const COMPOUND_SIGNATURE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
+
+function isCompound(bytes: Buffer): boolean {
+  return bytes.subarray(0, 8).equals(COMPOUND_SIGNATURE);
 }

@@ -56,11 +56,78 @@ function isInertFormat(b: Uint8Array): boolean {
   ); // HEIF, AVIF (and video, which the office does not fetch anything for)
 }
 
+/** Metafiles can carry pictures of any format inside (EMF+ images, embedded EMF in WMF), which the office reads by content. */
+function isMetafile(b: Uint8Array): boolean {
+  return (
+    (startsWith(b, [0x01, 0x00, 0x00, 0x00]) && ascii(b, ' EMF', 40)) ||
+    startsWith(b, [0xd7, 0xcd, 0xc6, 0x9a]) ||
+    startsWith(b, [0x01, 0x00, 0x09, 0x00]) ||
+    startsWith(b, [0x02, 0x00, 0x09, 0x00])
+  );
+}
+
+/** A picture that can be kept as it is: a format that refers to nothing, and for a metafile, no SVG inside. */
+export function isInertPicture(bytes: Uint8Array): boolean {
+  return isInertFormat(bytes) && (!isMetafile(bytes) || markupIn(bytes).length === 0);
+}
+
 /** What a picture's bytes are. */
 export function pictureKind(bytes: Uint8Array): PictureKind {
-  if (isInertFormat(bytes)) return 'inert';
+  if (isInertPicture(bytes)) return 'inert';
   if (startsWith(bytes, [0x1f, 0x8b])) return 'gzip';
   return looksLikeMarkup(bytes) ? 'markup' : 'other';
+}
+
+/**
+ * What makes an office take bytes for an SVG: `<svg` near their start, or an XML declaration
+ * with a `DOCTYPE` and `svg` (a prefixed root, `<s:svg`). Looked for in any case, 8-bit, UTF-16LE
+ * and UTF-16BE.
+ */
+const MARKUP_STARTS = ['<svg', 'doctype'].flatMap((word) => [
+  { word, width: 1 as const, big: false },
+  { word, width: 2 as const, big: false },
+  { word, width: 2 as const, big: true },
+]);
+/** Compressed bytes read from a gzip header when judging what it inflates to (an SVG reader looks at the first 2 KB). */
+const GZIP_PROBE = 16 * 1024;
+
+/**
+ * Offsets in `bytes` from which an office could read an SVG: the first byte of every `<svg` or
+ * `DOCTYPE` (any case, 8-bit or UTF-16) and every gzip header whose data inflates to such a
+ * start. Breaking the byte at each offset leaves nothing an office recognises as SVG. Sorted.
+ */
+export function markupIn(bytes: Uint8Array): number[] {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const found: number[] = [];
+  for (const lead of [0x3c, 0x44, 0x64]) {
+    for (let at = b.indexOf(lead); at >= 0; at = b.indexOf(lead, at + 1)) {
+      if (MARKUP_STARTS.some(({ word, width, big }) => spells(b, at, word, width, big))) found.push(at);
+    }
+  }
+  for (let at = b.indexOf(GZIP_MAGIC); at >= 0; at = b.indexOf(GZIP_MAGIC, at + 1)) {
+    let inflated: Buffer;
+    try {
+      inflated = zlib.gunzipSync(b.subarray(at, at + GZIP_PROBE), { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    } catch {
+      continue;
+    }
+    if (markupIn(inflated.subarray(0, 4096)).length > 0) found.push(at);
+  }
+  return found.sort((x, y) => x - y);
+}
+
+const GZIP_MAGIC = Buffer.from([0x1f, 0x8b, 0x08]);
+
+/** Whether `word` is spelt at `at` (case-insensitively), one byte a letter or two (UTF-16, `big`-endian or not). */
+function spells(b: Buffer, at: number, word: string, width: 1 | 2, big: boolean): boolean {
+  const start = width === 2 && big ? at - 1 : at;
+  if (start < 0 || start + word.length * width > b.length) return false;
+  for (let i = 0; i < word.length; i++) {
+    const lo = big ? b[start + i * 2 + 1]! : b[start + i * width]!;
+    if (width === 2 && (big ? b[start + i * 2] : b[start + i * 2 + 1]) !== 0) return false;
+    if (String.fromCharCode(lo).toLowerCase() !== word[i]) return false;
+  }
+  return true;
 }
 
 /** Text that starts with markup (after a byte-order mark and white space): a candidate SVG. */

@@ -255,9 +255,9 @@ export function hostileDocuments(s: Secrets): Hostile[] {
   return list;
 }
 
-/** The hostile documents of every format, the Word 97 one included (made with the office). */
+/** The hostile documents of every format, the Word 97 ones included (made with the office). */
 export function everyHostileDocument(s: Secrets): Hostile[] {
-  return [...hostileDocuments(s), { name: 'doc INCLUDEPICTURE', format: 'doc', bytes: hostileDoc(s.png) }];
+  return [...hostileDocuments(s), ...hostileDocs(s)];
 }
 
 /** What of the secrets a PDF shows, or undefined. */
@@ -268,37 +268,109 @@ export function leaked(pdf: Uint8Array): string | undefined {
 }
 
 /**
- * A Word 97-2003 document whose INCLUDEPICTURE field links the secret picture. LibreOffice
- * does not write such a field itself, so a MERGEFIELD with room for the path is written and
- * then turned into INCLUDEPICTURE: its text in place, and its type (0x3B -> 0x43) in the
- * field table.
+ * Word 97-2003 documents made by the office, then turned hostile in place:
+ * - an INCLUDEPICTURE field linking the secret picture. LibreOffice does not write such a field
+ *   itself, so a MERGEFIELD with room for the path is written and then turned into
+ *   INCLUDEPICTURE: its text in place, and its type (0x3B -> 0x43) in the field table;
+ * - a picture (a PNG record in the Data stream) whose bytes are swapped for an SVG linking the
+ *   secret: plain, gzip-packed, and deflated in a metafile record;
+ * - the picture's PICF header turned into "a file, not embedded" naming the secret picture.
  */
-export function hostileDoc(secretPng: string, soffice = '/usr/lib/libreoffice/program/soffice'): Buffer {
+export function hostileDocs(s: Secrets, soffice = '/usr/lib/libreoffice/program/soffice'): Hostile[] {
   const work = tempDir('docsmith-hostile-doc-');
-  const placeholder = `MERGEFIELD ${'A'.repeat(Math.max(60, secretPng.length + 24))}`;
-  fs.writeFileSync(path.join(work, 'in.rtf'), `{\\rtf1\\ansi {\\field{\\*\\fldinst ${placeholder}}{\\fldrslt x}}\\par MARK}`);
+  const placeholder = `MERGEFIELD ${'A'.repeat(Math.max(60, s.png.length + 24))}`;
+  fs.writeFileSync(path.join(work, 'field.rtf'), `{\\rtf1\\ansi {\\field{\\*\\fldinst ${placeholder}}{\\fldrslt x}}\\par MARK}`);
+  fs.writeFileSync(
+    path.join(work, 'picture.html'),
+    `<html><body><p>MARK</p><p><img src="data:image/png;base64,${paddedPng().toString('base64')}" width="240" height="180"></p></body></html>`,
+  );
   execFileSync(
     soffice,
     [
       `-env:UserInstallation=file://${path.join(work, 'profile')}`,
       '--headless',
       '--convert-to',
-      'doc',
+      'doc:MS Word 97',
       '--outdir',
       work,
-      path.join(work, 'in.rtf'),
+      path.join(work, 'field.rtf'),
+      path.join(work, 'picture.html'),
     ],
     { stdio: 'ignore', timeout: 120_000 },
   );
-  const bytes = fs.readFileSync(path.join(work, 'in.doc'));
-  const from = Buffer.from(placeholder, 'utf16le');
-  const at = bytes.indexOf(from);
-  if (at < 0) throw new Error('the placeholder field was not found in the DOC');
-  Buffer.from(`INCLUDEPICTURE "${secretPng}" \\d`.padEnd(placeholder.length), 'utf16le').copy(bytes, at);
-  const container = CFB.read(bytes, { type: 'buffer' });
-  if (!mapFieldTypes(container, (flt) => (flt === 0x3b ? 0x43 : flt))) throw new Error('no field type to change');
+  const field = fs.readFileSync(path.join(work, 'field.doc'));
+  const picture = fs.readFileSync(path.join(work, 'picture.doc'));
   fs.rmSync(work, { recursive: true, force: true });
+
+  const from = Buffer.from(placeholder, 'utf16le');
+  const at = field.indexOf(from);
+  if (at < 0) throw new Error('the placeholder field was not found in the DOC');
+  Buffer.from(`INCLUDEPICTURE "${s.png}" \\d`.padEnd(placeholder.length), 'utf16le').copy(field, at);
+  const container = CFB.read(field, { type: 'buffer' });
+  if (!mapFieldTypes(container, (flt) => (flt === 0x3b ? 0x43 : flt))) throw new Error('no field type to change');
+  const svg = svgLinking(s.png);
+  return [
+    { name: 'doc INCLUDEPICTURE', format: 'doc', bytes: Buffer.from(CFB.write(container, { type: 'buffer' }) as Uint8Array) },
+    { name: 'doc SVG behind a PNG picture', format: 'doc', bytes: withDocPicture(picture, (data) => svg.copy(data.fill(0x20))) },
+    {
+      name: 'doc gzip-packed SVG behind a PNG picture',
+      format: 'doc',
+      bytes: withDocPicture(picture, (data) => zlib.gzipSync(svg).copy(data.fill(0))),
+    },
+    {
+      name: 'doc SVG deflated in a metafile picture',
+      format: 'doc',
+      bytes: withDocPicture(picture, (data, record) => {
+        record.writeUInt16LE(0x2160, 0); // a WMF record: a metafile header, then deflated data
+        zlib.deflateSync(svg).copy(data.fill(0), 16 + 34 - 17);
+      }),
+    },
+    {
+      name: 'doc picture linked by its PICF header',
+      format: 'doc',
+      bytes: withDocData(picture, (stream) => {
+        const picf = stream.indexOf(Buffer.from([0x44, 0x00, 0x64, 0x00])) - 4;
+        if (picf < 0) throw new Error('no PICF in the DOC');
+        stream.writeUInt16LE(94, picf + 6); // "a BMP or GIF file, not embedded", named after the header
+        const name = Buffer.from(s.png, 'latin1');
+        stream[picf + 0x44] = name.length;
+        name.copy(stream, picf + 0x45);
+      }),
+    },
+  ];
+}
+
+/** A PNG of 240x180 in a colour of no secret, with a text chunk that leaves room for an SVG in its place. */
+function paddedPng(): Buffer {
+  const plain = png(240, 180, [40, 60, 200]);
+  const data = Buffer.concat([Buffer.from('Comment\0', 'latin1'), Buffer.alloc(4096, 0x2e)]);
+  const chunk = Buffer.alloc(12 + data.length);
+  chunk.writeUInt32BE(data.length, 0);
+  chunk.write('tEXt', 4, 'latin1');
+  data.copy(chunk, 8);
+  chunk.writeUInt32BE(zlib.crc32(chunk.subarray(4, 8 + data.length)), 8 + data.length);
+  return Buffer.concat([plain.subarray(0, 33), chunk, plain.subarray(33)]); // after the signature and IHDR
+}
+
+/** The DOC with its Data stream changed by `change`. */
+function withDocData(doc: Buffer, change: (stream: Buffer) => void): Buffer {
+  const container = CFB.read(doc, { type: 'buffer' });
+  const entry = container.FileIndex.find((e) => e.name === 'Data');
+  if (!entry?.content) throw new Error('the DOC has no Data stream');
+  const stream = Buffer.from(entry.content as Uint8Array);
+  change(stream);
+  entry.content = stream;
   return Buffer.from(CFB.write(container, { type: 'buffer' }) as Uint8Array);
+}
+
+/** The DOC with the data of its PNG picture record (after its tag byte) and the record itself given to `change`. */
+function withDocPicture(doc: Buffer, change: (data: Buffer, record: Buffer) => void): Buffer {
+  return withDocData(doc, (stream) => {
+    const at = stream.indexOf(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    if (at < 0) throw new Error('the PNG picture was not found in the DOC');
+    const record = stream.subarray(at - 17 - 8);
+    change(stream.subarray(at, at - 17 + record.readUInt32LE(4)), record);
+  });
 }
 
 /** Converts with a plain, unprotected LibreOffice: shows that a document really is hostile. */

@@ -34,6 +34,9 @@ const KNOWN_HOSTILE = [
   'html img/src without quotes',
   'html entity-encoded src and CSS background',
   'doc INCLUDEPICTURE',
+  'doc SVG behind a PNG picture',
+  'doc SVG deflated in a metafile picture',
+  'doc picture linked by its PICF header',
   // SVG pictures follow `<image href="file:...">`, whatever the picture is called or declared as.
   'html data: SVG picture linking a file',
   'html data: SVG under image/png, percent-encoded',
