@@ -17,7 +17,7 @@ const NESTING = 3;
 export function makeInert(bytes: Buffer, format: DocumentFormat, depth = NESTING): Buffer {
   switch (format) {
     case 'rtf':
-      return inertRtf(bytes);
+      return inertRtf(bytes, { depth, nested });
     case 'doc':
       return inertDoc(bytes, { depth, nested });
     case 'html':

@@ -1,17 +1,24 @@
 import { isLinkingField } from './fields.js';
 import { inertPicture } from './pictures.js';
 
+/** Documents embedded as OLE objects (`\objdata`) are made inert by the caller's rules. */
+export interface RtfOptions {
+  depth: number;
+  nested(bytes: Buffer, depth: number): Buffer;
+}
+
 /**
  * RTF made inert: field instructions that include or link another file lose their instruction
  * (the field's last result stays as plain text), linked OLE objects and the attached template
  * are dropped, shape properties that name a picture file are renamed away, and pictures are
- * judged by their bytes (an SVG behind `\pngblip` loses its references, see pictures.ts). The scanner
+ * judged by their bytes (an SVG behind `\pngblip` loses its references, see pictures.ts), and so
+ * are the documents of embedded objects (`\objdata`: a workbook or document with pictures). The scanner
  * follows groups, escapes and `\binN` data the way an RTF reader does, so an instruction split
  * over groups or written in `\'hh` and `\u` escapes is still recognised.
  */
-export function inertRtf(input: Buffer): Buffer {
+export function inertRtf(input: Buffer, options?: RtfOptions): Buffer {
   const rtf = input.toString('latin1');
-  const edits = findEdits(rtf);
+  const edits = findEdits(rtf, options);
   if (edits.length === 0) return input;
   edits.sort((a, b) => a.start - b.start || b.end - a.end);
   let out = '';
@@ -43,7 +50,7 @@ const DROPPED_DESTINATIONS = new Set(['template']);
 /** Shape properties that point a picture at a file. */
 const LINKED_SHAPE_PROPERTIES = new Set(['pibname', 'piblinkname']);
 
-function findEdits(rtf: string): Edit[] {
+function findEdits(rtf: string, options?: RtfOptions): Edit[] {
   const edits: Edit[] = [];
   const stack: Group[] = [];
   let i = 0;
@@ -55,7 +62,7 @@ function findEdits(rtf: string): Edit[] {
     } else if (c === '}') {
       const group = stack.pop();
       i++;
-      if (group) judge(rtf, group, i, edits);
+      if (group) judge(rtf, group, i, edits, options);
     } else if (c === '\\') {
       const word = /^\\([a-zA-Z]{1,32})(-?\d{1,10})? ?/.exec(rtf.slice(i, i + 48));
       const top = stack[stack.length - 1];
@@ -88,7 +95,7 @@ function findEdits(rtf: string): Edit[] {
   return edits;
 }
 
-function judge(rtf: string, group: Group, end: number, edits: Edit[]): void {
+function judge(rtf: string, group: Group, end: number, edits: Edit[], options?: RtfOptions): void {
   const lead = group.leading;
   if (lead.includes('fldinst')) {
     if (isLinkingField(groupText(rtf.slice(group.start, end)))) {
@@ -99,6 +106,10 @@ function judge(rtf: string, group: Group, end: number, edits: Edit[]): void {
   } else if (lead.includes('pict')) {
     const replacement = inertPict(rtf, group.start, end);
     if (replacement !== undefined) edits.push({ start: group.start, end, replacement });
+  } else if (lead.includes('objdata') && options && options.depth > 0) {
+    const { data } = groupData(rtf, group.start, end);
+    const made = inertOle1(data, options);
+    if (made !== data) edits.push({ start: group.start, end, replacement: `{\\*\\objdata ${made.toString('hex')}}` });
   } else if (lead.some((word) => DROPPED_DESTINATIONS.has(word))) {
     edits.push({ start: group.start, end, replacement: '' });
   } else if (lead[0] === 'sn' && LINKED_SHAPE_PROPERTIES.has(groupText(rtf.slice(group.start, end)).trim().toLowerCase())) {
@@ -115,6 +126,14 @@ const TEXT_RUN = /[^{}\\]*/y;
  * the picture is safe as it is.
  */
 function inertPict(rtf: string, start: number, end: number): string | undefined {
+  const { head, data } = groupData(rtf, start, end);
+  const made = inertPicture(data);
+  if (made === data) return undefined;
+  return `{${head} ${Buffer.from(made).toString('hex')}}`;
+}
+
+/** A group's control words (nested groups left out) and its data: hex digits and `\binN` bytes. */
+function groupData(rtf: string, start: number, end: number): { head: string; data: Buffer } {
   let head = '';
   const hex: string[] = [];
   const binary: Buffer[] = [];
@@ -153,10 +172,32 @@ function inertPict(rtf: string, start: number, end: number): string | undefined 
     }
   }
   const digits = hex.join('');
-  const data = Buffer.concat([Buffer.from(digits.slice(0, digits.length & ~1), 'hex'), ...binary]);
-  const made = inertPicture(data);
-  if (made === data) return undefined;
-  return `{${head} ${Buffer.from(made).toString('hex')}}`;
+  return { head, data: Buffer.concat([Buffer.from(digits.slice(0, digits.length & ~1), 'hex'), ...binary]) };
+}
+
+/** OLE1 FormatID of an embedded object (MS-OLEDS 2.2.4): native data follows its three names. */
+const OLE1_EMBEDDED = 2;
+
+/**
+ * An OLE1 object (what `\objdata` holds) whose native data, an embedded document or workbook,
+ * is made inert; the input itself when nothing changed or it is not an embedded object.
+ */
+function inertOle1(data: Buffer, options: RtfOptions): Buffer {
+  if (data.length < 12 || data.readUInt32LE(4) !== OLE1_EMBEDDED) return data;
+  let at = 8;
+  for (let name = 0; name < 3; name++) {
+    if (at + 4 > data.length) return data;
+    at += 4 + data.readUInt32LE(at);
+  }
+  if (at + 4 > data.length) return data;
+  const size = data.readUInt32LE(at);
+  if (at + 4 + size > data.length) return data;
+  const native = Buffer.from(data.subarray(at + 4, at + 4 + size));
+  const made = options.nested(native, options.depth - 1);
+  if (made === native) return data;
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(made.length);
+  return Buffer.concat([data.subarray(0, at), length, made, data.subarray(at + 4 + size)]);
 }
 
 /** The text of a group as a reader sees it: escapes decoded, control words and braces gone. */

@@ -149,4 +149,25 @@ describe('metafiles carrying an SVG are blanked in every format', () => {
     assert.equal(content('/Data').includes(Buffer.from(SECRET)), false);
     assert.equal(content('/ObjectPool/_1/Package').includes(Buffer.from(SECRET)), false);
   });
+
+  it('in RTF: an embedded object (\\objdata) holding a compound file has its pictures judged', () => {
+    const container = CFB.utils.cfb_new();
+    CFB.utils.cfb_add(container, '/Data', Buffer.concat([Buffer.alloc(8), blip(0x6e0, svgLinking(SECRET))]));
+    const native = Buffer.from(CFB.write(container, { type: 'buffer' }) as Uint8Array);
+    const name = (text: string) => {
+      const length = Buffer.alloc(4);
+      length.writeUInt32LE(text.length + 1);
+      return Buffer.concat([length, Buffer.from(`${text}\0`, 'latin1')]);
+    };
+    const size = Buffer.alloc(4);
+    size.writeUInt32LE(native.length);
+    const ole1 = Buffer.concat([Buffer.from([1, 5, 0, 0, 2, 0, 0, 0]), name('Excel.Sheet.8'), name(''), name(''), size, native]);
+    const rtf = Buffer.from(
+      `{\\rtf1 MARK{\\object\\objemb{\\*\\objclass Excel.Sheet.8}{\\*\\objdata ${ole1.toString('hex')}}{\\result x}}}`,
+    );
+    const made = makeInert(rtf, 'rtf').toString('latin1');
+    const hex = /\\objdata ([0-9a-f]+)\}/.exec(made)![1]!;
+    assert.equal(Buffer.from(hex, 'hex').includes(Buffer.from(SECRET)), false);
+    assert.match(made, /\\objclass Excel\.Sheet\.8/);
+  });
 });
