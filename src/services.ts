@@ -189,12 +189,12 @@ export async function openServices(
   const policy = new CallbackPolicy(config.jobs.callbackAllow);
   const signing = new PdfSigning(store, keyRing, workers);
   const einvoices = new EInvoices(workers);
-  const door = new Door({ usage, pipeline, operations, templates, processingLimitMs: config.processingLimitMs, signing, einvoices });
-  const jobs = new JobQueue({ store, config: config.jobs, usage, pipeline, policy, quota });
+  const audit = new AuditLog(store, config.auditDays, (...args) => options.log?.(...args));
+  const door = new Door({ usage, pipeline, operations, templates, processingLimitMs: config.processingLimitMs, signing, einvoices, audit });
+  const jobs = new JobQueue({ store, config: config.jobs, usage, pipeline, policy, quota, door });
   const callbacks = { policy, secretFor: (accountId: number) => callbackSecret(masterSecret, accountId) };
   const jobRunner = new JobRunner({ store, door, config: config.jobs, callbacks, quota, log: (...args) => options.log?.(...args) });
   jobs.onQueued = () => jobRunner.wake();
-  const audit = new AuditLog(store, config.auditDays, (...args) => options.log?.(...args));
   return {
     audit,
     signing,

@@ -1,7 +1,7 @@
 /**
  * An account's audit log: who did what to it, when and from where. Sign-in failures, keys made,
  * renamed and revoked, templates uploaded, replaced, rolled back and deleted, account changes by
- * the operator. Kept DOCSMITH_AUDIT_DAYS days. A write that fails is logged, not answered: the
+ * the operator, PDFs signed. Kept DOCSMITH_AUDIT_DAYS days. A write that fails is logged, not answered: the
  * change it records has happened.
  */
 import type { AuditEvent, Store } from '../store/types.js';
@@ -30,7 +30,8 @@ export type AuditAction =
   | 'template rolled back'
   | 'template deleted'
   | 'account created'
-  | 'account changed';
+  | 'account changed'
+  | 'PDF signed';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

@@ -9,6 +9,7 @@ import { ClientGoneError, DocsmithError, InputError } from '../errors.js';
 import { documentsJsonLength, documentsJsonStream } from '../operations/answer.js';
 import type { Answer } from '../operations/requests.js';
 import type { PerformOptions } from '../operations/door.js';
+import { whoMade } from './auth.js';
 
 /**
  * The wire rules every endpoint shares (api.md, "Wire rules"): JSON bodies whatever the
@@ -122,7 +123,8 @@ export function sendDocuments(reply: FastifyReply, answer: Answer): FastifyReply
  * (a client that leaves first gets nothing and is not counted).
  */
 export function answerDocuments(reply: FastifyReply, perform: (options: PerformOptions<Answer>) => Promise<Answer>): Promise<FastifyReply> {
-  return whenDelivered(reply, perform({ deliver: (answer) => delivered(reply, () => sendDocuments(reply, answer)) }));
+  const who = reply.request.account ? whoMade(reply.request) : undefined;
+  return whenDelivered(reply, perform({ deliver: (answer) => delivered(reply, () => sendDocuments(reply, answer)), who }));
 }
 
 /** Awaits a request's work and the delivery of its answer; a client that left is logged, not answered. */

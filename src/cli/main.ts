@@ -25,15 +25,18 @@ DOCSMITH_DATA_DIR or DOCSMITH_DATABASE_URL as for the server).
   docsmith account list [--json]
   docsmith account update --user NAME [--password PW] [--licence ...] [--max-documents N]
                           [--max-templates N] [--max-proofing N] [--valid-until ...]
-                          [--reset-usage] [--pdf-signature none|invisible|visible]
+                          [--reset-usage] [--signing grant|revoke]
+                          [--pdf-signature none|invisible|visible]   (the default; needs the grant)
   docsmith account delete --user NAME
   docsmith apikey create --user NAME [--name LABEL] [--scope full|merge|read]
   docsmith apikey list --user NAME [--json]      keys by their ends, with names and dates
   docsmith apikey rename --user NAME --id N --name LABEL
   docsmith apikey revoke --user NAME (--key KEY | --id N)
-  docsmith signing import --p12 FILE (--password PW | --password-stdin)   the certificate PDFs are signed with
-  docsmith signing show
-  docsmith signing remove
+  docsmith signing import --p12 FILE (--password PW | --password-stdin) [--user NAME]
+      the certificate PDFs are signed with: the server's, or with --user that account's own
+      (accounts sign only once granted: account update --signing grant)
+  docsmith signing show [--user NAME]
+  docsmith signing remove [--user NAME]
   docsmith audit --user NAME [--json]      the account's audit log, newest first
   docsmith template versions --user NAME --template T [--json]   a stored template's versions
   docsmith template diff --user NAME --template T --from N [--to M]  fields added and removed
@@ -138,6 +141,7 @@ const OPTIONS = {
   scope: { type: 'string' },
   p12: { type: 'string' },
   'pdf-signature': { type: 'string' },
+  signing: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   template: { type: 'string' },
@@ -219,6 +223,7 @@ function describe(account: Account): Record<string, unknown> {
     maxTemplates: account.maxTemplates,
     maxProofingTransactions: account.maxProofingTransactions,
     validUntil: account.validUntil ? formatWireDate(account.validUntil) : 'never',
+    signing: account.signingGrant ? 'granted' : 'none',
     pdfSignature: account.pdfSignature,
   };
 }
@@ -318,10 +323,19 @@ async function run(services: Services, command: string, values: Values): Promise
         throw asUsage(e);
       });
       if (values['reset-usage']) account = (await services.store.accounts.update(account.id, { createdDocuments: 0 }))!;
+      const grant = values.signing;
+      if (grant !== undefined) {
+        if (grant !== 'grant' && grant !== 'revoke') throw new UsageError(`--signing is grant or revoke, not "${grant}"`);
+        // Revoking takes the default with it: nothing is signed behind the operator's back.
+        const patch = grant === 'grant' ? { signingGrant: true } : { signingGrant: false, pdfSignature: 'none' };
+        account = (await services.store.accounts.update(account.id, patch))!;
+      }
       const signature = values['pdf-signature'];
       if (signature !== undefined) {
         if (!isSignatureMode(signature))
           throw new UsageError(`--pdf-signature is one of ${SIGNATURE_MODES.join(', ')}, not "${signature}"`);
+        if (signature !== 'none' && !account.signingGrant)
+          throw new UsageError(`account "${account.username}" may not sign PDFs: grant it first (--signing grant)`);
         account = (await services.store.accounts.update(account.id, { pdfSignature: signature }))!;
       }
       const changed = Object.keys(values).filter(
@@ -336,10 +350,13 @@ async function run(services: Services, command: string, values: Values): Promise
       print([describe(account)], json);
       return;
     }
-    case 'account delete':
+    case 'account delete': {
+      const account = await services.accounts.require(requireUser(values));
+      await services.signing.remove(account.id);
       await services.accounts.delete(requireUser(values));
       process.stdout.write(`deleted account "${values.user}" with its keys and templates\n`);
       return;
+    }
     case 'apikey create': {
       const account = await services.accounts.require(requireUser(values));
       const scope = (() => {
@@ -399,24 +416,39 @@ async function run(services: Services, command: string, values: Values): Promise
       } catch (error) {
         throw new UsageError(`cannot read --p12 "${values.p12}": ${(error as Error).message}`);
       }
-      const facts = await services.signing.import(file, (await password(values)) ?? '');
+      const account = values.user === undefined ? undefined : await services.accounts.require(values.user);
+      const facts = await services.signing.import(file, (await password(values)) ?? '', account?.id);
+      if (account) await services.audit.record(account.id, 'account changed', OPERATOR, `signing certificate "${facts.subject}" imported`);
       process.stdout.write(
-        `PDFs are signed as "${facts.subject}" (certificate valid until ${facts.notAfter.toISOString().slice(0, 10)})\n`,
+        `${account ? `"${account.username}" signs` : 'PDFs are signed'} as "${facts.subject}" (certificate valid until ${facts.notAfter.toISOString().slice(0, 10)})` +
+          (account && !account.signingGrant
+            ? `; the account signs once granted (account update --user ${account.username} --signing grant)`
+            : '') +
+          '\n',
       );
       return;
     }
     case 'signing show': {
-      const certificate = await services.signing.certificate();
+      const account = values.user === undefined ? undefined : await services.accounts.require(values.user);
+      const own = account ? await services.signing.certificate(account.id) : null;
+      const certificate = own ?? (await services.signing.certificate());
+      const who = account
+        ? `"${account.username}" ${account.signingGrant ? 'signs' : 'may not sign (no grant); would sign'}`
+        : 'PDFs are signed';
       process.stdout.write(
         certificate
-          ? `PDFs are signed as "${certificate.subject}" (certificate valid until ${certificate.notAfter.toISOString().slice(0, 10)})\n`
+          ? `${who} as "${certificate.subject}" (${account && !own ? "the server's certificate, " : ''}valid until ${certificate.notAfter.toISOString().slice(0, 10)})\n`
           : 'no signing certificate: "docsmith signing import" keeps one\n',
       );
       return;
     }
-    case 'signing remove':
-      process.stdout.write((await services.signing.remove()) ? 'removed the signing certificate\n' : 'there was no signing certificate\n');
+    case 'signing remove': {
+      const account = values.user === undefined ? undefined : await services.accounts.require(values.user);
+      const removed = await services.signing.remove(account?.id);
+      if (account && removed) await services.audit.record(account.id, 'account changed', OPERATOR, 'signing certificate removed');
+      process.stdout.write(removed ? 'removed the signing certificate\n' : 'there was no signing certificate\n');
       return;
+    }
     case 'audit': {
       const account = await services.accounts.require(requireUser(values));
       const events = await services.audit.list(account.id, 500);

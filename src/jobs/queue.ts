@@ -9,6 +9,7 @@ import { serialiseRequest } from './stored.js';
 import type { Account, JobRecord, JobSummary, Store } from '../store/types.js';
 import type { CallbackPolicy } from './callbacks.js';
 import type { StorageQuota } from '../accounts/storage.js';
+import type { Door } from '../operations/door.js';
 
 export class JobQueue {
   /** Called when a job is queued here (the local runner looks for work at once). */
@@ -22,6 +23,8 @@ export class JobQueue {
       pipeline: DocumentPipeline;
       policy: CallbackPolicy;
       quota: StorageQuota;
+      /** Refusals the door would give before any work (signing): given at submission instead. */
+      door: Pick<Door, 'signingPlan'>;
     },
   ) {}
 
@@ -30,6 +33,7 @@ export class JobQueue {
     const { store, config, usage, pipeline, policy } = this.parts;
     // What can be known now answers now: the licence, the template, the callback address.
     usage.check(account, request);
+    await this.parts.door.signingPlan(account, request);
     if (request.kind === 'merge')
       await pipeline.checkTemplateSource(account, request.templateName, request.template, request.templateVersion);
     const callback = callbackUrl === undefined ? null : (await policy.check(callbackUrl)).href;

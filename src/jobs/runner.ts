@@ -174,6 +174,7 @@ export class JobRunner {
         signal: controller.signal,
         // Counted once: a later attempt (this instance died) takes the reservation over, and finish commits it.
         workKey: job.id,
+        who: { actor: `job ${job.id}`, address: null },
         // The result stays in the database: it must fit the account's storage (else 413, and the document is not counted).
         accept: async (answer) => {
           result = await documentsJson(answer.documents, answer.list);

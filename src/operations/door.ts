@@ -3,7 +3,8 @@
  * request (requests.ts); the door alone applies the request kind's policy: the account's guard
  * (licence, quota, merge slots), the time limit and the abort signal.
  */
-import { isSignatureMode, type PdfSigning } from '../documents/signing.js';
+import type { PdfSigning, SigningPlan } from '../documents/signing.js';
+import type { AuditLog, Who } from '../accounts/audit.js';
 import type { EInvoices } from '../documents/einvoice.js';
 import type { Account } from '../store/types.js';
 import type { Claimed, UsageGuard } from '../accounts/usage.js';
@@ -38,6 +39,8 @@ export interface PerformOptions<T> {
   deliver?: (result: T) => Promise<void>;
   /** Names the work (a job's id): counted once however often it is taken up (see UsageGuard). */
   workKey?: string;
+  /** Who asked, for the audit log (signing is recorded). */
+  who?: Who;
 }
 
 export interface DoorParts {
@@ -50,6 +53,8 @@ export interface DoorParts {
   signing?: PdfSigning;
   /** Attaches e-invoices to merged PDFs (documents/einvoice.ts). */
   einvoices?: EInvoices;
+  /** Records each signing in the account's audit log. */
+  audit?: AuditLog;
 }
 
 /** The stored template a request reads, by its normal name: its version comes with the usage claim. */
@@ -70,9 +75,11 @@ export class Door {
     const row = KINDS[request.kind] as unknown as Row<K>;
     const limitMs = options.timeLimitMs === undefined ? this.parts.processingLimitMs : options.timeLimitMs;
     const run = async (signal: AbortSignal, deadline: number | undefined, claimed: Claimed): Promise<Results[K]> => {
+      // Every refusal of signing comes before the work it would waste.
+      const signing = await this.signingPlan(account, request);
       const work = this.work(account, { signal, deadline, progress: options.progress }, claimed);
       const done = await this.invoiced(request, () => row.run(request, work), signal);
-      const result = await this.signed(account, request, done, signal);
+      const result = signing ? await this.signed(account, done, signing, signal, options.who) : done;
       await options.accept?.(result);
       return result;
     };
@@ -104,19 +111,37 @@ export class Door {
     return { ...answer, documents: await einvoices.attach(answer.documents, invoices, signal) } as R;
   }
 
-  /** PDF output signed as the request asks, else as the account's default (docsmith). */
-  private async signed<R>(account: Account | null, request: DocumentRequest, result: R, signal: AbortSignal): Promise<R> {
+  /** How the request's PDF output is signed (as it asks, else as the account's default), or null; refusals throw here. */
+  signingPlan(account: Account | null, request: DocumentRequest): Promise<SigningPlan | null> {
     if (request.kind !== 'merge' && request.kind !== 'findAndReplace' && request.kind !== 'append' && request.kind !== 'convert')
-      return result;
-    if (request.format !== 'pdf' && request.format !== 'pdfa') return result;
-    const fallback = account && isSignatureMode(account.pdfSignature) ? account.pdfSignature : 'none';
-    const mode = request.signature ?? fallback;
-    if (mode === 'none') return result;
-    if (!this.parts.signing) throw new InputError('PDFs are signed by a docsmith server; this one cannot sign.');
-    if (request.kind !== 'convert' && request.document.password)
-      throw new InputError('A password-protected PDF cannot be signed; leave out the password or ask with signature=none.');
+      return Promise.resolve(null);
+    const ask = {
+      signature: request.signature,
+      pdf: request.format === 'pdf' || request.format === 'pdfa',
+      password: request.kind !== 'convert' && request.document.password !== undefined && request.document.password !== '',
+    };
+    if (!this.parts.signing) {
+      if (ask.pdf && (ask.signature ?? 'none') !== 'none')
+        throw new InputError('PDFs are signed by a docsmith server; this one cannot sign.');
+      return Promise.resolve(null);
+    }
+    return this.parts.signing.prepare(account, ask);
+  }
+
+  /** The PDFs signed as planned, and the signing recorded in the account's audit log. */
+  private async signed<R>(account: Account | null, result: R, plan: SigningPlan, signal: AbortSignal, who?: Who): Promise<R> {
     const answer = result as unknown as Answer;
-    return { ...answer, documents: await this.parts.signing.sign(answer.documents, mode, signal) } as R;
+    const documents = await this.parts.signing!.sign(answer.documents, plan, signal);
+    if (account && this.parts.audit) {
+      const count = documents.length === 1 ? 'a PDF' : `${documents.length} PDFs`;
+      await this.parts.audit.record(
+        account.id,
+        'PDF signed',
+        who ?? { actor: 'request', address: null },
+        `${count}, ${plan.mode}, as "${plan.subject}"`,
+      );
+    }
+    return { ...answer, documents } as R;
   }
 
   private work(account: Account | null, ctx: WorkContext, claimed: Claimed): Work {

@@ -88,6 +88,13 @@ const PDF_SIGNING = `ALTER TABLE accounts ADD COLUMN pdf_signature TEXT NOT NULL
      value TEXT NOT NULL
    )`;
 
+/**
+ * Signing is granted per account by the operator. Accounts the operator had given a signing default
+ * keep signing; every other account, until granted, does not.
+ */
+const SIGNING_GRANT = `ALTER TABLE accounts ADD COLUMN signing_grant INTEGER NOT NULL DEFAULT 0;
+   UPDATE accounts SET signing_grant = 1 WHERE pdf_signature <> 'none'`;
+
 /** What a job works on (template, records, format), said at submission for its owner's list. */
 const JOB_SUMMARY = 'ALTER TABLE jobs ADD COLUMN summary TEXT';
 
@@ -166,6 +173,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   KEY_SCOPE,
   auditEvents('INTEGER PRIMARY KEY AUTOINCREMENT', 'INTEGER'),
   PDF_SIGNING,
+  SIGNING_GRANT,
 ];
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -241,6 +249,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   KEY_SCOPE,
   auditEvents('BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY', 'BIGINT'),
   PDF_SIGNING,
+  SIGNING_GRANT,
 ];
 
 /**

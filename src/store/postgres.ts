@@ -320,6 +320,7 @@ class PgAccounts implements AccountRepository {
     if (patch.validUntil !== undefined) add('valid_until', patch.validUntil ? patch.validUntil.getTime() : null);
     if (patch.createdDocuments !== undefined) add('created_documents', patch.createdDocuments);
     if (patch.pdfSignature !== undefined) add('pdf_signature', patch.pdfSignature);
+    if (patch.signingGrant !== undefined) add('signing_grant', patch.signingGrant ? 1 : 0);
     if (sets.length > 0) {
       values.push(id);
       await this.pool.query(`UPDATE accounts SET ${sets.join(', ')} WHERE id = $${values.length}`, values);

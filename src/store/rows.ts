@@ -13,7 +13,7 @@ import type {
 
 /** Column lists and row mapping shared by both SQL backends (times are epoch milliseconds). */
 export const accountColumns =
-  'id, username, password_hash, licence, max_documents, max_templates, max_proofing, valid_until, created_documents, proofing_transactions, created_at, usage_month, pdf_signature';
+  'id, username, password_hash, licence, max_documents, max_templates, max_proofing, valid_until, created_documents, proofing_transactions, created_at, usage_month, pdf_signature, signing_grant';
 
 /** The calendar month (UTC) usage counts belong to, as stored: `2026-11`. */
 export function usageMonth(at = new Date()): string {
@@ -54,6 +54,7 @@ export interface AccountRow {
   created_at: Num;
   usage_month?: string | null;
   pdf_signature?: string | null;
+  signing_grant?: Num | boolean | null;
 }
 
 export interface ApiKeyRow {
@@ -92,6 +93,7 @@ export function rowToAccount(r: AccountRow): Account {
     proofingTransactions: r.usage_month == null || r.usage_month === usageMonth() ? Number(r.proofing_transactions) : 0,
     createdAt: new Date(Number(r.created_at)),
     pdfSignature: r.pdf_signature ?? 'none',
+    signingGrant: Boolean(Number(r.signing_grant ?? 0)),
   };
 }
 

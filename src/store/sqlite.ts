@@ -433,6 +433,7 @@ class SqliteAccounts implements AccountRepository {
     if (patch.validUntil !== undefined) add('valid_until', patch.validUntil ? patch.validUntil.getTime() : null);
     if (patch.createdDocuments !== undefined) add('created_documents', patch.createdDocuments);
     if (patch.pdfSignature !== undefined) add('pdf_signature', patch.pdfSignature);
+    if (patch.signingGrant !== undefined) add('signing_grant', patch.signingGrant ? 1 : 0);
     if (sets.length > 0) {
       prepared(this.db, `UPDATE accounts SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
     }

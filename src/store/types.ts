@@ -16,8 +16,10 @@ export interface Account {
   createdDocuments: number;
   proofingTransactions: number;
   createdAt: Date;
-  /** PDF and PDF/A output is signed by default (docsmith): 'none', 'invisible' or 'visible'. */
+  /** PDF and PDF/A output is signed by default (docsmith): 'none', 'invisible' or 'visible'; only with the grant. */
   pdfSignature: string;
+  /** The operator lets this account sign PDFs (docsmith): none may by default. */
+  signingGrant: boolean;
 }
 
 export interface NewAccount {
@@ -30,7 +32,11 @@ export interface NewAccount {
   validUntil: Date | null;
 }
 
-export type AccountPatch = Partial<Omit<NewAccount, 'username'>> & { createdDocuments?: number; pdfSignature?: string };
+export type AccountPatch = Partial<Omit<NewAccount, 'username'>> & {
+  createdDocuments?: number;
+  pdfSignature?: string;
+  signingGrant?: boolean;
+};
 
 /** Server-wide settings kept in the database (the PDF signing certificate, sealed). */
 export interface SettingRepository {

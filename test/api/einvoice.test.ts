@@ -159,6 +159,8 @@ describe('e-invoices, Factur-X / ZUGFeRD (docsmith)', { skip }, () => {
 
   it('signs an e-invoice after attaching it, and runs as a background job', async () => {
     await env.admin.signing.import(fs.readFileSync(makeP12('docsmith e-invoice signer', 'pw')), 'pw');
+    const account = (await env.admin.store.accounts.byUsername('ann'))!;
+    await env.admin.store.accounts.update(account.id, { signingGrant: true });
     const body = { mergeData: [{ number: 'RE-7', customer: 'Kunde AG', einvoice: invoice('RE-7') }] };
     const signed = await merge('returnFormat=PDF&einvoice=factur-x&signature=invisible', body);
     assert.equal(signed.status, 200, signed.text);

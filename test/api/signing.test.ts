@@ -39,10 +39,36 @@ describe('signed PDFs (docsmith)', { skip }, () => {
     await env?.close();
   });
 
+  it('signs nothing for an account the operator has not granted signing, refusing before any work', async () => {
+    const garbage = { template: Buffer.from('not a document').toString('base64') };
+    const refused = await merge(signer, 'returnFormat=PDF&signature=visible', garbage);
+    assert.equal(refused.status, 403, 'the grant is checked before the template is even read');
+    assert.match(message(refused), /This account may not sign PDFs \(signature=visible\): signing is granted per account by the operator/);
+    const job = await merge(signer, 'returnFormat=PDF&signature=invisible&async=true');
+    assert.equal(job.status, 403, `a background job is refused at submission: ${job.text}`);
+    const converted = await signer.post('/v1/document/convert?returnFormat=PDF&signature=visible', {
+      json: docx(p(run('x'))).toString('base64'),
+    });
+    assert.equal(converted.status, 403);
+    // The account's default alone signs nothing without the grant.
+    const account = (await env.admin.store.accounts.byUsername('auto'))!;
+    await env.admin.store.accounts.update(account.id, { pdfSignature: 'invisible' });
+    assert.equal(pdfsig(first(await merge(auto, 'returnFormat=PDF'))).includes('does not contain any signatures'), true);
+    assert.equal((await merge(auto, 'returnFormat=PDF&signature=none')).status, 200);
+  });
+
   it("signs PDF and PDF/A output with the operator's certificate, visibly or not, per request or by the account's default", async () => {
-    const refused = await merge(signer, 'returnFormat=PDF&signature=visible');
+    for (const name of ['signer', 'auto']) {
+      const account = (await env.admin.store.accounts.byUsername(name))!;
+      await env.admin.store.accounts.update(account.id, { signingGrant: true });
+    }
+    const garbage = { template: Buffer.from('not a document').toString('base64') };
+    const refused = await merge(signer, 'returnFormat=PDF&signature=visible', garbage);
     assert.equal(refused.status, 400);
     assert.match(message(refused), /no certificate to sign PDFs with; the operator imports one \(docsmith signing import\)/);
+    const withPassword = await merge(signer, 'returnFormat=PDF&signature=visible', { ...garbage, mergeSettings: { userPassword: 'pw' } });
+    assert.equal(withPassword.status, 400);
+    assert.match(message(withPassword), /password-protected PDF cannot be signed/, 'refused before the template is read');
 
     const facts = await env.admin.signing.import(fs.readFileSync(makeP12('docsmith test signer', 'p12-secret')), 'p12-secret');
     assert.equal(facts.subject, 'docsmith test signer');
@@ -76,9 +102,7 @@ describe('signed PDFs (docsmith)', { skip }, () => {
     // Unsigned unless asked: the vendor's calls are unchanged.
     assert.match(pdfsig(first(await merge(signer, 'returnFormat=PDF'))), /does not contain any signatures/);
 
-    // The account's default: every PDF signed, unless a request says none.
-    const account = (await env.admin.store.accounts.byUsername('auto'))!;
-    await env.admin.store.accounts.update(account.id, { pdfSignature: 'invisible' });
+    // The account's default, once granted: every PDF signed, unless a request says none.
     assert.match(pdfsig(first(await merge(auto, 'returnFormat=PDF'))), /Signature is Valid\./);
     assert.match(pdfsig(first(await merge(auto, 'returnFormat=PDF&signature=none'))), /does not contain any signatures/);
     assert.equal((await merge(auto, 'returnFormat=DOCX')).status, 200, 'other formats are left as they are');
@@ -92,5 +116,23 @@ describe('signed PDFs (docsmith)', { skip }, () => {
       assert.equal(reply.status, 400, query);
       assert.match(message(reply), pattern, query);
     }
+  });
+
+  it("signs with an account's own certificate where the operator gave it one, and records every signing in the audit log", async () => {
+    const auto = (await env.admin.store.accounts.byUsername('auto'))!;
+    await env.admin.signing.import(fs.readFileSync(makeP12('Auto Ltd', 'auto-pw')), 'auto-pw', auto.id);
+    const own = first(await merge(env.clients.auto!, 'returnFormat=PDF&signature=invisible'));
+    assert.match(pdfsig(own), /Signer Certificate Common Name: Auto Ltd/);
+    assert.match(pdfsig(own), /Signature is Valid\./);
+    assert.match(
+      pdfsig(first(await merge(signer, 'returnFormat=PDF&signature=invisible'))),
+      /Common Name: docsmith test signer/,
+      "others keep the server's",
+    );
+    const events = await env.admin.audit.list(auto.id, 50);
+    const signed = events.filter((e) => e.action === 'PDF signed');
+    assert.ok(signed.length >= 2, JSON.stringify(events));
+    assert.match(signed[0]!.detail, /a PDF, invisible, as "Auto Ltd"/);
+    assert.match(signed[0]!.actor, /^(password|key \d+)/);
   });
 });

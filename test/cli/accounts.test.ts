@@ -176,26 +176,57 @@ describe('docsmith CLI: accounts and API keys', () => {
     assert.match(none.err, /no template named "nothing.docx"/);
   });
 
-  it('keeps the certificate PDFs are signed with, sealed, and sets an account to sign its PDFs', { skip: !hasOpenssl }, () => {
-    const p12 = makeP12('CLI signer', 'p12-pw');
-    assert.match(cli(env, ['signing', 'show']).out, /no signing certificate/);
-    const wrong = cli(env, ['signing', 'import', '--p12', p12, '--password', 'not-it']);
-    assert.equal(wrong.code, 1);
-    assert.match(wrong.err, /the password is wrong/);
-    const imported = cli(env, ['signing', 'import', '--p12', p12, '--password', 'p12-pw']);
-    assert.equal(imported.code, 0, imported.err);
-    assert.match(imported.out, /PDFs are signed as "CLI signer" \(certificate valid until \d{4}-\d\d-\d\d\)/);
-    assert.match(cli(env, ['signing', 'show']).out, /CLI signer/);
-    const sealed = fs.readFileSync(path.join(env.DOCSMITH_DATA_DIR, 'docsmith.sqlite'));
-    assert.equal(sealed.includes(fs.readFileSync(p12).subarray(0, 64)), false, 'not stored in clear');
-    assert.equal(sealed.includes(Buffer.from('p12-pw')), false, 'nor its password');
-    assert.equal(cli(env, ['account', 'create', '--user', 'sid', '--password', 'sid-secret-123']).code, 0);
-    const set = cli(env, ['account', 'update', '--user', 'sid', '--pdf-signature', 'visible', '--json']);
-    assert.equal(set.code, 0, set.err);
-    assert.equal((JSON.parse(set.out) as { pdfSignature: string }[])[0]!.pdfSignature, 'visible');
-    assert.equal(cli(env, ['account', 'update', '--user', 'sid', '--pdf-signature', 'always']).code, 2);
-    assert.match(cli(env, ['signing', 'remove']).out, /removed the signing certificate/);
-  });
+  it(
+    "keeps the certificates PDFs are signed with, sealed (the server's and an account's own), and grants an account signing",
+    { skip: !hasOpenssl },
+    () => {
+      const p12 = makeP12('CLI signer', 'p12-pw');
+      assert.match(cli(env, ['signing', 'show']).out, /no signing certificate/);
+      const wrong = cli(env, ['signing', 'import', '--p12', p12, '--password', 'not-it']);
+      assert.equal(wrong.code, 1);
+      assert.match(wrong.err, /the password is wrong/);
+      const imported = cli(env, ['signing', 'import', '--p12', p12, '--password', 'p12-pw']);
+      assert.equal(imported.code, 0, imported.err);
+      assert.match(imported.out, /PDFs are signed as "CLI signer" \(certificate valid until \d{4}-\d\d-\d\d\)/);
+      assert.match(cli(env, ['signing', 'show']).out, /CLI signer/);
+      const sealed = fs.readFileSync(path.join(env.DOCSMITH_DATA_DIR, 'docsmith.sqlite'));
+      assert.equal(sealed.includes(fs.readFileSync(p12).subarray(0, 64)), false, 'not stored in clear');
+      assert.equal(sealed.includes(Buffer.from('p12-pw')), false, 'nor its password');
+      assert.equal(cli(env, ['account', 'create', '--user', 'sid', '--password', 'sid-secret-123']).code, 0);
+      const ungranted = cli(env, ['account', 'update', '--user', 'sid', '--pdf-signature', 'visible']);
+      assert.equal(ungranted.code, 2, 'no signing default without the grant');
+      assert.match(ungranted.err, /may not sign PDFs: grant it first \(--signing grant\)/);
+      assert.match(
+        cli(env, ['signing', 'show', '--user', 'sid']).out,
+        /"sid" may not sign \(no grant\); would sign as "CLI signer" \(the server's certificate/,
+      );
+      const set = cli(env, ['account', 'update', '--user', 'sid', '--signing', 'grant', '--pdf-signature', 'visible', '--json']);
+      assert.equal(set.code, 0, set.err);
+      assert.deepEqual(
+        (JSON.parse(set.out) as { pdfSignature: string; signing: string }[]).map((a) => [a.signing, a.pdfSignature]),
+        [['granted', 'visible']],
+      );
+      assert.equal(cli(env, ['account', 'update', '--user', 'sid', '--pdf-signature', 'always']).code, 2);
+      assert.equal(cli(env, ['account', 'update', '--user', 'sid', '--signing', 'maybe']).code, 2);
+      // An account's own certificate, kept beside the server's.
+      const own = cli(env, ['signing', 'import', '--p12', makeP12('Sid Ltd', 'sid-pw'), '--password', 'sid-pw', '--user', 'sid']);
+      assert.equal(own.code, 0, own.err);
+      assert.match(own.out, /"sid" signs as "Sid Ltd"/);
+      assert.match(cli(env, ['signing', 'show', '--user', 'sid']).out, /"sid" signs as "Sid Ltd" \(valid until/);
+      assert.match(cli(env, ['signing', 'show']).out, /CLI signer/, "the server's stays");
+      const revoked = cli(env, ['account', 'update', '--user', 'sid', '--signing', 'revoke', '--json']);
+      assert.deepEqual(
+        (JSON.parse(revoked.out) as { pdfSignature: string; signing: string }[]).map((a) => [a.signing, a.pdfSignature]),
+        [['none', 'none']],
+        'revoking takes the default with it',
+      );
+      const audit = cli(env, ['audit', '--user', 'sid', '--json']);
+      assert.match(audit.out, /--signing/);
+      assert.match(audit.out, /signing certificate \\"Sid Ltd\\" imported/);
+      assert.match(cli(env, ['signing', 'remove', '--user', 'sid']).out, /removed the signing certificate/);
+      assert.match(cli(env, ['signing', 'remove']).out, /removed the signing certificate/);
+    },
+  );
 
   it('gives new accounts the sample invoice when DOCSMITH_SAMPLE_TEMPLATES=1, as the SDK suites expect', async () => {
     assert.equal(
