@@ -285,7 +285,7 @@ export const pdfOutputQueryProperties = {
   signature: {
     type: 'string',
     description:
-      "none, invisible or visible (docsmith): sign PDF and PDFA output with the server's certificate (visible: a stamp on the last page), or not; absent: the account's default",
+      "none, invisible or visible (docsmith): sign PDF and PDFA output (visible: a stamp on the last page), or not; absent: the account's default. Only for accounts the operator granted signing (else 403); signed with the account's own certificate, else the server's",
   },
   accessible: {
     type: 'string',
