@@ -1,4 +1,4 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { BusyError } from '../errors.js';
 
 const PARAMS = { N: 16384, r: 8, p: 1, keylen: 32 };
@@ -6,7 +6,8 @@ const PARAMS = { N: 16384, r: 8, p: 1, keylen: 32 };
 /**
  * Bounds the hashing work: at most `concurrent` scrypt runs at once (they share libuv's four
  * threads with file and zlib work) and `waiting` in line; past that a sign-in answers 503 at
- * once, so a flood of guesses (unknown users cost a hash too) cannot queue without end.
+ * once, so a flood of guesses cannot queue without end. Only names that exist are hashed for
+ * (see verifyAgainstNothing): made-up ones never take a place.
  */
 export const hashingLimits = { concurrent: 2, waiting: 64 };
 let running = 0;
@@ -44,15 +45,53 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
   const salt = Buffer.from(parts[4]!, 'base64');
   const expected = Buffer.from(parts[5]!, 'base64');
+  const started = performance.now();
   const actual = await scryptAsync(password, salt, expected.length, { N, r, p, maxmem: 64 * 1024 * 1024 });
+  checkTimes.add(performance.now() - started);
   return timingSafeEqual(actual, expected);
 }
 
-let dummyHash: Promise<string> | undefined;
+/**
+ * How long the latest real checks took, their wait for a hashing place included: an unknown
+ * user's answer takes as long as one of them, drawn at random, so the time does not tell whether
+ * a name exists, under load or not.
+ */
+class CheckTimes {
+  private readonly times: number[] = [];
+  private next = 0;
 
-/** Spends the time of a real check, so an unknown user answers as slowly as a wrong password. */
+  constructor(private readonly size: number) {}
+
+  add(ms: number): void {
+    if (this.times.length < this.size) this.times.push(ms);
+    else this.times[this.next] = ms;
+    this.next = (this.next + 1) % this.size;
+  }
+
+  /** One of the recorded times, at random; undefined before the first. */
+  draw(): number | undefined {
+    return this.times.length === 0 ? undefined : this.times[randomInt(this.times.length)];
+  }
+
+  /** The shortest recorded time (tests). */
+  shortest(): number {
+    return Math.min(...this.times);
+  }
+}
+
+export const checkTimes = new CheckTimes(64);
+
+let firstCheck: Promise<void> | undefined;
+
+/**
+ * An unknown user's sign-in: answers as slowly as a real check, but costs no hashing, so that a
+ * flood of made-up names cannot take the hashing places real users need (nor be refused for
+ * lack of one, which a real check could be). Before any real check has been timed, one is made.
+ */
 export async function verifyAgainstNothing(password: string): Promise<false> {
-  dummyHash ??= hashPassword('docsmith-dummy-password');
-  await verifyPassword(password, await dummyHash);
+  firstCheck ??= hashPassword('docsmith-dummy-password').then((hash) => verifyPassword(password, hash).then(() => undefined));
+  await firstCheck;
+  const ms = checkTimes.draw() ?? 0;
+  await new Promise((resolve) => setTimeout(resolve, ms));
   return false;
 }

@@ -23,6 +23,7 @@ describe('brute-force protection of sign-ins', () => {
   let bob: { user: string; password: string };
   let carl: { user: string; password: string };
   let dora: { user: string; password: string };
+  let erin: { user: string; password: string };
   let annKey: string;
   before(async () => {
     const dataDir = tempDir();
@@ -31,6 +32,7 @@ describe('brute-force protection of sign-ins', () => {
     bob = await makeAccount(admin, 'bob');
     carl = await makeAccount(admin, 'carl');
     dora = await makeAccount(admin, 'dora');
+    erin = await makeAccount(admin, 'erin');
     annKey = (await admin.apiKeys.create((await admin.store.accounts.byUsername('ann'))!.id))!;
     await admin.store.close();
     server = await startServer({
@@ -101,5 +103,18 @@ describe('brute-force protection of sign-ins', () => {
     assert.equal((await settings(server.url, basic(carl.user, carl.password), '127.0.0.3')).status, 429, 'that address is blocked');
     assert.equal((await settings(server.url, basic(carl.user, carl.password), '127.0.0.5')).status, 200, 'others are not');
     assert.equal((await settings(server.url, `ReportingCloud-APIKey ${annKey}`, '127.0.0.3')).status, 200, 'a valid key still works');
+  });
+
+  it('a flood of made-up user names from 100 addresses takes no hashing place: the owner signs in, none of it is refused as busy', async (t) => {
+    const flood = Promise.all(
+      Array.from({ length: 100 }, (_, i) => settings(server.url, basic(`made-up-${i}`, 'guess'), `127.0.1.${i + 1}`)),
+    );
+    const started = performance.now();
+    const owner = await settings(server.url, basic(erin.user, erin.password), '127.0.2.1');
+    const ownerMs = performance.now() - started;
+    const replies = await flood;
+    assert.equal(owner.status, 200);
+    assert.deepEqual([...new Set(replies.map((r) => r.status))], [403], 'a made-up name is a failed sign-in, never a 503');
+    t.diagnostic(`the owner signed in after ${Math.round(ownerMs)} ms, with 100 made-up names at once beside it`);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { addressGroup, userDelayMs } from '../../src/auth/throttle.js';
-import { hashingLimits, verifyAgainstNothing } from '../../src/auth/passwords.js';
+import { checkTimes, hashingLimits, hashPassword, verifyAgainstNothing, verifyPassword } from '../../src/auth/passwords.js';
 
 describe('sign-in throttling', () => {
   it('counts IPv6 clients by their /64 and IPv4 (also mapped) by address', async () => {
@@ -18,19 +18,36 @@ describe('sign-in throttling', () => {
     );
   });
 
-  it('bounds the hashing work: past the waiting line a sign-in answers 503 at once', async () => {
-    await verifyAgainstNothing('warm'); // the dummy hash itself
+  it('an unknown user costs no hashing place: a flood of made-up names never delays or refuses a real check', async () => {
+    const stored = await hashPassword('pw');
+    await verifyPassword('pw', stored);
+    await verifyAgainstNothing('warm');
     const saved = { ...hashingLimits };
     Object.assign(hashingLimits, { concurrent: 1, waiting: 2 });
     try {
-      const results = await Promise.allSettled(Array.from({ length: 6 }, () => verifyAgainstNothing('x')));
-      assert.equal(results.filter((r) => r.status === 'fulfilled').length, 3);
-      const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-      assert.equal(refused.length, 3);
-      assert.match(String(refused[0]!.reason), /Too many sign-ins/);
-      assert.equal((refused[0]!.reason as { status: number }).status, 503);
+      const flood = Promise.allSettled(Array.from({ length: 200 }, () => verifyAgainstNothing('x')));
+      // With the one place free, a real check starts at once and is never refused.
+      const real = await Promise.allSettled([verifyPassword('pw', stored), verifyPassword('pw', stored), verifyPassword('pw', stored)]);
+      assert.deepEqual(
+        real.map((r) => r.status),
+        ['fulfilled', 'fulfilled', 'fulfilled'],
+      );
+      const unknown = await flood;
+      assert.ok(
+        unknown.every((r) => r.status === 'fulfilled' && r.value === false),
+        'no made-up name is refused for lack of a place',
+      );
     } finally {
       Object.assign(hashingLimits, saved);
     }
+  });
+
+  it('an unknown user answers as slowly as a real check: one of the latest real times', async () => {
+    const stored = await hashPassword('pw');
+    for (let i = 0; i < 3; i++) await verifyPassword('pw', stored);
+    const started = performance.now();
+    assert.equal(await verifyAgainstNothing('x'), false);
+    // Timers may fire up to a millisecond early.
+    assert.ok(performance.now() - started >= checkTimes.shortest() - 1, `${performance.now() - started} ms`);
   });
 });
