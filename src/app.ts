@@ -73,7 +73,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     schemaErrorFormatter: (errors, dataVar) => new Error(describeSchemaFailure(errors[0] as SchemaFailure | undefined, dataVar)),
   });
 
-  registerWire(app, config);
+  registerWire(app, { bodyLimitBytes: config.bodyLimitBytes, parseLarge: (body) => services.workers.parseJson(body) });
 
   // Requests in flight, for a stop that lets them finish (src/lifecycle.ts); a valid trace
   // context is echoed.

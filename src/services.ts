@@ -176,7 +176,9 @@ export async function openServices(
   const keyRing = new KeyRing(masterSecret);
   const pipeline = new DocumentPipeline(templates, converter, normaliser, (bytes, signal) => workers.txToDocx(bytes, signal));
   const thumbnails = new Thumbnails(workers, converter, { ...DEFAULT_THUMBNAIL_LIMITS, maxPages: config.limits.maxPages });
+  const spelling = new Spelling(config.dictionaryDir, config.dictionaries);
   const operations = new DocumentOperations({
+    spelling,
     pipeline,
     workers,
     thumbnails,
@@ -217,7 +219,7 @@ export async function openServices(
     normaliser,
     pipeline,
     thumbnails,
-    spelling: new Spelling(config.dictionaryDir, config.dictionaries),
+    spelling,
     shareLinks: new ShareLinks(store, config.share),
     workers,
     door,

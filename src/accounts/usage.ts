@@ -62,6 +62,16 @@ export class UsageGuard {
     return () => clearInterval(timer);
   }
 
+  /** Counts one proofing transaction (check or suggestions) of the account; 403 when its quota is used up. */
+  async countProofing(account: Account): Promise<void> {
+    if (!(await this.store.usage.reserveProofing(account.id))) {
+      throw new ForbiddenError(
+        `The proofing quota of this account is used up (${account.maxProofingTransactions} transactions).`,
+        'proofing',
+      );
+    }
+  }
+
   /** The account may run such work at all (valid, licence allows test runs): 403 otherwise. */
   check(account: Account, options: { test: boolean }): void {
     if (account.validUntil && account.validUntil.getTime() < Date.now()) {

@@ -3,8 +3,8 @@ import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, Fa
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import { asStorageUnavailable } from '../store/errors.js';
-import sjson from 'secure-json-parse';
-import { checkJsonDepth } from '../util/json.js';
+import { parseJsonBody, type JsonText } from '../util/json.js';
+import { forgetDecoded, keepDecoded, type ParsedBody } from '../util/base64.js';
 import { ClientGoneError, DocsmithError, InputError } from '../errors.js';
 import { documentsJsonLength, documentsJsonStream } from '../operations/answer.js';
 import type { Answer } from '../operations/requests.js';
@@ -31,14 +31,44 @@ export function requestIdFor(request: { headers: Record<string, string | string[
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : `${ID_PREFIX}${(++requestCount).toString(16).padStart(8, '0')}`;
 }
 
-export function registerWire(app: FastifyInstance, options: { bodyLimitBytes: number }): void {
+/** Bodies from this size on are parsed in a worker thread: scanning and parsing them took about 6 ms a megabyte of the event loop. */
+export const LARGE_BODY_BYTES = 2 * 1024 * 1024;
+
+export interface WireOptions {
+  bodyLimitBytes: number;
+  /** Parses a large body off the event loop, its documents decoded from Base64 too (workers/pool.ts parseJson); absent: here. */
+  parseLarge?: (body: Buffer) => Promise<ParsedBody>;
+}
+
+/** The documents decoded with a request's body (util/base64.ts), forgotten when it is answered. */
+const decodedFor = new WeakMap<IncomingMessage, string[]>();
+
+export function registerWire(app: FastifyInstance, options: WireOptions): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: options.bodyLimitBytes }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: options.bodyLimitBytes }, (request, body, done) => {
+    const bytes = body as Buffer;
+    if (options.parseLarge && bytes.length >= LARGE_BODY_BYTES) {
+      options.parseLarge(bytes).then(
+        (parsed) => {
+          // The decoded documents wait for the request's parser, and go with the request.
+          const kept = keepDecoded(parsed);
+          if (kept.length) decodedFor.set(request.raw, kept);
+          done(null, parsed.value);
+        },
+        (error: Error) => done(error, undefined),
+      );
+      return;
+    }
     try {
-      done(null, parseJsonBody(body as Buffer));
+      done(null, parseJsonBody(bytes));
     } catch (error) {
       done(error as Error, undefined);
     }
+  });
+
+  app.addHook('onResponse', async (request) => {
+    const kept = decodedFor.get(request.raw);
+    if (kept) forgetDecoded(kept);
   });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -78,20 +108,6 @@ export function registerWire(app: FastifyInstance, options: { bodyLimitBytes: nu
       message: status >= 500 && status !== 503 && status !== 504 ? `${message} (request id ${request.id})` : message,
     });
   });
-}
-
-function parseJsonBody(body: Buffer): unknown {
-  let text = body.toString('utf8');
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (text.trim() === '') return undefined;
-  checkJsonDepth(text);
-  try {
-    // A bare JSON string (a document, usually) has no keys to poison: the plain parser is enough.
-    if (text.trimStart().startsWith('"')) return JSON.parse(text) as unknown;
-    return sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
-  } catch (error) {
-    throw new InputError(`The request body is not valid JSON (${(error as Error).message}).`);
-  }
 }
 
 function describeError(error: FastifyError, bodyLimitBytes: number): { status: number; message: string; headers: Record<string, string> } {
@@ -163,6 +179,12 @@ export function delivered(reply: FastifyReply, send: () => void): Promise<void> 
 export function sendJson(reply: FastifyReply, status: number, value: unknown): FastifyReply {
   reply.code(status).type('application/json; charset=utf-8');
   return reply.send(reply.serialize(value));
+}
+
+/** JSON written elsewhere (a worker thread), sent as it is. */
+export function sendJsonText(reply: FastifyReply, status: number, value: JsonText<unknown>): FastifyReply {
+  reply.code(status).type('application/json; charset=utf-8');
+  return reply.send(value.json);
 }
 
 /** A success with no body (201 upload, 200 key revoke, 204 delete). */

@@ -155,6 +155,9 @@ export class Door {
       ctx,
       template: (choice) =>
         pipeline.templateSource(account, choice.templateName, choice.template, claimed.template, choice.templateVersion),
+      countProofing: async () => {
+        if (account) await this.parts.usage.countProofing(account);
+      },
       source: async (source: Source) => {
         if (!('templateName' in source)) return { bytes: source.bytes, format: source.format, name: source.name ?? 'document' };
         const owner = needAccount(source.templateName);

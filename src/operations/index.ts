@@ -12,7 +12,9 @@ import type { TemplateInfo } from '../merge/info.js';
 import type { DataCheck } from '../merge/datacheck.js';
 import type { JsonObject } from '../merge/scope.js';
 import type { Thumbnails, ThumbnailRequest } from '../render/thumbnails.js';
-import { listTrackedChanges, removeTrackedChange, type TrackedChange } from '../review/trackedChanges.js';
+import type { TrackedChange } from '../review/trackedChanges.js';
+import type { IncorrectWord, Spelling } from '../proofing/spelling.js';
+import type { JsonText } from '../util/json.js';
 import { BusyError, InputError, OutputTooLargeError } from '../errors.js';
 import { DEFAULT_MAX_PAGES } from '../formats/pdf.js';
 import type { DocumentWorkers } from '../workers/pool.js';
@@ -96,6 +98,8 @@ export interface OperationParts {
   maxPages?: number;
   /** Office processes: how many parts of one long document are laid out at once; default 2. */
   officeProcesses?: number;
+  /** The dictionaries proofing uses; absent: no proofing here. */
+  spelling?: Spelling;
 }
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 200 * 1024 * 1024;
@@ -454,14 +458,40 @@ export class DocumentOperations {
     await this.parts.workers.templateInfo(await this.templateDocx(bytes, what, ctx, format), what, ctx.signal);
   }
 
+  /** The tracked changes, read in a worker thread (a package may inflate to hundreds of megabytes). */
   async trackedChanges(document: Buffer, ctx: WorkContext = {}): Promise<TrackedChange[]> {
-    return listTrackedChanges(await this.docx(document, TEMPLATE_FORMATS, 'The document', ctx));
+    return this.parts.workers.trackedChanges(await this.docx(document, TEMPLATE_FORMATS, 'The document', ctx), ctx.signal);
+  }
+
+  /** The dictionary for a language, or the 400 listing those there are. */
+  dictionaryFor(language: string): void {
+    this.spelling.resolve(language);
+  }
+
+  /** Misspelled and repeated words (IncorrectWord[] as JSON text), checked in a worker thread under the request's limit. */
+  async spellCheck(text: string, language: string, ctx: WorkContext = {}): Promise<JsonText<IncorrectWord[]>> {
+    return { json: await this.parts.workers.spellCheck({ ...this.dictionaries, language, text }, ctx.signal) };
+  }
+
+  /** Suggestions for a word, best first, in a worker thread. */
+  spellSuggest(word: string, language: string, max: number, ctx: WorkContext = {}): Promise<string[]> {
+    return this.parts.workers.spellSuggest({ ...this.dictionaries, language, word, max }, ctx.signal);
+  }
+
+  private get spelling(): Spelling {
+    if (!this.parts.spelling) throw new InputError('Proofing is done by a docsmith server; this one has no dictionaries.');
+    return this.parts.spelling;
+  }
+
+  private get dictionaries(): { dictionaryDir: string; allowed?: readonly string[] } {
+    const { dictionaryDir, allowed } = this.spelling;
+    return allowed ? { dictionaryDir, allowed } : { dictionaryDir };
   }
 
   /** Accepts or rejects one tracked change; the document comes back in its own format. */
   async removeTrackedChange(document: Buffer, id: number, accept: boolean, ctx: WorkContext = {}): Promise<Buffer> {
     const docx = await this.docx(document, TEMPLATE_FORMATS, 'The document', ctx);
-    const changed = removeTrackedChange(docx, id, accept);
+    const changed = await this.parts.workers.removeTrackedChange(docx, id, accept, ctx.signal);
     const back = detectFormat(document);
     // The document comes back in its own format; TX cannot be written, so it comes back as DOCX.
     if (docx === document || (back.ok && back.format === 'tx')) return changed;

@@ -15,6 +15,8 @@ import type { TemplateInfo } from '../merge/info.js';
 import type { JsonObject } from '../merge/scope.js';
 import type { ThumbnailRequest } from '../render/thumbnails.js';
 import type { TrackedChange } from '../review/trackedChanges.js';
+import type { IncorrectWord } from '../proofing/spelling.js';
+import type { JsonText } from '../util/json.js';
 import type { DataCheck } from '../merge/datacheck.js';
 import type { DocumentOperations, WorkContext } from './index.js';
 
@@ -124,6 +126,21 @@ export interface RemoveTrackedChangeRequest {
   accept: boolean;
 }
 
+/** Proofing: misspelled and repeated words of a text. */
+export interface SpellCheckRequest {
+  kind: 'spellCheck';
+  text: string;
+  language: string;
+}
+
+/** Proofing: suggestions for a word. */
+export interface SpellSuggestRequest {
+  kind: 'spellSuggest';
+  word: string;
+  language: string;
+  max: number;
+}
+
 /** The data checked against a template's fields and blocks, with no document made. */
 export interface CheckDataRequest extends TemplateChoice {
   kind: 'checkData';
@@ -149,6 +166,8 @@ export type DocumentRequest =
   | InfoRequest
   | TrackedChangesRequest
   | RemoveTrackedChangeRequest
+  | SpellCheckRequest
+  | SpellSuggestRequest
   | ValidateTemplateRequest
   | CheckDataRequest;
 
@@ -181,6 +200,8 @@ export interface Results {
   info: TemplateInfo;
   trackedChanges: TrackedChange[];
   removeTrackedChange: Buffer;
+  spellCheck: JsonText<IncorrectWord[]>;
+  spellSuggest: string[];
   validateTemplate: void;
   checkData: DataCheck;
 }
@@ -193,6 +214,8 @@ export interface Work {
   template(choice: TemplateChoice): Promise<{ bytes: Buffer; what: string }>;
   /** A source's bytes, format and name (a stored template's). */
   source(source: Source): Promise<{ bytes: Buffer; format: DocumentFormat; name: string }>;
+  /** Counts one proofing transaction of the account (403 when its quota is used up); nothing without an account. */
+  countProofing(): Promise<void>;
 }
 
 export interface Policy {
@@ -296,6 +319,25 @@ export const KINDS: { [K in Kind]: Row<K> } = {
     counted: false,
     slot: false,
     run: (request, { operations, ctx }) => operations.removeTrackedChange(request.document, request.id, request.accept, ctx),
+  },
+  // A proofing call counts one proofing transaction, once its language is known to exist.
+  spellCheck: {
+    counted: false,
+    slot: false,
+    async run(request, { operations, ctx, countProofing }) {
+      operations.dictionaryFor(request.language);
+      await countProofing();
+      return operations.spellCheck(request.text, request.language, ctx);
+    },
+  },
+  spellSuggest: {
+    counted: false,
+    slot: false,
+    async run(request, { operations, ctx, countProofing }) {
+      operations.dictionaryFor(request.language);
+      await countProofing();
+      return operations.spellSuggest(request.word, request.language, request.max, ctx);
+    },
   },
   validateTemplate: {
     counted: false,

@@ -60,8 +60,8 @@ export class Spelling {
 
   /** `allowed`: client names to offer (DOCSMITH_DICTIONARIES); all installed ones when absent. */
   constructor(
-    private readonly dictionaryDir = '/usr/share/hunspell',
-    private readonly allowed?: readonly string[],
+    readonly dictionaryDir = '/usr/share/hunspell',
+    readonly allowed?: readonly string[],
   ) {}
 
   private installed(entry: DictionaryEntry): boolean {

@@ -1,4 +1,12 @@
+import sjson from 'secure-json-parse';
 import { InputError } from '../errors.js';
+
+/** A value already written as JSON (in a worker thread): sent as it is. */
+export interface JsonText<T> {
+  json: string;
+  /** Only for the type: what the text holds. */
+  of?: T;
+}
 
 /** The JSON type of a parsed value, for messages ("not a JSON array"). */
 export function jsonType(value: unknown): string {
@@ -41,5 +49,23 @@ export function checkJsonDepth(text: string, max = MAX_JSON_DEPTH): void {
     } else if (c === 0x7d || c === 0x5d) {
       depth--;
     }
+  }
+}
+
+/**
+ * A request body as JSON: a leading byte-order mark dropped, nesting checked before parsing,
+ * `__proto__` and `constructor` keys removed; undefined when empty; 400 when not JSON.
+ */
+export function parseJsonBody(body: Buffer): unknown {
+  let text = body.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.trim() === '') return undefined;
+  checkJsonDepth(text);
+  try {
+    // A bare JSON string (a document, usually) has no keys to poison: the plain parser is enough.
+    if (text.trimStart().startsWith('"')) return JSON.parse(text) as unknown;
+    return sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+  } catch (error) {
+    throw new InputError(`The request body is not valid JSON (${(error as Error).message}).`);
   }
 }

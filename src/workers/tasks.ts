@@ -38,6 +38,10 @@ import { showsSectionPages, storeSectionPages as storeSectionPagesIn } from '../
 import { packageNeedsFieldUpdate } from '../ooxml/fields.js';
 import { OoxmlPackage } from '../ooxml/package.js';
 import { holdsSvg, loadSvgRasteriser, type SvgRasteriser } from '../render/svg.js';
+import { listTrackedChanges, removeTrackedChange as removeChange, type TrackedChange } from '../review/trackedChanges.js';
+import { Spelling } from '../proofing/spelling.js';
+import { parseJsonBody } from '../util/json.js';
+import { withDecodedBase64, type ParsedBody } from '../util/base64.js';
 
 export interface MergeTask {
   docx: Uint8Array;
@@ -412,6 +416,70 @@ export async function warm(): Promise<TaskReply<null>> {
     for (const document of merged) inertForOffice(document, 'docx');
     await loadPdfReader();
     return { ok: true, value: null };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** A document's tracked changes (review/trackedChanges.ts): a large package is unzipped here, not on the event loop. */
+export function trackedChanges(task: { docx: Uint8Array }): TaskReply<TrackedChange[]> {
+  try {
+    return { ok: true, value: listTrackedChanges(asBuffer(task.docx)) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** One tracked change accepted or rejected. */
+export function removeTrackedChange(task: { docx: Uint8Array; id: number; accept: boolean }): TaskReply<Uint8Array> {
+  try {
+    return { ok: true, value: asBytes(removeChange(asBuffer(task.docx), task.id, task.accept)) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** Each thread loads a dictionary on first use and keeps it (per folder and allowed list). */
+const spellings = new Map<string, Spelling>();
+
+function spellingFor(dictionaryDir: string, allowed: readonly string[] | undefined): Spelling {
+  const key = `${dictionaryDir}\0${allowed?.join(',') ?? '*'}`;
+  let spelling = spellings.get(key);
+  if (!spelling) spellings.set(key, (spelling = new Spelling(dictionaryDir, allowed)));
+  return spelling;
+}
+
+export interface SpellingTask {
+  dictionaryDir: string;
+  allowed?: readonly string[];
+  language: string;
+}
+
+/** Misspelled and repeated words of a text (proofing/spelling.ts), as JSON text: a long list is not serialised on the event loop. */
+export async function spellCheck(task: SpellingTask & { text: string }): Promise<TaskReply<string>> {
+  try {
+    return { ok: true, value: JSON.stringify(await spellingFor(task.dictionaryDir, task.allowed).check(task.text, task.language)) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** Suggestions for a word, best first. */
+export async function spellSuggest(task: SpellingTask & { word: string; max: number }): Promise<TaskReply<string[]>> {
+  try {
+    return { ok: true, value: await spellingFor(task.dictionaryDir, task.allowed).suggest(task.word, task.language, task.max) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/**
+ * A large request body parsed as JSON (util/json.ts), and its long Base64 strings (documents)
+ * decoded beside it (util/base64.ts): neither is done on the event loop.
+ */
+export function parseJson(task: { body: Uint8Array }): TaskReply<ParsedBody> {
+  try {
+    return { ok: true, value: withDecodedBase64(parseJsonBody(asBuffer(task.body))) };
   } catch (error) {
     return failure(error);
   }

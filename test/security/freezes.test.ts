@@ -5,6 +5,9 @@ import { serverWithAccounts } from '../helpers/accounts.js';
 import { request, type Client } from '../helpers/http.js';
 import type { RunningServer } from '../helpers/server.js';
 import { docx, p, run } from '../helpers/docx.js';
+import zlib from 'node:zlib';
+import { unzipSync } from 'fflate';
+import { handmadeZip } from '../helpers/hostile.js';
 
 /** A valid PDF of `pages` pages (one shared content stream), built directly: 100,000 pages in about 7 MB. */
 function manyPagesPdf(pages: number): Buffer {
@@ -56,7 +59,7 @@ async function eventLoopLagMs(url: string): Promise<number> {
  * whose work ran on the event loop stalls it for the work's whole length (the 100,000-page PDF:
  * 100 s), a request whose work runs off it by milliseconds (JSON and Base64 of its body).
  */
-async function lagWhile<T>(server: RunningServer, work: () => Promise<T>): Promise<{ result: T; worstMs: number }> {
+async function lagWhile<T>(server: RunningServer, work: () => Promise<T>): Promise<{ result: T; worstMs: number; durationMs: number }> {
   await eventLoopLagMs(server.url);
   let done = false;
   const watcher = (async () => {
@@ -67,9 +70,11 @@ async function lagWhile<T>(server: RunningServer, work: () => Promise<T>): Promi
     }
   })();
   try {
+    const started = performance.now();
     const result = await work();
+    const durationMs = performance.now() - started;
     const worstMs = await eventLoopLagMs(server.url);
-    return { result, worstMs };
+    return { result, worstMs, durationMs };
   } catch (error) {
     throw new Error(`${(error as Error).message}; the server's log ends:\n${logTail(server)}`, { cause: error });
   } finally {
@@ -85,6 +90,18 @@ async function lagWhile<T>(server: RunningServer, work: () => Promise<T>): Promi
  * (the 100,000-page PDF: 100 s). A busy machine stretches the first, so the limit is not near it.
  */
 const FREEZE_MS = 3000;
+
+/**
+ * Work done off the event loop leaves it free for most of the request: the loop's longest stall
+ * is a small share of the request's time, however fast the machine (work done on the loop
+ * stalls it for about the whole request: 0.7 s of 0.9 for a million characters of proofing).
+ */
+function assertOffTheLoop(worstMs: number, durationMs: number): void {
+  assert.ok(
+    worstMs < durationMs / 4,
+    `the server's event loop stalled ${Math.round(worstMs)} ms of the request's ${Math.round(durationMs)} ms: its work ran on the loop`,
+  );
+}
 
 describe('no single request freezes the server', () => {
   let env: Awaited<ReturnType<typeof serverWithAccounts>>;
@@ -148,5 +165,44 @@ describe('no single request freezes the server', () => {
     } finally {
       await limited.close();
     }
+  });
+
+  it('tracked changes of a 500 KB DOCX that inflates to 500 MB are read in a worker thread', async (t) => {
+    const real = unzipSync(docx(p(run('x'))));
+    const spaces = zlib.deflateRawSync(Buffer.alloc(7_900_000, 0x20), { level: 9 });
+    const entries = [
+      ...Object.entries(real).map(([name, data]) => ({ name, deflated: zlib.deflateRawSync(data), declared: data.length })),
+      ...Array.from({ length: 64 }, (_, i) => ({ name: `word/padding${i}.bin`, deflated: spaces, declared: 7_900_000 })),
+    ];
+    const body = handmadeZip(entries).toString('base64');
+    const { result, worstMs, durationMs } = await lagWhile(env.server, () =>
+      c.post('/v1/processing/review/trackedchanges', { json: body }),
+    );
+    assert.ok([200, 400].includes(result.status), `${result.status} ${result.text.slice(0, 200)}`);
+    t.diagnostic(`the event loop stalled at most ${Math.round(worstMs)} ms of ${Math.round(durationMs)} ms`);
+    assertOffTheLoop(worstMs, durationMs);
+  });
+
+  it('proofing a text of a million characters runs in a worker thread', async (t) => {
+    const words = ['recieve', 'the', 'adress', 'of', 'teh', 'seperate', 'house'];
+    let text = '';
+    for (let i = 0; text.length < 990_000; i++) text += `${words[i % words.length]} `;
+    const { result, worstMs, durationMs } = await lagWhile(env.server, () =>
+      c.get(`/v1/proofing/check?language=en_US.dic&text=${text.trimEnd().replaceAll(' ', '+')}`),
+    );
+    assert.equal(result.status, 200, result.text.slice(0, 200));
+    assert.ok((result.json() as unknown[]).length > 90_000, `${(result.json() as unknown[]).length} words`);
+    t.diagnostic(`the event loop stalled at most ${Math.round(worstMs)} ms of ${Math.round(durationMs)} ms`);
+    assertOffTheLoop(worstMs, durationMs);
+  });
+
+  it('a 95 MB request body is parsed off the event loop', async (t) => {
+    const body = JSON.stringify({ documents: [{ document: Buffer.alloc(70_000_000, 7).toString('base64') }] });
+    const { result, worstMs, durationMs } = await lagWhile(env.server, () =>
+      c.post('/v1/document/append?returnFormat=DOCX', { body, headers: { 'content-type': 'application/json' } }),
+    );
+    assert.equal(result.status, 400, result.text.slice(0, 200));
+    t.diagnostic(`the event loop stalled at most ${Math.round(worstMs)} ms of ${Math.round(durationMs)} ms`);
+    assertOffTheLoop(worstMs, durationMs);
   });
 });

@@ -1,25 +1,13 @@
-import type { FastifyRequest } from 'fastify';
 import type { Services } from '../../services.js';
-import { ForbiddenError, InputError } from '../../errors.js';
+import { InputError } from '../../errors.js';
 import { accountOf } from '../auth.js';
 import { errorResponses, incorrectWordSchema } from '../schemas.js';
-import { queryOf, requireQuery, sendJson, type Api } from '../wire.js';
+import { queryOf, requireQuery, sendJson, sendJsonText, type Api } from '../wire.js';
 
 const MAX_TEXT = 1_000_000;
 
 export function proofingRoutes(app: Api, services: Services): void {
-  const { spelling, store } = services;
-
-  /** Each check and suggestion call is one proofing transaction of the account. */
-  async function count(request: FastifyRequest): Promise<void> {
-    const account = accountOf(request);
-    if (!(await store.usage.reserveProofing(account.id))) {
-      throw new ForbiddenError(
-        `The proofing quota of this account is used up (${account.maxProofingTransactions} transactions).`,
-        'proofing',
-      );
-    }
-  }
+  const { spelling, door } = services;
 
   app.get(
     '/proofing/availabledictionaries',
@@ -51,9 +39,7 @@ export function proofingRoutes(app: Api, services: Services): void {
       const text = requireQuery(request, 'text');
       if (text.length > MAX_TEXT) throw new InputError(`text is longer than ${MAX_TEXT} characters.`);
       const language = requireQuery(request, 'language');
-      spelling.resolve(language);
-      await count(request);
-      return sendJson(reply, 200, await spelling.check(text, language));
+      return sendJsonText(reply, 200, await door.perform(accountOf(request), { kind: 'spellCheck', text, language }));
     },
   );
 
@@ -78,9 +64,7 @@ export function proofingRoutes(app: Api, services: Services): void {
       const maxText = queryOf(request).max ?? '10';
       if (!/^\d+$/.test(maxText) || Number(maxText) < 1 || Number(maxText) > 100)
         throw new InputError(`max must be a whole number from 1 to 100, not "${maxText}".`);
-      spelling.resolve(language);
-      await count(request);
-      return sendJson(reply, 200, await spelling.suggest(word, language, Number(maxText)));
+      return sendJson(reply, 200, await door.perform(accountOf(request), { kind: 'spellSuggest', word, language, max: Number(maxText) }));
     },
   );
 }
