@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Logger } from './util/log.js';
 import { StorageQuota } from './accounts/storage.js';
 import type { Config } from './config.js';
@@ -21,7 +22,7 @@ import { TemplateLibrary } from './templates/library.js';
 import { OfficePool } from './office/pool.js';
 import { openSandbox, type Sandbox } from './office/sandbox.js';
 import { Converter } from './convert/converter.js';
-import { processAlive } from './util/process.js';
+import { removeAbandonedScratch, ScratchFolder } from './util/scratch.js';
 import { freeBytesSync } from './util/disk.js';
 import { Normaliser } from './convert/normalise.js';
 import { DocumentPipeline } from './documents/pipeline.js';
@@ -52,6 +53,8 @@ export interface Services {
   sandbox: Sandbox;
   /** This process's scratch folder (job files, office temp): removed at shutdown. */
   scratchDir: string;
+  /** The scratch folder, held with a lock, where this process runs the office; /readyz checks it can be written. */
+  scratch?: ScratchFolder;
   converter: Converter | null;
   /** DOC/RTF/HTML to DOCX, cached by content hash; null without the office engine. */
   normaliser: Normaliser | null;
@@ -85,32 +88,18 @@ export interface Services {
 /** Memory for job files: a container's default /dev/shm (64 MB) would hold one big job at most, and fail the disk check. */
 const SHM_MIN_BYTES = 1024 ** 3;
 
+/** This process's own: a process id alone is not unique where instances in other PID namespaces share /dev/shm. */
+const SCRATCH_NAME = `${process.pid}-${randomBytes(4).toString('hex')}`;
+
 /** Job files live in memory (/dev/shm) where the machine has 1 GiB of it free, else in the data folder. */
 export function scratchDirectory(dataDir: string, shm = '/dev/shm', freeOf: (folder: string) => number = freeBytesSync): string {
   try {
     fs.accessSync(shm, fs.constants.W_OK);
-    if (freeOf(shm) >= SHM_MIN_BYTES) return path.join(shm, `docsmith-${process.pid}`);
+    if (freeOf(shm) >= SHM_MIN_BYTES) return path.join(shm, `docsmith-${SCRATCH_NAME}`);
   } catch {
     // not writable: the data folder
   }
-  return path.join(dataDir, 'tmp', String(process.pid));
-}
-
-/** Scratch folders of docsmith processes that are gone (killed without clean-up). */
-function removeStaleScratch(dataDir: string): void {
-  for (const parent of ['/dev/shm', path.join(dataDir, 'tmp')]) {
-    let names: string[];
-    try {
-      names = fs.readdirSync(parent);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      const pid = Number(/^(?:docsmith-)?(\d+)$/.exec(name)?.[1]);
-      if (!pid || pid === process.pid || processAlive(pid)) continue;
-      fs.rmSync(path.join(parent, name), { recursive: true, force: true });
-    }
-  }
+  return path.join(dataDir, 'tmp', SCRATCH_NAME);
 }
 
 /** Wires everything; the office pool is created (not started) only when `withOffice`. */
@@ -123,8 +112,12 @@ export async function openServices(
   const store = config.objectStorage ? withObjectStorage(database, await openObjectStorage(config.objectStorage)) : database;
   const withOffice = Boolean(options.withOffice && config.office.processes > 0);
   const sandbox = openSandbox(withOffice ? config.office.sandbox : 'off', config.office.pythonPath);
+  const scratch = scratchDirectory(config.dataDir);
+  let scratchFolder: ScratchFolder | undefined;
   if (withOffice) {
-    removeStaleScratch(config.dataDir);
+    // Folders of docsmith processes that are gone (killed without clean-up), told by their locks.
+    removeAbandonedScratch(['/dev/shm', path.join(config.dataDir, 'tmp')], scratch, options.log);
+    scratchFolder = await ScratchFolder.open(scratch, options.log);
     if (!sandbox.confinesFiles) {
       options.log?.(
         'warn',
@@ -133,7 +126,6 @@ export async function openServices(
       );
     }
   }
-  const scratch = scratchDirectory(config.dataDir);
   const fonts = new Fonts(config.fontsDir, path.join(scratch, 'fonts'));
   const office = withOffice
     ? new OfficePool({
@@ -215,6 +207,7 @@ export async function openServices(
     office,
     sandbox,
     scratchDir: scratch,
+    scratch: scratchFolder,
     converter,
     normaliser,
     pipeline,

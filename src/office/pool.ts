@@ -4,6 +4,7 @@ import {
   OfficeJobError,
   OfficeProcess,
   OfficeTimeoutError,
+  ScratchLostError,
   type JobResult,
   type OfficeJob,
   type OfficeProcessOptions,
@@ -234,13 +235,21 @@ export class OfficePool {
               `The document took longer than the limit of ${Math.round(waiter.timeoutMs / 1000)} s to process and was cancelled.`,
             ),
           );
+        } else if (error instanceof ScratchLostError) {
+          // Not the document's doing: each such process is replaced with a folder of its own, so
+          // this ends; waiting is bounded by the queue's limit.
+          this.options.log?.('warn', "an office process's job folder was removed; the process is replaced", {});
+          if (!this.dispatch(waiter)) this.enqueue(waiter, true);
         } else if (error instanceof OfficeCrashError && !waiter.retried) {
           this.stats.crashes++;
           this.options.log?.('warn', 'office process crashed during a job; retrying on another', { error: error.message });
           waiter.retried = true;
           if (!this.dispatch(waiter)) this.enqueue(waiter, true);
+        } else if (error instanceof OfficeCrashError) {
+          // Twice: not the caller's fault, and a replaced process may serve it.
+          this.stats.crashes++;
+          waiter.reject(new BusyError(`The office engine lost its process during the document (${error.message}); retry shortly.`, 5));
         } else {
-          if (error instanceof OfficeCrashError) this.stats.crashes++;
           waiter.reject(error);
         }
       },

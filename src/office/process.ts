@@ -110,6 +110,9 @@ export class OfficeJobError extends Error {
 /** The office process died while it held the job. */
 export class OfficeCrashError extends Error {}
 
+/** The process's job folder was removed under it: the process is replaced, and the job may run on any other. */
+export class ScratchLostError extends OfficeCrashError {}
+
 /** The job ran over its limit; the process was killed. */
 export class OfficeTimeoutError extends Error {}
 
@@ -435,6 +438,12 @@ export class OfficeProcess {
     if (this.dead) throw new OfficeCrashError('the office process is gone');
     if (this.pending) throw new Error('office process is busy');
     if ('op' in job) return this.send(job, timeoutMs);
+    if (!fs.existsSync(this.scratch.jobs)) {
+      // Something removed the job folder: a sandbox sees only the folder it was started with, so the
+      // process is replaced (its slot's folder made anew) and the job runs on another.
+      this.kill();
+      throw new ScratchLostError('its job folder was removed');
+    }
     const stem = path.join(this.scratch.jobs, randomUUID());
     const input = `${stem}.in.${extensionOf(job.input)}`;
     const output = `${stem}.out.${extensionOf(job.output)}`;

@@ -36,6 +36,12 @@ export function healthRoutes(app: Api, services: Services): void {
           message: `The server's disk is nearly full (${Math.floor(disk.free / 1024 / 1024)} MB free, below DOCSMITH_MIN_FREE_DISK_MB=${services.config.minFreeDiskBytes / 1024 / 1024}); deleting templates or finished jobs frees space.`,
         });
       }
+      if (services.scratch && !(await services.scratch.writable())) {
+        request.log.warn({ folder: services.scratch.dir }, 'the scratch folder cannot be written');
+        return sendJson(reply, 503, {
+          message: "The server's scratch folder for office work cannot be written; office work fails until it can.",
+        });
+      }
       const office = services.office?.status();
       if (services.office && !services.office.ready) {
         const why = office?.lastError ? ` The last start failed: ${office.lastError}` : '';
