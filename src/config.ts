@@ -172,6 +172,7 @@ function objectStorageOf(env: Record<string, string | undefined>): { objectStora
       ...(endpoint ? { endpoint } : {}),
       region: env.DOCSMITH_S3_REGION || env.AWS_REGION || 'us-east-1',
       ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
+      timeoutMs: int(env, 'DOCSMITH_S3_TIMEOUT_MS', 10_000, 100, 600_000),
     },
   };
 }

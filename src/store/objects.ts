@@ -14,6 +14,11 @@ export interface ObjectStorageConfig {
   region: string;
   /** Absent: the SDK's own chain (environment, instance role, ...). */
   credentials?: { accessKeyId: string; secretAccessKey: string };
+  /**
+   * How long the bucket may stay silent: connecting, or between two pieces of an answer (a large
+   * object may take longer in all, while it flows). A ping has at most 3 s. Default 10 s.
+   */
+  timeoutMs?: number;
 }
 
 export interface StoredObject {
@@ -50,6 +55,7 @@ export async function openObjectStorage(config: ObjectStorageConfig): Promise<Ob
   // Node.js 22; the version pinned here works on 20.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const s3 = await import('@aws-sdk/client-s3');
+  const timeoutMs = config.timeoutMs ?? 10_000;
   const client = new s3.S3Client({
     region: config.region,
     ...(config.endpoint ? { endpoint: config.endpoint, forcePathStyle: true } : {}),
@@ -57,7 +63,9 @@ export async function openObjectStorage(config: ObjectStorageConfig): Promise<Ob
     // Checksums only where S3 requires them: servers that speak the protocol do not all know the newer ones.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    maxAttempts: 3,
+    // A bucket that stops answering (a stall, not a refusal) must not hold requests without end.
+    maxAttempts: 2,
+    requestHandler: { connectionTimeout: Math.min(timeoutMs, 5_000), requestTimeout: timeoutMs, throwOnRequestTimeout: true },
   });
   const Bucket = config.bucket;
   const call = async <T>(doing: string, work: () => Promise<T>): Promise<T> => {
@@ -87,6 +95,11 @@ export async function openObjectStorage(config: ObjectStorageConfig): Promise<Ob
         } while (token);
         return found;
       }),
-    ping: () => call('checking the bucket', async () => void (await client.send(new s3.HeadBucketCommand({ Bucket })))),
+    ping: () =>
+      call(
+        'checking the bucket',
+        async () =>
+          void (await client.send(new s3.HeadBucketCommand({ Bucket }), { abortSignal: AbortSignal.timeout(Math.min(timeoutMs, 3_000)) })),
+      ),
   };
 }

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverWithAccounts } from '../helpers/accounts.js';
@@ -69,5 +70,59 @@ describe('a server keeping templates and job results in object storage (S3 proto
     assert.equal(ready.status, 503);
     assert.match(ready.text, /object storage/);
     assert.equal((await request(env.server.url, 'GET', '/healthz')).status, 200, 'the process itself is alive');
+  });
+});
+
+describe('a bucket that stops answering (connections taken, nothing said)', () => {
+  let s3: TestS3;
+  let proxy: net.Server;
+  let silent = false;
+  const sockets = new Set<net.Socket>();
+  let env: Awaited<ReturnType<typeof serverWithAccounts>>;
+  before(async () => {
+    s3 = await startS3();
+    const target = new URL(s3.url);
+    // Passes connections on to the bucket until told to fall silent: then takes them and says nothing.
+    proxy = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+      if (silent) return;
+      const upstream = net.connect(Number(target.port), target.hostname);
+      upstream.on('error', () => socket.destroy());
+      sockets.add(upstream);
+      upstream.on('close', () => sockets.delete(upstream));
+      socket.pipe(upstream).pipe(socket);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const { port } = proxy.address() as net.AddressInfo;
+    env = await serverWithAccounts(
+      { ann: { licence: 'SN-S3-STALL' } },
+      { ...s3.env, DOCSMITH_S3_ENDPOINT: `http://127.0.0.1:${port}`, DOCSMITH_S3_TIMEOUT_MS: '1000' },
+    );
+    silent = true;
+    for (const socket of sockets) socket.destroy();
+  });
+  after(async () => {
+    await env?.close();
+    for (const socket of sockets) socket.destroy();
+    proxy?.close();
+    await s3?.close();
+  });
+
+  it('answers 503 naming the object storage within its limits, and work that needs no stored object goes on', async () => {
+    const ann = env.clients.ann!;
+    const ready = await request(env.server.url, 'GET', '/readyz');
+    assert.equal(ready.status, 503);
+    assert.match(ready.text, /object storage/);
+    const upload = await ann.post('/v1/templates/upload?templateName=x.docx', { json: docx(p(run('x'))).toString('base64') });
+    assert.equal(upload.status, 503, upload.text);
+    assert.ok(upload.headers['retry-after']);
+    assert.match(errorMessage(upload), /object storage/);
+    const merged = await ann.post('/v1/document/merge?returnFormat=DOCX', {
+      json: { template: docx(p(run('Dear '), mergefield('name'))).toString('base64'), mergeData: [{ name: 'Ann' }] },
+    });
+    assert.equal(merged.status, 200, merged.text);
+    assert.equal(partText(Buffer.from((merged.json() as string[])[0]!, 'base64')), 'Dear Ann');
   });
 });
