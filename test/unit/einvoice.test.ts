@@ -50,6 +50,20 @@ describe('Factur-X BASIC XML from merge data', () => {
     assert.doesNotMatch(xml, /SpecifiedTradeSettlementPaymentMeans|SpecifiedTradePaymentTerms|ActualDeliverySupplyChainEvent/);
   });
 
+  it('refuses text an XML invoice cannot carry (control characters, unpaired surrogates), naming the field', () => {
+    const lines = [{ name: 'x', quantity: 1, price: 1, vatRate: 19 }];
+    assert.throws(
+      () => ciiBasicXml({ ...base, note: 'line\u0007bell', lines }),
+      /note holds the character U\+0007, which an XML invoice cannot carry/,
+    );
+    assert.throws(
+      () => ciiBasicXml({ ...base, buyer: { name: 'B\uD800', country: 'FR' }, lines }),
+      /buyer\.name holds the character U\+D800/,
+    );
+    const fine = ciiBasicXml({ ...base, note: 'tab\there, new\nline \uD83D\uDE00', lines });
+    assert.equal(parseXml(fine, 'the invoice').root.name, 'rsm:CrossIndustryInvoice');
+  });
+
   it('names every problem at once', () => {
     assert.throws(
       () =>

@@ -51,6 +51,10 @@ interface Line {
   net: number;
 }
 
+/** Characters XML 1.0 cannot hold, escaped or not: control characters, U+FFFE, U+FFFF and unpaired surrogates. */
+const NOT_IN_XML =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** Collects every problem with the data, so one answer names them all. */
 class Reader {
   readonly problems: string[] = [];
@@ -70,7 +74,15 @@ class Reader {
       if (required) this.problems.push(`${path} is missing`);
       return required ? '' : undefined;
     }
-    if (typeof v === 'string') return v.trim();
+    if (typeof v === 'string') {
+      const bad = NOT_IN_XML.exec(v);
+      if (bad) {
+        const code = bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+        this.problems.push(`${path} holds the character U+${code}, which an XML invoice cannot carry`);
+        return '';
+      }
+      return v.trim();
+    }
     if (typeof v === 'number') return String(v);
     this.problems.push(`${path} must be text`);
     return '';
