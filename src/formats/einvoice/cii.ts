@@ -224,6 +224,8 @@ export function ciiBasicXml(record: JsonObject, label = 'record 1'): string {
     r.problems.push(`${pre}seller.vatId (or taxNumber) is missing: VAT at a rate needs the seller's VAT identifier`);
   if (lines.some((l) => l.category === 'AE' || l.category === 'K') && (!seller.vatId || !buyer.vatId))
     r.problems.push(`${pre}seller.vatId and ${pre}buyer.vatId are both needed for reverse charge and intra-community supplies`);
+  const terms = r.text(data, 'paymentTerms', `${pre}paymentTerms`);
+  const note = r.text(data, 'note', `${pre}note`);
   if (r.problems.length)
     throw new InputError(`The e-invoice of ${label} cannot be made: ${r.problems.join('; ')}. docs/einvoice.md lists the names it reads.`);
 
@@ -281,12 +283,10 @@ export function ciiBasicXml(record: JsonObject, label = 'record 1'): string {
       ),
     )
     .join('');
-  const terms = r.text(data, 'paymentTerms', `${pre}paymentTerms`);
   const termsXml =
     terms || due
       ? el('ram:SpecifiedTradePaymentTerms', opt('ram:Description', terms) + (due ? dateTime('ram:DueDateDateTime', due) : ''))
       : '';
-  const note = r.text(data, 'note', `${pre}note`);
 
   return (
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
