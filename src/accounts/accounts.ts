@@ -1,3 +1,4 @@
+import { INVISIBLE, normalName } from '../templates/names.js';
 import { isScope, SCOPES, type Scope } from '../auth/scopes.js';
 import type { Account, AccountPatch, ApiKeyRecord, Store } from '../store/types.js';
 import { DuplicateError } from '../store/types.js';
@@ -135,12 +136,21 @@ export function keyScope(value: string | undefined): Scope {
   throw new InputError(`An API key's scope is one of ${SCOPES.join(', ')}, not "${value}".`);
 }
 
-/** A key's label: trimmed, at most 100 characters, no control characters. */
+/**
+ * A key's label: trimmed, in NFC, at most 100 characters, no control characters, no invisible
+ * formatting characters (as template names: a right-to-left override makes one label read as
+ * another), no markup characters (`<`, `>`: a label is shown in the portal and in audit logs).
+ */
 export function keyName(name: string): string {
-  const trimmed = name.trim();
+  const trimmed = normalName(name.trim());
   if (trimmed.length > MAX_KEY_NAME) throw new InputError(`An API key's name has at most ${MAX_KEY_NAME} characters.`);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw new InputError("An API key's name cannot hold control characters (line breaks, tabs).");
+  if (INVISIBLE.test(trimmed))
+    throw new InputError(
+      "An API key's name cannot hold invisible formatting characters (such as a right-to-left override or a zero-width space).",
+    );
+  if (/[<>]/.test(trimmed)) throw new InputError("An API key's name cannot hold < or >.");
   return trimmed;
 }
 

@@ -16,7 +16,7 @@ const FORBIDDEN = /[\\/:*?"<>|\u0000-\u001f\u007f]/;
  * isolates (a right-to-left override turns `cod.docx` into what reads as another name), marks,
  * zero-width characters and the byte-order mark.
  */
-const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
+export const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
 
 /** The form a name is stored and looked up in: two spellings of the same letter are one name. */
 export function normalName(name: string): string {

@@ -1,3 +1,4 @@
+import { keyName } from '../../src/accounts/accounts.js';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { API_KEY_LENGTH, generateApiKey, hashApiKey, KeyRing } from '../../src/auth/apikeys.js';
@@ -47,5 +48,16 @@ describe('secrets (auth/)', () => {
     } finally {
       Object.assign(hashingLimits, saved);
     }
+  });
+});
+
+describe('API key names', () => {
+  it('refuses what makes one label read as another or as markup, as template names do', () => {
+    assert.equal(keyName('  Billing  '), 'Billing');
+    assert.equal(keyName('Cafe\u0301'), 'Café', 'stored in NFC');
+    assert.throws(() => keyName('billing\u202eyek'), /invisible formatting characters/);
+    assert.throws(() => keyName('a\u200bb'), /invisible formatting characters/);
+    assert.throws(() => keyName('<img src=x onerror=alert(1)>'), /cannot hold < or >/);
+    assert.throws(() => keyName('line\nbreak'), /control characters/);
   });
 });
