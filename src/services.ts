@@ -198,7 +198,7 @@ export async function openServices(
     config,
     store,
     authenticator: new Authenticator(store, new AuthThrottle(store, config.authThrottle), undefined, (account, address) =>
-      audit.record(account.id, 'sign-in failed', { actor: 'password', address }, 'wrong password'),
+      audit.signInFailed(account.id, { actor: 'password', address }, 'wrong password'),
     ),
     accounts: new AccountAdmin(store, config.sampleTemplates ? sampleTemplates() : []),
     apiKeys: new ApiKeys(store, keyRing, config.maxApiKeys),

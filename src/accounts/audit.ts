@@ -36,12 +36,69 @@ export type AuditAction =
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
+/**
+ * Failed sign-ins are written one by one up to this many per account and hour (on each instance);
+ * past it they are counted, and the count is written as one entry when the hour is over, so that
+ * outsiders guessing from many addresses cannot grow an account's log without bound.
+ */
+export const FAILURES_LISTED_PER_HOUR = 20;
+
+interface FailureWindow {
+  start: number;
+  listed: number;
+  counted: number;
+  last: Who;
+}
+
 export class AuditLog {
   constructor(
     private readonly store: Store,
     private readonly retentionDays: number,
     private readonly log: (level: 'warn' | 'info', message: string, details: Record<string, unknown>) => void = () => undefined,
   ) {}
+
+  private readonly failures = new Map<number, FailureWindow>();
+
+  /** A failed sign-in: listed, or past the hour's cap only counted (see FAILURES_LISTED_PER_HOUR). */
+  async signInFailed(accountId: number, who: Who, detail: string, now = Date.now()): Promise<void> {
+    let window = this.failures.get(accountId);
+    if (window && now - window.start >= HOUR_MS) {
+      await this.summarise(accountId, window);
+      window = undefined;
+    }
+    if (!window) {
+      window = { start: now, listed: 0, counted: 0, last: who };
+      this.failures.set(accountId, window);
+    }
+    window.last = who;
+    if (window.listed < FAILURES_LISTED_PER_HOUR) {
+      window.listed++;
+      await this.record(accountId, 'sign-in failed', who, detail);
+    } else {
+      window.counted++;
+    }
+  }
+
+  /** Writes the counts of hours that are over (the hourly prune calls it; `now` for tests). */
+  async flushFailures(now = Date.now()): Promise<void> {
+    for (const [accountId, window] of [...this.failures]) {
+      if (now - window.start < HOUR_MS) continue;
+      this.failures.delete(accountId);
+      await this.summarise(accountId, window);
+    }
+  }
+
+  private async summarise(accountId: number, window: FailureWindow): Promise<void> {
+    this.failures.delete(accountId);
+    if (window.counted === 0) return;
+    const from = new Date(window.start).toISOString();
+    await this.record(
+      accountId,
+      'sign-in failed',
+      { actor: window.last.actor, address: null },
+      `${window.counted} more failed sign-ins in the hour from ${from}, counted, not listed (at most ${FAILURES_LISTED_PER_HOUR} an hour are)`,
+    );
+  }
 
   async record(accountId: number, action: AuditAction, who: Who, detail = ''): Promise<void> {
     try {
@@ -57,11 +114,13 @@ export class AuditLog {
 
   /** Removes entries past the retention now and every hour; returns the stop. */
   start(): () => void {
-    const prune = () =>
+    const prune = () => {
+      void this.flushFailures();
       void this.store.audit.prune(new Date(Date.now() - this.retentionDays * DAY_MS)).then(
         (removed) => removed > 0 && this.log('info', 'removed audit log entries past their retention', { removed }),
         (error: Error) => this.log('warn', 'pruning the audit log failed', { reason: error.message }),
       );
+    };
     prune();
     const timer = setInterval(prune, HOUR_MS);
     timer.unref();
