@@ -67,7 +67,7 @@ export class CompiledTemplate {
     const others: TElement[] = [];
     const parts = names.map((name) => {
       const doc = parseXml(pkg.text(name)!, `${what} (${name})`);
-      const tree = analysePart(doc.root, name);
+      const tree = analysePart(doc.root, partDescription(name));
       if (name === main) mainTree = tree;
       else others.push(tree);
       return { name, segments: [doc.prolog, ...compileNodes([tree], barcodeContext(pkg, name))] };
@@ -382,4 +382,18 @@ function trimmedEnd(text: string, end: number): number {
   let i = end;
   while (i > 0 && /\s/.test(text[i - 1]!)) i--;
   return i;
+}
+
+/**
+ * A part named as a template's author knows it (its body, a header), not by its name in the
+ * package, which a TX or DOC template never had.
+ */
+export function partDescription(name: string): string {
+  const file = name.slice(name.lastIndexOf('/') + 1).toLowerCase();
+  if (/^document\d*\.xml$/.test(file)) return 'the body';
+  const numbered = /^(header|footer)(\d*)\.xml$/.exec(file);
+  if (numbered) return `${numbered[1]} ${numbered[2] || 1}`;
+  const notes = /^(footnotes|endnotes|comments)\.xml$/.exec(file);
+  if (notes) return `the ${notes[1]}`;
+  return name;
 }

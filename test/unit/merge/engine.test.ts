@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { zipSync, unzipSync } from 'fflate';
-import { DEFAULT_MERGE_OPTIONS, type MergeOptions } from '../../../src/merge/engine.js';
+import { DEFAULT_MERGE_OPTIONS, partDescription, type MergeOptions } from '../../../src/merge/engine.js';
 import type { JsonObject } from '../../../src/merge/scope.js';
 import { InputError } from '../../../src/errors.js';
 import { parseXml } from '../../../src/ooxml/xml.js';
@@ -338,12 +338,9 @@ describe('merge engine: IF and DATE', () => {
   it('refuses broken field instructions, naming the field and the part', () => {
     assert.throws(
       () => checkedCompile(docx(p(run('x')) + p(field('MERGEFIELD "unclosed', '«x»')))),
-      (e: Error) => e instanceof InputError && /field 1 of word\/document.xml.*unclosed quote/.test(e.message),
+      (e: Error) => e instanceof InputError && /field 1 of the body.*unclosed quote/.test(e.message),
     );
-    assert.throws(
-      () => checkedCompile(docx(p(mergefield('ok')) + p(field('MERGEFIELD', '«»')))),
-      /field 2 of word\/document.xml.*no field name/,
-    );
+    assert.throws(() => checkedCompile(docx(p(mergefield('ok')) + p(field('MERGEFIELD', '«»')))), /field 2 of the body.*no field name/);
     assert.throws(() => checkedCompile(docx(p(field('IF x', '?')))), /needs a comparison/);
   });
 
@@ -641,5 +638,14 @@ describe('merge engine: long values in table cells', () => {
     assert.equal(partXml(short!).match(/<w:p>/g)!.length, 2);
     const [body] = checkedCompile(docx(p(mergefield('v')))).merge([{ v: words }], DEFAULT_MERGE_OPTIONS, false);
     assert.equal(partXml(body!).match(/<w:p>/g)!.length, 1);
+  });
+});
+
+describe('parts are named as authors know them', () => {
+  it('says the body, a header, the footnotes: never a package part a TX or DOC author never saw', () => {
+    assert.deepEqual(
+      ['word/document.xml', 'word/header2.xml', 'word/footer.xml', 'word/footnotes.xml', 'word/glossary/other.xml'].map(partDescription),
+      ['the body', 'header 2', 'footer 1', 'the footnotes', 'word/glossary/other.xml'],
+    );
   });
 });
