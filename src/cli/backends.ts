@@ -160,11 +160,14 @@ export function describeJob(job: JobLike): string {
 export async function loadClient(
   url: string,
   credentials: { apiKey: string } | { username: string; password: string },
+  fetchImpl?: typeof fetch,
 ): Promise<ClientLike> {
   // The client is its own package (packages/client), built beside the service.
   const specifier = new URL('../../packages/client/dist/index.js', import.meta.url).href;
-  const module = (await import(specifier)) as { DocsmithClient: new (url: string, credentials: unknown) => ClientLike };
-  return new module.DocsmithClient(url, credentials);
+  const module = (await import(specifier)) as {
+    DocsmithClient: new (url: string, credentials: unknown, fetchImpl?: typeof fetch) => ClientLike;
+  };
+  return fetchImpl ? new module.DocsmithClient(url, credentials, fetchImpl) : new module.DocsmithClient(url, credentials);
 }
 
 /** Against a running server, through the TypeScript client. */

@@ -13,8 +13,78 @@ import { backendFor } from './documents.js';
 
 export const VENDOR_URL = 'https://api.reporting.cloud';
 
+/** The most one answer of ReportingCloud may hold: a template as Base64 in JSON, with room. */
+export const MAX_VENDOR_ANSWER_BYTES = 256 * 1024 * 1024;
+
+/**
+ * fetch for calls to ReportingCloud: only to its own origin (an address it answers with is not
+ * followed: a redirect is an error), and no answer larger than `maxBytes` is read whole.
+ */
+export function vendorFetch(vendorUrl: string, maxBytes = MAX_VENDOR_ANSWER_BYTES): typeof fetch {
+  const origin = new URL(vendorUrl).origin;
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (url.origin !== origin) throw new DocsmithError(502, `docsmith calls ReportingCloud at ${origin} only, not ${url.origin}`);
+    const answer = await fetch(input, { ...init, redirect: 'manual' });
+    if (answer.status >= 300 && answer.status < 400) {
+      await answer.body?.cancel();
+      throw new DocsmithError(
+        502,
+        `ReportingCloud at ${origin} answered with a redirect (${answer.status} to ${answer.headers.get('location') ?? 'nowhere'}); docsmith follows none`,
+      );
+    }
+    const declared = Number(answer.headers.get('content-length') ?? 0);
+    const tooLarge = () =>
+      new DocsmithError(502, `ReportingCloud at ${origin} sent an answer larger than ${Math.round(maxBytes / 1024 / 1024)} MB`);
+    if (declared > maxBytes) {
+      await answer.body?.cancel();
+      throw tooLarge();
+    }
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    const reader = answer.body?.getReader();
+    for (;;) {
+      const piece = await reader?.read();
+      if (!piece || piece.done) break;
+      total += piece.value.byteLength;
+      if (total > maxBytes) {
+        await reader!.cancel();
+        throw tooLarge();
+      }
+      chunks.push(piece.value);
+    }
+    return new Response(answer.body ? Buffer.concat(chunks) : null, {
+      status: answer.status,
+      statusText: answer.statusText,
+      headers: answer.headers,
+    });
+  };
+}
+
+/** The ReportingCloud key: from the environment or standard input; on the command line only with a warning (others on the machine see it). */
+export async function vendorApiKey(
+  options: ImportOptions,
+  env = process.env,
+  stdin: AsyncIterable<Buffer | string> = process.stdin,
+): Promise<string> {
+  if (options['api-key-stdin']) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of stdin) chunks.push(Buffer.from(chunk));
+    return Buffer.concat(chunks).toString('utf8').trim();
+  }
+  if (env.REPORTINGCLOUD_API_KEY) return env.REPORTINGCLOUD_API_KEY;
+  if (options['api-key']) {
+    process.stderr.write(
+      'docsmith: --api-key is visible to other users of this machine; prefer REPORTINGCLOUD_API_KEY or --api-key-stdin\n',
+    );
+    return options['api-key'];
+  }
+  return '';
+}
+
 export interface ImportOptions {
   'api-key'?: string;
+  'api-key-stdin'?: boolean;
   'vendor-url'?: string;
   user?: string;
   password?: string;
@@ -67,9 +137,13 @@ function remoteTarget(client: ClientLike): ImportTarget {
 }
 
 export async function runImport(options: ImportOptions, services: Services | undefined, print: (rows: ImportRow[]) => void): Promise<void> {
-  if (!options['api-key']) throw new UsageError('--api-key (the ReportingCloud API key whose templates come over) is required');
+  const apiKey = await vendorApiKey(options);
+  if (!apiKey)
+    throw new UsageError(
+      'the ReportingCloud API key whose templates come over is required: REPORTINGCLOUD_API_KEY, or --api-key-stdin to read it from standard input',
+    );
   const vendorUrl = options['vendor-url'] ?? VENDOR_URL;
-  const client = (await loadClient(vendorUrl, { apiKey: options['api-key'] })) as ClientLike & VendorTemplates;
+  const client = (await loadClient(vendorUrl, { apiKey }, vendorFetch(vendorUrl))) as ClientLike & VendorTemplates;
   const vendor: VendorTemplates = {
     listTemplates: () =>
       client.listTemplates().catch((error: unknown) => {

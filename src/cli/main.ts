@@ -41,7 +41,8 @@ DOCSMITH_DATA_DIR or DOCSMITH_DATABASE_URL as for the server).
   docsmith template versions --user NAME --template T [--json]   a stored template's versions
   docsmith template diff --user NAME --template T --from N [--to M]  fields added and removed
   docsmith template rollback --user NAME --template T --to N      version N current again
-  docsmith import reportingcloud --api-key KEY --user NAME [--replace] [--vendor-url URL] [--json]
+  docsmith import reportingcloud --user NAME [--replace] [--vendor-url URL] [--json]
+      with the ReportingCloud API key in REPORTINGCLOUD_API_KEY (or --api-key-stdin)
       the templates of a ReportingCloud account stored here (TX read here, else converted to DOCX
       by ReportingCloud); with --url URL and --user/--password, into a docsmith server instead
   docsmith backup --out FILE      a consistent copy of the SQLite database, taken while it runs
@@ -159,6 +160,7 @@ const OPTIONS = {
   'image-format': { type: 'string' },
   url: { type: 'string' },
   'api-key': { type: 'string' },
+  'api-key-stdin': { type: 'boolean' },
   async: { type: 'boolean' },
   einvoice: { type: 'string' },
   'vendor-url': { type: 'string' },

@@ -1,4 +1,5 @@
 import { after, before, describe, it } from 'node:test';
+import { vendorApiKey, vendorFetch } from '../../src/cli/import.js';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -87,8 +88,8 @@ describe('docsmith import reportingcloud', () => {
   it("stores every template of the vendor's account here, TX read here or converted by the vendor, and prints what template info reports", async () => {
     const dir = tempDir();
     const env = { DOCSMITH_DATA_DIR: here.dataDir };
-    const imported = await cli(['import', 'reportingcloud', '--api-key', key, '--vendor-url', vendorUrl, '--user', 'ann', '--json'], dir, {
-      env,
+    const imported = await cli(['import', 'reportingcloud', '--vendor-url', vendorUrl, '--user', 'ann', '--json'], dir, {
+      env: { ...env, REPORTINGCLOUD_API_KEY: key },
     });
     assert.equal(imported.code, 0, imported.err);
     const rows = JSON.parse(imported.out) as { template: string; format: string; result: string; fields: number; blocks: number }[];
@@ -153,5 +154,53 @@ describe('docsmith import reportingcloud', () => {
     const failed = (JSON.parse(full.out) as { result: string; problem: string }[]).filter((r) => r.result === 'failed');
     assert.equal(failed.length, 1);
     assert.match(failed[0]!.problem, /template/i);
+  });
+});
+
+describe('docsmith import reportingcloud: calls to the vendor', () => {
+  let server: http.Server;
+  let base: string;
+  before(async () => {
+    server = http.createServer((req, res) => {
+      if (req.url?.startsWith('/redirect')) {
+        res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' });
+        res.end();
+      } else if (req.url?.startsWith('/large')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify('x'.repeat(4096)));
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('[]');
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => server?.close());
+
+  it('follows no redirect, calls no other origin, and reads no answer past its limit', async () => {
+    const call = vendorFetch(base, 1024);
+    assert.equal((await call(`${base}/fine`)).status, 200);
+    await assert.rejects(
+      call(`${base}/redirect`),
+      /answered with a redirect \(302 to http:\/\/169\.254\.169\.254\/latest\/meta-data\/\); docsmith follows none/,
+    );
+    await assert.rejects(call('http://127.0.0.2:1/v1/templates/list'), /calls ReportingCloud at http:\/\/127\.0\.0\.1:\d+ only/);
+    await assert.rejects(call(`${base}/large`), /an answer larger than 0 MB/);
+  });
+
+  it('takes the key from the environment or standard input, not only the command line', async () => {
+    assert.equal(await vendorApiKey({}, { REPORTINGCLOUD_API_KEY: 'from-env' }), 'from-env');
+    assert.equal(
+      await vendorApiKey(
+        { 'api-key-stdin': true },
+        {},
+        (async function* () {
+          yield Buffer.from('from-stdin\n');
+        })(),
+      ),
+      'from-stdin',
+    );
+    assert.equal(await vendorApiKey({}, {}), '');
   });
 });
