@@ -26,7 +26,7 @@ COPY scripts/setup.mjs ./scripts/setup.mjs
 COPY src/proofing/dictionaries.json ./src/proofing/dictionaries.json
 RUN printf '%s\n' 'path-exclude=/usr/share/doc/*' 'path-include=/usr/share/doc/*/copyright' 'path-exclude=/usr/share/man/*' \
       'path-exclude=/usr/share/info/*' 'path-exclude=/usr/share/locale/*' > /etc/dpkg/dpkg.cfg.d/docsmith-slim \
- && node scripts/setup.mjs --system-only && apt-get clean && rm -rf /var/lib/apt/lists/*
+ && node scripts/setup.mjs --system-only && apt-get install -y --no-install-recommends tini && apt-get clean && rm -rf /var/lib/apt/lists/*
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/bin ./bin
@@ -42,5 +42,7 @@ EXPOSE 8080
 # Ready: the database answers and an office process is warm (the start takes a few seconds).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=90s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# node itself is PID 1: SIGTERM drains requests and jobs (DOCSMITH_SHUTDOWN_GRACE_MS), then exits.
+# tini is PID 1: it reaps the processes the office and the signing tools leave (node would not)
+# and passes SIGTERM on: node drains requests and jobs (DOCSMITH_SHUTDOWN_GRACE_MS), then exits.
+ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "dist/main.js"]
