@@ -1,5 +1,5 @@
+import { usableCpus } from './util/process.js';
 import type { ObjectStorageConfig } from './store/objects.js';
-import os from 'node:os';
 import path from 'node:path';
 import { SANDBOX_MODES, type SandboxMode } from './office/sandbox.js';
 
@@ -228,7 +228,7 @@ export function loadConfig(given: Env = process.env): Config {
     dictionaryDir: env.DOCSMITH_DICTIONARY_DIR || '/usr/share/hunspell',
     fontsDir: env.DOCSMITH_FONTS_DIR ? path.resolve(env.DOCSMITH_FONTS_DIR) : undefined,
     dictionaries: dictionaryList(env.DOCSMITH_DICTIONARIES),
-    documentThreads: int(env, 'DOCSMITH_DOCUMENT_THREADS', Math.max(1, os.cpus().length), 1, 256),
+    documentThreads: int(env, 'DOCSMITH_DOCUMENT_THREADS', usableCpus(), 1, 256),
     limits: {
       maxRecords: int(env, 'DOCSMITH_MAX_RECORDS', 10_000, 1, 10_000_000),
       maxPages: int(env, 'DOCSMITH_MAX_PAGES', 2000, 1, 1_000_000),
@@ -260,7 +260,7 @@ export function loadConfig(given: Env = process.env): Config {
       callbackTimeoutMs: int(env, 'DOCSMITH_CALLBACK_TIMEOUT_MS', 10_000, 100, 600_000),
     },
     office: {
-      processes: int(env, 'DOCSMITH_OFFICE_PROCESSES', Math.max(1, os.cpus().length), 0, 64),
+      processes: int(env, 'DOCSMITH_OFFICE_PROCESSES', usableCpus(), 0, 64),
       queueLimit: int(env, 'DOCSMITH_OFFICE_QUEUE_LIMIT', 100, 0, 100_000),
       queueWaitMs: int(env, 'DOCSMITH_OFFICE_QUEUE_WAIT_MS', 30_000, 10, 600_000),
       maxJobsPerProcess: int(env, 'DOCSMITH_OFFICE_MAX_JOBS', 500, 1, 1_000_000),

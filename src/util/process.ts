@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 /** Whether a process with this pid still runs on this machine. */
 export function processAlive(pid: number): boolean {
@@ -54,4 +56,34 @@ export function residentBytes(pids: number[]): { bytes: number; complete: boolea
  */
 export function treeRssBytes(pid: number): number {
   return residentBytes(processTree(pid)).bytes;
+}
+
+/**
+ * The CPUs this process may use: the cores it may run on (availableParallelism), or fewer where
+ * a cgroup quota (a container's CPU limit, a Kubernetes pod's `limits.cpu`) allows less. A
+ * 16-core node running a pod limited to 2 CPUs gives 2, not 16.
+ */
+export function usableCpus(cgroupRoot = '/sys/fs/cgroup'): number {
+  const cores = Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+  const quota = cgroupCpuQuota(cgroupRoot);
+  return quota === undefined ? cores : Math.max(1, Math.min(cores, Math.ceil(quota)));
+}
+
+/** CPUs the cgroup's quota allows (cgroup v2 cpu.max, else v1 cfs_quota/cfs_period), or undefined when unlimited or unknown. */
+export function cgroupCpuQuota(root = '/sys/fs/cgroup'): number | undefined {
+  const read = (file: string) => {
+    try {
+      return fs.readFileSync(path.join(root, file), 'utf8').trim();
+    } catch {
+      return undefined;
+    }
+  };
+  const v2 = read('cpu.max');
+  if (v2 !== undefined) {
+    const [quota, period] = v2.split(/\s+/);
+    return quota === 'max' || !quota ? undefined : Number(quota) / Number(period || 100_000) || undefined;
+  }
+  const quota = Number(read('cpu/cpu.cfs_quota_us') ?? read('cpu,cpuacct/cpu.cfs_quota_us'));
+  const period = Number(read('cpu/cpu.cfs_period_us') ?? read('cpu,cpuacct/cpu.cfs_period_us'));
+  return quota > 0 && period > 0 ? quota / period : undefined;
 }

@@ -1,4 +1,4 @@
-import os from 'node:os';
+import { usableCpus } from '../util/process.js';
 import { Piscina } from 'piscina';
 import { BusyError, DocsmithError, PayloadTooLargeError, ProcessingTimeoutError } from '../errors.js';
 import { sharedCacheCounters } from '../util/cacheStats.js';
@@ -32,7 +32,7 @@ export class DocumentWorkers implements PageRendering {
   onReaderLog?: (task: string, log: ReaderLog) => void;
 
   constructor(
-    private readonly size = Math.max(1, os.availableParallelism?.() ?? os.cpus().length),
+    private readonly size = usableCpus(),
     private readonly limits: { workMemoryMb?: number; queueLimit?: number; terminateAfterMs?: number } = {},
   ) {}
 
