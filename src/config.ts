@@ -14,6 +14,8 @@ export interface Config {
   objectStorage?: ObjectStorageConfig;
   /** PostgreSQL connections of one instance (requests hold one only for a statement). */
   databasePool: number;
+  /** How long one PostgreSQL statement may go unanswered before it fails with 503 (a stalled server, not a refusal). */
+  databaseTimeoutMs: number;
   /** Master secret for sealing API keys; absent: a file in dataDir. */
   secret: string | undefined;
   bootstrap: { user: string; password: string; licence: string } | undefined;
@@ -210,6 +212,7 @@ export function loadConfig(given: Env = process.env): Config {
     dataDir,
     databaseUrl,
     databasePool: int(env, 'DOCSMITH_DATABASE_POOL', 20, 1, 1000),
+    databaseTimeoutMs: int(env, 'DOCSMITH_DATABASE_TIMEOUT_MS', 15_000, 100, 600_000),
     ...objectStorageOf(env),
     secret,
     bootstrap: user && password ? { user, password, licence: env.DOCSMITH_BOOTSTRAP_LICENSE || 'TRIAL' } : undefined,

@@ -19,6 +19,9 @@ export function asStorageUnavailable(error: unknown): StorageUnavailableError | 
   if (/timeout exceeded when trying to connect/i.test(message)) {
     return new StorageUnavailableError(message, 'the database is busy or not reachable');
   }
+  if (/Query read timeout/i.test(message)) {
+    return new StorageUnavailableError(message, 'the database did not answer in time');
+  }
   if (code.startsWith('SQLITE_FULL') || code === 'ENOSPC' || code === 'EDQUOT' || code === '53100') {
     return new StorageUnavailableError(
       `${code}: ${message.split('\n')[0]}`,

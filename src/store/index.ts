@@ -11,7 +11,13 @@ export function sqliteFile(dataDir: string): string {
 }
 
 /** PostgreSQL when a URL is given, else the embedded SQLite file in the data directory. */
-export async function openStore(options: { databaseUrl: string | undefined; dataDir: string; databasePool?: number }): Promise<Store> {
-  if (options.databaseUrl) return openPostgresStore(options.databaseUrl, { size: options.databasePool });
+export async function openStore(options: {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  databasePool?: number;
+  databaseTimeoutMs?: number;
+}): Promise<Store> {
+  if (options.databaseUrl)
+    return openPostgresStore(options.databaseUrl, { size: options.databasePool, timeoutMs: options.databaseTimeoutMs });
   return openSqliteStore(sqliteFile(options.dataDir));
 }

@@ -72,6 +72,9 @@ const DB_NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
 /** How long a statement may wait for a free pooled connection before it answers 503. */
 const POOL_WAIT_MS = 5_000;
 
+/** How long a statement may go unanswered (DOCSMITH_DATABASE_TIMEOUT_MS). */
+const DEFAULT_STATEMENT_TIMEOUT_MS = 15_000;
+
 /** How long a merge slot stays taken without its holder renewing it (a dead instance's slots come free in this time). */
 const SLOT_LEASE_MS = 10_000;
 
@@ -82,12 +85,23 @@ const types = {
 };
 
 /** The scale-out store: any number of instances share one PostgreSQL database. */
-export async function openPostgresStore(url: string, options: { size?: number } = {}): Promise<Store> {
+export async function openPostgresStore(url: string, options: { size?: number; timeoutMs?: number } = {}): Promise<Store> {
   // A request holds one connection at a time and only for a statement; one waiting longer than
-  // this for a free one answers 503 with Retry-After.
-  const pool = new pg.Pool({ connectionString: url, max: options.size ?? 20, types, connectionTimeoutMillis: POOL_WAIT_MS });
+  // this for a free one answers 503 with Retry-After. A server that stops answering (a stall, not
+  // a refusal) fails a statement after `timeoutMs`, and TCP keep-alive finds a dead peer: the
+  // client is then dropped (pg-pool drops a client released with an error) and the request 503s.
+  const timeoutMs = options.timeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  const connection = {
+    connectionString: url,
+    types,
+    connectionTimeoutMillis: POOL_WAIT_MS,
+    query_timeout: timeoutMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
+  const pool = new pg.Pool({ ...connection, max: options.size ?? 20 });
   // Readiness has a connection of its own: it never queues behind document work.
-  const health = new pg.Pool({ connectionString: url, max: 1, types, connectionTimeoutMillis: POOL_WAIT_MS });
+  const health = new pg.Pool({ ...connection, max: 1, query_timeout: Math.min(timeoutMs, 3_000) });
   for (const each of [pool, health]) {
     each.on('error', () => undefined); // an idle client lost its connection; the pool replaces it
     // A checked-out client whose connection ends (a database restart, pg_terminate_backend, a
@@ -104,11 +118,16 @@ export async function openPostgresStore(url: string, options: { size?: number } 
       return query(...args);
     };
   });
+  // Migrations may wait for another instance's (its lock) and change large tables: no statement limit.
+  const migrating = new pg.Pool({ connectionString: url, types, max: 1, connectionTimeoutMillis: POOL_WAIT_MS, keepAlive: true });
+  migrating.on('error', () => undefined);
   try {
-    await migrate(pool);
+    await migrate(migrating);
   } catch (error) {
     await Promise.all([pool.end(), health.end()]);
     throw error;
+  } finally {
+    await migrating.end();
   }
   return new PostgresStore(pool, health, counted);
 }
@@ -142,17 +161,22 @@ async function migrate(pool: pg.Pool): Promise<void> {
 
 async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let result: T;
   try {
     await client.query('BEGIN');
-    const result = await work(client);
+    result = await work(client);
     await client.query('COMMIT');
-    return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    // A connection that cannot even roll back (it stalled, or is gone) is dropped, not pooled again.
+    const broken = await client.query('ROLLBACK').then(
+      () => false,
+      () => true,
+    );
+    client.release(broken ? (error as Error) : undefined);
     throw error;
-  } finally {
-    client.release();
   }
+  client.release();
+  return result;
 }
 
 function isUniqueViolation(error: unknown): boolean {

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
@@ -62,5 +63,64 @@ describe('losing the database', () => {
     assert.match(message(ready), /no docsmith schema/);
     const reply = await c.get('/v1/account/settings');
     assert.equal(reply.status, 503, reply.text);
+  });
+});
+
+describe('a database that stops answering (connections taken, nothing said)', () => {
+  let db: TestDatabase;
+  let server: RunningServer;
+  let proxy: net.Server;
+  let silent = false;
+  const sockets = new Set<net.Socket>();
+  let c: Client;
+  before(async () => {
+    db = await createTestDatabase();
+    const target = new URL(db.url);
+    // Passes connections on to PostgreSQL until told to fall silent: then takes them and says nothing.
+    proxy = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+      if (silent) return;
+      const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      upstream.on('error', () => socket.destroy());
+      sockets.add(upstream);
+      upstream.on('close', () => sockets.delete(upstream));
+      socket.pipe(upstream).pipe(socket);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const via = new URL(db.url);
+    via.hostname = '127.0.0.1';
+    via.port = String((proxy.address() as net.AddressInfo).port);
+    const services = await adminServices({ dataDir: tempDir(), databaseUrl: db.url, secret: 'storage-stall-secret-0123456789abcdef' });
+    const account = await makeAccount(services, 'ann', { licence: 'SN-1' });
+    await services.store.close();
+    server = await startServer({
+      DOCSMITH_DATA_DIR: tempDir(),
+      DOCSMITH_DATABASE_URL: via.href,
+      DOCSMITH_SECRET: 'storage-stall-secret-0123456789abcdef',
+      DOCSMITH_DATABASE_TIMEOUT_MS: '1000',
+      DOCSMITH_OFFICE_PROCESSES: '0',
+    });
+    c = client(server.url, { basic: [account.user, account.password] });
+    assert.equal((await c.get('/v1/account/settings')).status, 200);
+    silent = true;
+    for (const socket of sockets) socket.destroy();
+  });
+  after(async () => {
+    await server?.stop();
+    for (const socket of sockets) socket.destroy();
+    proxy?.close();
+    await db?.drop();
+  });
+
+  it('answers 503 with Retry-After within its limits, and readiness says the database', async () => {
+    const reply = await c.get('/v1/templates/list');
+    assert.equal(reply.status, 503, reply.text);
+    assert.ok(reply.headers['retry-after']);
+    const ready = await request(server.url, 'GET', '/readyz');
+    assert.equal(ready.status, 503);
+    assert.match(message(ready), /database/);
+    assert.equal((await request(server.url, 'GET', '/healthz')).status, 200);
   });
 });
