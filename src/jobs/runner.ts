@@ -124,8 +124,30 @@ export class JobRunner {
     void this.deliverCallbacks();
   }
 
+  /** What was last said about the schema (logged once per change). */
+  private schemaProblem: string | undefined;
+
+  /**
+   * Whether this instance may take jobs: not on a schema outside its range (a rolling upgrade went
+   * past it), where it is unready too. Asked before each look for work (one small statement).
+   */
+  private async mayTakeJobs(): Promise<boolean> {
+    try {
+      await this.parts.store.ping();
+      if (this.schemaProblem !== undefined) this.parts.log('info', 'taking jobs again: the database schema is servable', {});
+      this.schemaProblem = undefined;
+      return true;
+    } catch (error) {
+      const reason = (error as Error).message;
+      if (reason !== this.schemaProblem) this.parts.log('warn', 'taking no jobs while the database cannot be served', { reason });
+      this.schemaProblem = reason;
+      return false;
+    }
+  }
+
   private async poll(): Promise<void> {
     const { store, config } = this.parts;
+    if (!(await this.mayTakeJobs())) return;
     while (!this.stopped && this.running.size < config.concurrency) {
       const claimed = await store.jobs.claim(LEASE_MS);
       if (!claimed) return;

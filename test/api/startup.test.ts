@@ -7,6 +7,8 @@ import path from 'node:path';
 import { Database } from '../../src/store/sqlite.js';
 import { freePort, ROOT, startServer, tempDir } from '../helpers/server.js';
 import { client, request } from '../helpers/http.js';
+import { docx, mergefield, p, run } from '../helpers/docx.js';
+import { until } from '../helpers/wait.js';
 import { accountIn } from '../helpers/accounts.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import net from 'node:net';
@@ -94,6 +96,38 @@ describe('start-up says what is wrong in one line', () => {
       const outside = await request(server.url, 'GET', '/readyz');
       assert.equal(outside.status, 503);
       assert.match(outside.text, new RegExp(`schema is at version ${version + 2}.*this instance is built for ${version}: upgrade it`));
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('takes no background jobs while the schema is outside its range (unready), and takes them again once it is back', async () => {
+    const dataDir = tempDir();
+    const server = await startServer({
+      DOCSMITH_DATA_DIR: dataDir,
+      DOCSMITH_BOOTSTRAP_USER: 'jo',
+      DOCSMITH_BOOTSTRAP_PASSWORD: 'a-long-password-jo',
+      DOCSMITH_JOB_POLL_MS: '100',
+    });
+    try {
+      const jo = client(server.url, { basic: ['jo', 'a-long-password-jo'] });
+      const version = ((await request(server.url, 'GET', '/readyz')).json() as { schema: { instance: number } }).schema.instance;
+      const db = new Database(path.join(dataDir, 'docsmith.sqlite'));
+      db.prepare('INSERT INTO schema_migrations (version, applied_at, oldest_reader) VALUES (?, 0, ?)').run(version + 2, version + 2);
+      assert.equal((await request(server.url, 'GET', '/readyz')).status, 503);
+      const queued = await jo.post('/v1/document/merge?returnFormat=DOCX&async=true', {
+        json: { template: docx(p(run('Hello '), mergefield('name'))).toString('base64'), mergeData: [{ name: 'Jo' }] },
+      });
+      assert.equal(queued.status, 202, queued.text);
+      const self = (queued.json() as { links: { self: string } }).links.self;
+      // Polled every 100 ms: a second and more of polls leave the job waiting.
+      for (let i = 0; i < 15; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        assert.equal(((await jo.get(self)).json() as { state: string }).state, 'queued');
+      }
+      db.prepare('DELETE FROM schema_migrations WHERE version = ?').run(version + 2);
+      db.close();
+      await until('the job ran', async () => ((await jo.get(self)).json() as { state: string }).state === 'done');
     } finally {
       await server.stop();
     }
