@@ -73,6 +73,24 @@ describe('Kubernetes manifests', () => {
       'a rollout keeps every instance serving until its successor is ready',
     );
     assert.match(fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'), new RegExp(`--uid ${pod.securityContext!.runAsUser}\\b`));
+    assert.equal(pod.automountServiceAccountToken, false, 'no service-account token in the pod');
+    assert.equal(env.get('DOCSMITH_OFFICE_SANDBOX'), 'required', 'the pod refuses to run the office without a sandbox');
+    assert.equal(pod.securityContext?.seccompProfile?.type, 'RuntimeDefault', 'which leaves Landlock (bubblewrap needs user namespaces)');
+    const cpus = Number(container.resources?.limits?.cpu);
+    assert.ok(cpus >= 1, 'a CPU limit');
+    assert.equal(Number(env.get('DOCSMITH_OFFICE_PROCESSES')), cpus, 'office processes follow the CPU limit');
+    assert.equal(Number(env.get('DOCSMITH_DOCUMENT_THREADS')), cpus, 'document threads follow the CPU limit');
+    assert.ok(
+      pod.topologySpreadConstraints?.some((c) => c.topologyKey === 'kubernetes.io/hostname'),
+      'instances spread over nodes',
+    );
+    for (const { m } of all().filter(({ m }) => m.kind === 'Deployment')) {
+      const images = (new Deployment(m as never).spec!.template.spec!.containers ?? []).map((c) => c.image ?? '');
+      for (const image of images) {
+        assert.match(image, /:[^:/]+$/, `${image} names a tag`);
+        assert.doesNotMatch(image, /:latest$/, `${image} is pinned`);
+      }
+    }
     const config = fs.readFileSync(path.join(ROOT, 'src', 'config.ts'), 'utf8');
     for (const name of env.keys())
       if (name.startsWith('DOCSMITH_'))
@@ -96,8 +114,8 @@ describe('Kubernetes manifests', () => {
     const pooler = envOf(bouncer.spec!.template.spec!.containers[0]!);
     assert.equal(pooler.get('POOL_MODE'), 'transaction');
     const instances = deployment.spec!.replicas! + Number(deployment.spec!.strategy!.rollingUpdate!.maxSurge);
-    // Each instance: its pool, and one connection for /readyz.
-    assert.ok(Number(pooler.get('MAX_CLIENT_CONN')) >= instances * (Number(envOf(container).get('DOCSMITH_DATABASE_POOL')) + 1));
+    // Each instance: its pool, one connection for /readyz, and one for migrations while it starts.
+    assert.ok(Number(pooler.get('MAX_CLIENT_CONN')) >= instances * (Number(envOf(container).get('DOCSMITH_DATABASE_POOL')) + 2));
     assert.ok(
       new Secret(find('Secret', bouncer.spec!.template.spec!.containers[0]!.envFrom![0]!.secretRef!.name!)).stringData!.DATABASE_URL,
     );
