@@ -122,17 +122,23 @@ const CLX_INDEX = 33;
 
 /** The (fc, lcb) pair `index` of the FIB's FibRgFcLcb, when the FIB has it. */
 function fcLcb(fib: Buffer, index: number): { fc: number; lcb: number } | undefined {
+  return fcLcbPairs(fib)[index];
+}
+
+/** Every (fc, lcb) pair of the FIB's FibRgFcLcb (after its FibRgW and FibRgLw), as far as the FIB holds them. */
+function fcLcbPairs(fib: Buffer): { fc: number; lcb: number }[] {
   let at = 32;
-  const csw = fib.readUInt16LE(at);
-  at += 2 + csw * 2;
-  if (at + 2 > fib.length) return undefined;
-  const cslw = fib.readUInt16LE(at);
-  at += 2 + cslw * 4;
-  if (at + 2 > fib.length) return undefined;
-  const pairs = fib.readUInt16LE(at);
-  at += 2 + index * 8;
-  if (index >= pairs || at + 8 > fib.length) return undefined;
-  return { fc: fib.readUInt32LE(at), lcb: fib.readUInt32LE(at + 4) };
+  if (at + 2 > fib.length) return [];
+  at += 2 + fib.readUInt16LE(at) * 2; // csw, FibRgW
+  if (at + 2 > fib.length) return [];
+  at += 2 + fib.readUInt16LE(at) * 4; // cslw, FibRgLw
+  if (at + 2 > fib.length) return [];
+  const count = fib.readUInt16LE(at);
+  at += 2;
+  const pairs: { fc: number; lcb: number }[] = [];
+  for (let k = 0; k < count && at + k * 8 + 8 <= fib.length; k++)
+    pairs.push({ fc: fib.readUInt32LE(at + k * 8), lcb: fib.readUInt32LE(at + k * 8 + 4) });
+  return pairs;
 }
 
 /** The text pieces (MS-DOC Clx, Pcdt): 8-bit pieces a byte a character, the others two. */
@@ -180,19 +186,8 @@ export function mapFieldTypes(container: CFB.CFB$Container, map: (flt: number) =
   const tableEntry = stream(container, flags & 0x0200 ? '1Table' : '0Table');
   if (!tableEntry?.content) return false;
   const table = Buffer.from(tableEntry.content as Uint8Array);
-  let at = 32;
-  const csw = fib.readUInt16LE(at);
-  at += 2 + csw * 2;
-  if (at + 2 > fib.length) return false;
-  const cslw = fib.readUInt16LE(at);
-  at += 2 + cslw * 4;
-  if (at + 2 > fib.length) return false;
-  const pairs = fib.readUInt16LE(at);
-  at += 2;
   let changed = false;
-  for (let k = 0; k < pairs && at + k * 8 + 8 <= fib.length; k++) {
-    const fc = fib.readUInt32LE(at + k * 8);
-    const lcb = fib.readUInt32LE(at + k * 8 + 4);
+  for (const { fc, lcb } of fcLcbPairs(fib)) {
     if (lcb < 10 || (lcb - 4) % 6 !== 0 || fc + lcb > table.length) continue;
     const n = (lcb - 4) / 6;
     const flds = fc + 4 * (n + 1);

@@ -1,10 +1,10 @@
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { errorMessage, request, type Client } from '../helpers/http.js';
 import { docx, mergefield, p, partText, run } from '../helpers/docx.js';
 import { startS3, type TestS3 } from '../helpers/s3.js';
+import { silenceableProxy, type SilenceableProxy } from '../helpers/proxy.js';
 import { openObjectStorage, type ObjectStorage } from '../../src/store/objects.js';
 
 describe('a server keeping templates and job results in object storage (S3 protocol)', () => {
@@ -75,41 +75,23 @@ describe('a server keeping templates and job results in object storage (S3 proto
 
 describe('a bucket that stops answering (connections taken, nothing said)', () => {
   let s3: TestS3;
-  let proxy: net.Server;
-  let silent = false;
-  const sockets = new Set<net.Socket>();
+  let proxy: SilenceableProxy;
   let env: Awaited<ReturnType<typeof serverWithAccounts>>;
   before(async () => {
     s3 = await startS3();
     const target = new URL(s3.url);
-    // Passes connections on to the bucket until told to fall silent: then takes them and says nothing.
-    proxy = net.createServer((socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => undefined);
-      if (silent) return;
-      const upstream = net.connect(Number(target.port), target.hostname);
-      upstream.on('error', () => socket.destroy());
-      sockets.add(upstream);
-      upstream.on('close', () => sockets.delete(upstream));
-      socket.pipe(upstream).pipe(socket);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const { port } = proxy.address() as net.AddressInfo;
+    proxy = await silenceableProxy(target.hostname, Number(target.port));
     env = await serverWithAccounts(
       { ann: { licence: 'SN-S3-STALL' } },
-      { ...s3.env, DOCSMITH_S3_ENDPOINT: `http://127.0.0.1:${port}`, DOCSMITH_S3_TIMEOUT_MS: '1000' },
+      { ...s3.env, DOCSMITH_S3_ENDPOINT: `http://127.0.0.1:${proxy.port}`, DOCSMITH_S3_TIMEOUT_MS: '1000' },
     );
-    silent = true;
-    for (const socket of sockets) socket.destroy();
+    proxy.silence();
   });
   after(async () => {
     await env?.close();
-    for (const socket of sockets) socket.destroy();
     proxy?.close();
     await s3?.close();
   });
-
   it('answers 503 naming the object storage within its limits, and work that needs no stored object goes on', async () => {
     const ann = env.clients.ann!;
     const ready = await request(env.server.url, 'GET', '/readyz');

@@ -118,7 +118,11 @@ describe('container image (podman)', { skip, timeout: 45 * 60_000 }, () => {
         await new Promise((r) => setTimeout(r, 500));
       }
       assert.equal(sh('podman', ['exec', name, 'id', '-u']).out.trim(), '10001', 'the service runs as the docsmith user, not root');
-      assert.match(sh('podman', ['exec', name, 'cat', '/proc/1/cmdline']).out, /^\/usr\/bin\/tini\0/, 'an init is PID 1 and reaps children');
+      assert.match(
+        sh('podman', ['exec', name, 'cat', '/proc/1/cmdline']).out,
+        /^\/usr\/bin\/tini\0/,
+        'an init is PID 1 and reaps children',
+      );
       assert.equal(sh('podman', ['healthcheck', 'run', name]).code, 0, "the image's health check passes");
 
       const boss = client(url, { basic: ['boss', 'a-long-container-password'] });

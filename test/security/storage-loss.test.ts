@@ -1,10 +1,10 @@
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { adminServices, makeAccount } from '../helpers/accounts.js';
 import { createTestDatabase, PG_URL, type TestDatabase } from '../helpers/postgres.js';
 import { startServer, tempDir, type RunningServer } from '../helpers/server.js';
+import { silenceableProxy, type SilenceableProxy } from '../helpers/proxy.js';
 import { client, errorMessage as message, request, type Client } from '../helpers/http.js';
 
 async function admin(sql: string): Promise<void> {
@@ -69,29 +69,15 @@ describe('losing the database', () => {
 describe('a database that stops answering (connections taken, nothing said)', () => {
   let db: TestDatabase;
   let server: RunningServer;
-  let proxy: net.Server;
-  let silent = false;
-  const sockets = new Set<net.Socket>();
+  let proxy: SilenceableProxy;
   let c: Client;
   before(async () => {
     db = await createTestDatabase();
     const target = new URL(db.url);
-    // Passes connections on to PostgreSQL until told to fall silent: then takes them and says nothing.
-    proxy = net.createServer((socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => undefined);
-      if (silent) return;
-      const upstream = net.connect(Number(target.port || 5432), target.hostname);
-      upstream.on('error', () => socket.destroy());
-      sockets.add(upstream);
-      upstream.on('close', () => sockets.delete(upstream));
-      socket.pipe(upstream).pipe(socket);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    proxy = await silenceableProxy(target.hostname, Number(target.port || 5432));
     const via = new URL(db.url);
     via.hostname = '127.0.0.1';
-    via.port = String((proxy.address() as net.AddressInfo).port);
+    via.port = String(proxy.port);
     const services = await adminServices({ dataDir: tempDir(), databaseUrl: db.url, secret: 'storage-stall-secret-0123456789abcdef' });
     const account = await makeAccount(services, 'ann', { licence: 'SN-1' });
     await services.store.close();
@@ -104,12 +90,10 @@ describe('a database that stops answering (connections taken, nothing said)', ()
     });
     c = client(server.url, { basic: [account.user, account.password] });
     assert.equal((await c.get('/v1/account/settings')).status, 200);
-    silent = true;
-    for (const socket of sockets) socket.destroy();
+    proxy.silence();
   });
   after(async () => {
     await server?.stop();
-    for (const socket of sockets) socket.destroy();
     proxy?.close();
     await db?.drop();
   });

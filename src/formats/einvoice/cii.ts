@@ -53,6 +53,8 @@ interface Line {
 
 /** Characters XML 1.0 cannot hold, escaped or not: control characters, U+FFFE, U+FFFF and unpaired surrogates. */
 const NOT_IN_XML =
+  // Control characters are what this looks for.
+  // eslint-disable-next-line no-control-regex
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Collects every problem with the data, so one answer names them all. */
