@@ -37,6 +37,7 @@ describe('configuration', () => {
       bucket: 'b',
       prefix: 'acme/',
       region: 'us-east-1',
+      timeoutMs: 10_000,
     });
     assert.deepEqual(
       loadConfig({
@@ -45,6 +46,7 @@ describe('configuration', () => {
         AWS_REGION: 'eu-central-1',
         DOCSMITH_S3_ACCESS_KEY_ID: 'id',
         DOCSMITH_S3_SECRET_ACCESS_KEY: 'secret',
+        DOCSMITH_S3_TIMEOUT_MS: '2500',
       }).objectStorage,
       {
         bucket: 'b',
@@ -52,6 +54,7 @@ describe('configuration', () => {
         endpoint: 'http://minio:9000',
         region: 'eu-central-1',
         credentials: { accessKeyId: 'id', secretAccessKey: 'secret' },
+        timeoutMs: 2500,
       },
     );
     assert.throws(() => loadConfig({ DOCSMITH_S3_BUCKET: 'b', DOCSMITH_S3_ACCESS_KEY_ID: 'id' }), /go together/);
