@@ -95,10 +95,10 @@ describe('TypeScript client against a running server', () => {
   it('covers the document endpoints', async () => {
     const template = docx(p(run('Dear '), mergefield('name')));
     const merged = await client.merge({ returnFormat: 'DOCX', template, mergeData: [{ name: 'Ann' }, { name: 'Bob' }], append: false });
-    // docsmith's own: a signature is asked for (this server has no certificate: a clear 400).
+    // docsmith's own: a signature is asked for (this account has no grant to sign: a clear 403).
     await assert.rejects(
       client.merge({ returnFormat: 'PDF', template, mergeData: [{ name: 'Ann' }], signature: 'visible' }),
-      (e: Error) => e instanceof DocsmithApiError && e.status === 400 && /no certificate to sign PDFs with/.test(e.message),
+      (e: Error) => e instanceof DocsmithApiError && e.status === 403 && /may not sign PDFs/.test(e.message),
     );
     assert.deepEqual(
       merged.map((d) => partText(d)),
