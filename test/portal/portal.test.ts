@@ -241,10 +241,10 @@ describe('web portal in Chromium', { skip }, () => {
       page.getByRole('button', { name: 'Merge and download PDF' }).click(),
     ]);
     assert.match(await pdfText(fs.readFileSync((await german.path())!)), /Bolt\s+1['’]234\.50/);
-    // A signed PDF is asked for: this server has no certificate, and the page says so.
+    // A signed PDF is asked for: the operator has not granted this account signing, and the page says so.
     await page.getByLabel('Signature').selectOption({ label: 'Signed, with a stamp' });
     await page.getByRole('button', { name: 'Merge and download PDF' }).click();
-    await page.getByText(/no certificate to sign PDFs with/).waitFor();
+    await page.getByText(/This account may not sign PDFs/).waitFor();
     await page.getByLabel('Signature').selectOption({ label: 'As the account says' });
     // An accessible (tagged PDF/UA) document, asked for in the page.
     await page.getByLabel('Accessible (PDF/UA)').check();
