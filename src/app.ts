@@ -20,6 +20,7 @@ import { proofingRoutes } from './api/routes/proofing.js';
 import { sharePreviewRoutes, shareTokenRoute } from './api/routes/share.js';
 import { portalRoutes } from './api/routes/portal.js';
 import { jobRoutes } from './api/routes/jobs.js';
+import { operatorRoutes } from './api/routes/operator.js';
 import { renderReference, type OpenApiLike } from './api/reference.js';
 import { AJV_OPTIONS, describeSchemaFailure, type SchemaFailure } from './api/requests/validation.js';
 import { Metrics } from './metrics.js';
@@ -102,6 +103,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'ReportingCloud-APIKey <key>' },
           basic: { type: 'http', scheme: 'basic' },
+          operatorToken: { type: 'http', scheme: 'bearer', description: 'DOCSMITH_OPERATOR_TOKEN: the operator API only' },
         },
       },
       security: [{ apiKey: [] }, { basic: [] }],
@@ -161,6 +163,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     },
     { prefix: '/v1' },
   );
+
+  await app.register(async (operator) => operatorRoutes(operator.withTypeProvider<JsonSchemaToTsProvider>(), services), {
+    prefix: '/v1/operator',
+  });
 
   let reference: string | undefined;
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>

@@ -1,6 +1,7 @@
 import { usableCpus } from './util/process.js';
 import type { ObjectStorageConfig } from './store/objects.js';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { SANDBOX_MODES, type SandboxMode } from './office/sandbox.js';
 
 /** Everything the service reads from its environment, validated once at start. */
@@ -18,6 +19,8 @@ export interface Config {
   databaseTimeoutMs: number;
   /** Master secret for sealing API keys; absent: a file in dataDir. */
   secret: string | undefined;
+  /** SHA-256 of DOCSMITH_OPERATOR_TOKEN, the operator API's bearer token; absent: that API is off. */
+  operatorTokenHash: Buffer | undefined;
   bootstrap: { user: string; password: string; licence: string } | undefined;
   logLevel: string;
   bodyLimitBytes: number;
@@ -204,6 +207,12 @@ export function loadConfig(given: Env = process.env): Config {
     secret !== undefined && secret.length < STRONG_SECRET
       ? [`DOCSMITH_SECRET has ${secret.length} characters; use at least ${STRONG_SECRET} random ones (${make})`]
       : [];
+  // The operator API can grant signing to any account: only a token nobody guesses opens it.
+  const operatorToken = env.DOCSMITH_OPERATOR_TOKEN || undefined;
+  if (operatorToken !== undefined && operatorToken.length < STRONG_SECRET)
+    throw new ConfigError(
+      `DOCSMITH_OPERATOR_TOKEN has ${operatorToken.length} characters; it needs at least ${STRONG_SECRET} random ones (${make})`,
+    );
   return {
     deprecations,
     warnings,
@@ -215,6 +224,7 @@ export function loadConfig(given: Env = process.env): Config {
     databaseTimeoutMs: int(env, 'DOCSMITH_DATABASE_TIMEOUT_MS', 15_000, 100, 600_000),
     ...objectStorageOf(env),
     secret,
+    operatorTokenHash: operatorToken === undefined ? undefined : createHash('sha256').update(operatorToken).digest(),
     bootstrap: user && password ? { user, password, licence: env.DOCSMITH_BOOTSTRAP_LICENSE || 'TRIAL' } : undefined,
     logLevel,
     bodyLimitBytes: int(env, 'DOCSMITH_BODY_LIMIT', 100 * 1024 * 1024, 1024, 2 ** 31 - 1),

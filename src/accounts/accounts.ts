@@ -103,6 +103,13 @@ export class AccountAdmin {
     return (await this.store.accounts.update(account.id, patch))!;
   }
 
+  /** Grants or revokes signing; revoking takes the account's signing default with it (nothing is signed behind the operator's back). */
+  async setSigningGrant(username: string, granted: boolean): Promise<Account> {
+    const account = await this.require(username);
+    const patch: AccountPatch = granted ? { signingGrant: true } : { signingGrant: false, pdfSignature: 'none' };
+    return (await this.store.accounts.update(account.id, patch))!;
+  }
+
   async delete(username: string): Promise<void> {
     const account = await this.require(username);
     await this.store.accounts.delete(account.id);

@@ -15,6 +15,11 @@ export interface Who {
 
 export const OPERATOR: Who = { actor: 'operator (CLI)', address: null };
 
+/** The operator through the operator API (DOCSMITH_OPERATOR_TOKEN), from an address. */
+export function operatorApi(address: string): Who {
+  return { actor: 'operator (API)', address };
+}
+
 /** Who a request is: the key it signed in with (by number and name), or the account's password. */
 export function whoOf(key: KeyIdentity | null, address: string): Who {
   return { actor: key ? `key ${key.id}${key.name ? ` "${key.name}"` : ''}` : 'password', address };

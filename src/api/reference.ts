@@ -85,6 +85,14 @@ const EXAMPLES: Record<string, string> = {
     'curl $A $B/v1/jobs/JOB_ID   # {"state": "running", "progress": {"stage": "converting", "done": 2, "total": 5}, ...}',
   'get /v1/jobs/{id}/result': 'curl $A $B/v1/jobs/JOB_ID/result   # when done: what the request would have answered',
   'delete /v1/jobs/{id}': 'curl $A -X DELETE $B/v1/jobs/JOB_ID   # 204: cancelled, or removed with its result',
+  'get /v1/operator/accounts/{username}/signing':
+    'curl -H "Authorization: Bearer $DOCSMITH_OPERATOR_TOKEN" $B/v1/operator/accounts/acme/signing',
+  'put /v1/operator/accounts/{username}/signing':
+    'curl -H "Authorization: Bearer $DOCSMITH_OPERATOR_TOKEN" -X PUT $B/v1/operator/accounts/acme/signing -H "Content-Type: application/json" -d \'{"granted":true}\'',
+  'put /v1/operator/accounts/{username}/signing/certificate':
+    'curl -H "Authorization: Bearer $DOCSMITH_OPERATOR_TOKEN" -X PUT $B/v1/operator/accounts/acme/signing/certificate -H "Content-Type: application/json" -d "{\\"p12\\":\\"$(base64 -w0 acme.p12)\\",\\"password\\":\\"$P12_PASSWORD\\"}"',
+  'delete /v1/operator/accounts/{username}/signing/certificate':
+    'curl -H "Authorization: Bearer $DOCSMITH_OPERATOR_TOKEN" -X DELETE $B/v1/operator/accounts/acme/signing/certificate',
   'get /healthz': 'curl $B/healthz',
   'get /readyz': 'curl $B/readyz',
   'get /version': 'curl $B/version   # {"version": "0.1.0", "storage": "sqlite"}',

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Account, Store } from '../store/types.js';
 import { hashApiKey } from './apikeys.js';
 import { verifyAgainstNothing, verifyPassword } from './passwords.js';
@@ -74,6 +74,19 @@ export class Authenticator {
       return account && { account, key: null };
     }
     return null;
+  }
+
+  /**
+   * Whether the header carries the operator's token (`Authorization: Bearer <token>`), compared by
+   * digest in constant time; wrong tokens count against the address as failed sign-ins do.
+   */
+  async operator(header: string | undefined, tokenHash: Buffer, address = 'unknown'): Promise<boolean> {
+    const match = /^bearer\s+(\S{1,1024})\s*$/i.exec(header ?? '');
+    const given = createHash('sha256')
+      .update(match?.[1] ?? '')
+      .digest();
+    const check = async () => match !== null && timingSafeEqual(given, tokenHash);
+    return this.throttle ? this.throttle.attempt([addressKey(address)], undefined, check) : check();
   }
 
   private async byApiKey(key: string, address: string): Promise<SignedIn | null> {

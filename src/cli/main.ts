@@ -328,9 +328,7 @@ async function run(services: Services, command: string, values: Values): Promise
       const grant = values.signing;
       if (grant !== undefined) {
         if (grant !== 'grant' && grant !== 'revoke') throw new UsageError(`--signing is grant or revoke, not "${grant}"`);
-        // Revoking takes the default with it: nothing is signed behind the operator's back.
-        const patch = grant === 'grant' ? { signingGrant: true } : { signingGrant: false, pdfSignature: 'none' };
-        account = (await services.store.accounts.update(account.id, patch))!;
+        account = await services.accounts.setSigningGrant(user, grant === 'grant');
       }
       const signature = values['pdf-signature'];
       if (signature !== undefined) {

@@ -233,6 +233,17 @@ describe('accounts and authentication over HTTP', () => {
     }
   });
 
+  it('keeps the operator API off unless DOCSMITH_OPERATOR_TOKEN is set, whatever the credentials (docsmith)', async () => {
+    for (const auth of [null, { basic: [USER, PASSWORD] as [string, string] }, { header: 'Bearer anything-at-all' }]) {
+      const reply = await request(server.url, 'PUT', `/v1/operator/accounts/${USER}/signing`, { auth, json: { granted: true } });
+      assert.equal(reply.status, 404, JSON.stringify(auth));
+      assert.match(
+        (reply.json() as { message: string }).message,
+        /operator API is off; the operator turns it on with DOCSMITH_OPERATOR_TOKEN/,
+      );
+    }
+  });
+
   it('follows the wire quirks clients rely on', async () => {
     assert.equal((await basic.get('/v1/templates/count/')).text, '0', 'trailing slash');
     assert.equal((await basic.get('/v1/templates/count', { body: '""' })).status, 200, '"" body on GET');
@@ -373,7 +384,8 @@ describe('accounts and authentication over HTTP', () => {
         assert.notEqual(answer.description, 'Default Response', `${method} ${path} ${status}`);
       if (path.startsWith('/v1/')) {
         for (const status of ['403', '413', '429', '503']) assert.ok(op.responses[status], `${method} ${path} describes ${status}`);
-        assert.equal(op.security, undefined, `${method} ${path} needs credentials`);
+        if (path.startsWith('/v1/operator/')) assert.deepEqual(op.security, [{ operatorToken: [] }], `${method} ${path}`);
+        else assert.equal(op.security, undefined, `${method} ${path} needs credentials`);
       } else assert.deepEqual(op.security, [], `${method} ${path} needs none`);
     }
     const mergeOp = operations.find((o) => o.path === '/v1/document/merge')!.op;

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/server.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
-import { errorMessage as message, type Client } from '../helpers/http.js';
+import { client, errorMessage as message, type Client } from '../helpers/http.js';
 import { docx, mergefield, p, run } from '../helpers/docx.js';
 import { pdfFacts } from '../helpers/office.js';
 import { hasOpenssl, makeP12 } from '../helpers/certificates.js';
@@ -21,6 +21,8 @@ function pdfsig(pdf: Buffer): string {
   return `${result.stdout}${result.stderr}`;
 }
 
+const OPERATOR_TOKEN = 'operator-token-for-the-signing-test-0123456789';
+
 describe('signed PDFs (docsmith)', { skip }, () => {
   let env: Awaited<ReturnType<typeof serverWithAccounts>>;
   let signer: Client;
@@ -31,7 +33,10 @@ describe('signed PDFs (docsmith)', { skip }, () => {
   const first = (reply: { json(): unknown }) => Buffer.from((reply.json() as string[])[0]!, 'base64');
 
   before(async () => {
-    env = await serverWithAccounts({ signer: { licence: 'SN-SIGN' }, auto: { licence: 'SN-AUTO' } }, { DOCSMITH_OFFICE_PROCESSES: '1' });
+    env = await serverWithAccounts(
+      { signer: { licence: 'SN-SIGN' }, auto: { licence: 'SN-AUTO' }, granted: { licence: 'SN-GRANTED' } },
+      { DOCSMITH_OFFICE_PROCESSES: '1', DOCSMITH_OPERATOR_TOKEN: OPERATOR_TOKEN },
+    );
     signer = env.clients.signer!;
     auto = env.clients.auto!;
   });
@@ -134,5 +139,73 @@ describe('signed PDFs (docsmith)', { skip }, () => {
     assert.ok(signed.length >= 2, JSON.stringify(events));
     assert.match(signed[0]!.detail, /a PDF, invisible, as "Auto Ltd"/);
     assert.match(signed[0]!.actor, /^(password|key \d+)/);
+  });
+
+  it('lets the operator grant, revoke and give certificates over HTTP, with the operator token and nothing else', async () => {
+    const operator = client(env.server.url, { key: OPERATOR_TOKEN, scheme: 'Bearer' });
+    const path = '/v1/operator/accounts/granted/signing';
+    for (const [who, auth] of [
+      ['no credentials', null],
+      ['a wrong token', { key: `${OPERATOR_TOKEN}x`, scheme: 'Bearer' }],
+      ["an account's password", { basic: ['granted', 'x'] }],
+      ['the token as an API key', { key: OPERATOR_TOKEN }],
+    ] as const) {
+      const refused = await client(env.server.url, auth).put(path, { json: { granted: true } });
+      assert.equal(refused.status, 403, who);
+      assert.match(message(refused), /operator API needs "Authorization: Bearer <DOCSMITH_OPERATOR_TOKEN>"/, who);
+    }
+    const account = (await env.admin.store.accounts.byUsername('granted'))!;
+    assert.equal(account.signingGrant, false);
+    const own = env.clients.granted!;
+    const ask = () => merge(own, 'returnFormat=PDF&signature=invisible');
+    assert.equal((await ask()).status, 403);
+
+    const before = await operator.get(path);
+    assert.equal(before.status, 200, before.text);
+    assert.deepEqual(before.json(), {
+      username: 'granted',
+      granted: false,
+      defaultSignature: 'none',
+      certificate: {
+        subject: 'docsmith test signer',
+        validUntil: (before.json() as { certificate: { validUntil: string } }).certificate.validUntil,
+        own: false,
+      },
+    });
+    const granted = await operator.put(path, { json: { granted: true } });
+    assert.equal(granted.status, 200, granted.text);
+    assert.equal((granted.json() as { granted: boolean }).granted, true);
+    assert.match(pdfsig(first(await ask())), /Common Name: docsmith test signer/, "the grant works at once, with the server's certificate");
+
+    const p12 = fs.readFileSync(makeP12('Granted GmbH', 'granted-pw')).toString('base64');
+    const wrong = await operator.put(`${path}/certificate`, { json: { p12, password: 'nope' } });
+    assert.equal(wrong.status, 400, wrong.text);
+    const kept = await operator.put(`${path}/certificate`, { json: { p12, password: 'granted-pw' } });
+    assert.equal(kept.status, 200, kept.text);
+    assert.deepEqual((kept.json() as { certificate: { subject: string; own: boolean } }).certificate.subject, 'Granted GmbH');
+    assert.match(pdfsig(first(await ask())), /Common Name: Granted GmbH/);
+    assert.equal((await operator.delete(`${path}/certificate`)).status, 204);
+    assert.equal((await operator.delete(`${path}/certificate`)).status, 404, 'nothing left to remove');
+
+    await env.admin.store.accounts.update(account.id, { pdfSignature: 'visible' });
+    const revoked = await operator.put(path, { json: { granted: false } });
+    assert.deepEqual(
+      [(revoked.json() as { granted: boolean }).granted, (revoked.json() as { defaultSignature: string }).defaultSignature],
+      [false, 'none'],
+    );
+    assert.equal((await ask()).status, 403, 'revoked at once');
+
+    const missing = await operator.get('/v1/operator/accounts/nobody/signing');
+    assert.equal(missing.status, 404);
+    assert.match(message(missing), /no account named "nobody"/);
+    assert.equal((await operator.put(path, { json: { granted: 'yes' } })).status, 400);
+    assert.equal((await operator.get('/v1/account/settings')).status, 403, 'the token opens nothing else');
+
+    const events = (await env.admin.audit.list(account.id, 50)).filter((e) => e.actor === 'operator (API)');
+    assert.deepEqual(
+      events.map((e) => e.detail),
+      ['signing revoked', 'signing certificate removed', 'signing certificate "Granted GmbH" imported', 'signing granted'],
+    );
+    assert.ok(events.every((e) => e.address));
   });
 });

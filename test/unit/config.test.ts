@@ -31,6 +31,17 @@ describe('configuration', () => {
     assert.deepEqual(loadConfig({}).warnings, [], 'the generated secret.key is strong');
   });
 
+  it('keeps only a digest of DOCSMITH_OPERATOR_TOKEN and refuses a short one', () => {
+    assert.throws(
+      () => loadConfig({ DOCSMITH_OPERATOR_TOKEN: 'a'.repeat(31) }),
+      /DOCSMITH_OPERATOR_TOKEN has 31 characters; it needs at least 32/,
+    );
+    assert.equal(loadConfig({}).operatorTokenHash, undefined, 'no token: the operator API is off');
+    const hash = loadConfig({ DOCSMITH_OPERATOR_TOKEN: 'b'.repeat(40) }).operatorTokenHash;
+    assert.equal(hash?.length, 32);
+    assert.ok(!JSON.stringify(loadConfig({ DOCSMITH_OPERATOR_TOKEN: 'b'.repeat(40) })).includes('b'.repeat(40)));
+  });
+
   it('turns object storage on with DOCSMITH_S3_BUCKET, and says what is wrong with the rest', () => {
     assert.equal(loadConfig({}).objectStorage, undefined);
     assert.deepEqual(loadConfig({ DOCSMITH_S3_BUCKET: 'b', DOCSMITH_S3_PREFIX: 'acme' }).objectStorage, {
