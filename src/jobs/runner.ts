@@ -129,11 +129,12 @@ export class JobRunner {
 
   /**
    * Whether this instance may take jobs: not on a schema outside its range (a rolling upgrade went
-   * past it), where it is unready too. Asked before each look for work (one small statement).
+   * past it), where it is unready too. Asked before each look for work: the database alone, one
+   * small statement (a bucket is not asked every poll).
    */
   private async mayTakeJobs(): Promise<boolean> {
     try {
-      await this.parts.store.ping();
+      await this.parts.store.schema();
       if (this.schemaProblem !== undefined) this.parts.log('info', 'taking jobs again: the database schema is servable', {});
       this.schemaProblem = undefined;
       return true;

@@ -211,7 +211,11 @@ class PostgresStore implements Store {
     this.usage = new PgUsage(pool);
   }
 
-  async ping(): Promise<StoreHealth> {
+  ping(): Promise<StoreHealth> {
+    return this.schema();
+  }
+
+  async schema(): Promise<StoreHealth> {
     let found: SchemaState | null;
     try {
       found = stateOf(

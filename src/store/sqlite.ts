@@ -272,6 +272,12 @@ class SqliteStore implements Store {
   }
 
   async ping(): Promise<StoreHealth> {
+    const health = await this.schema();
+    this.reserve.ensure();
+    return health;
+  }
+
+  async schema(): Promise<StoreHealth> {
     let found: SchemaState | null;
     try {
       const row = prepared(this.db, 'SELECT * FROM schema_migrations ORDER BY version DESC LIMIT 1').get() as
@@ -282,9 +288,7 @@ class SqliteStore implements Store {
         throw new StorageUnavailableError(NO_SCHEMA, NO_SCHEMA);
       throw asStorageUnavailable(error) ?? error;
     }
-    const health = healthOf(schemaFit(found, SQLITE_MIGRATIONS.length));
-    this.reserve.ensure();
-    return health;
+    return healthOf(schemaFit(found, SQLITE_MIGRATIONS.length));
   }
 
   async objectPointers(): Promise<string[]> {

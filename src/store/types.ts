@@ -408,8 +408,10 @@ export interface Store {
   readonly settings: SettingRepository;
   /** Statements sent to a database server so far (PostgreSQL; SQLite runs in the process and has none). */
   statements?(): number;
-  /** Resolves when the store can serve; throws otherwise (a 503 that says why). */
+  /** Resolves when the store can serve, every part of it (object storage too); throws otherwise (a 503 that says why). */
   ping(): Promise<StoreHealth>;
+  /** As ping, asking the database alone (one small statement): whether its schema is one this instance serves. */
+  schema(): Promise<StoreHealth>;
   /** Every stored pointer to object storage ({@link OBJECT_POINTER}...): templates, kept versions, job results. */
   objectPointers(): Promise<string[]>;
   /**

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/server.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
-import { client, errorMessage as message, type Client } from '../helpers/http.js';
+import { client, errorMessage as message, type Auth, type Client } from '../helpers/http.js';
 import { docx, mergefield, p, run } from '../helpers/docx.js';
 import { pdfFacts } from '../helpers/office.js';
 import { hasOpenssl, makeP12 } from '../helpers/certificates.js';
@@ -149,7 +149,7 @@ describe('signed PDFs (docsmith)', { skip }, () => {
       ['a wrong token', { key: `${OPERATOR_TOKEN}x`, scheme: 'Bearer' }],
       ["an account's password", { basic: ['granted', 'x'] }],
       ['the token as an API key', { key: OPERATOR_TOKEN }],
-    ] as const) {
+    ] as [string, Auth][]) {
       const refused = await client(env.server.url, auth).put(path, { json: { granted: true } });
       assert.equal(refused.status, 403, who);
       assert.match(message(refused), /operator API needs "Authorization: Bearer <DOCSMITH_OPERATOR_TOKEN>"/, who);

@@ -62,6 +62,7 @@ for (const make of [sqlite, postgres]) {
         // A newer release expanded the schema and declares that this one may keep serving on it.
         await backend.migrateAs(mine + 1, mine);
         assert.deepEqual(await store.ping(), { schema: { database: mine + 1, instance: mine } });
+        assert.deepEqual(await store.schema(), { schema: { database: mine + 1, instance: mine } });
         const restarted = await backend.open(); // starts beside it, migrating nothing
         assert.deepEqual(await restarted.ping(), { schema: { database: mine + 1, instance: mine } });
         await restarted.close();
@@ -75,6 +76,7 @@ for (const make of [sqlite, postgres]) {
               `schema is at version ${mine + 2}, which docsmith built for schema ${mine + 1} or newer can serve; this instance is built for ${mine}: upgrade it`,
             ).test(error.message),
         );
+        await assert.rejects(store.schema(), /this instance is built for/, 'the job runner stops taking jobs on it');
         await assert.rejects(
           backend.open(),
           (error: unknown) =>
