@@ -438,12 +438,6 @@ export class OfficeProcess {
     if (this.dead) throw new OfficeCrashError('the office process is gone');
     if (this.pending) throw new Error('office process is busy');
     if ('op' in job) return this.send(job, timeoutMs);
-    if (!fs.existsSync(this.scratch.jobs)) {
-      // Something removed the job folder: a sandbox sees only the folder it was started with, so the
-      // process is replaced (its slot's folder made anew) and the job runs on another.
-      this.kill();
-      throw new ScratchLostError('its job folder was removed');
-    }
     const stem = path.join(this.scratch.jobs, randomUUID());
     const input = `${stem}.in.${extensionOf(job.input)}`;
     const output = `${stem}.out.${extensionOf(job.output)}`;
@@ -453,8 +447,15 @@ export class OfficeProcess {
       return null;
     };
     try {
-      if (typeof job.input === 'string') await fs.promises.copyFile(job.input, input);
-      else await writeJobFile(input, job.input.bytes);
+      const staged = typeof job.input === 'string' ? fs.promises.copyFile(job.input, input) : writeJobFile(input, job.input.bytes);
+      await staged.catch(async (error: NodeJS.ErrnoException) => {
+        const folderGone = error.code === 'ENOENT' && (await fs.promises.stat(this.scratch.jobs).catch(() => null)) === null;
+        if (!folderGone) throw error;
+        // Something removed the job folder: a sandbox sees only the folder it was started with, so
+        // the process is replaced (its slot's folder made anew) and the job runs on another.
+        this.kill();
+        throw new ScratchLostError('its job folder was removed');
+      });
       const result = await this.send({ ...job, input, output }, timeoutMs);
       if (typeof job.output !== 'string') return { ...result, data: await readJobFile(output).catch(missing) };
       await fs.promises.copyFile(output, job.output).catch(missing);
