@@ -155,6 +155,14 @@ describe('container image (podman)', { skip, timeout: 45 * 60_000 }, () => {
       const dictionaries = (await boss.get('/v1/proofing/availabledictionaries')).json() as string[];
       assert.ok(dictionaries.includes('en_US.dic') && dictionaries.length > 40, `dictionaries: ${dictionaries.length}`);
 
+      // Children that outlive their parent (the office's helpers) are reaped by the init: no zombies
+      // pile up over the work above (node as PID 1 left 5 to 7 after 16 merges).
+      const zombies = () =>
+        sh('podman', ['exec', name, 'sh', '-c', "grep -ls '^State:[[:space:]]*Z' /proc/[0-9]*/status | wc -l"]).out.trim();
+      const reaped = Date.now() + 60_000;
+      while (zombies() !== '0' && Date.now() < reaped) await new Promise((r) => setTimeout(r, 500));
+      assert.equal(zombies(), '0', 'no zombie processes in the container');
+
       const stopped = sh('podman', ['stop', '--time', '30', name], 60_000);
       assert.equal(stopped.code, 0, stopped.err);
       assert.equal(sh('podman', ['inspect', '--format', '{{.State.ExitCode}}', name]).out.trim(), '0', 'SIGTERM ends it with exit 0');

@@ -144,9 +144,15 @@ class Writer {
 
   private cell(cell: TxCell, inner: Placed[]): void {
     const format: TxCellFormat = this.doc.cellFormats[cell.format]!;
-    const sides = ['left', 'top', 'right', 'bottom'] as const;
+    // TX keeps sides as left, top, right, bottom; CT_TcBorders and CT_TcMar want top, left, bottom, right.
+    const sides = [
+      ['top', 1],
+      ['left', 0],
+      ['bottom', 3],
+      ['right', 2],
+    ] as const;
     const borders = sides
-      .map((side, i) => {
+      .map(([side, i]) => {
         const width = format.borders[i]!;
         if (width === 0) return `<w:${side} w:val="nil"/>`;
         // Border widths in eighths of a point, 2 to 96.
@@ -156,7 +162,7 @@ class Writer {
       .join('');
     // TX measures the distance to the text from the border's outer edge; Word from its inner edge.
     const margins = sides
-      .map((side, i) => `<w:${side} w:w="${format.padding[i]! + (i % 2 === 0 ? format.borders[i]! : 0)}" w:type="dxa"/>`)
+      .map(([side, i]) => `<w:${side} w:w="${format.padding[i]! + (i % 2 === 0 ? format.borders[i]! : 0)}" w:type="dxa"/>`)
       .join('');
     const shading = format.shading ? `<w:shd w:val="clear" w:color="auto" w:fill="${format.shading}"/>` : '';
     this.out.push(

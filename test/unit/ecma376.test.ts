@@ -1,0 +1,59 @@
+// DOCX we write and ship, checked against the ECMA-376 Transitional schemas (xmllint), where the
+// schemas are (see helpers/ecma376.ts): what Word's own reader would call invalid.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { readTx } from '../../src/formats/tx/read.js';
+import { txToDocx } from '../../src/formats/tx/docx.js';
+import { ROOT } from '../helpers/server.js';
+import { docx } from '../helpers/docx.js';
+import { ecma376Problems, ecma376Skip } from '../helpers/ecma376.js';
+
+const txFiles = [
+  'samples/reportingcloud/sample_invoice.tx',
+  'test/fixtures/reportingcloud/resource/test_template.tx',
+  'test/fixtures/reportingcloud/resource/test_find_and_replace.tx',
+  'test/fixtures/reportingcloud/text-in-merge-data/template.tx',
+];
+
+describe('DOCX against the ECMA-376 schemas', { skip: ecma376Skip }, () => {
+  it('validates the DOCX written from every TX file (cell borders and margins in schema order)', () => {
+    for (const file of txFiles) {
+      const docx = txToDocx(readTx(fs.readFileSync(path.join(ROOT, file))));
+      assert.deepEqual(ecma376Problems(docx), [], file);
+    }
+  });
+
+  it('validates every sample template', () => {
+    const samples = fs.readdirSync(path.join(ROOT, 'samples'), { withFileTypes: true }).filter((d) => d.isDirectory());
+    let checked = 0;
+    for (const sample of samples) {
+      const file = path.join(ROOT, 'samples', sample.name, 'template.docx');
+      if (!fs.existsSync(file)) continue;
+      assert.deepEqual(ecma376Problems(fs.readFileSync(file)), [], file);
+      checked++;
+    }
+    assert.ok(checked >= 6, `${checked} samples`);
+  });
+
+  it('finds what the schema forbids, after leaving out what mc:Ignorable names', () => {
+    const { table } = ecmaCase();
+    assert.deepEqual(ecma376Problems(table(false)), []);
+    assert.match(ecma376Problems(table(true)).join('\n'), /word\/document\.xml: .*top.*This element is not expected/);
+  });
+});
+
+/** A one-cell table with its borders in schema order or not, and a w14 attribute Word ignores. */
+function ecmaCase() {
+  return {
+    table: (wrongOrder: boolean) => {
+      const sides = wrongOrder ? ['left', 'top'] : ['top', 'left'];
+      const borders = sides.map((s) => `<w:${s} w:val="single" w:sz="4" w:space="0" w:color="auto"/>`).join('');
+      return docx(
+        '<w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/></w:tblPr><w:tblGrid><w:gridCol w:w="2000"/></w:tblGrid>' +
+          `<w:tr><w:tc><w:tcPr><w:tcW w:w="2000" w:type="dxa"/><w:tcBorders>${borders}</w:tcBorders></w:tcPr><w:p w14:paraId="1A2B3C4D"/></w:tc></w:tr></w:tbl><w:p/>`,
+      );
+    },
+  };
+}
