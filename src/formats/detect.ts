@@ -7,6 +7,11 @@ export type DocumentFormat = 'docx' | 'doc' | 'rtf' | 'html' | 'pdf' | 'xlsx' | 
 
 /** What a template may be: stored, merged, described. */
 export const TEMPLATE_FORMATS = ['docx', 'doc', 'rtf', 'tx'] as const satisfies readonly DocumentFormat[];
+export type TemplateFormat = (typeof TEMPLATE_FORMATS)[number];
+
+export function isTemplateFormat(format: DocumentFormat): format is TemplateFormat {
+  return (TEMPLATE_FORMATS as readonly DocumentFormat[]).includes(format);
+}
 /** What any document operation reads (conversion, thumbnails, append add their own). */
 export const DOCUMENT_FORMATS = ['docx', 'doc', 'rtf', 'tx', 'html', 'pdf'] as const satisfies readonly DocumentFormat[];
 

@@ -5,7 +5,14 @@ import type { DocumentSettings } from '../documents/settings.js';
 import { rtfChartProblem, type RtfChart } from '../formats/rtf-charts.js';
 import { Converter, type Converted } from '../convert/converter.js';
 import type { Divider } from '../compose/builder.js';
-import { detectFormat, type DocumentFormat, requireFormat, TEMPLATE_FORMATS } from '../formats/detect.js';
+import {
+  detectFormat,
+  type DocumentFormat,
+  isTemplateFormat,
+  requireFormat,
+  TEMPLATE_FORMATS,
+  type TemplateFormat,
+} from '../formats/detect.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
 import type { MergeOptions } from '../merge/engine.js';
 import type { TemplateInfo } from '../merge/info.js';
@@ -389,6 +396,8 @@ export class DocumentOperations {
     }
     if (input.from === 'pdf' && input.accessible)
       throw new InputError('A PDF passes through convert as it is; accessible=true needs a document to lay out (DOCX, DOC, RTF, HTML).');
+    const { from } = input;
+    if (input.format === 'docx' && isTemplateFormat(from) && !input.accessible) return this.templateAsDocx({ ...input, from }, ctx);
     if (input.from === 'tx') input = { ...input, ...(await this.fromTx(input.document, ctx)) };
     if (input.from !== 'pdf') await this.beforeOffice();
     const converter = this.parts.converter;
@@ -403,6 +412,22 @@ export class DocumentOperations {
     });
     this.counted(0, converted.data.length);
     return converted;
+  }
+
+  /**
+   * A template (DOCX, TX, DOC, RTF) to DOCX as merges read it: the office's own DOCX export would
+   * drop MERGEFIELD switches and block bookmarks, so a converted template keeps its fields, blocks
+   * and template info. A DOCX stays itself, made inert.
+   */
+  private async templateAsDocx(input: { document: Buffer; from: TemplateFormat; test: boolean }, ctx: WorkContext): Promise<Converted> {
+    ctx.progress?.({ stage: 'converting' });
+    const docx =
+      input.from === 'docx'
+        ? (await this.parts.workers.inert(input.document, 'docx', ctx.signal, { fields: false })).bytes
+        : await this.docx(input.document, [input.from], 'The document', ctx, input.from);
+    const data = await this.parts.pipeline.output(docx, 'docx', { properties: {}, test: input.test, signal: ctx.signal });
+    this.counted(0, data.length);
+    return { data, officeMs: 0 };
   }
 
   /** A TX document as DOCX for the office, which cannot read TX (formats/tx/). */

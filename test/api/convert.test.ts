@@ -10,6 +10,8 @@ import { type Client, errorMessage as message } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { pdfFacts, redShare } from '../helpers/office.js';
 import { detectFormat } from '../../src/formats/detect.js';
+import { TEST_WATERMARK } from '../../src/ooxml/watermark.js';
+import { block, docx, mergefield, p, run } from '../helpers/docx.js';
 
 const RTF = Buffer.from('{\\rtf1\\ansi\\deff0{\\fonttbl{\\f0 Liberation Serif;}}\\f0\\fs24 Hello from RTF\\par}');
 const HTML = Buffer.from(
@@ -137,6 +139,62 @@ describe('POST /v1/document/convert with the real office engine', () => {
     const refused = await paid.post('/v1/document/convert?returnFormat=DOCX', { json: fixture('maelzel_machine.pdf').toString('base64') });
     assert.equal(refused.status, 400);
     assert.match(message(refused), /PDF documents can be converted to TXT or PDF only/);
+  });
+
+  it('converts templates to DOCX keeping their fields, switches and blocks: the result has the template info of its source (docsmith)', async () => {
+    const rtf = Buffer.from(
+      '{\\rtf1\\ansi\\deff0{\\fonttbl{\\f0 Liberation Serif;}}\\f0\\fs24 Total: ' +
+        '{\\field{\\*\\fldinst { MERGEFIELD total \\\\# "#,##0.00" }}{\\fldrslt {\\u171\\\'abtotal\\u187\\\'bb}}}' +
+        ' due {\\field{\\*\\fldinst { MERGEFIELD due \\\\@ "d MMMM yyyy" }}{\\fldrslt {due}}}\\par}',
+    );
+    const sources: [string, Buffer][] = [
+      ['invoice.tx', fs.readFileSync(path.join(ROOT, 'samples', 'reportingcloud', 'sample_invoice.tx'))],
+      [
+        'letter.docx',
+        docx(
+          p(run('Dear '), mergefield('name', '\\* Upper')) +
+            block('items', p(mergefield('item'), run(' '), mergefield('price', '\\# "0.00"'))) +
+            p(run('Due '), mergefield('due', '\\@ "dd.MM.yyyy"')),
+        ),
+      ],
+      ['fields.rtf', rtf],
+      [
+        'mail.doc',
+        fs.readFileSync(
+          path.join(ROOT, 'test', 'fixtures', 'real-templates', 'aspose-words+Aspose.Words-for-.NET', 'Examples', 'Data', 'Mail merge.doc'),
+        ),
+      ],
+    ];
+    const info = async (name: string) => {
+      const reply = await paid.get(`/v1/templates/info?templateName=${encodeURIComponent(name)}`);
+      assert.equal(reply.status, 200, `${name}: ${reply.text}`);
+      const { templateName: _, ...rest } = reply.json() as Record<string, unknown>;
+      return rest;
+    };
+    for (const [name, bytes] of sources) {
+      assert.equal((await paid.upload(name, bytes)).status, 201, name);
+      const converted = await convert(bytes, 'DOCX');
+      assert.equal(detectFormat(converted).ok && (detectFormat(converted) as { format: string }).format, 'docx', name);
+      assert.equal((await paid.upload(`${name}.docx`, converted)).status, 201, name);
+      const source = await info(name);
+      const fields = (source as { mergeFields: unknown[] }).mergeFields;
+      assert.ok(fields.length > 0, `${name} has fields`);
+      assert.deepEqual(await info(`${name}.docx`), source, `${name}: the converted template reads as its source`);
+    }
+    const invoice = (await info('invoice.tx')) as { mergeFields: unknown[]; mergeBlocks: unknown[] };
+    assert.deepEqual([invoice.mergeFields.length, invoice.mergeBlocks.length], [33, 1], 'the SDK invoice: 33 fields and its block');
+    const letter = sources[1]![1];
+    assert.ok((await convert(letter, 'DOCX')).equals(letter), 'a DOCX that needs nothing removed comes back as it was');
+    const stamped = await convert(letter, 'DOCX', '&test=true');
+    const parts = Object.values(unzipSync(stamped)).map((part) => Buffer.from(part).toString('utf8'));
+    assert.ok(
+      parts.some((part) => part.includes(TEST_WATERMARK)),
+      'a test run is stamped, in DOCX too',
+    );
+    for (const name of ['invoice.tx', 'letter.docx', 'fields.rtf', 'mail.doc']) {
+      await paid.delete(`/v1/templates/delete?templateName=${encodeURIComponent(name)}`);
+      await paid.delete(`/v1/templates/delete?templateName=${encodeURIComponent(`${name}.docx`)}`);
+    }
   });
 
   it('stamps TEST MODE on test runs and does not count them', async () => {

@@ -28,7 +28,8 @@ export function documentRoutes(app: Api, services: Services): void {
         tags: ['document'],
         summary: 'Convert a document (DOCX, DOC, RTF, TX, HTML, PDF) to another format',
         description:
-          'Counts one document against the quota unless test=true, which stamps TEST MODE on every page. PDF input converts to TXT (its text) or PDF.',
+          'Counts one document against the quota unless test=true, which stamps TEST MODE on every page. PDF input converts to TXT (its text) or PDF. ' +
+          'A template (DOCX, DOC, RTF, TX) converted to DOCX keeps its merge fields with their switches and its blocks (docsmith): the result has the same template info.',
         querystring: {
           type: 'object',
           properties: { returnFormat: returnFormatSchema, test: booleanQuerySchema, ...pdfOutputQueryProperties, ...asyncQueryProperties },
