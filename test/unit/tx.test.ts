@@ -12,7 +12,7 @@ import { InputError } from '../../src/errors.js';
 import { FIXTURES, fixture } from '../helpers/server.js';
 import { checkedCompile, wordProblems } from '../helpers/word-rules.js';
 import { partXml } from '../helpers/docx.js';
-import { twinTx, txWithFlags, unreadableTx } from '../helpers/tx.js';
+import { twinTx, txWithFlags, txWithoutNames, unreadableTx } from '../helpers/tx.js';
 
 const twin = twinTx();
 const withFlags = txWithFlags;
@@ -90,6 +90,12 @@ describe('the TX reader', () => {
       ['\n', '\n', '%%FIELD1%% -- hello world.\n', '%%FIELD2%% -- hello world again.\n', ''],
     );
     assert.deepEqual(wordProblems(txToDocx(doc)), []);
+  });
+
+  it('reads the older layout without a name list (feature flag 0x100 unset), as TXSamples writes it', () => {
+    const original = readTx(fixture('test_find_and_replace.tx'));
+    const older = readTx(txWithoutNames());
+    assert.deepEqual(older, original);
   });
 
   it('reads the SDK invoice: nested tables, fonts, alignment, switches, the item block, the text box of the footer', () => {
@@ -265,7 +271,20 @@ describe('the TX reader', () => {
     assert.throws(() => readTx(withFlags(0x179f | 0x4000)), /tracked changes in TX documents are not supported yet/);
     assert.throws(() => readTx(withFlags(0x179f | 0x8000)), /TX Text Control Words/);
     assert.throws(() => readTx(withFlags(0x179f | 0x0040)), /text frames and text boxes/);
-    assert.throws(() => readTx(withFlags(0x179f & ~0x0100)), /feature flags 0x169f/);
+    assert.throws(() => readTx(withFlags(0x179f & ~0x0100)), /damaged or truncated/, 'a name list the flags deny is damage');
+  });
+
+  it('calls a font under half a point damage, not a size of 0', () => {
+    for (const height of [-1, -4, 0, 3]) {
+      const copy = twinTx();
+      const block = 0x12 + 2 * copy.readUInt16LE(0x0e) + 6;
+      copy.writeInt16LE(height, block + 18 + 20 * copy.readUInt16LE(block));
+      assert.throws(() => readTx(copy), new RegExp(`damaged or truncated \\(a font size of ${height}\\)`));
+    }
+    const copy = twinTx();
+    const block = 0x12 + 2 * copy.readUInt16LE(0x0e) + 6;
+    copy.writeInt16LE(-5, block + 18 + 20 * copy.readUInt16LE(block));
+    assert.equal(readTx(copy).charFormats[0]!.halfPoints, 1, 'half a point is the least');
   });
 
   it('answers a damaged file with a 400 and nothing else: every truncation, bit flips, random bytes', () => {

@@ -119,14 +119,16 @@ export interface TxDocument extends TxStory {
 const MAGIC = [0x08, 0x07, 0x01, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00];
 
 /** Feature flags of a format block: the bits every known file sets, and the optional ones this reader walks. */
-const BASE_FLAGS = 0x071f;
+const BASE_FLAGS = 0x061f;
 const NESTED_TABLES = 0x0020;
+/** The name list (fonts' symbol sets, block names); an older layout without names leaves it out (TXSamples' Instructions.tx). */
+const NAME_LIST = 0x0100;
 /** The body's text-section record; headers and footers have none. */
 const SECTION_RECORD = 0x0080;
 const MARKS = 0x1000;
 /** A frame table: text frames and boxes anchored in this story (read in headers and footers only). */
 const FRAMES = 0x0040;
-const KNOWN_FLAGS = BASE_FLAGS | NESTED_TABLES | SECTION_RECORD | MARKS | FRAMES;
+const KNOWN_FLAGS = BASE_FLAGS | NAME_LIST | NESTED_TABLES | SECTION_RECORD | MARKS | FRAMES;
 /** Flags seen in public samples whose tables this reader does not walk yet, by what set them. */
 const REFUSED_FLAGS: [number, string][] = [
   [0x4000, 'tracked changes in TX documents are not supported yet.'],
@@ -261,7 +263,7 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
     c.skip(14, 'the text sections');
   }
   const frames = flags & FRAMES ? readFrames(c, text) : 0;
-  const names = Array.from({ length: c.u16('the name count') }, () => c.utf16z('a name'));
+  const names = flags & NAME_LIST ? Array.from({ length: c.u16('the name count') }, () => c.utf16z('a name')) : [];
   for (const format of cellFormats) {
     c.u32('a cell border record');
     format.borderColours = [0, 1, 2, 3].map(() => colour(c.u32('a cell border colour'))) as TxCellFormat['borderColours'];
@@ -367,7 +369,8 @@ function readCharFormat(c: Cursor): TxCharFormat {
   const strike = c.u8('a character format');
   c.skip(5, 'a character format');
   const face = c.latin1(32, 'a face name');
-  if (height >= 0 || height < -32767) throw new TxError(`it uses a font size this reader does not know (${height}).`);
+  // Heights in tenths of a half point, negative; under half a point is no size TX writes.
+  if (height > -5 || height < -32767) throw damaged(`a font size of ${height}`);
   return {
     face,
     halfPoints: Math.round(-height / 10),
