@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { FIXTURES, fixture } from '../helpers/server.js';
-import { unreadableTx } from '../helpers/tx.js';
+import { txWithFrame, unreadableTx } from '../helpers/tx.js';
 import { errorMessage as message, request, type Client } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { pdfFacts, redShare } from '../helpers/office.js';
@@ -456,6 +456,17 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     });
     assert.equal(replaced.status, 200, replaced.text);
     assert.match(Buffer.from(replaced.json() as string, 'base64').toString('utf8'), /one -- hello world\.\s+two -- hello world again/);
+    // With a text frame in the body (as the .NET SDK's replace_template.tx): replaced in the frame too, in HTML as its suite asks.
+    assert.equal((await paid.upload('framed.tx', txWithFrame(30))).status, 201);
+    const framed = await paid.post('/v1/document/findandreplace?returnFormat=HTML&templateName=framed.tx', {
+      json: { findAndReplaceData: [['%%FIELD1%%', 'ReplacedString']] },
+    });
+    assert.equal(framed.status, 200, framed.text);
+    const html = Buffer.from(framed.json() as string, 'base64')
+      .toString('utf8')
+      .replace(/<[^>]+>/g, '');
+    assert.equal(html.split('ReplacedString -- hello world.').length - 1, 2, 'in the body and in the frame');
+    assert.doesNotMatch(html, /%%FIELD1%%/);
     // The SDK's invoice, whose footer is a text box of address fields: one page, its fields and
     // block described, and the footer filled in the merged PDF.
     assert.equal((await paid.upload('invoice.tx', fixture('test_template.tx'))).status, 201);

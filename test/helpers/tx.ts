@@ -33,3 +33,39 @@ export function txWithoutNames(): Buffer {
   copy.writeUInt32LE(copy.readUInt32LE(block - 4) - 16, block - 4);
   return copy;
 }
+
+const MAGIC = Buffer.from([0x08, 0x07, 0x01, 0x00, 0x0e, 0x00, 0, 0, 0, 0, 0, 0, 0, 0]);
+
+/**
+ * The find-and-replace template with a text frame anchored at `anchor` (1-based) of its body, the
+ * frame's own document being the same template (as TX Text Control embeds one): the body gets
+ * feature flag 0x40 and a frame table before its section record; the embedded copy loses its
+ * section record (flag 0x80) and section list, as the .NET SDK's replace_template.tx has them.
+ */
+export function txWithFrame(
+  anchor: number,
+  frame: { x: number; y: number; width: number; height: number } = { x: 0, y: 0, width: 2880, height: 2880 },
+): Buffer {
+  const file = fs.readFileSync(path.join(FIXTURES, 'resource', 'test_find_and_replace.tx'));
+  const block = 0x12 + 2 * file.readUInt16LE(0x0e) + 6;
+  const section = block + 420;
+  if (file.readUInt16LE(section) !== 1 || file.readUInt32LE(section + 6) !== file.readUInt16LE(0x0e) + 1)
+    throw new Error('the fixture changed');
+  const formatting = file.readUInt32LE(block - 4);
+  const settingsEnd = block + formatting + 8 + file.readUInt32LE(block + formatting + 4);
+  // The embedded document: the stream without its section record, the settings, no sections.
+  const embedded = Buffer.concat([file.subarray(0, section), file.subarray(section + 24, settingsEnd), Buffer.alloc(2)]);
+  embedded.writeUInt16LE(embedded.readUInt16LE(block + 16) & ~0x80, block + 16);
+  embedded.writeUInt32LE(formatting - 24, block - 4);
+  const record = Buffer.alloc(2 + 10 + 16 + 30 + 4);
+  let at = record.writeUInt16LE(1, 0);
+  for (const value of [0, 0, 0x8007, 3, anchor]) at = record.writeUInt16LE(value, at);
+  for (const value of [frame.x, frame.y, frame.width, frame.height]) at = record.writeUInt32LE(value, at);
+  for (const value of [100, 100, 2, 0, 0, 0, 0, 0, 0, 0, 1001, 0, 0, 0, 0]) at = record.writeUInt16LE(value, at);
+  record.writeUInt32LE(embedded.length, at);
+  const host = Buffer.concat([file.subarray(0, section), record, embedded, file.subarray(section)]);
+  host.writeUInt16LE(host.readUInt16LE(block + 16) | 0x40, block + 16);
+  host.writeUInt32LE(formatting + record.length + embedded.length, block - 4);
+  if (!host.subarray(0, 14).equals(MAGIC)) throw new Error('not a TX file');
+  return host;
+}

@@ -8,6 +8,7 @@ import { readTx } from '../../src/formats/tx/read.js';
 import { txToDocx } from '../../src/formats/tx/docx.js';
 import { ROOT } from '../helpers/server.js';
 import { docx } from '../helpers/docx.js';
+import { txWithFrame } from '../helpers/tx.js';
 import { ecma376Problems, ecma376Skip } from '../helpers/ecma376.js';
 
 const txFiles = [
@@ -23,6 +24,7 @@ describe('DOCX against the ECMA-376 schemas', { skip: ecma376Skip }, () => {
       const docx = txToDocx(readTx(fs.readFileSync(path.join(ROOT, file))));
       assert.deepEqual(ecma376Problems(docx), [], file);
     }
+    assert.deepEqual(ecma376Problems(txToDocx(readTx(txWithFrame(29)))), [], 'a text frame');
   });
 
   it('validates every sample template', () => {

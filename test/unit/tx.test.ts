@@ -12,7 +12,7 @@ import { InputError } from '../../src/errors.js';
 import { FIXTURES, fixture } from '../helpers/server.js';
 import { checkedCompile, wordProblems } from '../helpers/word-rules.js';
 import { partXml } from '../helpers/docx.js';
-import { twinTx, txWithFlags, txWithoutNames, unreadableTx } from '../helpers/tx.js';
+import { twinTx, txWithFlags, txWithFrame, txWithoutNames, unreadableTx } from '../helpers/tx.js';
 
 const twin = twinTx();
 const withFlags = txWithFlags;
@@ -98,6 +98,30 @@ describe('the TX reader', () => {
     assert.deepEqual(older, original);
   });
 
+  it('reads a text frame of the body as its own story and writes it as a Word text frame before its anchoring paragraph', () => {
+    const plain = readTx(fixture('test_find_and_replace.tx'));
+    const doc = readTx(txWithFrame(30, { x: 120, y: 240, width: 2880, height: 1440 }));
+    assert.equal(doc.text, plain.text, 'the body is unchanged');
+    assert.equal(doc.frames?.length, 1);
+    const [frame] = doc.frames!;
+    assert.deepEqual([frame!.anchor, frame!.x, frame!.y, frame!.width, frame!.height], [29, 120, 240, 2880, 1440]);
+    assert.equal(frame!.story.text, plain.text, "the frame's own document");
+    const docx = txToDocx(doc);
+    assert.deepEqual(wordProblems(docx), []);
+    const xml = partXml(docx);
+    const framed = xml.match(/<w:p><w:pPr><w:framePr [^>]*\/>/g) ?? [];
+    assert.equal(framed.length, plain.paragraphs.length, 'every paragraph of the frame is in the frame');
+    assert.match(
+      framed[0]!,
+      /w:w="2880" w:h="1440" w:hRule="atLeast" w:wrap="around" w:vAnchor="text" w:hAnchor="margin" w:x="120" w:y="240"/,
+    );
+    // The frame stands before the paragraph holding position 30 (1-based: "%%FIELD2%% ..."), after "%%FIELD1%% ...".
+    const text = xml.replace(/<w:framePr[^>]*>/g, '[frame]').replace(/<[^>]+>/g, '');
+    assert.ok(text.indexOf('%%FIELD1%% -- hello world.') < text.indexOf('[frame]'));
+    assert.ok(text.lastIndexOf('[frame]') < text.lastIndexOf('%%FIELD2%% -- hello world again.'));
+    assert.equal(text.split('%%FIELD1%%').length - 1, 2, 'the text is there twice: body and frame');
+  });
+
   it('reads the SDK invoice: nested tables, fonts, alignment, switches, the item block, the text box of the footer', () => {
     const doc = readTx(fixture('test_template.tx'));
     assert.equal(doc.tables.length, 6, "two tables and four nested in the first one's cells");
@@ -176,8 +200,8 @@ describe('the TX reader', () => {
     const sectionFlags = invoice.indexOf(Buffer.from('320000000c40', 'hex')) + 4;
     assert.throws(() => readTx(changed(sectionFlags, 0x4004)), /damaged or truncated/);
     assert.throws(() => readTx(changed(record + 2 + 56, 0x2000, 4)), /damaged or truncated/);
-    // A frame in the body stays refused.
-    assert.throws(() => readTx(withFlags(0x179f | 0x0040)), /text frames and text boxes in TX documents are not supported yet/);
+    // A frame table the body's flags announce and the file lacks is damage.
+    assert.throws(() => readTx(withFlags(0x179f | 0x0040)), /damaged or truncated \(a text frame\)/);
   });
 
   it('reads a header and a footer: text streams in the section, as TX writes them', () => {
@@ -270,7 +294,10 @@ describe('the TX reader', () => {
     assert.throws(() => readTx(unreadableTx()), /TX document cannot be read here: .*not supported yet.*save it as DOCX/);
     assert.throws(() => readTx(withFlags(0x179f | 0x4000)), /tracked changes in TX documents are not supported yet/);
     assert.throws(() => readTx(withFlags(0x179f | 0x8000)), /TX Text Control Words/);
-    assert.throws(() => readTx(withFlags(0x179f | 0x0040)), /text frames and text boxes/);
+    const framed = txWithFrame(1);
+    const frameRecord = 0x12 + 2 * framed.readUInt16LE(0x0e) + 6 + 420 + 2;
+    framed.writeUInt16LE(1, frameRecord + 6); // a box, as in the footer, not a frame
+    assert.throws(() => readTx(framed), /text frames and text boxes of this kind in TX documents are not supported yet/);
     assert.throws(() => readTx(withFlags(0x179f & ~0x0100)), /damaged or truncated/, 'a name list the flags deny is damage');
   });
 
@@ -288,7 +315,7 @@ describe('the TX reader', () => {
   });
 
   it('answers a damaged file with a 400 and nothing else: every truncation, bit flips, random bytes', () => {
-    const files = [twin, fixture('test_find_and_replace.tx'), fixture('test_template.tx')];
+    const files = [twin, fixture('test_find_and_replace.tx'), fixture('test_template.tx'), txWithFrame(30)];
     const outcome = (bytes: Buffer): string => {
       try {
         txToDocx(readTx(bytes));

@@ -6,7 +6,7 @@
  */
 import { escapeAttr, escapeText } from '../../ooxml/xml.js';
 import { newDocx, type Link, type NewPart } from '../../ooxml/newPackage.js';
-import type { TxCell, TxCellFormat, TxDocument, TxMark, TxRun, TxStory, TxTable } from './read.js';
+import type { TxCell, TxCellFormat, TxDocument, TxFrame, TxMark, TxRun, TxStory, TxTable } from './read.js';
 
 /** A table placed in the text: its cells grouped by row, and the tables nested in its cells. */
 interface Placed {
@@ -39,11 +39,24 @@ function add<K, V>(map: Map<K, V[]>, key: K, value: V): void {
  * through indexes built once (runs by position, marks by start and end), so the work grows with
  * the story, not with its square: a TX file may hold 65,535 runs, paragraphs and marks.
  */
+/** How a story is written: its first bookmark id, and for a frame's story its frame properties and its part's links. */
+interface WriterOptions {
+  /** The first bookmark id: ids are unique across the document's stories. */
+  bookmarkId?: number;
+  /** `w:framePr` of every paragraph (a text frame's story). */
+  framePr?: string;
+  /** The hyperlink list of the part the story is written to, shared with the story that anchors it. */
+  links?: string[];
+}
+
 class Writer {
   private readonly out: string[] = [];
   private readonly openMarks = new Map<TxMark, number>();
   /** Hyperlink addresses, as the relationships of the part this story is written to. */
-  readonly links: string[] = [];
+  readonly links: string[];
+  private bookmarkId: number;
+  /** Text frames by the start of the paragraph that anchors them. */
+  private readonly framesAt = new Map<number, TxFrame[]>();
   /** The run covering each position of the text. */
   private readonly runAt: Int32Array;
   private readonly paragraphStarts: number[];
@@ -55,14 +68,17 @@ class Writer {
   private readonly rows = new Map<TxTable, { starts: Set<number>; ends: Set<number> }>();
   private readonly rowMarks = new Set<TxMark>();
 
-  /** @param bookmarkId the first bookmark id: ids are unique across the document's stories. */
   constructor(
     private readonly doc: TxStory,
-    private bookmarkId = 0,
+    private readonly options: WriterOptions = {},
   ) {
+    this.bookmarkId = options.bookmarkId ?? 0;
+    this.links = options.links ?? [];
     this.runAt = new Int32Array(doc.text.length);
     doc.runs.forEach((run, i) => this.runAt.fill(i, run.start, run.end));
     this.paragraphStarts = doc.paragraphs.map((p) => p.start);
+    for (const frame of doc.frames ?? [])
+      add(this.framesAt, this.paragraphStarts[Math.max(0, firstAtLeast(this.paragraphStarts, frame.anchor + 1) - 1)]!, frame);
     for (const mark of doc.marks) {
       add(this.marksFrom, mark.start, mark);
       add(this.marksTo, mark.end, mark);
@@ -198,8 +214,10 @@ class Writer {
     const line = format.lineSpacing === 100 ? '' : ` w:line="${Math.round(format.lineSpacing * 2.4)}" w:lineRule="auto"`;
     const keepNext = format.keepNext ? '<w:keepNext/>' : '';
     const jc = format.alignment === 'left' ? '' : `<w:jc w:val="${format.alignment}"/>`;
+    // A frame is written where its anchor's paragraph starts: Word's text frames are paragraphs before it.
+    for (const frame of this.framesAt.get(start) ?? []) this.frame(frame);
     this.out.push(
-      `<w:p><w:pPr>${keepNext}<w:spacing w:before="${format.spaceBefore}" w:after="${format.spaceAfter}"${line}/>${jc}</w:pPr>`,
+      `<w:p><w:pPr>${keepNext}${this.options.framePr ?? ''}<w:spacing w:before="${format.spaceBefore}" w:after="${format.spaceAfter}"${line}/>${jc}</w:pPr>`,
     );
     let at = start;
     const boundaries = new Set<number>([start, contentEnd]);
@@ -229,6 +247,17 @@ class Writer {
     // Marks that end with the paragraph (after its mark) close in it.
     for (const mark of [...this.openMarks.keys()]) if (!this.rowMarks.has(mark) && mark.end > at && mark.end <= end) this.close(mark);
     this.out.push('</w:p>');
+  }
+
+  /**
+   * A text frame as Word's frame paragraphs: its size (at least its height, so no text is cut), its
+   * offset from the margin and from the anchoring paragraph, text flowing around it.
+   */
+  private frame(frame: TxFrame): void {
+    const framePr = `<w:framePr w:w="${frame.width}" w:h="${frame.height}" w:hRule="atLeast" w:wrap="around" w:vAnchor="text" w:hAnchor="margin" w:x="${frame.x}" w:y="${frame.y}"/>`;
+    const writer = new Writer(frame.story, { bookmarkId: this.bookmarkId, framePr, links: this.links });
+    this.out.push(writer.content());
+    this.bookmarkId = writer.bookmarkId;
   }
 
   /** Marks inside paragraphs (not over whole table rows) open at their start and close at their end. */
@@ -311,7 +340,7 @@ export function txToDocx(doc: TxDocument): Buffer {
   ] as const) {
     if (!story) continue;
     const id = `rId${10 + references.length}`;
-    const writer = new Writer(story, firstId);
+    const writer = new Writer(story, { bookmarkId: firstId });
     parts.push({ kind, id, content: writer.content(), links: linksOf(writer) });
     references.push(`<w:${kind}Reference w:type="default" r:id="${id}"/>`);
   }

@@ -97,6 +97,21 @@ export interface TxPage {
 }
 
 /** One text stream: the body, a header or a footer. */
+/**
+ * A text frame anchored in the body: its own story, placed at a size and offset (twips) from the
+ * paragraph that holds its anchor. How TX measures the offset is not decoded beyond the samples'
+ * (0, 0).
+ */
+export interface TxFrame {
+  /** The anchor's position in the story's text (0-based; the text's length: its end). */
+  anchor: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  story: TxStory;
+}
+
 export interface TxStory {
   text: string;
   runs: TxRun[];
@@ -108,6 +123,8 @@ export interface TxStory {
   cellFormats: TxCellFormat[];
   fields: Map<number, TxField>;
   marks: TxMark[];
+  /** Text frames anchored in the story (the body's; a footer's text box becomes the footer's text). */
+  frames?: TxFrame[];
 }
 
 export interface TxDocument extends TxStory {
@@ -126,7 +143,7 @@ const NAME_LIST = 0x0100;
 /** The body's text-section record; headers and footers have none. */
 const SECTION_RECORD = 0x0080;
 const MARKS = 0x1000;
-/** A frame table: text frames and boxes anchored in this story (read in headers and footers only). */
+/** A frame table: text frames and boxes anchored in this story (the body's frames, a footer's box). */
 const FRAMES = 0x0040;
 const KNOWN_FLAGS = BASE_FLAGS | NAME_LIST | NESTED_TABLES | SECTION_RECORD | MARKS | FRAMES;
 /** Flags seen in public samples whose tables this reader does not walk yet, by what set them. */
@@ -223,8 +240,8 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
   // The fifth count is the pictures' (their records follow the paragraph formats).
   if (pictureCount !== 0) throw new TxError('pictures in TX documents are not supported yet.');
   for (const [flag, message] of REFUSED_FLAGS) if (flags & flag) throw new TxError(message);
-  if (flags & FRAMES && story !== 'header' && story !== 'footer')
-    throw new TxError('text frames and text boxes in TX documents are not supported yet, except as the content of a footer.');
+  if (flags & FRAMES && story !== 'body' && story !== 'header' && story !== 'footer')
+    throw new TxError('text frames inside text frames or text boxes in TX documents are not supported yet.');
   if ((flags & BASE_FLAGS) !== BASE_FLAGS || flags & ~KNOWN_FLAGS || Boolean(flags & SECTION_RECORD) !== (story === 'body'))
     throw new TxError(`it uses TX features this reader does not know (feature flags 0x${flags.toString(16)} in the ${story}).`);
 
@@ -254,6 +271,8 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
     const nested = c.u16('the nested table count');
     for (let i = 0; i < nested; i++) tables.push(readTable(c, cellFormatCount, text.length));
   }
+  // Frames come before the body's section record (a footer has none).
+  const frames = flags & FRAMES ? (story === 'body' ? readBodyFrames(c, text) : readFrames(c, text)) : 0;
   if (flags & SECTION_RECORD) {
     // One text section covering the whole text (with its final paragraph mark).
     const sections = [c.u16('the text sections'), c.u16('the text sections'), c.u16('the text sections')];
@@ -262,7 +281,6 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
       throw new TxError('documents with several sections are not supported yet.');
     c.skip(14, 'the text sections');
   }
-  const frames = flags & FRAMES ? readFrames(c, text) : 0;
   const names = flags & NAME_LIST ? Array.from({ length: c.u16('the name count') }, () => c.utf16z('a name')) : [];
   for (const format of cellFormats) {
     c.u32('a cell border record');
@@ -281,7 +299,11 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
       marks.push({ name, start, end });
     }
   }
-  return { story: { text, runs, charFormats, paragraphs, paraFormats, tables, cellFormats, fields, marks }, frames };
+  const placed = typeof frames === 'number' ? {} : { frames };
+  return {
+    story: { text, runs, charFormats, paragraphs, paraFormats, tables, cellFormats, fields, marks, ...placed },
+    frames: typeof frames === 'number' ? frames : frames.length,
+  };
 }
 
 /**
@@ -315,6 +337,43 @@ function readFrames(c: Cursor, text: string): number {
   if (embedded.u16('a frame document') !== 0) throw damaged('a frame document');
   embedded.expectEnd('a frame document');
   return count;
+}
+
+/**
+ * The frame table of the body: per frame a 60-byte record (kind 3: a text frame; the anchor's
+ * 1-based position; offset and size in twips; settings), then the frame's own TX document, whose
+ * text is the frame's. Only the settings seen in the public samples are taken; anything else is
+ * refused by name. A frame holding tables or frames of its own is refused too (a Word text frame
+ * holds paragraphs).
+ */
+const FRAME_SETTINGS = [100, 100, 2, 0, 0, 0, 0, 0, 0, 0, 1001, 0, 0, 0, 0];
+function readBodyFrames(c: Cursor, text: string): TxFrame[] {
+  const count = c.u16('the frame count');
+  if (count === 0 || count > 1000) throw damaged('the frame table');
+  const frames: TxFrame[] = [];
+  for (let i = 0; i < count; i++) {
+    const record = [0, 1, 2, 3].map(() => c.u16('a frame'));
+    const anchor = c.u16('a frame');
+    const [x, y, width, height] = [0, 1, 2, 3].map(() => c.u32('a frame position')) as [number, number, number, number];
+    const settings = FRAME_SETTINGS.map(() => c.u16('a frame'));
+    // What every frame record starts with: anything else is not a frame table.
+    if (record[0] !== 0 || record[1] !== 0 || (record[2]! & 0xff00) !== 0x8000) throw damaged('a text frame');
+    if (record[2] !== 0x8007 || record[3] !== 3 || settings.some((v, k) => v !== FRAME_SETTINGS[k]))
+      throw new TxError('text frames and text boxes of this kind in TX documents are not supported yet.');
+    if (anchor < 1 || anchor > text.length + 1 || width < 1 || height < 1 || width > 31680 || height > 31680 || x > 31680 || y > 31680)
+      throw damaged('a text frame');
+    const embedded = c.part(c.u32('a frame document length'), 'a frame document');
+    if (!isTx(embedded.rest())) throw damaged('a frame document');
+    embedded.skip(MAGIC.length, 'a frame document');
+    const { story, frames: nested } = readStream(embedded, 'frame document');
+    if (nested || story.tables.length) throw new TxError('tables and frames inside text frames in TX documents are not supported yet.');
+    if (embedded.u32('a frame document') !== 0) throw damaged('a frame document');
+    embedded.skip(embedded.u32('a frame document'), 'a frame document');
+    if (embedded.u16('a frame document') !== 0) throw damaged('a frame document');
+    embedded.expectEnd('a frame document');
+    frames.push({ anchor: anchor - 1, x, y, width, height, story });
+  }
+  return frames;
 }
 
 /** The runs, and each field's kind (a field's runs must agree on it). */
