@@ -496,7 +496,7 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     // A TX template with parts the reader does not read yet is refused at upload, naming them.
     const refused = await paid.upload('unreadable.tx', unreadableTx());
     assert.equal(refused.status, 400);
-    assert.match(message(refused), /tracked changes in TX documents are not supported yet.*save it as DOCX/);
+    assert.match(message(refused), /protected documents and editable regions in TX documents are not supported yet.*save it as DOCX/);
     assert.match(message(await merge('returnFormat=TX', { mergeData: data, template: b64(tx) })), /TX is a proprietary format/);
   });
 

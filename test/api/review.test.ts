@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixture } from '../helpers/server.js';
-import { unreadableTx } from '../helpers/tx.js';
+import { txWithChanges, unreadableTx } from '../helpers/tx.js';
 import { errorMessage as message, type Client } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { cell, docx, p, partText, row, run, table } from '../helpers/docx.js';
@@ -90,6 +90,20 @@ describe('review: tracked changes', () => {
     assert.ok(changes.length >= 1);
     const back = await resolve(asDoc, 1, true);
     assert.equal((detectFormat(back) as { format: string }).format, 'doc');
+  });
+
+  it("lists and resolves a TX document's tracked changes, as the .NET SDK's tests do with tracked.tx", async () => {
+    const tx = txWithChanges([{ start: 2, end: 12, time: new Date('2019-08-06T12:34:13Z') }]);
+    const changes = await list(tx);
+    assert.deepEqual(
+      changes.map((change) => [change.changeKind, change.text, change.start, change.length, change.changeTime]),
+      [[4096, '%%FIELD1%%', 2, 10, '2019-08-06T12:34:13+00:00']],
+    );
+    const accepted = await resolve(tx, changes[0]!.id, true);
+    assert.equal((detectFormat(accepted) as { format: string }).format, 'docx', 'TX comes back as DOCX');
+    assert.deepEqual(await list(accepted), []);
+    assert.match(partText(accepted), /%%FIELD1%% -- hello world\./);
+    assert.doesNotMatch(partText(await resolve(tx, changes[0]!.id, false)), /%%FIELD1%%/, 'rejected: the insertion is gone');
   });
 
   it('refuses bad input with a clear 400', async () => {

@@ -15,8 +15,8 @@ export function txWithFlags(flags: number): Buffer {
   return copy;
 }
 
-/** A well-formed TX file the reader refuses by name: the twin marked as holding tracked changes. */
-export const unreadableTx = (): Buffer => txWithFlags(0x179f | 0x4000);
+/** A TX file the reader refuses by name: the twin marked as a protected document (editable regions). */
+export const unreadableTx = (): Buffer => txWithFlags(0x179f | 0x2000);
 
 /**
  * The find-and-replace template in the older layout without a name list (as TX Text Control's
@@ -68,4 +68,32 @@ export function txWithFrame(
   host.writeUInt32LE(formatting + record.length + embedded.length, block - 4);
   if (!host.subarray(0, 14).equals(MAGIC)) throw new Error('not a TX file');
   return host;
+}
+
+/**
+ * The find-and-replace template with tracked changes in its body (as the .NET SDK's tracked.tx):
+ * feature flags 0x4000 (and 0x8000, which the newer TX that wrote it sets) and the change table at
+ * the block's end, one 47-byte record per change (0-based start, end, kind, the bytes the sample
+ * has, the FILETIME at byte 19).
+ */
+export function txWithChanges(changes: { start: number; end: number; kind?: number; time?: Date }[], newer = true): Buffer {
+  const file = fs.readFileSync(path.join(FIXTURES, 'resource', 'test_find_and_replace.tx'));
+  const block = 0x12 + 2 * file.readUInt16LE(0x0e) + 6;
+  const formatting = file.readUInt32LE(block - 4);
+  const table = Buffer.alloc(2 + 47 * changes.length);
+  table.writeUInt16LE(changes.length, 0);
+  changes.forEach((change, i) => {
+    const record = table.subarray(2 + 47 * i);
+    record.writeUInt32LE(change.start, 0);
+    record.writeUInt32LE(change.end, 4);
+    record.writeUInt16LE(change.kind ?? 1, 8);
+    Buffer.from('0a0000ff00003c0000', 'hex').copy(record, 10);
+    const ticks = BigInt((change.time ?? new Date('2019-08-06T12:34:13.918Z')).getTime() - Date.UTC(1601, 0, 1)) * 10_000n;
+    record.writeBigUInt64LE(ticks, 19);
+    record.writeUInt16LE(0x2000, 27);
+  });
+  const copy = Buffer.concat([file.subarray(0, block + formatting), table, file.subarray(block + formatting)]);
+  copy.writeUInt16LE(copy.readUInt16LE(block + 16) | 0x4000 | (newer ? 0x8000 : 0), block + 16);
+  copy.writeUInt32LE(formatting + table.length, block - 4);
+  return copy;
 }

@@ -8,7 +8,7 @@ import { readTx } from '../../src/formats/tx/read.js';
 import { txToDocx } from '../../src/formats/tx/docx.js';
 import { ROOT } from '../helpers/server.js';
 import { docx } from '../helpers/docx.js';
-import { txWithFrame } from '../helpers/tx.js';
+import { txWithChanges, txWithFrame } from '../helpers/tx.js';
 import { ecma376Problems, ecma376Skip } from '../helpers/ecma376.js';
 
 const txFiles = [
@@ -25,6 +25,7 @@ describe('DOCX against the ECMA-376 schemas', { skip: ecma376Skip }, () => {
       assert.deepEqual(ecma376Problems(docx), [], file);
     }
     assert.deepEqual(ecma376Problems(txToDocx(readTx(txWithFrame(29)))), [], 'a text frame');
+    assert.deepEqual(ecma376Problems(txToDocx(readTx(txWithChanges([{ start: 2, end: 40 }])))), [], 'tracked insertions');
   });
 
   it('validates every sample template', () => {

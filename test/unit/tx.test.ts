@@ -12,7 +12,8 @@ import { InputError } from '../../src/errors.js';
 import { FIXTURES, fixture } from '../helpers/server.js';
 import { checkedCompile, wordProblems } from '../helpers/word-rules.js';
 import { partXml } from '../helpers/docx.js';
-import { twinTx, txWithFlags, txWithFrame, txWithoutNames, unreadableTx } from '../helpers/tx.js';
+import { twinTx, txWithChanges, txWithFlags, txWithFrame, txWithoutNames, unreadableTx } from '../helpers/tx.js';
+import { CHANGE_KIND, listTrackedChanges, removeTrackedChange } from '../../src/review/trackedChanges.js';
 
 const twin = twinTx();
 const withFlags = txWithFlags;
@@ -120,6 +121,44 @@ describe('the TX reader', () => {
     assert.ok(text.indexOf('%%FIELD1%% -- hello world.') < text.indexOf('[frame]'));
     assert.ok(text.lastIndexOf('[frame]') < text.lastIndexOf('%%FIELD2%% -- hello world again.'));
     assert.equal(text.split('%%FIELD1%%').length - 1, 2, 'the text is there twice: body and frame');
+  });
+
+  it('reads tracked insertions (body, with their times) and writes them as Word insertions the review lists', () => {
+    const time = new Date('2019-08-06T12:34:13.918Z');
+    const doc = readTx(
+      txWithChanges([
+        { start: 2, end: 12, time },
+        { start: 21, end: 41 },
+      ]),
+    );
+    assert.equal(doc.text, readTx(fixture('test_find_and_replace.tx')).text);
+    assert.deepEqual(
+      doc.changes!.map((c) => [doc.text.slice(c.start, c.end), c.kind, c.time.toISOString()]),
+      [
+        ['%%FIELD1%%', 'insertion', time.toISOString()],
+        [' world.\n%%FIELD2%% -', 'insertion', time.toISOString()],
+      ],
+    );
+    const docx = txToDocx(doc);
+    assert.deepEqual(wordProblems(docx), []);
+    const listed = listTrackedChanges(docx);
+    assert.deepEqual(
+      listed.map((c) => [c.changeKind, c.text, c.start, c.changeTime]),
+      [
+        [CHANGE_KIND.paragraph, '', 2, '2019-08-06T12:34:13+00:00'],
+        [CHANGE_KIND.inserted, '%%FIELD1%%', 2, '2019-08-06T12:34:13+00:00'],
+        [CHANGE_KIND.inserted, ' world.', 21, '2019-08-06T12:34:13+00:00'],
+        [CHANGE_KIND.inserted, '%%FIELD2%% -', 29, '2019-08-06T12:34:13+00:00'],
+      ],
+      'an insertion over a paragraph mark marks the mark inserted too (listed with its paragraph, whose properties hold it), as Word does',
+    );
+    const accepted = removeTrackedChange(docx, 2, true);
+    assert.equal(listTrackedChanges(accepted).length, 3);
+    assert.doesNotThrow(() => readTx(txWithChanges([{ start: 2, end: 12 }], false)), 'flag 0x8000 is not needed');
+    assert.throws(() => readTx(txWithChanges([{ start: 2, end: 12, kind: 2 }])), /tracked changes of kind 2 \(not inserted text\)/);
+    assert.throws(() => readTx(txWithChanges([{ start: 12, end: 12 }])), /damaged or truncated \(a tracked change\)/);
+    assert.throws(() => readTx(txWithChanges([{ start: 2, end: 99 }])), /damaged or truncated \(a tracked change\)/);
+    assert.throws(() => readTx(txWithChanges([{ start: 2, end: 12, time: new Date('1700-01-01') }])), /a tracked change time/);
   });
 
   it('reads the SDK invoice: nested tables, fonts, alignment, switches, the item block, the text box of the footer', () => {
@@ -292,8 +331,8 @@ describe('the TX reader', () => {
 
   it('refuses by name what it does not read yet, with the way out', () => {
     assert.throws(() => readTx(unreadableTx()), /TX document cannot be read here: .*not supported yet.*save it as DOCX/);
-    assert.throws(() => readTx(withFlags(0x179f | 0x4000)), /tracked changes in TX documents are not supported yet/);
-    assert.throws(() => readTx(withFlags(0x179f | 0x8000)), /TX Text Control Words/);
+    assert.throws(() => readTx(withFlags(0x179f | 0x2000)), /protected documents and editable regions/);
+    assert.throws(() => readTx(withFlags(0x179f | 0x0800)), /spreadsheet formulas/);
     const framed = txWithFrame(1);
     const frameRecord = 0x12 + 2 * framed.readUInt16LE(0x0e) + 6 + 420 + 2;
     framed.writeUInt16LE(1, frameRecord + 6); // a box, as in the footer, not a frame
@@ -315,7 +354,13 @@ describe('the TX reader', () => {
   });
 
   it('answers a damaged file with a 400 and nothing else: every truncation, bit flips, random bytes', () => {
-    const files = [twin, fixture('test_find_and_replace.tx'), fixture('test_template.tx'), txWithFrame(30)];
+    const files = [
+      twin,
+      fixture('test_find_and_replace.tx'),
+      fixture('test_template.tx'),
+      txWithFrame(30),
+      txWithChanges([{ start: 2, end: 12 }]),
+    ];
     const outcome = (bytes: Buffer): string => {
       try {
         txToDocx(readTx(bytes));

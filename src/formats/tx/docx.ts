@@ -6,7 +6,7 @@
  */
 import { escapeAttr, escapeText } from '../../ooxml/xml.js';
 import { newDocx, type Link, type NewPart } from '../../ooxml/newPackage.js';
-import type { TxCell, TxCellFormat, TxDocument, TxFrame, TxMark, TxRun, TxStory, TxTable } from './read.js';
+import type { TxCell, TxCellFormat, TxChange, TxDocument, TxFrame, TxMark, TxRun, TxStory, TxTable } from './read.js';
 
 /** A table placed in the text: its cells grouped by row, and the tables nested in its cells. */
 interface Placed {
@@ -57,6 +57,8 @@ class Writer {
   private bookmarkId: number;
   /** Text frames by the start of the paragraph that anchors them. */
   private readonly framesAt = new Map<number, TxFrame[]>();
+  /** The tracked insertion the runs being written belong to (a w:ins left open between them). */
+  private insOpen: TxChange | null = null;
   /** The run covering each position of the text. */
   private readonly runAt: Int32Array;
   private readonly paragraphStarts: number[];
@@ -214,10 +216,13 @@ class Writer {
     const line = format.lineSpacing === 100 ? '' : ` w:line="${Math.round(format.lineSpacing * 2.4)}" w:lineRule="auto"`;
     const keepNext = format.keepNext ? '<w:keepNext/>' : '';
     const jc = format.alignment === 'left' ? '' : `<w:jc w:val="${format.alignment}"/>`;
+    // A paragraph mark inserted while changes were tracked.
+    const markChange = contentEnd < end ? this.changeAt(contentEnd) : undefined;
+    const markRPr = markChange ? `<w:rPr>${this.insTag(markChange, true)}</w:rPr>` : '';
     // A frame is written where its anchor's paragraph starts: Word's text frames are paragraphs before it.
     for (const frame of this.framesAt.get(start) ?? []) this.frame(frame);
     this.out.push(
-      `<w:p><w:pPr>${keepNext}${this.options.framePr ?? ''}<w:spacing w:before="${format.spaceBefore}" w:after="${format.spaceAfter}"${line}/>${jc}</w:pPr>`,
+      `<w:p><w:pPr>${keepNext}${this.options.framePr ?? ''}<w:spacing w:before="${format.spaceBefore}" w:after="${format.spaceAfter}"${line}/>${jc}${markRPr}</w:pPr>`,
     );
     let at = start;
     const boundaries = new Set<number>([start, contentEnd]);
@@ -225,6 +230,8 @@ class Writer {
       for (let i = this.runAt[start]! + 1; i < runs.length && runs[i]!.start < contentEnd; i++) boundaries.add(runs[i]!.start);
     for (let i = firstAtLeast(this.markPositions, start + 1); i < this.markPositions.length && this.markPositions[i]! < contentEnd; i++)
       boundaries.add(this.markPositions[i]!);
+    for (const change of this.doc.changes ?? [])
+      for (const edge of [change.start, change.end]) if (edge > start && edge < contentEnd) boundaries.add(edge);
     const stops = [...boundaries].sort((a, b) => a - b);
     this.marksAt(start, false);
     for (let k = 0; k + 1 < stops.length; k++) {
@@ -235,18 +242,53 @@ class Writer {
       const previous = this.runOf(from - 1);
       const next = this.runOf(to);
       const field = run.field;
-      if (field !== 0 && (from === start || previous?.field !== field)) this.fieldBegin(field, run);
+      const begins = field !== 0 && (from === start || previous?.field !== field);
+      const ends = field !== 0 && (to === contentEnd || next?.field !== field);
+      const link = field !== 0 && this.doc.fields.get(field)!.link !== undefined;
+      // A hyperlink cannot stand inside a w:ins: the insertion closes around its tags.
+      if (begins && link) {
+        this.closeIns();
+        this.fieldBegin(field, run);
+      }
+      this.insFor(this.changeAt(from));
+      if (begins && !link) this.fieldBegin(field, run);
       this.text(text.slice(from, to), run);
-      if (field !== 0 && (to === contentEnd || next?.field !== field))
-        this.out.push(
-          this.doc.fields.get(field)!.link ? '</w:hyperlink>' : `<w:r>${this.runProperties(run)}<w:fldChar w:fldCharType="end"/></w:r>`,
-        );
+      if (ends && link) {
+        this.closeIns();
+        this.out.push('</w:hyperlink>');
+      } else if (ends) this.out.push(`<w:r>${this.runProperties(run)}<w:fldChar w:fldCharType="end"/></w:r>`);
       at = to;
       this.marksAt(to, true);
     }
+    this.closeIns();
     // Marks that end with the paragraph (after its mark) close in it.
     for (const mark of [...this.openMarks.keys()]) if (!this.rowMarks.has(mark) && mark.end > at && mark.end <= end) this.close(mark);
     this.out.push('</w:p>');
+  }
+
+  private changeAt(position: number): TxChange | undefined {
+    return this.doc.changes?.find((change) => change.start <= position && position < change.end);
+  }
+
+  /** A tracked insertion's element: its id (unique with the bookmarks'), no author (TX stores none here), its time. */
+  private insTag(change: TxChange, empty = false): string {
+    const date = change.time.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return `<w:ins w:id="${this.bookmarkId++}" w:author="" w:date="${date}"${empty ? '/' : ''}>`;
+  }
+
+  /** Opens the runs' insertion, closing another first; none closes any. */
+  private insFor(change: TxChange | undefined): void {
+    if (change === this.insOpen) return;
+    this.closeIns();
+    if (!change) return;
+    this.out.push(this.insTag(change));
+    this.insOpen = change;
+  }
+
+  private closeIns(): void {
+    if (!this.insOpen) return;
+    this.out.push('</w:ins>');
+    this.insOpen = null;
   }
 
   /**

@@ -112,6 +112,14 @@ export interface TxFrame {
   story: TxStory;
 }
 
+/** A tracked change: text inserted while changes were tracked (the only kind the samples show). */
+export interface TxChange {
+  start: number;
+  end: number;
+  kind: 'insertion';
+  time: Date;
+}
+
 export interface TxStory {
   text: string;
   runs: TxRun[];
@@ -125,6 +133,8 @@ export interface TxStory {
   marks: TxMark[];
   /** Text frames anchored in the story (the body's; a footer's text box becomes the footer's text). */
   frames?: TxFrame[];
+  /** Tracked changes, in text order. */
+  changes?: TxChange[];
 }
 
 export interface TxDocument extends TxStory {
@@ -145,14 +155,21 @@ const SECTION_RECORD = 0x0080;
 const MARKS = 0x1000;
 /** A frame table: text frames and boxes anchored in this story (the body's frames, a footer's box). */
 const FRAMES = 0x0040;
-const KNOWN_FLAGS = BASE_FLAGS | NAME_LIST | NESTED_TABLES | SECTION_RECORD | MARKS | FRAMES;
 /** Flags seen in public samples whose tables this reader does not walk yet, by what set them. */
 const REFUSED_FLAGS: [number, string][] = [
-  [0x4000, 'tracked changes in TX documents are not supported yet.'],
   [0x2000, 'protected documents and editable regions in TX documents are not supported yet.'],
   [0x0800, 'spreadsheet formulas in TX tables are not supported yet.'],
-  [0x8000, 'documents saved by TX Text Control Words are not supported yet.'],
 ];
+/** A table of tracked changes at the block's end. */
+const TRACKED = 0x4000;
+/**
+ * Set by newer TX versions (the .NET SDK's tracked.tx, TX Text Control Words' files): the
+ * extended run records carry more, the layout is the same. A block that then holds tables past
+ * the known ones (Words' link targets) is refused by name.
+ */
+const NEWER = 0x8000;
+const WORDS = 'documents saved by TX Text Control Words (link targets) are not supported yet.';
+const KNOWN_FLAGS = BASE_FLAGS | NAME_LIST | NESTED_TABLES | SECTION_RECORD | MARKS | FRAMES | TRACKED | NEWER;
 
 /** Field kinds of a run: Word fields (MERGEFIELD; DATE and the like); the others are named when refused. */
 const MERGE_FIELD = 0x079a;
@@ -199,6 +216,8 @@ type Story = 'body' | 'header' | 'footer' | 'box' | 'frame document';
 interface Stream {
   story: TxStory;
   frames: number;
+  /** Written by a newer TX (flag 0x8000). */
+  newer: boolean;
 }
 
 /** A text stream: its text, then its formatting block. */
@@ -210,6 +229,7 @@ function readStream(c: Cursor, story: Story): Stream {
   if (c.u16('the formatting header') !== 0) throw damaged('the formatting header');
   const block = c.part(c.u32('the formatting length'), 'the formatting block');
   const document = readFormatting(block, text, story);
+  if (block.left > 0 && document.newer) throw new TxError(WORDS);
   block.expectEnd('the formatting block');
   return document;
 }
@@ -300,9 +320,11 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
     }
   }
   const placed = typeof frames === 'number' ? {} : { frames };
+  const changes = flags & TRACKED ? { changes: readChanges(c, text) } : {};
   return {
-    story: { text, runs, charFormats, paragraphs, paraFormats, tables, cellFormats, fields, marks, ...placed },
+    story: { text, runs, charFormats, paragraphs, paraFormats, tables, cellFormats, fields, marks, ...placed, ...changes },
     frames: typeof frames === 'number' ? frames : frames.length,
+    newer: (flags & NEWER) !== 0,
   };
 }
 
@@ -374,6 +396,37 @@ function readBodyFrames(c: Cursor, text: string): TxFrame[] {
     frames.push({ anchor: anchor - 1, x, y, width, height, story });
   }
   return frames;
+}
+
+/**
+ * The tracked-change table: a count, then 47 bytes per change: 0-based start and end (exclusive)
+ * in the story's text, the kind (1: inserted text), eight bytes the samples share, the time as a
+ * FILETIME at byte 19, and bytes not decoded. Only insertions are seen in the samples; any other
+ * kind is refused by name.
+ */
+const CHANGE_RECORD = 47;
+const FILETIME_EPOCH_MS = Date.UTC(1601, 0, 1);
+function readChanges(c: Cursor, text: string): TxChange[] {
+  const count = c.u16('the tracked changes');
+  const changes: TxChange[] = [];
+  let previous = 0;
+  for (let i = 0; i < count; i++) {
+    const record = c.part(CHANGE_RECORD, 'a tracked change');
+    const start = record.u32('a tracked change');
+    const end = record.u32('a tracked change');
+    const kind = record.u16('a tracked change');
+    record.skip(9, 'a tracked change');
+    const ticks = record.u32('a tracked change time') + record.u32('a tracked change time') * 2 ** 32;
+    record.skip(CHANGE_RECORD - 27, 'a tracked change');
+    if (start >= end || end > text.length || start < previous) throw damaged('a tracked change');
+    if (kind !== 1) throw new TxError(`tracked changes of kind ${kind} (not inserted text) in TX documents are not supported yet.`);
+    const time = new Date(FILETIME_EPOCH_MS + Math.floor(ticks / 10_000));
+    if (Number.isNaN(time.getTime()) || time.getUTCFullYear() < 1980 || time.getUTCFullYear() > 9999)
+      throw damaged('a tracked change time');
+    changes.push({ start, end, kind: 'insertion', time });
+    previous = end;
+  }
+  return changes;
 }
 
 /** The runs, and each field's kind (a field's runs must agree on it). */
