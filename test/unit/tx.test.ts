@@ -11,7 +11,7 @@ import { TxError } from '../../src/formats/tx/cursor.js';
 import { InputError } from '../../src/errors.js';
 import { FIXTURES, fixture } from '../helpers/server.js';
 import { checkedCompile, wordProblems } from '../helpers/word-rules.js';
-import { partXml } from '../helpers/docx.js';
+import { partXml, schemaOrderProblemsOf } from '../helpers/docx.js';
 import { twinTx, txWithChanges, txWithFlags, txWithFrame, txWithoutNames, unreadableTx } from '../helpers/tx.js';
 import { CHANGE_KIND, listTrackedChanges, removeTrackedChange } from '../../src/review/trackedChanges.js';
 
@@ -159,6 +159,32 @@ describe('the TX reader', () => {
     assert.throws(() => readTx(txWithChanges([{ start: 12, end: 12 }])), /damaged or truncated \(a tracked change\)/);
     assert.throws(() => readTx(txWithChanges([{ start: 2, end: 99 }])), /damaged or truncated \(a tracked change\)/);
     assert.throws(() => readTx(txWithChanges([{ start: 2, end: 12, time: new Date('1700-01-01') }])), /a tracked change time/);
+  });
+
+  it("reads each paragraph format's tab stops and writes them: one regular grid as the default stop, else per paragraph", () => {
+    const grid = (step: number) => Array.from({ length: 14 }, (_, i) => (i + 1) * step);
+    const invoice = readTx(fixture('test_template.tx'));
+    assert.deepEqual(invoice.paraFormats[0]!.tabs, grid(720), 'every half inch');
+    assert.deepEqual(invoice.paraFormats[4]!.tabs, [], 'all fourteen unused (32767)');
+    assert.deepEqual(invoice.paraFormats[11]!.tabs, grid(1134), 'every 2 cm');
+    const invoiceDocx = txToDocx(invoice);
+    assert.match(partXml(invoiceDocx), /<w:tabs><w:tab w:val="left" w:pos="720"\/><w:tab w:val="left" w:pos="1440"\/>/);
+    assert.match(partXml(invoiceDocx, 'word/settings.xml'), /<w:defaultTabStop w:val="1134"\/>/);
+    assert.deepEqual(schemaOrderProblemsOf(invoiceDocx), []);
+    // The twin has one grid (every 2 cm): said once, as the default stop.
+    const twinDocx = txToDocx(readTx(twin));
+    assert.doesNotMatch(partXml(twinDocx), /<w:tabs>/);
+    assert.match(partXml(twinDocx, 'word/settings.xml'), /<w:defaultTabStop w:val="1134"\/>/);
+    // A stop of another kind than left is refused by name; stops out of order are damage.
+    const block = 0x12 + 2 * twin.readUInt16LE(0x0e) + 6;
+    const counts = Array.from({ length: 9 }, (_, i) => twin.readUInt16LE(block + 2 * i));
+    const firstTab = block + 18 + 20 * counts[0]! + 50 * counts[1]! + 6 * counts[2]! + 20;
+    const kind = Buffer.from(twin);
+    kind.writeUInt8(2, firstTab);
+    assert.throws(() => readTx(kind), /tab stops of kind 2 \(not left-aligned\)/);
+    const order = Buffer.from(twin);
+    order.writeUInt16LE(5000, firstTab + 1);
+    assert.throws(() => readTx(order), /damaged or truncated \(the tab stops\)/);
   });
 
   it('reads the SDK invoice: nested tables, fonts, alignment, switches, the item block, the text box of the footer', () => {

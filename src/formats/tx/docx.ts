@@ -47,6 +47,8 @@ interface WriterOptions {
   framePr?: string;
   /** The hyperlink list of the part the story is written to, shared with the story that anchors it. */
   links?: string[];
+  /** Each paragraph lists its tab stops (they are not the document's one regular grid). */
+  tabs?: boolean;
 }
 
 class Writer {
@@ -215,6 +217,10 @@ class Writer {
     const contentEnd = end > start && text[end - 1] === '\n' ? end - 1 : end;
     const line = format.lineSpacing === 100 ? '' : ` w:line="${Math.round(format.lineSpacing * 2.4)}" w:lineRule="auto"`;
     const keepNext = format.keepNext ? '<w:keepNext/>' : '';
+    const tabs =
+      this.options.tabs && format.tabs.length
+        ? `<w:tabs>${format.tabs.map((pos) => `<w:tab w:val="left" w:pos="${pos}"/>`).join('')}</w:tabs>`
+        : '';
     const jc = format.alignment === 'left' ? '' : `<w:jc w:val="${format.alignment}"/>`;
     // A paragraph mark inserted while changes were tracked.
     const markChange = contentEnd < end ? this.changeAt(contentEnd) : undefined;
@@ -222,7 +228,7 @@ class Writer {
     // A frame is written where its anchor's paragraph starts: Word's text frames are paragraphs before it.
     for (const frame of this.framesAt.get(start) ?? []) this.frame(frame);
     this.out.push(
-      `<w:p><w:pPr>${keepNext}${this.options.framePr ?? ''}<w:spacing w:before="${format.spaceBefore}" w:after="${format.spaceAfter}"${line}/>${jc}${markRPr}</w:pPr>`,
+      `<w:p><w:pPr>${keepNext}${this.options.framePr ?? ''}${tabs}<w:spacing w:before="${format.spaceBefore}" w:after="${format.spaceAfter}"${line}/>${jc}${markRPr}</w:pPr>`,
     );
     let at = start;
     const boundaries = new Set<number>([start, contentEnd]);
@@ -297,7 +303,7 @@ class Writer {
    */
   private frame(frame: TxFrame): void {
     const framePr = `<w:framePr w:w="${frame.width}" w:h="${frame.height}" w:hRule="atLeast" w:wrap="around" w:vAnchor="text" w:hAnchor="margin" w:x="${frame.x}" w:y="${frame.y}"/>`;
-    const writer = new Writer(frame.story, { bookmarkId: this.bookmarkId, framePr, links: this.links });
+    const writer = new Writer(frame.story, { bookmarkId: this.bookmarkId, framePr, links: this.links, tabs: this.options.tabs });
     this.out.push(writer.content());
     this.bookmarkId = writer.bookmarkId;
   }
@@ -366,13 +372,32 @@ class Writer {
 // TX's [Normal]: Arial 10 pt, no spacing; its default tab stops every 2 cm.
 const STYLES =
   '<w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii="Arial" w:hAnsi="Arial" w:cs="Arial" w:eastAsia="Arial"/><w:sz w:val="20"/><w:szCs w:val="20"/><w:lang w:val="en-US"/></w:rPr></w:rPrDefault><w:pPrDefault><w:pPr><w:spacing w:after="0" w:line="240" w:lineRule="auto"/></w:pPr></w:pPrDefault></w:docDefaults><w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/><w:qFormat/></w:style><w:style w:type="table" w:default="1" w:styleId="TableNormal"><w:name w:val="Normal Table"/><w:tblPr><w:tblInd w:w="0" w:type="dxa"/><w:tblCellMar><w:top w:w="0" w:type="dxa"/><w:left w:w="108" w:type="dxa"/><w:bottom w:w="0" w:type="dxa"/><w:right w:w="108" w:type="dxa"/></w:tblCellMar></w:tblPr></w:style>';
-const SETTINGS =
-  '<w:defaultTabStop w:val="1134"/><w:compat><w:compatSetting w:name="compatibilityMode" w:uri="http://schemas.microsoft.com/office/word" w:val="15"/></w:compat>';
+const settings = (defaultTabStop: number) =>
+  `<w:defaultTabStop w:val="${defaultTabStop}"/><w:compat><w:compatSetting w:name="compatibilityMode" w:uri="http://schemas.microsoft.com/office/word" w:val="15"/></w:compat>`;
+
+/** TX's default stops, every 2 cm, where a document has no paragraph formats to say otherwise. */
+const TX_DEFAULT_TAB = 1134;
+
+/**
+ * The interval of the one regular grid of tab stops (d, 2d, ... as TX sets them by default) that
+ * every paragraph format of the document with stops has: Word's default tab stop then says it for
+ * all, and no paragraph lists its stops. Undefined when the stops differ anywhere.
+ */
+function regularTabs(doc: TxDocument): number | undefined {
+  const stories = [doc, doc.header, doc.footer, ...(doc.frames ?? []).map((f) => f.story)].filter((s): s is TxStory => s !== undefined);
+  // A format with no stops at all takes the default too.
+  const formats = stories.flatMap((story) => story.paraFormats).filter((format) => format.tabs.length > 0);
+  const interval = formats[0]?.tabs[0] ?? TX_DEFAULT_TAB;
+  const regular = (tabs: number[]) => tabs.length === 14 && tabs.every((pos, i) => pos === (i + 1) * interval);
+  return formats.every((format) => regular(format.tabs)) ? interval : undefined;
+}
 
 /** A story's hyperlinks as relationships rIdL1, ... (Writer names them so). */
 const linksOf = (writer: Writer): Link[] => writer.links.map((link, i) => [`rIdL${i + 1}`, link]);
 
 export function txToDocx(doc: TxDocument): Buffer {
+  const grid = regularTabs(doc);
+  const tabs = grid === undefined;
   const parts: NewPart[] = [];
   const references: string[] = [];
   // Headers and footers first (bookmark ids 1000 and 2000 on), then the body's references to them.
@@ -382,7 +407,7 @@ export function txToDocx(doc: TxDocument): Buffer {
   ] as const) {
     if (!story) continue;
     const id = `rId${10 + references.length}`;
-    const writer = new Writer(story, { bookmarkId: firstId });
+    const writer = new Writer(story, { bookmarkId: firstId, tabs });
     parts.push({ kind, id, content: writer.content(), links: linksOf(writer) });
     references.push(`<w:${kind}Reference w:type="default" r:id="${id}"/>`);
   }
@@ -391,10 +416,14 @@ export function txToDocx(doc: TxDocument): Buffer {
   const sectPr =
     `<w:sectPr>${references.join('')}<w:pgSz w:w="${page.width}" w:h="${page.height}"/>` +
     `<w:pgMar w:top="${top}" w:right="${right}" w:bottom="${bottom}" w:left="${left}" w:header="${page.headerDistance}" w:footer="${page.footerDistance}" w:gutter="0"/></w:sectPr>`;
-  const body = new Writer(doc);
+  const body = new Writer(doc, { tabs });
   return newDocx(
     body.content() + sectPr,
-    [{ kind: 'styles', id: 'rId1', content: STYLES }, { kind: 'settings', id: 'rId2', content: SETTINGS }, ...parts],
+    [
+      { kind: 'styles', id: 'rId1', content: STYLES },
+      { kind: 'settings', id: 'rId2', content: settings(grid ?? TX_DEFAULT_TAB) },
+      ...parts,
+    ],
     linksOf(body),
   );
 }

@@ -45,6 +45,8 @@ export interface TxParaFormat {
   spaceAfter: number;
   /** Line spacing in percent (100 single). */
   lineSpacing: number;
+  /** Left-aligned tab stops, in twips from the paragraph's left edge, ascending. */
+  tabs: number[];
 }
 
 export interface TxCell {
@@ -515,6 +517,8 @@ function readParagraphs(c: Cursor, count: number, formatCount: number, text: str
   return paragraphs;
 }
 
+const TAB_STOPS = 14;
+const UNUSED_TAB = 0x7fff;
 const ALIGNMENT = 0xc000;
 const KEEP_NEXT = 0x0008;
 
@@ -524,7 +528,17 @@ function readParaFormat(c: Cursor): TxParaFormat {
   const spaceBefore = c.u16('a paragraph format');
   const spaceAfter = c.u16('a paragraph format');
   const lineSpacing = c.u16('a paragraph format');
-  c.skip(62 - 14, 'a paragraph format');
+  c.skip(6, 'a paragraph format');
+  // Fourteen tab stops, as TX keeps them: a kind (1: left) and a position; 32767 marks an unused one.
+  const tabs: number[] = [];
+  for (let i = 0; i < TAB_STOPS; i++) {
+    const kind = c.u8('a tab stop');
+    const position = c.u16('a tab stop');
+    if (position === UNUSED_TAB) continue;
+    if (kind !== 1) throw new TxError(`tab stops of kind ${kind} (not left-aligned) in TX documents are not supported yet.`);
+    if (position === 0 || position <= (tabs[tabs.length - 1] ?? 0)) throw damaged('the tab stops');
+    tabs.push(position);
+  }
   // Alignment in the top two bits, as the public samples show it: money columns right (0x4000),
   // year headings and narrow columns centred (0x8000). 0x08 comes with table header cells; 0x20
   // is on nearly every paragraph and changes nothing seen. Any other bit is refused.
@@ -533,7 +547,7 @@ function readParaFormat(c: Cursor): TxParaFormat {
   if (indents.some((n) => n !== 0)) throw new TxError('paragraph indents in TX documents are not supported yet.');
   if (lineSpacing < 10 || lineSpacing > 1000) throw new TxError(`it uses a line spacing this reader does not know (${lineSpacing}).`);
   const alignment = (['left', 'right', 'center', 'both'] as const)[(flags & ALIGNMENT) >> 14]!;
-  return { alignment, keepNext: (flags & KEEP_NEXT) !== 0, spaceBefore, spaceAfter, lineSpacing };
+  return { alignment, keepNext: (flags & KEEP_NEXT) !== 0, spaceBefore, spaceAfter, lineSpacing, tabs };
 }
 
 function readTable(c: Cursor, cellFormatCount: number, length: number): TxTable {
