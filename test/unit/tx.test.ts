@@ -366,6 +366,29 @@ describe('the TX reader', () => {
     assert.throws(() => readTx(withFlags(0x179f & ~0x0100)), /damaged or truncated/, 'a name list the flags deny is damage');
   });
 
+  it('names several sections only when the file holds them, and calls other counts damage', () => {
+    const block = 0x12 + 2 * twin.readUInt16LE(0x0e) + 6;
+    const settings = block + twin.readUInt32LE(block - 4);
+    const list = settings + 8 + twin.readUInt32LE(settings + 4);
+    assert.equal(twin.readUInt16LE(list), 1);
+    const section = twin.subarray(list + 2);
+    const two = Buffer.concat([twin.subarray(0, list), Buffer.from([2, 0]), section, section]);
+    assert.throws(() => readTx(two), /documents with several sections are not supported yet/);
+    const flipped = Buffer.from(twin);
+    flipped.writeUInt16LE(0x0201, list);
+    assert.throws(() => readTx(flipped), /damaged or truncated \(the section count\)/);
+    // The body's text-section record: three equal counts and an end inside the text are sections; anything else damage.
+    const at = twin.indexOf(Buffer.from([1, 0, 1, 0, 1, 0, 151, 0, 0, 0]), block);
+    assert.ok(at > block && at < settings);
+    const sections = Buffer.from(twin);
+    for (const offset of [0, 2, 4]) sections.writeUInt16LE(2, at + offset);
+    sections.writeUInt32LE(40, at + 6);
+    assert.throws(() => readTx(sections), /documents with several sections are not supported yet/);
+    const noise = Buffer.from(twin);
+    noise.writeUInt16LE(0x4001, at + 2);
+    assert.throws(() => readTx(noise), /damaged or truncated \(the text sections\)/);
+  });
+
   it('calls a font under half a point damage, not a size of 0', () => {
     for (const height of [-1, -4, 0, 3]) {
       const copy = twinTx();

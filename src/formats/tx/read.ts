@@ -299,8 +299,11 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
     // One text section covering the whole text (with its final paragraph mark).
     const sections = [c.u16('the text sections'), c.u16('the text sections'), c.u16('the text sections')];
     const sectionEnd = c.u32('the text sections');
-    if (sections.some((n) => n !== 1) || sectionEnd !== text.length + 1)
-      throw new TxError('documents with several sections are not supported yet.');
+    if (sections.some((n) => n !== 1) || sectionEnd !== text.length + 1) {
+      // Several sections say so alike in all three counts and end their first inside the text; other values are damage.
+      const several = sections.every((n) => n === sections[0]) && sections[0]! > 1 && sections[0]! <= 1000 && sectionEnd <= text.length;
+      throw several ? new TxError('documents with several sections are not supported yet.') : damaged('the text sections');
+    }
     c.skip(14, 'the text sections');
   }
   const names = flags & NAME_LIST ? Array.from({ length: c.u16('the name count') }, () => c.utf16z('a name')) : [];
@@ -624,7 +627,18 @@ const FOOTER_BOX = 0x08;
  * fixed part is 46 bytes, the streams its flags name follow, then `u32 1` and 68 bytes.
  */
 function readSections(c: Cursor): { page: TxPage; header?: TxStory; footer?: TxStory } {
-  if (c.u16('the section count') !== 1) throw new TxError('documents with several sections are not supported yet.');
+  const count = c.u16('the section count');
+  if (count !== 1) {
+    // Several sections are named only when their lengths walk to the file's end; anything else is damage.
+    const walk = c.part(c.left, 'the section list');
+    let whole = count > 1 && count <= 1000;
+    for (let i = 0; whole && i < count; i++) {
+      const length = walk.left >= 4 ? walk.u32('a section') : 0;
+      whole = length >= 4 && length - 4 <= walk.left;
+      if (whole) walk.skip(length - 4, 'a section');
+    }
+    throw whole && walk.left === 0 ? new TxError('documents with several sections are not supported yet.') : damaged('the section count');
+  }
   const length = c.u32('the section length');
   if (length < 4) throw damaged('the section length');
   const section = c.part(length - 4, 'the section');
