@@ -54,6 +54,17 @@ export class Cursor {
     return new Cursor(this.bytes, at, at + n);
   }
 
+  /** The next `n` bytes, not consumed (a record kept as TX wrote it, for writing back). */
+  peek(n: number, what: string): Uint8Array {
+    if (n < 0 || this.at + n > this.end) throw damaged(`${what} runs past the end of its part`);
+    return this.bytes.slice(this.at, this.at + n);
+  }
+
+  /** The bytes read since `start` (a position of this cursor), as a copy. */
+  bytesFrom(start: number): Uint8Array {
+    return this.bytes.slice(start, this.at);
+  }
+
   /** The bytes from here to the part's end, not consumed. */
   rest(): Uint8Array {
     return this.bytes.subarray(this.at, this.end);

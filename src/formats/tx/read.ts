@@ -14,6 +14,10 @@ export interface TxCharFormat {
   italic: boolean;
   underline: boolean;
   strike: boolean;
+  /** The record as TX wrote it: what the model does not say is written back from it (formats/tx/write.ts). */
+  kept?: Uint8Array;
+  /** The record of the block's tail with the Unicode face name. */
+  keptFace?: Uint8Array;
 }
 
 /** COLORREF 0x00BBGGRR as RRGGBB, or null for "automatic" / "none". */
@@ -28,6 +32,10 @@ export interface TxRun {
   background: Colour;
   /** 0: not part of a field. */
   field: number;
+  /** The record as TX wrote it: what the model does not say is written back from it (formats/tx/write.ts). */
+  kept?: Uint8Array;
+  /** The run's extended record in the block's tail. */
+  keptExtra?: Uint8Array;
 }
 
 export interface TxParagraph {
@@ -35,6 +43,8 @@ export interface TxParagraph {
   /** Exclusive; a paragraph's text ends with its mark (U+000A) unless it is the document's last. */
   end: number;
   format: number;
+  /** The paragraph's extended record in the block's tail. */
+  keptExtra?: Uint8Array;
 }
 
 export interface TxParaFormat {
@@ -47,6 +57,10 @@ export interface TxParaFormat {
   lineSpacing: number;
   /** Left-aligned tab stops, in twips from the paragraph's left edge, ascending. */
   tabs: number[];
+  /** The record as TX wrote it: what the model does not say is written back from it (formats/tx/write.ts). */
+  kept?: Uint8Array;
+  /** The format's extended record in the block's tail. */
+  keptExtra?: Uint8Array;
 }
 
 export interface TxCell {
@@ -55,12 +69,16 @@ export interface TxCell {
   left: number;
   width: number;
   format: number;
+  /** The record as TX wrote it: what the model does not say is written back from it (formats/tx/write.ts). */
+  kept?: Uint8Array;
 }
 
 export interface TxTable {
   rows: number;
   columns: number;
   cells: TxCell[];
+  /** The record as TX wrote it: what the model does not say is written back from it (formats/tx/write.ts). */
+  kept?: Uint8Array;
 }
 
 export interface TxCellFormat {
@@ -72,6 +90,10 @@ export interface TxCellFormat {
   borderColours: [Colour, Colour, Colour, Colour];
   /** The row repeats at the top of each page (a table header). */
   headerRow: boolean;
+  /** The record as TX wrote it: what the model does not say is written back from it (formats/tx/write.ts). */
+  kept?: Uint8Array;
+  /** The border record of the block's tail. */
+  keptBorders?: Uint8Array;
 }
 
 export interface TxField {
@@ -80,12 +102,16 @@ export interface TxField {
   instruction: string[];
   /** A hyperlink's address (http, https, mailto or ftp). */
   link?: string;
+  /** The field's property records as TX wrote them, in their order. */
+  kept?: Uint8Array[];
 }
 
 export interface TxMark {
   name: string;
   start: number;
   end: number;
+  /** The record as TX wrote it: what the model does not say is written back from it (formats/tx/write.ts). */
+  kept?: Uint8Array;
 }
 
 export interface TxPage {
@@ -98,7 +124,6 @@ export interface TxPage {
   footerDistance: number;
 }
 
-/** One text stream: the body, a header or a footer. */
 /**
  * A text frame anchored in the body: its own story, placed at a size and offset (twips) from the
  * paragraph that holds its anchor. How TX measures the offset is not decoded beyond the samples'
@@ -112,6 +137,10 @@ export interface TxFrame {
   width: number;
   height: number;
   story: TxStory;
+  /** The frame's record (before the embedded document's length) as TX wrote it. */
+  kept?: Uint8Array;
+  /** The embedded document's settings, style sheet and empty section list, as TX wrote them. */
+  keptDocument?: Uint8Array;
 }
 
 /** A tracked change: text inserted while changes were tracked (the only kind the samples show). */
@@ -120,6 +149,8 @@ export interface TxChange {
   end: number;
   kind: 'insertion';
   time: Date;
+  /** The record as TX wrote it. */
+  kept?: Uint8Array;
 }
 
 export interface TxStory {
@@ -137,15 +168,47 @@ export interface TxStory {
   frames?: TxFrame[];
   /** Tracked changes, in text order. */
   changes?: TxChange[];
+  /** What the story's formatting block holds that the model does not say, as TX wrote it. */
+  kept?: TxStoryKept;
+}
+
+/** The parts of a formatting block outside its records, kept to be written back as they were. */
+export interface TxStoryKept {
+  /** The feature flags: the writer sets the bits the model decides (marks, changes, frames). */
+  flags: number;
+  /** The 16 bytes before the Unicode face names. */
+  faceHeader: Uint8Array;
+  codePage: number;
+  /** Marks refer to names by their place in this list (font symbol sets come first). */
+  names: string[];
+  /** The body's text-section record (24 bytes). */
+  sectionRecord?: Uint8Array;
+  /** A header's or footer's frame table (its text box), whole. */
+  frameTable?: Uint8Array;
 }
 
 export interface TxDocument extends TxStory {
   page: TxPage;
   header?: TxStory;
   footer?: TxStory;
+  /** The file's parts outside its stories, as TX wrote them. */
+  keptFile?: TxFileKept;
+}
+
+export interface TxFileKept {
+  /** The settings and style sheet. */
+  settings: Uint8Array;
+  /** The section's fixed part (46 bytes): the writer puts the page and the header and footer flags in. */
+  section: Uint8Array;
+  /** What ends the section (`u32 1` and 68 bytes). */
+  sectionEnd: Uint8Array;
+  /** When the footer is a text box: the footer's own stream, which holds the box (its text is `footer`). */
+  boxFooter?: TxStory;
 }
 
 const MAGIC = [0x08, 0x07, 0x01, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00];
+/** The 14 bytes every TX file starts with. */
+export const TX_MAGIC = Uint8Array.from(MAGIC);
 
 /** Feature flags of a format block: the bits every known file sets, and the optional ones this reader walks. */
 const BASE_FLAGS = 0x061f;
@@ -172,6 +235,16 @@ const TRACKED = 0x4000;
 const NEWER = 0x8000;
 const WORDS = 'documents saved by TX Text Control Words (link targets) are not supported yet.';
 const KNOWN_FLAGS = BASE_FLAGS | NAME_LIST | NESTED_TABLES | SECTION_RECORD | MARKS | FRAMES | TRACKED | NEWER;
+/** The feature flags the writer sets from the model (formats/tx/write.ts). */
+export const TX_FLAGS = {
+  base: 0x071f & ~NAME_LIST,
+  names: NAME_LIST,
+  nestedTables: NESTED_TABLES,
+  sectionRecord: SECTION_RECORD,
+  marks: MARKS,
+  frames: FRAMES,
+  tracked: TRACKED,
+} as const;
 
 /** Field kinds of a run: Word fields (MERGEFIELD; DATE and the like); the others are named when refused. */
 const MERGE_FIELD = 0x079a;
@@ -187,6 +260,11 @@ const FIELD_KINDS: Record<number, string> = {
 
 const AUTO = 0x40000000;
 const NONE = 0x50000000;
+
+/** A COLORREF as the model's colour (throws on a value TX does not write). */
+export function decodeColour(value: number): Colour {
+  return colour(value);
+}
 
 function colour(value: number): Colour {
   if (value === AUTO || value === NONE) return null;
@@ -205,10 +283,12 @@ export function readTx(bytes: Uint8Array): TxDocument {
   const file = new Cursor(bytes, MAGIC.length);
   const { story: body } = readStream(file, 'body');
   if (file.u32('the settings header') !== 0) throw damaged('the settings header');
-  file.skip(file.u32('the settings length'), 'the settings and style sheet');
-  const section = readSections(file);
+  const settingsLength = file.u32('the settings length');
+  const settings = file.peek(settingsLength, 'the settings and style sheet');
+  file.skip(settingsLength, 'the settings and style sheet');
+  const { kept, ...section } = readSections(file);
   file.expectEnd('the document');
-  return { ...body, ...section };
+  return { ...body, ...section, keptFile: { settings, ...kept } };
 }
 
 /** Which stream is read: the body, a header, a footer, a text box's text, or the empty document a frame embeds. */
@@ -280,21 +360,32 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
       throw new TxError('hyperlinks over several paragraphs in TX documents are not supported yet.');
 
   // The tail: Unicode face names, code page, extended paragraph, run and paragraph records.
+  const faceHeader = c.peek(16, 'the face name header');
   c.skip(16, 'the face name header');
   for (const format of charFormats) {
+    format.keptFace = c.peek(80, 'a face name');
     const face = c.utf16(32, 'a face name').split('\0')[0]!;
     if (face) format.face = face;
     c.skip(16, 'a face name');
   }
-  c.u32('the code page');
-  c.skip(32 * paraFormatCount, 'the extended paragraph formats');
-  c.skip(18 * (runCount + paragraphCount), 'the extended run and paragraph records');
+  const codePage = c.u32('the code page');
+  for (const format of paraFormats) {
+    format.keptExtra = c.peek(32, 'the extended paragraph formats');
+    c.skip(32, 'the extended paragraph formats');
+  }
+  for (const record of [...runs, ...paragraphs]) {
+    record.keptExtra = c.peek(18, 'the extended run and paragraph records');
+    c.skip(18, 'the extended run and paragraph records');
+  }
   if (flags & NESTED_TABLES) {
     const nested = c.u16('the nested table count');
     for (let i = 0; i < nested; i++) tables.push(readTable(c, cellFormatCount, text.length));
   }
   // Frames come before the body's section record (a footer has none).
+  const frameTableStart = c.at;
   const frames = flags & FRAMES ? (story === 'body' ? readBodyFrames(c, text) : readFrames(c, text)) : 0;
+  const frameTable = typeof frames === 'number' && frames > 0 ? c.bytesFrom(frameTableStart) : undefined;
+  const sectionRecord = flags & SECTION_RECORD ? c.peek(24, 'the text sections') : undefined;
   if (flags & SECTION_RECORD) {
     // One text section covering the whole text (with its final paragraph mark).
     const sections = [c.u16('the text sections'), c.u16('the text sections'), c.u16('the text sections')];
@@ -308,6 +399,7 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
   }
   const names = flags & NAME_LIST ? Array.from({ length: c.u16('the name count') }, () => c.utf16z('a name')) : [];
   for (const format of cellFormats) {
+    format.keptBorders = c.peek(52, 'a cell border record');
     c.u32('a cell border record');
     format.borderColours = [0, 1, 2, 3].map(() => colour(c.u32('a cell border colour'))) as TxCellFormat['borderColours'];
     c.skip(32, 'a cell border record');
@@ -316,18 +408,27 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
   if (flags & MARKS) {
     const count = c.u16('the mark count');
     for (let i = 0; i < count; i++) {
+      const kept = c.peek(37, 'a mark');
       const start = c.u32('a mark');
       const end = c.u32('a mark');
       const name = names[c.u16('a mark')];
       c.skip(27, 'a mark');
       if (name === undefined || start > end || end > text.length + 1) throw damaged('a marked range');
-      marks.push({ name, start, end });
+      marks.push({ name, start, end, kept });
     }
   }
   const placed = typeof frames === 'number' ? {} : { frames };
   const changes = flags & TRACKED ? { changes: readChanges(c, text) } : {};
+  const kept: TxStoryKept = {
+    flags,
+    faceHeader,
+    codePage,
+    names,
+    ...(sectionRecord ? { sectionRecord } : {}),
+    ...(frameTable ? { frameTable } : {}),
+  };
   return {
-    story: { text, runs, charFormats, paragraphs, paraFormats, tables, cellFormats, fields, marks, ...placed, ...changes },
+    story: { text, runs, charFormats, paragraphs, paraFormats, tables, cellFormats, fields, marks, ...placed, ...changes, kept },
     frames: typeof frames === 'number' ? frames : frames.length,
     newer: (flags & NEWER) !== 0,
   };
@@ -379,6 +480,7 @@ function readBodyFrames(c: Cursor, text: string): TxFrame[] {
   if (count === 0 || count > 1000) throw damaged('the frame table');
   const frames: TxFrame[] = [];
   for (let i = 0; i < count; i++) {
+    const kept = c.peek(56, 'a frame');
     const record = [0, 1, 2, 3].map(() => c.u16('a frame'));
     const anchor = c.u16('a frame');
     const [x, y, width, height] = [0, 1, 2, 3].map(() => c.u32('a frame position')) as [number, number, number, number];
@@ -394,11 +496,12 @@ function readBodyFrames(c: Cursor, text: string): TxFrame[] {
     embedded.skip(MAGIC.length, 'a frame document');
     const { story, frames: nested } = readStream(embedded, 'frame document');
     if (nested || story.tables.length) throw new TxError('tables and frames inside text frames in TX documents are not supported yet.');
+    const keptDocument = embedded.rest().slice();
     if (embedded.u32('a frame document') !== 0) throw damaged('a frame document');
     embedded.skip(embedded.u32('a frame document'), 'a frame document');
     if (embedded.u16('a frame document') !== 0) throw damaged('a frame document');
     embedded.expectEnd('a frame document');
-    frames.push({ anchor: anchor - 1, x, y, width, height, story });
+    frames.push({ anchor: anchor - 1, x, y, width, height, story, kept, keptDocument });
   }
   return frames;
 }
@@ -416,6 +519,7 @@ function readChanges(c: Cursor, text: string): TxChange[] {
   const changes: TxChange[] = [];
   let previous = 0;
   for (let i = 0; i < count; i++) {
+    const kept = c.peek(CHANGE_RECORD, 'a tracked change');
     const record = c.part(CHANGE_RECORD, 'a tracked change');
     const start = record.u32('a tracked change');
     const end = record.u32('a tracked change');
@@ -428,7 +532,7 @@ function readChanges(c: Cursor, text: string): TxChange[] {
     const time = new Date(FILETIME_EPOCH_MS + Math.floor(ticks / 10_000));
     if (Number.isNaN(time.getTime()) || time.getUTCFullYear() < 1980 || time.getUTCFullYear() > 9999)
       throw damaged('a tracked change time');
-    changes.push({ start, end, kind: 'insertion', time });
+    changes.push({ start, end, kind: 'insertion', time, kept });
     previous = end;
   }
   return changes;
@@ -440,6 +544,7 @@ function readRuns(c: Cursor, count: number, fontCount: number, length: number): 
   const kinds = new Map<number, number>();
   let next = 1;
   for (let i = 0; i < count; i++) {
+    const kept = c.peek(20, 'a run');
     const format = c.u16('a run');
     const position = c.u16('a run');
     const runLength = c.u32('a run');
@@ -471,6 +576,7 @@ function readRuns(c: Cursor, count: number, fontCount: number, length: number): 
       colour: colour(textColour),
       background: colour(background),
       field,
+      kept,
     });
   }
   if (next !== length + 1) throw damaged('the character runs do not cover the text');
@@ -478,6 +584,7 @@ function readRuns(c: Cursor, count: number, fontCount: number, length: number): 
 }
 
 function readCharFormat(c: Cursor): TxCharFormat {
+  const kept = c.peek(50, 'a character format');
   const height = c.i16('a character format');
   c.skip(6, 'a character format');
   const weight = c.i16('a character format');
@@ -495,6 +602,7 @@ function readCharFormat(c: Cursor): TxCharFormat {
     italic: italic !== 0,
     underline: underline !== 0,
     strike: strike !== 0,
+    kept,
   };
 }
 
@@ -526,6 +634,7 @@ const ALIGNMENT = 0xc000;
 const KEEP_NEXT = 0x0008;
 
 function readParaFormat(c: Cursor): TxParaFormat {
+  const kept = c.peek(62, 'a paragraph format');
   const flags = c.u16('a paragraph format');
   const indents = [c.u16('a paragraph format'), c.u16('a paragraph format'), c.u16('a paragraph format')];
   const spaceBefore = c.u16('a paragraph format');
@@ -550,16 +659,18 @@ function readParaFormat(c: Cursor): TxParaFormat {
   if (indents.some((n) => n !== 0)) throw new TxError('paragraph indents in TX documents are not supported yet.');
   if (lineSpacing < 10 || lineSpacing > 1000) throw new TxError(`it uses a line spacing this reader does not know (${lineSpacing}).`);
   const alignment = (['left', 'right', 'center', 'both'] as const)[(flags & ALIGNMENT) >> 14]!;
-  return { alignment, keepNext: (flags & KEEP_NEXT) !== 0, spaceBefore, spaceAfter, lineSpacing, tabs };
+  return { alignment, keepNext: (flags & KEEP_NEXT) !== 0, spaceBefore, spaceAfter, lineSpacing, tabs, kept };
 }
 
 function readTable(c: Cursor, cellFormatCount: number, length: number): TxTable {
+  const kept = c.peek(12, 'a table');
   const rows = c.u16('a table');
   const columns = c.u16('a table');
   c.skip(8, 'a table');
   if (rows === 0 || columns === 0 || rows * columns > 100_000) throw damaged('a table');
   const cells: TxCell[] = [];
   for (let i = 0; i < rows * columns; i++) {
+    const keptCell = c.peek(18, 'a table cell');
     const start = c.u16('a table cell');
     const end = c.u16('a table cell');
     const left = c.u32('a table cell');
@@ -570,24 +681,45 @@ function readTable(c: Cursor, cellFormatCount: number, length: number): TxTable 
     if (i > 0 && start !== cells[i - 1]!.end + 1) throw damaged('the cells of a table do not follow each other');
     if (i % columns > 0 && left <= cells[i - 1]!.left)
       throw new TxError('tables with merged or irregular cells in TX documents are not supported yet.');
-    cells.push({ start: start - 1, end, left, width, format: format - 1 });
+    cells.push({ start: start - 1, end, left, width, format: format - 1, kept: keptCell });
   }
-  return { rows, columns, cells };
+  return { rows, columns, cells, kept };
 }
 
 function readCellFormat(c: Cursor): TxCellFormat {
+  const kept = c.peek(28, 'a cell format');
   const borders = [0, 1, 2, 3].map(() => c.u16('a cell format')) as TxCellFormat['borders'];
   const padding = [0, 1, 2, 3].map(() => c.u16('a cell format')) as TxCellFormat['padding'];
   const shading = colour(c.u32('a cell format'));
   const flags = c.u16('a cell format');
   c.skip(6, 'a cell format');
-  return { borders, padding, shading, borderColours: [null, null, null, null], headerRow: (flags & 0x0800) !== 0 };
+  return { borders, padding, shading, borderColours: [null, null, null, null], headerRow: (flags & 0x0800) !== 0, kept };
+}
+
+/** What a field's kept property records say (kind 0 its name, 7 its instruction, 1 a link's address), as the reader takes them. */
+export function fieldOfRecords(records: readonly Uint8Array[]): { name?: string; instruction: string[]; link?: string } {
+  const field: { name?: string; instruction: string[]; link?: string } = { instruction: [] };
+  for (const bytes of records) {
+    const kind = bytes[2]! | (bytes[3]! << 8);
+    const value = Buffer.from(bytes.subarray(14)).toString('utf16le');
+    if (kind === 0) field.name = value.replace(/\0+$/, '');
+    else if (kind === 7) field.instruction = value.split('\0').filter((token) => token !== '');
+    else if (kind === 1) field.link = value.replace(/\0+$/, '');
+  }
+  return field;
+}
+
+/** The run kind of a field's runs: a hyperlink, a merge field, another Word field (the kept kind where it still fits). */
+export function fieldKindOf(field: TxField, kept?: number): number {
+  const kind = field.link !== undefined ? HYPERLINK : field.instruction[0]?.toUpperCase() === 'MERGEFIELD' ? MERGE_FIELD : WORD_FIELD;
+  return kept !== undefined && (kept === kind || (kind !== HYPERLINK && (kept === MERGE_FIELD || kept === WORD_FIELD))) ? kept : kind;
 }
 
 function readFieldProperties(c: Cursor, count: number, kinds: Map<number, number>): Map<number, TxField> {
   const fields = new Map<number, TxField>();
   const used = new Set(kinds.keys());
   for (let i = 0; i < count; i++) {
+    const start = c.at;
     const id = c.u16('a field property');
     const kind = c.u16('a field property');
     c.skip(6, 'a field property');
@@ -595,7 +727,8 @@ function readFieldProperties(c: Cursor, count: number, kinds: Map<number, number
     if (bytes % 2 !== 0) throw damaged('a field property');
     const value = c.utf16(bytes / 2, 'a field property');
     if (!used.has(id)) throw damaged('a property of a field that is not in the text');
-    const field = fields.get(id) ?? { instruction: [] };
+    const field = fields.get(id) ?? { instruction: [], kept: [] };
+    field.kept!.push(c.bytesFrom(start));
     if (kind === 0) field.name = value.replace(/\0+$/, '');
     else if (kind === 7 && kinds.get(id) !== HYPERLINK) field.instruction = value.split('\0').filter((token) => token !== '');
     else if (kind === 1 && kinds.get(id) === HYPERLINK) {
@@ -626,7 +759,12 @@ const FOOTER_BOX = 0x08;
  * The section list: one section, its page, and its header and footer streams. The section's
  * fixed part is 46 bytes, the streams its flags name follow, then `u32 1` and 68 bytes.
  */
-function readSections(c: Cursor): { page: TxPage; header?: TxStory; footer?: TxStory } {
+function readSections(c: Cursor): {
+  page: TxPage;
+  header?: TxStory;
+  footer?: TxStory;
+  kept: Omit<TxFileKept, 'settings'>;
+} {
   const count = c.u16('the section count');
   if (count !== 1) {
     // Several sections are named only when their lengths walk to the file's end; anything else is damage.
@@ -642,6 +780,7 @@ function readSections(c: Cursor): { page: TxPage; header?: TxStory; footer?: TxS
   const length = c.u32('the section length');
   if (length < 4) throw damaged('the section length');
   const section = c.part(length - 4, 'the section');
+  const fixed = section.peek(46, 'the section');
   if (section.u32('the section') !== 0x32) throw damaged('the section');
   const flags = section.u16('the section');
   if ((flags & 0xff00) !== 0x4000 || flags & ~(0x4000 | HEADER | FOOTER | FOOTER_BOX) || (flags & FOOTER_BOX && !(flags & FOOTER)))
@@ -665,8 +804,14 @@ function readSections(c: Cursor): { page: TxPage; header?: TxStory; footer?: TxS
   if (Boolean(footer?.frames) !== Boolean(flags & FOOTER_BOX)) throw damaged("the footer's text box");
   // A footer whose only content is a text box shows the box's text (readFrames).
   const box = flags & FOOTER_BOX ? readStream(section, 'box') : undefined;
+  const sectionEnd = section.peek(72, 'the section end');
   if (section.u32('the section end') !== 1) throw damaged('the section end');
   section.skip(68, 'the section end');
   section.expectEnd('the section');
-  return { page: { width, height, margins, headerDistance, footerDistance }, header: header?.story, footer: (box ?? footer)?.story };
+  return {
+    page: { width, height, margins, headerDistance, footerDistance },
+    header: header?.story,
+    footer: (box ?? footer)?.story,
+    kept: { section: fixed, sectionEnd, ...(box && footer ? { boxFooter: footer.story } : {}) },
+  };
 }

@@ -1,0 +1,376 @@
+/**
+ * Writes a TX document model (formats/tx/read.ts) as TX Text Control's internal format, in the
+ * layout TX writes (docs/tx-format.md). Every record is written from what the model says; what the
+ * model does not say (style references, language ids, settings, the style sheet) comes from the
+ * record TX wrote where the reader kept it, and where the model still says what that record says,
+ * the record goes back byte for byte. A document read and written unchanged is the same file.
+ */
+import type {
+  Colour,
+  TxCharFormat,
+  TxCellFormat,
+  TxChange,
+  TxDocument,
+  TxField,
+  TxFrame,
+  TxParaFormat,
+  TxRun,
+  TxStory,
+  TxTable,
+} from './read.js';
+import { TX_FLAGS, TX_MAGIC, decodeColour, fieldKindOf, fieldOfRecords } from './read.js';
+
+/** A growing little-endian byte buffer. */
+class Bytes {
+  private chunks: Uint8Array[] = [];
+  length = 0;
+
+  bytes(value: Uint8Array): this {
+    this.chunks.push(value);
+    this.length += value.length;
+    return this;
+  }
+
+  u16(value: number): this {
+    if (!Number.isInteger(value) || value < 0 || value > 0xffff) throw new RangeError(`${value} does not fit a TX 16-bit field`);
+    const b = Buffer.alloc(2);
+    b.writeUInt16LE(value);
+    return this.bytes(b);
+  }
+
+  u32(value: number): this {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(value);
+    return this.bytes(b);
+  }
+
+  utf16(text: string): this {
+    return this.bytes(Buffer.from(text, 'utf16le'));
+  }
+
+  toBuffer(): Buffer {
+    return Buffer.concat(this.chunks, this.length);
+  }
+}
+
+/** A record to write: the kept one (copied) or zeros, with fields put in. */
+function record(kept: Uint8Array | undefined, size: number): Buffer {
+  const out = Buffer.alloc(size);
+  if (kept?.length === size) out.set(kept);
+  return out;
+}
+
+const AUTO = 0x40000000;
+
+/** A colour as COLORREF, keeping the kept value where it says the same (automatic and none both read as null). */
+function colourValue(colour: Colour, kept: number | undefined): number {
+  if (kept !== undefined && safeColour(kept) === colour) return kept;
+  if (colour === null) return AUTO;
+  const [r, g, b] = [0, 2, 4].map((i) => parseInt(colour.slice(i, i + 2), 16)) as [number, number, number];
+  return r | (g << 8) | (b << 16);
+}
+
+function safeColour(value: number): Colour | undefined {
+  try {
+    return decodeColour(value);
+  } catch {
+    return undefined;
+  }
+}
+
+const keptU32 = (kept: Uint8Array | undefined, at: number): number | undefined =>
+  kept && kept.length >= at + 4 ? Buffer.from(kept.buffer, kept.byteOffset, kept.length).readUInt32LE(at) : undefined;
+
+function runRecord(run: TxRun, field: TxField | undefined): Buffer {
+  const out = record(run.kept, 20);
+  out.writeUInt16LE(run.format + 1, 0);
+  out.writeUInt16LE(run.start + 1, 2);
+  out.writeUInt32LE(run.end - run.start, 4);
+  out.writeUInt32LE(colourValue(run.colour, keptU32(run.kept, 8)), 8);
+  out.writeUInt16LE(run.field, 12);
+  out.writeUInt16LE(field ? fieldKindOf(field, run.kept ? out.readUInt16LE(14) : undefined) : 0, 14);
+  out.writeUInt32LE(colourValue(run.background, keptU32(run.kept, 16)), 16);
+  return out;
+}
+
+function charFormatRecord(format: TxCharFormat): Buffer {
+  const out = record(format.kept, 50);
+  const height = out.readInt16LE(0);
+  if (!format.kept || Math.round(-height / 10) !== format.halfPoints) out.writeInt16LE(-format.halfPoints * 10, 0);
+  const weight = out.readInt16LE(8);
+  if (!format.kept || weight >= 600 !== format.bold) out.writeInt16LE(format.bold ? 700 : 400, 8);
+  if (Boolean(out[10]) !== format.italic) out[10] = format.italic ? 1 : 0;
+  if (Boolean(out[11]) !== format.underline) out[11] = format.underline ? 1 : 0;
+  if (Boolean(out[12]) !== format.strike) out[12] = format.strike ? 1 : 0;
+  if (!sameFace(format)) {
+    out.fill(0, 18, 50);
+    out.write(format.face.replace(/[^\x20-\x7e]/g, '?').slice(0, 31), 18, 'latin1');
+  }
+  return out;
+}
+
+/** The face the kept records name (the Unicode one, else the 8-bit one), as the reader takes it. */
+function keptFace(format: TxCharFormat): string | undefined {
+  if (!format.kept || !format.keptFace) return undefined;
+  const unicode = Buffer.from(format.keptFace.subarray(0, 64)).toString('utf16le').split('\0')[0]!;
+  if (unicode) return unicode;
+  const latin = Buffer.from(format.kept.subarray(18, 50));
+  const nul = latin.indexOf(0);
+  return latin.subarray(0, nul < 0 ? 32 : nul).toString('latin1');
+}
+
+const sameFace = (format: TxCharFormat): boolean => keptFace(format) === format.face;
+
+function faceRecord(format: TxCharFormat): Buffer {
+  if (sameFace(format) && format.keptFace?.length === 80) return Buffer.from(format.keptFace);
+  const out = Buffer.alloc(80);
+  out.write(format.face.slice(0, 31), 0, 'utf16le');
+  return out;
+}
+
+const ALIGNMENTS = ['left', 'right', 'center', 'both'] as const;
+const TAB_STOPS = 14;
+const UNUSED_TAB = 0x7fff;
+
+function paraFormatRecord(format: TxParaFormat): Buffer {
+  const out = record(format.kept, 62);
+  const flags = (out.readUInt16LE(0) & ~0xc008) | (ALIGNMENTS.indexOf(format.alignment) << 14) | (format.keepNext ? 0x0008 : 0);
+  out.writeUInt16LE(flags, 0);
+  out.writeUInt16LE(format.spaceBefore, 8);
+  out.writeUInt16LE(format.spaceAfter, 10);
+  out.writeUInt16LE(format.lineSpacing, 12);
+  const keptTabs = Array.from({ length: TAB_STOPS }, (_, i) => out.readUInt16LE(21 + 3 * i)).filter((pos) => pos !== UNUSED_TAB);
+  if (!format.kept || keptTabs.join() !== format.tabs.join()) {
+    if (format.tabs.length > TAB_STOPS) throw new RangeError(`TX keeps ${TAB_STOPS} tab stops per paragraph, not ${format.tabs.length}`);
+    for (let i = 0; i < TAB_STOPS; i++) {
+      out[20 + 3 * i] = 1;
+      out.writeUInt16LE(format.tabs[i] ?? UNUSED_TAB, 21 + 3 * i);
+    }
+  }
+  return out;
+}
+
+function tableRecords(table: TxTable): Buffer {
+  const head = record(table.kept, 12);
+  head.writeUInt16LE(table.rows, 0);
+  head.writeUInt16LE(table.columns, 2);
+  const cells = table.cells.map((cell) => {
+    const out = record(cell.kept, 18);
+    out.writeUInt16LE(cell.start + 1, 0);
+    out.writeUInt16LE(cell.end, 2);
+    out.writeUInt32LE(cell.left, 4);
+    out.writeUInt32LE(cell.width, 8);
+    out.writeUInt16LE(cell.format + 1, 12);
+    return out;
+  });
+  return Buffer.concat([head, ...cells]);
+}
+
+function cellFormatRecord(format: TxCellFormat): Buffer {
+  const out = record(format.kept, 28);
+  format.borders.forEach((width, i) => out.writeUInt16LE(width, 2 * i));
+  format.padding.forEach((distance, i) => out.writeUInt16LE(distance, 8 + 2 * i));
+  out.writeUInt32LE(colourValue(format.shading, keptU32(format.kept, 16)), 16);
+  out.writeUInt16LE((out.readUInt16LE(20) & ~0x0800) | (format.headerRow ? 0x0800 : 0), 20);
+  return out;
+}
+
+function cellBorderRecord(format: TxCellFormat): Buffer {
+  const out = record(format.keptBorders, 52);
+  format.borderColours.forEach((colour, i) => out.writeUInt32LE(colourValue(colour, keptU32(format.keptBorders, 4 + 4 * i)), 4 + 4 * i));
+  return out;
+}
+
+/** A field's property records: the kept ones where they still say what the model says. */
+function fieldRecords(id: number, field: TxField): Buffer[] {
+  if (field.kept?.length) {
+    const said = fieldOfRecords(field.kept);
+    if (said.name === field.name && said.link === field.link && said.instruction.join('\0') === field.instruction.join('\0'))
+      return field.kept.map((kept) => Buffer.from(kept));
+  }
+  const property = (kind: number, value: string) => {
+    const payload = Buffer.from(`${value}\0`, 'utf16le');
+    const head = Buffer.alloc(14);
+    head.writeUInt16LE(id, 0);
+    head.writeUInt16LE(kind, 2);
+    head.writeUInt32LE(payload.length, 10);
+    return Buffer.concat([head, payload]);
+  };
+  return [
+    ...(field.name !== undefined ? [property(0, field.name)] : []),
+    ...(field.link !== undefined ? [property(1, field.link)] : [property(7, field.instruction.join('\0'))]),
+  ];
+}
+
+const FILETIME_EPOCH_MS = Date.UTC(1601, 0, 1);
+
+function changeRecord(change: TxChange): Buffer {
+  const out = record(change.kept, 47);
+  out.writeUInt32LE(change.start, 0);
+  out.writeUInt32LE(change.end, 4);
+  out.writeUInt16LE(1, 8);
+  const keptTicks = change.kept ? out.readBigUInt64LE(19) : undefined;
+  const keptMs = keptTicks === undefined ? undefined : FILETIME_EPOCH_MS + Number(keptTicks / 10_000n);
+  if (keptMs !== change.time.getTime()) out.writeBigUInt64LE(BigInt(change.time.getTime() - FILETIME_EPOCH_MS) * 10_000n, 19);
+  return out;
+}
+
+/** Tables not inside another table's cells: the block's own; the rest are nested (flag 0x20). */
+function outerTables(tables: TxTable[]): { outer: TxTable[]; nested: TxTable[] } {
+  const range = (t: TxTable) => [t.cells[0]!.start, t.cells[t.cells.length - 1]!.end] as const;
+  const inside = (a: TxTable, b: TxTable) => a !== b && range(b)[0] <= range(a)[0] && range(a)[1] <= range(b)[1];
+  const nested = tables.filter((t) => tables.some((other) => inside(t, other)));
+  return { outer: tables.filter((t) => !nested.includes(t)), nested };
+}
+
+type StoryKind = 'body' | 'header' | 'footer' | 'box' | 'frame document';
+
+function frameRecords(frames: TxFrame[]): Buffer {
+  const out = new Bytes().u16(frames.length);
+  for (const frame of frames) {
+    const head = record(frame.kept, 56);
+    if (!frame.kept) head.set([0, 0, 0, 0, 0x07, 0x80, 3, 0]);
+    head.writeUInt16LE(frame.anchor + 1, 8);
+    [frame.x, frame.y, frame.width, frame.height].forEach((value, i) => head.writeUInt32LE(value, 10 + 4 * i));
+    if (!frame.kept) [100, 100, 2, 0, 0, 0, 0, 0, 0, 0, 1001, 0, 0, 0, 0].forEach((value, i) => head.writeUInt16LE(value, 26 + 2 * i));
+    const document = new Bytes().bytes(TX_MAGIC);
+    writeStream(document, frame.story, 'frame document');
+    document.bytes(frame.keptDocument ?? new Bytes().u32(0).u32(0).u16(0).toBuffer());
+    out.bytes(head).u32(document.length).bytes(document.toBuffer());
+  }
+  return out.toBuffer();
+}
+
+function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
+  const kept = story.kept;
+  const { outer, nested } = outerTables(story.tables);
+  // TX writes the property records by kind (names first), then by field id.
+  const properties = [...story.fields.entries()]
+    .flatMap(([id, field]) => fieldRecords(id, field))
+    .sort((a, b) => a.readUInt16LE(2) - b.readUInt16LE(2) || a.readUInt16LE(0) - b.readUInt16LE(0));
+  const names = [...(kept?.names ?? [])];
+  for (const mark of story.marks) if (!names.includes(mark.name)) names.push(mark.name);
+  let flags = kept?.flags ?? TX_FLAGS.base | TX_FLAGS.names;
+  const set = (flag: number, on: boolean) => (flags = on ? flags | flag : flags & ~flag);
+  set(TX_FLAGS.sectionRecord, kind === 'body');
+  if (story.marks.length) set(TX_FLAGS.marks, true);
+  if (nested.length) set(TX_FLAGS.nestedTables, true);
+  if (story.changes?.length) set(TX_FLAGS.tracked, true);
+  if (story.frames?.length || kept?.frameTable) set(TX_FLAGS.frames, true);
+  if (names.length) set(TX_FLAGS.names, true);
+
+  const out = new Bytes();
+  for (const count of [
+    story.runs.length,
+    story.charFormats.length,
+    story.paragraphs.length,
+    story.paraFormats.length,
+    0,
+    outer.length,
+    story.cellFormats.length,
+    properties.length,
+    flags,
+  ])
+    out.u16(count);
+  for (const run of story.runs) out.bytes(runRecord(run, run.field ? story.fields.get(run.field) : undefined));
+  for (const format of story.charFormats) out.bytes(charFormatRecord(format));
+  // The last paragraph ends past the text (its end is the text's end, not a mark).
+  story.paragraphs.forEach((paragraph, i) => {
+    out.u16(paragraph.format + 1).u16(paragraph.start + 1);
+    out.u16(i === story.paragraphs.length - 1 ? story.text.length + 1 : paragraph.end);
+  });
+  for (const format of story.paraFormats) out.bytes(paraFormatRecord(format));
+  for (const table of outer) out.bytes(tableRecords(table));
+  for (const format of story.cellFormats) out.bytes(cellFormatRecord(format));
+  for (const property of properties) out.bytes(property);
+
+  out.bytes(kept?.faceHeader ?? Buffer.alloc(16));
+  for (const format of story.charFormats) out.bytes(faceRecord(format));
+  out.u32(kept?.codePage ?? 1252);
+  for (const format of story.paraFormats) out.bytes(record(format.keptExtra, 32));
+  for (const run of story.runs) out.bytes(format18(run.keptExtra, true));
+  for (const paragraph of story.paragraphs) out.bytes(format18(paragraph.keptExtra, false));
+  if (flags & TX_FLAGS.nestedTables) {
+    out.u16(nested.length);
+    for (const table of nested) out.bytes(tableRecords(table));
+  }
+  if (kept?.frameTable) out.bytes(kept.frameTable);
+  else if (story.frames?.length) out.bytes(frameRecords(story.frames));
+  if (kind === 'body') {
+    const section = record(kept?.sectionRecord, 24);
+    if (!kept?.sectionRecord) section.set([1, 0, 1, 0, 1, 0]);
+    section.writeUInt32LE(story.text.length + 1, 6);
+    out.bytes(section);
+  }
+  if (flags & TX_FLAGS.names) {
+    out.u16(names.length);
+    for (const name of names) out.utf16(`${name}\0`);
+  }
+  for (const format of story.cellFormats) out.bytes(cellBorderRecord(format));
+  if (flags & TX_FLAGS.marks) {
+    out.u16(story.marks.length);
+    for (const mark of story.marks) {
+      const tail = record(mark.kept, 37);
+      tail.writeUInt32LE(mark.start, 0);
+      tail.writeUInt32LE(mark.end, 4);
+      tail.writeUInt16LE(names.indexOf(mark.name), 8);
+      out.bytes(tail);
+    }
+  }
+  if (flags & TX_FLAGS.tracked) {
+    out.u16(story.changes?.length ?? 0);
+    for (const change of story.changes ?? []) out.bytes(changeRecord(change));
+  }
+  return out.toBuffer();
+}
+
+/** An extended run or paragraph record: the kept one, else the style [Normal] (1) and, for a run, English (0x0409). */
+function format18(kept: Uint8Array | undefined, run: boolean): Buffer {
+  if (kept?.length === 18) return Buffer.from(kept);
+  const out = Buffer.alloc(18);
+  out.writeUInt32LE(1, 0);
+  if (run) out.writeUInt16LE(0x0409, 4);
+  return out;
+}
+
+function writeStream(out: Bytes, story: TxStory, kind: StoryKind): void {
+  const block = formattingBlock(story, kind);
+  out.u16(story.text.length).u16(2).utf16(story.text).u16(0).u32(block.length).bytes(block);
+}
+
+const HEADER = 0x01;
+const FOOTER = 0x04;
+const FOOTER_BOX = 0x08;
+
+/** The document as a .tx file. */
+export function writeTx(doc: TxDocument): Buffer {
+  const out = new Bytes().bytes(TX_MAGIC);
+  writeStream(out, doc, 'body');
+  const settings = doc.keptFile?.settings ?? new Uint8Array(0);
+  out.u32(0).u32(settings.length).bytes(settings);
+
+  const box = doc.keptFile?.boxFooter;
+  const section = new Bytes();
+  const fixed = record(doc.keptFile?.section, 46);
+  fixed.writeUInt32LE(0x32, 0);
+  const flags = (fixed.readUInt16LE(4) & ~(HEADER | FOOTER | FOOTER_BOX)) | 0x4000;
+  fixed.writeUInt16LE(flags | (doc.header ? HEADER : 0) | (doc.footer ? FOOTER : 0) | (box && doc.footer ? FOOTER_BOX : 0), 4);
+  const { page } = doc;
+  fixed.writeUInt16LE(page.headerDistance, 10);
+  fixed.writeUInt16LE(page.footerDistance, 12);
+  fixed.writeUInt32LE(page.width, 18);
+  fixed.writeUInt32LE(page.height, 22);
+  page.margins.forEach((margin, i) => fixed.writeUInt16LE(margin, 26 + 2 * i));
+  section.bytes(fixed);
+  if (doc.header) writeStream(section, doc.header, 'header');
+  if (doc.footer) writeStream(section, box ?? doc.footer, 'footer');
+  if (box && doc.footer) writeStream(section, doc.footer, 'box');
+  const end = record(doc.keptFile?.sectionEnd, 72);
+  end.writeUInt32LE(1, 0);
+  section.bytes(end);
+  out
+    .u16(1)
+    .u32(section.length + 4)
+    .bytes(section.toBuffer());
+  return out.toBuffer();
+}
