@@ -166,7 +166,13 @@ export async function openServices(
   const templates = new TemplateLibrary(store, quota, config.templateVersions);
   const masterSecret = loadMasterSecret(config.secret, config.dataDir);
   const keyRing = new KeyRing(masterSecret);
-  const pipeline = new DocumentPipeline(templates, converter, normaliser, (bytes, signal) => workers.txToDocx(bytes, signal));
+  const pipeline = new DocumentPipeline(
+    templates,
+    converter,
+    normaliser,
+    (bytes, signal) => workers.txToDocx(bytes, signal),
+    (docx, test, signal) => workers.docxToTx(docx, test, signal),
+  );
   const thumbnails = new Thumbnails(workers, converter, { ...DEFAULT_THUMBNAIL_LIMITS, maxPages: config.limits.maxPages });
   const spelling = new Spelling(config.dictionaryDir, config.dictionaries);
   const operations = new DocumentOperations({

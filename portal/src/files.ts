@@ -1,6 +1,6 @@
 import type { ReturnFormat } from '@docsmith/client';
 
-export const RETURN_FORMATS: ReturnFormat[] = ['PDF', 'PDFA', 'DOCX', 'DOC', 'RTF', 'HTML', 'TXT'];
+export const RETURN_FORMATS: ReturnFormat[] = ['PDF', 'PDFA', 'DOCX', 'DOC', 'RTF', 'HTML', 'TXT', 'TX'];
 export const TEMPLATE_EXTENSIONS = ['.docx', '.doc', '.rtf', '.tx'];
 
 const TYPES: Record<ReturnFormat, string> = {
@@ -11,6 +11,7 @@ const TYPES: Record<ReturnFormat, string> = {
   RTF: 'application/rtf',
   HTML: 'text/html',
   TXT: 'text/plain',
+  TX: 'application/octet-stream',
 };
 
 export function extensionOf(format: ReturnFormat): string {

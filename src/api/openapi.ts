@@ -13,7 +13,7 @@ type Schema = Record<string, unknown> & {
   response?: Record<string, Record<string, unknown>>;
 };
 
-const RETURN_FORMATS = ['PDF', 'PDFA', 'DOCX', 'DOC', 'RTF', 'HTML', 'TXT'];
+const RETURN_FORMATS = ['PDF', 'PDFA', 'DOCX', 'DOC', 'RTF', 'HTML', 'TXT', 'TX'];
 const IMAGE_FORMATS = ['PNG', 'JPG', 'GIF', 'BMP'];
 
 const SUCCESS: Record<string, string> = {

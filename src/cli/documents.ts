@@ -32,7 +32,16 @@ export interface DocumentOptions {
   'einvoice-xml'?: string;
 }
 
-const EXTENSIONS: Record<string, string> = { pdf: 'pdf', pdfa: 'pdf', docx: 'docx', doc: 'doc', rtf: 'rtf', html: 'html', txt: 'txt' };
+const EXTENSIONS: Record<string, string> = {
+  pdf: 'pdf',
+  pdfa: 'pdf',
+  docx: 'docx',
+  doc: 'doc',
+  rtf: 'rtf',
+  html: 'html',
+  txt: 'txt',
+  tx: 'tx',
+};
 
 function read(file: string | undefined, what: string): Buffer {
   if (!file) throw new UsageError(`${what} is required`);

@@ -1,6 +1,6 @@
 import { DocsmithError, InputError } from '../errors.js';
 import { FORMAT_NAMES, readCompound, wordVersion, type DocumentFormat, type WordVersion } from '../formats/detect.js';
-import type { ReturnFormat } from '../formats/returnFormat.js';
+import type { OfficeFormat } from '../formats/returnFormat.js';
 import { DOCX_IMPORT_FILTER, exportSpec, ODT_FILTER, type DocumentFamily } from '../office/filters.js';
 import { OfficeCrashError, OfficeJobError, type OfficeJob, type PartStart, type TableBreak } from '../office/process.js';
 import { LONG_TABLE_BOOKMARK } from '../ooxml/longTable.js';
@@ -63,7 +63,7 @@ const EXTENSIONS: Record<DocumentFormat, string> = {
   xlsx: 'xlsx',
   tx: 'docx',
 };
-const OUTPUT_EXTENSIONS: Record<ReturnFormat, string> = {
+const OUTPUT_EXTENSIONS: Record<OfficeFormat, string> = {
   pdf: 'pdf',
   pdfa: 'pdf',
   docx: 'docx',
@@ -150,7 +150,7 @@ export class Converter {
     }
   }
 
-  async convert(input: Buffer, from: DocumentFormat, to: ReturnFormat, options: ConvertOptions = {}): Promise<Converted> {
+  async convert(input: Buffer, from: DocumentFormat, to: OfficeFormat, options: ConvertOptions = {}): Promise<Converted> {
     if (from === 'pdf') return this.fromPdf(input, to, options);
     if (from === 'doc' && !readCompound(input)) return this.fromUnreadableDoc(input, to, options);
     const family: DocumentFamily = from === 'xlsx' ? 'calc' : 'writer';
@@ -185,7 +185,7 @@ export class Converter {
     return { data: this.finish(data, to, options), officeMs: result.officeMs };
   }
 
-  private finish(data: Buffer, to: ReturnFormat, options: ConvertOptions): Buffer {
+  private finish(data: Buffer, to: OfficeFormat, options: ConvertOptions): Buffer {
     if (to === 'txt' && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) return data.subarray(3);
     if (to === 'html') {
       const html = unwrapHtmlText(data.toString('utf8'));
@@ -203,7 +203,7 @@ export class Converter {
    * and damaged files often are). Only a fully sandboxed office gets it, to turn it into DOCX with
    * nothing recomputed; that DOCX is made inert like any other before anything else is done.
    */
-  private async fromUnreadableDoc(input: Buffer, to: ReturnFormat, options: ConvertOptions): Promise<Converted> {
+  private async fromUnreadableDoc(input: Buffer, to: OfficeFormat, options: ConvertOptions): Promise<Converted> {
     const damaged = 'The DOC document is damaged (its OLE compound structure cannot be read)';
     if (!this.oneShot?.sandbox.confinesFiles)
       throw new InputError(`${damaged}; this server reads such files only in a fully sandboxed office, which it does not have.`);
@@ -231,7 +231,7 @@ export class Converter {
   }
 
   /** A PDF passes through as PDF; its text is read in a worker thread by operations/ (MuPDF), not here. */
-  private async fromPdf(input: Buffer, to: ReturnFormat, options: ConvertOptions): Promise<Converted> {
+  private async fromPdf(input: Buffer, to: OfficeFormat, options: ConvertOptions): Promise<Converted> {
     if (to === 'pdf' && !options.test && !options.password) {
       await checkPdf(input);
       return { data: input, officeMs: 0 };
@@ -347,7 +347,7 @@ export class Converter {
   private async runOffice(
     source: Buffer,
     from: DocumentFormat,
-    to: ReturnFormat,
+    to: OfficeFormat,
     job: Omit<OfficeJob, 'input' | 'output'>,
     signal?: AbortSignal,
     timeoutMs?: number,

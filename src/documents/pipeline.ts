@@ -4,7 +4,7 @@ import { Converter, type ConvertOptions } from '../convert/converter.js';
 import type { DocumentProperties } from '../formats/properties.js';
 import { type DocumentFormat, requireFormat } from '../formats/detect.js';
 import type { Normaliser } from '../convert/normalise.js';
-import type { ReturnFormat } from '../formats/returnFormat.js';
+import type { OfficeFormat, ReturnFormat } from '../formats/returnFormat.js';
 import type { TemplateLibrary } from '../templates/library.js';
 import { decodeBase64 } from '../util/base64.js';
 import { hasProperties } from './settings.js';
@@ -24,6 +24,9 @@ export class DocumentPipeline {
     private readonly normaliser: Normaliser | null,
     /** TX Text Control documents as DOCX (formats/tx/, in a worker thread); no office needed. */
     private readonly readTx: (bytes: Buffer, signal?: AbortSignal) => Promise<Buffer>,
+    /** A DOCX written as TX (formats/tx/, in a worker thread), a test run's mark as a header line. */
+    private readonly writeTx: (docx: Buffer, test: boolean, signal?: AbortSignal) => Promise<Buffer> = () =>
+      Promise.reject(new InputError('TX output is written by a docsmith server.')),
   ) {}
 
   /** Exactly one of a stored template's name and an uploaded template: its bytes, and how messages name it. */
@@ -95,6 +98,8 @@ export class DocumentPipeline {
       pdfa3?: boolean;
     } & Pick<ConvertOptions, 'loaded' | 'pages'>,
   ): Promise<Buffer> {
+    // TX is written from the DOCX here; it holds no password (ignored, as for RTF) and no document properties.
+    if (format === 'tx') return this.writeTx(docx, options.test, options.signal);
     if (!outputNeedsOffice(format, options.password)) {
       // DOCX stays our own OOXML; properties and a test run's watermark are written into the package directly.
       if (!hasProperties(options.properties) && !options.test) return docx;
@@ -104,7 +109,7 @@ export class DocumentPipeline {
       return pkg.toBuffer();
     }
     if (!this.converter) throw new BusyError('Producing this output needs the office engine, which is not running on this server.', 30);
-    const { data } = await this.converter.convert(docx, 'docx', format, {
+    const { data } = await this.converter.convert(docx, 'docx', format as OfficeFormat, {
       properties: options.properties,
       password: options.password,
       test: options.test,
@@ -124,6 +129,7 @@ export class DocumentPipeline {
 
 /** DOCX output stays our own OOXML (a test run's watermark too) unless a password needs the office. */
 export function outputNeedsOffice(format: ReturnFormat, password: string | undefined): boolean {
+  if (format === 'tx') return false;
   return format !== 'docx' || Boolean(password);
 }
 

@@ -1,4 +1,7 @@
 /** Output formats a document operation can return. */
-export type ReturnFormat = 'pdf' | 'pdfa' | 'docx' | 'doc' | 'rtf' | 'html' | 'txt';
+export type ReturnFormat = 'pdf' | 'pdfa' | 'docx' | 'doc' | 'rtf' | 'html' | 'txt' | 'tx';
 
-export const RETURN_FORMATS: readonly ReturnFormat[] = ['pdf', 'pdfa', 'docx', 'doc', 'rtf', 'html', 'txt'];
+export const RETURN_FORMATS: readonly ReturnFormat[] = ['pdf', 'pdfa', 'docx', 'doc', 'rtf', 'html', 'txt', 'tx'];
+
+/** What the office writes; DOCX and TX are written here (TX from the DOCX, formats/tx/). */
+export type OfficeFormat = Exclude<ReturnFormat, 'tx'>;

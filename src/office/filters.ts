@@ -1,5 +1,5 @@
 import { InputError } from '../errors.js';
-import type { ReturnFormat } from '../formats/returnFormat.js';
+import type { OfficeFormat } from '../formats/returnFormat.js';
 import type { OfficeJob } from './process.js';
 
 export type DocumentFamily = 'writer' | 'calc';
@@ -54,14 +54,14 @@ export interface PdfOptions {
 }
 
 /** Formats that carry an open password; PDF/A forbids encryption. */
-export const PASSWORD_FORMATS: readonly ReturnFormat[] = ['pdf', 'docx', 'doc'];
+export const PASSWORD_FORMATS: readonly OfficeFormat[] = ['pdf', 'docx', 'doc'];
 
 /**
  * How the office writes `format` for a document of this family; 400 for what cannot be. A
  * password is applied where the format can carry one and ignored elsewhere, as ReportingCloud's
  * clients expect (their suites send one with every format).
  */
-export function exportSpec(family: DocumentFamily, format: ReturnFormat, requestedPassword?: string, pdf: PdfOptions = {}): ExportSpec {
+export function exportSpec(family: DocumentFamily, format: OfficeFormat, requestedPassword?: string, pdf: PdfOptions = {}): ExportSpec {
   const password = requestedPassword && PASSWORD_FORMATS.includes(format) ? requestedPassword : undefined;
   if (family === 'calc') {
     if (format === 'pdf' || format === 'pdfa') return { filter: 'calc_pdf_Export', filterData: pdfFilterData(format === 'pdfa', password) };

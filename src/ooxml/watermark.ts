@@ -53,8 +53,16 @@ function withNamespaces(xml: string, tag: string): string {
   });
 }
 
-/** Puts `text` as a watermark on every page of every section of the document. */
-export function addWatermark(pkg: OoxmlPackage, text: string, mainPart = 'word/document.xml'): void {
+/** The mark as a line of text at the top of every header, for formats without shapes (TX). */
+function markLine(text: string): string {
+  return `<w:p><w:pPr><w:jc w:val="center"/></w:pPr><w:r><w:rPr><w:b/><w:color w:val="C00000"/><w:sz w:val="28"/></w:rPr><w:t xml:space="preserve">${escapeAttr(text)}</w:t></w:r></w:p>`;
+}
+
+/**
+ * Puts `text` as a watermark on every page of every section of the document: a shape behind the
+ * text, or (`line`) a line of text at the top of the header, for output that holds no shapes.
+ */
+export function addWatermark(pkg: OoxmlPackage, text: string, mainPart = 'word/document.xml', style: 'shape' | 'line' = 'shape'): void {
   let document = pkg.text(mainPart);
   if (document === undefined) return;
   const evenPages = /<w:evenAndOddHeaders\b(?![^>]*w:val="(?:false|0|off)")/.test(pkg.text('word/settings.xml') ?? '');
@@ -107,7 +115,7 @@ export function addWatermark(pkg: OoxmlPackage, text: string, mainPart = 'word/d
     if (xml === undefined || xml.includes('PowerPlusWaterMarkObject')) continue;
     const marked = withNamespaces(xml, 'w:hdr')
       .replace(/(<w:hdr\b[^>]*?)\/>/, '$1></w:hdr>')
-      .replace(/<w:hdr\b[^>]*>/, (open) => open + watermarkParagraph(text, ++n));
+      .replace(/<w:hdr\b[^>]*>/, (open) => open + (style === 'line' ? markLine(text) : watermarkParagraph(text, ++n)));
     pkg.setText(part, marked);
   }
 }

@@ -13,7 +13,7 @@ import {
   TEMPLATE_FORMATS,
   type TemplateFormat,
 } from '../formats/detect.js';
-import type { ReturnFormat } from '../formats/returnFormat.js';
+import type { OfficeFormat, ReturnFormat } from '../formats/returnFormat.js';
 import type { MergeOptions } from '../merge/engine.js';
 import type { TemplateInfo } from '../merge/info.js';
 import type { DataCheck } from '../merge/datacheck.js';
@@ -397,13 +397,14 @@ export class DocumentOperations {
     if (input.from === 'pdf' && input.accessible)
       throw new InputError('A PDF passes through convert as it is; accessible=true needs a document to lay out (DOCX, DOC, RTF, HTML).');
     const { from } = input;
+    if (input.format === 'tx') return this.toTx({ ...input, format: 'tx' }, ctx);
     if (input.format === 'docx' && isTemplateFormat(from) && !input.accessible) return this.templateAsDocx({ ...input, from }, ctx);
     if (input.from === 'tx') input = { ...input, ...(await this.fromTx(input.document, ctx)) };
     if (input.from !== 'pdf') await this.beforeOffice();
     const converter = this.parts.converter;
     if (!converter) throw new BusyError('Converting documents needs the office engine, which is not running on this server.', 30);
     ctx.progress?.({ stage: 'converting' });
-    const converted = await converter.convert(input.document, input.from, input.format, {
+    const converted = await converter.convert(input.document, input.from, input.format as OfficeFormat, {
       test: input.test,
       signal: ctx.signal,
       timeoutMs: officeTimeout(ctx),
@@ -426,6 +427,18 @@ export class DocumentOperations {
         ? (await this.parts.workers.inert(input.document, 'docx', ctx.signal, { fields: false })).bytes
         : await this.docx(input.document, [input.from], 'The document', ctx, input.from);
     const data = await this.parts.pipeline.output(docx, 'docx', { properties: {}, test: input.test, signal: ctx.signal });
+    this.counted(0, data.length);
+    return { data, officeMs: 0 };
+  }
+
+  /** Any document as TX: a template as merges read it, anything else through the office's DOCX first. */
+  private async toTx(input: { document: Buffer; from: DocumentFormat; format: 'tx'; test: boolean }, ctx: WorkContext): Promise<Converted> {
+    if (input.from === 'pdf') throw new InputError('A PDF cannot be converted to TX; convert a DOCX, DOC, RTF or HTML document.');
+    const { from } = input;
+    const docx = isTemplateFormat(from)
+      ? (await this.templateAsDocx({ document: input.document, from, test: false }, ctx)).data
+      : (await this.convert({ ...input, format: 'docx', test: false }, ctx)).data;
+    const data = await this.parts.pipeline.output(docx, 'tx', { properties: {}, test: input.test, signal: ctx.signal });
     this.counted(0, data.length);
     return { data, officeMs: 0 };
   }
@@ -521,6 +534,6 @@ export class DocumentOperations {
     // The document comes back in its own format; TX cannot be written, so it comes back as DOCX.
     if (docx === document || (back.ok && back.format === 'tx')) return changed;
     const converter = this.parts.converter!;
-    return (await converter.convert(changed, 'docx', back.ok ? (back.format as ReturnFormat) : 'docx', { signal: ctx.signal })).data;
+    return (await converter.convert(changed, 'docx', back.ok ? (back.format as OfficeFormat) : 'docx', { signal: ctx.signal })).data;
   }
 }

@@ -169,6 +169,12 @@ export class DocumentWorkers implements PageRendering {
     return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
   }
 
+  /** A DOCX as a TX file (formats/tx/), written in a worker thread. */
+  async docxToTx(bytes: Buffer, test: boolean, signal?: AbortSignal): Promise<Buffer> {
+    const u = await this.run<Uint8Array>('docxToTxFile', { bytes, test }, signal);
+    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+  }
+
   /** Chart objects of an RTF document (formats/rtf-charts.ts), found in a worker thread. */
   rtfCharts(bytes: Buffer, signal?: AbortSignal): Promise<RtfChart[]> {
     return this.run<RtfChart[]>('rtfCharts', { bytes }, signal);

@@ -21,6 +21,8 @@ import { inertForOffice, type InertDocument, type InertOptions } from '../inert/
 import { rtfCharts as findRtfCharts, type RtfChart } from '../formats/rtf-charts.js';
 import { readTx } from '../formats/tx/read.js';
 import { txToDocx as writeTxDocx } from '../formats/tx/docx.js';
+import { docxToTx } from '../formats/tx/fromDocx.js';
+import { writeTx } from '../formats/tx/write.js';
 import {
   inspectPages as readPages,
   renderPages as drawPages,
@@ -37,6 +39,7 @@ import { longTablePartOdt as longTablePartOdtOf, odtRows, type OdtRows, type Pro
 import { showsSectionPages, storeSectionPages as storeSectionPagesIn } from '../ooxml/section-pages.js';
 import { packageNeedsFieldUpdate } from '../ooxml/fields.js';
 import { OoxmlPackage } from '../ooxml/package.js';
+import { addWatermark, TEST_WATERMARK } from '../ooxml/watermark.js';
 import { holdsSvg, loadSvgRasteriser, type SvgRasteriser } from '../render/svg.js';
 import { listTrackedChanges, removeTrackedChange as removeChange, type TrackedChange } from '../review/trackedChanges.js';
 import { Spelling } from '../proofing/spelling.js';
@@ -246,6 +249,21 @@ export function storeSectionPages(task: { bytes: Uint8Array; pages: number[] }):
 export function txToDocx(task: { bytes: Uint8Array }): TaskReply<Uint8Array> {
   try {
     return { ok: true, value: asBytes(writeTxDocx(readTx(asBuffer(task.bytes)))) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** A DOCX written as TX (formats/tx/), a test run's mark as a header line; or the 400 that names what TX cannot hold. */
+export function docxToTxFile(task: { bytes: Uint8Array; test: boolean }): TaskReply<Uint8Array> {
+  try {
+    let docx = asBuffer(task.bytes);
+    if (task.test) {
+      const pkg = OoxmlPackage.read(docx);
+      addWatermark(pkg, TEST_WATERMARK, pkg.mainDocument(), 'line');
+      docx = pkg.toBuffer();
+    }
+    return { ok: true, value: asBytes(writeTx(docxToTx(docx))) };
   } catch (error) {
     return failure(error);
   }

@@ -11,6 +11,7 @@ import { serverWithAccounts } from '../helpers/accounts.js';
 import { pdfFacts, redShare } from '../helpers/office.js';
 import { detectFormat } from '../../src/formats/detect.js';
 import { TEST_WATERMARK } from '../../src/ooxml/watermark.js';
+import { readTx } from '../../src/formats/tx/read.js';
 import { block, docx, mergefield, p, run } from '../helpers/docx.js';
 
 const RTF = Buffer.from('{\\rtf1\\ansi\\deff0{\\fonttbl{\\f0 Liberation Serif;}}\\f0\\fs24 Hello from RTF\\par}');
@@ -183,6 +184,25 @@ describe('POST /v1/document/convert with the real office engine', () => {
     }
     const invoice = (await info('invoice.tx')) as { mergeFields: unknown[]; mergeBlocks: unknown[] };
     assert.deepEqual([invoice.mergeFields.length, invoice.mergeBlocks.length], [33, 1], 'the SDK invoice: 33 fields and its block');
+    // To TX: the fields and the block stay too, and what TX cannot hold is named.
+    const invoiceTx = readTx(await convert(sources[0]![1], 'TX'));
+    const sourceTx = readTx(sources[0]![1]);
+    const instructions = (doc: typeof sourceTx) =>
+      [doc, doc.footer].flatMap((story) => [...(story?.fields.values() ?? [])].map((f) => f.instruction.join(' ')));
+    assert.deepEqual(instructions(invoiceTx), instructions(sourceTx), 'every field of the body and the footer, switches too');
+    assert.deepEqual(
+      invoiceTx.marks.map((m) => m.name),
+      ['txmb_item'],
+    );
+    const letterTx = readTx(await convert(sources[1]![1], 'TX'));
+    assert.deepEqual(
+      [...letterTx.fields.values()].map((f) => f.instruction.join(' ')),
+      ['MERGEFIELD name \\* Upper', 'MERGEFIELD item', 'MERGEFIELD price \\# "0.00"', 'MERGEFIELD due \\@ "dd.MM.yyyy"'],
+    );
+    assert.deepEqual(
+      letterTx.marks.map((m) => m.name),
+      ['txmb_items'],
+    );
     const letter = sources[1]![1];
     assert.ok((await convert(letter, 'DOCX')).equals(letter), 'a DOCX that needs nothing removed comes back as it was');
     const stamped = await convert(letter, 'DOCX', '&test=true');
@@ -243,7 +263,7 @@ describe('POST /v1/document/convert with the real office engine', () => {
       ['PDF', fixture('test.doc').subarray(0, 3000).toString('base64'), /damaged/],
       ['PDF', fixture('cash.xlsx').toString('base64'), /XLSX, which is not accepted here/],
       ['PDF', 'not base64!', /not valid Base64/],
-      ['TX', docx.toString('base64'), /TX is a proprietary format/],
+      ['TX', fixture('maelzel_machine.pdf').toString('base64'), /A PDF cannot be converted to TX/],
       ['XPS', docx.toString('base64'), /returnFormat "XPS" is not supported/],
       ['', docx.toString('base64'), /"returnFormat" is required/],
     ];

@@ -25,6 +25,7 @@ import {
   table,
 } from '../helpers/docx.js';
 import * as mupdf from 'mupdf';
+import { readTx } from '../../src/formats/tx/read.js';
 import { unprotectedPdf } from '../helpers/hostile.js';
 
 const b64 = (b: Buffer) => b.toString('base64');
@@ -437,8 +438,8 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     for (const item of (data[0] as { item: Record<string, string>[] }).item)
       for (const value of Object.values(item)) assert.ok(merged.includes(value));
     // Sent in the body, to DOCX (Word's rules hold), and the page count and images of the stored template.
-    const docx = await merge('returnFormat=DOCX', { mergeData: data, template: b64(tx) });
-    assert.equal(docx.status, 200, docx.text);
+    const asDocx = await merge('returnFormat=DOCX', { mergeData: data, template: b64(tx) });
+    assert.equal(asDocx.status, 200, asDocx.text);
     assert.equal((await paid.get('/v1/templates/pagecount?templateName=twin.tx')).text, '1');
     assert.equal(((await paid.get('/v1/templates/thumbnails?templateName=twin.tx&zoomFactor=20')).json() as string[]).length, 1);
     const converted = await paid.post('/v1/document/convert?returnFormat=TXT', { json: b64(tx) });
@@ -497,7 +498,28 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     const refused = await paid.upload('unreadable.tx', unreadableTx());
     assert.equal(refused.status, 400);
     assert.match(message(refused), /protected documents and editable regions in TX documents are not supported yet.*save it as DOCX/);
-    assert.match(message(await merge('returnFormat=TX', { mergeData: data, template: b64(tx) })), /TX is a proprietary format/);
+    // TX out (the PHP SDK's suite asks for it by template name and by file): merged, written in TX's
+    // layout, read back by our reader with the merged values, fields gone, the block's rows there.
+    const txOut = decode(
+      await merge('returnFormat=TX&templateName=invoice.tx', { mergeData: [{ invoice_no: '778723', item: [{ qty: 3 }, { qty: 4 }] }] }),
+    )[0]!;
+    const written = readTx(txOut);
+    assert.match(written.text, /Invoice number #778723/);
+    assert.equal(written.tables.length, 6);
+    assert.equal(written.tables.find((t) => t.columns === 6)!.rows, 7, 'the item block gave two rows');
+    assert.deepEqual([...written.fields.values()], [], 'merged: no fields left');
+    assert.match(written.footer!.text, /^\s*\n/, 'the footer box of address fields, merged empty');
+    const stamped = readTx(decode(await merge('returnFormat=TX&test=true', { mergeData: data, template: b64(tx) }))[0]!);
+    assert.match(stamped.header!.text, /^TEST MODE/, 'a test run is marked on every page');
+    const replacedTx = await paid.post('/v1/document/findandreplace?returnFormat=TX&templateName=replace.tx', {
+      json: { findAndReplaceData: [['%%FIELD1%%', 'one']], mergeSettings: { author: 'A', documentTitle: 'T' } },
+    });
+    assert.equal(replacedTx.status, 200, replacedTx.text);
+    assert.match(readTx(Buffer.from(replacedTx.json() as string, 'base64')).text, /one -- hello world\./);
+    // What TX cannot hold is a 400 naming it, not a lossy file.
+    const withPicture = await merge('returnFormat=TX', { mergeData: [{}], template: b64(docx(p(picture('logo', 20, 20)))) });
+    assert.equal(withPicture.status, 400);
+    assert.match(message(withPicture), /returnFormat TX cannot hold pictures, charts and embedded objects; choose DOCX/);
   });
 
   it('checks merge data against a template without making a document (POST /document/checkdata)', async () => {
@@ -652,7 +674,11 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
         /"ABC" for the barcode .* cannot be drawn as EAN13/,
       ],
       ['returnFormat=DOCX', { mergeData: [{ x: 1 }], template: b64(docx(p(field('MERGEBARCODE x EAN99')))) }, /type "EAN99"; use QR/],
-      ['returnFormat=TX', { mergeData: [{}], template }, /TX is a proprietary format/],
+      [
+        'returnFormat=XPS',
+        { mergeData: [{}], template },
+        /returnFormat "XPS" is not supported; choose PDF, PDFA, DOCX, DOC, RTF, HTML, TXT or TX/,
+      ],
       ['', { mergeData: [{}], template }, /"returnFormat" is required/],
     ];
     for (const [query, body, expected] of cases) {

@@ -8,11 +8,13 @@ import path from 'node:path';
 import { readTx } from '../../src/formats/tx/read.js';
 import { txToDocx } from '../../src/formats/tx/docx.js';
 import { writeTx } from '../../src/formats/tx/write.js';
+import { docxToTx, instructionTokens, TxOutputError } from '../../src/formats/tx/fromDocx.js';
+import { unzipSync } from 'fflate';
 import { TxError } from '../../src/formats/tx/cursor.js';
 import { InputError } from '../../src/errors.js';
 import { FIXTURES, fixture } from '../helpers/server.js';
 import { checkedCompile, wordProblems } from '../helpers/word-rules.js';
-import { partXml, schemaOrderProblemsOf } from '../helpers/docx.js';
+import { docx, p, partXml, picture, row, run, schemaOrderProblemsOf, table } from '../helpers/docx.js';
 import { twinTx, txWithChanges, txWithFlags, txWithFrame, txWithoutNames, unreadableTx } from '../helpers/tx.js';
 import { CHANGE_KIND, listTrackedChanges, removeTrackedChange } from '../../src/review/trackedChanges.js';
 
@@ -519,6 +521,70 @@ describe('the TX writer', () => {
       const again = readTx(writeTx(doc));
       assert.deepEqual(said(again), said(doc), name);
       assert.ok(writeTx(again).equals(writeTx(doc)), `${name}: stable from the first write on`);
+    }
+  });
+});
+
+describe('a DOCX written as TX', () => {
+  const sources: [string, Buffer][] = [
+    ['the twin', twin],
+    ['the find-and-replace template', fixture('test_find_and_replace.tx')],
+    ['the SDK invoice (nested tables, a block over rows, the footer box)', fixture('test_template.tx')],
+    [
+      'tracked insertions',
+      txWithChanges([
+        { start: 2, end: 12 },
+        { start: 21, end: 41 },
+      ]),
+    ],
+  ];
+  const parts = (docx: Buffer) =>
+    Object.fromEntries(Object.entries(unzipSync(docx)).map(([name, bytes]) => [name, Buffer.from(bytes).toString('utf8')]));
+
+  it('keeps everything a TX template holds: DOCX to TX and back is the same DOCX, part for part', () => {
+    for (const [name, bytes] of sources) {
+      const docx = txToDocx(readTx(bytes));
+      const tx = writeTx(docxToTx(docx));
+      assert.deepEqual(parts(txToDocx(readTx(tx))), parts(docx), name);
+    }
+  });
+
+  it('splits field instructions as TX keeps them: a switch with its argument, quotes kept', () => {
+    assert.deepEqual(instructionTokens(' MERGEFIELD  total \\# "$#,###.00" \\* MERGEFORMAT '), [
+      'MERGEFIELD',
+      'total',
+      '\\# "$#,###.00"',
+      '\\* MERGEFORMAT',
+    ]);
+    assert.deepEqual(instructionTokens('DATE \\@ "d MMMM yyyy"'), ['DATE', '\\@ "d MMMM yyyy"']);
+  });
+
+  it('reads Word formatting through styles, and names what TX cannot hold', () => {
+    const styles =
+      '<w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii="Calibri"/><w:sz w:val="22"/></w:rPr></w:rPrDefault></w:docDefaults>' +
+      '<w:style w:type="paragraph" w:styleId="Title"><w:pPr><w:jc w:val="center"/></w:pPr><w:rPr><w:b/><w:sz w:val="40"/></w:rPr></w:style>';
+    const doc = docxToTx(docx(p('<w:pPr><w:pStyle w:val="Title"/></w:pPr>', run('Heading')) + p(run('Body', '<w:i/>')), { styles }));
+    assert.equal(doc.text, 'Heading\nBody');
+    const look = (text: string) => {
+      const r = doc.runs.find((run) => doc.text.slice(run.start, run.end).startsWith(text))!;
+      return said(doc.charFormats[r.format]);
+    };
+    assert.deepEqual(look('Heading'), { face: 'Calibri', halfPoints: 40, bold: true, italic: false, underline: false, strike: false });
+    assert.deepEqual(look('Body'), { face: 'Calibri', halfPoints: 22, bold: false, italic: true, underline: false, strike: false });
+    assert.equal(doc.paraFormats[doc.paragraphs[0]!.format]!.alignment, 'center');
+    const refused: [string, RegExp][] = [
+      [p(picture('logo', 10, 10)), /pictures, charts and embedded objects/],
+      [p('<w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr></w:pPr>', run('x')), /numbered or bulleted lists/],
+      [p('<w:pPr><w:ind w:left="720"/></w:pPr>', run('x')), /paragraph indents/],
+      [table(row(`<w:tc><w:tcPr><w:gridSpan w:val="2"/></w:tcPr>${p(run('x'))}</w:tc>`)), /merged table cells/],
+      [p('<w:del w:id="1" w:author="A"><w:r><w:delText>x</w:delText></w:r></w:del>'), /tracked deletions/],
+      [p('<w:r><w:footnoteReference w:id="1"/></w:r>'), /footnotes and endnotes/],
+    ];
+    for (const [body, expected] of refused) {
+      assert.throws(
+        () => docxToTx(docx(body)),
+        (error: unknown) => error instanceof TxOutputError && expected.test((error as Error).message),
+      );
     }
   });
 });

@@ -3,7 +3,7 @@
  * with). Uses the platform's fetch; documents go in and come out as bytes (Uint8Array).
  */
 
-export type ReturnFormat = 'PDF' | 'PDFA' | 'DOCX' | 'DOC' | 'RTF' | 'HTML' | 'TXT';
+export type ReturnFormat = 'PDF' | 'PDFA' | 'DOCX' | 'DOC' | 'RTF' | 'HTML' | 'TXT' | 'TX';
 export type ImageFormat = 'PNG' | 'JPG' | 'GIF' | 'BMP';
 export type Divider = 1 | 2 | 3 | 'None' | 'NewParagraph' | 'NewSection';
 /** docsmith: how a PDF is signed with the server's certificate. */

@@ -1,0 +1,660 @@
+/**
+ * A DOCX (a merged or converted document) as a TX document model, for writing TX (write.ts): the
+ * inverse of docx.ts for what TX templates hold: paragraphs with alignment, spacing, line spacing,
+ * keep-with-next and left tab stops; runs with face, size, bold, italic, underline, strike, colour
+ * and background; Word fields and hyperlinks; bookmarks as marked ranges; tables (nested too) with
+ * widths, borders, border colours, distances, shading and header rows; tracked insertions; the
+ * page; one header and one footer. Anything else in the document is a 400 that names it: TX output
+ * never drops content silently.
+ */
+import path from 'node:path';
+import { InputError } from '../../errors.js';
+import { OoxmlPackage } from '../../ooxml/package.js';
+import { attr, parseXml, type XmlElement, type XmlNode } from '../../ooxml/xml.js';
+import type {
+  Colour,
+  TxCell,
+  TxCellFormat,
+  TxChange,
+  TxCharFormat,
+  TxDocument,
+  TxField,
+  TxMark,
+  TxPage,
+  TxParaFormat,
+  TxParagraph,
+  TxRun,
+  TxStory,
+  TxTable,
+} from './read.js';
+
+export class TxOutputError extends InputError {
+  constructor(what: string) {
+    super(`returnFormat TX cannot hold ${what}; choose DOCX (or PDF, RTF, ...) for this document.`);
+  }
+}
+
+const REL_HEADER = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/header';
+const REL_FOOTER = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer';
+const LINK_SCHEMES = /^(?:https?|mailto|ftp):/i;
+
+const children = (node: XmlElement | undefined, name?: string): XmlElement[] =>
+  (node?.children ?? []).filter((c): c is XmlElement => c.kind === 'element' && (name === undefined || c.name === name));
+const child = (node: XmlElement | undefined, name: string): XmlElement | undefined => children(node, name)[0];
+const val = (node: XmlElement | undefined, name = 'w:val'): string | undefined => (node ? attr(node, name) : undefined);
+const number = (value: string | undefined, fallback = 0): number => {
+  const n = value === undefined ? NaN : Number(value);
+  return Number.isFinite(n) ? Math.round(n) : fallback;
+};
+/** An on/off property: present and not false. */
+const on = (node: XmlElement | undefined): boolean | undefined =>
+  node === undefined ? undefined : !['false', '0', 'off'].includes(val(node) ?? 'true');
+
+/** Run properties as the model has them, each optional until resolved. */
+interface RunLook {
+  face?: string;
+  halfPoints?: number;
+  bold?: boolean;
+  italic?: boolean;
+  underline?: boolean;
+  strike?: boolean;
+  colour?: Colour;
+  background?: Colour;
+}
+
+const hex = (value: string | undefined): Colour | undefined =>
+  value === undefined ? undefined : /^[0-9A-Fa-f]{6}$/.test(value) ? value.toUpperCase() : null;
+
+function runLook(rPr: XmlElement | undefined): RunLook {
+  if (!rPr) return {};
+  const fonts = child(rPr, 'w:rFonts');
+  const u = child(rPr, 'w:u');
+  const sz = child(rPr, 'w:sz');
+  const shd = child(rPr, 'w:shd');
+  const highlight = child(rPr, 'w:highlight');
+  if (highlight && val(highlight) !== 'none') throw new TxOutputError('highlighted text (only a shading colour)');
+  for (const name of ['w:vertAlign', 'w:caps', 'w:smallCaps', 'w:dstrike', 'w:outline', 'w:shadow', 'w:emboss', 'w:imprint', 'w:vanish'])
+    if (on(child(rPr, name)) && val(child(rPr, name)) !== 'baseline') throw new TxOutputError(`text with ${name.slice(2)} set`);
+  const look: RunLook = {};
+  const face = fonts && (val(fonts, 'w:ascii') ?? val(fonts, 'w:hAnsi'));
+  if (face) look.face = face;
+  if (sz) look.halfPoints = number(val(sz), 20);
+  const flags: [keyof RunLook, string][] = [
+    ['bold', 'w:b'],
+    ['italic', 'w:i'],
+    ['strike', 'w:strike'],
+  ];
+  for (const [key, name] of flags) {
+    const state = on(child(rPr, name));
+    if (state !== undefined) (look as Record<string, unknown>)[key] = state;
+  }
+  if (u) look.underline = val(u) !== 'none';
+  const colour = hex(val(child(rPr, 'w:color')));
+  if (colour !== undefined) look.colour = colour;
+  const fill = hex(shd && val(shd, 'w:fill'));
+  if (fill !== undefined) look.background = fill;
+  return look;
+}
+
+/** Paragraph properties as the model has them. */
+interface ParaLook {
+  alignment?: TxParaFormat['alignment'];
+  keepNext?: boolean;
+  spaceBefore?: number;
+  spaceAfter?: number;
+  lineSpacing?: number;
+  tabs?: number[];
+}
+
+function paraLook(pPr: XmlElement | undefined): ParaLook {
+  if (!pPr) return {};
+  if (child(pPr, 'w:numPr')) throw new TxOutputError('numbered or bulleted lists');
+  if (child(pPr, 'w:framePr')) throw new TxOutputError('text frames');
+  const ind = child(pPr, 'w:ind');
+  if (ind && ind.attrs.some(([name, value]) => name !== 'w:firstLineChars' && number(value) !== 0))
+    throw new TxOutputError('paragraph indents');
+  if (child(pPr, 'w:pBdr')) throw new TxOutputError('paragraph borders');
+  const look: ParaLook = {};
+  const jc = val(child(pPr, 'w:jc'));
+  if (jc !== undefined) {
+    const alignment = (
+      { left: 'left', start: 'left', right: 'right', end: 'right', center: 'center', both: 'both', distribute: 'both' } as const
+    )[jc as 'left'];
+    if (!alignment) throw new TxOutputError(`paragraphs aligned "${jc}"`);
+    look.alignment = alignment;
+  }
+  const keepNext = on(child(pPr, 'w:keepNext'));
+  if (keepNext !== undefined) look.keepNext = keepNext;
+  const spacing = child(pPr, 'w:spacing');
+  if (spacing) {
+    if (val(spacing, 'w:before') !== undefined) look.spaceBefore = number(val(spacing, 'w:before'));
+    if (val(spacing, 'w:after') !== undefined) look.spaceAfter = number(val(spacing, 'w:after'));
+    const line = val(spacing, 'w:line');
+    if (line !== undefined) {
+      const rule = val(spacing, 'w:lineRule') ?? 'auto';
+      if (rule !== 'auto') throw new TxOutputError(`line spacing "${rule}" (only a multiple of single spacing)`);
+      look.lineSpacing = Math.round((number(line, 240) / 240) * 100);
+    }
+  }
+  const tabs = child(pPr, 'w:tabs');
+  if (tabs) {
+    const stops = children(tabs, 'w:tab').filter((tab) => val(tab) !== 'clear');
+    if (stops.some((tab) => !['left', 'start'].includes(val(tab) ?? '') || val(tab, 'w:leader')))
+      throw new TxOutputError('tab stops other than plain left ones');
+    look.tabs = stops.map((tab) => number(val(tab, 'w:pos'))).sort((a, b) => a - b);
+  }
+  return look;
+}
+
+/** Styles with their run and paragraph looks, inheriting along basedOn. */
+class Styles {
+  private readonly byId = new Map<string, XmlElement>();
+  readonly runDefaults: RunLook;
+  readonly paraDefaults: ParaLook;
+
+  constructor(xml: string | undefined) {
+    const root = xml ? parseXml(xml, 'word/styles.xml').root : undefined;
+    for (const style of children(root, 'w:style')) {
+      const id = val(style, 'w:styleId');
+      if (id) this.byId.set(id, style);
+    }
+    const defaults = child(root, 'w:docDefaults');
+    this.runDefaults = runLook(child(child(defaults, 'w:rPrDefault'), 'w:rPr'));
+    this.paraDefaults = paraLook(child(child(defaults, 'w:pPrDefault'), 'w:pPr'));
+  }
+
+  private chain(id: string | undefined): XmlElement[] {
+    const out: XmlElement[] = [];
+    for (let at = id, guard = 0; at && guard < 20; guard++) {
+      const style = this.byId.get(at);
+      if (!style) break;
+      out.unshift(style);
+      at = val(child(style, 'w:basedOn'));
+    }
+    return out;
+  }
+
+  paragraph(id: string | undefined): { para: ParaLook; run: RunLook } {
+    const styles = this.chain(id ?? this.defaultParagraph());
+    return {
+      para: Object.assign({}, ...styles.map((s) => paraLook(child(s, 'w:pPr')))) as ParaLook,
+      run: Object.assign({}, ...styles.map((s) => runLook(child(s, 'w:rPr')))) as RunLook,
+    };
+  }
+
+  run(id: string | undefined): RunLook {
+    return Object.assign({}, ...this.chain(id).map((s) => runLook(child(s, 'w:rPr')))) as RunLook;
+  }
+
+  private defaultParagraph(): string | undefined {
+    for (const [id, style] of this.byId) if (val(style, 'w:type') === 'paragraph' && on(attrNode(style, 'w:default'))) return id;
+    return undefined;
+  }
+}
+
+/** An attribute as an on/off node (w:default="1"). */
+function attrNode(node: XmlElement, name: string): XmlElement | undefined {
+  const value = attr(node, name);
+  return value === undefined ? undefined : { kind: 'element', name, attrs: [['w:val', value]], children: [] };
+}
+
+/** A paragraph with no text, field or mark in it. */
+function isEmptyParagraph(p: XmlElement): boolean {
+  return !children(p).some((c) => c.name !== 'w:pPr');
+}
+
+/**
+ * Splits a field instruction into TX's tokens: the field type, its arguments, and each switch with
+ * its argument as one token, quotes kept (`MERGEFIELD`, `total`, `\\# "$#,###.00"`).
+ */
+export function instructionTokens(instruction: string): string[] {
+  const tokens: string[] = [];
+  let inSwitch = false;
+  for (const match of instruction.matchAll(/"(?:[^"\\]|\\.)*"|\S+/g)) {
+    const piece = match[0];
+    if (piece.startsWith('\\')) {
+      tokens.push(piece);
+      inSwitch = true;
+    } else if (inSwitch) tokens[tokens.length - 1] += ` ${piece}`;
+    else tokens.push(piece);
+  }
+  return tokens;
+}
+
+/** Builds one story: its text, runs, paragraphs, tables, fields, marks and changes, formats de-duplicated. */
+class StoryBuilder {
+  text = '';
+  readonly runs: TxRun[] = [];
+  readonly charFormats: TxCharFormat[] = [];
+  readonly paragraphs: TxParagraph[] = [];
+  readonly paraFormats: TxParaFormat[] = [];
+  readonly tables: TxTable[] = [];
+  readonly cellFormats: TxCellFormat[] = [];
+  readonly fields = new Map<number, TxField>();
+  readonly marks: TxMark[] = [];
+  readonly changes: TxChange[] = [];
+  private readonly formatKeys = new Map<string, number>();
+  private readonly paraKeys = new Map<string, number>();
+  private readonly cellKeys = new Map<string, number>();
+  private readonly openMarks = new Map<string, { name: string; start: number }>();
+  /** The field being read: its instruction until `separate`, then its result's runs carry its id. */
+  private field: { id: number; instruction: string; result: boolean } | undefined;
+  private link: number | undefined;
+  private insertion: { start: number; time: Date } | undefined;
+  private lastLook: { format: number; colour: Colour; background: Colour } | undefined;
+
+  constructor(
+    private readonly styles: Styles,
+    private readonly links: Map<string, string>,
+    private readonly fieldIds: { next: number },
+  ) {}
+
+  story(): TxStory {
+    if (this.paragraphs.length === 0) this.paragraph(undefined, [], true);
+    // Runs tile the text: an empty story has one empty run.
+    if (this.runs.length === 0) this.runs.push({ start: 0, end: 0, format: this.charFormat({}), colour: null, background: null, field: 0 });
+    return {
+      text: this.text,
+      runs: this.runs,
+      charFormats: this.charFormats,
+      paragraphs: this.paragraphs,
+      paraFormats: this.paraFormats,
+      tables: this.tables,
+      cellFormats: this.cellFormats,
+      fields: this.fields,
+      marks: this.marks,
+      ...(this.changes.length ? { changes: this.changes } : {}),
+    };
+  }
+
+  private charFormat(look: RunLook): number {
+    const format: TxCharFormat = {
+      face: look.face ?? 'Arial',
+      halfPoints: Math.max(1, look.halfPoints ?? 20),
+      bold: look.bold ?? false,
+      italic: look.italic ?? false,
+      underline: look.underline ?? false,
+      strike: look.strike ?? false,
+    };
+    const key = JSON.stringify(format);
+    let index = this.formatKeys.get(key);
+    if (index === undefined) {
+      index = this.charFormats.push(format) - 1;
+      this.formatKeys.set(key, index);
+    }
+    return index;
+  }
+
+  private paraFormat(look: ParaLook): number {
+    const format: TxParaFormat = {
+      alignment: look.alignment ?? 'left',
+      keepNext: look.keepNext ?? false,
+      spaceBefore: look.spaceBefore ?? 0,
+      spaceAfter: look.spaceAfter ?? 0,
+      lineSpacing: look.lineSpacing ?? 100,
+      tabs: look.tabs ?? [],
+    };
+    if (format.tabs.length > 14) throw new TxOutputError('more than 14 tab stops in a paragraph');
+    if (format.lineSpacing < 10 || format.lineSpacing > 1000) throw new TxOutputError(`a line spacing of ${format.lineSpacing} %`);
+    const key = JSON.stringify(format);
+    let index = this.paraKeys.get(key);
+    if (index === undefined) {
+      index = this.paraFormats.push(format) - 1;
+      this.paraKeys.set(key, index);
+    }
+    return index;
+  }
+
+  /** Text with the look of its run, joined to the run before when they look alike. */
+  private append(value: string, look: RunLook): void {
+    if (!value) return;
+    const format = this.charFormat(look);
+    const colour = look.colour ?? null;
+    const background = look.background ?? null;
+    const field = this.field?.result ? this.field.id : (this.link ?? 0);
+    const previous = this.runs[this.runs.length - 1];
+    const start = this.text.length;
+    this.text += value;
+    if (this.text.length > 65_000) throw new TxOutputError('more than 65,000 characters in one part (TX counts positions in 16 bits)');
+    this.lastLook = { format, colour, background };
+    if (
+      previous &&
+      previous.end === start &&
+      previous.format === format &&
+      previous.colour === colour &&
+      previous.background === background &&
+      previous.field === field
+    ) {
+      previous.end = this.text.length;
+      return;
+    }
+    this.runs.push({ start, end: this.text.length, format, colour, background, field });
+  }
+
+  /** Block content: paragraphs and tables, the last paragraph of the story without its mark. */
+  blocks(nodes: XmlNode[], last: boolean, cell = false): void {
+    const blocks = nodes.filter(
+      (n): n is XmlElement => n.kind === 'element' && ['w:p', 'w:tbl', 'w:sdt', 'w:customXml', 'w:altChunk'].includes(n.name),
+    );
+    // Word ends a cell with a paragraph, which follows a nested table; TX's cell ends with the table.
+    const end = blocks[blocks.length - 1];
+    if (cell && blocks.length > 1 && blocks[blocks.length - 2]!.name === 'w:tbl' && end?.name === 'w:p' && isEmptyParagraph(end))
+      blocks.pop();
+    blocks.forEach((node, i) => {
+      if (node.name === 'w:p') this.paragraph(node, node.children, last && i === blocks.length - 1);
+      else if (node.name === 'w:tbl') this.table(node);
+      else throw new TxOutputError(node.name === 'w:sdt' ? 'content controls' : `${node.name.slice(2)} elements`);
+    });
+    // Marks between blocks.
+    for (const node of nodes) if (node.kind === 'element' && node.name.startsWith('w:bookmark')) this.inline(node, {});
+  }
+
+  paragraph(node: XmlElement | undefined, content: XmlNode[], last: boolean): void {
+    const pPr = child(node, 'w:pPr');
+    if (child(pPr, 'w:sectPr')) throw new TxOutputError('several sections');
+    const style = this.styles.paragraph(val(child(pPr, 'w:pStyle')));
+    const para = { ...this.styles.paraDefaults, ...style.para, ...paraLook(pPr) };
+    const runBase = { ...this.styles.runDefaults, ...style.run };
+    const start = this.text.length;
+    this.lastLook = undefined;
+    for (const item of content) this.inline(item, runBase);
+    if (this.field) throw new TxOutputError('fields that go on over several paragraphs');
+    const format = this.paraFormat(para);
+    if (!last) {
+      // The mark has the look of the paragraph's last text, else of the paragraph's mark properties.
+      const seen = this.lastLook as { format: number; colour: Colour; background: Colour } | undefined;
+      const markLook = seen
+        ? { ...this.charFormats[seen.format]!, colour: seen.colour, background: seen.background }
+        : { ...runBase, ...runLook(child(pPr, 'w:rPr')) };
+      const saved = this.field;
+      this.field = undefined;
+      const link = this.link;
+      this.link = undefined;
+      this.append('\n', markLook);
+      this.field = saved;
+      this.link = link;
+      // A paragraph mark inserted while changes were tracked is part of the insertion.
+      const markIns = child(child(pPr, 'w:rPr'), 'w:ins');
+      if (markIns) {
+        const date = Date.parse(val(markIns, 'w:date') ?? '');
+        this.inserted(this.text.length - 1, this.text.length, new Date(Number.isNaN(date) ? Date.now() : date));
+      }
+    }
+    this.paragraphs.push({ start, end: this.text.length, format });
+  }
+
+  private inline(node: XmlNode, base: RunLook): void {
+    if (node.kind !== 'element') return;
+    switch (node.name) {
+      case 'w:pPr':
+      case 'w:proofErr':
+      case 'w:permStart':
+      case 'w:permEnd':
+        return;
+      case 'w:r':
+        return this.run(node, base);
+      case 'w:bookmarkStart': {
+        const name = val(node, 'w:name') ?? '';
+        if (name && !name.startsWith('_')) this.openMarks.set(val(node, 'w:id') ?? '', { name, start: this.text.length });
+        return;
+      }
+      case 'w:bookmarkEnd': {
+        const open = this.openMarks.get(val(node, 'w:id') ?? '');
+        if (open) {
+          this.marks.push({ name: open.name, start: open.start, end: this.text.length });
+          this.openMarks.delete(val(node, 'w:id') ?? '');
+        }
+        return;
+      }
+      case 'w:hyperlink': {
+        const id = val(node, 'r:id');
+        const target = id ? this.links.get(id) : undefined;
+        if (!target || !LINK_SCHEMES.test(target) || this.link !== undefined || this.field)
+          throw new TxOutputError('links to places in the document or to addresses that are not web or mail');
+        const field = this.fieldIds.next++;
+        this.fields.set(field, { instruction: [], link: target });
+        this.link = field;
+        for (const item of node.children) this.inline(item, base);
+        this.link = undefined;
+        if (!this.runs.some((run) => run.field === field)) this.fields.delete(field);
+        return;
+      }
+      case 'w:fldSimple': {
+        if (this.field || this.link !== undefined) throw new TxOutputError('fields inside fields');
+        this.field = { id: this.fieldIds.next++, instruction: val(node, 'w:instr') ?? '', result: true };
+        for (const item of node.children) this.inline(item, base);
+        this.endField();
+        return;
+      }
+      case 'w:ins': {
+        if (this.insertion) throw new TxOutputError('insertions inside insertions');
+        const date = Date.parse(val(node, 'w:date') ?? '');
+        this.insertion = { start: this.text.length, time: new Date(Number.isNaN(date) ? Date.now() : date) };
+        for (const item of node.children) this.inline(item, base);
+        this.inserted(this.insertion.start, this.text.length, this.insertion.time);
+        this.insertion = undefined;
+        return;
+      }
+      case 'w:smartTag':
+      case 'w:customXml':
+        for (const item of node.children) this.inline(item, base);
+        return;
+      case 'w:del':
+      case 'w:moveFrom':
+      case 'w:moveTo':
+        throw new TxOutputError('tracked deletions and moves (only insertions)');
+      default:
+        throw new TxOutputError(`${node.name.replace(/^w:/, '')} elements in paragraphs`);
+    }
+  }
+
+  /** Records inserted text, joined to an insertion of the same time that ends where it starts (TX keeps one range). */
+  private inserted(start: number, end: number, time: Date): void {
+    if (end <= start) return;
+    const last = this.changes[this.changes.length - 1];
+    if (last && last.end === start && last.time.getTime() === time.getTime()) last.end = end;
+    else this.changes.push({ start, end, kind: 'insertion', time });
+  }
+
+  private endField(): void {
+    const field = this.field!;
+    this.field = undefined;
+    const tokens = instructionTokens(field.instruction);
+    if (!tokens.length) return;
+    if (!this.runs.some((run) => run.field === field.id)) {
+      // TX keeps a field only with text: an empty result shows its name.
+      this.field = { ...field, result: true };
+      this.append(`«${tokens[1] ?? tokens[0]}»`, this.lastLook ? { ...this.charFormats[this.lastLook.format]! } : {});
+      this.field = undefined;
+    }
+    const merge = tokens[0]!.toUpperCase() === 'MERGEFIELD';
+    this.fields.set(field.id, { ...(merge && tokens[1] ? { name: tokens[1] } : {}), instruction: tokens });
+  }
+
+  private run(node: XmlElement, base: RunLook): void {
+    const rPr = child(node, 'w:rPr');
+    const look = { ...base, ...this.styles.run(val(child(rPr, 'w:rStyle'))), ...runLook(rPr) };
+    for (const item of node.children) {
+      if (item.kind !== 'element') continue;
+      switch (item.name) {
+        case 'w:rPr':
+        case 'w:lastRenderedPageBreak':
+        case 'w:softHyphen':
+          break;
+        case 'w:t':
+          if (this.field && !this.field.result) break;
+          this.append(item.children.map((c) => (c.kind === 'text' ? c.text : '')).join(''), look);
+          break;
+        case 'w:instrText':
+          if (!this.field) throw new TxOutputError('field instructions outside fields');
+          if (this.field.result) throw new TxOutputError('fields inside fields');
+          this.field.instruction += item.children.map((c) => (c.kind === 'text' ? c.text : '')).join('');
+          break;
+        case 'w:fldChar': {
+          const type = val(item, 'w:fldCharType');
+          if (type === 'begin') {
+            if (this.field || this.link !== undefined) throw new TxOutputError('fields inside fields');
+            this.field = { id: this.fieldIds.next++, instruction: '', result: false };
+          } else if (type === 'separate' && this.field) this.field.result = true;
+          else if (type === 'end' && this.field) this.endField();
+          break;
+        }
+        case 'w:tab':
+          this.append('\t', look);
+          break;
+        case 'w:noBreakHyphen':
+          this.append('\u2011', look);
+          break;
+        case 'w:br':
+          this.append(val(item, 'w:type') === 'page' ? '\u000c' : '\u000b', look);
+          break;
+        case 'w:cr':
+          this.append('\u000b', look);
+          break;
+        case 'w:drawing':
+        case 'w:pict':
+        case 'w:object':
+          throw new TxOutputError('pictures, charts and embedded objects');
+        case 'w:footnoteReference':
+        case 'w:endnoteReference':
+          throw new TxOutputError('footnotes and endnotes');
+        case 'w:commentReference':
+          throw new TxOutputError('comments');
+        default:
+          throw new TxOutputError(`${item.name.replace(/^w:/, '')} elements in text`);
+      }
+    }
+  }
+
+  private cellFormat(format: TxCellFormat): number {
+    const key = JSON.stringify(format);
+    let index = this.cellKeys.get(key);
+    if (index === undefined) {
+      index = this.cellFormats.push(format) - 1;
+      this.cellKeys.set(key, index);
+    }
+    return index;
+  }
+
+  private table(node: XmlElement): void {
+    const rows = children(node, 'w:tr');
+    if (!rows.length) return;
+    const cells: TxCell[] = [];
+    let columns = 0;
+    const tableStart = this.tables.length;
+    this.tables.push({ rows: rows.length, columns: 0, cells });
+    for (const row of children(node)) {
+      if (row.name.startsWith('w:bookmark')) {
+        this.inline(row, {});
+        continue;
+      }
+      if (row.name !== 'w:tr') continue;
+      const header = on(child(child(row, 'w:trPr'), 'w:tblHeader')) ?? false;
+      const rowCells = children(row, 'w:tc');
+      if (columns === 0) columns = rowCells.length;
+      if (rowCells.length !== columns) throw new TxOutputError('tables whose rows have different numbers of cells');
+      let left: number | undefined;
+      for (const tc of rowCells) {
+        const tcPr = child(tc, 'w:tcPr');
+        if (child(tcPr, 'w:gridSpan') || child(tcPr, 'w:vMerge') || child(tcPr, 'w:hMerge')) throw new TxOutputError('merged table cells');
+        const format = this.cellFormatOf(tcPr, header);
+        left ??= Math.round(this.cellFormats[format]!.borders[0] / 2);
+        const width = number(val(child(tcPr, 'w:tcW'), 'w:w'), 1440);
+        const start = this.text.length;
+        this.blocks(tc.children, false, true);
+        cells.push({ start, end: this.text.length, left, width, format });
+        left += width;
+      }
+    }
+    this.tables[tableStart] = { rows: rows.length, columns, cells };
+  }
+
+  private cellFormatOf(tcPr: XmlElement | undefined, headerRow: boolean): number {
+    const sides = ['left', 'top', 'right', 'bottom'] as const;
+    const borders = child(tcPr, 'w:tcBorders');
+    const margins = child(tcPr, 'w:tcMar');
+    const side = (parent: XmlElement | undefined, name: string) =>
+      child(parent, `w:${name}`) ?? child(parent, `w:${name === 'left' ? 'start' : 'end'}`);
+    const widths = sides.map((name) => {
+      const border = side(borders, name);
+      if (!border || ['nil', 'none'].includes(val(border) ?? 'nil')) return 0;
+      return Math.round((number(val(border, 'w:sz'), 4) * 20) / 8);
+    }) as TxCellFormat['borders'];
+    const colours = sides.map((name) => {
+      const border = side(borders, name);
+      return border && !['nil', 'none'].includes(val(border) ?? 'nil') ? (hex(val(border, 'w:color')) ?? null) : null;
+    }) as TxCellFormat['borderColours'];
+    // Word measures the distance to the text from the border's inner edge; TX from its outer edge.
+    const padding = sides.map((name, i) => {
+      const margin = number(val(side(margins, name), 'w:w'), 0);
+      return Math.max(0, margin - (i % 2 === 0 ? widths[i]! : 0));
+    }) as TxCellFormat['padding'];
+    const shading = hex(val(child(tcPr, 'w:shd'), 'w:fill')) ?? null;
+    return this.cellFormat({ borders: widths, padding, shading, borderColours: colours, headerRow });
+  }
+}
+
+/** The document as a TX model: the body, one header and one footer, the page. */
+export function docxToTx(docx: Uint8Array): TxDocument {
+  const pkg = OoxmlPackage.read(docx);
+  const main = pkg.mainDocument();
+  const xml = pkg.text(main);
+  if (!xml) throw new InputError('The document has no main part.');
+  const root = parseXml(xml, main).root;
+  const body = child(root, 'w:body');
+  const styles = new Styles(pkg.text('word/styles.xml'));
+  if (pkg.has('word/numbering.xml') && /<w:numPr\b/.test(xml)) throw new TxOutputError('numbered or bulleted lists');
+  const fieldIds = { next: 1 };
+  const linksOf = (part: string) =>
+    new Map(
+      pkg
+        .relationships(part)
+        .filter((r) => r.external)
+        .map((r) => [r.id, r.target]),
+    );
+
+  const sectPr = child(body, 'w:sectPr');
+  if (child(sectPr, 'w:titlePg') && on(child(sectPr, 'w:titlePg'))) throw new TxOutputError('a different first-page header or footer');
+  const cols = child(sectPr, 'w:cols');
+  if (cols && number(val(cols, 'w:num'), 1) > 1) throw new TxOutputError('columns');
+  const pgSz = child(sectPr, 'w:pgSz');
+  const pgMar = child(sectPr, 'w:pgMar');
+  const page: TxPage = {
+    width: number(val(pgSz, 'w:w'), 11906),
+    height: number(val(pgSz, 'w:h'), 16838),
+    margins: [
+      number(val(pgMar, 'w:left'), 1440),
+      number(val(pgMar, 'w:top'), 1440),
+      number(val(pgMar, 'w:right'), 1440),
+      number(val(pgMar, 'w:bottom'), 1440),
+    ],
+    headerDistance: number(val(pgMar, 'w:header'), 720),
+    footerDistance: number(val(pgMar, 'w:footer'), 720),
+  };
+  if (page.width < 1440 || page.height < 1440 || page.width > 31680 || page.height > 31680)
+    throw new TxOutputError(`a page of ${page.width} x ${page.height} twips`);
+
+  const part = (kind: 'header' | 'footer'): TxStory | undefined => {
+    const references = children(sectPr, `w:${kind}Reference`);
+    if (references.some((r) => val(r, 'w:type') && val(r, 'w:type') !== 'default'))
+      throw new TxOutputError(`first-page or even-page ${kind}s`);
+    const reference = references[0];
+    if (!reference) return undefined;
+    const rel = pkg
+      .relationships(main)
+      .find((r) => r.id === val(reference, 'r:id') && r.type === (kind === 'header' ? REL_HEADER : REL_FOOTER));
+    if (!rel) return undefined;
+    const name = path.posix.join(path.posix.dirname(main), rel.target);
+    const content = pkg.text(name);
+    if (!content) return undefined;
+    const builder = new StoryBuilder(styles, linksOf(name), fieldIds);
+    builder.blocks(parseXml(content, name).root.children, true);
+    return builder.story();
+  };
+
+  const builder = new StoryBuilder(styles, linksOf(main), fieldIds);
+  builder.blocks(body?.children ?? [], true);
+  const header = part('header');
+  const footer = part('footer');
+  return { ...builder.story(), page, ...(header ? { header } : {}), ...(footer ? { footer } : {}) };
+}
