@@ -391,7 +391,7 @@ describe('accounts and authentication over HTTP', () => {
     const mergeOp = operations.find((o) => o.path === '/v1/document/merge')!.op;
     assert.ok(mergeOp.responses['504'], 'document work can hit the processing limit');
     const param = (name: string) => mergeOp.parameters!.find((p) => p.name === name)!.schema;
-    assert.deepEqual(param('returnFormat').enum, ['PDF', 'PDFA', 'DOCX', 'DOC', 'RTF', 'HTML', 'TXT']);
+    assert.deepEqual(param('returnFormat').enum, ['PDF', 'PDFA', 'DOCX', 'DOC', 'RTF', 'HTML', 'TXT', 'TX']);
     assert.equal(param('test').type, 'boolean');
     assert.deepEqual((doc as unknown as { servers: { url: string }[] }).servers[0]!.url, '/');
   });
