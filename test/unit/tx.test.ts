@@ -12,6 +12,7 @@ import { docxToTx, instructionTokens, TxOutputError } from '../../src/formats/tx
 import { unzipSync } from 'fflate';
 import { TxError } from '../../src/formats/tx/cursor.js';
 import { InputError } from '../../src/errors.js';
+import { OoxmlPackage } from '../../src/ooxml/package.js';
 import { FIXTURES, fixture } from '../helpers/server.js';
 import { checkedCompile, wordProblems } from '../helpers/word-rules.js';
 import { docx, p, partXml, picture, row, run, schemaOrderProblemsOf, table } from '../helpers/docx.js';
@@ -580,6 +581,15 @@ describe('a DOCX written as TX', () => {
       [p('<w:del w:id="1" w:author="A"><w:r><w:delText>x</w:delText></w:r></w:del>'), /tracked deletions/],
       [p('<w:r><w:footnoteReference w:id="1"/></w:r>'), /footnotes and endnotes/],
     ];
+    // Measures and counts TX's fields cannot hold are a 400 too, not a crash.
+    const longText = 'x'.repeat(70_000);
+    assert.throws(() => docxToTx(docx(p(run(longText)))), /more than 65,000 characters in one part/);
+    const marginDocx = OoxmlPackage.read(docx(p(run('x'))));
+    marginDocx.setText('word/document.xml', marginDocx.text('word/document.xml')!.replace('w:top="1440"', 'w:top="-400"'));
+    assert.throws(
+      () => writeTx(docxToTx(marginDocx.toBuffer())),
+      (error: unknown) => error instanceof InputError && /does not fit TX's fields/.test((error as Error).message),
+    );
     for (const [body, expected] of refused) {
       assert.throws(
         () => docxToTx(docx(body)),

@@ -19,6 +19,16 @@ import type {
   TxTable,
 } from './read.js';
 import { TX_FLAGS, TX_MAGIC, decodeColour, fieldKindOf, fieldOfRecords } from './read.js';
+import { InputError } from '../../errors.js';
+
+/** A count, position or size TX's fields cannot hold (too many records, a negative measure): a 400. */
+export class TxLimitError extends InputError {
+  constructor(value: number) {
+    super(
+      `returnFormat TX cannot hold this document: a count, position or size of ${value} does not fit TX's fields (whole numbers, at most 65,535 for counts and positions); choose DOCX.`,
+    );
+  }
+}
 
 /** A growing little-endian byte buffer. */
 class Bytes {
@@ -32,7 +42,7 @@ class Bytes {
   }
 
   u16(value: number): this {
-    if (!Number.isInteger(value) || value < 0 || value > 0xffff) throw new RangeError(`${value} does not fit a TX 16-bit field`);
+    if (!Number.isInteger(value) || value < 0 || value > 0xffff) throw new TxLimitError(value);
     const b = Buffer.alloc(2);
     b.writeUInt16LE(value);
     return this.bytes(b);
@@ -40,7 +50,7 @@ class Bytes {
 
   u32(value: number): this {
     const b = Buffer.alloc(4);
-    b.writeUInt32LE(value);
+    put32(b, value, 0);
     return this.bytes(b);
   }
 
@@ -51,6 +61,18 @@ class Bytes {
   toBuffer(): Buffer {
     return Buffer.concat(this.chunks, this.length);
   }
+}
+
+/** A 16-bit field of a record; larger values are a 400, not a crash. */
+function put16(out: Buffer, value: number, at: number): void {
+  if (!Number.isInteger(value) || value < 0 || value > 0xffff) throw new TxLimitError(value);
+  out.writeUInt16LE(value, at);
+}
+
+/** A 32-bit field of a record, likewise. */
+function put32(out: Buffer, value: number, at: number): void {
+  if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new TxLimitError(value);
+  out.writeUInt32LE(value, at);
 }
 
 /** A record to write: the kept one (copied) or zeros, with fields put in. */
@@ -83,13 +105,13 @@ const keptU32 = (kept: Uint8Array | undefined, at: number): number | undefined =
 
 function runRecord(run: TxRun, field: TxField | undefined): Buffer {
   const out = record(run.kept, 20);
-  out.writeUInt16LE(run.format + 1, 0);
-  out.writeUInt16LE(run.start + 1, 2);
-  out.writeUInt32LE(run.end - run.start, 4);
-  out.writeUInt32LE(colourValue(run.colour, keptU32(run.kept, 8)), 8);
-  out.writeUInt16LE(run.field, 12);
-  out.writeUInt16LE(field ? fieldKindOf(field, run.kept ? out.readUInt16LE(14) : undefined) : 0, 14);
-  out.writeUInt32LE(colourValue(run.background, keptU32(run.kept, 16)), 16);
+  put16(out, run.format + 1, 0);
+  put16(out, run.start + 1, 2);
+  put32(out, run.end - run.start, 4);
+  put32(out, colourValue(run.colour, keptU32(run.kept, 8)), 8);
+  put16(out, run.field, 12);
+  put16(out, field ? fieldKindOf(field, run.kept ? out.readUInt16LE(14) : undefined) : 0, 14);
+  put32(out, colourValue(run.background, keptU32(run.kept, 16)), 16);
   return out;
 }
 
@@ -135,16 +157,16 @@ const UNUSED_TAB = 0x7fff;
 function paraFormatRecord(format: TxParaFormat): Buffer {
   const out = record(format.kept, 62);
   const flags = (out.readUInt16LE(0) & ~0xc008) | (ALIGNMENTS.indexOf(format.alignment) << 14) | (format.keepNext ? 0x0008 : 0);
-  out.writeUInt16LE(flags, 0);
-  out.writeUInt16LE(format.spaceBefore, 8);
-  out.writeUInt16LE(format.spaceAfter, 10);
-  out.writeUInt16LE(format.lineSpacing, 12);
+  put16(out, flags, 0);
+  put16(out, format.spaceBefore, 8);
+  put16(out, format.spaceAfter, 10);
+  put16(out, format.lineSpacing, 12);
   const keptTabs = Array.from({ length: TAB_STOPS }, (_, i) => out.readUInt16LE(21 + 3 * i)).filter((pos) => pos !== UNUSED_TAB);
   if (!format.kept || keptTabs.join() !== format.tabs.join()) {
     if (format.tabs.length > TAB_STOPS) throw new RangeError(`TX keeps ${TAB_STOPS} tab stops per paragraph, not ${format.tabs.length}`);
     for (let i = 0; i < TAB_STOPS; i++) {
       out[20 + 3 * i] = 1;
-      out.writeUInt16LE(format.tabs[i] ?? UNUSED_TAB, 21 + 3 * i);
+      put16(out, format.tabs[i] ?? UNUSED_TAB, 21 + 3 * i);
     }
   }
   return out;
@@ -152,15 +174,15 @@ function paraFormatRecord(format: TxParaFormat): Buffer {
 
 function tableRecords(table: TxTable): Buffer {
   const head = record(table.kept, 12);
-  head.writeUInt16LE(table.rows, 0);
-  head.writeUInt16LE(table.columns, 2);
+  put16(head, table.rows, 0);
+  put16(head, table.columns, 2);
   const cells = table.cells.map((cell) => {
     const out = record(cell.kept, 18);
-    out.writeUInt16LE(cell.start + 1, 0);
-    out.writeUInt16LE(cell.end, 2);
-    out.writeUInt32LE(cell.left, 4);
-    out.writeUInt32LE(cell.width, 8);
-    out.writeUInt16LE(cell.format + 1, 12);
+    put16(out, cell.start + 1, 0);
+    put16(out, cell.end, 2);
+    put32(out, cell.left, 4);
+    put32(out, cell.width, 8);
+    put16(out, cell.format + 1, 12);
     return out;
   });
   return Buffer.concat([head, ...cells]);
@@ -168,16 +190,16 @@ function tableRecords(table: TxTable): Buffer {
 
 function cellFormatRecord(format: TxCellFormat): Buffer {
   const out = record(format.kept, 28);
-  format.borders.forEach((width, i) => out.writeUInt16LE(width, 2 * i));
-  format.padding.forEach((distance, i) => out.writeUInt16LE(distance, 8 + 2 * i));
-  out.writeUInt32LE(colourValue(format.shading, keptU32(format.kept, 16)), 16);
-  out.writeUInt16LE((out.readUInt16LE(20) & ~0x0800) | (format.headerRow ? 0x0800 : 0), 20);
+  format.borders.forEach((width, i) => put16(out, width, 2 * i));
+  format.padding.forEach((distance, i) => put16(out, distance, 8 + 2 * i));
+  put32(out, colourValue(format.shading, keptU32(format.kept, 16)), 16);
+  put16(out, (out.readUInt16LE(20) & ~0x0800) | (format.headerRow ? 0x0800 : 0), 20);
   return out;
 }
 
 function cellBorderRecord(format: TxCellFormat): Buffer {
   const out = record(format.keptBorders, 52);
-  format.borderColours.forEach((colour, i) => out.writeUInt32LE(colourValue(colour, keptU32(format.keptBorders, 4 + 4 * i)), 4 + 4 * i));
+  format.borderColours.forEach((colour, i) => put32(out, colourValue(colour, keptU32(format.keptBorders, 4 + 4 * i)), 4 + 4 * i));
   return out;
 }
 
@@ -191,9 +213,9 @@ function fieldRecords(id: number, field: TxField): Buffer[] {
   const property = (kind: number, value: string) => {
     const payload = Buffer.from(`${value}\0`, 'utf16le');
     const head = Buffer.alloc(14);
-    head.writeUInt16LE(id, 0);
-    head.writeUInt16LE(kind, 2);
-    head.writeUInt32LE(payload.length, 10);
+    put16(head, id, 0);
+    put16(head, kind, 2);
+    put32(head, payload.length, 10);
     return Buffer.concat([head, payload]);
   };
   return [
@@ -206,9 +228,9 @@ const FILETIME_EPOCH_MS = Date.UTC(1601, 0, 1);
 
 function changeRecord(change: TxChange): Buffer {
   const out = record(change.kept, 47);
-  out.writeUInt32LE(change.start, 0);
-  out.writeUInt32LE(change.end, 4);
-  out.writeUInt16LE(1, 8);
+  put32(out, change.start, 0);
+  put32(out, change.end, 4);
+  put16(out, 1, 8);
   const keptTicks = change.kept ? out.readBigUInt64LE(19) : undefined;
   const keptMs = keptTicks === undefined ? undefined : FILETIME_EPOCH_MS + Number(keptTicks / 10_000n);
   if (keptMs !== change.time.getTime()) out.writeBigUInt64LE(BigInt(change.time.getTime() - FILETIME_EPOCH_MS) * 10_000n, 19);
@@ -230,9 +252,9 @@ function frameRecords(frames: TxFrame[]): Buffer {
   for (const frame of frames) {
     const head = record(frame.kept, 56);
     if (!frame.kept) head.set([0, 0, 0, 0, 0x07, 0x80, 3, 0]);
-    head.writeUInt16LE(frame.anchor + 1, 8);
-    [frame.x, frame.y, frame.width, frame.height].forEach((value, i) => head.writeUInt32LE(value, 10 + 4 * i));
-    if (!frame.kept) [100, 100, 2, 0, 0, 0, 0, 0, 0, 0, 1001, 0, 0, 0, 0].forEach((value, i) => head.writeUInt16LE(value, 26 + 2 * i));
+    put16(head, frame.anchor + 1, 8);
+    [frame.x, frame.y, frame.width, frame.height].forEach((value, i) => put32(head, value, 10 + 4 * i));
+    if (!frame.kept) [100, 100, 2, 0, 0, 0, 0, 0, 0, 0, 1001, 0, 0, 0, 0].forEach((value, i) => put16(head, value, 26 + 2 * i));
     const document = new Bytes().bytes(TX_MAGIC);
     writeStream(document, frame.story, 'frame document');
     document.bytes(frame.keptDocument ?? new Bytes().u32(0).u32(0).u16(0).toBuffer());
@@ -299,7 +321,7 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
   if (kind === 'body') {
     const section = record(kept?.sectionRecord, 24);
     if (!kept?.sectionRecord) section.set([1, 0, 1, 0, 1, 0]);
-    section.writeUInt32LE(story.text.length + 1, 6);
+    put32(section, story.text.length + 1, 6);
     out.bytes(section);
   }
   if (flags & TX_FLAGS.names) {
@@ -311,9 +333,9 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
     out.u16(story.marks.length);
     for (const mark of story.marks) {
       const tail = record(mark.kept, 37);
-      tail.writeUInt32LE(mark.start, 0);
-      tail.writeUInt32LE(mark.end, 4);
-      tail.writeUInt16LE(names.indexOf(mark.name), 8);
+      put32(tail, mark.start, 0);
+      put32(tail, mark.end, 4);
+      put16(tail, names.indexOf(mark.name), 8);
       out.bytes(tail);
     }
   }
@@ -328,8 +350,8 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
 function format18(kept: Uint8Array | undefined, run: boolean): Buffer {
   if (kept?.length === 18) return Buffer.from(kept);
   const out = Buffer.alloc(18);
-  out.writeUInt32LE(1, 0);
-  if (run) out.writeUInt16LE(0x0409, 4);
+  put32(out, 1, 0);
+  if (run) put16(out, 0x0409, 4);
   return out;
 }
 
@@ -352,15 +374,15 @@ export function writeTx(doc: TxDocument): Buffer {
   const box = doc.keptFile?.boxFooter;
   const section = new Bytes();
   const fixed = record(doc.keptFile?.section, 46);
-  fixed.writeUInt32LE(0x32, 0);
+  put32(fixed, 0x32, 0);
   const flags = (fixed.readUInt16LE(4) & ~(HEADER | FOOTER | FOOTER_BOX)) | 0x4000;
-  fixed.writeUInt16LE(flags | (doc.header ? HEADER : 0) | (doc.footer ? FOOTER : 0) | (box && doc.footer ? FOOTER_BOX : 0), 4);
+  put16(fixed, flags | (doc.header ? HEADER : 0) | (doc.footer ? FOOTER : 0) | (box && doc.footer ? FOOTER_BOX : 0), 4);
   const { page } = doc;
-  fixed.writeUInt16LE(page.headerDistance, 10);
-  fixed.writeUInt16LE(page.footerDistance, 12);
-  fixed.writeUInt32LE(page.width, 18);
-  fixed.writeUInt32LE(page.height, 22);
-  page.margins.forEach((margin, i) => fixed.writeUInt16LE(margin, 26 + 2 * i));
+  put16(fixed, page.headerDistance, 10);
+  put16(fixed, page.footerDistance, 12);
+  put32(fixed, page.width, 18);
+  put32(fixed, page.height, 22);
+  page.margins.forEach((margin, i) => put16(fixed, margin, 26 + 2 * i));
   section.bytes(fixed);
   if (doc.header) writeStream(section, doc.header, 'header');
   if (doc.footer) writeStream(section, box ?? doc.footer, 'footer');
