@@ -550,6 +550,18 @@ describe('a DOCX written as TX', () => {
     }
   });
 
+  it('writes what the DOCX does not say as TX writes it: its style sheet, code page and record defaults', () => {
+    const tx = writeTx(docxToTx(docx(p(run('Hello')))));
+    assert.ok(tx.includes(Buffer.from('[Normal]', 'utf16le')), "TX's style sheet");
+    const doc = readTx(tx);
+    assert.equal(doc.kept?.codePage, 1252);
+    assert.deepEqual(said(doc.charFormats), [
+      { face: 'Arial', halfPoints: 20, bold: false, italic: false, underline: false, strike: false },
+    ]);
+    assert.deepEqual(doc.paraFormats[0]!.tabs, [], 'no stops of its own');
+    assert.equal(doc.text, 'Hello');
+  });
+
   it('splits field instructions as TX keeps them: a switch with its argument, quotes kept', () => {
     assert.deepEqual(instructionTokens(' MERGEFIELD  total \\# "$#,###.00" \\* MERGEFORMAT '), [
       'MERGEFIELD',

@@ -20,6 +20,7 @@ import type {
 } from './read.js';
 import { TX_FLAGS, TX_MAGIC, decodeColour, fieldKindOf, fieldOfRecords } from './read.js';
 import { InputError } from '../../errors.js';
+import { txPrototypes } from './prototype.js';
 
 /** A count, position or size TX's fields cannot hold (too many records, a negative measure): a 400. */
 export class TxLimitError extends InputError {
@@ -104,7 +105,7 @@ const keptU32 = (kept: Uint8Array | undefined, at: number): number | undefined =
   kept && kept.length >= at + 4 ? Buffer.from(kept.buffer, kept.byteOffset, kept.length).readUInt32LE(at) : undefined;
 
 function runRecord(run: TxRun, field: TxField | undefined): Buffer {
-  const out = record(run.kept, 20);
+  const out = record(run.kept ?? txPrototypes().run, 20);
   put16(out, run.format + 1, 0);
   put16(out, run.start + 1, 2);
   put32(out, run.end - run.start, 4);
@@ -116,7 +117,7 @@ function runRecord(run: TxRun, field: TxField | undefined): Buffer {
 }
 
 function charFormatRecord(format: TxCharFormat): Buffer {
-  const out = record(format.kept, 50);
+  const out = record(format.kept ?? txPrototypes().charFormat, 50);
   const height = out.readInt16LE(0);
   if (!format.kept || Math.round(-height / 10) !== format.halfPoints) out.writeInt16LE(-format.halfPoints * 10, 0);
   const weight = out.readInt16LE(8);
@@ -145,7 +146,8 @@ const sameFace = (format: TxCharFormat): boolean => keptFace(format) === format.
 
 function faceRecord(format: TxCharFormat): Buffer {
   if (sameFace(format) && format.keptFace?.length === 80) return Buffer.from(format.keptFace);
-  const out = Buffer.alloc(80);
+  const out = record(txPrototypes().face, 80);
+  out.fill(0, 0, 64);
   out.write(format.face.slice(0, 31), 0, 'utf16le');
   return out;
 }
@@ -155,7 +157,7 @@ const TAB_STOPS = 14;
 const UNUSED_TAB = 0x7fff;
 
 function paraFormatRecord(format: TxParaFormat): Buffer {
-  const out = record(format.kept, 62);
+  const out = record(format.kept ?? txPrototypes().paraFormat, 62);
   const flags = (out.readUInt16LE(0) & ~0xc008) | (ALIGNMENTS.indexOf(format.alignment) << 14) | (format.keepNext ? 0x0008 : 0);
   put16(out, flags, 0);
   put16(out, format.spaceBefore, 8);
@@ -173,11 +175,11 @@ function paraFormatRecord(format: TxParaFormat): Buffer {
 }
 
 function tableRecords(table: TxTable): Buffer {
-  const head = record(table.kept, 12);
+  const head = record(table.kept ?? txPrototypes().table, 12);
   put16(head, table.rows, 0);
   put16(head, table.columns, 2);
   const cells = table.cells.map((cell) => {
-    const out = record(cell.kept, 18);
+    const out = record(cell.kept ?? txPrototypes().cell, 18);
     put16(out, cell.start + 1, 0);
     put16(out, cell.end, 2);
     put32(out, cell.left, 4);
@@ -189,7 +191,7 @@ function tableRecords(table: TxTable): Buffer {
 }
 
 function cellFormatRecord(format: TxCellFormat): Buffer {
-  const out = record(format.kept, 28);
+  const out = record(format.kept ?? txPrototypes().cellFormat, 28);
   format.borders.forEach((width, i) => put16(out, width, 2 * i));
   format.padding.forEach((distance, i) => put16(out, distance, 8 + 2 * i));
   put32(out, colourValue(format.shading, keptU32(format.kept, 16)), 16);
@@ -198,7 +200,7 @@ function cellFormatRecord(format: TxCellFormat): Buffer {
 }
 
 function cellBorderRecord(format: TxCellFormat): Buffer {
-  const out = record(format.keptBorders, 52);
+  const out = record(format.keptBorders ?? txPrototypes().cellBorders, 52);
   format.borderColours.forEach((colour, i) => put32(out, colourValue(colour, keptU32(format.keptBorders, 4 + 4 * i)), 4 + 4 * i));
   return out;
 }
@@ -257,7 +259,8 @@ function frameRecords(frames: TxFrame[]): Buffer {
     if (!frame.kept) [100, 100, 2, 0, 0, 0, 0, 0, 0, 0, 1001, 0, 0, 0, 0].forEach((value, i) => put16(head, value, 26 + 2 * i));
     const document = new Bytes().bytes(TX_MAGIC);
     writeStream(document, frame.story, 'frame document');
-    document.bytes(frame.keptDocument ?? new Bytes().u32(0).u32(0).u16(0).toBuffer());
+    const settings = txPrototypes().settings;
+    document.bytes(frame.keptDocument ?? new Bytes().u32(0).u32(settings.length).bytes(settings).u16(0).toBuffer());
     out.bytes(head).u32(document.length).bytes(document.toBuffer());
   }
   return out.toBuffer();
@@ -306,10 +309,10 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
   for (const format of story.cellFormats) out.bytes(cellFormatRecord(format));
   for (const property of properties) out.bytes(property);
 
-  out.bytes(kept?.faceHeader ?? Buffer.alloc(16));
+  out.bytes(kept?.faceHeader ?? txPrototypes().faceHeader);
   for (const format of story.charFormats) out.bytes(faceRecord(format));
-  out.u32(kept?.codePage ?? 1252);
-  for (const format of story.paraFormats) out.bytes(record(format.keptExtra, 32));
+  out.u32(kept?.codePage ?? txPrototypes().codePage);
+  for (const format of story.paraFormats) out.bytes(record(format.keptExtra ?? txPrototypes().paraExtra, 32));
   for (const run of story.runs) out.bytes(format18(run.keptExtra, true));
   for (const paragraph of story.paragraphs) out.bytes(format18(paragraph.keptExtra, false));
   if (flags & TX_FLAGS.nestedTables) {
@@ -332,7 +335,7 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
   if (flags & TX_FLAGS.marks) {
     out.u16(story.marks.length);
     for (const mark of story.marks) {
-      const tail = record(mark.kept, 37);
+      const tail = record(mark.kept ?? txPrototypes().mark, 37);
       put32(tail, mark.start, 0);
       put32(tail, mark.end, 4);
       put16(tail, names.indexOf(mark.name), 8);
@@ -346,13 +349,9 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
   return out.toBuffer();
 }
 
-/** An extended run or paragraph record: the kept one, else the style [Normal] (1) and, for a run, English (0x0409). */
+/** An extended run or paragraph record: the kept one, else TX's for style [Normal] (and, for a run, English). */
 function format18(kept: Uint8Array | undefined, run: boolean): Buffer {
-  if (kept?.length === 18) return Buffer.from(kept);
-  const out = Buffer.alloc(18);
-  put32(out, 1, 0);
-  if (run) put16(out, 0x0409, 4);
-  return out;
+  return record(kept ?? (run ? txPrototypes().runExtra : txPrototypes().paragraphExtra), 18);
 }
 
 function writeStream(out: Bytes, story: TxStory, kind: StoryKind): void {
@@ -368,12 +367,12 @@ const FOOTER_BOX = 0x08;
 export function writeTx(doc: TxDocument): Buffer {
   const out = new Bytes().bytes(TX_MAGIC);
   writeStream(out, doc, 'body');
-  const settings = doc.keptFile?.settings ?? new Uint8Array(0);
+  const settings = doc.keptFile?.settings ?? txPrototypes().settings;
   out.u32(0).u32(settings.length).bytes(settings);
 
   const box = doc.keptFile?.boxFooter;
   const section = new Bytes();
-  const fixed = record(doc.keptFile?.section, 46);
+  const fixed = record(doc.keptFile?.section ?? txPrototypes().section, 46);
   put32(fixed, 0x32, 0);
   const flags = (fixed.readUInt16LE(4) & ~(HEADER | FOOTER | FOOTER_BOX)) | 0x4000;
   put16(fixed, flags | (doc.header ? HEADER : 0) | (doc.footer ? FOOTER : 0) | (box && doc.footer ? FOOTER_BOX : 0), 4);
@@ -387,7 +386,7 @@ export function writeTx(doc: TxDocument): Buffer {
   if (doc.header) writeStream(section, doc.header, 'header');
   if (doc.footer) writeStream(section, box ?? doc.footer, 'footer');
   if (box && doc.footer) writeStream(section, doc.footer, 'box');
-  const end = record(doc.keptFile?.sectionEnd, 72);
+  const end = record(doc.keptFile?.sectionEnd ?? txPrototypes().sectionEnd, 72);
   end.writeUInt32LE(1, 0);
   section.bytes(end);
   out
