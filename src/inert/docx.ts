@@ -46,12 +46,18 @@ export interface InertOptions {
 export function inertPackage(input: Buffer, options: InertOptions): Buffer {
   const pkg = OoxmlPackage.read(input, 'The document');
   let changed = false;
+  /** Relationship ids dropped, by the part whose relationships they were. */
+  const dropped = new Map<string, Set<string>>();
   for (const name of [...pkg.parts.keys()]) {
     const lower = name.toLowerCase();
     let next: string | Buffer | undefined;
     const bytes = pkg.parts.get(name)!;
     if (lower.endsWith('.rels')) {
-      next = inertRelationships(pkg.text(name)!, name);
+      const kept = inertRelationships(pkg.text(name)!, name);
+      if (kept) {
+        next = kept.xml;
+        dropped.set(sourceOfRels(name), kept.dropped);
+      }
     } else if (isMedia(lower) || ['inert', 'gzip'].includes(pictureKind(bytes)) || hasSvgRoot(bytes)) {
       // Judged by the bytes: the office goes by the content, not the part's name or type.
       const made = inertPicture(bytes);
@@ -69,7 +75,38 @@ export function inertPackage(input: Buffer, options: InertOptions): Buffer {
       changed = true;
     }
   }
+  // What referred to a dropped relationship refers to nothing (a picture shows empty), as Word requires.
+  for (const [part, ids] of dropped) {
+    const xml = pkg.text(part);
+    const cleaned = xml === undefined ? undefined : withoutReferences(xml, part, ids);
+    if (cleaned !== undefined) pkg.parts.set(part, Buffer.from(cleaned, 'utf8'));
+  }
   return changed ? pkg.toBuffer() : input;
+}
+
+/** The part a relationships part belongs to: word/_rels/document.xml.rels is word/document.xml's. */
+function sourceOfRels(rels: string): string {
+  const match = /^(.*?)_rels\/([^/]*)\.rels$/.exec(rels);
+  return match ? `${match[1]}${match[2]}` : rels;
+}
+
+/** The part without attributes (r:link, r:id, r:embed, ...) naming the given relationship ids; undefined when it had none. */
+function withoutReferences(xml: string, where: string, ids: Set<string>): string | undefined {
+  if (![...ids].some((id) => xml.includes(id))) return undefined;
+  const doc = parseXml(xml, where);
+  let changed = false;
+  const stack: { node: XmlElement; scope: Map<string, string> }[] = [{ node: doc.root, scope: new Map() }];
+  while (stack.length > 0) {
+    const { node, scope: parentScope } = stack.pop()!;
+    const scope = declarations(node, parentScope);
+    const before = node.attrs.length;
+    node.attrs = node.attrs.filter(
+      ([key, value]) => !(key.includes(':') && RELATIONSHIP_NAMESPACES.has(scope.get(prefixOf(key)) ?? '') && ids.has(value.trim())),
+    );
+    if (node.attrs.length !== before) changed = true;
+    for (const child of node.children) if (child.kind === 'element') stack.push({ node: child, scope });
+  }
+  return changed ? serializeDocument(doc) : undefined;
 }
 
 /** Parts that hold pictures (and media) by their place in the package. */
@@ -85,19 +122,21 @@ function hasSvgRoot(bytes: Uint8Array): boolean {
   return /^\s*(?:<\?[\s\S]*?\?>\s*|<!--[\s\S]*?-->\s*|<!DOCTYPE[^>]*>\s*)*<(?:[\w.-]+:)?svg[\s>/]/i.test(head);
 }
 
-/** Drops relationships that reach outside the package (other than hyperlinks); undefined when none do. */
-function inertRelationships(xml: string, where: string): string | undefined {
+/** Drops relationships that reach outside the package (other than hyperlinks), with their ids; undefined when none do. */
+function inertRelationships(xml: string, where: string): { xml: string; dropped: Set<string> } | undefined {
   const doc = parseXml(xml, where);
-  const before = doc.root.children.length;
+  const dropped = new Set<string>();
   doc.root.children = doc.root.children.filter((node) => {
     if (node.kind !== 'element' || localName(node.name) !== 'Relationship') return true;
     const type = (attribute(node, 'Type') ?? '').split('/').pop() ?? '';
     if (EXTERNAL_TYPES_KEPT.has(type)) return true;
     const target = (attribute(node, 'Target') ?? '').trim();
     const external = (attribute(node, 'TargetMode') ?? '').trim().toLowerCase() === 'external';
-    return !external && !/^([a-z][a-z0-9+.-]*:|\/\/|\\\\)/i.test(target);
+    const keep = !external && !/^([a-z][a-z0-9+.-]*:|\/\/|\\\\)/i.test(target);
+    if (!keep) dropped.add((attribute(node, 'Id') ?? '').trim());
+    return keep;
   });
-  return doc.root.children.length === before ? undefined : serializeDocument(doc);
+  return dropped.size === 0 ? undefined : { xml: serializeDocument(doc), dropped };
 }
 
 interface OpenField {

@@ -531,8 +531,10 @@ export class DocumentOperations {
     const docx = await this.docx(document, TEMPLATE_FORMATS, 'The document', ctx);
     const changed = await this.parts.workers.removeTrackedChange(docx, id, accept, ctx.signal);
     const back = detectFormat(document);
-    // The document comes back in its own format; TX cannot be written, so it comes back as DOCX.
-    if (docx === document || (back.ok && back.format === 'tx')) return changed;
+    // The document comes back in its own format.
+    if (docx === document) return changed;
+    if (back.ok && back.format === 'tx')
+      return this.parts.pipeline.output(changed, 'tx', { properties: {}, test: false, signal: ctx.signal });
     const converter = this.parts.converter!;
     return (await converter.convert(changed, 'docx', back.ok ? (back.format as OfficeFormat) : 'docx', { signal: ctx.signal })).data;
   }

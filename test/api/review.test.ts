@@ -6,6 +6,7 @@ import { errorMessage as message, type Client } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { cell, docx, p, partText, row, run, table } from '../helpers/docx.js';
 import { detectFormat } from '../../src/formats/detect.js';
+import { readTx } from '../../src/formats/tx/read.js';
 
 const b64 = (b: Buffer) => b.toString('base64');
 interface Change {
@@ -100,10 +101,10 @@ describe('review: tracked changes', () => {
       [[4096, '%%FIELD1%%', 2, 10, '2019-08-06T12:34:13+00:00']],
     );
     const accepted = await resolve(tx, changes[0]!.id, true);
-    assert.equal((detectFormat(accepted) as { format: string }).format, 'docx', 'TX comes back as DOCX');
+    assert.equal((detectFormat(accepted) as { format: string }).format, 'tx', 'TX comes back as TX');
     assert.deepEqual(await list(accepted), []);
-    assert.match(partText(accepted), /%%FIELD1%% -- hello world\./);
-    assert.doesNotMatch(partText(await resolve(tx, changes[0]!.id, false)), /%%FIELD1%%/, 'rejected: the insertion is gone');
+    assert.match(readTx(accepted).text, /%%FIELD1%% -- hello world\./);
+    assert.doesNotMatch(readTx(await resolve(tx, changes[0]!.id, false)).text, /%%FIELD1%%/, 'rejected: the insertion is gone');
   });
 
   it('refuses bad input with a clear 400', async () => {

@@ -7,6 +7,7 @@ import { inertHtml, inertHtmlCss as inertCss } from '../../src/inert/html.js';
 import { groupText } from '../../src/inert/rtf.js';
 import { docx, hostileDocuments, type Secrets } from '../helpers/hostile.js';
 import { png } from '../helpers/docx.js';
+import { wordProblems } from '../helpers/word-rules.js';
 
 const PNG = png(2, 2, [1, 2, 3]).toString('base64');
 const secrets: Secrets = { dir: '/srv/data', png: '/srv/data/secret.png', txt: '/srv/data/secret.txt', html: '/srv/data/secret.html' };
@@ -90,6 +91,25 @@ describe('DOCX made inert', () => {
     const rels = inert(bytes)['word/_rels/document.xml.rels']!;
     assert.match(rels, /rIdH/);
     assert.ok(!/rIdL|rIdM|rIdS|secret|share/.test(rels), rels);
+  });
+
+  it('drops what referred to a dropped relationship, so the package stays one Word opens', () => {
+    const blip = (attrs: string) =>
+      '<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:extent cx="914400" cy="914400"/><wp:docPr id="1" name="p"/>' +
+      '<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture">' +
+      `<pic:nvPicPr><pic:cNvPr id="1" name="p"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip ${attrs}/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
+      '<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="914400" cy="914400"/></a:xfrm><a:prstGeom prst="rect"/></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>';
+    const bytes = docx(blip('r:link="rIdL"') + '<w:p><w:r><w:t>MARK</w:t></w:r></w:p>', {
+      rels: '<Relationship Id="rIdL" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="file:///srv/data/secret.png" TargetMode="External"/>',
+    });
+    const made = makeInert(bytes, 'docx');
+    const xml = parts(made)['word/document.xml']!;
+    assert.doesNotMatch(xml, /rIdL/);
+    assert.match(xml, /<a:blip\/>/);
+    assert.deepEqual(
+      wordProblems(made).filter((p) => p.startsWith('rel-id')),
+      [],
+    );
   });
 
   it('removes VML image sources, the attached template and the mail-merge data source', () => {
