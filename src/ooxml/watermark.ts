@@ -86,6 +86,11 @@ export function addWatermark(pkg: OoxmlPackage, text: string, mainPart = 'word/d
     return id;
   };
 
+  // A body without its final section properties (a minimal DOCX) is one section on defaults: it
+  // gets them, empty, so that its header can carry the mark.
+  if (!/<w:sectPr\b[^>]*?(?:\/>|>[\s\S]*?<\/w:sectPr>)\s*<\/w:body>/.test(document))
+    document = document.replace(/<\/w:body>/, '<w:sectPr/></w:body>');
+
   // Sections inherit the headers of the section before for the kinds they do not name: only a
   // kind that no section so far has needs a header of its own (it is then inherited onward).
   const shown = new Set<HeaderType>();

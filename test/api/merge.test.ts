@@ -25,6 +25,7 @@ import {
   table,
 } from '../helpers/docx.js';
 import * as mupdf from 'mupdf';
+import { strToU8, unzipSync, zipSync } from 'fflate';
 import { readTx } from '../../src/formats/tx/read.js';
 import { unprotectedPdf } from '../helpers/hostile.js';
 
@@ -520,6 +521,20 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     const withPicture = await merge('returnFormat=TX', { mergeData: [{}], template: b64(docx(p(picture('logo', 20, 20)))) });
     assert.equal(withPicture.status, 400);
     assert.match(message(withPicture), /returnFormat TX cannot hold pictures, charts and embedded objects; choose DOCX/);
+  });
+
+  it('marks every test run, a minimal DOCX without section properties too: DOCX and PDF (issue 48)', async () => {
+    const files = unzipSync(docx(p(run('Hello'))));
+    files['word/document.xml'] = strToU8(
+      Buffer.from(files['word/document.xml']!)
+        .toString('utf8')
+        .replace(/<w:sectPr\b[\s\S]*?<\/w:sectPr>/, ''),
+    );
+    const minimal = b64(Buffer.from(zipSync(files)));
+    const asDocx = decode(await merge('returnFormat=DOCX&test=true', { template: minimal, mergeData: [{}] }))[0]!;
+    assert.ok(Object.values(unzipSync(asDocx)).some((part) => Buffer.from(part).toString('utf8').includes('string="TEST MODE"')));
+    const pdf = decode(await merge('returnFormat=PDF&test=true', { template: minimal, mergeData: [{}] }))[0]!;
+    assert.ok(redShare(pdf) > 0.01, `red share ${redShare(pdf)}`);
   });
 
   it('checks merge data against a template without making a document (POST /document/checkdata)', async () => {

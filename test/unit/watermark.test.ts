@@ -4,6 +4,7 @@ import { unzipSync, zipSync, strToU8 } from 'fflate';
 import { OoxmlPackage } from '../../src/ooxml/package.js';
 import { addWatermark } from '../../src/ooxml/watermark.js';
 import { docx, p, run, schemaOrderProblemsOf } from '../helpers/docx.js';
+import { wordProblems } from '../helpers/word-rules.js';
 
 const text = (out: Buffer, name: string) => Buffer.from(unzipSync(out)[name]!).toString('utf8');
 const marked = (body: string, options: Parameters<typeof docx>[1] = {}, settings?: string) => {
@@ -44,6 +45,26 @@ describe('test-run watermark in DOCX', () => {
     );
     assert.deepEqual(schemaOrderProblemsOf(out), []);
     assert.match(text(out, 'word/document.xml'), /Body/);
+  });
+
+  it('marks a minimal document whose body has no section properties (a test run is never unmarked)', () => {
+    const files = unzipSync(docx(p(run('Body'))));
+    const withoutSection = Buffer.from(files['word/document.xml']!)
+      .toString('utf8')
+      .replace(/<w:sectPr\b[\s\S]*?<\/w:sectPr>/, '');
+    assert.doesNotMatch(withoutSection, /sectPr/);
+    files['word/document.xml'] = strToU8(withoutSection);
+    const pkg = OoxmlPackage.read(Buffer.from(zipSync(files)));
+    addWatermark(pkg, 'TEST MODE');
+    const out = pkg.toBuffer();
+    const [only] = sections(out);
+    assert.match(text(out, `word/${only!.default}`), /string="TEST MODE"/);
+    assert.match(text(out, 'word/document.xml'), /<w:sectPr><w:headerReference w:type="default" r:id="[^"]+"\/><\/w:sectPr><\/w:body>/);
+    assert.deepEqual(wordProblems(out), []);
+    // The line style (TX output) too.
+    const line = OoxmlPackage.read(Buffer.from(zipSync(files)));
+    addWatermark(line, 'TEST MODE', 'word/document.xml', 'line');
+    assert.match(text(line.toBuffer(), `word/${sections(line.toBuffer())[0]!.default}`), /<w:t xml:space="preserve">TEST MODE<\/w:t>/);
   });
 
   it('marks the headers sections have, adds first and even-page ones where a section shows them, and relies on inheritance', () => {
