@@ -238,7 +238,8 @@ class Builder {
     this.current = undefined;
   }
 
-  image(src: string, props: RunProps): void {
+  /** An inline picture at its own size, or at the size the HTML asks (`size` in CSS pixels; one side keeps the ratio). */
+  image(src: string, props: RunProps, size: { width?: number; height?: number } = {}): void {
     if (!this.target.sink) return;
     let image;
     try {
@@ -246,9 +247,12 @@ class Builder {
     } catch {
       return; // a broken inline image is dropped, the text stays
     }
-    const scale = Math.min(1, MAX_IMAGE_EMU / (image.widthPx * EMU_PER_PIXEL));
-    const cx = Math.round(image.widthPx * EMU_PER_PIXEL * scale);
-    const cy = Math.round(image.heightPx * EMU_PER_PIXEL * scale);
+    const ratio = image.heightPx / image.widthPx;
+    const widthPx = size.width ?? (size.height !== undefined ? size.height / ratio : image.widthPx);
+    const heightPx = size.height ?? (size.width !== undefined ? size.width * ratio : image.heightPx);
+    const scale = Math.min(1, MAX_IMAGE_EMU / (widthPx * EMU_PER_PIXEL));
+    const cx = Math.max(1, Math.round(widthPx * EMU_PER_PIXEL * scale));
+    const cy = Math.max(1, Math.round(heightPx * EMU_PER_PIXEL * scale));
     let ids: { main: string; svg?: string };
     try {
       ids = this.target.picture?.(image, cx, cy) ?? { main: this.target.sink.add(this.target.part, image) };
@@ -258,6 +262,29 @@ class Builder {
     const id = this.drawing++;
     this.run(`<w:r>${serializeRunProps(props)}${inlinePicture(ids.main, cx, cy, id, `HTML image ${id}`, ids.svg)}</w:r>`);
   }
+}
+
+/** CSS pixels per unit of a length (96 to the inch). */
+const PX_PER: Record<string, number> = { px: 1, pt: 96 / 72, pc: 16, in: 96, cm: 96 / 2.54, mm: 96 / 25.4, '': 1 };
+
+/** A length in CSS pixels: `120`, `120px`, `3cm`; undefined for percentages, `auto` and the like. */
+function cssPixels(value: string | undefined): number | undefined {
+  const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(px|pt|pc|in|cm|mm)?\s*$/i.exec(value ?? '');
+  if (!match) return undefined;
+  const px = Number(match[1]) * PX_PER[(match[2] ?? '').toLowerCase()]!;
+  return px > 0 && px <= 100_000 ? px : undefined;
+}
+
+/** The size an <img> asks for: its style's width and height, else its attributes. */
+function imageSize(element: Element): { width?: number; height?: number } {
+  const style = new Map<string, string>();
+  for (const declaration of (element.attribs.style ?? '').split(';')) {
+    const colon = declaration.indexOf(':');
+    if (colon > 0) style.set(declaration.slice(0, colon).trim().toLowerCase(), declaration.slice(colon + 1).trim());
+  }
+  const width = cssPixels(style.get('width')) ?? cssPixels(element.attribs.width);
+  const height = cssPixels(style.get('height')) ?? cssPixels(element.attribs.height);
+  return { ...(width !== undefined ? { width } : {}), ...(height !== undefined ? { height } : {}) };
 }
 
 function textRun(text: string, props: RunProps): string {
@@ -298,7 +325,7 @@ function walk(nodes: ChildNode[], props: RunProps, b: Builder, ctx: { basePPr: s
       b.run('<w:r><w:br/></w:r>');
     } else if (tag === 'img') {
       const src = element.attribs.src ?? '';
-      if (/^data:image\//i.test(src)) b.image(src, inner);
+      if (/^data:image\//i.test(src)) b.image(src, inner, imageSize(element));
     } else if (tag === 'a') {
       const href = element.attribs.href ?? '';
       const relId = /^(https?:|mailto:)/i.test(href) ? ctx.target.link(href) : undefined;

@@ -57,6 +57,23 @@ describe('merge engine: HTML values', () => {
     assert.ok(Object.keys(unzipSync(out)).some((name) => name.startsWith('word/media/docsmith')));
   });
 
+  it('draws an <img> at the size its attributes or style ask, one side keeping the ratio', () => {
+    const image = `data:image/png;base64,${png(20, 10).toString('base64')}`;
+    const extents = (html: string) =>
+      [...partXml(merge(`<html><p>${html}</p></html>`)).matchAll(/<wp:extent cx="(\d+)" cy="(\d+)"\/>/g)].map((m) => [
+        Number(m[1]) / 9525,
+        Number(m[2]) / 9525,
+      ]);
+    assert.deepEqual(extents(`<img src="${image}">`), [[20, 10]], 'its own size');
+    assert.deepEqual(extents(`<img src="${image}" width="200" height="100">`), [[200, 100]]);
+    assert.deepEqual(extents(`<img src="${image}" style="width: 200px; height: 100px">`), [[200, 100]]);
+    assert.deepEqual(extents(`<img src="${image}" width="80">`), [[80, 40]], 'the height follows the ratio');
+    assert.deepEqual(extents(`<img src="${image}" style="height:1in">`), [[192, 96]]);
+    const [cm] = extents(`<img src="${image}" style="width:3cm" width="10">`);
+    assert.deepEqual(cm!.map(Math.round), [113, 57], 'the style before the attribute: 3 cm is 113 px');
+    assert.deepEqual(extents(`<img src="${image}" width="50%" height="auto">`), [[20, 10]], 'percentages and auto: its own size');
+  });
+
   it('makes HTML lists real Word lists: own definitions, nested levels, numbered lists restarting at 1', () => {
     const template = docx(p(run('Before '), mergefield('body'), run(' after')), { numbering: decimalList });
     const out = checkedCompile(template).merge(
