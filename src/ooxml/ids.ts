@@ -2,17 +2,51 @@
 const IDS = /<w:bookmark(Start|End)\b([^>]*?)\/>|(<(?:wp:docPr|pic:cNvPr)\b[^>]*?\bid=")(\d+)(")|\bw14:paraId="[0-9A-Fa-f]+"/g;
 
 /**
+ * Tracked changes (each its own id; range starts and ends in pairs) and content controls' ids
+ * (`w:sdtPr/w:id`). Comments keep theirs: the notes merger numbers them with their parts.
+ */
+const CHANGE_IDS =
+  /<w:(ins|del|moveFrom|moveTo|rPrChange|pPrChange|sectPrChange|tblPrChange|trPrChange|tcPrChange|tblGridChange|numberingChange|cellIns|cellDel|cellMerge|(?:moveFrom|moveTo|customXmlIns|customXmlDel|customXmlMoveFrom|customXmlMoveTo)Range(Start|End))\b([^>]*?)\bw:id="[^"]*"|<w:id w:val="-?\d+"\/>/g;
+
+/**
  * Repeated blocks repeat ids that must be unique in a document: bookmark ids and names,
- * drawing object ids and paragraph ids. This pass renumbers them over the finished XML.
+ * drawing object ids, paragraph ids, tracked-change and content-control ids. This pass renumbers
+ * them over the finished XML.
  */
 export class IdRenumberer {
   private bookmark = 0;
   private drawing = 1;
   private paraId = 0x10000000;
+  /** Tracked-change ids, above any bookmark's (Word counts both as annotations). */
+  private change = 0x100000;
+  private contentControl = 0x10000000;
   private readonly names = new Map<string, number>();
 
-  /** One scan over the part (four separate replaces cost 50% more on merged documents). */
+  /** One scan over the part (four separate replaces cost 50% more on merged documents); changes and content controls when it has any. */
   part(xml: string): string {
+    const renumbered = this.common(xml);
+    return /<w:(?:ins|del|move|rPrChange|pPrChange|sectPrChange|tblPrChange|trPrChange|tcPrChange|tblGridChange|numberingChange|cell|customXml(?:Ins|Del|Move))|<w:id w:val=/.test(
+      renumbered,
+    )
+      ? this.changes(renumbered)
+      : renumbered;
+  }
+
+  private changes(xml: string): string {
+    const open = new Map<string, number[]>();
+    return xml.replace(CHANGE_IDS, (whole, element: string | undefined, edge: string | undefined, attrs: string | undefined) => {
+      if (element === undefined) return `<w:id w:val="${this.contentControl++}"/>`;
+      const id = /\bw:id="([^"]*)"/.exec(whole)![1]!;
+      const key = `${element.replace(/(Start|End)$/, '')}:${id}`;
+      let fresh: number | undefined;
+      if (edge === 'End') fresh = open.get(key)?.shift();
+      if (fresh === undefined) fresh = this.change++;
+      if (edge === 'Start') open.set(key, [...(open.get(key) ?? []), fresh]);
+      return `<w:${element}${attrs}w:id="${fresh}"`;
+    });
+  }
+
+  private common(xml: string): string {
     const open = new Map<string, number[]>();
     return xml.replace(
       IDS,

@@ -99,6 +99,29 @@ describe('document builder (append), without the office', () => {
     assert.equal(new Set(ids).size, ids.length, `ids ${ids.join(',')}`);
   });
 
+  it('gives tracked changes and content controls of every joined document ids of their own, range pairs kept together', () => {
+    const reviewed = docx(
+      p(
+        '<w:ins w:id="1" w:author="A" w:date="2024-01-01T00:00:00Z"><w:r><w:t>new</w:t></w:r></w:ins>',
+        '<w:del w:id="2" w:author="A" w:date="2024-01-01T00:00:00Z"><w:r><w:delText>old</w:delText></w:r></w:del>',
+        '<w:moveFromRangeStart w:id="3" w:name="m" w:author="A" w:date="2024-01-01T00:00:00Z"/><w:moveFrom w:id="4" w:author="A" w:date="2024-01-01T00:00:00Z"><w:r><w:delText>moved</w:delText></w:r></w:moveFrom><w:moveFromRangeEnd w:id="3"/>',
+      ) + '<w:sdt><w:sdtPr><w:id w:val="-1234"/></w:sdtPr><w:sdtContent><w:p><w:r><w:t>control</w:t></w:r></w:p></w:sdtContent></w:sdt>',
+    );
+    const builder = new DocumentBuilder(reviewed);
+    builder.append(reviewed, 'paragraph');
+    builder.append(reviewed, 'paragraph');
+    const xml = partXml(builder.toBuffer());
+    const changeIds = [...xml.matchAll(/<w:(?:ins|del|moveFrom|moveFromRangeStart) w:id="(\d+)"/g)].map((m) => m[1]);
+    assert.equal(changeIds.length, 12);
+    assert.equal(new Set(changeIds).size, 12, `ids ${changeIds.join(',')}`);
+    const controls = [...xml.matchAll(/<w:id w:val="(-?\d+)"\/>/g)].map((m) => m[1]);
+    assert.equal(new Set(controls).size, 3, `content controls ${controls.join(',')}`);
+    // Each range end names its own start.
+    const starts = [...xml.matchAll(/<w:moveFromRangeStart w:id="(\d+)"/g)].map((m) => m[1]);
+    const ends = [...xml.matchAll(/<w:moveFromRangeEnd w:id="(\d+)"/g)].map((m) => m[1]);
+    assert.deepEqual(ends, starts);
+  });
+
   it('carries comments with renumbered ids', () => {
     const commented = docx(
       p('<w:commentRangeStart w:id="0"/>', run('Reviewed text'), '<w:commentRangeEnd w:id="0"/><w:r><w:commentReference w:id="0"/></w:r>'),
