@@ -1,5 +1,5 @@
 import { UsageError } from './errors.js';
-import { RETURN_FORMATS } from '../formats/returnFormat.js';
+import { RETURN_EXTENSIONS, RETURN_FORMATS } from '../formats/returnFormat.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,9 @@ import { openServices } from '../services.js';
 import { parseDivider } from '../api/requests/append.js';
 import type { JsonObject } from '../merge/scope.js';
 import { LocalBackend, RemoteBackend, loadClient, type Backend } from './backends.js';
+
+/** The file extension of a --format as given (checked elsewhere). */
+const extensionOf = (format: string): string => (RETURN_EXTENSIONS as Record<string, string>)[format] ?? format;
 
 export interface DocumentOptions {
   template?: string;
@@ -31,17 +34,6 @@ export interface DocumentOptions {
   einvoice?: string;
   'einvoice-xml'?: string;
 }
-
-const EXTENSIONS: Record<string, string> = {
-  pdf: 'pdf',
-  pdfa: 'pdf',
-  docx: 'docx',
-  doc: 'doc',
-  rtf: 'rtf',
-  html: 'html',
-  txt: 'txt',
-  tx: 'tx',
-};
 
 function read(file: string | undefined, what: string): Buffer {
   if (!file) throw new UsageError(`${what} is required`);
@@ -152,7 +144,7 @@ export async function runDocumentCommand(command: string, options: DocumentOptio
         const data = readJson(options.data ?? '', '--data');
         const records = (Array.isArray(data) ? data : [data]) as JsonObject[];
         const settings = options.settings ? readJson(options.settings, '--settings') : undefined;
-        const output = options.output ?? `merged.${EXTENSIONS[format] ?? format}`;
+        const output = options.output ?? `merged.${extensionOf(format)}`;
         const append = !options.separate;
         const einvoice = {
           ...(options.einvoice !== undefined ? { einvoice: options.einvoice } : {}),
@@ -189,7 +181,7 @@ export async function runDocumentCommand(command: string, options: DocumentOptio
             .readdirSync(input)
             .filter((f) => fs.statSync(path.join(input, f)).isFile())
             .sort();
-          const outputs = folderOutputNames(files, EXTENSIONS[format] ?? format);
+          const outputs = folderOutputNames(files, extensionOf(format));
           const progress = new Progress(files.length, 'converting');
           let failed = 0;
           for (const [i, file] of files.entries()) {
@@ -206,7 +198,7 @@ export async function runDocumentCommand(command: string, options: DocumentOptio
           if (failed) throw new Error(`${failed} file(s) could not be converted`);
           return;
         }
-        const output = options.output ?? `${path.parse(input).name}.${EXTENSIONS[format] ?? format}`;
+        const output = options.output ?? `${path.parse(input).name}.${extensionOf(format)}`;
         fs.writeFileSync(output, await backend.convert(read(input, '--input'), format));
         process.stdout.write(`wrote ${output}\n`);
         return;
@@ -220,7 +212,7 @@ export async function runDocumentCommand(command: string, options: DocumentOptio
           throw new UsageError(`--divider must be None, NewParagraph or NewSection, not "${options.divider}"`);
         }
         const documents = positionals.map((file) => ({ bytes: read(file, 'document'), divider }));
-        const output = options.output ?? `appended.${EXTENSIONS[format] ?? format}`;
+        const output = options.output ?? `appended.${extensionOf(format)}`;
         fs.writeFileSync(output, await backend.append(documents, format));
         process.stdout.write(`wrote ${output}\n`);
         return;

@@ -1,6 +1,6 @@
 import { DocsmithError, InputError } from '../errors.js';
 import { FORMAT_NAMES, readCompound, wordVersion, type DocumentFormat, type WordVersion } from '../formats/detect.js';
-import type { OfficeFormat } from '../formats/returnFormat.js';
+import { RETURN_EXTENSIONS, type OfficeFormat } from '../formats/returnFormat.js';
 import { DOCX_IMPORT_FILTER, exportSpec, ODT_FILTER, type DocumentFamily } from '../office/filters.js';
 import { OfficeCrashError, OfficeJobError, type OfficeJob, type PartStart, type TableBreak } from '../office/process.js';
 import { LONG_TABLE_BOOKMARK } from '../ooxml/longTable.js';
@@ -62,15 +62,6 @@ const EXTENSIONS: Record<DocumentFormat, string> = {
   pdf: 'pdf',
   xlsx: 'xlsx',
   tx: 'docx',
-};
-const OUTPUT_EXTENSIONS: Record<OfficeFormat, string> = {
-  pdf: 'pdf',
-  pdfa: 'pdf',
-  docx: 'docx',
-  doc: 'doc',
-  rtf: 'rtf',
-  html: 'html',
-  txt: 'txt',
 };
 
 function officeProperties(p: DocumentProperties | undefined): Record<string, string> | undefined {
@@ -355,7 +346,7 @@ export class Converter {
     const full: OfficeJob = {
       ...job,
       input: { bytes: source, extension: EXTENSIONS[from] },
-      output: { extension: OUTPUT_EXTENSIONS[to] },
+      output: { extension: RETURN_EXTENSIONS[to] },
       inputFilter: inputFilterFor(from, source),
     };
     let result: { data?: Buffer | null; officeMs: number };

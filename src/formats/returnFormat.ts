@@ -5,3 +5,15 @@ export const RETURN_FORMATS: readonly ReturnFormat[] = ['pdf', 'pdfa', 'docx', '
 
 /** What the office writes; DOCX and TX are written here (TX from the DOCX, formats/tx/). */
 export type OfficeFormat = Exclude<ReturnFormat, 'tx'>;
+
+/** The file extension of each return format (PDF/A is a PDF). */
+export const RETURN_EXTENSIONS: Record<ReturnFormat, string> = {
+  pdf: 'pdf',
+  pdfa: 'pdf',
+  docx: 'docx',
+  doc: 'doc',
+  rtf: 'rtf',
+  html: 'html',
+  txt: 'txt',
+  tx: 'tx',
+};

@@ -187,15 +187,21 @@ class Styles {
   }
 
   private defaultParagraph(): string | undefined {
-    for (const [id, style] of this.byId) if (val(style, 'w:type') === 'paragraph' && on(attrNode(style, 'w:default'))) return id;
+    for (const [id, style] of this.byId)
+      if (val(style, 'w:type') === 'paragraph' && ['1', 'true', 'on'].includes(val(style, 'w:default') ?? '')) return id;
     return undefined;
   }
 }
 
-/** An attribute as an on/off node (w:default="1"). */
-function attrNode(node: XmlElement, name: string): XmlElement | undefined {
-  const value = attr(node, name);
-  return value === undefined ? undefined : { kind: 'element', name, attrs: [['w:val', value]], children: [] };
+/** The index of `value` in `list`, added once: formats are shared by every run, paragraph or cell that looks the same. */
+function intern<T>(list: T[], keys: Map<string, number>, value: T): number {
+  const key = JSON.stringify(value);
+  let index = keys.get(key);
+  if (index === undefined) {
+    index = list.push(value) - 1;
+    keys.set(key, index);
+  }
+  return index;
 }
 
 /** A paragraph with no text, field or mark in it. */
@@ -276,13 +282,7 @@ class StoryBuilder {
       underline: look.underline ?? false,
       strike: look.strike ?? false,
     };
-    const key = JSON.stringify(format);
-    let index = this.formatKeys.get(key);
-    if (index === undefined) {
-      index = this.charFormats.push(format) - 1;
-      this.formatKeys.set(key, index);
-    }
-    return index;
+    return intern(this.charFormats, this.formatKeys, format);
   }
 
   private paraFormat(look: ParaLook): number {
@@ -296,13 +296,7 @@ class StoryBuilder {
     };
     if (format.tabs.length > 14) throw new TxOutputError('more than 14 tab stops in a paragraph');
     if (format.lineSpacing < 10 || format.lineSpacing > 1000) throw new TxOutputError(`a line spacing of ${format.lineSpacing} %`);
-    const key = JSON.stringify(format);
-    let index = this.paraKeys.get(key);
-    if (index === undefined) {
-      index = this.paraFormats.push(format) - 1;
-      this.paraKeys.set(key, index);
-    }
-    return index;
+    return intern(this.paraFormats, this.paraKeys, format);
   }
 
   /** Text with the look of its run, joined to the run before when they look alike. */
@@ -527,13 +521,7 @@ class StoryBuilder {
   }
 
   private cellFormat(format: TxCellFormat): number {
-    const key = JSON.stringify(format);
-    let index = this.cellKeys.get(key);
-    if (index === undefined) {
-      index = this.cellFormats.push(format) - 1;
-      this.cellKeys.set(key, index);
-    }
-    return index;
+    return intern(this.cellFormats, this.cellKeys, format);
   }
 
   private table(node: XmlElement): void {
