@@ -94,11 +94,13 @@ const FREEZE_MS = 3000;
 /**
  * Work done off the event loop leaves it free for most of the request: the loop's longest stall
  * is a small share of the request's time, however fast the machine (work done on the loop
- * stalls it for about the whole request: 0.7 s of 0.9 for a million characters of proofing).
+ * stalls it for about the whole request: 0.7 s of 0.9 for a million characters of proofing). Half
+ * separates the two on any machine: a quiet one gave a 95 MB body parsed off the loop 0.59 s of 2.3
+ * (collecting the body and collecting its garbage are the loop's), more than a quarter.
  */
 function assertOffTheLoop(worstMs: number, durationMs: number): void {
   assert.ok(
-    worstMs < durationMs / 4,
+    worstMs < durationMs / 2,
     `the server's event loop stalled ${Math.round(worstMs)} ms of the request's ${Math.round(durationMs)} ms: its work ran on the loop`,
   );
 }
