@@ -223,7 +223,7 @@ class Bridge:
         try:
             if job.get("measure") == "sectionPages":
                 # Each section's page count, in the answer (the bridge writes no file): for stored results in DOCX.
-                return {"ok": True, "sectionPages": [length for _, length in page_runs(doc)]}
+                return {"ok": True, "sectionPages": [length for _, length in section_runs(doc)]}
             table = long_table(doc, spec["bookmark"]) if spec else None
             skipped = {"rows": 0, "pages": 0, "kept": False}
             if held:
@@ -571,23 +571,25 @@ HEADERS_AND_FOOTERS = ("HeaderText", "HeaderTextLeft", "HeaderTextFirst", "Foote
 
 def fill_section_pages(doc):
     """Word's SECTIONPAGES (a merged record's "page X of Y") is a field this office keeps as the
-    stored text. Every section has its own page style here, so a section's page count is the length
-    of its style's run of pages; the headers and footers of that style get it as their result."""
+    stored text. A section's page count goes into the headers and footers of its page styles (one,
+    or two with a different first page)."""
     if not hasattr(doc, "getStyleFamilies") or not hasattr(doc, "getCurrentController"):
         return
     family = doc.getStyleFamilies().getByName("PageStyles")
     styles = [family.getByIndex(i) for i in range(family.getCount())]
-    styles = [style for style in styles if style.isInUse() and header_texts(style, section_pages_results)]
+    boxes = anchored_texts(doc)
+    styles = [style for style in styles if style.isInUse() and header_texts(style, boxes, section_pages_results)]
     if not styles:
         return
-    runs = {}  # style -> lengths of its runs of pages
-    for name, length in page_runs(doc):
-        runs.setdefault(name, []).append(length)
+    lengths = {}  # style -> page counts of the sections using it
+    for names, length in section_runs(doc):
+        for name in names:
+            lengths.setdefault(name, set()).add(length)
     for style in styles:
-        lengths = set(runs.get(style.getName(), []))
-        if len(lengths) != 1:
+        counts = lengths.get(style.getName(), set())
+        if len(counts) != 1:
             continue  # a style used by sections of different lengths: no one right number
-        value = str(lengths.pop())
+        value = str(counts.pop())
 
         def fill(text):
             # Found afresh for each text: a shared header is the same text under several names.
@@ -596,12 +598,34 @@ def fill_section_pages(doc):
                 for rest in field[1:]:
                     rest.setString("")
             return False
-        header_texts(style, fill)
+        header_texts(style, boxes, fill)
+
+
+def section_runs(doc):
+    """The document's sections in order: [page style names, pages]. Every section starting on a new
+    page has a style of its own here; one with a different first page (w:titlePg) has two, the
+    first-page style for one page and then the style it is followed by."""
+    family = doc.getStyleFamilies().getByName("PageStyles")
+    follows = {}
+    sections = []
+    previous = None
+    for name, length in page_runs(doc):
+        if name not in follows:
+            try:
+                follows[name] = family.getByName(name).FollowStyle
+            except Exception:
+                follows[name] = name
+        if previous is not None and previous[1] == 1 and previous[0] != name and follows.get(previous[0]) == name and sections:
+            sections[-1][0].append(name)
+            sections[-1][1] += length
+        else:
+            sections.append([[name], length])
+        previous = (name, length)
+    return sections
 
 
 def page_runs(doc):
-    """The document's runs of pages of one page style, in order: [style name, pages]. Every
-    section starting on a new page has a style of its own here, so these are its sections."""
+    """The document's runs of pages of one page style, in order: [style name, pages]."""
     controller = doc.getCurrentController()
     cursor = controller.getViewCursor()
     runs = []
@@ -620,16 +644,46 @@ def page_runs(doc):
     return runs
 
 
-def header_texts(style, visit):
-    """Calls visit on each header and footer text of a page style until one answers true."""
+def header_texts(style, boxes, visit):
+    """Calls visit on each header and footer text of a page style, and on the text boxes and frames
+    anchored in them, until one answers true."""
     for name in HEADERS_AND_FOOTERS:
         try:
             text = style.getPropertyValue(name)
         except Exception:
             continue
-        if text is not None and visit(text):
+        if text is None:
+            continue
+        if visit(text):
             return True
+        # UNO compares objects by identity: a box belongs to this header if anchored in its text.
+        for anchor, box in boxes:
+            if anchor == text and visit(box):
+                return True
     return False
+
+
+def anchored_texts(doc):
+    """[anchor's text, text] of every text frame and shape text box (a footer's address box)."""
+    found = []
+    try:
+        page = doc.getDrawPage()
+        count = page.getCount()
+    except Exception:
+        return found
+    for i in range(count):
+        try:
+            shape = page.getByIndex(i)
+            if shape.supportsService("com.sun.star.text.TextFrame"):
+                text = shape.getText()
+            elif shape.getPropertySetInfo().hasPropertyByName("TextBox") and shape.TextBox:
+                text = shape.TextBoxContent
+            else:
+                continue
+            found.append((shape.getAnchor().getText(), text))
+        except Exception:
+            continue
+    return found
 
 
 def section_pages_results(text):

@@ -126,6 +126,52 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.match(pdfFacts(whole!).text, /Page 2 of 2/);
   });
 
+  it("counts a record's pages per section when the section has a different first page (w:titlePg), with or without a first-page footer", async () => {
+    const items = table(block('items', row(cell(p(mergefield('n'))), cell(p(run('item'))))));
+    const pageOf = (label: string) => p(run(`${label} `), field('PAGE', '1'), run(' of '), field('NUMPAGES', 'x'));
+    const mergeData = [
+      ['A', 60],
+      ['B', 110],
+      ['C', 3],
+    ].map(([name, rows]) => ({ name, items: Array.from({ length: rows as number }, (_, n) => ({ n })) }));
+    const shown = (pdf: Buffer) => {
+      const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
+      return Array.from({ length: doc.countPages() }, (_, i) =>
+        /(\w+) (\S+ of \S+)/.exec(doc.loadPage(i).toStructuredText('preserve-whitespace').asText())?.slice(1).join(' '),
+      );
+    };
+    const body = p(run('Invoice for '), mergefield('name')) + items;
+    const firstFooter = docx(body, { footer: pageOf('Page'), firstFooter: pageOf('First'), titlePg: true, restartNumbering: true });
+    const [pdf] = decode(await merge('returnFormat=PDF', { mergeData, template: b64(firstFooter) }));
+    assert.deepEqual(shown(pdf!), ['First 1 of 2', 'Page 2 of 2', 'First 1 of 3', 'Page 2 of 3', 'Page 3 of 3', 'First 1 of 1']);
+    // The DOCX as LibreOffice opens it on its own shows the same stored totals.
+    const [word] = decode(await merge('returnFormat=DOCX', { mergeData, template: b64(firstFooter) }));
+    assert.deepEqual(shown(unprotectedPdf(word!, 'docx')), shown(pdf!));
+    // Only w:titlePg, no first-page footer: the first pages show none; the others count their record.
+    const onlyTitlePg = docx(body, { footer: pageOf('Page'), titlePg: true, restartNumbering: true });
+    const [plain] = decode(await merge('returnFormat=PDF', { mergeData, template: b64(onlyTitlePg) }));
+    assert.deepEqual(shown(plain!), [undefined, 'Page 2 of 2', undefined, 'Page 2 of 3', 'Page 3 of 3', undefined]);
+    // The total in a framed footer paragraph (how TX's footer box is written) and in a Word text box
+    // (the office keeps a box's text apart from its footer's).
+    const framed = (label: string) =>
+      pageOf(label).replace(
+        '<w:p>',
+        '<w:p><w:pPr><w:framePr w:w="4000" w:h="400" w:hRule="atLeast" w:wrap="around" w:vAnchor="text" w:hAnchor="margin" w:x="0" w:y="0"/></w:pPr>',
+      );
+    const inFrame = docx(body, { footer: framed('Page'), firstFooter: framed('First'), titlePg: true, restartNumbering: true });
+    const [frames] = decode(await merge('returnFormat=PDF', { mergeData, template: b64(inFrame) }));
+    assert.deepEqual(shown(frames!), shown(pdf!));
+    const boxed = (label: string) =>
+      p(
+        `<w:r><w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml" style="position:absolute;margin-left:0;margin-top:0;width:300pt;height:24pt"><v:textbox><w:txbxContent>${pageOf(label)}</w:txbxContent></v:textbox></v:shape></w:pict></w:r>`,
+      );
+    const inBox = docx(body, { footer: boxed('Page'), firstFooter: boxed('First'), titlePg: true, restartNumbering: true });
+    const [boxes] = decode(await merge('returnFormat=PDF', { mergeData, template: b64(inBox) }));
+    assert.deepEqual(shown(boxes!), shown(pdf!));
+    const [boxesWord] = decode(await merge('returnFormat=DOCX', { mergeData, template: b64(inBox) }));
+    assert.deepEqual(shown(unprotectedPdf(boxesWord!, 'docx')), shown(pdf!));
+  });
+
   it('writes DOCX that LibreOffice opens, in every return format', async () => {
     const body = { mergeData: [{ name: 'Ann', age: 31 }], template: b64(fixture('test_template.docx')) };
     const [out] = decode(await merge('returnFormat=DOCX', body));

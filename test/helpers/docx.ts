@@ -82,6 +82,10 @@ export function docx(
     customXml?: Record<string, string>;
     charts?: Record<string, { xml: string; workbook?: Buffer }>;
     restartNumbering?: boolean;
+    /** A different first page (w:titlePg), with its own header and footer when given. */
+    titlePg?: boolean;
+    firstHeader?: string;
+    firstFooter?: string;
   } = {},
 ): Buffer {
   const placeholder = body.includes('r:embed="rIdPh"');
@@ -92,21 +96,30 @@ export function docx(
   const files: Record<string, Uint8Array> = {};
   // Page numbers start at 1 in the section (TX writes this): each merged record is numbered on its own.
   let sect = options.restartNumbering ? SECT.replace(/(<w:pgMar[^>]*\/>)/, '$1<w:pgNumType w:start="1"/>') : SECT;
-  for (const kind of ['header', 'footer'] as const) {
-    const content = options[kind];
+  const references: string[] = [];
+  for (const [kind, type, content, n] of [
+    ['header', 'default', options.header, 1],
+    ['footer', 'default', options.footer, 1],
+    ['header', 'first', options.firstHeader, 2],
+    ['footer', 'first', options.firstFooter, 2],
+  ] as const) {
     if (!content) continue;
     const tag = kind === 'header' ? 'hdr' : 'ftr';
-    files[`word/${kind}1.xml`] = Buffer.from(
+    const id = type === 'default' ? `r${kind}` : `r${kind}First`;
+    files[`word/${kind}${n}.xml`] = Buffer.from(
       `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:${tag} ${NS}>${content}</w:${tag}>`,
     );
     rels.push(
-      `<Relationship Id="r${kind}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${kind}" Target="${kind}1.xml"/>`,
+      `<Relationship Id="${id}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${kind}" Target="${kind}${n}.xml"/>`,
     );
     overrides.push(
-      `<Override PartName="/word/${kind}1.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.${kind}+xml"/>`,
+      `<Override PartName="/word/${kind}${n}.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.${kind}+xml"/>`,
     );
-    sect = sect.replace('<w:sectPr>', `<w:sectPr><w:${kind}Reference w:type="default" r:id="r${kind}"/>`);
+    references.push(`<w:${kind}Reference w:type="${type}" r:id="${id}"/>`);
   }
+  // Schema order: header and footer references first, titlePg after the page setup.
+  sect = sect.replace('<w:sectPr>', `<w:sectPr>${references.join('')}`);
+  if (options.titlePg) sect = sect.replace('</w:sectPr>', '<w:titlePg/></w:sectPr>');
   const extra: [string, string, string, string][] = [
     ['styles', 'w:styles', 'styles', options.styles ?? ''],
     ['numbering', 'w:numbering', 'numbering', options.numbering ?? ''],
