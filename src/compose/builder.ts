@@ -1,4 +1,5 @@
 import { OoxmlPackage } from '../ooxml/package.js';
+import { BookmarkNames, renameBookmarks } from './bookmarks.js';
 import { endSection, splitBody } from '../ooxml/body.js';
 import { IdRenumberer } from '../ooxml/ids.js';
 import { remapValues, withNamespacesOf } from './markup.js';
@@ -54,6 +55,7 @@ export class DocumentBuilder {
   private readonly numbering: NumberingMerger;
   private readonly notes: NoteMerger;
   private readonly sections: Sections;
+  private readonly bookmarks = new BookmarkNames();
 
   constructor(first: Uint8Array, what = 'document 1') {
     this.pkg = OoxmlPackage.read(first, what);
@@ -70,6 +72,7 @@ export class DocumentBuilder {
     this.notes = new NoteMerger(this.copier);
     this.sections = new Sections(this.copier);
     this.sections.observe(split.content + this.finalSectPr);
+    this.bookmarks.observe(storyTexts(this.pkg, this.mainPart));
   }
 
   append(docx: Uint8Array, divider: Divider, what = `document ${this.documents + 1}`): void {
@@ -78,7 +81,9 @@ export class DocumentBuilder {
     const n = ++this.documents;
     const { before: sourceBefore, content: rawContent, sectPr: rawSectPr } = splitBody(source.text(main)!);
     this.before = withNamespacesOf(this.before, sourceBefore);
-    let content = rawContent;
+    // Bookmarks named as in an earlier document are renamed, and what refers to them follows.
+    const bookmarks = this.bookmarks.renamesFor(storyTexts(source, main));
+    let content = renameBookmarks(rawContent, bookmarks);
     let sectPr = rawSectPr;
 
     // Relationships used by the body: copy their targets, give them ids of their own here.
@@ -106,9 +111,10 @@ export class DocumentBuilder {
     for (const { type, part } of copied) {
       if (!/\/(header|footer)$/.test(type)) continue;
       const xml = this.pkg.text(part)!;
-      this.pkg.setText(part, restyle(ownStyle(xml)));
+      this.pkg.setText(part, restyle(ownStyle(renameBookmarks(xml, bookmarks))));
     }
-    for (const note of NOTE_PARTS) content = this.notes.merge(source, main, note, content, { styles: styleMap, lists: numMap }, n);
+    for (const note of NOTE_PARTS)
+      content = this.notes.merge(source, main, note, content, { styles: styleMap, lists: numMap, bookmarks }, n);
 
     this.join(content, sectPr, divider);
   }
@@ -154,4 +160,9 @@ export class DocumentBuilder {
     }
     return this.pkg.toBuffer();
   }
+}
+
+/** The text of a document's body and its other stories (headers, footers, notes, comments). */
+function storyTexts(pkg: OoxmlPackage, main: string): string[] {
+  return [main, ...[...pkg.parts.keys()].filter((name) => name !== main && STORY_PART.test(name))].map((name) => pkg.text(name) ?? '');
 }

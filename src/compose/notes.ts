@@ -1,5 +1,6 @@
 import { attr, childElements, parseXml, serializeDocument, setAttr, walk, type XmlDocument } from '../ooxml/xml.js';
 import type { OoxmlPackage } from '../ooxml/package.js';
+import { renameBookmarks } from './bookmarks.js';
 import { adoptNamespaces, remapValues, STYLE_REFERENCES } from './markup.js';
 import { relatedPart, type PartCopier } from './parts.js';
 
@@ -36,7 +37,7 @@ export class NoteMerger {
     main: string,
     note: (typeof NOTE_PARTS)[number],
     content: string,
-    renamed: { styles: Map<string, string>; lists: Map<string, string> },
+    renamed: { styles: Map<string, string>; lists: Map<string, string>; bookmarks: ReadonlyMap<string, string> },
     n: number,
   ): string {
     const sourcePart = relatedPart(source, main, note.type);
@@ -54,7 +55,7 @@ export class NoteMerger {
     const { map: relMap, entries } = this.copier.copyRelationships(source, sourcePart, basePart, n);
     this.copier.pkg.addRelationships(basePart, entries);
     const map = new Map<string, string>();
-    const incoming = parseXml(source.text(sourcePart)!, sourcePart).root;
+    const incoming = parseXml(renameBookmarks(source.text(sourcePart)!, renamed.bookmarks), sourcePart).root;
     adoptNamespaces(base.root, incoming);
     for (const entry of childElements(incoming, note.element)) {
       const type = attr(entry, 'w:type');

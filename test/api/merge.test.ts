@@ -172,6 +172,28 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.deepEqual(shown(unprotectedPdf(boxesWord!, 'docx')), shown(pdf!));
   });
 
+  it("points each appended record's REF and PAGEREF fields and internal links at its own bookmark", async () => {
+    const template = docx(
+      p(run('Total: '), '<w:bookmarkStart w:id="0" w:name="Total"/>', mergefield('total'), '<w:bookmarkEnd w:id="0"/>') +
+        p(run('Repeated: '), field('REF Total \\h', 'T-10'), run(' on page '), field('PAGEREF Total \\h', '1')) +
+        p('<w:hyperlink w:anchor="Total"><w:r><w:t>to the total</w:t></w:r></w:hyperlink>') +
+        `<w:p><w:r><w:br w:type="page"/></w:r></w:p>`,
+      { restartNumbering: true },
+    );
+    const mergeData = ['T-10', 'T-20', 'T-30'].map((total) => ({ total }));
+    const [pdf] = decode(await merge('returnFormat=PDF', { mergeData, template: b64(template) }));
+    const doc = mupdf.Document.openDocument(pdf!, 'application/pdf');
+    const repeated = Array.from({ length: doc.countPages() }, (_, i) =>
+      /Repeated: (\S+) on page (\d+)/.exec(doc.loadPage(i).toStructuredText('preserve-whitespace').asText())?.slice(1).join(' p'),
+    ).filter(Boolean);
+    assert.deepEqual(repeated, ['T-10 p1', 'T-20 p1', 'T-30 p1']);
+    const [word] = decode(await merge('returnFormat=DOCX', { mergeData, template: b64(template) }));
+    assert.deepEqual(
+      [...partXml(word!).matchAll(/w:anchor="([^"]+)"/g)].map((m) => m[1]),
+      ['Total', 'Total_2', 'Total_3'],
+    );
+  });
+
   it('writes DOCX that LibreOffice opens, in every return format', async () => {
     const body = { mergeData: [{ name: 'Ann', age: 31 }], template: b64(fixture('test_template.docx')) };
     const [out] = decode(await merge('returnFormat=DOCX', body));

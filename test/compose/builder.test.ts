@@ -7,7 +7,8 @@ import type { OfficePool } from '../../src/office/pool.js';
 import { fixture } from '../helpers/server.js';
 import { pdfFacts, testPool } from '../helpers/office.js';
 import * as mupdf from 'mupdf';
-import { decimalList, docx, listItem, p, partText, partXml, picture, png, run } from '../helpers/docx.js';
+import { decimalList, docx, field, listItem, p, partText, partXml, picture, png, run, simpleField } from '../helpers/docx.js';
+import { renameBookmarks } from '../../src/compose/bookmarks.js';
 
 function pageTexts(pdf: Buffer): string[] {
   const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
@@ -197,5 +198,85 @@ describe('document builder (append)', () => {
     assert.equal(new Set(ids).size, 8);
     assert.ok(out.length < fixture('construction_turk.docx').length * 1.5, 'images are not repeated');
     assert.ok(pdfFacts(await toPdf(out)).pages >= 4);
+  });
+
+  it("renames a joined document's clashing bookmarks and what refers to them: REF, PAGEREF, NOTEREF, links, in body, footer and notes", async () => {
+    const record = (total: string) =>
+      docx(
+        p(run('Total: '), '<w:bookmarkStart w:id="0" w:name="Total"/>', run(total), '<w:bookmarkEnd w:id="0"/>') +
+          p(
+            run('Again: '),
+            field('REF Total \\h', 'T-10'),
+            run(' ; '),
+            simpleField('REF  "Total"', 'T-10'),
+            run(' ; '),
+            field('Total', 'T-10'),
+          ) +
+          p(run('On page '), field('PAGEREF Total \\h', '1'), run(' see note '), field('NOTEREF Note1 \\h', '1')) +
+          p(
+            run('Linked '),
+            '<w:hyperlink w:anchor="Total"><w:r><w:t>jump</w:t></w:r></w:hyperlink>',
+            run(' '),
+            field('HYPERLINK \\l "Total"', 'there'),
+            '<w:r><w:footnoteReference w:id="1"/></w:r>',
+          ),
+        {
+          footer: p(run('Footer total '), field('REF Total', 'T-10')),
+          footnotes: `<w:footnote w:id="1"><w:p>${'<w:bookmarkStart w:id="7" w:name="Note1"/>'}${run(`Note of ${total}, total `)}${field('REF Total', 'T-10')}<w:bookmarkEnd w:id="7"/></w:p></w:footnote>`,
+        },
+      );
+    const builder = new DocumentBuilder(record('T-10'));
+    builder.append(record('T-20'), 'section');
+    builder.append(record('T-30'), 'section');
+    const out = builder.toBuffer();
+    const body = partXml(out);
+    assert.deepEqual(
+      [...body.matchAll(/<w:bookmarkStart [^>]*w:name="([^"]+)"/g)].map((m) => m[1]),
+      ['Total', 'Total_2', 'Total_3'],
+    );
+    assert.deepEqual(
+      [...body.matchAll(/<w:hyperlink w:anchor="([^"]+)"/g)].map((m) => m[1]),
+      ['Total', 'Total_2', 'Total_3'],
+    );
+    const pages = pageTexts(await toPdf(out));
+    assert.equal(pages.length, 3);
+    pages.forEach((page, i) => {
+      const own = `T-${i + 1}0`;
+      assert.match(page, new RegExp(`Again: ${own} ; ${own} ; `), `page ${i + 1}`);
+      assert.match(page, new RegExp(`Footer total ${own}`), `page ${i + 1}'s footer`);
+      assert.match(page, new RegExp(`On page ${i + 1} `), `page ${i + 1}'s PAGEREF`);
+      assert.match(page, new RegExp(`Note of ${own}, total ${own}`), `page ${i + 1}'s footnote`);
+    });
+    // LibreOffice shows the stored results of bare-name fields and NOTEREF; Word computes them from what they name.
+    const instructions = (xml: string) =>
+      xml
+        .split(/w:fldCharType="begin"/)
+        .slice(1)
+        .map((f) =>
+          [...f.split(/w:fldCharType="(?:separate|end)"/)[0]!.matchAll(/<w:instrText[^>]*>([^<]*)</g)]
+            .map((m) => m[1])
+            .join('')
+            .trim(),
+        );
+    assert.deepEqual(
+      instructions(body).filter((i) => /^(Total|NOTEREF)/.test(i)),
+      ['Total', 'NOTEREF Note1 \\h', 'Total_2', 'NOTEREF Note1_2 \\h', 'Total_3', 'NOTEREF Note1_3 \\h'],
+    );
+    assert.deepEqual(
+      [
+        ...Buffer.from(unzipSync(out)['word/footnotes.xml']!)
+          .toString('utf8')
+          .matchAll(/w:name="([^"]*)"/g),
+      ].map((m) => m[1]),
+      ['Note1', 'Note1_2', 'Note1_3'],
+    );
+    assert.deepEqual(
+      renameBookmarks(
+        p(field('PAGE', '1'), field('MERGEFIELD Total', 'x'), simpleField('HYPERLINK "https://x.test" \\l "total"')),
+        new Map([['total', 'Total_2']]),
+      ),
+      p(field('PAGE', '1'), field('MERGEFIELD Total', 'x'), simpleField('HYPERLINK "https://x.test" \\l "Total_2"')),
+      'other fields stay; names compare without case',
+    );
   });
 });

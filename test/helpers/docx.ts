@@ -41,7 +41,7 @@ export function nestedField(parts: string[], result = 'x'): string {
 }
 
 export const simpleField = (instruction: string, result?: string) =>
-  `<w:fldSimple w:instr=" ${esc(instruction)} ">${run(result ?? `«${instruction.split(/\s+/)[1] ?? ''}»`)}</w:fldSimple>`;
+  `<w:fldSimple w:instr=" ${esc(instruction).replace(/"/g, '&quot;')} ">${run(result ?? `«${instruction.split(/\s+/)[1] ?? ''}»`)}</w:fldSimple>`;
 
 export const mergefield = (name: string, switches = '') => field(`MERGEFIELD ${name}${switches ? ` ${switches}` : ''}`, `«${name}»`);
 
