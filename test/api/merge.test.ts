@@ -194,6 +194,42 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     );
   });
 
+  it('keeps rows whose vertically merged cell holds a picture on one page, the whole group', async () => {
+    const merged = (restart: boolean, ...content: string[]) =>
+      `<w:tc><w:tcPr><w:tcW w:w="2000" w:type="dxa"/><w:vMerge${restart ? ' w:val="restart"' : ''}/></w:tcPr>${content.length ? content.join('') : p()}</w:tc>`;
+    // Rows of a fixed height, as TX writes them: the picture spans the three.
+    const high = '<w:trPr><w:trHeight w:val="720" w:hRule="exact"/></w:trPr>';
+    const group = block(
+      'items',
+      `<w:tr>${high}${merged(true, p(picture('Code', 130, 130)))}${cell(p(mergefield('name')))}</w:tr>`,
+      `<w:tr>${high}${merged(false)}${cell(p(run('qty '), mergefield('qty')))}</w:tr>`,
+      `<w:tr>${high}${merged(false)}${cell(p(run('checked')))}</w:tr>`,
+    );
+    const template = docx(p(run('Packing list')) + table(row(cell(p(run('Code'))), cell(p(run('Item')))), group));
+    const items = Array.from({ length: 15 }, (_, n) => ({ name: `Item ${n + 1}`, qty: n + 1 }));
+    const [pdf] = decode(await merge('returnFormat=PDF', { mergeData: [{ items }], template: b64(template) }));
+    const doc = mupdf.Document.openDocument(pdf!, 'application/pdf');
+    // A group cut by a page break shows an item's name on one page and its quantity on the next.
+    const pages = Array.from({ length: doc.countPages() }, (_, i) => doc.loadPage(i).toStructuredText('preserve-whitespace').asText());
+    assert.ok(pages.length > 1, 'the list runs over pages');
+    for (const page of pages)
+      assert.deepEqual(
+        [...page.matchAll(/qty (\d+)/g)].map((m) => m[1]),
+        [...page.matchAll(/Item (\d+)/g)].map((m) => m[1]),
+        page,
+      );
+    const [word] = decode(await merge('returnFormat=DOCX', { mergeData: [{ items }], template: b64(template) }));
+    const rows = [...partXml(word!).matchAll(/<w:tr\b[\s\S]*?<\/w:tr>/g)].map((m) => m[0]).slice(1, 4);
+    assert.deepEqual(
+      rows.map((r) => [r.includes('<w:cantSplit/>'), r.includes('<w:keepNext/>')]),
+      [
+        [true, true],
+        [true, true],
+        [true, false],
+      ],
+    );
+  });
+
   it('writes DOCX that LibreOffice opens, in every return format', async () => {
     const body = { mergeData: [{ name: 'Ann', age: 31 }], template: b64(fixture('test_template.docx')) };
     const [out] = decode(await merge('returnFormat=DOCX', body));
