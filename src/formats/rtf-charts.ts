@@ -2,7 +2,8 @@
  * Charts embedded in an RTF document. RTF has no chart of its own: a chart travels as an OLE
  * object (`{\object ... {\*\objclass MSGraph.Chart.8}{\*\objname sales} ... {\result picture}}`),
  * which the office turns into a picture of its design-time data. Merging cannot bind such a chart
- * to a block's rows, so the merge names it rather than print stale numbers (see operations/).
+ * to a block's rows: a merge whose data names the chart is refused, naming it, rather than print
+ * stale numbers; a chart no data names stays as drawn (see operations/).
  */
 export interface RtfChart {
   /** The object's name (`\objname`), which binds a chart to a merge block in TX Text Control. */
@@ -84,11 +85,11 @@ export function rtfCharts(input: Buffer): RtfChart[] {
   return charts;
 }
 
-/** Why a chart of an RTF template cannot be merged, naming it. */
+/** Why a chart of an RTF template cannot take merge data, naming it. */
 export function rtfChartProblem(chart: RtfChart): string {
   const name = chart.name ? `"${chart.name}"` : 'without a name';
   return (
     `the chart ${name} (${chart.objectClass}) is an object embedded in RTF, which merging cannot bind to a merge block's rows: ` +
-    'it would print its design-time data. Save the template as DOCX (charts there are bound to the merge block of their name), or remove the chart.'
+    'it shows its design-time data, and merge data naming it is refused. Save the template as DOCX (charts there are bound to the merge block of their name), or remove the chart.'
   );
 }

@@ -17,7 +17,7 @@ import type { OfficeFormat, ReturnFormat } from '../formats/returnFormat.js';
 import type { MergeOptions } from '../merge/engine.js';
 import type { TemplateInfo } from '../merge/info.js';
 import type { DataCheck } from '../merge/datacheck.js';
-import type { JsonObject } from '../merge/scope.js';
+import { MISSING, Scope, type JsonObject } from '../merge/scope.js';
 import type { Thumbnails, ThumbnailRequest } from '../render/thumbnails.js';
 import type { TrackedChange } from '../review/trackedChanges.js';
 import type { IncorrectWord, Spelling } from '../proofing/spelling.js';
@@ -206,7 +206,9 @@ export class DocumentOperations {
   async merge(input: MergeInput, ctx: WorkContext = {}): Promise<Buffer[]> {
     const what = input.what ?? 'The template';
     const format = requireFormat(input.template, TEMPLATE_FORMATS, what);
-    const [chart] = await this.rtfCharts(input.template, format, ctx);
+    // A chart the data names would print stale numbers: refused. One no data names stays as drawn.
+    const charts = await this.rtfCharts(input.template, format, ctx);
+    const chart = charts.find((c) => c.name !== undefined && input.records.some((record) => Scope.of(record).get(c.name!) !== MISSING));
     if (chart) throw new InputError(`${what} cannot be merged: ${rtfChartProblem(chart)}`);
     const docx = await this.docx(input.template, TEMPLATE_FORMATS, what, ctx, format);
     ctx.progress?.({ stage: 'merging', done: 0, total: input.records.length });

@@ -256,7 +256,7 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     }
   });
 
-  it('refuses an RTF template whose chart it cannot bind, naming the chart, and lists the chart in the template info', async () => {
+  it('refuses merge data for an RTF chart it cannot bind, naming the chart; a chart no data names stays as drawn', async () => {
     const rtf = Buffer.from(
       `{\\rtf1\\ansi {\\fonttbl{\\f0 Arial;}}\\pard Sales of {\\field{\\*\\fldinst MERGEFIELD region}{\\fldrslt x}}\\par ${rtfObject('MSGraph.Chart.8', 'sales')}\\par}`,
       'latin1',
@@ -265,8 +265,21 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.equal(inline.status, 400);
     assert.match(message(inline), /the chart "sales" \(MSGraph\.Chart\.8\) is an object embedded in RTF[^]*Save the template as DOCX/);
     assert.equal((await paid.upload('chart.rtf', rtf)).status, 201);
-    const stored = await merge('returnFormat=PDF&templateName=chart.rtf', { mergeData: [{ region: 'North' }] });
-    assert.equal(stored.status, 400);
+    const named = await merge('returnFormat=PDF&templateName=chart.rtf', {
+      mergeData: [{ region: 'North' }, { region: 'South', Sales: [] }],
+    });
+    assert.equal(named.status, 400, 'any record naming it, in any case');
+    // Data that does not name the chart: merged, the chart as drawn (an unnamed one, as Excel embeds, too).
+    const asDrawn = await merge('returnFormat=TXT&templateName=chart.rtf', { mergeData: [{ region: 'North' }] });
+    assert.equal(asDrawn.status, 200, asDrawn.text);
+    assert.match(decode(asDrawn)[0]!.toString('utf8'), /Sales of North/);
+    const unnamed = Buffer.from(
+      `{\\rtf1\\ansi \\pard Report {\\field{\\*\\fldinst MERGEFIELD region}{\\fldrslt x}}\\par ${rtfObject('Excel.Chart.8')}\\par}`,
+      'latin1',
+    );
+    const excel = await merge('returnFormat=PDF', { mergeData: [{ region: 'West', sales: [{ Revenue: 1 }] }], template: b64(unnamed) });
+    assert.equal(excel.status, 200, excel.text);
+    assert.match(pdfFacts(decode(excel)[0]!).text, /Report West/);
     const info = (await paid.get('/v1/templates/info?templateName=chart.rtf')).json() as {
       mergeFields: { name: string }[];
       charts?: { name: string; problem: string | null }[];
@@ -276,7 +289,7 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
       ['region'],
     );
     assert.equal(info.charts?.[0]?.name, 'sales');
-    assert.match(info.charts?.[0]?.problem ?? '', /embedded in RTF/);
+    assert.match(info.charts?.[0]?.problem ?? '', /embedded in RTF[^]*design-time data, and merge data naming it is refused/);
   });
 
   it('merges an SVG picture into DOCX as Word shows it (a PNG drawn from it, the SVG kept) and into PDF', async () => {

@@ -88,7 +88,7 @@ describe('document operations, called directly', () => {
     );
     const chart = Buffer.from(`{\\rtf1\\ansi \\pard x\\par ${rtfObject('MSGraph.Chart.8', 'sales')}}`, 'latin1');
     await assert.rejects(
-      merge({ template: chart, what: 'The template "chart.rtf"' }),
+      merge({ template: chart, what: 'The template "chart.rtf"', records: [{ sales: [{ revenue: 1 }] }] }),
       /The template "chart.rtf" cannot be merged: the chart "sales"/,
     );
     await assert.rejects(
