@@ -1,6 +1,6 @@
 import { DocsmithError, InputError } from '../errors.js';
 import { FORMAT_NAMES, readCompound, wordVersion, type DocumentFormat, type WordVersion } from '../formats/detect.js';
-import { RETURN_EXTENSIONS, type OfficeFormat } from '../formats/returnFormat.js';
+import { RETURN_EXTENSIONS, showsComments, type OfficeFormat } from '../formats/returnFormat.js';
 import { DOCX_IMPORT_FILTER, exportSpec, ODT_FILTER, type DocumentFamily } from '../office/filters.js';
 import { OfficeCrashError, OfficeJobError, type OfficeJob, type PartStart, type TableBreak } from '../office/process.js';
 import { LONG_TABLE_BOOKMARK } from '../ooxml/longTable.js';
@@ -150,7 +150,9 @@ export class Converter {
       ...(options.accessible ? { titleFallback: options.accessible.title } : {}),
     };
     // Nothing in a document may make the office read a file or fetch a URL (the sandbox is the second line).
-    const inert: InertDocument = options.alreadyInert ? { bytes: input } : await this.inert(input, from, options.signal);
+    const inert: InertDocument = options.alreadyInert
+      ? { bytes: input }
+      : await this.inert(input, from, options.signal, showsComments(to) ? {} : { comments: false });
     const source = inert.bytes;
     const result = await this.runOffice(
       source,

@@ -6,6 +6,11 @@ export const RETURN_FORMATS: readonly ReturnFormat[] = ['pdf', 'pdfa', 'docx', '
 /** What the office writes; DOCX and TX are written here (TX from the DOCX, formats/tx/). */
 export type OfficeFormat = Exclude<ReturnFormat, 'tx'>;
 
+/** Whether the office writes a document's comments into this format (never into PDF or text). */
+export function showsComments(format: OfficeFormat): boolean {
+  return !['pdf', 'pdfa', 'txt'].includes(format);
+}
+
 /** The file extension of each return format (PDF/A is a PDF). */
 export const RETURN_EXTENSIONS: Record<ReturnFormat, string> = {
   pdf: 'pdf',

@@ -1,3 +1,4 @@
+import { withoutComments } from '../ooxml/comments.js';
 import { detectFormat, type DocumentFormat } from '../formats/detect.js';
 import { inertCompound, inertDoc } from './doc.js';
 import { inertPackage } from './docx.js';
@@ -38,14 +39,24 @@ export interface InertDocument {
   updateFields?: boolean;
 }
 
-/** `fields: false`: the caller does not ask whether a DOCX has fields to recompute (it measures, or learns it otherwise). */
+/**
+ * `fields: false`: the caller does not ask whether a DOCX has fields to recompute (it measures, or
+ * learns it otherwise). `comments: false`: the output never shows comments, and a DOCX loses them
+ * (ooxml/comments.ts).
+ */
 export interface InertOptions {
   fields?: boolean;
+  comments?: boolean;
 }
 
 /** makeInert for the office: a DOCX is looked through for fields (ooxml/fields.ts) while it is at hand, in the same thread. */
-export function inertForOffice(bytes: Buffer, format: DocumentFormat, { fields = true }: InertOptions = {}): InertDocument {
-  const inert = makeInert(bytes, format);
+export function inertForOffice(
+  bytes: Buffer,
+  format: DocumentFormat,
+  { fields = true, comments = true }: InertOptions = {},
+): InertDocument {
+  const made = makeInert(bytes, format);
+  const inert = format === 'docx' && !comments ? withoutComments(made) : made;
   return format === 'docx' && fields ? { bytes: inert, updateFields: docxNeedsFieldUpdate(inert, Infinity) } : { bytes: inert };
 }
 

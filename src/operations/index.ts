@@ -13,7 +13,7 @@ import {
   TEMPLATE_FORMATS,
   type TemplateFormat,
 } from '../formats/detect.js';
-import type { OfficeFormat, ReturnFormat } from '../formats/returnFormat.js';
+import { showsComments, type OfficeFormat, type ReturnFormat } from '../formats/returnFormat.js';
 import type { MergeOptions } from '../merge/engine.js';
 import type { TemplateInfo } from '../merge/info.js';
 import type { DataCheck } from '../merge/datacheck.js';
@@ -229,6 +229,7 @@ export class DocumentOperations {
         append: input.append,
         deadline: ctx.deadline,
         inert,
+        dropComments: inert && input.format !== 'tx' && !showsComments(input.format),
         maxOutputBytes: this.maxOutputBytes,
         ...(this.longTablesLaidOutInParts(input) ? { longTableRows: LONG_TABLE_ROWS } : {}),
       },
@@ -317,7 +318,16 @@ export class DocumentOperations {
         const part = next++;
         const records = input.records.slice(starts[part], starts[part]! + size);
         const { documents, updateFields } = await this.parts.workers.merge(
-          { docx, records, options: input.options, append: true, deadline: ctx.deadline, inert: true, maxOutputBytes: this.maxOutputBytes },
+          {
+            docx,
+            records,
+            options: input.options,
+            append: true,
+            deadline: ctx.deadline,
+            inert: true,
+            dropComments: true,
+            maxOutputBytes: this.maxOutputBytes,
+          },
           ctx.signal,
         );
         pdfs[part] = await this.output(documents[0]!, 'pdf', input.document, input.test, quiet(ctx), {

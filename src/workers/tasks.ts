@@ -55,6 +55,8 @@ export interface MergeTask {
   deadline?: number;
   /** Make each document inert too: it goes to the office next. */
   inert?: boolean;
+  /** Bound for output that never shows comments (`inert` only): they are left out (ooxml/comments.ts). */
+  dropComments?: boolean;
   /** The merged documents together may not be larger (413 past it). */
   maxOutputBytes?: number;
   /** Where to say how many records are merged (about twenty times in all); closed when the merge ends. */
@@ -166,7 +168,7 @@ export async function merge(task: MergeTask): Promise<TaskReply<MergeReply>> {
     });
     // Fields are looked for as the document is made inert unless its long table is looked for too.
     const prepared: InertDocument[] = task.inert
-      ? merged.map((d) => inertForOffice(d, 'docx', { fields: !task.longTableRows }))
+      ? merged.map((d) => inertForOffice(d, 'docx', { fields: !task.longTableRows, comments: !task.dropComments }))
       : merged.map((bytes) => ({ bytes }));
     const documents = prepared.map((d) => d.bytes);
     // Bound for the office, the office computes them as it lays out (office/bridge.py fill_section_pages); DOCX gets them stored.

@@ -230,6 +230,28 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     );
   });
 
+  it("prints each appended record's footnote with its own text when the template has comments too", async () => {
+    const template = docx(
+      p(
+        run('Order '),
+        mergefield('order'),
+        `<w:commentRangeStart w:id="0"/><w:r><w:t> checked</w:t></w:r><w:commentRangeEnd w:id="0"/><w:r><w:commentReference w:id="0"/></w:r>`,
+        '<w:r><w:rPr><w:vertAlign w:val="superscript"/></w:rPr><w:footnoteReference w:id="1"/></w:r>',
+      ),
+      {
+        comments: `<w:comment w:id="0" w:author="Ann" w:date="2024-01-01T00:00:00Z">${p(run('Check the order'))}</w:comment>`,
+        footnotes: `<w:footnote w:id="1">${p(run('Shipped from '), mergefield('depot'))}</w:footnote>`,
+      },
+    );
+    const mergeData = ['Leeds', 'York', 'Hull'].map((depot, i) => ({ order: `A-${i + 1}`, depot }));
+    const [pdf] = decode(await merge('returnFormat=PDF', { mergeData, template: b64(template) }));
+    const text = pdfFacts(pdf!).text;
+    for (const depot of ['Leeds', 'York', 'Hull']) assert.match(text, new RegExp(`Shipped from ${depot}`));
+    assert.doesNotMatch(text, /Check the order/);
+    const [word] = decode(await merge('returnFormat=DOCX', { mergeData, template: b64(template) }));
+    assert.ok(unzipSync(word!)['word/comments.xml'], 'DOCX keeps its comments');
+  });
+
   it('writes DOCX that LibreOffice opens, in every return format', async () => {
     const body = { mergeData: [{ name: 'Ann', age: 31 }], template: b64(fixture('test_template.docx')) };
     const [out] = decode(await merge('returnFormat=DOCX', body));

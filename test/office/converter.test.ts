@@ -10,6 +10,7 @@ import type { OfficePool } from '../../src/office/pool.js';
 import { OfficeCrashError, OfficeJobError, type OfficeJob } from '../../src/office/process.js';
 import { DOCX_IMPORT_FILTER, exportSpec } from '../../src/office/filters.js';
 import { openSandbox } from '../../src/office/sandbox.js';
+import { DocumentBuilder } from '../../src/compose/builder.js';
 import { Converter, type ConvertOptions } from '../../src/convert/converter.js';
 import { Normaliser } from '../../src/convert/normalise.js';
 import { detectFormat } from '../../src/formats/detect.js';
@@ -93,6 +94,36 @@ describe('converter: passwords, properties, normalisation, no network', () => {
     const { data: back } = await converter.convert(commented, 'docx', 'docx');
     assert.match(Buffer.from(unzipSync(back)['word/comments.xml']!).toString('utf8'), /Check this/, 'DOCX output keeps the comment');
     assert.equal(pool.stats.crashes, crashes);
+  });
+
+  it('prints each footnote with its own text when the document also has comments (which no PDF shows)', async () => {
+    const record = (n: number) =>
+      docx(
+        p(
+          run(`Record ${n} `),
+          `<w:commentRangeStart w:id="0"/><w:r><w:t>reviewed</w:t></w:r><w:commentRangeEnd w:id="0"/><w:r><w:commentReference w:id="0"/></w:r>`,
+          run(' noted'),
+          '<w:r><w:rPr><w:vertAlign w:val="superscript"/></w:rPr><w:footnoteReference w:id="1"/></w:r>',
+        ),
+        {
+          comments: `<w:comment w:id="0" w:author="Ann" w:date="2024-01-01T00:00:00Z">${p(run(`Check ${n}`))}</w:comment>`,
+          footnotes: `<w:footnote w:id="1">${p(run(`Footnote of record ${n}`))}</w:footnote>`,
+        },
+      );
+    const builder = new DocumentBuilder(record(1));
+    builder.append(record(2), 'section');
+    builder.append(record(3), 'section');
+    const joined = builder.toBuffer();
+    for (const format of ['pdf', 'txt'] as const) {
+      const { data } = await converter.convert(joined, 'docx', format);
+      const text = format === 'pdf' ? pdfFacts(data).text : data.toString('utf8');
+      // The office's text export has no notes at all.
+      if (format === 'pdf') for (const n of [1, 2, 3]) assert.match(text, new RegExp(`Footnote of record ${n}`), `record ${n}'s footnote`);
+      assert.doesNotMatch(text, /Check \d/, `${format}: no comment`);
+    }
+    // Formats that carry comments keep them.
+    const { data: back } = await converter.convert(joined, 'docx', 'docx');
+    assert.match(Buffer.from(unzipSync(back)['word/comments.xml']!).toString('utf8'), /Check 3/);
   });
 
   it('hands a DOC our reader cannot take apart only to a fully sandboxed office', async () => {
