@@ -164,6 +164,12 @@ export const templateInfoSchema = {
     mergeFields: { type: 'array', items: mergeFieldSchema },
     userDocumentProperties: { type: 'object', additionalProperties: { type: 'string' } },
     charts: { type: 'array', items: chartInfoSchema, description: 'present only when the template has charts' },
+    warnings: {
+      type: 'array',
+      items: { type: 'string' },
+      description:
+        'what would merge otherwise than its author likely meant (a block over part of a table row); present only when there is one',
+    },
   },
   required: ['templateName', 'mergeBlocks', 'mergeFields', 'userDocumentProperties'],
 } as const;

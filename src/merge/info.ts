@@ -1,7 +1,7 @@
 import type { OoxmlPackage } from '../ooxml/package.js';
 import { attr, childElements, parseXml } from '../ooxml/xml.js';
 import { switchValue } from './instruction.js';
-import type { FieldNode, TElement, TNode } from './template.js';
+import type { BlockNode, FieldNode, TElement, TNode } from './template.js';
 import type { ChartInfo } from './charts.js';
 import { txBarcodeField } from './compile.js';
 
@@ -28,6 +28,8 @@ export interface TemplateInfo {
   userDocumentProperties: Record<string, string>;
   /** Charts, and the block each one shows (present only when the template has charts). */
   charts?: ChartInfo[];
+  /** What merges otherwise than its author likely meant (present only when there is something to say). */
+  warnings?: string[];
 }
 
 const dataField = (name: string): MergeFieldInfo => ({
@@ -96,5 +98,42 @@ export function templateInfo(main: TElement, pkg: OoxmlPackage, others: TElement
       }
     }
   }
-  return { mergeBlocks, mergeFields, userDocumentProperties };
+  const warnings = [main, ...others].flatMap(partialRowBlocks);
+  return { mergeBlocks, mergeFields, userDocumentProperties, ...(warnings.length ? { warnings } : {}) };
+}
+
+/**
+ * Blocks inside one table cell while other cells of the row hold merge fields: those fields are
+ * outside the block and merge once, from the record (the row comes out half empty). A block
+ * marked over the whole row repeats the row.
+ */
+function partialRowBlocks(root: TNode): string[] {
+  const found: string[] = [];
+  const visit = (node: TNode) => {
+    if (node.kind === 'block') return node.children.forEach(visit);
+    if (node.kind !== 'element') return;
+    if (node.name === 'w:tr') {
+      const cells = node.children.filter((c): c is TElement => c.kind === 'element' && c.name === 'w:tc');
+      for (const cell of cells) {
+        for (const block of cell.children.filter((c): c is BlockNode => c.kind === 'block')) {
+          const outside = cells.filter((other) => other !== cell).flatMap((other) => mergeFieldNames(other));
+          if (outside.length)
+            found.push(
+              `The merge block "${block.name}" covers text in one table cell; the fields ${[...new Set(outside)].join(', ')} in the same row ` +
+                'are outside it and merge once, from the record. Mark the whole row as the block (select the row, then insert the bookmark).',
+            );
+        }
+      }
+    }
+    node.children.forEach(visit);
+  };
+  visit(root);
+  return found;
+}
+
+/** Merge fields in a subtree, outside any block in it. */
+function mergeFieldNames(node: TNode): string[] {
+  if (node.kind === 'field') return node.parsed?.type === 'MERGEFIELD' && node.parsed.args[0] ? [node.parsed.args[0]] : [];
+  if (node.kind !== 'element') return [];
+  return node.children.flatMap(mergeFieldNames);
 }

@@ -246,6 +246,20 @@ function collectMarkers(root: TElement): Marker[] {
     node.children.forEach(visit);
   };
   visit(root);
+  // LibreOffice Writer saves a bookmark over table cells as a start in each cell and one end (with
+  // the last start's id): an unended start joins the next ended block of its name.
+  for (const [key, starts] of open) {
+    if (!key.startsWith('txmb:')) continue;
+    for (const start of [...starts]) {
+      const later = markers
+        .filter((m) => m.name.toLowerCase() === start.name.toLowerCase() && m.order > start.order)
+        .sort((a, b) => a.order - b.order)[0];
+      if (!later) continue;
+      later.start = start.node;
+      later.order = start.order;
+      starts.splice(starts.indexOf(start), 1);
+    }
+  }
   for (const [key, starts] of open) {
     const start = starts[0];
     if (!start) continue;

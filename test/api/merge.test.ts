@@ -6,7 +6,7 @@ import { FIXTURES, fixture } from '../helpers/server.js';
 import { txWithFrame, unreadableTx } from '../helpers/tx.js';
 import { errorMessage as message, request, type Client } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
-import { pdfFacts, redShare } from '../helpers/office.js';
+import { pdfFacts, redShare, writerDocx } from '../helpers/office.js';
 import {
   block,
   cell,
@@ -250,6 +250,57 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.doesNotMatch(text, /Check the order/);
     const [word] = decode(await merge('returnFormat=DOCX', { mergeData, template: b64(template) }));
     assert.ok(unzipSync(word!)['word/comments.xml'], 'DOCX keeps its comments');
+  });
+
+  it('merges a row block made in LibreOffice Writer (a start in each cell, one end) and warns of a block over one cell of a row', async () => {
+    const cellOf = (content: string) => `<table:table-cell><text:p>${content}</text:p></table:table-cell>`;
+    const dbField = (name: string) =>
+      `<text:database-display text:database-name="data" text:table-name="items" text:column-name="${name}">&lt;${name}&gt;</text:database-display>`;
+    const writer = (row: string) =>
+      writerDocx(
+        '<?xml version="1.0" encoding="UTF-8"?><office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" ' +
+          'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" ' +
+          'office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.text"><office:body><office:text><text:p>Items</text:p>' +
+          '<table:table table:name="T"><table:table-column table:number-columns-repeated="2"/>' +
+          `<table:table-row>${cellOf('Name')}${cellOf('Qty')}</table:table-row><table:table-row>${row}</table:table-row>` +
+          `<table:table-row>${cellOf('Total')}${cellOf('7')}</table:table-row></table:table></office:text></office:body></office:document>`,
+      );
+    // The row selected and bookmarked, as docs/authoring.md tells Writer users.
+    const wholeRow = writer(
+      cellOf(`<text:bookmark-start text:name="txmb_items"/>${dbField('name')}`) +
+        cellOf(`${dbField('qty')}<text:bookmark-end text:name="txmb_items"/>`),
+    );
+    assert.equal((partXml(wholeRow).match(/<w:bookmarkStart [^>]*w:name="txmb_items"/g) ?? []).length, 2, 'as Writer writes it');
+    const mergeData = [
+      {
+        items: [
+          { name: 'Bolts', qty: 3 },
+          { name: 'Nuts', qty: 4 },
+        ],
+      },
+    ];
+    const [text] = decode(await merge('returnFormat=TXT', { mergeData, template: b64(wholeRow) }));
+    assert.match(text!.toString('utf8'), /Name\s+Qty\s+Bolts\s+3\s+Nuts\s+4\s+Total\s+7/);
+    const info = async (name: string) => (await paid.get(`/v1/templates/info?templateName=${name}`)).json() as Record<string, unknown>;
+    assert.equal((await paid.upload('writer-rows.docx', wholeRow)).status, 201);
+    const rows = await info('writer-rows.docx');
+    assert.deepEqual(
+      (rows.mergeBlocks as { name: string; mergeFields: { name: string }[] }[]).map((b) => [b.name, b.mergeFields.map((f) => f.name)]),
+      [['items', ['name', 'qty']]],
+    );
+    assert.equal(rows.warnings, undefined);
+    // Only the first cell's text bookmarked: the quantity stays outside the block; template info says so.
+    const oneCell = writer(
+      cellOf(`<text:bookmark-start text:name="txmb_items"/>${dbField('name')}<text:bookmark-end text:name="txmb_items"/>`) +
+        cellOf(dbField('qty')),
+    );
+    assert.equal((await paid.upload('writer-cell.docx', oneCell)).status, 201);
+    const cell = await info('writer-cell.docx');
+    assert.equal((cell.warnings as string[]).length, 1);
+    assert.match(
+      (cell.warnings as string[])[0]!,
+      /The merge block "items" covers text in one table cell; the fields qty in the same row are outside it/,
+    );
   });
 
   it('writes DOCX that LibreOffice opens, in every return format', async () => {

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { OfficePool, type PoolOptions } from '../../src/office/pool.js';
 import { openSandbox, type SandboxMode } from '../../src/office/sandbox.js';
@@ -64,4 +65,31 @@ export function redShare(pdf: Uint8Array, page = 0): number {
     if (samples[i]! > 180 && samples[i + 1]! < 170 && samples[i + 2]! < 170) red++;
   }
   return red / (samples.length / 3);
+}
+
+/**
+ * A flat ODT (what LibreOffice Writer keeps in memory) saved as DOCX by a plain LibreOffice: the
+ * DOCX a Writer user makes, with Writer's own ways of writing bookmarks and fields.
+ */
+export function writerDocx(fodt: string, soffice = '/usr/lib/libreoffice/program/soffice'): Buffer {
+  const work = tempDir('docsmith-writer-');
+  try {
+    fs.writeFileSync(path.join(work, 'made.fodt'), fodt);
+    execFileSync(
+      soffice,
+      [
+        `-env:UserInstallation=file://${path.join(work, 'profile')}`,
+        '--headless',
+        '--convert-to',
+        'docx',
+        '--outdir',
+        work,
+        path.join(work, 'made.fodt'),
+      ],
+      { stdio: 'ignore', timeout: 600_000 },
+    );
+    return fs.readFileSync(path.join(work, 'made.docx'));
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
 }

@@ -297,6 +297,8 @@ export interface TemplateInfo {
    * present only when the template has charts
    */
   charts?: ChartInfo[];
+  /** What would merge otherwise than its author likely meant (a block over part of a table row). */
+  warnings?: string[];
 }
 export interface IncorrectWord {
   length: number;
