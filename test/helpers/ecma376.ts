@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { unzipSync } from 'fflate';
 import { attr, parseXml, serialize, type XmlElement, type XmlNode } from '../../src/ooxml/xml.js';
@@ -47,21 +48,30 @@ function asWordReads(root: XmlElement): XmlElement {
 /** xmllint's complaints about each WordprocessingML part of a DOCX against ECMA-376 Transitional ("part: message"). */
 export function ecma376Problems(docx: Uint8Array): string[] {
   const files = unzipSync(docx);
-  const problems: string[] = [];
-  for (const [name, bytes] of Object.entries(files)) {
-    if (!PARTS.test(name)) continue;
-    const xml = serialize(asWordReads(parseXml(new TextDecoder().decode(bytes), name).root));
-    const result = spawnSync('xmllint', ['--noout', '--nonet', '--schema', ENTRY, '-'], {
-      input: xml,
+  const parts = Object.entries(files).filter(([name]) => PARTS.test(name));
+  if (parts.length === 0) return [];
+  // One xmllint for all parts: loading the schemas is most of its time.
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'docsmith-ecma376-'));
+  try {
+    const byFile = new Map<string, string>();
+    for (const [name, bytes] of parts) {
+      const file = path.join(work, name.replace(/\//g, '_'));
+      fs.writeFileSync(file, serialize(asWordReads(parseXml(new TextDecoder().decode(bytes), name).root)));
+      byFile.set(file, name);
+    }
+    const result = spawnSync('xmllint', ['--noout', '--nonet', '--schema', ENTRY, ...byFile.keys()], {
       encoding: 'utf8',
       maxBuffer: 64 * 1024 * 1024,
     });
-    if (result.status === 0) continue;
-    const lines = result.stderr
-      .split('\n')
-      .filter((line) => line.includes('validity error'))
-      .map((line) => `${name}: ${line.replace(/^-:\d+: /, '')}`);
-    problems.push(...(lines.length ? lines : [`${name}: xmllint exited with ${result.status}: ${result.stderr.slice(0, 500)}`]));
+    if (result.status === 0) return [];
+    const problems: string[] = [];
+    for (const line of result.stderr.split('\n')) {
+      const match = /^(.+?):\d+: (.*validity error.*)$/.exec(line);
+      if (match && byFile.has(match[1]!)) problems.push(`${byFile.get(match[1]!)}: ${match[2]}`);
+    }
+    // Status 3 and 4 are validity errors; anything else is xmllint failing, said as such.
+    return problems.length || result.status === 3 ? problems : [`xmllint exited with ${result.status}: ${result.stderr.slice(0, 500)}`];
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
   }
-  return problems;
 }

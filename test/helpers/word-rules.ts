@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { unzipSync } from 'fflate';
 import { CompiledTemplate } from '../../src/merge/engine.js';
 import { attr, childElements, parseXml, walk, type XmlElement } from '../../src/ooxml/xml.js';
 import { OoxmlPackage } from '../../src/ooxml/package.js';
 import { schemaOrderProblems } from '../../src/ooxml/properties-order.js';
+import { ecma376Problems, ecma376Skip } from './ecma376.js';
 
 /**
  * A second oracle for DOCX output that does not go through LibreOffice: the rules Word applies
@@ -333,13 +335,36 @@ function partProblems(
   return problems;
 }
 
-/** The rules an output breaks that none of its inputs already broke (merged content inherits its template's faults). */
+/**
+ * The rules an output breaks that none of its inputs already broke (merged content inherits its
+ * template's faults), the ECMA-376 schemas' among them where they are (helpers/ecma376.ts).
+ */
 export function newProblems(output: Uint8Array, inputs: Uint8Array[]): string[] {
-  const inherited = new Set(inputs.flatMap((input) => wordProblems(input)).map(rule));
-  return wordProblems(output).filter((problem) => !inherited.has(rule(problem)));
+  const inherited = new Set(inputs.flatMap((input) => checkedProblems(input)).map(rule));
+  return checkedProblems(output).filter((problem) => !inherited.has(rule(problem)));
 }
 
-const rule = (problem: string) => problem.slice(0, problem.indexOf(':'));
+/** A Word rule by its kind; a schema fault by its message, wherever it stands (a merged record repeats its template's). */
+const rule = (problem: string) =>
+  problem.startsWith('schema: ') ? problem.replace(/^schema: [^:]+: /, 'schema: ') : problem.slice(0, problem.indexOf(':'));
+
+const schemaChecked = new Map<string, string[]>(); // content digest -> schema faults
+let skipSaid = false;
+
+/** wordProblems and the ECMA-376 schema's faults ("schema: part: message"); a document is validated once. */
+function checkedProblems(docx: Uint8Array): string[] {
+  const problems = wordProblems(docx);
+  if (ecma376Skip) {
+    if (!skipSaid) process.stderr.write(`# the ECMA-376 check of DOCX outputs is skipped: ${ecma376Skip}\n`);
+    skipSaid = true;
+    return problems;
+  }
+  if (problems.some((p) => p.startsWith('package:') || p.startsWith('xml:'))) return problems;
+  const digest = createHash('sha1').update(docx).digest('hex');
+  let schema = schemaChecked.get(digest);
+  if (!schema) schemaChecked.set(digest, (schema = ecma376Problems(docx).map((p) => `schema: ${p}`)));
+  return [...problems, ...schema];
+}
 
 /** Throws when a merged document breaks a rule Word applies that its template did not already break. */
 export function assertWordValid(output: Uint8Array, inputs: Uint8Array[], what = 'the output'): void {
@@ -385,7 +410,7 @@ export function noteSentDocuments(body: unknown): void {
   for (const text of strings(body)) {
     const bytes = docxIn(text);
     if (bytes && !sent.has(text.slice(0, 64) + text.length))
-      sent.set(text.slice(0, 64) + text.length, new Set(wordProblems(bytes).map(rule)));
+      sent.set(text.slice(0, 64) + text.length, new Set(checkedProblems(bytes).map(rule)));
   }
 }
 
@@ -394,6 +419,6 @@ export function repliedDocumentProblems(json: unknown): string[] {
   const inherited = new Set([...sent.values()].flatMap((rules) => [...rules]));
   return strings(json).flatMap((text) => {
     const bytes = docxIn(text);
-    return bytes ? wordProblems(bytes).filter((problem) => !inherited.has(rule(problem))) : [];
+    return bytes ? checkedProblems(bytes).filter((problem) => !inherited.has(rule(problem))) : [];
   });
 }

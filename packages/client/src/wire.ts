@@ -297,7 +297,9 @@ export interface TemplateInfo {
    * present only when the template has charts
    */
   charts?: ChartInfo[];
-  /** What would merge otherwise than its author likely meant (a block over part of a table row). */
+  /**
+   * what would merge otherwise than its author likely meant (a block over part of a table row); present only when there is one
+   */
   warnings?: string[];
 }
 export interface IncorrectWord {
