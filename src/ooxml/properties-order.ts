@@ -128,7 +128,23 @@ export const SECTPR_ORDER = [
   'w:sectPrChange',
 ];
 
-const ORDERS: Record<string, readonly string[]> = { 'w:sectPr': SECTPR_ORDER, 'w:pPr': PPR_ORDER, 'w:rPr': RPR_ORDER };
+/** A numbering level's elements in schema order (CT_Lvl): LibreOffice 7.4 writes w:pStyle before w:numFmt. */
+export const LVL_ORDER = [
+  'w:start',
+  'w:numFmt',
+  'w:lvlRestart',
+  'w:pStyle',
+  'w:isLgl',
+  'w:suff',
+  'w:lvlText',
+  'w:lvlPicBulletId',
+  'w:legacy',
+  'w:lvlJc',
+  'w:pPr',
+  'w:rPr',
+];
+
+const ORDERS: Record<string, readonly string[]> = { 'w:sectPr': SECTPR_ORDER, 'w:pPr': PPR_ORDER, 'w:rPr': RPR_ORDER, 'w:lvl': LVL_ORDER };
 
 /**
  * Where a part breaks the schema's element order in section, paragraph or run properties (the
@@ -162,7 +178,7 @@ export function schemaOrderProblems(root: XmlElement, part: string): string[] {
 }
 
 /**
- * Puts the children of section, paragraph and run properties into schema order where they are
+ * Puts the children of section, paragraph and run properties and numbering levels into schema order where they are
  * not (LibreOffice writes a paragraph's section properties first, which Word refuses). Elements
  * it does not rank keep their place after the element before them. True when anything moved.
  */

@@ -51,5 +51,14 @@ describe('DOCX the office writes, tidied for Word', () => {
     const tidied = tidyOfficeDocx(office);
     assert.deepEqual(wordProblems(tidied), []);
     assert.match(partXml(tidied), /<w:pPr><w:pStyle w:val="Normal"\/><w:sectPr>/);
+    // A numbering level as LibreOffice 7.4 writes it: its paragraph style before its number format.
+    const listed = docx(p(run('one')), {
+      numbering:
+        '<w:abstractNum w:abstractNumId="1"><w:lvl w:ilvl="0"><w:start w:val="1"/><w:pStyle w:val="Heading1"/><w:numFmt w:val="none"/><w:suff w:val="nothing"/><w:lvlText w:val=""/><w:lvlJc w:val="left"/></w:lvl></w:abstractNum><w:num w:numId="1"><w:abstractNumId w:val="1"/></w:num>',
+    });
+    assert.ok(wordProblems(listed).some((problem) => problem.startsWith('order:')));
+    const numbered = tidyOfficeDocx(listed);
+    assert.deepEqual(wordProblems(numbered), []);
+    assert.match(partXml(numbered, 'word/numbering.xml'), /<w:start w:val="1"\/><w:numFmt w:val="none"\/><w:pStyle w:val="Heading1"\/>/);
   });
 });
