@@ -361,8 +361,9 @@ class Bridge:
                 doc.getTextFields().refresh()
             except Exception:
                 pass
-            if job.get("sectionPages"):
-                fill_section_pages(doc)
+        if job.get("sectionPages"):
+            # Set after any refresh, which would put back the stored results.
+            fill_section_pages(doc)
         if job.get("watermark"):
             frame = doc.getCurrentController().getFrame()
             self.dispatcher.executeDispatch(frame, ".uno:Watermark", "", 0, props({
@@ -604,23 +605,30 @@ def fill_section_pages(doc):
 def section_runs(doc):
     """The document's sections in order: [page style names, pages]. Every section starting on a new
     page has a style of its own here; one with a different first page (w:titlePg) has two, the
-    first-page style for one page and then the style it is followed by."""
+    first-page style and the style it is followed by."""
     family = doc.getStyleFamilies().getByName("PageStyles")
     follows = {}
+
+    def follow(name):
+        if name not in follows:
+            try:
+                follows[name] = family.getByName(name).FollowStyle or name
+            except Exception:
+                follows[name] = name
+        return follows[name]
+
     sections = []
     previous = None
     for name, length in page_runs(doc):
-        if name not in follows:
-            try:
-                follows[name] = family.getByName(name).FollowStyle
-            except Exception:
-                follows[name] = name
-        if previous is not None and previous[1] == 1 and previous[0] != name and follows.get(previous[0]) == name and sections:
+        if previous is not None and previous != name and follow(previous) == name:
             sections[-1][0].append(name)
             sections[-1][1] += length
         else:
             sections.append([[name], length])
-        previous = (name, length)
+            # Pages after the first that no cursor reaches (they start inside a table) have the follow style.
+            if length > 1 and follow(name) != name:
+                sections[-1][0].append(follow(name))
+        previous = name
     return sections
 
 
@@ -632,8 +640,13 @@ def page_runs(doc):
     previous = None
     for page in range(1, controller.PageCount + 1):
         # A page the office inserts to keep odd and even sides (never exported) takes no cursor.
-        if not cursor.jumpToPage(page) or cursor.getPage() != page:
+        if not cursor.jumpToPage(page):
             previous = None
+            continue
+        if cursor.getPage() != page:
+            # A page that starts inside a table: the cursor lands before it; it continues the run.
+            if runs and previous is not None:
+                runs[-1][1] += 1
             continue
         name = cursor.PageStyleName
         if name == previous:

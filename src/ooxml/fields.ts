@@ -1,8 +1,11 @@
 import { readZip, ZipError, DEFAULT_ZIP_LIMITS } from './zip.js';
 import type { OoxmlPackage } from './package.js';
 
-/** Parts that show text on a page: the body, headers, footers, footnotes and endnotes. */
-const SHOWN_PART = /^word\/(?:document|header\d*|footer\d*|footnotes|endnotes)\.xml$/;
+/**
+ * Parts that show text on a page: the body, headers, footers, footnotes and endnotes, under any
+ * name (appended documents' headers are copied as `j2_footer1.xml`, other writers name theirs freely).
+ */
+const SHOWN_PART = /^word\/[^/]*(?:document|header|footer|footnotes|endnotes)[^/]*\.xml$/i;
 /** Past this much text, the answer is "maybe" where the check runs on the thread that answers requests (about a millisecond at most). */
 const MAX_SCANNED_BYTES = 128 * 1024;
 /** Fields whose results the layout sets page by page: recomputing fields does nothing for them. */

@@ -27,6 +27,11 @@ describe('whether the office has fields to recompute (it skips that when not)', 
     assert.equal(docxNeedsFieldUpdate(docx(p(run('Invoice 42')), { footer: p(run('Page '), field('PAGE', '1')) })), false);
     assert.equal(docxNeedsFieldUpdate(docx(p(run('Invoice')), { header: p(field('DATE', '1.1.2026')) })), true);
     assert.equal(docxNeedsFieldUpdate(docx(p(run('Invoice '), field('TITLE', 'x')))), true);
+    // An appended record's footer is copied as j2_footer1.xml: its page total counts as well.
+    const copied = unzipSync(docx(p(run('Invoice')), { footer: p(field('SECTIONPAGES', 'x')) }));
+    copied['word/j2_footer1.xml'] = copied['word/footer1.xml']!;
+    delete copied['word/footer1.xml'];
+    assert.equal(docxNeedsFieldUpdate(Buffer.from(zipSync(copied))), true, 'a footer under another name');
     const parts = unzipSync(docx(p(run('x'))));
     delete parts['word/document.xml'];
     assert.equal(docxNeedsFieldUpdate(Buffer.from(zipSync(parts))), true, 'no main document');

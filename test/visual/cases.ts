@@ -12,6 +12,7 @@ import { readTx } from '../../src/formats/tx/read.js';
 import { txToDocx } from '../../src/formats/tx/docx.js';
 import { block, cell, chart, docx, field, mergefield, p, row, run, table, txBarcode } from '../helpers/docx.js';
 import { workbook } from '../../src/merge/charts.js';
+import { OoxmlPackage } from '../../src/ooxml/package.js';
 
 export interface Case {
   name: string;
@@ -20,6 +21,8 @@ export interface Case {
   append: boolean;
   /** Merge settings besides the defaults and en-US (mergeHtml and the like). */
   options?: Partial<MergeOptions>;
+  /** Text each page must show (a page total differs by a few pixels only). */
+  pageTexts?: RegExp[];
 }
 
 const bold = '<w:b/>';
@@ -33,7 +36,12 @@ const designData = workbook('Sheet1', [
   ['United States', '700', '1'],
 ]);
 const order = txBarcode('OrderNo', 'rIdBc2', 'Code128', { showText: true, widthPx: 240, heightPx: 70 });
+const packed = txBarcode('Code', 'rIdBc4', 'QRCode', { widthPx: 96, heightPx: 96 });
 const parcel = txBarcode('Lines.Tracking', 'rIdBc3', 'Code128', { showText: true, widthPx: 125, heightPx: 45 });
+/** A packing list's rows: a fixed height, the code's cell merged over three of them. */
+const packingRow = '<w:trPr><w:trHeight w:val="520" w:hRule="exact"/></w:trPr>';
+const packedCell = (restart: boolean, content = p()) =>
+  `<w:tc><w:tcPr><w:tcW w:w="2000" w:type="dxa"/><w:vMerge${restart ? ' w:val="restart"' : ''}/></w:tcPr>${content}</w:tc>`;
 /** The invoice both invoice cases merge, and its first record. */
 const invoiceBody =
   p(run('ACME Corporation', bold)) +
@@ -61,6 +69,31 @@ function sdkInvoice(): Buffer {
   for (const f of doc.fields.values()) if (f.instruction[0] === 'DATE') f.instruction = ['MERGEFIELD', 'invoice_date'];
   return txToDocx(doc);
 }
+/**
+ * The SDK invoice laid out as TX Text Control's invoices are: a different first page (the address
+ * box in the first page's footer only), "page X of Y" in the other pages' footer, numbering
+ * restarting with each record.
+ */
+function sdkInvoiceFirstPage(): Buffer {
+  const pkg = OoxmlPackage.read(sdkInvoice());
+  const main = pkg.mainDocument();
+  const footer = p(run('Invoice page '), field('PAGE', '1'), run(' of '), field('NUMPAGES', 'x'));
+  pkg.setText(
+    'word/footer-pages.xml',
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:ftr xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">${footer}</w:ftr>`,
+  );
+  pkg.addContentTypeOverride('word/footer-pages.xml', 'application/vnd.openxmlformats-officedocument.wordprocessingml.footer+xml');
+  pkg.addRelationships(main, [
+    { id: 'rIdPages', type: 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer', target: 'footer-pages.xml' },
+  ]);
+  const xml = pkg.text(main)!.replace(/<w:sectPr>([\s\S]*?)<\/w:sectPr>/, (_m, inner: string) => {
+    const first = inner.replace('w:type="default"', 'w:type="first"');
+    return `<w:sectPr><w:footerReference w:type="default" r:id="rIdPages"/>${first.replace(/(<w:pgMar\b[^>]*\/>)/, '$1<w:pgNumType w:start="1"/>')}<w:titlePg/></w:sectPr>`;
+  });
+  pkg.setText(main, xml);
+  return pkg.toBuffer();
+}
+
 const sdkInvoiceData = {
   invoice_date: '20.12.2015',
   yourcompany_companyname: 'Text Control, LLC',
@@ -108,6 +141,66 @@ export const cases: Case[] = [
     template: sdkInvoice(),
     records: [sdkInvoiceData],
     append: false,
+  },
+  {
+    // The TX invoice appended over several pages: its first page with the address box, the others
+    // counting the record's own pages ("page X of Y" per record, a section with two page styles).
+    name: 'sdk-invoice-tx-appended',
+    template: sdkInvoiceFirstPage(),
+    records: [2, 48, 14].map((count, r) => ({
+      ...sdkInvoiceData,
+      invoice_no: `77872${r + 3}`,
+      item: Array.from({ length: count }, (_, i) => ({
+        qty: (i % 4) + 1,
+        item_no: i + 1,
+        item_description: `Item description ${i + 1}`,
+        item_unitprice: 120 + i,
+        item_discount: i % 3 === 0 ? 10 : 0,
+        item_total: (120 + i) * ((i % 4) + 1),
+      })),
+    })),
+    append: true,
+    pageTexts: [
+      /TEXT CONTROL, LLC/,
+      /TEXT CONTROL, LLC/,
+      /Invoice page 2 of 3/,
+      /Invoice page 3 of 3/,
+      /TEXT CONTROL, LLC/,
+      /Invoice page 2 of 2/,
+    ],
+  },
+  {
+    // A packing list: each article's QR code in a cell merged over its three rows of fixed height;
+    // no group is cut by a page break.
+    name: 'packing-list',
+    template: docx(
+      p(run('Packing list ', bold), mergefield('order')) +
+        table(
+          row(cell(p(run('Code', bold))), cell(p(run('Article', bold)))),
+          block(
+            'lines',
+            `<w:tr>${packingRow}${packedCell(true, p(packed.xml))}${cell(p(mergefield('article')))}</w:tr>`,
+            `<w:tr>${packingRow}${packedCell(false)}${cell(p(run('Quantity: '), mergefield('qty')))}</w:tr>`,
+            `<w:tr>${packingRow}${packedCell(false)}${cell(p(run('Bin '), mergefield('bin')))}</w:tr>`,
+          ),
+        ),
+      {
+        customXml: { rIdBc4: packed.customXml },
+        footer: p(run('Page '), field('PAGE', '1'), run(' of '), field('NUMPAGES', 'x')),
+        restartNumbering: true,
+      },
+    ),
+    records: ['PO-881', 'PO-882'].map((order, r) => ({
+      order,
+      lines: Array.from({ length: r === 0 ? 15 : 4 }, (_, i) => ({
+        article: `Article ${r + 1}-${i + 1}`,
+        qty: i + 2,
+        bin: `B-${String(i * 7 + 3).padStart(3, '0')}`,
+        Code: `https://example.com/p/${order}/${i + 1}`,
+      })),
+    })),
+    append: true,
+    pageTexts: [/Page 1 of 2/, /Article 1-9[^]*Page 2 of 2/, /PO-882[^]*Page 1 of 1/],
   },
   {
     name: 'invoice',

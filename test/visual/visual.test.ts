@@ -110,9 +110,16 @@ describe('visual regression: merged real-world-like templates against approved i
       const merged = template.merge(c.records, options, c.append, { officeBound: true });
       // The DOCX a user gets (raster main pictures) keeps the rules Word applies.
       for (const docx of template.merge(c.records, options, c.append)) assertWordValid(docx, [c.template], `${c.name} as DOCX`);
-      const pages = (
-        await Promise.all(merged.map(async (d) => pagesOf((await converter.convert(d, 'docx', 'pdf', { sectionPages: c.append })).data)))
-      ).flat();
+      const pdfs = await Promise.all(merged.map(async (d) => (await converter.convert(d, 'docx', 'pdf', { sectionPages: c.append })).data));
+      const pages = pdfs.flatMap(pagesOf);
+      if (c.pageTexts) {
+        const texts = pdfs.flatMap((pdf) => {
+          const doc = mupdf.Document.openDocument(pdf, 'application/pdf');
+          return Array.from({ length: doc.countPages() }, (_, i) => doc.loadPage(i).toStructuredText('preserve-whitespace').asText());
+        });
+        assert.equal(texts.length, c.pageTexts.length, `${c.name}: pages`);
+        c.pageTexts.forEach((expected, i) => assert.match(texts[i]!, expected, `${c.name}, page ${i + 1}`));
+      }
       const problems: string[] = [];
       pages.forEach((page, i) => {
         const file = `${c.name}-${i + 1}.png`;
