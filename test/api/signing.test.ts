@@ -180,6 +180,9 @@ describe('signed PDFs (docsmith)', { skip }, () => {
     const p12 = fs.readFileSync(makeP12('Granted GmbH', 'granted-pw')).toString('base64');
     const wrong = await operator.put(`${path}/certificate`, { json: { p12, password: 'nope' } });
     assert.equal(wrong.status, 400, wrong.text);
+    const notBase64 = await operator.put(`${path}/certificate`, { json: { p12: 'not*base64!', password: 'granted-pw' } });
+    assert.equal(notBase64.status, 400);
+    assert.match(message(notBase64), /p12 is not Base64/);
     const kept = await operator.put(`${path}/certificate`, { json: { p12, password: 'granted-pw' } });
     assert.equal(kept.status, 200, kept.text);
     assert.deepEqual((kept.json() as { certificate: { subject: string; own: boolean } }).certificate.subject, 'Granted GmbH');

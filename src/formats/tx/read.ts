@@ -263,10 +263,6 @@ const NONE = 0x50000000;
 
 /** A COLORREF as the model's colour (throws on a value TX does not write). */
 export function decodeColour(value: number): Colour {
-  return colour(value);
-}
-
-function colour(value: number): Colour {
   if (value === AUTO || value === NONE) return null;
   if (value > 0xffffff) throw new TxError(`it uses a colour value this reader does not know (0x${value.toString(16)}).`);
   const hex = (n: number) => n.toString(16).padStart(2, '0').toUpperCase();
@@ -401,7 +397,7 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
   for (const format of cellFormats) {
     format.keptBorders = c.peek(52, 'a cell border record');
     c.u32('a cell border record');
-    format.borderColours = [0, 1, 2, 3].map(() => colour(c.u32('a cell border colour'))) as TxCellFormat['borderColours'];
+    format.borderColours = [0, 1, 2, 3].map(() => decodeColour(c.u32('a cell border colour'))) as TxCellFormat['borderColours'];
     c.skip(32, 'a cell border record');
   }
   const marks: TxMark[] = [];
@@ -573,8 +569,8 @@ function readRuns(c: Cursor, count: number, fontCount: number, length: number): 
       start: position - 1,
       end: position - 1 + runLength,
       format: format - 1,
-      colour: colour(textColour),
-      background: colour(background),
+      colour: decodeColour(textColour),
+      background: decodeColour(background),
       field,
       kept,
     });
@@ -690,7 +686,7 @@ function readCellFormat(c: Cursor): TxCellFormat {
   const kept = c.peek(28, 'a cell format');
   const borders = [0, 1, 2, 3].map(() => c.u16('a cell format')) as TxCellFormat['borders'];
   const padding = [0, 1, 2, 3].map(() => c.u16('a cell format')) as TxCellFormat['padding'];
-  const shading = colour(c.u32('a cell format'));
+  const shading = decodeColour(c.u32('a cell format'));
   const flags = c.u16('a cell format');
   c.skip(6, 'a cell format');
   return { borders, padding, shading, borderColours: [null, null, null, null], headerRow: (flags & 0x0800) !== 0, kept };
