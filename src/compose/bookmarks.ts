@@ -43,7 +43,14 @@ export function renameBookmarks(xml: string, renames: ReadonlyMap<string, string
       return to ? `${open}${to}"` : whole;
     },
   );
-  if (!out.includes('w:instr')) return out;
+  // Fields are rewritten only where an instruction names a renamed bookmark (most documents: none).
+  const names = [...renames.keys()].map(escapeRegExp).join('|');
+  const named = new RegExp(`<w:instrText\\b[^>]*>[^<]*(?:${names})|\\bw:instr="[^"]*(?:${names})`, 'i');
+  // An instruction split over runs (even mid-name, as Word may write it) is looked at joined.
+  const joined = out.includes('</w:instrText>')
+    ? out.replace(/<\/w:instrText>(?:(?!<w:instrText\b|<w:fldChar\b)[\s\S])*?<w:instrText\b[^>]*>/g, '')
+    : out;
+  if (!named.test(joined)) return out;
   out = out.replace(/(\bw:instr=")([^"]*)"/g, (whole, open: string, instr: string) => {
     const to = renamedInstruction(instr, fresh);
     return to === instr ? whole : `${open}${to}"`;
@@ -84,4 +91,8 @@ function renamedInstruction(instr: string, fresh: (name: string) => string | und
   if (keyword === 'HYPERLINK') return instr.replace(new RegExp(`(\\\\l\\s+${QUOTE})${NAME}`), swap);
   // A bookmark's name alone is a REF field.
   return instr.replace(/^(\s*)([^\s"&\\=]+)(?=\s|\\|$)/, swap);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
