@@ -3,7 +3,7 @@
  * laying out a label sheet or packing list would set them: split, a code is cut in half and
  * cannot be scanned. A picture in a vertically merged cell spans its group of rows: the group is
  * kept together (each row whole, each but the last kept with the next). Rows whose pictures alone
- * are taller than a page are left to split.
+ * are taller than a page are left to split. A row of one line is kept whole too (see oneLine).
  */
 import { addMissingProperties, PPR_ORDER } from '../ooxml/properties-order.js';
 import { attr, childElements, element, walk, type XmlElement } from '../ooxml/xml.js';
@@ -20,8 +20,25 @@ export function keepPictureRowsTogether(root: XmlElement): void {
 
 function keepRow(row: XmlElement): void {
   const heights = pictureHeights(row);
-  if (heights.length === 0 || Math.max(...heights) > PAGE_HIGH_EMU) return;
-  cantSplit(row);
+  if (heights.length === 0 ? oneLine(row) : Math.max(...heights) <= PAGE_HIGH_EMU) cantSplit(row);
+}
+
+/**
+ * A row whose cells each hold one paragraph without a break: Word never splits such a row of one
+ * line, but LibreOffice splits off its cells' bottom margin, an empty row at the top of the next page.
+ */
+function oneLine(row: XmlElement): boolean {
+  const cells = childElements(row, 'w:tc');
+  if (cells.length === 0) return false;
+  return cells.every((cell) => {
+    const paragraphs = cell.children.filter((c): c is XmlElement => c.kind === 'element' && c.name !== 'w:tcPr');
+    if (paragraphs.length !== 1 || paragraphs[0]!.name !== 'w:p') return false;
+    let breaks = false;
+    walk(paragraphs[0]!, (node) => {
+      if (node.name === 'w:br' || node.name === 'w:cr') breaks = true;
+    });
+    return !breaks;
+  });
 }
 
 /** Rows joined by vertically merged cells, kept on one page when they hold a picture that fits one. */
