@@ -6,6 +6,7 @@
 import { createRequire } from 'node:module';
 import type BwipJs from 'bwip-js';
 import { InputError } from '../errors.js';
+import { cssColour } from '../util/colours.js';
 import { encodePng } from '../util/png.js';
 import { childElements, escapeText, parseXml, textOf, type XmlElement } from '../ooxml/xml.js';
 import type { DecodedImage } from './images.js';
@@ -79,27 +80,14 @@ const WORD_TYPES: Record<string, string> = {
   nw7: 'rationalizedCodabar',
 };
 
-const NAMED_COLOURS: Record<string, string> = {
-  black: '000000',
-  white: 'FFFFFF',
-  red: 'FF0000',
-  green: '008000',
-  blue: '0000FF',
-  yellow: 'FFFF00',
-  gray: '808080',
-  grey: '808080',
-  transparent: '',
-};
-
-/** `#1F2E3D`, `1F2E3D`, `0x1F2E3D`, a .NET ARGB integer (-16777216) or a basic colour name. */
+/** `#1F2E3D`, `1F2E3D`, `0x1F2E3D`, a .NET ARGB integer (-16777216), or a CSS colour (`orange`, `#f80`, `rgb()`); `transparent`: none. */
 export function parseColour(value: string | undefined): string | undefined {
   const text = value?.trim() ?? '';
   if (text === '') return undefined;
   const hex = /^(?:#|0x)?([0-9a-f]{6})$/i.exec(text) ?? /^(?:#|0x)?[0-9a-f]{2}([0-9a-f]{6})$/i.exec(text);
   if (hex) return hex[1]!.toUpperCase();
   if (/^-?\d+$/.test(text)) return ((Number(text) >>> 0) & 0xffffff).toString(16).padStart(6, '0').toUpperCase();
-  const named = NAMED_COLOURS[text.toLowerCase()];
-  return named === '' ? undefined : named;
+  return cssColour(text);
 }
 
 function localName(name: string): string {

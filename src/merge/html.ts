@@ -2,6 +2,7 @@ import { parseDocument } from 'htmlparser2';
 import type { ChildNode, Element } from 'domhandler';
 import { escapeAttr, escapeText } from '../ooxml/xml.js';
 import { RPR_ORDER } from '../ooxml/properties-order.js';
+import { cssColour } from '../util/colours.js';
 import { inlinePicture, decodeImage, type DecodedImage, type MediaSink } from './images.js';
 
 /**
@@ -30,50 +31,6 @@ function serializeRunProps(props: RunProps): string {
   const known = RPR_ORDER.filter((name) => props.has(name)).map((name) => props.get(name)!);
   const unknown = [...props].filter(([name]) => !RPR_ORDER.includes(name)).map(([, xml]) => xml);
   return `<w:rPr>${known.join('')}${unknown.join('')}</w:rPr>`;
-}
-
-const COLORS: Record<string, string> = {
-  black: '000000',
-  white: 'FFFFFF',
-  red: 'FF0000',
-  green: '008000',
-  blue: '0000FF',
-  yellow: 'FFFF00',
-  gray: '808080',
-  grey: '808080',
-  orange: 'FFA500',
-  purple: '800080',
-  navy: '000080',
-  maroon: '800000',
-  teal: '008080',
-  silver: 'C0C0C0',
-  lime: '00FF00',
-  aqua: '00FFFF',
-  fuchsia: 'FF00FF',
-  olive: '808000',
-};
-
-function color(value: string): string | undefined {
-  const v = value.trim().toLowerCase();
-  if (COLORS[v]) return COLORS[v];
-  const hex = /^#([0-9a-f]{6}|[0-9a-f]{3})$/.exec(v);
-  if (hex)
-    return (
-      hex[1]!.length === 3
-        ? hex[1]!
-            .split('')
-            .map((c) => c + c)
-            .join('')
-        : hex[1]!
-    ).toUpperCase();
-  const rgb = /^rgba?\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)/.exec(v);
-  if (rgb)
-    return rgb
-      .slice(1, 4)
-      .map((n) => Math.min(255, Number(n)).toString(16).padStart(2, '0'))
-      .join('')
-      .toUpperCase();
-  return undefined;
 }
 
 /** CSS size to half-points. */
@@ -108,13 +65,13 @@ function styled(base: RunProps, element: Element): RunProps {
     const value = rest.join(':').trim();
     switch (name?.trim().toLowerCase()) {
       case 'color': {
-        const c = color(value);
+        const c = cssColour(value);
         if (c) props.set('w:color', `<w:color w:val="${c}"/>`);
         break;
       }
       case 'background':
       case 'background-color': {
-        const c = color(value);
+        const c = cssColour(value);
         if (c) props.set('w:shd', `<w:shd w:val="clear" w:color="auto" w:fill="${c}"/>`);
         break;
       }
