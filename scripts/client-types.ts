@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import * as requests from '../src/api/requests/schemas.js';
 import * as responses from '../src/api/schemas.js';
+import { MERGE_DEFAULTS } from '../src/merge/defaults.js';
 
 export const CLIENT_TYPES_FILE = path.join(
   path.dirname(path.dirname(fileURLToPath(import.meta.url))),
@@ -86,7 +87,12 @@ export async function generateClientTypes(): Promise<string> {
     },
   );
   // The root only gathers the definitions; the client needs the named shapes.
-  return source
+  const defaults =
+    "\n/** What every merge starts from before its mergeSettings (the server's own defaults). */\n" +
+    `export const MERGE_DEFAULTS = {\n${Object.entries(MERGE_DEFAULTS)
+      .map(([key, value]) => `  ${key}: ${typeof value === 'string' ? `'${value}'` : String(value)},\n`)
+      .join('')}};\n`;
+  return (source + defaults)
     .replace(/export interface WireContract \{\}\n\n?/, '')
     .replace(/\n \*\n \* This interface was referenced by `WireContract`'s JSON-Schema\n \* via the `definition` "\w+"\./g, '')
     .replace(/\/\*\*\n \* This interface was referenced by `WireContract`'s JSON-Schema\n \* via the `definition` "\w+"\.\n \*\/\n/g, '');

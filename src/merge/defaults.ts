@@ -1,4 +1,4 @@
-/** What every merge starts from before its mergeSettings; free of imports so the portal shows the same. */
+/** What every merge starts from before its mergeSettings; the client's MERGE_DEFAULTS is generated from it (scripts/client-types.ts). */
 export const MERGE_DEFAULTS = {
   removeEmptyFields: true,
   removeEmptyBlocks: true,

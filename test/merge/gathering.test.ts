@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CompiledTemplate, DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
 import { gathering } from '../../src/merge/render.js';
-import { sampleRecord } from '../../src/merge/sample.js';
+import { sampleRecord } from '../../packages/client/src/sample.js';
 import { FIXTURES } from '../helpers/server.js';
 import { checkedCompile } from '../helpers/word-rules.js';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CompiledTemplate, DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
-import { sampleRecord } from '../../src/merge/sample.js';
+import { sampleRecord } from '../../packages/client/src/sample.js';
 import { Converter } from '../../src/convert/converter.js';
 import { Normaliser } from '../../src/convert/normalise.js';
 import type { OfficePool } from '../../src/office/pool.js';

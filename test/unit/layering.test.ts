@@ -75,4 +75,23 @@ describe('the layering of src/', () => {
     }
     assert.equal(cycle(graph)?.join(' -> '), undefined);
   });
+
+  it('keeps the portal and the client off the server source: what they share comes through the client package', () => {
+    const outside = [path.join(ROOT, 'portal', 'src'), path.join(ROOT, 'packages', 'client', 'src')].flatMap((dir) =>
+      fs
+        .readdirSync(dir, { withFileTypes: true, recursive: true })
+        .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name))
+        .map((entry) => path.join(entry.parentPath ?? entry.path, entry.name)),
+    );
+    assert.ok(outside.length > 10);
+    const reaching = outside.filter((file) =>
+      [...fs.readFileSync(file, 'utf8').matchAll(/from\s+'([^']+)'/g)].some((m) =>
+        path.resolve(path.dirname(file), m[1]!).startsWith(SRC + path.sep),
+      ),
+    );
+    assert.deepEqual(
+      reaching.map((file) => path.relative(ROOT, file)),
+      [],
+    );
+  });
 });

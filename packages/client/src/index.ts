@@ -26,6 +26,8 @@ import type {
 
 // The wire shapes are generated from the server's schemas (packages/client/src/wire.ts).
 export type * from './wire.js';
+export { MERGE_DEFAULTS } from './wire.js';
+export { sampleRecord } from './sample.js';
 
 /** A stored template's version, as GET /templates/versions lists it (docsmith). */
 export interface TemplateVersion {

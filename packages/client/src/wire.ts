@@ -384,3 +384,14 @@ export interface Job {
     result: string;
   };
 }
+
+/** What every merge starts from before its mergeSettings (the server's own defaults). */
+export const MERGE_DEFAULTS = {
+  removeEmptyFields: true,
+  removeEmptyBlocks: true,
+  removeEmptyLines: false,
+  removeEmptyImages: false,
+  mergeHtml: false,
+  removeTrailingWhitespace: true,
+  culture: 'en-US',
+};

@@ -1,8 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'wouter-preact';
-import type { MergeSettings, ReturnFormat, TemplateInfo, Signature } from '@docsmith/client';
-import { sampleRecord } from '../../../src/merge/sample';
-import { MERGE_DEFAULTS } from '../../../src/merge/defaults';
+import { MERGE_DEFAULTS, sampleRecord, type MergeSettings, type ReturnFormat, type TemplateInfo, type Signature } from '@docsmith/client';
 import { allowsTestRuns, describeError, useSession } from '../session';
 import { useAction, useLoad } from '../hooks';
 import { Notice } from '../components/Notice';

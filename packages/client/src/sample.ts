@@ -1,6 +1,8 @@
-import type { Json, JsonObject } from './scope.js';
+/** A JSON value of merge data. */
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
 
-// Structural shapes of templates/info, so that the portal can bundle this file as it is.
+// Structural shapes of templates/info: what GET /v1/templates/info answers.
 interface FieldShape {
   name: string;
   numericFormat: string;
@@ -43,7 +45,10 @@ function fill(fields: FieldShape[], blocks: BlockShape[], rows: number, row: num
   return record;
 }
 
-/** A record that fills every field and repeats every block `rows` times: a starting point for users. */
+/**
+ * A record that fills every field and repeats every block `rows` times, from a template's info
+ * (GET /v1/templates/info): a starting point for merge data (the portal's playground offers it).
+ */
 export function sampleRecord(info: { mergeFields: FieldShape[]; mergeBlocks: BlockShape[] }, rows = 2): JsonObject {
   return fill(info.mergeFields, info.mergeBlocks, rows, 0);
 }
