@@ -8,7 +8,7 @@ import type { OdtRows, Prototype } from '../odf/longTable.js';
 import type { RtfChart } from '../formats/rtf-charts.js';
 import { MessageChannel, type Transferable } from 'node:worker_threads';
 import type { ReaderLog } from '../formats/pdf.js';
-import type { AppendTask, FindAndReplaceTask, InertReply, InertTask, MergeReply, MergeTask, SpellingTask, TaskReply } from './tasks.js';
+import type { AppendTask, FindAndReplaceTask, InertTask, MergeReply, MergeTask, SpellingTask, TaskReply } from './tasks.js';
 import type { ParsedBody } from '../util/base64.js';
 import type { TrackedChange } from '../review/trackedChanges.js';
 import type { DocumentFormat } from '../formats/detect.js';
@@ -19,6 +19,17 @@ import type { JsonObject } from '../merge/scope.js';
 import type { Invoice } from '../documents/einvoice.js';
 
 // Threads run compiled code: beside this file when compiled, from dist/ when run from src/ (tsx).
+/**
+ * The thread tasks by name: workers/tasks.ts's exports are the one table, so a task's name, what
+ * it takes and what it answers are checked where it is asked for.
+ */
+type TaskTable = typeof import('./tasks.js');
+type TaskName = keyof TaskTable;
+type TaskInput<K extends TaskName> = Parameters<TaskTable[K]>[0];
+type TaskValue<K extends TaskName> = Awaited<ReturnType<TaskTable[K]>> extends TaskReply<infer T> ? T : never;
+
+const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+
 const TASKS_URL = new URL(import.meta.url.endsWith('.ts') ? '../../dist/workers/tasks.js' : './tasks.js', import.meta.url);
 
 /**
@@ -83,14 +94,14 @@ export class DocumentWorkers implements PageRendering {
     const closed = channel && new Promise<void>((resolve) => channel.port1.once('close', resolve));
     channel?.port1.on('message', (done: number) => progress!(done));
     try {
-      const reply = await this.run<MergeReply>(
+      const reply = await this.run(
         'merge',
         { ...rest, records: text, ...(channel ? { progress: channel.port2 } : {}) } satisfies MergeTask,
         signal,
         channel ? [channel.port2] : [],
       );
       await closed;
-      return { ...reply, documents: reply.documents.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength)) };
+      return { ...reply, documents: reply.documents.map(asBuffer) };
     } finally {
       channel?.port1.close();
     }
@@ -98,31 +109,31 @@ export class DocumentWorkers implements PageRendering {
 
   /** A merged DOCX with each section's measured page count as its SECTIONPAGES results (src/ooxml/section-pages.ts). */
   async storeSectionPages(bytes: Buffer, pages: number[], signal?: AbortSignal): Promise<Buffer> {
-    const u = await this.run<Uint8Array>('storeSectionPages', { bytes, pages }, signal);
-    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+    const u = await this.run('storeSectionPages', { bytes, pages }, signal);
+    return asBuffer(u);
   }
 
   /** Joins documents (DOCX) in a worker thread. */
   async append(task: AppendTask, signal?: AbortSignal): Promise<Buffer> {
-    const u = await this.run<Uint8Array>('append', task, signal);
-    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+    const u = await this.run('append', task, signal);
+    return asBuffer(u);
   }
 
   async findAndReplace(task: FindAndReplaceTask, signal?: AbortSignal): Promise<Buffer> {
-    const u = await this.run<Uint8Array>('findAndReplace', task, signal);
-    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+    const u = await this.run('findAndReplace', task, signal);
+    return asBuffer(u);
   }
 
   /** The document made inert (src/inert/) in a worker thread, a DOCX looked through for fields: a large package is read off the event loop. */
   async inert(bytes: Buffer, format: DocumentFormat, signal?: AbortSignal, options: InertOptions = {}): Promise<InertDocument> {
-    const { bytes: u, ...facts } = await this.run<InertReply>('inert', { bytes, format, ...options } satisfies InertTask, signal);
-    return { bytes: u === null ? bytes : Buffer.from(u.buffer, u.byteOffset, u.byteLength), ...facts };
+    const { bytes: u, ...facts } = await this.run('inert', { bytes, format, ...options } satisfies InertTask, signal);
+    return { bytes: u === null ? bytes : asBuffer(u), ...facts };
   }
 
   /** A DOCX the office wrote, tidied for Word (src/ooxml/tidy.ts) in a worker thread. */
   async tidy(bytes: Buffer, signal?: AbortSignal): Promise<Buffer> {
-    const u = await this.run<Uint8Array | null>('tidy', { bytes }, signal);
-    return u === null ? bytes : Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+    const u = await this.run('tidy', { bytes }, signal);
+    return u === null ? bytes : asBuffer(u);
   }
 
   /**
@@ -135,7 +146,7 @@ export class DocumentWorkers implements PageRendering {
 
   /** Merge data checked against a template's fields and blocks (merge/datacheck.ts), the records crossing as JSON text. */
   checkData(docx: Buffer, records: JsonObject[], what: string, signal?: AbortSignal): Promise<DataCheck> {
-    return this.run<DataCheck>('checkData', { docx, what, records: this.recordsText(records) }, signal);
+    return this.run('checkData', { docx, what, records: this.recordsText(records) }, signal);
   }
 
   /**
@@ -160,45 +171,45 @@ export class DocumentWorkers implements PageRendering {
 
   /** Pages of a PDF as images (render/pages.ts); a request's time limit stops the work. */
   renderPages(job: RenderPages, signal?: AbortSignal): Promise<Uint8Array[]> {
-    return this.run<Uint8Array[]>('renderPages', job, signal);
+    return this.run('renderPages', job, signal);
   }
 
   /** A TX Text Control document as DOCX (formats/tx/), read in a worker thread. */
   async txToDocx(bytes: Buffer, signal?: AbortSignal): Promise<Buffer> {
-    const u = await this.run<Uint8Array>('txToDocx', { bytes }, signal);
-    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+    const u = await this.run('txToDocx', { bytes }, signal);
+    return asBuffer(u);
   }
 
   /** A DOCX as a TX file (formats/tx/), written in a worker thread. */
   async docxToTx(bytes: Buffer, test: boolean, signal?: AbortSignal): Promise<Buffer> {
-    const u = await this.run<Uint8Array>('docxToTxFile', { bytes, test }, signal);
-    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+    const u = await this.run('docxToTxFile', { bytes, test }, signal);
+    return asBuffer(u);
   }
 
   /** Chart objects of an RTF document (formats/rtf-charts.ts), found in a worker thread. */
   rtfCharts(bytes: Buffer, signal?: AbortSignal): Promise<RtfChart[]> {
-    return this.run<RtfChart[]>('rtfCharts', { bytes }, signal);
+    return this.run('rtfCharts', { bytes }, signal);
   }
 
   /** A PDF's page count and the sizes of the asked pages (render/pages.ts). */
   inspectPages(job: InspectPages, signal?: AbortSignal): Promise<Inspection> {
-    return this.run<Inspection>('inspectPages', job, signal);
+    return this.run('inspectPages', job, signal);
   }
 
   /** Whether appended records of this template may be laid out in parts and joined (ooxml/layout.ts). */
   laysOutInParts(docx: Buffer, signal?: AbortSignal): Promise<boolean> {
-    return this.run<boolean>('laysOutInParts', { docx }, signal);
+    return this.run('laysOutInParts', { docx }, signal);
   }
 
   /** One part of a long table (its main document's markup) packed as a DOCX in a worker thread. */
   async longTablePart(split: LongTableSplit, xml: string, signal?: AbortSignal): Promise<Buffer> {
-    const u = await this.run<Uint8Array>('longTablePart', { parts: split.parts, main: split.main, xml }, signal);
-    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+    const u = await this.run('longTablePart', { parts: split.parts, main: split.main, xml }, signal);
+    return asBuffer(u);
   }
 
   /** The office's ODT of a long table's prototype, read in a worker thread (odf/longTable.ts); null: parts stay DOCX. */
   longTableOdt(odt: Buffer, prototype: Prototype, signal?: AbortSignal): Promise<OdtRows | null> {
-    return this.run<OdtRows | null>('longTableOdt', { odt, prototype }, signal);
+    return this.run('longTableOdt', { odt, prototype }, signal);
   }
 
   /** Rows [from, to) of a long table as an ODT part on pages numbered from `page`, made in a worker thread. */
@@ -211,14 +222,14 @@ export class DocumentWorkers implements PageRendering {
     signal?: AbortSignal,
   ): Promise<Buffer> {
     const task = { odt, rows: split.rows.slice(from, to), shapeOf: split.shapes!.of.slice(from, to), page, last: to === split.rows.length };
-    const u = await this.run<Uint8Array>('longTablePartOdt', task, signal);
-    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+    const u = await this.run('longTablePartOdt', task, signal);
+    return asBuffer(u);
   }
 
   /** PDFs laid out separately (appended records in parts), joined in a worker thread. */
   async joinPdfs(parts: Buffer[], signal?: AbortSignal): Promise<Buffer> {
-    const u = await this.run<Uint8Array>('joinPdfs', { parts }, signal);
-    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+    const u = await this.run('joinPdfs', { parts }, signal);
+    return asBuffer(u);
   }
 
   /** The PDF signed with the operator's certificate (formats/signature.ts). */
@@ -228,52 +239,52 @@ export class DocumentWorkers implements PageRendering {
     options: { visible: boolean; reason: string },
     signal?: AbortSignal,
   ): Promise<Buffer> {
-    const u = await this.run<Uint8Array>('signPdf', { pdf, ...key, ...options }, signal);
-    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+    const u = await this.run('signPdf', { pdf, ...key, ...options }, signal);
+    return asBuffer(u);
   }
 
   /** Factur-X invoices: the XML sent, checked, or built from each record (formats/einvoice/). */
   einvoices(source: { xml: string } | { records: JsonObject[] }, signal?: AbortSignal): Promise<Invoice[]> {
     const task = 'xml' in source ? { xml: source.xml } : { records: this.recordsText(source.records) };
-    return this.run<Invoice[]>('einvoices', task, signal);
+    return this.run('einvoices', task, signal);
   }
 
   /** A PDF/A-3 with its Factur-X invoice attached. */
   async attachFacturX(pdf: Buffer, invoice: Invoice, signal?: AbortSignal): Promise<Buffer> {
-    const u = await this.run<Uint8Array>('attachFacturX', { pdf, ...invoice }, signal);
-    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+    const u = await this.run('attachFacturX', { pdf, ...invoice }, signal);
+    return asBuffer(u);
   }
 
   /** The text of a PDF, read with MuPDF in a worker thread (at most `maxPages` pages). */
   pdfText(pdf: Uint8Array, maxPages: number, signal?: AbortSignal): Promise<string> {
-    return this.run<string>('pdfText', { pdf, maxPages }, signal);
+    return this.run('pdfText', { pdf, maxPages }, signal);
   }
 
   /** A document's tracked changes, read in a worker thread. */
   trackedChanges(docx: Buffer, signal?: AbortSignal): Promise<TrackedChange[]> {
-    return this.run<TrackedChange[]>('trackedChanges', { docx }, signal);
+    return this.run('trackedChanges', { docx }, signal);
   }
 
   /** One tracked change accepted or rejected, in a worker thread. */
   async removeTrackedChange(docx: Buffer, id: number, accept: boolean, signal?: AbortSignal): Promise<Buffer> {
-    const u = await this.run<Uint8Array>('removeTrackedChange', { docx, id, accept }, signal);
-    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+    const u = await this.run('removeTrackedChange', { docx, id, accept }, signal);
+    return asBuffer(u);
   }
 
   /** Misspelled and repeated words (IncorrectWord[] as JSON text), checked in a worker thread (each loads a dictionary on first use). */
   spellCheck(task: SpellingTask & { text: string }, signal?: AbortSignal): Promise<string> {
-    return this.run<string>('spellCheck', task, signal);
+    return this.run('spellCheck', task, signal);
   }
 
   spellSuggest(task: SpellingTask & { word: string; max: number }, signal?: AbortSignal): Promise<string[]> {
-    return this.run<string[]>('spellSuggest', task, signal);
+    return this.run('spellSuggest', task, signal);
   }
 
   /** A request body parsed as JSON in a worker thread (a large one: its text is not scanned on the event loop). */
   parseJson(body: Buffer): Promise<ParsedBody> {
     // A body that owns its memory is handed over, not copied (a copy of 100 MB held the loop 0.3 s).
     const owns = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
-    return this.run<ParsedBody>('parseJson', { body }, undefined, owns && body.buffer instanceof ArrayBuffer ? [body.buffer] : []);
+    return this.run('parseJson', { body }, undefined, owns && body.buffer instanceof ArrayBuffer ? [body.buffer] : []);
   }
 
   /**
@@ -282,8 +293,13 @@ export class DocumentWorkers implements PageRendering {
    * later has its thread terminated. Terminating a thread inside a native call (zlib) can abort the whole
    * process on Node 20, so it is the last resort, not the first.
    */
-  private async run<T>(name: string, task: unknown, signal?: AbortSignal, transferList: Transferable[] = []): Promise<T> {
-    let reply: TaskReply<T>;
+  private async run<K extends TaskName>(
+    name: K,
+    task: TaskInput<K>,
+    signal?: AbortSignal,
+    transferList: Transferable[] = [],
+  ): Promise<TaskValue<K>> {
+    let reply: TaskReply<TaskValue<K>>;
     const terminate = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const onAbort = () => {
@@ -292,7 +308,7 @@ export class DocumentWorkers implements PageRendering {
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      reply = await (this.pool.run(task, { name, signal: terminate.signal, transferList }) as Promise<TaskReply<T>>);
+      reply = await (this.pool.run(task, { name, signal: terminate.signal, transferList }) as Promise<TaskReply<TaskValue<K>>>);
     } catch (error) {
       if (signal?.aborted) {
         // AbortSignal.timeout() (a caller's own limit) aborts with a DOMException: answer the usual 504.
