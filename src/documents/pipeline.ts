@@ -40,13 +40,8 @@ export class DocumentPipeline {
   ): Promise<{ bytes: Buffer; what: string }> {
     const source = templateChoice(name, uploaded);
     if ('bytes' in source) return { bytes: source.bytes, what: 'The uploaded template' };
-    if (!account) throw new InputError(`No stored template can be named here ("${source.name}"); give the template's file.`);
-    if (version !== undefined)
-      return {
-        bytes: (await this.templates.requireVersion(account, source.name, version)).data,
-        what: `The template "${source.name}" (version ${version})`,
-      };
-    return { bytes: (await this.templates.require(account, source.name, current)).data, what: `The template "${source.name}"` };
+    const stored = await this.templates.resolve(account, source.name, { current, version });
+    return { bytes: stored.data, what: stored.what };
   }
 
   /** The same checks as templateSource without reading a stored template's bytes (a job, when it is queued). */

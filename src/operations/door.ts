@@ -146,10 +146,6 @@ export class Door {
 
   private work(account: Account | null, ctx: WorkContext, claimed: Claimed): Work {
     const { pipeline, templates, operations } = this.parts;
-    const needAccount = (name: string): Account => {
-      if (!account) throw new InputError(`No stored template can be named here ("${name}"); give the template's file.`);
-      return account;
-    };
     return {
       operations,
       ctx,
@@ -160,11 +156,10 @@ export class Door {
       },
       source: async (source: Source) => {
         if (!('templateName' in source)) return { bytes: source.bytes, format: source.format, name: source.name ?? 'document' };
-        const owner = needAccount(source.templateName);
-        const stored =
-          source.templateVersion === undefined
-            ? await templates.require(owner, source.templateName, claimed.template)
-            : await templates.requireVersion(owner, source.templateName, source.templateVersion);
+        const stored = await templates.resolve(account, source.templateName, {
+          current: claimed.template,
+          version: source.templateVersion,
+        });
         return { bytes: stored.data, format: stored.format as DocumentFormat, name: source.templateName };
       },
     };

@@ -92,6 +92,23 @@ export class TemplateLibrary {
     return record;
   }
 
+  /**
+   * The stored template a request names: the one resolver for every kind of work. Its current
+   * version (`current` as in require), or `version` when one is asked for; a request without an
+   * account (a share link's) can name none. `what` names it in messages.
+   */
+  async resolve(
+    account: Account | null,
+    raw: string,
+    { current, version }: { current?: TemplateMeta | null; version?: number } = {},
+  ): Promise<TemplateRecord & { what: string }> {
+    const name = normalName(raw);
+    if (!account) throw new InputError(`No stored template can be named here ("${name}"); give the template's file.`);
+    if (version !== undefined)
+      return { ...(await this.requireVersion(account, name, version)), what: `The template "${name}" (version ${version})` };
+    return { ...(await this.require(account, name, current)), what: `The template "${name}"` };
+  }
+
   /** What require checks, without reading the template's bytes. */
   async requireMeta(account: Account, raw: string): Promise<TemplateMeta> {
     const name = normalName(raw);
