@@ -106,7 +106,9 @@ function asUsage(error: unknown): unknown {
 }
 
 /** "fetch failed" says nothing: which server could not be reached, and why. */
-function describeFailure(error: unknown, url: string | undefined): string {
+function describeFailure(failure: unknown, url: string | undefined): string {
+  // The client names the URL it could not reach; the CLI says why in words, from what fetch said.
+  const error = failure instanceof Error && failure.name === 'DocsmithConnectionError' ? failure.cause : failure;
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   if (error instanceof TypeError && error.message === 'fetch failed' && url) {
     const reasons: Record<string, string> = {

@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DocsmithApiError, DocsmithClient, DocsmithTimeoutError } from '../../packages/client/src/index.js';
+import { DocsmithApiError, DocsmithClient, DocsmithConnectionError, DocsmithTimeoutError } from '../../packages/client/src/index.js';
 import { fixture } from '../helpers/server.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { docx, mergefield, p, partText, run } from '../helpers/docx.js';
@@ -230,6 +230,24 @@ describe('TypeScript client against a running server', () => {
     } finally {
       proxy.closeAllConnections();
       await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+
+  it('says which URL it could not reach when no server answers, with or without a time limit', async () => {
+    // A port that was just free: nothing listens there.
+    const probe = http.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    const nowhere = new DocsmithClient(`http://127.0.0.1:${port}`, { apiKey: 'k'.repeat(32) });
+    for (const client of [nowhere, nowhere.with({ timeoutMs: 60_000 })]) {
+      await assert.rejects(
+        client.countTemplates(),
+        (e: Error) =>
+          e instanceof DocsmithConnectionError &&
+          e.url === `http://127.0.0.1:${port}/v1/templates/count` &&
+          /could not be reached at http:\/\/127\.0\.0\.1:\d+\/v1\/templates\/count \(ECONNREFUSED\)/.test(e.message),
+      );
     }
   });
 });

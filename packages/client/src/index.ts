@@ -83,6 +83,23 @@ export class DocsmithTimeoutError extends Error {
   }
 }
 
+/**
+ * A call that reached no server: the address is wrong, the server is down, or the network or TLS
+ * failed. `url` is what was called; `cause` is what fetch said.
+ */
+export class DocsmithConnectionError extends Error {
+  constructor(
+    readonly url: string,
+    cause: unknown,
+  ) {
+    const reason = (cause as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+    super(`docsmith could not be reached at ${url}${reason?.code ? ` (${reason.code})` : reason?.message ? ` (${reason.message})` : ''}`, {
+      cause,
+    });
+    this.name = 'DocsmithConnectionError';
+  }
+}
+
 export interface ClientOptions {
   /** Each call's time limit in milliseconds, the answer's body included (default: none). */
   timeoutMs?: number;
@@ -198,7 +215,15 @@ export class DocsmithClient {
       headers: { authorization: this.authorization, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       body,
     };
-    if (timeoutMs === undefined) return this.fetchImpl(url, init);
+    // fetch rejects with a bare TypeError ("fetch failed") when no server answers: say which URL.
+    const where = `${url.origin}${url.pathname}`;
+    if (timeoutMs === undefined) {
+      try {
+        return await this.fetchImpl(url, init);
+      } catch (error) {
+        throw new DocsmithConnectionError(where, error);
+      }
+    }
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new DocsmithTimeoutError(timeoutMs)), timeoutMs);
     try {
@@ -208,7 +233,7 @@ export class DocsmithClient {
       return new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
     } catch (error) {
       if (controller.signal.aborted) throw new DocsmithTimeoutError(timeoutMs);
-      throw error;
+      throw new DocsmithConnectionError(where, error);
     } finally {
       clearTimeout(timer);
     }
