@@ -8,6 +8,7 @@
 import { errorSchema } from './schemas.js';
 
 type Schema = Record<string, unknown> & {
+  body?: unknown;
   summary?: string;
   querystring?: { properties?: Record<string, Record<string, unknown>> };
   response?: Record<string, Record<string, unknown>>;
@@ -69,6 +70,7 @@ export function documented(schema: Schema, method: string, url: string): Schema 
     if (DOCUMENT_WORK.test(url)) response['504'] ??= TIME_LIMIT;
   }
   if (Object.keys(response).length) out.response = response;
+  if (schema.body) out.body = asOpenApi31(schema.body);
   const query = schema.querystring?.properties;
   if (query) {
     const properties: Record<string, Record<string, unknown>> = {};
@@ -76,11 +78,30 @@ export function documented(schema: Schema, method: string, url: string): Schema 
       if (name === 'returnFormat') properties[name] = { ...property, enum: RETURN_FORMATS, description: 'the output format (any case)' };
       else if (name === 'imageFormat') properties[name] = { ...property, enum: IMAGE_FORMATS, description: 'the image format (any case)' };
       // The wire takes true and false as words (and True, False, 1, 0): a boolean to a generated client.
-      else if (typeof property.description === 'string' && property.description.startsWith('true or false'))
+      else if (typeof property.description === 'string' && /^true\b/.test(property.description))
         properties[name] = { ...property, type: 'boolean' };
       else properties[name] = property;
     }
     out.querystring = { ...schema.querystring, properties };
+  }
+  return out;
+}
+
+/**
+ * A validation schema (JSON Schema draft-07, as Fastify's Ajv takes it) in OpenAPI 3.1's dialect
+ * (2020-12): a tuple's `items: [...]` and `additionalItems: false` become `prefixItems` and
+ * `items: false`. Everything else is the same in both.
+ */
+export function asOpenApi31(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(asOpenApi31);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    // Values, not schemas: left as they are.
+    if (['examples', 'example', 'default', 'const', 'enum'].includes(key)) out[key] = value;
+    else if (key === 'items' && Array.isArray(value)) out.prefixItems = value.map(asOpenApi31);
+    else if (key === 'additionalItems') out.items = asOpenApi31(value);
+    else out[key] = asOpenApi31(value);
   }
   return out;
 }

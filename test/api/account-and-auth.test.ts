@@ -393,6 +393,16 @@ describe('accounts and authentication over HTTP', () => {
     const param = (name: string) => mergeOp.parameters!.find((p) => p.name === name)!.schema;
     assert.deepEqual(param('returnFormat').enum, ['PDF', 'PDFA', 'DOCX', 'DOC', 'RTF', 'HTML', 'TXT', 'TX']);
     assert.equal(param('test').type, 'boolean');
+    assert.equal(param('async').type, 'boolean', 'true or false, however its description starts');
+    // Tuples in 3.1's own words (prefixItems), as Redocly and 2020-12 validators read them.
+    const pairs = (
+      doc.paths['/v1/document/findandreplace'] as {
+        post: { requestBody: { content: Record<string, { schema: { properties: { findAndReplaceData: { items: object } } } }> } };
+      }
+    ).post.requestBody.content['application/json']!.schema.properties.findAndReplaceData.items as Record<string, unknown>;
+    assert.equal((pairs.prefixItems as unknown[]).length, 2);
+    assert.equal(pairs.items, false);
+    assert.equal(pairs.additionalItems, undefined);
     assert.deepEqual((doc as unknown as { servers: { url: string }[] }).servers[0]!.url, '/');
   });
 });
