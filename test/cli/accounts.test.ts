@@ -59,6 +59,20 @@ describe('docsmith CLI: accounts and API keys', () => {
     });
   });
 
+  it('gives an account it creates the sample templates when its own environment asks (DOCSMITH_SAMPLE_TEMPLATES=1)', async () => {
+    assert.equal(
+      cli({ ...env, DOCSMITH_SAMPLE_TEMPLATES: '1' }, ['account', 'create', '--user', 'sampled', '--password', 'sampled-secret-1']).code,
+      0,
+    );
+    assert.equal(cli(env, ['account', 'create', '--user', 'plain', '--password', 'plain-secret-1']).code, 0);
+    const list = async (user: string, password: string) =>
+      ((await client(server.url, { basic: [user, password] }).get('/v1/templates/list')).json() as { templateName: string }[]).map(
+        (t) => t.templateName,
+      );
+    assert.deepEqual(await list('sampled', 'sampled-secret-1'), ['sample_invoice.tx']);
+    assert.deepEqual(await list('plain', 'plain-secret-1'), []);
+  });
+
   it('reads the password from standard input, lists and updates accounts', async () => {
     assert.equal(cli(env, ['account', 'create', '--user', 'dave', '--password-stdin', '--license', 'free'], 'dave-secret-1\n').code, 0);
     const list = cli(env, ['account', 'list']);
