@@ -22,3 +22,15 @@ export const RETURN_EXTENSIONS: Record<ReturnFormat, string> = {
   txt: 'txt',
   tx: 'tx',
 };
+
+/** The media type of each return format's file (TX has no registered one). */
+export const RETURN_MEDIA_TYPES: Record<ReturnFormat, string> = {
+  pdf: 'application/pdf',
+  pdfa: 'application/pdf',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  doc: 'application/msword',
+  rtf: 'application/rtf',
+  html: 'text/html; charset=utf-8',
+  txt: 'text/plain; charset=utf-8',
+  tx: 'application/octet-stream',
+};

@@ -280,6 +280,11 @@ export class DocumentWorkers implements PageRendering {
     return this.run('spellSuggest', task, signal);
   }
 
+  /** A job's stored answer as its files, or as one ZIP of them (`document-N.<zipExtension>`), made in a worker thread. */
+  async jobResultFiles(json: Buffer, zipExtension: string | null, signal?: AbortSignal): Promise<Buffer[]> {
+    return (await this.run('jobResultFiles', { json, zipExtension }, signal)).map(asBuffer);
+  }
+
   /** A request body parsed as JSON in a worker thread (a large one: its text is not scanned on the event loop). */
   parseJson(body: Buffer): Promise<ParsedBody> {
     // A body that owns its memory is handed over, not copied (a copy of 100 MB held the loop 0.3 s).

@@ -2,6 +2,7 @@
  * The worker-thread side of document work: each export is a task the pool runs by name. Runs
  * compiled (dist/workers/tasks.js). Errors cross back as plain data with their HTTP status.
  */
+import { zipSync, type Zippable } from 'fflate';
 import { DocsmithError, ProcessingTimeoutError } from '../errors.js';
 import { DocumentBuilder, type Divider } from '../compose/builder.js';
 import { findAndReplace as replaceAll } from '../merge/replace.js';
@@ -500,6 +501,24 @@ export async function spellSuggest(task: SpellingTask & { word: string; max: num
 export function parseJson(task: { body: Uint8Array }): TaskReply<ParsedBody> {
   try {
     return { ok: true, value: withDecodedBase64(parseJsonBody(asBuffer(task.body))) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/**
+ * A job's stored answer (a Base64 document as a JSON string, or an array of them) as its files:
+ * each document's bytes, or all of them in one ZIP (stored, not compressed again: PDF and DOCX are).
+ */
+export function jobResultFiles(task: { json: Uint8Array; zipExtension: string | null }): TaskReply<Uint8Array[]> {
+  try {
+    const parsed = JSON.parse(Buffer.from(task.json.buffer, task.json.byteOffset, task.json.byteLength).toString('utf8')) as unknown;
+    const texts = (Array.isArray(parsed) ? parsed : [parsed]).filter((t): t is string => typeof t === 'string');
+    const documents = texts.map((text) => asBytes(Buffer.from(text, 'base64')));
+    if (task.zipExtension === null) return { ok: true, value: documents };
+    const files: Zippable = {};
+    documents.forEach((d, i) => (files[`document-${i + 1}.${task.zipExtension}`] = [d, { level: 0 }]));
+    return { ok: true, value: [zipSync(files)] };
   } catch (error) {
     return failure(error);
   }

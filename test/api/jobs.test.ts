@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { unzipSync } from 'fflate';
 import http from 'node:http';
 import { createHmac } from 'node:crypto';
 import { startServer, tempDir, type RunningServer } from '../helpers/server.js';
@@ -134,6 +135,53 @@ describe('background jobs (async=true) with callbacks', () => {
     } finally {
       await hook.close();
     }
+  });
+
+  it("sends a finished job's documents as files when asked (Accept): the document itself, several in a ZIP; JSON stays the default", async () => {
+    const two = (
+      await ann.post('/v1/document/merge?returnFormat=PDF&append=false&async=true', {
+        json: { template, mergeData: [{ name: 'A' }, { name: 'B' }] },
+      })
+    ).json() as Job;
+    const one = (
+      await ann.post('/v1/document/merge?returnFormat=DOCX&append=true&async=true', {
+        json: { template, mergeData: [{ name: 'A' }, { name: 'B' }] },
+      })
+    ).json() as Job;
+    await finished(ann, two.id);
+    await finished(ann, one.id);
+    const json = await ann.get(`/v1/jobs/${two.id}/result`, { headers: { accept: 'application/json' } });
+    assert.equal((json.json() as string[]).length, 2, 'JSON as before');
+    assert.equal(
+      (await ann.get(`/v1/jobs/${two.id}/result`, { headers: { accept: '*/*' } })).headers['content-type'],
+      'application/json; charset=utf-8',
+    );
+    const zip = await ann.get(`/v1/jobs/${two.id}/result`, { headers: { accept: 'application/zip' } });
+    assert.equal(zip.status, 200);
+    assert.equal(zip.headers['content-type'], 'application/zip');
+    const entries = unzipSync(zip.bytes);
+    assert.deepEqual(Object.keys(entries), ['document-1.pdf', 'document-2.pdf']);
+    assert.equal(Buffer.from(entries['document-2.pdf']!).subarray(0, 5).toString('latin1'), '%PDF-');
+    const several = await ann.get(`/v1/jobs/${two.id}/result`, { headers: { accept: 'application/pdf' } });
+    assert.equal(several.status, 406);
+    assert.match((several.json() as { message: string }).message, /made 2 documents: ask for them as one ZIP \(Accept: application\/zip\)/);
+    const docx = await ann.get(`/v1/jobs/${one.id}/result`, {
+      headers: { accept: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' },
+    });
+    assert.equal(docx.status, 200);
+    assert.match(String(docx.headers['content-disposition']), new RegExp(`attachment; filename="job-${one.id}\\.docx"`));
+    assert.match(partText(docx.bytes), /A[^]*B/);
+    assert.deepEqual(
+      docx.bytes,
+      Buffer.from((JSON.parse((await ann.get(`/v1/jobs/${one.id}/result`)).text) as string[])[0]!, 'base64'),
+      'the same bytes as in JSON',
+    );
+    const refused = await ann.get(`/v1/jobs/${one.id}/result`, { headers: { accept: 'image/png' } });
+    assert.equal(refused.status, 406);
+    assert.match(
+      (refused.json() as { message: string }).message,
+      /application\/json, application\/zip or application\/vnd\.openxmlformats/,
+    );
   });
 
   it('keeps jobs to their account', async () => {

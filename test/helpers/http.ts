@@ -6,6 +6,8 @@ export interface Reply {
   status: number;
   headers: http.IncomingHttpHeaders;
   text: string;
+  /** The body as it came (a document sent as a file). */
+  bytes: Buffer;
   json(): unknown;
 }
 
@@ -40,7 +42,8 @@ export function request(
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
+        const bytes = Buffer.concat(chunks);
+        const text = bytes.toString('utf8');
         // The second oracle: every DOCX a test gets back keeps the rules Word applies (test/helpers/word-rules.ts).
         if (res.statusCode === 200 && String(res.headers['content-type']).startsWith('application/json') && text.includes('"UEsDB')) {
           const problems = repliedDocumentProblems(JSON.parse(text));
@@ -49,7 +52,7 @@ export function request(
             return;
           }
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, bytes, json: () => JSON.parse(text) });
       });
       res.on('error', reject);
     });

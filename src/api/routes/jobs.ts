@@ -3,7 +3,9 @@ import type { Services } from '../../services.js';
 import type { JobCursor, JobRecord } from '../../store/types.js';
 import type { JobRequest } from '../../operations/requests.js';
 import type { Account } from '../../store/types.js';
+import Negotiator from 'negotiator';
 import { DocsmithError, InputError } from '../../errors.js';
+import { RETURN_EXTENSIONS, RETURN_FORMATS, RETURN_MEDIA_TYPES } from '../../formats/returnFormat.js';
 import { accountOf } from '../auth.js';
 import { errorResponses, errorSchema, jobSchema } from '../schemas.js';
 import { booleanParam, sendEmpty, sendJson, type Query, type Api } from '../wire.js';
@@ -152,7 +154,14 @@ export function jobRoutes(app: Api, services: Services): void {
         summary: 'The result of a finished job: what the request would have answered (docsmith extension)',
         params: idParams,
         response: {
-          200: { description: 'merge: an array of Base64 documents; append and convert: one Base64 document' },
+          200: {
+            description:
+              "merge: an array of Base64 documents; append and convert: one Base64 document (JSON, the default). With Accept: application/zip, the documents in a ZIP; with the document's own type (application/pdf, ...) or application/octet-stream, the one document itself (docsmith)",
+          },
+          406: {
+            ...errorSchema,
+            description: 'The Accept header asks for a form the result has not: several documents as one file, or another type',
+          },
           409: { ...errorSchema, description: 'The job has not finished, or failed' },
           ...errorResponses,
           ...notFound,
@@ -163,7 +172,38 @@ export function jobRoutes(app: Api, services: Services): void {
       const { id } = request.params as { id: string };
       const account = accountOf(request);
       const result = await store.jobs.result(account.id, id);
-      if (result) return reply.code(200).type('application/json; charset=utf-8').send(result);
+      if (result) {
+        // JSON unless the client asks for the files: the vendor's wire stays the default.
+        if (!request.headers.accept) return reply.code(200).type('application/json; charset=utf-8').send(result);
+        const found = await job(account.id, id);
+        const format = RETURN_FORMATS.find((f) => f === found.summary?.format.toLowerCase());
+        const fileType = format ? RETURN_MEDIA_TYPES[format] : 'application/octet-stream';
+        const form = resultForm(request.headers.accept, fileType);
+        if (form === 'json') return reply.code(200).type('application/json; charset=utf-8').send(result);
+        if (form === null)
+          throw new DocsmithError(
+            406,
+            `The job's result can be sent as application/json, application/zip or ${fileType.replace(/;.*/, '')}; the Accept header asks for none of them.`,
+          );
+        const extension = format ? RETURN_EXTENSIONS[format] : 'bin';
+        const files = await services.workers.jobResultFiles(
+          result,
+          form === 'zip' ? extension : null,
+          AbortSignal.timeout(config.processingLimitMs),
+        );
+        if (form === 'zip')
+          return reply
+            .code(200)
+            .type('application/zip')
+            .header('content-disposition', `attachment; filename="job-${id}.zip"`)
+            .send(files[0]);
+        if (files.length !== 1)
+          throw new DocsmithError(
+            406,
+            `The job made ${files.length} documents: ask for them as one ZIP (Accept: application/zip) or as JSON (Accept: application/json).`,
+          );
+        return reply.code(200).type(fileType).header('content-disposition', `attachment; filename="job-${id}.${extension}"`).send(files[0]);
+      }
       const found = await job(account.id, id);
       if (found.state === 'failed')
         throw new DocsmithError(
@@ -200,4 +240,13 @@ export function wantsJob(query: Query): boolean {
   if (!asyncFlag && query.callbackUrl !== undefined)
     throw new InputError('callbackUrl is only used with async=true; add async=true or drop callbackUrl.');
   return asyncFlag;
+}
+
+/** How a finished job's result is sent, by the Accept header: JSON (the default), a ZIP of its documents, the document itself, or none asked for. */
+export function resultForm(accept: string | undefined, fileType: string): 'json' | 'zip' | 'file' | null {
+  const file = fileType.replace(/;.*/, '');
+  const available = ['application/json', 'application/zip', file, 'application/octet-stream'];
+  const best = new Negotiator({ headers: { accept: accept ?? '*/*' } }).mediaType(available);
+  if (best === undefined) return null;
+  return best === 'application/json' ? 'json' : best === 'application/zip' ? 'zip' : 'file';
 }
