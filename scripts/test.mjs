@@ -94,7 +94,12 @@ const runTests = (title, files) =>
 function runUnitTests() {
   const entry = path.join(root, '.test-output', 'unit.test.mjs');
   mkdirSync(path.dirname(entry), { recursive: true });
-  writeFileSync(entry, tierFiles('unit').map((file) => `import ${JSON.stringify(path.relative(path.dirname(entry), file))};\n`).join(''));
+  writeFileSync(
+    entry,
+    tierFiles('unit')
+      .map((file) => `import ${JSON.stringify(path.relative(path.dirname(entry), file))};\n`)
+      .join(''),
+  );
   runTests('unit tests', [path.relative(root, entry)]);
 }
 

@@ -219,10 +219,14 @@ describe('merge engine: barcodes', () => {
     assert.equal(parseColour('#1f3a93'), '1F3A93');
     assert.equal(parseColour('-16777216'), '000000');
     // The CSS colour names, as HTML values take them (one table: util/colours.ts).
-    assert.deepEqual(
-      ['orange', 'RebeccaPurple', '#f80', 'rgb(255, 0, 0)', 'transparent', 'nonsense'].map(parseColour),
-      ['FFA500', '663399', 'FF8800', 'FF0000', undefined, undefined],
-    );
+    assert.deepEqual(['orange', 'RebeccaPurple', '#f80', 'rgb(255, 0, 0)', 'transparent', 'nonsense'].map(parseColour), [
+      'FFA500',
+      '663399',
+      'FF8800',
+      'FF0000',
+      undefined,
+      undefined,
+    ]);
     assert.equal(parseColour('0xFFB5413B'), 'B5413B');
     assert.equal(parseColour('Red'), 'FF0000');
     assert.equal(parseColour('no such colour'), undefined);
