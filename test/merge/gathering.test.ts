@@ -5,20 +5,13 @@ import path from 'node:path';
 import { CompiledTemplate, DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
 import { gathering } from '../../src/merge/render.js';
 import { sampleRecord } from '../../packages/client/src/sample.js';
-import { FIXTURES } from '../helpers/server.js';
+import { FIXTURES, filesUnder as files } from '../helpers/server.js';
 import { checkedCompile } from '../helpers/word-rules.js';
 
 // Rendering gathers the pieces of a long region into one string (src/merge/render.ts): over the
 // whole real-template corpus (a sweep, so here and not in the unit tier), the documents are byte
 // for byte those of rendering without it. test/unit/merge/gather.test.ts has the focused cases.
 const DEFAULT_AT = gathering.at;
-
-function files(dir: string): string[] {
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]))
-    .sort();
-}
 
 describe('gathering rendered pieces over the real-world templates', () => {
   afterEach(() => {

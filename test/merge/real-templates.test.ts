@@ -9,18 +9,11 @@ import { Converter } from '../../src/convert/converter.js';
 import { Normaliser } from '../../src/convert/normalise.js';
 import type { OfficePool } from '../../src/office/pool.js';
 import { openSandbox } from '../../src/office/sandbox.js';
-import { FIXTURES, tempDir } from '../helpers/server.js';
+import { FIXTURES, filesUnder as files, tempDir } from '../helpers/server.js';
 import { pdfFacts, testPool } from '../helpers/office.js';
 import { newProblems } from '../helpers/word-rules.js';
 
 const ROOT = path.resolve(FIXTURES, '..', 'real-templates');
-
-function files(dir: string): string[] {
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]))
-    .sort();
-}
 
 describe('robustness: the real-world mail-merge templates', () => {
   let pool: OfficePool;
