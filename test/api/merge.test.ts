@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { FIXTURES, fixture } from '../helpers/server.js';
-import { txWithFrame, unreadableTx } from '../helpers/tx.js';
+import { txWithFrame, txWithRegions, txWithTargets, unreadableTx } from '../helpers/tx.js';
 import { errorMessage as message, request, type Client } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { pdfFacts, redShare, writerDocx } from '../helpers/office.js';
@@ -688,7 +688,22 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     // A TX template with parts the reader does not read yet is refused at upload, naming them.
     const refused = await paid.upload('unreadable.tx', unreadableTx());
     assert.equal(refused.status, 400);
-    assert.match(message(refused), /protected documents and editable regions in TX documents are not supported yet.*save it as DOCX/);
+    assert.match(message(refused), /pictures in TX documents are not supported yet.*save it as DOCX/);
+    // TX Text Control Words' files: a protected one merges (the DOCX keeps its region for everyone and
+    // its protection) and cannot come back as TX (its protection lives in settings only TX composes);
+    // one with link targets and links to places merges, and comes back as TX with its targets.
+    assert.equal((await paid.upload('protected.tx', txWithRegions([{ start: 2, end: 12, id: 1 }], 'readOnly;0;1'))).status, 201);
+    const protectedDocx = decode(await merge('returnFormat=DOCX&templateName=protected.tx', { mergeData: [{}] }))[0]!;
+    assert.match(partXml(protectedDocx), /<w:permStart w:id="1" w:edGrp="everyone"\/>/);
+    assert.match(partXml(protectedDocx, 'word/settings.xml'), /<w:documentProtection w:edit="readOnly" w:enforcement="1"\/>/);
+    const protectedTx = await merge('returnFormat=TX&templateName=protected.tx', { mergeData: [{}] });
+    assert.equal(protectedTx.status, 400);
+    assert.match(message(protectedTx), /returnFormat TX cannot hold document protection/);
+    assert.equal((await paid.upload('targets.tx', txWithTargets([{ position: 14, name: 'page_03' }]))).status, 201);
+    const targetsDocx = decode(await merge('returnFormat=DOCX&templateName=targets.tx', { mergeData: [{}] }))[0]!;
+    assert.match(partXml(targetsDocx), /<w:bookmarkStart w:id="\d+" w:name="page_03"\/>/);
+    const targetsTx = readTx(decode(await merge('returnFormat=TX&templateName=targets.tx', { mergeData: [{}] }))[0]!);
+    assert.ok(targetsTx.marks.some((mark) => mark.name === 'page_03' && mark.start === mark.end && mark.start === 14));
     // TX out (the PHP SDK's suite asks for it by template name and by file): merged, written in TX's
     // layout, read back by our reader with the merged values, fields gone, the block's rows there.
     const txOut = decode(

@@ -15,8 +15,12 @@ export function txWithFlags(flags: number): Buffer {
   return copy;
 }
 
-/** A TX file the reader refuses by name: the twin marked as a protected document (editable regions). */
-export const unreadableTx = (): Buffer => txWithFlags(0x179f | 0x2000);
+/** A TX file the reader refuses by name: the twin with a picture counted (pictures are not read yet). */
+export function unreadableTx(): Buffer {
+  const copy = twinTx();
+  copy.writeUInt16LE(1, 0x12 + 2 * copy.readUInt16LE(0x0e) + 6 + 8);
+  return copy;
+}
 
 /**
  * The find-and-replace template in the older layout without a name list (as TX Text Control's
@@ -96,4 +100,119 @@ export function txWithChanges(changes: { start: number; end: number; kind?: numb
   copy.writeUInt16LE(copy.readUInt16LE(block + 16) | 0x4000 | (newer ? 0x8000 : 0), block + 16);
   copy.writeUInt32LE(formatting + table.length, block - 4);
   return copy;
+}
+
+/** The find-and-replace template's body block: where it starts, how long it is, where its name list ("Symbol") sits. */
+function findAndReplaceBlock(): { file: Buffer; block: number; formatting: number; list: number } {
+  const file = fs.readFileSync(path.join(FIXTURES, 'resource', 'test_find_and_replace.tx'));
+  const block = 0x12 + 2 * file.readUInt16LE(0x0e) + 6;
+  const list = block + 444;
+  if (file.readUInt16LE(list) !== 1 || file.subarray(list + 2, list + 16).toString('utf16le') !== 'Symbol\0')
+    throw new Error('the fixture changed');
+  return { file, block, formatting: file.readUInt32LE(block - 4), list };
+}
+
+/** The block's end grown by `tail` (and names added to its list), with feature flags added. */
+function withTail(names: string[], tail: Buffer, flags: number): Buffer {
+  const { file, block, formatting, list } = findAndReplaceBlock();
+  const added = Buffer.from(names.map((name) => `${name}\0`).join(''), 'utf16le');
+  const copy = Buffer.concat([
+    file.subarray(0, list + 16),
+    added,
+    file.subarray(list + 16, block + formatting),
+    tail,
+    file.subarray(block + formatting),
+  ]);
+  copy.writeUInt16LE(1 + names.length, list);
+  copy.writeUInt16LE(copy.readUInt16LE(block + 16) | flags, block + 16);
+  copy.writeUInt32LE(formatting + added.length + tail.length, block - 4);
+  return copy;
+}
+
+/** TX Text Control Words' closing table: `u16` 8 (12 with targets), the count, 34 bytes per target, 94 zero bytes. */
+function targetTable(targets: { position: number; name: number }[]): Buffer {
+  const table = Buffer.alloc(4 + 34 * targets.length + 94);
+  table.writeUInt16LE(targets.length ? 12 : 8, 0);
+  table.writeUInt16LE(targets.length, 2);
+  targets.forEach((target, i) => {
+    table.writeUInt32LE(target.position, 4 + 34 * i);
+    table.writeUInt16LE(target.name, 4 + 34 * i + 4);
+    table.writeUInt16LE(2, 4 + 34 * i + 14);
+  });
+  return table;
+}
+
+/**
+ * The find-and-replace template as TX Text Control Words saves it (TXSamples' Hyperlink Document.tx):
+ * feature flag 0x8000 and the closing table of link targets, each target's name added to the name list.
+ */
+export function txWithTargets(targets: { position: number; name: string }[]): Buffer {
+  return withTail(
+    targets.map((t) => t.name),
+    targetTable(targets.map((t, i) => ({ position: t.position, name: 1 + i }))),
+    0x8000,
+  );
+}
+
+/**
+ * The find-and-replace template protected with editable regions for everyone (TXSamples' Protected
+ * Document.tx): flags 0x2000 and 0x8000, the region table (37 bytes each: start, end, the bytes the
+ * sample has, the id at byte 21), Words' closing table; and, when given, the protection TX keeps in
+ * its settings (`__TX_PERM__`, Word's attributes separated by `;`), appended to the settings.
+ */
+export function txWithRegions(regions: { start: number; end: number; id: number }[], permissions?: string): Buffer {
+  const table = Buffer.alloc(2 + 37 * regions.length);
+  table.writeUInt16LE(regions.length, 0);
+  regions.forEach((region, i) => {
+    const record = table.subarray(2 + 37 * i);
+    record.writeUInt32LE(region.start, 0);
+    record.writeUInt32LE(region.end, 4);
+    Buffer.from('080c00ff00003c000000000000', 'hex').copy(record, 8);
+    record.writeUInt32LE(region.id, 21);
+  });
+  const copy = withTail([], Buffer.concat([table, targetTable([])]), 0x2000 | 0x8000);
+  if (permissions === undefined) return copy;
+  const block = 0x12 + 2 * copy.readUInt16LE(0x0e) + 6;
+  const settingsAt = block + copy.readUInt32LE(block - 4) + 4;
+  const settingsLength = copy.readUInt32LE(settingsAt);
+  const value = Buffer.from(`__TX_PERM__;__TX_DOX_Begin__;${permissions};__TX_DOX_End__;`, 'utf16le');
+  const record = Buffer.alloc(6);
+  record.writeUInt32LE(2002, 0);
+  record.writeUInt16LE(value.length, 4);
+  const end = settingsAt + 4 + settingsLength;
+  const out = Buffer.concat([copy.subarray(0, end), record, value, copy.subarray(end)]);
+  out.writeUInt32LE(settingsLength + record.length + value.length, settingsAt);
+  return out;
+}
+
+/**
+ * The twin with its first field made a link, as TX stores one: to an address (run field kind
+ * 0x0110, the address as property 1) or to a place in the document (0x0210, the target's name as
+ * property 2), in place of the merge field's name and instruction.
+ */
+export function twinWithLink(value: string, kind: 'address' | 'place' = 'address'): Buffer {
+  const twin = twinTx();
+  const textLength = twin.readUInt16LE(0x0e);
+  const blockAt = 0x12 + 2 * textLength + 6;
+  const block = Buffer.from(twin.subarray(blockAt, blockAt + twin.readUInt32LE(blockAt - 4)));
+  block.writeUInt16LE(kind === 'address' ? 0x0110 : 0x0210, 18 + 20 + 14);
+  const propertiesAt = 18 + 13 * 20 + 2 * 50 + 13 * 6 + 62 + 12 + 12 * 18 + 2 * 28;
+  const property = (at: number) => 14 + block.readUInt32LE(at + 10);
+  const sizes: number[] = [];
+  for (let i = 0, at = propertiesAt; i < 12; i++) {
+    sizes.push(property(at));
+    at += sizes[i]!;
+  }
+  const payload = Buffer.from(`${value}\0`, 'utf16le');
+  const head = Buffer.alloc(14);
+  head.writeUInt16LE(1, 0);
+  head.writeUInt16LE(kind === 'address' ? 1 : 2, 2);
+  head.writeUInt32LE(payload.length, 10);
+  const at = (i: number) => propertiesAt + sizes.slice(0, i).reduce((a, b) => a + b, 0);
+  // Names first, then the other properties by field id, as TX orders them.
+  const rebuilt = Buffer.concat([block.subarray(0, propertiesAt), block.subarray(at(1), at(6)), head, payload, block.subarray(at(7))]);
+  rebuilt.writeUInt16LE(11, 14);
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(rebuilt.length);
+  return Buffer.concat([twin.subarray(0, blockAt - 4), length, rebuilt, twin.subarray(blockAt + block.length)]);
 }

@@ -16,7 +16,17 @@ import { OoxmlPackage } from '../../src/ooxml/package.js';
 import { FIXTURES, fixture } from '../helpers/server.js';
 import { checkedCompile, wordProblems } from '../helpers/word-rules.js';
 import { docx, p, partXml, picture, row, run, schemaOrderProblemsOf, table } from '../helpers/docx.js';
-import { twinTx, txWithChanges, txWithFlags, txWithFrame, txWithoutNames, unreadableTx } from '../helpers/tx.js';
+import {
+  twinTx,
+  twinWithLink,
+  txWithChanges,
+  txWithFlags,
+  txWithFrame,
+  txWithoutNames,
+  txWithRegions,
+  txWithTargets,
+  unreadableTx,
+} from '../helpers/tx.js';
 import { CHANGE_KIND, listTrackedChanges, removeTrackedChange } from '../../src/review/trackedChanges.js';
 
 const twin = twinTx();
@@ -316,33 +326,7 @@ describe('the TX reader', () => {
   });
 
   it('reads hyperlinks as Word hyperlinks to external addresses, and refuses addresses that are not web or mail', () => {
-    // The twin's first field made a hyperlink, as TX stores one: the run's field kind 0x0110 and
-    // the address as its property 1 (in place of the merge field's name and instruction).
-    const withLink = (address: string): Buffer => {
-      const textLength = twin.readUInt16LE(0x0e);
-      const blockAt = 0x12 + 2 * textLength + 6;
-      const block = Buffer.from(twin.subarray(blockAt, blockAt + twin.readUInt32LE(blockAt - 4)));
-      block.writeUInt16LE(0x0110, 18 + 20 + 14);
-      const propertiesAt = 18 + 13 * 20 + 2 * 50 + 13 * 6 + 62 + 12 + 12 * 18 + 2 * 28;
-      const property = (at: number) => 14 + block.readUInt32LE(at + 10);
-      const sizes: number[] = [];
-      for (let i = 0, at = propertiesAt; i < 12; i++) {
-        sizes.push(property(at));
-        at += sizes[i]!;
-      }
-      const payload = Buffer.from(`${address}\0`, 'utf16le');
-      const head = Buffer.alloc(14);
-      head.writeUInt16LE(1, 0);
-      head.writeUInt16LE(1, 2);
-      head.writeUInt32LE(payload.length, 10);
-      const at = (i: number) => propertiesAt + sizes.slice(0, i).reduce((a, b) => a + b, 0);
-      const rebuilt = Buffer.concat([block.subarray(0, propertiesAt), head, payload, block.subarray(at(1), at(6)), block.subarray(at(7))]);
-      rebuilt.writeUInt16LE(11, 14);
-      const length = Buffer.alloc(4);
-      length.writeUInt32LE(rebuilt.length);
-      return Buffer.concat([twin.subarray(0, blockAt - 4), length, rebuilt, twin.subarray(blockAt + block.length)]);
-    };
-    const doc = readTx(withLink('https://example.com/order?id=7&x=1'));
+    const doc = readTx(twinWithLink('https://example.com/order?id=7&x=1'));
     assert.deepEqual(said(doc.fields.get(1)), { instruction: [], link: 'https://example.com/order?id=7&x=1' });
     const docx = txToDocx(doc);
     assert.deepEqual(wordProblems(docx), []);
@@ -356,12 +340,102 @@ describe('the TX reader', () => {
       checkedCompile(docx).info.mergeBlocks[0]!.mergeFields.map((f) => f.name),
       ['item_description', 'item_discount', 'item_no', 'item_total', 'item_unitprice'],
     );
-    assert.throws(() => readTx(withLink('file:///etc/passwd')), /hyperlinks to "file:" addresses .* only http, https, mailto and ftp/);
+    assert.throws(
+      () => readTx(twinWithLink('file:///etc/passwd')),
+      /hyperlinks to "file:" addresses or rooted paths .* only http, https, mailto, ftp and paths relative to the document/,
+    );
+    for (const rooted of ['/etc/passwd', '\\\\server\\share\\a.tx', 'C:\\a.tx'])
+      assert.throws(() => readTx(twinWithLink(rooted)), /rooted paths/, rooted);
+  });
+
+  it('reads links to files beside the document (TX Text Control Words) as relative Word hyperlinks, never followed here', () => {
+    const doc = readTx(twinWithLink('Files/Linked Document.tx'));
+    assert.deepEqual(said(doc.fields.get(1)), { instruction: [], link: 'Files/Linked Document.tx' });
+    const docx = txToDocx(doc);
+    assert.deepEqual(wordProblems(docx), []);
+    assert.match(
+      partXml(docx, 'word/_rels/document.xml.rels'),
+      /Id="rIdL1" Type="[^"]+\/hyperlink" Target="Files\/Linked%20Document.tx" TargetMode="External"/,
+    );
+    // Back to TX as TX keeps it, spaces and all.
+    assert.deepEqual(said(readTx(writeTx(docxToTx(docx))).fields.get(1)), { instruction: [], link: 'Files/Linked Document.tx' });
+  });
+
+  it("reads TX Text Control Words' link targets and links to places: bookmarks of no length and anchored hyperlinks", () => {
+    const original = fixture('test_find_and_replace.tx');
+    const words = txWithTargets([
+      { position: 0, name: 'top' },
+      { position: 14, name: 'page_03' },
+    ]);
+    const doc = readTx(words);
+    assert.deepEqual(said(doc.targets), [
+      { name: 'top', position: 0 },
+      { name: 'page_03', position: 14 },
+    ]);
+    assert.equal(readTx(words).text, readTx(original).text);
+    const xml = partXml(txToDocx(doc));
+    assert.match(xml, /<w:p><w:pPr>.*?<\/w:pPr><w:bookmarkStart w:id="(\d+)" w:name="top"\/><w:bookmarkEnd w:id="\1"\/>/);
+    assert.match(xml, /<w:bookmarkStart w:id="(\d+)" w:name="page_03"\/><w:bookmarkEnd w:id="\1"\/>/);
+    assert.deepEqual(wordProblems(txToDocx(doc)), []);
+    // An empty table (Linked Document.tx has one) reads as no targets.
+    assert.deepEqual(readTx(txWithTargets([])).targets, []);
+    // A target past the text, or a table whose length is not its count's, is damage.
+    assert.throws(() => readTx(txWithTargets([{ position: 5000, name: 'x' }])), /damaged or truncated \(a link target\)/);
+    const cut = txWithTargets([{ position: 1, name: 'x' }]);
+    const block = 0x12 + 2 * cut.readUInt16LE(0x0e) + 6;
+    cut.writeUInt16LE(2, block + cut.readUInt32LE(block - 4) - 94 - 34 - 2);
+    assert.throws(() => readTx(cut), /damaged or truncated \(the link targets\)/);
+
+    // A link to a place: field kind 0x0210 with the target's name as property 2; here to the twin's block.
+    const place = readTx(twinWithLink('txmb_item', 'place'));
+    assert.deepEqual(said(place.fields.get(1)), { instruction: [], target: 'txmb_item' });
+    const docx = txToDocx(place);
+    assert.match(partXml(docx), /<w:hyperlink w:anchor="txmb_item" w:history="1"><w:r>.*?«qty»<\/w:t><\/w:r><\/w:hyperlink>/);
+    assert.deepEqual(wordProblems(docx), []);
+    assert.deepEqual(said(readTx(writeTx(docxToTx(docx))).fields.get(1)), { instruction: [], target: 'txmb_item' });
+  });
+
+  it('reads a protected document: editable regions for everyone as Word permission ranges, the protection as Word keeps it', () => {
+    const protection =
+      'readOnly;0;1;SHA-512;KzMdbU8SFYb4t9Z7wxPiwg==;2X/AfmQ850tb1CAg6kA8bg==;100000;rsaAES;hash;typeAny;14;;;;;;24;32782;1;1';
+    const doc = readTx(txWithRegions([{ start: 2, end: 12, id: 1 }], protection));
+    assert.deepEqual(said(doc.regions), [{ start: 2, end: 12, id: 1 }]);
+    assert.deepEqual(doc.protection, {
+      edit: 'readOnly',
+      enforced: true,
+      algorithm: 'SHA-512',
+      hash: 'KzMdbU8SFYb4t9Z7wxPiwg==',
+      salt: '2X/AfmQ850tb1CAg6kA8bg==',
+      spinCount: 100000,
+    });
+    const docx = txToDocx(doc);
+    assert.deepEqual(wordProblems(docx), []);
+    const xml = partXml(docx);
+    assert.match(xml, /<w:permStart w:id="1" w:edGrp="everyone"\/>(?:(?!permEnd).)*<w:permEnd w:id="1"\/>/);
+    const text = (from: string) => [...from.matchAll(/<w:t[^>]*>([^<]*)<\/w:t>/g)].map((m) => m[1]).join('');
+    const inside = xml.slice(xml.indexOf('<w:permStart'), xml.indexOf('<w:permEnd'));
+    assert.equal(text(inside), doc.text.slice(2, 12));
+    assert.match(
+      partXml(docx, 'word/settings.xml'),
+      /<w:settings[^>]*><w:documentProtection w:edit="readOnly" w:enforcement="1" w:cryptProviderType="rsaAES" w:cryptAlgorithmClass="hash" w:cryptAlgorithmType="typeAny" w:cryptAlgorithmSid="14" w:cryptSpinCount="100000" w:hash="KzMdbU8SFYb4t9Z7wxPiwg==" w:salt="2X\/AfmQ850tb1CAg6kA8bg=="\/><w:defaultTabStop/,
+    );
+    // Without a protection in the settings there is none in the DOCX; the ranges stay.
+    const open = txToDocx(readTx(txWithRegions([{ start: 2, end: 12, id: 7 }])));
+    assert.doesNotMatch(partXml(open, 'word/settings.xml'), /documentProtection/);
+    assert.match(partXml(open), /<w:permStart w:id="7" w:edGrp="everyone"\/>/);
+    // A region for a named user (other bytes than the sample's) is refused by name; one past the text is damage.
+    const named = txWithRegions([{ start: 2, end: 12, id: 1 }]);
+    const block = 0x12 + 2 * named.readUInt16LE(0x0e) + 6;
+    const region = block + named.readUInt32LE(block - 4) - 98 - 37;
+    named[region + 25] = 3;
+    assert.throws(() => readTx(named), /editable regions of this kind \(for named users\)/);
+    assert.throws(() => readTx(txWithRegions([{ start: 2, end: 5000, id: 1 }])), /damaged or truncated \(an editable region\)/);
+    assert.throws(() => readTx(txWithRegions([], 'designer;0;1')), /document protection of the kind "designer"/);
   });
 
   it('refuses by name what it does not read yet, with the way out', () => {
     assert.throws(() => readTx(unreadableTx()), /TX document cannot be read here: .*not supported yet.*save it as DOCX/);
-    assert.throws(() => readTx(withFlags(0x179f | 0x2000)), /protected documents and editable regions/);
+    assert.throws(() => readTx(withFlags(0x179f | 0x2000)), /damaged or truncated/, 'a region table the file lacks is damage');
     assert.throws(() => readTx(withFlags(0x179f | 0x0800)), /spreadsheet formulas/);
     const framed = txWithFrame(1);
     const frameRecord = 0x12 + 2 * framed.readUInt16LE(0x0e) + 6 + 420 + 2;
@@ -480,6 +554,11 @@ function bare<T>(value: T): T {
 describe('the TX writer', () => {
   const files: [string, Buffer][] = [
     ['the twin', twin],
+    ['link targets (TX Text Control Words)', txWithTargets([{ position: 14, name: 'page_03' }])],
+    ['an empty target table', txWithTargets([])],
+    ['a link to a place and a link to a file', twinWithLink('txmb_item', 'place')],
+    ['a link to a file beside the document', twinWithLink('Files/Linked Document.tx')],
+    ['editable regions and the protection', txWithRegions([{ start: 2, end: 12, id: 1 }], 'readOnly;0;1;SHA-512;KzMd;2X/A;100000')],
     ['the find-and-replace template', fixture('test_find_and_replace.tx')],
     ['the SDK invoice (footer text box, nested tables, marks)', fixture('test_template.tx')],
     ['the older layout without names', txWithoutNames()],
@@ -519,6 +598,11 @@ describe('the TX writer', () => {
   it('writes a file from the model alone (nothing kept) that the reader reads as the same document', () => {
     for (const [name, bytes] of files) {
       const doc = bare(readTx(bytes));
+      // A protection lives in settings only TX composes: without the kept ones it is a 400, not lost.
+      if (doc.protection) {
+        assert.throws(() => writeTx(doc), /returnFormat TX cannot hold this document protection/, name);
+        continue;
+      }
       const again = readTx(writeTx(doc));
       assert.deepEqual(said(again), said(doc), name);
       assert.ok(writeTx(again).equals(writeTx(doc)), `${name}: stable from the first write on`);
@@ -529,6 +613,9 @@ describe('the TX writer', () => {
 describe('a DOCX written as TX', () => {
   const sources: [string, Buffer][] = [
     ['the twin', twin],
+    ['link targets', txWithTargets([{ position: 14, name: 'page_03' }])],
+    ['a link to a place', twinWithLink('txmb_item', 'place')],
+    ['editable regions for everyone', txWithRegions([{ start: 2, end: 12, id: 1 }])],
     ['the find-and-replace template', fixture('test_find_and_replace.tx')],
     ['the SDK invoice (nested tables, a block over rows, the footer box)', fixture('test_template.tx')],
     [
@@ -592,6 +679,7 @@ describe('a DOCX written as TX', () => {
       [table(row(`<w:tc><w:tcPr><w:gridSpan w:val="2"/></w:tcPr>${p(run('x'))}</w:tc>`)), /merged table cells/],
       [p('<w:del w:id="1" w:author="A"><w:r><w:delText>x</w:delText></w:r></w:del>'), /tracked deletions/],
       [p('<w:r><w:footnoteReference w:id="1"/></w:r>'), /footnotes and endnotes/],
+      [p('<w:permStart w:id="3" w:ed="someone@example.com"/>', run('x'), '<w:permEnd w:id="3"/>'), /editable ranges for named users/],
     ];
     // Measures and counts TX's fields cannot hold are a 400 too, not a crash.
     const longText = 'x'.repeat(70_000);
@@ -602,6 +690,16 @@ describe('a DOCX written as TX', () => {
       () => writeTx(docxToTx(marginDocx.toBuffer())),
       (error: unknown) => error instanceof InputError && /does not fit TX's fields/.test((error as Error).message),
     );
+    // A protection TX would keep in settings this writer does not compose.
+    const protectedDocx = OoxmlPackage.read(docx(p(run('x'))));
+    const settingsXml =
+      protectedDocx.text('word/settings.xml') ??
+      '<w:settings xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"></w:settings>';
+    protectedDocx.setText(
+      'word/settings.xml',
+      settingsXml.replace(/(<w:settings[^>]*>)/, '$1<w:documentProtection w:edit="readOnly" w:enforcement="1"/>'),
+    );
+    assert.throws(() => docxToTx(protectedDocx.toBuffer()), /document protection/);
     for (const [body, expected] of refused) {
       assert.throws(
         () => docxToTx(docx(body)),

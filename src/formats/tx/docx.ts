@@ -6,7 +6,11 @@
  */
 import { escapeAttr, escapeText } from '../../ooxml/xml.js';
 import { newDocx, type Link, type NewPart } from '../../ooxml/newPackage.js';
-import type { TxCell, TxCellFormat, TxChange, TxDocument, TxFrame, TxMark, TxRun, TxStory, TxTable } from './read.js';
+import type { TxCell, TxCellFormat, TxChange, TxDocument, TxFrame, TxMark, TxProtection, TxRun, TxStory, TxTable } from './read.js';
+import { isLink } from './read.js';
+
+/** A range the writer marks: a bookmark (a block, or a link target of no length), or a permission range (an editable region's id). */
+type Range = Pick<TxMark, 'name' | 'start' | 'end'> & { permission?: number };
 
 /** A table placed in the text: its cells grouped by row, and the tables nested in its cells. */
 interface Placed {
@@ -53,7 +57,7 @@ interface WriterOptions {
 
 class Writer {
   private readonly out: string[] = [];
-  private readonly openMarks = new Map<TxMark, number>();
+  private readonly openMarks = new Map<Range, number>();
   /** Hyperlink addresses, as the relationships of the part this story is written to. */
   readonly links: string[];
   private bookmarkId: number;
@@ -64,13 +68,13 @@ class Writer {
   /** The run covering each position of the text. */
   private readonly runAt: Int32Array;
   private readonly paragraphStarts: number[];
-  private readonly marksFrom = new Map<number, TxMark[]>();
-  private readonly marksTo = new Map<number, TxMark[]>();
+  private readonly marksFrom = new Map<number, Range[]>();
+  private readonly marksTo = new Map<number, Range[]>();
   /** Where marks start or end, ascending. */
   private readonly markPositions: number[];
   /** Each table's row starts and row ends, and the marks that span whole rows of some table. */
   private readonly rows = new Map<TxTable, { starts: Set<number>; ends: Set<number> }>();
-  private readonly rowMarks = new Set<TxMark>();
+  private readonly rowMarks = new Set<Range>();
 
   constructor(
     private readonly doc: TxStory,
@@ -83,7 +87,11 @@ class Writer {
     this.paragraphStarts = doc.paragraphs.map((p) => p.start);
     for (const frame of doc.frames ?? [])
       add(this.framesAt, this.paragraphStarts[Math.max(0, firstAtLeast(this.paragraphStarts, frame.anchor + 1) - 1)]!, frame);
-    for (const mark of doc.marks) {
+    // A link target is a bookmark of no length (formats/tx/read.ts TxTarget).
+    const targets = (doc.targets ?? []).map(({ name, position }) => ({ name, start: position, end: position }));
+    // An editable region is a permission range for everyone.
+    const regions = (doc.regions ?? []).map(({ start, end, id }) => ({ name: '', start, end, permission: id }));
+    for (const mark of [...doc.marks, ...targets, ...regions]) {
       add(this.marksFrom, mark.start, mark);
       add(this.marksTo, mark.end, mark);
     }
@@ -157,7 +165,7 @@ class Writer {
     this.out.push('</w:tbl>');
   }
 
-  private spansRows(mark: TxMark, table: TxTable): boolean {
+  private spansRows(mark: Range, table: TxTable): boolean {
     const { starts, ends } = this.rows.get(table)!;
     return starts.has(mark.start) && ends.has(mark.end);
   }
@@ -199,14 +207,22 @@ class Writer {
     this.out.push('</w:tc>');
   }
 
-  private open(mark: TxMark): void {
+  private open(mark: Range): void {
+    if (mark.permission !== undefined) {
+      this.out.push(`<w:permStart w:id="${mark.permission}" w:edGrp="everyone"/>`);
+      this.openMarks.set(mark, mark.permission);
+      return;
+    }
     const id = this.bookmarkId++;
-    this.openMarks.set(mark, id);
     this.out.push(`<w:bookmarkStart w:id="${id}" w:name="${escapeAttr(mark.name)}"/>`);
+    // A link target has no length: it closes where it opens.
+    if (mark.start === mark.end) this.out.push(`<w:bookmarkEnd w:id="${id}"/>`);
+    else this.openMarks.set(mark, id);
   }
 
-  private close(mark: TxMark): void {
-    this.out.push(`<w:bookmarkEnd w:id="${this.openMarks.get(mark)!}"/>`);
+  private close(mark: Range): void {
+    const element = mark.permission !== undefined ? 'permEnd' : 'bookmarkEnd';
+    this.out.push(`<w:${element} w:id="${this.openMarks.get(mark)!}"/>`);
     this.openMarks.delete(mark);
   }
 
@@ -250,7 +266,7 @@ class Writer {
       const field = run.field;
       const begins = field !== 0 && (from === start || previous?.field !== field);
       const ends = field !== 0 && (to === contentEnd || next?.field !== field);
-      const link = field !== 0 && this.doc.fields.get(field)!.link !== undefined;
+      const link = field !== 0 && isLink(this.doc.fields.get(field)!);
       // A hyperlink cannot stand inside a w:ins: the insertion closes around its tags.
       if (begins && link) {
         this.closeIns();
@@ -267,6 +283,8 @@ class Writer {
       this.marksAt(to, true);
     }
     this.closeIns();
+    // Targets where the paragraph's text ends (a segment's end is never a place to open one).
+    if (contentEnd > start) for (const mark of this.marksFrom.get(contentEnd) ?? []) if (mark.start === mark.end) this.open(mark);
     // Marks that end with the paragraph (after its mark) close in it.
     for (const mark of [...this.openMarks.keys()]) if (!this.rowMarks.has(mark) && mark.end > at && mark.end <= end) this.close(mark);
     this.out.push('</w:p>');
@@ -317,8 +335,13 @@ class Writer {
 
   private fieldBegin(id: number, run: TxRun): void {
     const field = this.doc.fields.get(id)!;
+    if (field.target !== undefined) {
+      this.out.push(`<w:hyperlink w:anchor="${escapeAttr(field.target)}" w:history="1">`);
+      return;
+    }
     if (field.link) {
-      this.links.push(field.link);
+      // A relative path as Word writes it: spaces escaped.
+      this.links.push(/^[a-z][a-z0-9+.-]*:/i.test(field.link) ? field.link : field.link.replace(/ /g, '%20'));
       this.out.push(`<w:hyperlink r:id="rIdL${this.links.length}" w:history="1">`);
       return;
     }
@@ -372,8 +395,22 @@ class Writer {
 // TX's [Normal]: Arial 10 pt, no spacing; its default tab stops every 2 cm.
 const STYLES =
   '<w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii="Arial" w:hAnsi="Arial" w:cs="Arial" w:eastAsia="Arial"/><w:sz w:val="20"/><w:szCs w:val="20"/><w:lang w:val="en-US"/></w:rPr></w:rPrDefault><w:pPrDefault><w:pPr><w:spacing w:after="0" w:line="240" w:lineRule="auto"/></w:pPr></w:pPrDefault></w:docDefaults><w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/><w:qFormat/></w:style><w:style w:type="table" w:default="1" w:styleId="TableNormal"><w:name w:val="Normal Table"/><w:tblPr><w:tblInd w:w="0" w:type="dxa"/><w:tblCellMar><w:top w:w="0" w:type="dxa"/><w:left w:w="108" w:type="dxa"/><w:bottom w:w="0" w:type="dxa"/><w:right w:w="108" w:type="dxa"/></w:tblCellMar></w:tblPr></w:style>';
-const settings = (defaultTabStop: number) =>
-  `<w:defaultTabStop w:val="${defaultTabStop}"/><w:compat><w:compatSetting w:name="compatibilityMode" w:uri="http://schemas.microsoft.com/office/word" w:val="15"/></w:compat>`;
+/** The ids Word gives the hash algorithms it protects documents with (ECMA-376 cryptAlgorithmSid). */
+const ALGORITHM_SIDS: Record<string, number> = { 'SHA-1': 4, 'SHA-256': 12, 'SHA-384': 13, 'SHA-512': 14 };
+
+/** A protected document's protection, written as Word writes it (before the default tab stop, in CT_Settings' order). */
+function protectionSetting(protection: TxProtection | undefined): string {
+  if (!protection) return '';
+  const { edit, enforced, algorithm, hash, salt, spinCount } = protection;
+  const password =
+    algorithm && hash && salt && spinCount
+      ? ` w:cryptProviderType="rsaAES" w:cryptAlgorithmClass="hash" w:cryptAlgorithmType="typeAny" w:cryptAlgorithmSid="${ALGORITHM_SIDS[algorithm]!}" w:cryptSpinCount="${spinCount}" w:hash="${hash}" w:salt="${salt}"`
+      : '';
+  return `<w:documentProtection w:edit="${edit}" w:enforcement="${enforced ? 1 : 0}"${password}/>`;
+}
+
+const settings = (defaultTabStop: number, protection: TxProtection | undefined) =>
+  `${protectionSetting(protection)}<w:defaultTabStop w:val="${defaultTabStop}"/><w:compat><w:compatSetting w:name="compatibilityMode" w:uri="http://schemas.microsoft.com/office/word" w:val="15"/></w:compat>`;
 
 /** TX's default stops, every 2 cm, where a document has no paragraph formats to say otherwise. */
 const TX_DEFAULT_TAB = 1134;
@@ -421,7 +458,7 @@ export function txToDocx(doc: TxDocument): Buffer {
     body.content() + sectPr,
     [
       { kind: 'styles', id: 'rId1', content: STYLES },
-      { kind: 'settings', id: 'rId2', content: settings(grid ?? TX_DEFAULT_TAB) },
+      { kind: 'settings', id: 'rId2', content: settings(grid ?? TX_DEFAULT_TAB, doc.protection) },
       ...parts,
     ],
     linksOf(body),

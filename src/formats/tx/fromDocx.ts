@@ -23,10 +23,12 @@ import type {
   TxPage,
   TxParaFormat,
   TxParagraph,
+  TxRegion,
   TxRun,
   TxStory,
   TxTable,
 } from './read.js';
+import { isLinkAddress } from './read.js';
 
 export class TxOutputError extends InputError {
   constructor(what: string) {
@@ -36,7 +38,8 @@ export class TxOutputError extends InputError {
 
 const REL_HEADER = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/header';
 const REL_FOOTER = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer';
-const LINK_SCHEMES = /^(?:https?|mailto|ftp):/i;
+/** A relative address as TX keeps it: Word escapes its spaces (formats/tx/docx.ts). */
+const decodeRelative = (address: string): string => (/^[a-z][a-z0-9+.-]*:/i.test(address) ? address : address.replace(/%20/g, ' '));
 
 const children = (node: XmlElement | undefined, name?: string): XmlElement[] =>
   (node?.children ?? []).filter((c): c is XmlElement => c.kind === 'element' && (name === undefined || c.name === name));
@@ -239,6 +242,8 @@ class StoryBuilder {
   readonly fields = new Map<number, TxField>();
   readonly marks: TxMark[] = [];
   readonly changes: TxChange[] = [];
+  readonly regions: TxRegion[] = [];
+  private readonly openRegions = new Map<number, number>();
   private readonly formatKeys = new Map<string, number>();
   private readonly paraKeys = new Map<string, number>();
   private readonly cellKeys = new Map<string, number>();
@@ -270,6 +275,7 @@ class StoryBuilder {
       fields: this.fields,
       marks: this.marks,
       ...(this.changes.length ? { changes: this.changes } : {}),
+      ...(this.regions.length ? { regions: this.regions } : {}),
     };
   }
 
@@ -382,9 +388,22 @@ class StoryBuilder {
     switch (node.name) {
       case 'w:pPr':
       case 'w:proofErr':
-      case 'w:permStart':
-      case 'w:permEnd':
         return;
+      case 'w:permStart': {
+        // TX's editable regions are for everyone; a range for a named user or group has no TX equivalent seen.
+        const id = Number(val(node, 'w:id'));
+        if (val(node, 'w:edGrp') !== 'everyone' || val(node, 'w:ed') || !Number.isInteger(id) || id < 0)
+          throw new TxOutputError('editable ranges for named users or groups (only for everyone)');
+        this.openRegions.set(id, this.text.length);
+        return;
+      }
+      case 'w:permEnd': {
+        const id = Number(val(node, 'w:id'));
+        const start = this.openRegions.get(id);
+        if (start !== undefined && start < this.text.length) this.regions.push({ start, end: this.text.length, id });
+        this.openRegions.delete(id);
+        return;
+      }
       case 'w:r':
         return this.run(node, base);
       case 'w:bookmarkStart': {
@@ -402,11 +421,15 @@ class StoryBuilder {
       }
       case 'w:hyperlink': {
         const id = val(node, 'r:id');
-        const target = id ? this.links.get(id) : undefined;
-        if (!target || !LINK_SCHEMES.test(target) || this.link !== undefined || this.field)
-          throw new TxOutputError('links to places in the document or to addresses that are not web or mail');
+        const anchor = val(node, 'w:anchor');
+        const address = id ? this.links.get(id) : undefined;
+        const link = address !== undefined ? decodeRelative(address) : undefined;
+        if (this.link !== undefined || this.field) throw new TxOutputError('hyperlinks inside fields');
+        if (link === undefined && !anchor) throw new TxOutputError('hyperlinks without an address');
+        if (link !== undefined && !isLinkAddress(link))
+          throw new TxOutputError('links to addresses that are not web or mail addresses or paths relative to the document');
         const field = this.fieldIds.next++;
-        this.fields.set(field, { instruction: [], link: target });
+        this.fields.set(field, link !== undefined ? { instruction: [], link } : { instruction: [], target: anchor! });
         this.link = field;
         for (const item of node.children) this.inline(item, base);
         this.link = undefined;
@@ -592,6 +615,9 @@ export function docxToTx(docx: Uint8Array): TxDocument {
   const body = child(root, 'w:body');
   const styles = new Styles(pkg.text('word/styles.xml'));
   if (pkg.has('word/numbering.xml') && /<w:numPr\b/.test(xml)) throw new TxOutputError('numbered or bulleted lists');
+  // TX keeps a protection in settings this writer does not compose (docs/tx-format.md).
+  const protection = /<w:documentProtection\b[^>]*\bw:enforcement="(?:1|true|on)"/.exec(pkg.text('word/settings.xml') ?? '');
+  if (protection) throw new TxOutputError('document protection (editing restrictions)');
   const fieldIds = { next: 1 };
   const linksOf = (part: string) =>
     new Map(

@@ -100,8 +100,10 @@ export interface TxField {
   name?: string;
   /** The Word instruction, as TX keeps it (tokens); empty for a hyperlink. */
   instruction: string[];
-  /** A hyperlink's address (http, https, mailto or ftp). */
+  /** A hyperlink's address (http, https, mailto or ftp, or a path relative to the document). */
   link?: string;
+  /** A link to a place in the document: the name of its target (TxTarget). */
+  target?: string;
   /** The field's property records as TX wrote them, in their order. */
   kept?: Uint8Array[];
 }
@@ -153,6 +155,39 @@ export interface TxChange {
   kept?: Uint8Array;
 }
 
+/** A part of a protected document that every user may edit (a Word permission range for everyone). */
+export interface TxRegion {
+  /** 0-based into the story's text; `end` exclusive. */
+  start: number;
+  end: number;
+  /** The region's id, as TX numbers them. */
+  id: number;
+  /** The record as TX wrote it. */
+  kept?: Uint8Array;
+}
+
+/**
+ * A document's protection, as TX keeps it in its settings (`__TX_PERM__`): Word's own terms (the
+ * editing allowed, enforcement, the password's salted hash), so a DOCX asks Word for the same password.
+ */
+export interface TxProtection {
+  edit: string;
+  enforced: boolean;
+  algorithm?: string;
+  hash?: string;
+  salt?: string;
+  spinCount?: number;
+}
+
+/** A place links lead to (TX Text Control Words' document targets; a bookmark in DOCX). */
+export interface TxTarget {
+  name: string;
+  /** 0-based into the story's text. */
+  position: number;
+  /** The record as TX wrote it. */
+  kept?: Uint8Array;
+}
+
 export interface TxStory {
   text: string;
   runs: TxRun[];
@@ -168,6 +203,10 @@ export interface TxStory {
   frames?: TxFrame[];
   /** Tracked changes, in text order. */
   changes?: TxChange[];
+  /** Link targets (files saved by TX Text Control Words). */
+  targets?: TxTarget[];
+  /** Editable regions of a protected document. */
+  regions?: TxRegion[];
   /** What the story's formatting block holds that the model does not say, as TX wrote it. */
   kept?: TxStoryKept;
 }
@@ -185,12 +224,16 @@ export interface TxStoryKept {
   sectionRecord?: Uint8Array;
   /** A header's or footer's frame table (its text box), whole. */
   frameTable?: Uint8Array;
+  /** The target table's first `u16` and its 94 closing bytes, as TX Text Control Words wrote them. */
+  targetTable?: { head: number; end: Uint8Array };
 }
 
 export interface TxDocument extends TxStory {
   page: TxPage;
   header?: TxStory;
   footer?: TxStory;
+  /** Read from the settings, which are written back as kept. */
+  protection?: TxProtection;
   /** The file's parts outside its stories, as TX wrote them. */
   keptFile?: TxFileKept;
 }
@@ -221,10 +264,9 @@ const MARKS = 0x1000;
 /** A frame table: text frames and boxes anchored in this story (the body's frames, a footer's box). */
 const FRAMES = 0x0040;
 /** Flags seen in public samples whose tables this reader does not walk yet, by what set them. */
-const REFUSED_FLAGS: [number, string][] = [
-  [0x2000, 'protected documents and editable regions in TX documents are not supported yet.'],
-  [0x0800, 'spreadsheet formulas in TX tables are not supported yet.'],
-];
+const REFUSED_FLAGS: [number, string][] = [[0x0800, 'spreadsheet formulas in TX tables are not supported yet.']];
+/** A table of editable regions (a protected document's parts every user may edit). */
+const REGIONS = 0x2000;
 /** A table of tracked changes at the block's end. */
 const TRACKED = 0x4000;
 /**
@@ -233,8 +275,7 @@ const TRACKED = 0x4000;
  * the known ones (Words' link targets) is refused by name.
  */
 const NEWER = 0x8000;
-const WORDS = 'documents saved by TX Text Control Words (link targets) are not supported yet.';
-const KNOWN_FLAGS = BASE_FLAGS | NAME_LIST | NESTED_TABLES | SECTION_RECORD | MARKS | FRAMES | TRACKED | NEWER;
+const KNOWN_FLAGS = BASE_FLAGS | NAME_LIST | NESTED_TABLES | SECTION_RECORD | MARKS | FRAMES | TRACKED | NEWER | REGIONS;
 /** The feature flags the writer sets from the model (formats/tx/write.ts). */
 export const TX_FLAGS = {
   base: 0x071f & ~NAME_LIST,
@@ -244,15 +285,24 @@ export const TX_FLAGS = {
   marks: MARKS,
   frames: FRAMES,
   tracked: TRACKED,
+  newer: NEWER,
+  regions: REGIONS,
 } as const;
 
 /** Field kinds of a run: Word fields (MERGEFIELD; DATE and the like); the others are named when refused. */
 const MERGE_FIELD = 0x079a;
 const WORD_FIELD = 0x071a;
 const HYPERLINK = 0x0110;
+/** A link to a place in the document (its target's name is property 2). */
+const PLACE_LINK = 0x0210;
 const LINK_SCHEMES = /^(?:https?|mailto|ftp):/i;
+/** A path relative to the document (TX Text Control Words links documents so): no scheme, not rooted. */
+const RELATIVE_LINK = /^(?![\\/])[^:]+$/;
+/** A hyperlink: to an address or to a place in the document. */
+export const isLink = (field: TxField): boolean => field.link !== undefined || field.target !== undefined;
+/** What a hyperlink may lead to: followed by a reader's click, never fetched here. */
+export const isLinkAddress = (link: string): boolean => LINK_SCHEMES.test(link) || RELATIVE_LINK.test(link);
 const FIELD_KINDS: Record<number, string> = {
-  0x0210: 'links to places in the document',
   0x1190: 'date form fields',
   0x1090: 'text form fields',
   0x0f92: 'drop-down form fields',
@@ -284,7 +334,8 @@ export function readTx(bytes: Uint8Array): TxDocument {
   file.skip(settingsLength, 'the settings and style sheet');
   const { kept, ...section } = readSections(file);
   file.expectEnd('the document');
-  return { ...body, ...section, keptFile: { settings, ...kept } };
+  const protection = readProtection(settings);
+  return { ...body, ...section, ...(protection ? { protection } : {}), keptFile: { settings, ...kept } };
 }
 
 /** Which stream is read: the body, a header, a footer, a text box's text, or the empty document a frame embeds. */
@@ -307,7 +358,6 @@ function readStream(c: Cursor, story: Story): Stream {
   if (c.u16('the formatting header') !== 0) throw damaged('the formatting header');
   const block = c.part(c.u32('the formatting length'), 'the formatting block');
   const document = readFormatting(block, text, story);
-  if (block.left > 0 && document.newer) throw new TxError(WORDS);
   block.expectEnd('the formatting block');
   return document;
 }
@@ -352,7 +402,7 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
   const fields = readFieldProperties(c, propertyCount, kinds);
   // A hyperlink is written inside one paragraph.
   for (const run of runs)
-    if (run.field !== 0 && fields.get(run.field)!.link && text.slice(run.start, run.end).includes('\n'))
+    if (run.field !== 0 && isLink(fields.get(run.field)!) && text.slice(run.start, run.end).includes('\n'))
       throw new TxError('hyperlinks over several paragraphs in TX documents are not supported yet.');
 
   // The tail: Unicode face names, code page, extended paragraph, run and paragraph records.
@@ -415,6 +465,9 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
   }
   const placed = typeof frames === 'number' ? {} : { frames };
   const changes = flags & TRACKED ? { changes: readChanges(c, text) } : {};
+  const regions = flags & REGIONS ? { regions: readRegions(c, text) } : {};
+  // TX Text Control Words ends the block with its link targets; an older block ends here.
+  const targetTable = flags & NEWER && c.left > 0 ? readTargets(c, text, names) : undefined;
   const kept: TxStoryKept = {
     flags,
     faceHeader,
@@ -422,9 +475,14 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
     names,
     ...(sectionRecord ? { sectionRecord } : {}),
     ...(frameTable ? { frameTable } : {}),
+    ...(targetTable ? { targetTable: targetTable.table } : {}),
   };
+  const targets = targetTable ? { targets: targetTable.targets } : {};
   return {
-    story: { text, runs, charFormats, paragraphs, paraFormats, tables, cellFormats, fields, marks, ...placed, ...changes, kept },
+    story: {
+      ...{ text, runs, charFormats, paragraphs, paraFormats, tables, cellFormats, fields, marks },
+      ...{ ...placed, ...changes, ...regions, ...targets, kept },
+    },
     frames: typeof frames === 'number' ? frames : frames.length,
     newer: (flags & NEWER) !== 0,
   };
@@ -534,6 +592,78 @@ function readChanges(c: Cursor, text: string): TxChange[] {
   return changes;
 }
 
+/**
+ * The editable-region table: a count, then 37 bytes per region: `u32` start and end (0-based, end
+ * exclusive), bytes the sample shares, the region's `u32` id at byte 21, zeros. A region for everyone
+ * is the only kind seen (TX Text Control Words' Protected Document.tx); a region whose other bytes
+ * differ (a named user's, presumably) is refused by name.
+ */
+const REGION_RECORD = 37;
+const REGION_STUDIED = Uint8Array.from([0x08, 0x0c, 0x00, 0xff, 0x00, 0x00, 0x3c, 0, 0, 0, 0, 0, 0]);
+export const TX_REGION_RECORD = (): Buffer => Buffer.concat([Buffer.alloc(8), REGION_STUDIED, Buffer.alloc(REGION_RECORD - 21)]);
+function readRegions(c: Cursor, text: string): TxRegion[] {
+  const count = c.u16('the editable regions');
+  const regions: TxRegion[] = [];
+  for (let i = 0; i < count; i++) {
+    const kept = c.peek(REGION_RECORD, 'an editable region');
+    const record = c.part(REGION_RECORD, 'an editable region');
+    const start = record.u32('an editable region');
+    const end = record.u32('an editable region');
+    const studied = REGION_STUDIED.every((b) => record.u8('an editable region') === b);
+    const id = record.u32('an editable region');
+    const rest = record.rest();
+    record.skip(rest.length, 'an editable region');
+    if (start >= end || end > text.length) throw damaged('an editable region');
+    if (!studied || rest.some((b) => b !== 0))
+      throw new TxError('editable regions of this kind (for named users) in TX documents are not supported yet.');
+    regions.push({ start, end, id, kept });
+  }
+  return regions;
+}
+
+/** Where TX keeps a document's protection in its settings: Word's protection attributes, `;`-separated. */
+const PERMISSIONS = /__TX_PERM__;__TX_DOX_Begin__;([^\0]*?);__TX_DOX_End__;/;
+const PROTECTION_EDITS = new Set(['none', 'readOnly', 'comments', 'trackedChanges', 'forms']);
+/** The protection the settings hold, if any; values Word would not take are left out. */
+export function readProtection(settings: Uint8Array): TxProtection | undefined {
+  const match = PERMISSIONS.exec(Buffer.from(settings.buffer, settings.byteOffset, settings.length & ~1).toString('utf16le'));
+  if (!match) return undefined;
+  const [edit = '', , enforcement, algorithm, hash, salt, spin] = match[1]!.split(';');
+  if (!PROTECTION_EDITS.has(edit)) throw new TxError(`document protection of the kind "${edit}" in TX documents is not supported yet.`);
+  const base64 = /^[A-Za-z0-9+/]+={0,2}$/;
+  const spinCount = Number(spin);
+  const password =
+    algorithm && /^SHA-(?:1|256|384|512)$/.test(algorithm) && base64.test(hash ?? '') && base64.test(salt ?? '') && spinCount > 0
+      ? { algorithm, hash, salt, spinCount: Math.min(spinCount, 10_000_000) }
+      : {};
+  return { edit, enforced: enforcement === '1', ...password };
+}
+
+/**
+ * TX Text Control Words' target table: a `u16` (8, or 12 when there are targets), a `u16` count,
+ * 34 bytes per target (`u32` 0-based position, `u16` index into the name list, bytes the samples
+ * keep at zero but one `u16` 2), then 94 bytes, zero in every sample.
+ */
+const TARGET_RECORD = 34;
+const TARGET_END = 94;
+function readTargets(c: Cursor, text: string, names: string[]): { targets: TxTarget[]; table: { head: number; end: Uint8Array } } {
+  const head = c.u16('the link targets');
+  const count = c.u16('the link targets');
+  if (c.left !== count * TARGET_RECORD + TARGET_END) throw damaged('the link targets');
+  const targets: TxTarget[] = [];
+  for (let i = 0; i < count; i++) {
+    const kept = c.peek(TARGET_RECORD, 'a link target');
+    const position = c.u32('a link target');
+    const name = names[c.u16('a link target')];
+    c.skip(TARGET_RECORD - 6, 'a link target');
+    if (name === undefined || position > text.length) throw damaged('a link target');
+    targets.push({ name, position, kept });
+  }
+  const end = c.peek(TARGET_END, 'the link targets');
+  c.skip(TARGET_END, 'the link targets');
+  return { targets, table: { head, end } };
+}
+
 /** The runs, and each field's kind (a field's runs must agree on it). */
 function readRuns(c: Cursor, count: number, fontCount: number, length: number): { runs: TxRun[]; kinds: Map<number, number> } {
   const runs: TxRun[] = [];
@@ -553,7 +683,7 @@ function readRuns(c: Cursor, count: number, fontCount: number, length: number): 
     const empty = runLength === 0 && !(length === 0 && count === 1);
     if (position !== next || empty || format < 1 || format > fontCount) throw damaged('the character runs do not tile the text');
     next = position + runLength;
-    if (field !== 0 && kind !== MERGE_FIELD && kind !== WORD_FIELD && kind !== HYPERLINK) {
+    if (field !== 0 && kind !== MERGE_FIELD && kind !== WORD_FIELD && kind !== HYPERLINK && kind !== PLACE_LINK) {
       const what = FIELD_KINDS[kind];
       throw new TxError(
         what
@@ -693,22 +823,24 @@ function readCellFormat(c: Cursor): TxCellFormat {
 }
 
 /** What a field's kept property records say (kind 0 its name, 7 its instruction, 1 a link's address), as the reader takes them. */
-export function fieldOfRecords(records: readonly Uint8Array[]): { name?: string; instruction: string[]; link?: string } {
-  const field: { name?: string; instruction: string[]; link?: string } = { instruction: [] };
+export function fieldOfRecords(records: readonly Uint8Array[]): Omit<TxField, 'kept'> {
+  const field: Omit<TxField, 'kept'> = { instruction: [] };
   for (const bytes of records) {
     const kind = bytes[2]! | (bytes[3]! << 8);
     const value = Buffer.from(bytes.subarray(14)).toString('utf16le');
     if (kind === 0) field.name = value.replace(/\0+$/, '');
     else if (kind === 7) field.instruction = value.split('\0').filter((token) => token !== '');
     else if (kind === 1) field.link = value.replace(/\0+$/, '');
+    else if (kind === 2) field.target = value.replace(/\0+$/, '');
   }
   return field;
 }
 
-/** The run kind of a field's runs: a hyperlink, a merge field, another Word field (the kept kind where it still fits). */
+/** The run kind of a field's runs: a hyperlink, a link to a place, a merge field, another Word field (the kept kind where it still fits). */
 export function fieldKindOf(field: TxField, kept?: number): number {
-  const kind = field.link !== undefined ? HYPERLINK : field.instruction[0]?.toUpperCase() === 'MERGEFIELD' ? MERGE_FIELD : WORD_FIELD;
-  return kept !== undefined && (kept === kind || (kind !== HYPERLINK && (kept === MERGE_FIELD || kept === WORD_FIELD))) ? kept : kind;
+  const link = field.link !== undefined ? HYPERLINK : field.target !== undefined ? PLACE_LINK : undefined;
+  const kind = link ?? (field.instruction[0]?.toUpperCase() === 'MERGEFIELD' ? MERGE_FIELD : WORD_FIELD);
+  return kept !== undefined && (kept === kind || (link === undefined && (kept === MERGE_FIELD || kept === WORD_FIELD))) ? kept : kind;
 }
 
 function readFieldProperties(c: Cursor, count: number, kinds: Map<number, number>): Map<number, TxField> {
@@ -726,21 +858,24 @@ function readFieldProperties(c: Cursor, count: number, kinds: Map<number, number
     const field = fields.get(id) ?? { instruction: [], kept: [] };
     field.kept!.push(c.bytesFrom(start));
     if (kind === 0) field.name = value.replace(/\0+$/, '');
-    else if (kind === 7 && kinds.get(id) !== HYPERLINK) field.instruction = value.split('\0').filter((token) => token !== '');
+    else if (kind === 7 && kinds.get(id) !== HYPERLINK && kinds.get(id) !== PLACE_LINK)
+      field.instruction = value.split('\0').filter((token) => token !== '');
     else if (kind === 1 && kinds.get(id) === HYPERLINK) {
       const link = value.replace(/\0+$/, '');
       // Only addresses a reader follows by a click; nothing here is ever fetched.
-      if (!LINK_SCHEMES.test(link))
+      if (!isLinkAddress(link))
         throw new TxError(
-          `hyperlinks to "${link.split(':')[0]}:" addresses in TX documents are not supported; only http, https, mailto and ftp.`,
+          `hyperlinks to "${link.split(':')[0]}:" addresses or rooted paths in TX documents are not supported; only http, https, mailto, ftp and paths relative to the document.`,
         );
       field.link = link;
-    } else throw new TxError(`it holds a field property this reader does not know (${kind}).`);
+    } else if (kind === 2 && kinds.get(id) === PLACE_LINK) field.target = value.replace(/\0+$/, '');
+    else throw new TxError(`it holds a field property this reader does not know (${kind}).`);
     fields.set(id, field);
   }
   for (const id of used) {
     const field = fields.get(id);
-    if (kinds.get(id) === HYPERLINK ? !field?.link : !field?.instruction.length)
+    const kind = kinds.get(id);
+    if (kind === HYPERLINK ? !field?.link : kind === PLACE_LINK ? !field?.target : !field?.instruction.length)
       throw damaged('a field without its instruction or address');
   }
   return fields;

@@ -18,7 +18,7 @@ import type {
   TxStory,
   TxTable,
 } from './read.js';
-import { TX_FLAGS, TX_MAGIC, decodeColour, fieldKindOf, fieldOfRecords } from './read.js';
+import { TX_FLAGS, TX_MAGIC, TX_REGION_RECORD, decodeColour, fieldKindOf, fieldOfRecords, readProtection } from './read.js';
 import { InputError } from '../../errors.js';
 import { txPrototypes } from './prototype.js';
 
@@ -209,7 +209,12 @@ function cellBorderRecord(format: TxCellFormat): Buffer {
 function fieldRecords(id: number, field: TxField): Buffer[] {
   if (field.kept?.length) {
     const said = fieldOfRecords(field.kept);
-    if (said.name === field.name && said.link === field.link && said.instruction.join('\0') === field.instruction.join('\0'))
+    if (
+      said.name === field.name &&
+      said.link === field.link &&
+      said.target === field.target &&
+      said.instruction.join('\0') === field.instruction.join('\0')
+    )
       return field.kept.map((kept) => Buffer.from(kept));
   }
   const property = (kind: number, value: string) => {
@@ -222,11 +227,18 @@ function fieldRecords(id: number, field: TxField): Buffer[] {
   };
   return [
     ...(field.name !== undefined ? [property(0, field.name)] : []),
-    ...(field.link !== undefined ? [property(1, field.link)] : [property(7, field.instruction.join('\0'))]),
+    ...(field.link !== undefined
+      ? [property(1, field.link)]
+      : field.target !== undefined
+        ? [property(2, field.target)]
+        : [property(7, field.instruction.join('\0'))]),
   ];
 }
 
 const FILETIME_EPOCH_MS = Date.UTC(1601, 0, 1);
+/** TX Text Control Words' link targets: 34 bytes each, then 94 closing bytes (formats/tx/read.ts readTargets). */
+const TARGET_RECORD = 34;
+const TARGET_END = 94;
 
 function changeRecord(change: TxChange): Buffer {
   const out = record(change.kept, 47);
@@ -269,20 +281,24 @@ function frameRecords(frames: TxFrame[]): Buffer {
 function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
   const kept = story.kept;
   const { outer, nested } = outerTables(story.tables);
-  // TX writes the property records by kind (names first), then by field id.
+  // TX writes the names first, then the other property records, each by field id.
+  const named = (record: Buffer) => (record.readUInt16LE(2) === 0 ? 0 : 1);
   const properties = [...story.fields.entries()]
     .flatMap(([id, field]) => fieldRecords(id, field))
-    .sort((a, b) => a.readUInt16LE(2) - b.readUInt16LE(2) || a.readUInt16LE(0) - b.readUInt16LE(0));
+    .sort((a, b) => named(a) - named(b) || a.readUInt16LE(0) - b.readUInt16LE(0) || a.readUInt16LE(2) - b.readUInt16LE(2));
   const names = [...(kept?.names ?? [])];
-  for (const mark of story.marks) if (!names.includes(mark.name)) names.push(mark.name);
+  for (const { name } of [...story.marks, ...(story.targets ?? [])]) if (!names.includes(name)) names.push(name);
   let flags = kept?.flags ?? TX_FLAGS.base | TX_FLAGS.names;
   const set = (flag: number, on: boolean) => (flags = on ? flags | flag : flags & ~flag);
   set(TX_FLAGS.sectionRecord, kind === 'body');
   if (story.marks.length) set(TX_FLAGS.marks, true);
   if (nested.length) set(TX_FLAGS.nestedTables, true);
   if (story.changes?.length) set(TX_FLAGS.tracked, true);
+  set(TX_FLAGS.regions, Boolean(story.regions?.length));
   if (story.frames?.length || kept?.frameTable) set(TX_FLAGS.frames, true);
   if (names.length) set(TX_FLAGS.names, true);
+  const targets = story.targets !== undefined || kept?.targetTable !== undefined;
+  if (targets) set(TX_FLAGS.newer, true);
 
   const out = new Bytes();
   for (const count of [
@@ -346,6 +362,29 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
     out.u16(story.changes?.length ?? 0);
     for (const change of story.changes ?? []) out.bytes(changeRecord(change));
   }
+  if (flags & TX_FLAGS.regions) {
+    out.u16(story.regions!.length);
+    for (const region of story.regions!) {
+      const tail = record(region.kept ?? TX_REGION_RECORD(), 37);
+      put32(tail, region.start, 0);
+      put32(tail, region.end, 4);
+      put32(tail, region.id, 21);
+      out.bytes(tail);
+    }
+  }
+  if (targets) {
+    const list = story.targets ?? [];
+    // TX Text Control Words writes 8 for a table without targets, 12 with them.
+    out.u16(kept?.targetTable?.head ?? (list.length ? 12 : 8)).u16(list.length);
+    for (const target of list) {
+      const tail = record(target.kept, TARGET_RECORD);
+      if (!target.kept) put16(tail, 2, 14);
+      put32(tail, target.position, 0);
+      put16(tail, names.indexOf(target.name), 4);
+      out.bytes(tail);
+    }
+    out.bytes(kept?.targetTable?.end ?? Buffer.alloc(TARGET_END));
+  }
   return out.toBuffer();
 }
 
@@ -368,6 +407,9 @@ export function writeTx(doc: TxDocument): Buffer {
   const out = new Bytes().bytes(TX_MAGIC);
   writeStream(out, doc, 'body');
   const settings = doc.keptFile?.settings ?? txPrototypes().settings;
+  // TX keeps a protection inside settings this writer does not compose: only the kept ones carry one.
+  if (JSON.stringify(readProtection(settings)) !== JSON.stringify(doc.protection))
+    throw new InputError('returnFormat TX cannot hold this document protection (editing restrictions); choose DOCX.');
   out.u32(0).u32(settings.length).bytes(settings);
 
   const box = doc.keptFile?.boxFooter;
