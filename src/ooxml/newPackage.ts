@@ -4,8 +4,9 @@ import { writeZip } from './zip.js';
 export const W_NS = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 export const R_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 
+const WP_NS = 'http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing';
 const XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
-const NAMESPACES = `xmlns:w="${W_NS}" xmlns:r="${R_NS}"`;
+const NAMESPACES = `xmlns:w="${W_NS}" xmlns:r="${R_NS}" xmlns:wp="${WP_NS}"`;
 const WORD = 'application/vnd.openxmlformats-officedocument.wordprocessingml';
 
 /** The parts a new document may have besides its main one, each with its root element. */
@@ -17,6 +18,15 @@ export type PartKind = keyof typeof ROOTS;
 /** A hyperlink's relationship: an address a reader follows by a click, never fetched. */
 export type Link = [id: string, url: string];
 
+/** A picture of a part: its relationship id, its type (png, jpg, gif, bmp), its bytes. */
+export interface Image {
+  id: string;
+  type: string;
+  data: Uint8Array;
+}
+
+const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', bmp: 'image/bmp' };
+
 export interface NewPart {
   kind: PartKind;
   /** The relationship id the main document (or its sectPr) refers to it by. */
@@ -24,6 +34,7 @@ export interface NewPart {
   /** What goes inside its root element. */
   content: string;
   links?: Link[];
+  images?: Image[];
 }
 
 const utf8 = (text: string) => Buffer.from(text, 'utf8');
@@ -40,8 +51,18 @@ const linkRelationships = (links: Link[]) =>
  * content type and its relationship from the main document. Headers and footers are numbered in
  * their order (header1.xml, footer1.xml, ...).
  */
-export function newDocx(body: string, parts: NewPart[] = [], links: Link[] = []): Buffer {
-  const files: [string, Buffer][] = [];
+export function newDocx(body: string, parts: NewPart[] = [], links: Link[] = [], images: Image[] = []): Buffer {
+  const files: [string, Uint8Array][] = [];
+  const media = new Set<string>();
+  /** A part's pictures as media files (image1.png, ...) and their relationships. */
+  const pictures = (list: Image[]) =>
+    list.map((image) => {
+      if (!IMAGE_TYPES[image.type]) throw new RangeError(`no picture type ${image.type}`);
+      const file = `image${files.filter(([name]) => name.startsWith('word/media/')).length + 1}.${image.type}`;
+      files.push([`word/media/${file}`, image.data]);
+      media.add(image.type);
+      return `<Relationship Id="${image.id}" Type="${R_NS}/image" Target="media/${file}"/>`;
+    });
   const overrides = [`<Override PartName="/word/document.xml" ContentType="${WORD}.document.main+xml"/>`];
   const rels: string[] = [];
   const counts = new Map<PartKind, number>();
@@ -52,18 +73,21 @@ export function newDocx(body: string, parts: NewPart[] = [], links: Link[] = [])
     const root = ROOTS[part.kind];
     const namespaces = REFERS.has(part.kind) ? NAMESPACES : `xmlns:w="${W_NS}"`;
     files.push([`word/${file}`, utf8(`${XML}<${root} ${namespaces}>${part.content}</${root}>`)]);
-    if (part.links?.length) files.push([`word/_rels/${file}.rels`, utf8(relationships(linkRelationships(part.links)))]);
+    const partRels = [...linkRelationships(part.links ?? []), ...pictures(part.images ?? [])];
+    if (partRels.length) files.push([`word/_rels/${file}.rels`, utf8(relationships(partRels))]);
     overrides.push(`<Override PartName="/word/${file}" ContentType="${WORD}.${part.kind}+xml"/>`);
     rels.push(`<Relationship Id="${part.id}" Type="${R_NS}/${part.kind}" Target="${file}"/>`);
   }
-  rels.push(...linkRelationships(links));
+  rels.push(...linkRelationships(links), ...pictures(images));
   return writeZip([
     [
       '[Content_Types].xml',
       utf8(
         `${XML}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
           '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
-          `<Default Extension="xml" ContentType="application/xml"/>${overrides.join('')}</Types>`,
+          '<Default Extension="xml" ContentType="application/xml"/>' +
+          [...media].map((type) => `<Default Extension="${type}" ContentType="${IMAGE_TYPES[type]!}"/>`).join('') +
+          `${overrides.join('')}</Types>`,
       ),
     ],
     ['_rels/.rels', utf8(relationships([`<Relationship Id="rId1" Type="${R_NS}/officeDocument" Target="word/document.xml"/>`]))],

@@ -487,7 +487,15 @@ export class DocumentOperations {
             problem: rtfChartProblem(chart),
           }))
         : [];
-    return { templateName: name, ...info, ...(rtf.length ? { charts: [...(info.charts ?? []), ...rtf] } : {}) };
+    // What a TX template holds that its DOCX cannot say is named, not dropped in silence.
+    const carried = format === 'tx' ? await this.parts.workers.txCarriedOver(template, ctx.signal) : [];
+    const warnings = [...(info.warnings ?? []), ...carried];
+    return {
+      templateName: name,
+      ...info,
+      ...(rtf.length ? { charts: [...(info.charts ?? []), ...rtf] } : {}),
+      ...(warnings.length ? { warnings } : {}),
+    };
   }
 
   /** What the data leaves empty and what the template never reads (merge/datacheck.ts), in a worker thread. */

@@ -187,6 +187,11 @@ export class DocumentWorkers implements PageRendering {
   }
 
   /** Chart objects of an RTF document (formats/rtf-charts.ts), found in a worker thread. */
+  /** What a TX document holds that its DOCX cannot say (formats/tx/carried.ts), read in a worker thread. */
+  txCarriedOver(bytes: Buffer, signal?: AbortSignal): Promise<string[]> {
+    return this.run('txCarriedOver', { bytes }, signal);
+  }
+
   rtfCharts(bytes: Buffer, signal?: AbortSignal): Promise<RtfChart[]> {
     return this.run('rtfCharts', { bytes }, signal);
   }

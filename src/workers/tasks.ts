@@ -21,6 +21,7 @@ import { workerData, type MessagePort } from 'node:worker_threads';
 import { inertForOffice, type InertDocument, type InertOptions } from '../inert/index.js';
 import { rtfCharts as findRtfCharts, type RtfChart } from '../formats/rtf-charts.js';
 import { readTx } from '../formats/tx/read.js';
+import { txCarriedOver as carriedOver } from '../formats/tx/carried.js';
 import { txToDocx as writeTxDocx } from '../formats/tx/docx.js';
 import { docxToTx } from '../formats/tx/fromDocx.js';
 import { writeTx } from '../formats/tx/write.js';
@@ -252,6 +253,15 @@ export function storeSectionPages(task: { bytes: Uint8Array; pages: number[] }):
 export function txToDocx(task: { bytes: Uint8Array }): TaskReply<Uint8Array> {
   try {
     return { ok: true, value: asBytes(writeTxDocx(readTx(asBuffer(task.bytes)))) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** What a TX document holds that its DOCX cannot say (formats/tx/carried.ts), for the template's info. */
+export function txCarriedOver(task: { bytes: Uint8Array }): TaskReply<string[]> {
+  try {
+    return { ok: true, value: carriedOver(readTx(asBuffer(task.bytes))) };
   } catch (error) {
     return failure(error);
   }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { FIXTURES, fixture } from '../helpers/server.js';
-import { txWithFrame, txWithRegions, txWithTargets, unreadableTx } from '../helpers/tx.js';
+import { txWithFormField, txWithFrame, txWithPicture, txWithRegions, txWithTargets, unreadableTx } from '../helpers/tx.js';
 import { errorMessage as message, request, type Client } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { pdfFacts, redShare, writerDocx } from '../helpers/office.js';
@@ -19,6 +19,7 @@ import {
   partText,
   partXml,
   picture,
+  png,
   row,
   rtfObject,
   run,
@@ -688,7 +689,7 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     // A TX template with parts the reader does not read yet is refused at upload, naming them.
     const refused = await paid.upload('unreadable.tx', unreadableTx());
     assert.equal(refused.status, 400);
-    assert.match(message(refused), /pictures in TX documents are not supported yet.*save it as DOCX/);
+    assert.match(message(refused), /paragraph indents in TX documents are not supported yet.*save it as DOCX/);
     // TX Text Control Words' files: a protected one merges (the DOCX keeps its region for everyone and
     // its protection) and cannot come back as TX (its protection lives in settings only TX composes);
     // one with link targets and links to places merges, and comes back as TX with its targets.
@@ -702,6 +703,32 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.equal((await paid.upload('targets.tx', txWithTargets([{ position: 14, name: 'page_03' }]))).status, 201);
     const targetsDocx = decode(await merge('returnFormat=DOCX&templateName=targets.tx', { mergeData: [{}] }))[0]!;
     assert.match(partXml(targetsDocx), /<w:bookmarkStart w:id="\d+" w:name="page_03"\/>/);
+    // A form field with conditional instructions (TX Text Control Words): merged as a Word form field, the
+    // instructions named in the template's info; a picture in line merged into the PDF.
+    assert.equal(
+      (await paid.upload('form.tx', txWithFormField('dropdown', 'Travelers', { items: ['1', '2'], conditions: '{"A":\u001f"x"\u001f,}' })))
+        .status,
+      201,
+    );
+    const formInfo = await info('form.tx');
+    assert.deepEqual(formInfo.mergeFields, []);
+    assert.match((formInfo.warnings as string[]).join('\n'), /The form fields "Travelers" have conditional instructions/);
+    const formDocx = decode(await merge('returnFormat=DOCX&templateName=form.tx', { mergeData: [{}] }))[0]!;
+    assert.match(partXml(formDocx), /<w:ffData><w:name w:val="Travelers"\/>.*FORMDROPDOWN/);
+    assert.equal(
+      (
+        await paid.upload(
+          'picture.tx',
+          txWithPicture(png(40, 40, [10, 200, 10]), 2, { width: 2880, height: 2880, scaleX: 100, scaleY: 100 }),
+        )
+      ).status,
+      201,
+    );
+    const picturePdf = mupdf.Document.openDocument(
+      decode(await merge('returnFormat=PDF&templateName=picture.tx', { mergeData: [{}] }))[0]!,
+      'application/pdf',
+    );
+    assert.ok(picturePdf.loadPage(0).toStructuredText('preserve-images').asJSON().includes('"type":"image"'), 'the picture is drawn');
     const targetsTx = readTx(decode(await merge('returnFormat=TX&templateName=targets.tx', { mergeData: [{}] }))[0]!);
     assert.ok(targetsTx.marks.some((mark) => mark.name === 'page_03' && mark.start === mark.end && mark.start === 14));
     // TX out (the PHP SDK's suite asks for it by template name and by file): merged, written in TX's

@@ -15,10 +15,11 @@ export function txWithFlags(flags: number): Buffer {
   return copy;
 }
 
-/** A TX file the reader refuses by name: the twin with a picture counted (pictures are not read yet). */
+/** A TX file the reader refuses by name: the twin with a paragraph indent (indents are not read yet). */
 export function unreadableTx(): Buffer {
   const copy = twinTx();
-  copy.writeUInt16LE(1, 0x12 + 2 * copy.readUInt16LE(0x0e) + 6 + 8);
+  const paragraphFormat = 0x12 + 2 * copy.readUInt16LE(0x0e) + 6 + 18 + 13 * 20 + 2 * 50 + 13 * 6;
+  copy.writeUInt16LE(720, paragraphFormat + 2);
   return copy;
 }
 
@@ -215,4 +216,130 @@ export function twinWithLink(value: string, kind: 'address' | 'place' = 'address
   const length = Buffer.alloc(4);
   length.writeUInt32LE(rebuilt.length);
   return Buffer.concat([twin.subarray(0, blockAt - 4), length, rebuilt, twin.subarray(blockAt + block.length)]);
+}
+
+/** The find-and-replace template (one run, one font, five paragraphs, one paragraph format) with its text's character `at` replaced. */
+function findAndReplaceWith(at: number, ch: string): { file: Buffer; block: number; formatting: number } {
+  const { file, block, formatting } = findAndReplaceBlock();
+  const copy = Buffer.from(file);
+  copy.write(ch, 0x12 + 2 * at, 'utf16le');
+  return { file: copy, block, formatting };
+}
+
+/** Byte offsets in the find-and-replace template's block (counts of 1 run, 1 font, 5 paragraphs, 1 format, no properties). */
+const FR = { runs: 18, fonts: 38, paragraphFormats: 118, afterRecords: 180, runExtras: 180 + 16 + 80 + 4 + 32 } as const;
+
+/**
+ * The find-and-replace template with a picture in line at `at` (TXSamples' Booking Request.tx has one in its
+ * header): U+0001 in the text, the pictures count, a 40-byte record after the paragraph formats (`u16` 16, the
+ * scaling, the own size in twips, the length from byte 20), `png\0` and two bytes, the image; and the 42-byte
+ * second record (the size again) at the block's end.
+ */
+export function txWithPicture(
+  png: Buffer,
+  at = 2,
+  size: { width: number; height: number; scaleX: number; scaleY: number } = { width: 1440, height: 720, scaleX: 50, scaleY: 50 },
+): Buffer {
+  const { file, block, formatting } = findAndReplaceWith(at, '\u0001');
+  const record = Buffer.alloc(46);
+  record.writeUInt16LE(16, 4);
+  record.writeUInt16LE(size.scaleX, 6);
+  record.writeUInt16LE(size.scaleY, 8);
+  record.writeUInt16LE(size.width, 10);
+  record.writeUInt16LE(size.height, 12);
+  record.writeUInt32LE(26 + png.length, 16);
+  record.writeUInt16LE(220, 24);
+  record.writeUInt32LE(26 + png.length, 26);
+  record.write('png\0', 40, 'latin1');
+  const extra = Buffer.alloc(42);
+  extra.writeUInt32LE(size.width, 12);
+  extra.writeUInt32LE(size.height, 16);
+  const start = block + FR.afterRecords;
+  const copy = Buffer.concat([
+    file.subarray(0, start),
+    record,
+    png,
+    file.subarray(start, block + formatting),
+    extra,
+    file.subarray(block + formatting),
+  ]);
+  copy.writeUInt16LE(1, block + 8);
+  copy.writeUInt32LE(formatting + record.length + png.length + extra.length, block - 4);
+  return copy;
+}
+
+/** The find-and-replace template with its paragraph format's line spacing replaced (TX's raw `u16`: percent, or 0x8000 and twips). */
+export function txWithLineSpacing(value: number): Buffer {
+  const { file, block } = findAndReplaceBlock();
+  const copy = Buffer.from(file);
+  copy.writeUInt16LE(value, block + FR.paragraphFormats + 12);
+  return copy;
+}
+
+/**
+ * The find-and-replace template with a form field (TX Text Control Words) at `at`: U+0002 in the
+ * text, the run split in three with the middle one the field's (kind 0x1090 text, 0x1190 date,
+ * 0x0f92 drop-down), its properties (name; a drop-down's items, separated and ended as TX keeps
+ * them; a date field's five empty settings), and, given conditions, Words' closing table (0x0a)
+ * with the field's conditional instructions.
+ */
+export function txWithFormField(
+  kind: 'text' | 'date' | 'dropdown',
+  name: string,
+  options: { at?: number; items?: string[]; conditions?: string } = {},
+): Buffer {
+  const at = options.at ?? 2;
+  const { file, block, formatting } = findAndReplaceWith(at, '\u0002');
+  const textLength = file.readUInt16LE(0x0e);
+  const run = file.subarray(block + FR.runs, block + FR.runs + 20);
+  const runExtra = file.subarray(block + FR.runExtras, block + FR.runExtras + 18);
+  const codes = { text: 0x1090, date: 0x1190, dropdown: 0x0f92 } as const;
+  const runs = [
+    [1, at, 0, 0],
+    [at + 1, 1, 1, codes[kind]],
+    [at + 2, textLength - at - 1, 0, 0],
+  ].map(([position, length, field, code]) => {
+    const r = Buffer.from(run);
+    r.writeUInt16LE(position!, 2);
+    r.writeUInt32LE(length!, 4);
+    r.writeUInt16LE(field!, 12);
+    r.writeUInt16LE(code!, 14);
+    return r;
+  });
+  const property = (type: number, value: string) => {
+    const payload = Buffer.from(value, 'utf16le');
+    const head = Buffer.alloc(14);
+    head.writeUInt16LE(1, 0);
+    head.writeUInt16LE(type, 2);
+    head.writeUInt32LE(payload.length, 10);
+    return Buffer.concat([head, payload]);
+  };
+  const properties = [
+    property(0, `${name}\0`),
+    ...(kind === 'dropdown' ? [property(15, `${(options.items ?? []).join('\0')}\0\0`)] : []),
+    ...(kind === 'date' ? [property(17, '\0'.repeat(5))] : []),
+  ];
+  const words =
+    options.conditions === undefined
+      ? Buffer.alloc(0)
+      : Buffer.concat([Buffer.from([0x0a, 0, 1, 0]), property(codes[kind] >> 8, `${options.conditions}\0`), Buffer.alloc(94)]);
+  if (words.length) words.writeUInt16LE(1, 4);
+  const copy = Buffer.concat([
+    file.subarray(0, block + FR.runs),
+    ...runs,
+    file.subarray(block + FR.runs + 20, block + FR.afterRecords),
+    ...properties,
+    file.subarray(block + FR.afterRecords, block + FR.runExtras),
+    runExtra,
+    runExtra,
+    file.subarray(block + FR.runExtras, block + formatting),
+    words,
+    file.subarray(block + formatting),
+  ]);
+  copy.writeUInt16LE(3, block);
+  copy.writeUInt16LE(properties.length, block + 14);
+  if (words.length) copy.writeUInt16LE(copy.readUInt16LE(block + 16) | 0x8000, block + 16);
+  const added = 40 + properties.reduce((n, p) => n + p.length, 0) + 36 + words.length;
+  copy.writeUInt32LE(formatting + added, block - 4);
+  return copy;
 }

@@ -15,7 +15,7 @@ import { InputError } from '../../src/errors.js';
 import { OoxmlPackage } from '../../src/ooxml/package.js';
 import { FIXTURES, fixture } from '../helpers/server.js';
 import { checkedCompile, wordProblems } from '../helpers/word-rules.js';
-import { docx, p, partXml, picture, row, run, schemaOrderProblemsOf, table } from '../helpers/docx.js';
+import { docx, p, partXml, picture, png, row, run, schemaOrderProblemsOf, table } from '../helpers/docx.js';
 import {
   twinTx,
   twinWithLink,
@@ -23,6 +23,9 @@ import {
   txWithFlags,
   txWithFrame,
   txWithoutNames,
+  txWithFormField,
+  txWithLineSpacing,
+  txWithPicture,
   txWithRegions,
   txWithTargets,
   unreadableTx,
@@ -383,8 +386,8 @@ describe('the TX reader', () => {
     assert.throws(() => readTx(txWithTargets([{ position: 5000, name: 'x' }])), /damaged or truncated \(a link target\)/);
     const cut = txWithTargets([{ position: 1, name: 'x' }]);
     const block = 0x12 + 2 * cut.readUInt16LE(0x0e) + 6;
-    cut.writeUInt16LE(2, block + cut.readUInt32LE(block - 4) - 94 - 34 - 2);
-    assert.throws(() => readTx(cut), /damaged or truncated \(the link targets\)/);
+    cut.writeUInt16LE(50, block + cut.readUInt32LE(block - 4) - 94 - 34 - 2);
+    assert.throws(() => readTx(cut), /damaged or truncated \(a link target runs past the end of its part\)/);
 
     // A link to a place: field kind 0x0210 with the target's name as property 2; here to the twin's block.
     const place = readTx(twinWithLink('txmb_item', 'place'));
@@ -393,6 +396,88 @@ describe('the TX reader', () => {
     assert.match(partXml(docx), /<w:hyperlink w:anchor="txmb_item" w:history="1"><w:r>.*?«qty»<\/w:t><\/w:r><\/w:hyperlink>/);
     assert.deepEqual(wordProblems(docx), []);
     assert.deepEqual(said(readTx(writeTx(docxToTx(docx))).fields.get(1)), { instruction: [], target: 'txmb_item' });
+  });
+
+  it('reads a picture in line with the text: a Word drawing at its own size times its scaling, the image as TX embeds it', () => {
+    const image = png(30, 15);
+    const doc = readTx(txWithPicture(image, 2, { width: 1440, height: 720, scaleX: 50, scaleY: 200 }));
+    assert.equal(doc.pictures?.length, 1);
+    assert.deepEqual(said(doc.pictures![0]), {
+      type: 'png',
+      data: `<${image.length} bytes>`,
+      width: 1440,
+      height: 720,
+      scaleX: 50,
+      scaleY: 200,
+    });
+    assert.ok(Buffer.from(doc.pictures![0]!.data).equals(image));
+    const docx = txToDocx(doc);
+    assert.deepEqual(wordProblems(docx), []);
+    const xml = partXml(docx);
+    // 1440 twips at 50 % is half an inch (457200 EMU); 720 at 200 % one inch.
+    assert.match(xml, /<w:r><w:rPr>.*?<\/w:rPr><w:t xml:space="preserve">\n?<\/w:t>|<wp:extent cx="457200" cy="914400"\/>/);
+    assert.match(
+      xml,
+      /<wp:inline [^>]*><wp:extent cx="457200" cy="914400"\/><wp:docPr id="1" name="Picture 1"\/>.*<a:blip r:embed="rIdP1"\/>/,
+    );
+    assert.match(partXml(docx, 'word/_rels/document.xml.rels'), /Id="rIdP1" Type="[^"]+\/image" Target="media\/image1.png"/);
+    assert.ok(Buffer.from(unzipSync(docx)['word/media/image1.png']!).equals(image));
+    assert.match(partXml(docx, '[Content_Types].xml'), /<Default Extension="png" ContentType="image\/png"\/>/);
+    // The text around it stays.
+    assert.equal(doc.text.replace('\u0001', '%'), readTx(fixture('test_find_and_replace.tx')).text);
+    // What it is not: a count the text does not have, bytes that are not the type named, a type not read.
+    const counted = txWithPicture(image);
+    counted.writeUInt16LE(2, 0x12 + 2 * counted.readUInt16LE(0x0e) + 6 + 8);
+    assert.throws(() => readTx(counted), /damaged or truncated \(the pictures\)/);
+    assert.throws(() => readTx(txWithPicture(Buffer.from('not a png at all'))), /damaged or truncated \(a png picture\)/);
+    const wmf = txWithPicture(image);
+    wmf.write('wmf\0', wmf.indexOf(Buffer.from('png\0', 'latin1')), 'latin1');
+    assert.throws(() => readTx(wmf), /pictures of type "wmf" in TX documents are not supported yet/);
+  });
+
+  it('reads form fields (TX Text Control Words) as Word form fields: text, drop-down with its items, date', () => {
+    const text = readTx(txWithFormField('text', 'Name'));
+    assert.deepEqual(said(text.fields.get(1)), { instruction: [], name: 'Name', form: { kind: 'text', items: [] } });
+    const textXml = partXml(txToDocx(text));
+    assert.match(
+      textXml,
+      /<w:fldChar w:fldCharType="begin"><w:ffData><w:name w:val="Name"\/><w:enabled\/><w:calcOnExit w:val="0"\/><w:textInput\/><\/w:ffData><\/w:fldChar>/,
+    );
+    assert.match(textXml, / FORMTEXT .*<w:t xml:space="preserve">\u2002{5}<\/w:t>/);
+    assert.ok(!textXml.includes('\u0002'));
+    const dropdown = readTx(txWithFormField('dropdown', 'Travelers', { items: ['1', '2', '3'] }));
+    assert.deepEqual(dropdown.fields.get(1)!.form, { kind: 'dropdown', items: ['1', '2', '3'] });
+    const dropdownXml = partXml(txToDocx(dropdown));
+    assert.match(dropdownXml, /<w:ddList><w:listEntry w:val="1"\/><w:listEntry w:val="2"\/><w:listEntry w:val="3"\/><\/w:ddList>/);
+    assert.match(dropdownXml, / FORMDROPDOWN .*<w:t xml:space="preserve">1<\/w:t>/);
+    assert.deepEqual(readTx(txWithFormField('dropdown', 'Rooms')).fields.get(1)!.form, { kind: 'dropdown', items: [] });
+    const date = txToDocx(readTx(txWithFormField('date', 'Arrival')));
+    assert.match(
+      partXml(date),
+      /<w:sdt><w:sdtPr>.*<w:alias w:val="Arrival"\/><w:tag w:val="Arrival"\/>.*<w:date>.*<\/w:date><\/w:sdtPr><w:sdtContent>/,
+    );
+    for (const docx of [txToDocx(text), txToDocx(dropdown), date]) assert.deepEqual(wordProblems(docx), []);
+    // No merge field among them: the template's fields are its merge fields.
+    assert.deepEqual(checkedCompile(txToDocx(dropdown)).info.mergeFields, []);
+    // Conditional instructions are kept for TX, and only TX: read back and written as they were.
+    const conditions = txWithFormField('dropdown', 'Travelers', { items: ['1'], conditions: '{"A":\u001f"Validate"\u001f,}' });
+    const withConditions = readTx(conditions);
+    assert.equal(withConditions.conditions?.length, 1);
+    assert.ok(writeTx(withConditions).equals(conditions));
+    // A form field's character outside its field, or a field's run over more than it, is damage.
+    const stray = txWithFormField('text', 'Name');
+    const block = 0x12 + 2 * stray.readUInt16LE(0x0e) + 6;
+    stray.writeUInt16LE(0, block + 18 + 20 + 12);
+    assert.throws(() => readTx(stray), /damaged or truncated/);
+  });
+
+  it('reads a line spacing of at least a height (the top bit of TX\'s value) as Word\'s "at least" in twips', () => {
+    const doc = readTx(txWithLineSpacing(0x8000 | 200));
+    assert.equal(doc.paraFormats[0]!.atLeast, 200);
+    const docx = txToDocx(doc);
+    assert.match(partXml(docx), /<w:spacing w:before="0" w:after="0" w:line="200" w:lineRule="atLeast"\/>/);
+    assert.equal(readTx(writeTx(docxToTx(docx))).paraFormats[0]!.atLeast, 200);
+    assert.throws(() => readTx(txWithLineSpacing(0x8000)), /line spacing this reader does not know/);
   });
 
   it('reads a protected document: editable regions for everyone as Word permission ranges, the protection as Word keeps it', () => {
@@ -559,6 +644,14 @@ describe('the TX writer', () => {
     ['a link to a place and a link to a file', twinWithLink('txmb_item', 'place')],
     ['a link to a file beside the document', twinWithLink('Files/Linked Document.tx')],
     ['editable regions and the protection', txWithRegions([{ start: 2, end: 12, id: 1 }], 'readOnly;0;1;SHA-512;KzMd;2X/A;100000')],
+    ['a picture', txWithPicture(png(8, 8))],
+    ['a text form field', txWithFormField('text', 'Name')],
+    ['a date form field', txWithFormField('date', 'Arrival')],
+    [
+      'a drop-down with conditional instructions',
+      txWithFormField('dropdown', 'Travelers', { items: ['1', '2'], conditions: '{"A":\u001f"x"\u001f,}' }),
+    ],
+    ['a line spacing of at least a height', txWithLineSpacing(0x8000 | 200)],
     ['the find-and-replace template', fixture('test_find_and_replace.tx')],
     ['the SDK invoice (footer text box, nested tables, marks)', fixture('test_template.tx')],
     ['the older layout without names', txWithoutNames()],

@@ -5,9 +5,13 @@
  * table rows when they span whole rows), and the page size and margins.
  */
 import { escapeAttr, escapeText } from '../../ooxml/xml.js';
-import { newDocx, type Link, type NewPart } from '../../ooxml/newPackage.js';
+import { newDocx, type Image, type Link, type NewPart } from '../../ooxml/newPackage.js';
 import type { TxCell, TxCellFormat, TxChange, TxDocument, TxFrame, TxMark, TxProtection, TxRun, TxStory, TxTable } from './read.js';
+import type { TxField, TxFormField, TxPicture } from './read.js';
 import { isLink } from './read.js';
+
+const A_NS = 'http://schemas.openxmlformats.org/drawingml/2006/main';
+const PIC_NS = 'http://schemas.openxmlformats.org/drawingml/2006/picture';
 
 /** A range the writer marks: a bookmark (a block, or a link target of no length), or a permission range (an editable region's id). */
 type Range = Pick<TxMark, 'name' | 'start' | 'end'> & { permission?: number };
@@ -53,6 +57,9 @@ interface WriterOptions {
   links?: string[];
   /** Each paragraph lists its tab stops (they are not the document's one regular grid). */
   tabs?: boolean;
+  /** The pictures of the part the story is written to, and the document's drawing ids (unique across parts). */
+  images?: Image[];
+  drawings?: { next: number };
 }
 
 class Writer {
@@ -60,6 +67,11 @@ class Writer {
   private readonly openMarks = new Map<Range, number>();
   /** Hyperlink addresses, as the relationships of the part this story is written to. */
   readonly links: string[];
+  /** Pictures, as the relationships and media of the part this story is written to. */
+  readonly images: Image[];
+  private readonly drawings: { next: number };
+  /** Each picture by the position of its U+0001 character. */
+  private readonly picturesAt = new Map<number, TxPicture>();
   private bookmarkId: number;
   /** Text frames by the start of the paragraph that anchors them. */
   private readonly framesAt = new Map<number, TxFrame[]>();
@@ -82,6 +94,11 @@ class Writer {
   ) {
     this.bookmarkId = options.bookmarkId ?? 0;
     this.links = options.links ?? [];
+    this.images = options.images ?? [];
+    this.drawings = options.drawings ?? { next: 1 };
+    let picture = 0;
+    for (let i = doc.text.indexOf('\u0001'); i >= 0; i = doc.text.indexOf('\u0001', i + 1))
+      this.picturesAt.set(i, doc.pictures![picture++]!);
     this.runAt = new Int32Array(doc.text.length);
     doc.runs.forEach((run, i) => this.runAt.fill(i, run.start, run.end));
     this.paragraphStarts = doc.paragraphs.map((p) => p.start);
@@ -231,7 +248,12 @@ class Writer {
     const { text, runs, paraFormats } = this.doc;
     const format = paraFormats[formatIndex]!;
     const contentEnd = end > start && text[end - 1] === '\n' ? end - 1 : end;
-    const line = format.lineSpacing === 100 ? '' : ` w:line="${Math.round(format.lineSpacing * 2.4)}" w:lineRule="auto"`;
+    const line =
+      format.atLeast !== undefined
+        ? ` w:line="${format.atLeast}" w:lineRule="atLeast"`
+        : format.lineSpacing === 100
+          ? ''
+          : ` w:line="${Math.round(format.lineSpacing * 2.4)}" w:lineRule="auto"`;
     const keepNext = format.keepNext ? '<w:keepNext/>' : '';
     const tabs =
       this.options.tabs && format.tabs.length
@@ -267,6 +289,15 @@ class Writer {
       const begins = field !== 0 && (from === start || previous?.field !== field);
       const ends = field !== 0 && (to === contentEnd || next?.field !== field);
       const link = field !== 0 && isLink(this.doc.fields.get(field)!);
+      const form = field !== 0 ? this.doc.fields.get(field)!.form : undefined;
+      if (form) {
+        // A form field is its one character: written whole where it begins.
+        this.insFor(this.changeAt(from));
+        if (begins) this.formField(this.doc.fields.get(field)!, form, run);
+        at = to;
+        this.marksAt(to, true);
+        continue;
+      }
       // A hyperlink cannot stand inside a w:ins: the insertion closes around its tags.
       if (begins && link) {
         this.closeIns();
@@ -274,7 +305,7 @@ class Writer {
       }
       this.insFor(this.changeAt(from));
       if (begins && !link) this.fieldBegin(field, run);
-      this.text(text.slice(from, to), run);
+      this.text(text.slice(from, to), run, from);
       if (ends && link) {
         this.closeIns();
         this.out.push('</w:hyperlink>');
@@ -321,7 +352,14 @@ class Writer {
    */
   private frame(frame: TxFrame): void {
     const framePr = `<w:framePr w:w="${frame.width}" w:h="${frame.height}" w:hRule="atLeast" w:wrap="around" w:vAnchor="text" w:hAnchor="margin" w:x="${frame.x}" w:y="${frame.y}"/>`;
-    const writer = new Writer(frame.story, { bookmarkId: this.bookmarkId, framePr, links: this.links, tabs: this.options.tabs });
+    const writer = new Writer(frame.story, {
+      bookmarkId: this.bookmarkId,
+      framePr,
+      links: this.links,
+      images: this.images,
+      drawings: this.drawings,
+      tabs: this.options.tabs,
+    });
     this.out.push(writer.content());
     this.bookmarkId = writer.bookmarkId;
   }
@@ -354,8 +392,53 @@ class Writer {
     );
   }
 
-  /** Text with its breaks: U+000B a line break, U+000C a page break, tabs as tabs. */
-  private text(value: string, run: TxRun): void {
+  /**
+   * A form field as Word writes it: text and drop-down fields as legacy form fields (FORMTEXT,
+   * FORMDROPDOWN with their items), a date field as a date content control; empty, as Word shows an
+   * unfilled field (five en spaces).
+   */
+  private formField(field: TxField, form: TxFormField, run: TxRun): void {
+    const rPr = this.runProperties(run);
+    const name = escapeAttr((field.name ?? '').slice(0, 65));
+    const empty = `<w:r>${rPr}<w:t xml:space="preserve">${'\u2002'.repeat(5)}</w:t></w:r>`;
+    if (form.kind === 'date') {
+      this.out.push(
+        `<w:sdt><w:sdtPr>${rPr}<w:alias w:val="${name}"/><w:tag w:val="${name}"/><w:id w:val="${this.bookmarkId++}"/><w:date><w:lid w:val="en-US"/><w:storeMappedDataAs w:val="dateTime"/><w:calendar w:val="gregorian"/></w:date></w:sdtPr><w:sdtContent>${empty}</w:sdtContent></w:sdt>`,
+      );
+      return;
+    }
+    const kind =
+      form.kind === 'text'
+        ? '<w:textInput/>'
+        : `<w:ddList>${form.items.map((item) => `<w:listEntry w:val="${escapeAttr(item)}"/>`).join('')}</w:ddList>`;
+    const result =
+      form.kind === 'dropdown' && form.items.length
+        ? `<w:r>${rPr}<w:t xml:space="preserve">${escapeText(form.items[0]!)}</w:t></w:r>`
+        : empty;
+    this.out.push(
+      `<w:r>${rPr}<w:fldChar w:fldCharType="begin"><w:ffData><w:name w:val="${name}"/><w:enabled/><w:calcOnExit w:val="0"/>${kind}</w:ffData></w:fldChar></w:r>` +
+        `<w:r>${rPr}<w:instrText xml:space="preserve"> ${form.kind === 'text' ? 'FORMTEXT' : 'FORMDROPDOWN'} </w:instrText></w:r>` +
+        `<w:r>${rPr}<w:fldChar w:fldCharType="separate"/></w:r>${result}<w:r>${rPr}<w:fldChar w:fldCharType="end"/></w:r>`,
+    );
+  }
+
+  /** A picture in line with the text, at its own size times its scaling, as Word writes one. */
+  private drawing(picture: TxPicture): string {
+    const id = this.drawings.next++;
+    const relationship = `rIdP${this.images.length + 1}`;
+    this.images.push({ id: relationship, type: picture.type, data: picture.data });
+    const cx = Math.round((picture.width * picture.scaleX * 635) / 100);
+    const cy = Math.round((picture.height * picture.scaleY * 635) / 100);
+    return (
+      `<w:drawing><wp:inline distT="0" distB="0" distL="0" distR="0"><wp:extent cx="${cx}" cy="${cy}"/><wp:docPr id="${id}" name="Picture ${id}"/>` +
+      `<a:graphic xmlns:a="${A_NS}"><a:graphicData uri="${PIC_NS}"><pic:pic xmlns:pic="${PIC_NS}"><pic:nvPicPr><pic:cNvPr id="${id}" name="Picture ${id}"/><pic:cNvPicPr/></pic:nvPicPr>` +
+      `<pic:blipFill><a:blip r:embed="${relationship}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
+      `<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing>`
+    );
+  }
+
+  /** Text with its breaks: U+000B a line break, U+000C a page break, tabs as tabs, U+0001 its picture. */
+  private text(value: string, run: TxRun, from: number): void {
     const rPr = this.runProperties(run);
     const breaks: Record<string, string> = { '\t': '<w:tab/>', '\u000b': '<w:br/>', '\u000c': '<w:br w:type="page"/>' };
     let content = '';
@@ -364,7 +447,8 @@ class Writer {
       if (to > textFrom) content += `<w:t xml:space="preserve">${escapeText(value.slice(textFrom, to))}</w:t>`;
     };
     for (let i = 0; i < value.length; i++) {
-      const mark = breaks[value[i]!];
+      const picture = value[i] === '\u0001' ? this.picturesAt.get(from + i) : undefined;
+      const mark = picture ? this.drawing(picture) : breaks[value[i]!];
       if (!mark) continue;
       flush(i);
       content += mark;
@@ -437,6 +521,7 @@ export function txToDocx(doc: TxDocument): Buffer {
   const tabs = grid === undefined;
   const parts: NewPart[] = [];
   const references: string[] = [];
+  const drawings = { next: 1 };
   // Headers and footers first (bookmark ids 1000 and 2000 on), then the body's references to them.
   for (const [kind, story, firstId] of [
     ['header', doc.header, 1000],
@@ -444,8 +529,8 @@ export function txToDocx(doc: TxDocument): Buffer {
   ] as const) {
     if (!story) continue;
     const id = `rId${10 + references.length}`;
-    const writer = new Writer(story, { bookmarkId: firstId, tabs });
-    parts.push({ kind, id, content: writer.content(), links: linksOf(writer) });
+    const writer = new Writer(story, { bookmarkId: firstId, tabs, drawings });
+    parts.push({ kind, id, content: writer.content(), links: linksOf(writer), images: writer.images });
     references.push(`<w:${kind}Reference w:type="default" r:id="${id}"/>`);
   }
   const { page } = doc;
@@ -453,7 +538,7 @@ export function txToDocx(doc: TxDocument): Buffer {
   const sectPr =
     `<w:sectPr>${references.join('')}<w:pgSz w:w="${page.width}" w:h="${page.height}"/>` +
     `<w:pgMar w:top="${top}" w:right="${right}" w:bottom="${bottom}" w:left="${left}" w:header="${page.headerDistance}" w:footer="${page.footerDistance}" w:gutter="0"/></w:sectPr>`;
-  const body = new Writer(doc, { tabs });
+  const body = new Writer(doc, { tabs, drawings });
   return newDocx(
     body.content() + sectPr,
     [
@@ -462,5 +547,6 @@ export function txToDocx(doc: TxDocument): Buffer {
       ...parts,
     ],
     linksOf(body),
+    body.images,
   );
 }

@@ -106,6 +106,7 @@ interface ParaLook {
   spaceBefore?: number;
   spaceAfter?: number;
   lineSpacing?: number;
+  atLeast?: number;
   tabs?: number[];
 }
 
@@ -135,8 +136,15 @@ function paraLook(pPr: XmlElement | undefined): ParaLook {
     const line = val(spacing, 'w:line');
     if (line !== undefined) {
       const rule = val(spacing, 'w:lineRule') ?? 'auto';
-      if (rule !== 'auto') throw new TxOutputError(`line spacing "${rule}" (only a multiple of single spacing)`);
-      look.lineSpacing = Math.round((number(line, 240) / 240) * 100);
+      if (rule !== 'auto' && rule !== 'atLeast')
+        throw new TxOutputError(`line spacing "${rule}" (only a multiple of single spacing or at least a height)`);
+      if (rule === 'atLeast') {
+        look.atLeast = number(line, 240);
+        look.lineSpacing = 100;
+      } else {
+        look.lineSpacing = Math.round((number(line, 240) / 240) * 100);
+        delete look.atLeast;
+      }
     }
   }
   const tabs = child(pPr, 'w:tabs');
@@ -298,8 +306,11 @@ class StoryBuilder {
       spaceBefore: look.spaceBefore ?? 0,
       spaceAfter: look.spaceAfter ?? 0,
       lineSpacing: look.lineSpacing ?? 100,
+      ...(look.atLeast !== undefined ? { atLeast: look.atLeast } : {}),
       tabs: look.tabs ?? [],
     };
+    if (format.atLeast !== undefined && (format.atLeast < 1 || format.atLeast > 0x7fff))
+      throw new TxOutputError(`a line height of at least ${format.atLeast} twips`);
     if (format.tabs.length > 14) throw new TxOutputError('more than 14 tab stops in a paragraph');
     if (format.lineSpacing < 10 || format.lineSpacing > 1000) throw new TxOutputError(`a line spacing of ${format.lineSpacing} %`);
     return intern(this.paraFormats, this.paraKeys, format);

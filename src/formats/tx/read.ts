@@ -55,6 +55,12 @@ export interface TxParaFormat {
   spaceAfter: number;
   /** Line spacing in percent (100 single). */
   lineSpacing: number;
+  /**
+   * Line spacing of at least this many twips, in place of the percentage: TX sets the top bit of
+   * the value (TXSamples' Booking Request.tx: 20 and 200 on 18 and 10 pt text; read as RTF's
+   * positive `\sl`, at least, in twips, which leaves both single-spaced).
+   */
+  atLeast?: number;
   /** Left-aligned tab stops, in twips from the paragraph's left edge, ascending. */
   tabs: number[];
   /** The record as TX wrote it: what the model does not say is written back from it (formats/tx/write.ts). */
@@ -104,6 +110,8 @@ export interface TxField {
   link?: string;
   /** A link to a place in the document: the name of its target (TxTarget). */
   target?: string;
+  /** A form field (TX Text Control Words): its kind, and a drop-down's items. */
+  form?: TxFormField;
   /** The field's property records as TX wrote them, in their order. */
   kept?: Uint8Array[];
 }
@@ -153,6 +161,39 @@ export interface TxChange {
   time: Date;
   /** The record as TX wrote it. */
   kept?: Uint8Array;
+}
+
+/** A form field's kind and settings, as far as they are read; its name is the field's `name`. */
+export interface TxFormField {
+  kind: 'text' | 'date' | 'dropdown';
+  /** A drop-down's items, in order. */
+  items: string[];
+}
+
+/**
+ * A picture in the text: one U+0001 character, the pictures in the order of theirs. Its own size
+ * in twips and the scaling TX shows it at; the image as TX embeds it.
+ */
+export interface TxPicture {
+  /** TX's name for the image's type: png, jpg, gif or bmp. */
+  type: string;
+  data: Uint8Array;
+  width: number;
+  height: number;
+  /** Percent, horizontal and vertical. */
+  scaleX: number;
+  scaleY: number;
+  /** The record as TX wrote it (40 bytes, the type's tag and two bytes). */
+  kept?: Uint8Array;
+  /** The picture's record at the block's end (42 bytes: its size again, the rest zero in the sample). */
+  keptExtra?: Uint8Array;
+}
+
+/** TX Text Control Words' conditional instructions of a form field, kept as TX wrote them (no DOCX equivalent). */
+export interface TxConditions {
+  field: number;
+  /** The record: field id, kind, length and the instructions' text (their content: not decoded, not dropped). */
+  record: Uint8Array;
 }
 
 /** A part of a protected document that every user may edit (a Word permission range for everyone). */
@@ -207,6 +248,10 @@ export interface TxStory {
   targets?: TxTarget[];
   /** Editable regions of a protected document. */
   regions?: TxRegion[];
+  /** Pictures, in the order of their U+0001 characters in the text. */
+  pictures?: TxPicture[];
+  /** TX Text Control Words' conditional instructions of form fields. */
+  conditions?: TxConditions[];
   /** What the story's formatting block holds that the model does not say, as TX wrote it. */
   kept?: TxStoryKept;
 }
@@ -224,8 +269,8 @@ export interface TxStoryKept {
   sectionRecord?: Uint8Array;
   /** A header's or footer's frame table (its text box), whole. */
   frameTable?: Uint8Array;
-  /** The target table's first `u16` and its 94 closing bytes, as TX Text Control Words wrote them. */
-  targetTable?: { head: number; end: Uint8Array };
+  /** TX Text Control Words' closing table: its first `u16` and the number of zero bytes that end it. */
+  wordsTable?: { head: number; zeros: number };
 }
 
 export interface TxDocument extends TxStory {
@@ -302,11 +347,17 @@ const RELATIVE_LINK = /^(?![\\/])[^:]+$/;
 export const isLink = (field: TxField): boolean => field.link !== undefined || field.target !== undefined;
 /** What a hyperlink may lead to: followed by a reader's click, never fetched here. */
 export const isLinkAddress = (link: string): boolean => LINK_SCHEMES.test(link) || RELATIVE_LINK.test(link);
-const FIELD_KINDS: Record<number, string> = {
-  0x1190: 'date form fields',
-  0x1090: 'text form fields',
-  0x0f92: 'drop-down form fields',
-};
+/** Form fields (TX Text Control Words), each one U+0002 character of the text. */
+const FORM_KINDS: Record<number, TxFormField['kind']> = { 0x1090: 'text', 0x1190: 'date', 0x0f92: 'dropdown' };
+export const FORM_FIELD_KINDS = Object.fromEntries(Object.entries(FORM_KINDS).map(([kind, name]) => [name, Number(kind)])) as Record<
+  TxFormField['kind'],
+  number
+>;
+const FORM_FIELD_CHAR = '\u0002';
+/** Property kinds of form fields: a drop-down's items, a date field's settings (five empty strings in the sample). */
+const ITEMS = 15;
+const DATE_SETTINGS = 17;
+const FIELD_KINDS: Record<number, string> = {};
 
 const AUTO = 0x40000000;
 const NONE = 0x50000000;
@@ -366,8 +417,8 @@ function checkText(text: string): void {
   for (const ch of text) {
     const code = ch.charCodeAt(0);
     if (code >= 0x20 || code === 0x09 || code === 0x0a || code === 0x0b || code === 0x0c) continue;
-    if (code === 0x01) throw new TxError('pictures in TX documents are not supported yet.');
-    if (code === 0x02) throw new TxError('form fields in TX documents are not supported yet.');
+    // A picture (U+0001) and a form field (U+0002) are checked against their records.
+    if (code === 0x01 || code === 0x02) continue;
     throw new TxError(`its text holds a control character this reader does not know (U+${code.toString(16).padStart(4, '0')}).`);
   }
 }
@@ -385,8 +436,7 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
       number,
       number,
     ];
-  // The fifth count is the pictures' (their records follow the paragraph formats).
-  if (pictureCount !== 0) throw new TxError('pictures in TX documents are not supported yet.');
+  if (pictureCount !== [...text].filter((ch) => ch === '\u0001').length) throw damaged('the pictures');
   for (const [flag, message] of REFUSED_FLAGS) if (flags & flag) throw new TxError(message);
   if (flags & FRAMES && story !== 'body' && story !== 'header' && story !== 'footer')
     throw new TxError('text frames inside text frames or text boxes in TX documents are not supported yet.');
@@ -397,9 +447,16 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
   const charFormats = Array.from({ length: fontCount }, () => readCharFormat(c));
   const paragraphs = readParagraphs(c, paragraphCount, paraFormatCount, text);
   const paraFormats = Array.from({ length: paraFormatCount }, () => readParaFormat(c));
+  const pictures = Array.from({ length: pictureCount }, () => readPicture(c));
   const tables = Array.from({ length: tableCount }, () => readTable(c, cellFormatCount, text.length));
   const cellFormats = Array.from({ length: cellFormatCount }, () => readCellFormat(c));
   const fields = readFieldProperties(c, propertyCount, kinds);
+  // A form field is its one U+0002 character, and every such character is a form field's.
+  for (const run of runs) {
+    const form = run.field !== 0 && fields.get(run.field)!.form !== undefined;
+    const marks = [...text.slice(run.start, run.end)].filter((ch) => ch === FORM_FIELD_CHAR).length;
+    if (form ? marks !== run.end - run.start : marks > 0) throw damaged('a form field');
+  }
   // A hyperlink is written inside one paragraph.
   for (const run of runs)
     if (run.field !== 0 && isLink(fields.get(run.field)!) && text.slice(run.start, run.end).includes('\n'))
@@ -466,8 +523,13 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
   const placed = typeof frames === 'number' ? {} : { frames };
   const changes = flags & TRACKED ? { changes: readChanges(c, text) } : {};
   const regions = flags & REGIONS ? { regions: readRegions(c, text) } : {};
-  // TX Text Control Words ends the block with its link targets; an older block ends here.
-  const targetTable = flags & NEWER && c.left > 0 ? readTargets(c, text, names) : undefined;
+  // Each picture's second record (42 bytes: its own size again at bytes 12 and 16), in the order of the first ones.
+  for (const picture of pictures) {
+    picture.keptExtra = c.peek(PICTURE_EXTRA, 'a picture');
+    c.skip(PICTURE_EXTRA, 'a picture');
+  }
+  // TX Text Control Words ends the block with its own table; an older block ends here.
+  const words = flags & NEWER && c.left > 0 ? readWordsTable(c, text, names, fields) : undefined;
   const kept: TxStoryKept = {
     flags,
     faceHeader,
@@ -475,13 +537,14 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
     names,
     ...(sectionRecord ? { sectionRecord } : {}),
     ...(frameTable ? { frameTable } : {}),
-    ...(targetTable ? { targetTable: targetTable.table } : {}),
+    ...(words ? { wordsTable: words.table } : {}),
   };
-  const targets = targetTable ? { targets: targetTable.targets } : {};
+  const targets = words ? { targets: words.targets, ...(words.conditions.length ? { conditions: words.conditions } : {}) } : {};
+  const placedPictures = pictures.length ? { pictures } : {};
   return {
     story: {
       ...{ text, runs, charFormats, paragraphs, paraFormats, tables, cellFormats, fields, marks },
-      ...{ ...placed, ...changes, ...regions, ...targets, kept },
+      ...{ ...placed, ...changes, ...regions, ...targets, ...placedPictures, kept },
     },
     frames: typeof frames === 'number' ? frames : frames.length,
     newer: (flags & NEWER) !== 0,
@@ -640,18 +703,38 @@ export function readProtection(settings: Uint8Array): TxProtection | undefined {
 }
 
 /**
- * TX Text Control Words' target table: a `u16` (8, or 12 when there are targets), a `u16` count,
- * 34 bytes per target (`u32` 0-based position, `u16` index into the name list, bytes the samples
- * keep at zero but one `u16` 2), then 94 bytes, zero in every sample.
+ * TX Text Control Words' closing table: a `u16` (8; 12 with link targets, 10 with conditional
+ * instructions), a `u16` count, then the link targets (34 bytes each: `u32` 0-based position,
+ * `u16` index into the name list, bytes the samples keep at zero but one `u16` 2) or the form
+ * fields' conditional instructions (a property record each: field id, kind, six bytes, `u32`
+ * length, the text), then zero bytes to the block's end (94 or more in the samples).
  */
 const TARGET_RECORD = 34;
-const TARGET_END = 94;
-function readTargets(c: Cursor, text: string, names: string[]): { targets: TxTarget[]; table: { head: number; end: Uint8Array } } {
+const WORDS_TARGETS = 0x04;
+const WORDS_CONDITIONS = 0x02;
+function readWordsTable(
+  c: Cursor,
+  text: string,
+  names: string[],
+  fields: Map<number, TxField>,
+): { targets: TxTarget[]; conditions: TxConditions[]; table: { head: number; zeros: number } } {
   const head = c.u16('the link targets');
   const count = c.u16('the link targets');
-  if (c.left !== count * TARGET_RECORD + TARGET_END) throw damaged('the link targets');
+  if ((head & ~(WORDS_TARGETS | WORDS_CONDITIONS)) !== 0x08 || (head & WORDS_TARGETS && head & WORDS_CONDITIONS))
+    throw new TxError(`it holds TX Text Control Words data this reader does not know (0x${head.toString(16)}).`);
   const targets: TxTarget[] = [];
+  const conditions: TxConditions[] = [];
   for (let i = 0; i < count; i++) {
+    if (head & WORDS_CONDITIONS) {
+      const start = c.at;
+      const field = c.u16('conditional instructions');
+      c.skip(8, 'conditional instructions');
+      const length = c.u32('conditional instructions');
+      c.skip(length, 'conditional instructions');
+      if (length % 2 !== 0 || fields.get(field)?.form === undefined) throw damaged('conditional instructions');
+      conditions.push({ field, record: c.bytesFrom(start) });
+      continue;
+    }
     const kept = c.peek(TARGET_RECORD, 'a link target');
     const position = c.u32('a link target');
     const name = names[c.u16('a link target')];
@@ -659,9 +742,49 @@ function readTargets(c: Cursor, text: string, names: string[]): { targets: TxTar
     if (name === undefined || position > text.length) throw damaged('a link target');
     targets.push({ name, position, kept });
   }
-  const end = c.peek(TARGET_END, 'the link targets');
-  c.skip(TARGET_END, 'the link targets');
-  return { targets, table: { head, end } };
+  const zeros = c.rest();
+  if (zeros.some((b) => b !== 0)) throw damaged('the link targets');
+  c.skip(zeros.length, 'the link targets');
+  return { targets, conditions, table: { head, zeros: zeros.length } };
+}
+
+/**
+ * A picture's record: 40 bytes (`u16` 16 at byte 4, the horizontal and vertical scaling in percent,
+ * the image's own width and height in twips, the `u32` length from byte 20 of the record to the
+ * image's end), then the type's tag (`png\0`) and two bytes, then the image. Only inline pictures
+ * of the types docsmith checks are read; any other is refused by name.
+ */
+const PICTURE_RECORD = 40;
+const PICTURE_EXTRA = 42;
+const PICTURE_TYPES: Record<string, (data: Uint8Array) => boolean> = {
+  png: (d) => d[0] === 0x89 && d[1] === 0x50 && d[2] === 0x4e && d[3] === 0x47,
+  jpg: (d) => d[0] === 0xff && d[1] === 0xd8 && d[2] === 0xff,
+  gif: (d) => d[0] === 0x47 && d[1] === 0x49 && d[2] === 0x46 && d[3] === 0x38,
+  bmp: (d) => d[0] === 0x42 && d[1] === 0x4d,
+};
+function readPicture(c: Cursor): TxPicture {
+  const kept = c.peek(PICTURE_RECORD + 6, 'a picture');
+  const record = c.part(PICTURE_RECORD, 'a picture');
+  record.skip(4, 'a picture');
+  const kind = record.u16('a picture');
+  const scaleX = record.u16('a picture');
+  const scaleY = record.u16('a picture');
+  const width = record.u16('a picture');
+  const height = record.u16('a picture');
+  record.skip(2, 'a picture');
+  const length = record.u32('a picture');
+  record.skip(record.left, 'a picture');
+  const type = c.latin1(4, 'a picture').replace(/\0.*$/s, '');
+  c.skip(2, 'a picture');
+  if (length < PICTURE_RECORD - 20 + 6 + 8) throw damaged('a picture');
+  const data = c.peek(length - (PICTURE_RECORD - 20 + 6), 'a picture');
+  c.skip(data.length, 'a picture');
+  if (kind !== 16) throw new TxError(`pictures of this kind (${kind}, not in line with the text) in TX documents are not supported yet.`);
+  const check = PICTURE_TYPES[type];
+  if (!check) throw new TxError(`pictures of type "${type.replace(/[^\x20-\x7e]/g, '?')}" in TX documents are not supported yet.`);
+  if (!check(data)) throw damaged(`a ${type} picture`);
+  if (width < 1 || height < 1 || scaleX < 1 || scaleY < 1 || scaleX > 10_000 || scaleY > 10_000) throw damaged('a picture');
+  return { type, data, width, height, scaleX, scaleY, kept };
 }
 
 /** The runs, and each field's kind (a field's runs must agree on it). */
@@ -683,7 +806,7 @@ function readRuns(c: Cursor, count: number, fontCount: number, length: number): 
     const empty = runLength === 0 && !(length === 0 && count === 1);
     if (position !== next || empty || format < 1 || format > fontCount) throw damaged('the character runs do not tile the text');
     next = position + runLength;
-    if (field !== 0 && kind !== MERGE_FIELD && kind !== WORD_FIELD && kind !== HYPERLINK && kind !== PLACE_LINK) {
+    if (field !== 0 && kind !== MERGE_FIELD && kind !== WORD_FIELD && kind !== HYPERLINK && kind !== PLACE_LINK && !FORM_KINDS[kind]) {
       const what = FIELD_KINDS[kind];
       throw new TxError(
         what
@@ -758,6 +881,8 @@ const TAB_STOPS = 14;
 const UNUSED_TAB = 0x7fff;
 const ALIGNMENT = 0xc000;
 const KEEP_NEXT = 0x0008;
+/** The line spacing's top bit: the rest is a height in twips the lines have at least. */
+const AT_LEAST = 0x8000;
 
 function readParaFormat(c: Cursor): TxParaFormat {
   const kept = c.peek(62, 'a paragraph format');
@@ -783,9 +908,12 @@ function readParaFormat(c: Cursor): TxParaFormat {
   if (flags & ~(ALIGNMENT | KEEP_NEXT | 0x20))
     throw new TxError(`paragraph settings in TX documents that this reader does not know are not supported yet (0x${flags.toString(16)}).`);
   if (indents.some((n) => n !== 0)) throw new TxError('paragraph indents in TX documents are not supported yet.');
-  if (lineSpacing < 10 || lineSpacing > 1000) throw new TxError(`it uses a line spacing this reader does not know (${lineSpacing}).`);
+  const atLeast = lineSpacing & AT_LEAST ? lineSpacing & ~AT_LEAST : undefined;
+  if (atLeast === undefined ? lineSpacing < 10 || lineSpacing > 1000 : atLeast < 1 || atLeast > 31680)
+    throw new TxError(`it uses a line spacing this reader does not know (${lineSpacing}).`);
   const alignment = (['left', 'right', 'center', 'both'] as const)[(flags & ALIGNMENT) >> 14]!;
-  return { alignment, keepNext: (flags & KEEP_NEXT) !== 0, spaceBefore, spaceAfter, lineSpacing, tabs, kept };
+  const line = atLeast === undefined ? { lineSpacing } : { lineSpacing: 100, atLeast };
+  return { alignment, keepNext: (flags & KEEP_NEXT) !== 0, spaceBefore, spaceAfter, ...line, tabs, kept };
 }
 
 function readTable(c: Cursor, cellFormatCount: number, length: number): TxTable {
@@ -836,8 +964,15 @@ export function fieldOfRecords(records: readonly Uint8Array[]): Omit<TxField, 'k
   return field;
 }
 
+/** A drop-down's items as TX keeps them: separated by NUL, the list ended by two (none: just the two). */
+function itemsOf(value: string): string[] {
+  if (!value.endsWith('\0\0')) throw damaged('the items of a drop-down form field');
+  return value === '\0\0' ? [] : value.slice(0, -2).split('\0');
+}
+
 /** The run kind of a field's runs: a hyperlink, a link to a place, a merge field, another Word field (the kept kind where it still fits). */
 export function fieldKindOf(field: TxField, kept?: number): number {
+  if (field.form) return FORM_FIELD_KINDS[field.form.kind];
   const link = field.link !== undefined ? HYPERLINK : field.target !== undefined ? PLACE_LINK : undefined;
   const kind = link ?? (field.instruction[0]?.toUpperCase() === 'MERGEFIELD' ? MERGE_FIELD : WORD_FIELD);
   return kept !== undefined && (kept === kind || (link === undefined && (kept === MERGE_FIELD || kept === WORD_FIELD))) ? kept : kind;
@@ -857,6 +992,16 @@ function readFieldProperties(c: Cursor, count: number, kinds: Map<number, number
     if (!used.has(id)) throw damaged('a property of a field that is not in the text');
     const field = fields.get(id) ?? { instruction: [], kept: [] };
     field.kept!.push(c.bytesFrom(start));
+    const form = FORM_KINDS[kinds.get(id)!];
+    if (form) {
+      field.form ??= { kind: form, items: [] };
+      if (kind === 0) field.name = value.replace(/\0+$/, '');
+      else if (kind === ITEMS && form === 'dropdown') field.form.items = itemsOf(value);
+      else if (kind !== DATE_SETTINGS || form !== 'date')
+        throw new TxError(`it holds a form field property this reader does not know (${kind}).`);
+      fields.set(id, field);
+      continue;
+    }
     if (kind === 0) field.name = value.replace(/\0+$/, '');
     else if (kind === 7 && kinds.get(id) !== HYPERLINK && kinds.get(id) !== PLACE_LINK)
       field.instruction = value.split('\0').filter((token) => token !== '');
@@ -875,7 +1020,15 @@ function readFieldProperties(c: Cursor, count: number, kinds: Map<number, number
   for (const id of used) {
     const field = fields.get(id);
     const kind = kinds.get(id);
-    if (kind === HYPERLINK ? !field?.link : kind === PLACE_LINK ? !field?.target : !field?.instruction.length)
+    if (
+      FORM_KINDS[kind!]
+        ? !field?.form
+        : kind === HYPERLINK
+          ? !field?.link
+          : kind === PLACE_LINK
+            ? !field?.target
+            : !field?.instruction.length
+    )
       throw damaged('a field without its instruction or address');
   }
   return fields;

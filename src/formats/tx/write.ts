@@ -7,6 +7,8 @@
  */
 import type {
   Colour,
+  TxFormField,
+  TxPicture,
   TxCharFormat,
   TxCellFormat,
   TxChange,
@@ -162,7 +164,7 @@ function paraFormatRecord(format: TxParaFormat): Buffer {
   put16(out, flags, 0);
   put16(out, format.spaceBefore, 8);
   put16(out, format.spaceAfter, 10);
-  put16(out, format.lineSpacing, 12);
+  put16(out, format.atLeast === undefined ? format.lineSpacing : 0x8000 | Math.min(format.atLeast, 0x7fff), 12);
   const keptTabs = Array.from({ length: TAB_STOPS }, (_, i) => out.readUInt16LE(21 + 3 * i)).filter((pos) => pos !== UNUSED_TAB);
   if (!format.kept || keptTabs.join() !== format.tabs.join()) {
     if (format.tabs.length > TAB_STOPS) throw new RangeError(`TX keeps ${TAB_STOPS} tab stops per paragraph, not ${format.tabs.length}`);
@@ -205,8 +207,34 @@ function cellBorderRecord(format: TxCellFormat): Buffer {
   return out;
 }
 
+/** A property record: field id, kind, six bytes, the payload's length, the payload. */
+function property(id: number, kind: number, payload: Buffer): Buffer {
+  const head = Buffer.alloc(14);
+  put16(head, id, 0);
+  put16(head, kind, 2);
+  put32(head, payload.length, 10);
+  return Buffer.concat([head, payload]);
+}
+
+/** A form field's records: its name, a drop-down's items, a date field's settings (kept, else five empty ones). */
+function formRecords(id: number, field: TxField, form: TxFormField): Buffer[] {
+  const keptOf = (kind: number) => field.kept?.find((r) => r[2]! + (r[3]! << 8) === kind);
+  const utf16 = (value: string) => Buffer.from(value, 'utf16le');
+  const records = [
+    ...(field.name !== undefined ? [property(id, 0, utf16(`${field.name}\0`))] : []),
+    ...(form.kind === 'dropdown' ? [property(id, 15, utf16(`${form.items.join('\0')}\0\0`))] : []),
+    ...(form.kind === 'date' ? [property(id, 17, keptOf(17) ? Buffer.from(keptOf(17)!.subarray(14)) : utf16('\0'.repeat(5)))] : []),
+  ];
+  // A kept record whose payload says the same goes back as it was (its undecoded bytes too).
+  return records.map((bytes) => {
+    const kept = keptOf(bytes.readUInt16LE(2));
+    return kept && Buffer.from(kept.subarray(14)).equals(bytes.subarray(14)) ? Buffer.from(kept) : bytes;
+  });
+}
+
 /** A field's property records: the kept ones where they still say what the model says. */
 function fieldRecords(id: number, field: TxField): Buffer[] {
+  if (field.form) return formRecords(id, field, field.form);
   if (field.kept?.length) {
     const said = fieldOfRecords(field.kept);
     if (
@@ -217,28 +245,37 @@ function fieldRecords(id: number, field: TxField): Buffer[] {
     )
       return field.kept.map((kept) => Buffer.from(kept));
   }
-  const property = (kind: number, value: string) => {
-    const payload = Buffer.from(`${value}\0`, 'utf16le');
-    const head = Buffer.alloc(14);
-    put16(head, id, 0);
-    put16(head, kind, 2);
-    put32(head, payload.length, 10);
-    return Buffer.concat([head, payload]);
-  };
+  const text = (kind: number, value: string) => property(id, kind, Buffer.from(`${value}\0`, 'utf16le'));
   return [
-    ...(field.name !== undefined ? [property(0, field.name)] : []),
+    ...(field.name !== undefined ? [text(0, field.name)] : []),
     ...(field.link !== undefined
-      ? [property(1, field.link)]
+      ? [text(1, field.link)]
       : field.target !== undefined
-        ? [property(2, field.target)]
-        : [property(7, field.instruction.join('\0'))]),
+        ? [text(2, field.target)]
+        : [text(7, field.instruction.join('\0'))]),
   ];
 }
 
 const FILETIME_EPOCH_MS = Date.UTC(1601, 0, 1);
-/** TX Text Control Words' link targets: 34 bytes each, then 94 closing bytes (formats/tx/read.ts readTargets). */
+/** TX Text Control Words' link targets: 34 bytes each; the table ends with 94 zero bytes (formats/tx/read.ts readWordsTable). */
 const TARGET_RECORD = 34;
-const TARGET_END = 94;
+const WORDS_ZEROS = 94;
+
+/** A picture's record (formats/tx/read.ts readPicture): the kept one where the model still says what it says. */
+function pictureRecord(picture: TxPicture): Buffer {
+  const head = record(picture.kept, 46);
+  if (!picture.kept) {
+    put16(head, 16, 4);
+    head.write(`${picture.type}\0`.slice(0, 4), 40, 'latin1');
+  }
+  put16(head, picture.scaleX, 6);
+  put16(head, picture.scaleY, 8);
+  put16(head, picture.width, 10);
+  put16(head, picture.height, 12);
+  put32(head, 20 + 6 + picture.data.length, 16);
+  if (!picture.kept) put32(head, 20 + 6 + picture.data.length, 26);
+  return Buffer.concat([head, picture.data]);
+}
 
 function changeRecord(change: TxChange): Buffer {
   const out = record(change.kept, 47);
@@ -297,8 +334,11 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
   set(TX_FLAGS.regions, Boolean(story.regions?.length));
   if (story.frames?.length || kept?.frameTable) set(TX_FLAGS.frames, true);
   if (names.length) set(TX_FLAGS.names, true);
-  const targets = story.targets !== undefined || kept?.targetTable !== undefined;
-  if (targets) set(TX_FLAGS.newer, true);
+  const conditions = (story.conditions ?? []).filter((c) => story.fields.get(c.field)?.form);
+  const words = story.targets !== undefined || conditions.length > 0 || kept?.wordsTable !== undefined;
+  if (words) set(TX_FLAGS.newer, true);
+  if (story.targets?.length && conditions.length)
+    throw new InputError('returnFormat TX cannot hold link targets and conditional instructions in one part; choose DOCX.');
 
   const out = new Bytes();
   for (const count of [
@@ -306,7 +346,7 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
     story.charFormats.length,
     story.paragraphs.length,
     story.paraFormats.length,
-    0,
+    story.pictures?.length ?? 0,
     outer.length,
     story.cellFormats.length,
     properties.length,
@@ -321,6 +361,7 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
     out.u16(i === story.paragraphs.length - 1 ? story.text.length + 1 : paragraph.end);
   });
   for (const format of story.paraFormats) out.bytes(paraFormatRecord(format));
+  for (const picture of story.pictures ?? []) out.bytes(pictureRecord(picture));
   for (const table of outer) out.bytes(tableRecords(table));
   for (const format of story.cellFormats) out.bytes(cellFormatRecord(format));
   for (const property of properties) out.bytes(property);
@@ -372,10 +413,16 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
       out.bytes(tail);
     }
   }
-  if (targets) {
+  for (const picture of story.pictures ?? []) {
+    const extra = record(picture.keptExtra, 42);
+    if (!picture.keptExtra) put32(extra, picture.width, 12);
+    if (!picture.keptExtra) put32(extra, picture.height, 16);
+    out.bytes(extra);
+  }
+  if (words) {
     const list = story.targets ?? [];
-    // TX Text Control Words writes 8 for a table without targets, 12 with them.
-    out.u16(kept?.targetTable?.head ?? (list.length ? 12 : 8)).u16(list.length);
+    // TX Text Control Words writes 8, with 4 set for link targets and 2 for conditional instructions.
+    out.u16(8 | (list.length ? 4 : 0) | (conditions.length ? 2 : 0)).u16(list.length + conditions.length);
     for (const target of list) {
       const tail = record(target.kept, TARGET_RECORD);
       if (!target.kept) put16(tail, 2, 14);
@@ -383,7 +430,8 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
       put16(tail, names.indexOf(target.name), 4);
       out.bytes(tail);
     }
-    out.bytes(kept?.targetTable?.end ?? Buffer.alloc(TARGET_END));
+    for (const condition of conditions) out.bytes(condition.record);
+    out.bytes(Buffer.alloc(kept?.wordsTable?.zeros ?? WORDS_ZEROS));
   }
   return out.toBuffer();
 }
