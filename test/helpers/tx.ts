@@ -343,3 +343,31 @@ export function txWithFormField(
   copy.writeUInt32LE(formatting + added, block - 4);
   return copy;
 }
+
+/**
+ * The twin with its table as a spreadsheet table (TXSamples' Cashflow.tx): the block's table count 0,
+ * feature flag 0x0800, and at the block's end a `u16` count, the table, then the formulas' records
+ * (here `formulas`, bytes the reader keeps without decoding).
+ */
+export function txWithSheet(formulas: Buffer): Buffer {
+  const twin = twinTx();
+  const block = 0x12 + 2 * twin.readUInt16LE(0x0e) + 6;
+  const formatting = twin.readUInt32LE(block - 4);
+  const tableAt = block + 18 + 13 * 20 + 2 * 50 + 13 * 6 + 62;
+  const tableLength = 12 + 12 * 18;
+  if (twin.readUInt16LE(block + 10) !== 1 || twin.readUInt16LE(tableAt) !== 2 || twin.readUInt16LE(tableAt + 2) !== 6)
+    throw new Error('the fixture changed');
+  const count = Buffer.from([1, 0]);
+  const copy = Buffer.concat([
+    twin.subarray(0, tableAt),
+    twin.subarray(tableAt + tableLength, block + formatting),
+    count,
+    twin.subarray(tableAt, tableAt + tableLength),
+    formulas,
+    twin.subarray(block + formatting),
+  ]);
+  copy.writeUInt16LE(0, block + 10);
+  copy.writeUInt16LE(copy.readUInt16LE(block + 16) | 0x0800, block + 16);
+  copy.writeUInt32LE(formatting + 2 + formulas.length, block - 4);
+  return copy;
+}

@@ -27,9 +27,11 @@ import {
   txWithLineSpacing,
   txWithPicture,
   txWithRegions,
+  txWithSheet,
   txWithTargets,
   unreadableTx,
 } from '../helpers/tx.js';
+import { txCarriedOver } from '../../src/formats/tx/carried.js';
 import { CHANGE_KIND, listTrackedChanges, removeTrackedChange } from '../../src/review/trackedChanges.js';
 
 const twin = twinTx();
@@ -471,6 +473,23 @@ describe('the TX reader', () => {
     assert.throws(() => readTx(stray), /damaged or truncated/);
   });
 
+  it('reads tables with spreadsheet formulas (TX Text Control): the values TX calculated, the formulas kept for TX and named', () => {
+    const formulas = Buffer.from('0100000000000000ffff0000020003000100', 'hex');
+    const sheet = txWithSheet(formulas);
+    const doc = readTx(sheet);
+    assert.deepEqual(said(doc.tables), said(readTx(twin).tables), 'the same table, read from where TX keeps a spreadsheet');
+    assert.ok(Buffer.from(doc.kept!.sheet!.formulas).equals(formulas));
+    assert.deepEqual(partXml(txToDocx(doc)), partXml(txToDocx(readTx(twin))), "the DOCX is the twin's: values, not formulas");
+    assert.ok(writeTx(doc).equals(sheet), 'written back where it was, with the formulas');
+    assert.match(txCarriedOver(doc).join('\n'), /Tables have spreadsheet formulas .*show the values TX last calculated/);
+    assert.deepEqual(txCarriedOver(readTx(twin)), []);
+    // Counted but missing is damage.
+    const empty = txWithSheet(Buffer.alloc(0));
+    const block = 0x12 + 2 * empty.readUInt16LE(0x0e) + 6;
+    empty.writeUInt16LE(0, block + empty.readUInt32LE(block - 4) - 228 - 2);
+    assert.throws(() => readTx(empty), /damaged or truncated/);
+  });
+
   it('reads a line spacing of at least a height (the top bit of TX\'s value) as Word\'s "at least" in twips', () => {
     const doc = readTx(txWithLineSpacing(0x8000 | 200));
     assert.equal(doc.paraFormats[0]!.atLeast, 200);
@@ -521,7 +540,7 @@ describe('the TX reader', () => {
   it('refuses by name what it does not read yet, with the way out', () => {
     assert.throws(() => readTx(unreadableTx()), /TX document cannot be read here: .*not supported yet.*save it as DOCX/);
     assert.throws(() => readTx(withFlags(0x179f | 0x2000)), /damaged or truncated/, 'a region table the file lacks is damage');
-    assert.throws(() => readTx(withFlags(0x179f | 0x0800)), /spreadsheet formulas/);
+    assert.throws(() => readTx(withFlags(0x179f | 0x0800)), /damaged or truncated/, 'a spreadsheet part the file lacks is damage');
     const framed = txWithFrame(1);
     const frameRecord = 0x12 + 2 * framed.readUInt16LE(0x0e) + 6 + 420 + 2;
     framed.writeUInt16LE(1, frameRecord + 6); // a box, as in the footer, not a frame
@@ -652,6 +671,7 @@ describe('the TX writer', () => {
       txWithFormField('dropdown', 'Travelers', { items: ['1', '2'], conditions: '{"A":\u001f"x"\u001f,}' }),
     ],
     ['a line spacing of at least a height', txWithLineSpacing(0x8000 | 200)],
+    ['a spreadsheet table', txWithSheet(Buffer.from('0100000000000000', 'hex'))],
     ['the find-and-replace template', fixture('test_find_and_replace.tx')],
     ['the SDK invoice (footer text box, nested tables, marks)', fixture('test_template.tx')],
     ['the older layout without names', txWithoutNames()],

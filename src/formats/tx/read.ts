@@ -271,6 +271,8 @@ export interface TxStoryKept {
   frameTable?: Uint8Array;
   /** TX Text Control Words' closing table: its first `u16` and the number of zero bytes that end it. */
   wordsTable?: { head: number; zeros: number };
+  /** Tables with spreadsheet formulas (of the story's `tables`), and the formulas' records as TX wrote them, not decoded. */
+  sheet?: { tables: TxTable[]; formulas: Uint8Array };
 }
 
 export interface TxDocument extends TxStory {
@@ -309,7 +311,11 @@ const MARKS = 0x1000;
 /** A frame table: text frames and boxes anchored in this story (the body's frames, a footer's box). */
 const FRAMES = 0x0040;
 /** Flags seen in public samples whose tables this reader does not walk yet, by what set them. */
-const REFUSED_FLAGS: [number, string][] = [[0x0800, 'spreadsheet formulas in TX tables are not supported yet.']];
+/**
+ * Tables with spreadsheet formulas (TXSamples' Cashflow.tx): the tables sit at the block's end, the
+ * formulas after them in records this reader does not decode (their text is in the name list).
+ */
+const SHEET = 0x0800;
 /** A table of editable regions (a protected document's parts every user may edit). */
 const REGIONS = 0x2000;
 /** A table of tracked changes at the block's end. */
@@ -320,7 +326,7 @@ const TRACKED = 0x4000;
  * the known ones (Words' link targets) is refused by name.
  */
 const NEWER = 0x8000;
-const KNOWN_FLAGS = BASE_FLAGS | NAME_LIST | NESTED_TABLES | SECTION_RECORD | MARKS | FRAMES | TRACKED | NEWER | REGIONS;
+const KNOWN_FLAGS = BASE_FLAGS | NAME_LIST | NESTED_TABLES | SECTION_RECORD | MARKS | FRAMES | TRACKED | NEWER | REGIONS | SHEET;
 /** The feature flags the writer sets from the model (formats/tx/write.ts). */
 export const TX_FLAGS = {
   base: 0x071f & ~NAME_LIST,
@@ -332,6 +338,7 @@ export const TX_FLAGS = {
   tracked: TRACKED,
   newer: NEWER,
   regions: REGIONS,
+  sheet: SHEET,
 } as const;
 
 /** Field kinds of a run: Word fields (MERGEFIELD; DATE and the like); the others are named when refused. */
@@ -437,7 +444,6 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
       number,
     ];
   if (pictureCount !== [...text].filter((ch) => ch === '\u0001').length) throw damaged('the pictures');
-  for (const [flag, message] of REFUSED_FLAGS) if (flags & flag) throw new TxError(message);
   if (flags & FRAMES && story !== 'body' && story !== 'header' && story !== 'footer')
     throw new TxError('text frames inside text frames or text boxes in TX documents are not supported yet.');
   if ((flags & BASE_FLAGS) !== BASE_FLAGS || flags & ~KNOWN_FLAGS || Boolean(flags & SECTION_RECORD) !== (story === 'body'))
@@ -528,6 +534,8 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
     picture.keptExtra = c.peek(PICTURE_EXTRA, 'a picture');
     c.skip(PICTURE_EXTRA, 'a picture');
   }
+  // Tables with spreadsheet formulas, then the formulas' records, kept as they are, to the block's end.
+  const sheet = flags & SHEET ? readSheet(c, tables, cellFormats.length, text.length) : undefined;
   // TX Text Control Words ends the block with its own table; an older block ends here.
   const words = flags & NEWER && c.left > 0 ? readWordsTable(c, text, names, fields) : undefined;
   const kept: TxStoryKept = {
@@ -538,6 +546,7 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
     ...(sectionRecord ? { sectionRecord } : {}),
     ...(frameTable ? { frameTable } : {}),
     ...(words ? { wordsTable: words.table } : {}),
+    ...(sheet ? { sheet } : {}),
   };
   const targets = words ? { targets: words.targets, ...(words.conditions.length ? { conditions: words.conditions } : {}) } : {};
   const placedPictures = pictures.length ? { pictures } : {};
@@ -703,8 +712,23 @@ export function readProtection(settings: Uint8Array): TxProtection | undefined {
 }
 
 /**
+ * The spreadsheet part: a `u16` count, the tables (laid out as the block's own), then the
+ * formulas' records to the block's end. Their layout is not decoded (it holds bytes TX never
+ * set), so they are kept whole; the cells' text is the values TX last calculated.
+ */
+function readSheet(c: Cursor, tables: TxTable[], cellFormatCount: number, length: number): { tables: TxTable[]; formulas: Uint8Array } {
+  const count = c.u16('the spreadsheet tables');
+  if (count === 0) throw damaged('the spreadsheet tables');
+  const sheet = Array.from({ length: count }, () => readTable(c, cellFormatCount, length));
+  tables.push(...sheet);
+  const formulas = c.rest().slice();
+  c.skip(formulas.length, 'the spreadsheet formulas');
+  return { tables: sheet, formulas };
+}
+
+/**
  * TX Text Control Words' closing table: a `u16` (8; 12 with link targets, 10 with conditional
- * instructions), a `u16` count, then the link targets (34 bytes each: `u32` 0-based position,
+ * instructions; 0 alone, an empty table), a `u16` count, then the link targets (34 bytes each: `u32` 0-based position,
  * `u16` index into the name list, bytes the samples keep at zero but one `u16` 2) or the form
  * fields' conditional instructions (a property record each: field id, kind, six bytes, `u32`
  * length, the text), then zero bytes to the block's end (94 or more in the samples).
@@ -719,6 +743,8 @@ function readWordsTable(
   fields: Map<number, TxField>,
 ): { targets: TxTarget[]; conditions: TxConditions[]; table: { head: number; zeros: number } } {
   const head = c.u16('the link targets');
+  // An empty table (Cashflow.tx's header): its first `u16` 0 and nothing after.
+  if (head === 0 && c.left === 0) return { targets: [], conditions: [], table: { head, zeros: 0 } };
   const count = c.u16('the link targets');
   if ((head & ~(WORDS_TARGETS | WORDS_CONDITIONS)) !== 0x08 || (head & WORDS_TARGETS && head & WORDS_CONDITIONS))
     throw new TxError(`it holds TX Text Control Words data this reader does not know (0x${head.toString(16)}).`);

@@ -317,7 +317,9 @@ function frameRecords(frames: TxFrame[]): Buffer {
 
 function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
   const kept = story.kept;
-  const { outer, nested } = outerTables(story.tables);
+  // Tables with spreadsheet formulas go back where TX keeps them, with the formulas as they were.
+  const sheet = kept?.sheet?.tables.filter((table) => story.tables.includes(table)) ?? [];
+  const { outer, nested } = outerTables(story.tables.filter((table) => !sheet.includes(table)));
   // TX writes the names first, then the other property records, each by field id.
   const named = (record: Buffer) => (record.readUInt16LE(2) === 0 ? 0 : 1);
   const properties = [...story.fields.entries()]
@@ -334,6 +336,7 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
   set(TX_FLAGS.regions, Boolean(story.regions?.length));
   if (story.frames?.length || kept?.frameTable) set(TX_FLAGS.frames, true);
   if (names.length) set(TX_FLAGS.names, true);
+  set(TX_FLAGS.sheet, sheet.length > 0);
   const conditions = (story.conditions ?? []).filter((c) => story.fields.get(c.field)?.form);
   const words = story.targets !== undefined || conditions.length > 0 || kept?.wordsTable !== undefined;
   if (words) set(TX_FLAGS.newer, true);
@@ -419,7 +422,13 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
     if (!picture.keptExtra) put32(extra, picture.height, 16);
     out.bytes(extra);
   }
-  if (words) {
+  if (sheet.length) {
+    out.u16(sheet.length);
+    for (const table of sheet) out.bytes(tableRecords(table));
+    out.bytes(kept!.sheet!.formulas);
+  }
+  if (words && kept?.wordsTable?.head === 0 && !story.targets?.length && !conditions.length) out.u16(0);
+  else if (words) {
     const list = story.targets ?? [];
     // TX Text Control Words writes 8, with 4 set for link targets and 2 for conditional instructions.
     out.u16(8 | (list.length ? 4 : 0) | (conditions.length ? 2 : 0)).u16(list.length + conditions.length);
