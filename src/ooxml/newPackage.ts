@@ -18,14 +18,21 @@ export type PartKind = keyof typeof ROOTS;
 /** A hyperlink's relationship: an address a reader follows by a click, never fetched. */
 export type Link = [id: string, url: string];
 
-/** A picture of a part: its relationship id, its type (png, jpg, gif, bmp), its bytes. */
+/** A picture of a part: its relationship id, its type (png, jpg, gif, bmp, emf, wmf), its bytes. */
 export interface Image {
   id: string;
   type: string;
   data: Uint8Array;
 }
 
-const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', bmp: 'image/bmp' };
+const IMAGE_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  gif: 'image/gif',
+  bmp: 'image/bmp',
+  emf: 'image/x-emf',
+  wmf: 'image/x-wmf',
+};
 
 export interface NewPart {
   kind: PartKind;

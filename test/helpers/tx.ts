@@ -346,8 +346,8 @@ export function txWithFormField(
 
 /**
  * The twin with its table as a spreadsheet table (TXSamples' Cashflow.tx): the block's table count 0,
- * feature flag 0x0800, and at the block's end a `u16` count, the table, then the formulas' records
- * (here `formulas`, bytes the reader keeps without decoding).
+ * feature flag 0x0800, a `u16` count and the table after the cell borders (before the twin's one
+ * mark), and the formulas' records at the block's end (here `formulas`, kept without decoding).
  */
 export function txWithSheet(formulas: Buffer): Buffer {
   const twin = twinTx();
@@ -358,16 +358,117 @@ export function txWithSheet(formulas: Buffer): Buffer {
   if (twin.readUInt16LE(block + 10) !== 1 || twin.readUInt16LE(tableAt) !== 2 || twin.readUInt16LE(tableAt + 2) !== 6)
     throw new Error('the fixture changed');
   const count = Buffer.from([1, 0]);
+  const marks = block + formatting - 2 - 37;
+  if (twin.readUInt16LE(marks) !== 1) throw new Error('the fixture changed');
   const copy = Buffer.concat([
     twin.subarray(0, tableAt),
-    twin.subarray(tableAt + tableLength, block + formatting),
+    twin.subarray(tableAt + tableLength, marks),
     count,
     twin.subarray(tableAt, tableAt + tableLength),
+    twin.subarray(marks, block + formatting),
     formulas,
     twin.subarray(block + formatting),
   ]);
   copy.writeUInt16LE(0, block + 10);
   copy.writeUInt16LE(copy.readUInt16LE(block + 16) | 0x0800, block + 16);
   copy.writeUInt32LE(formatting + 2 + formulas.length, block - 4);
+  return copy;
+}
+
+/**
+ * The twin with header and footer streams (section flags: 0x01 header, 0x02 first-page header,
+ * 0x04 footer, 0x08 first-page footer, in that order, as TextControl's Parallel sample has all
+ * four): each the find-and-replace template's stream without its text-section record, its third
+ * character made H, h, F or f to tell them apart.
+ */
+export function txWithStories(flags: number): Buffer {
+  const source = fs.readFileSync(path.join(FIXTURES, 'resource', 'test_find_and_replace.tx'));
+  const textLength = source.readUInt16LE(0x0e);
+  const streamEnd = 0x12 + 2 * textLength + 6 + source.readUInt32LE(0x12 + 2 * textLength + 2);
+  const stream = Buffer.from(source.subarray(0x0e, streamEnd));
+  const blockAt = 4 + 2 * textLength + 6;
+  const record = blockAt + 180 + 16 + 80 + 4 + 32 + 18 * 6;
+  if (stream.readUInt32LE(record + 6) !== textLength + 1) throw new Error('the fixture changed');
+  const base = Buffer.concat([stream.subarray(0, record), stream.subarray(record + 24)]);
+  base.writeUInt32LE(stream.readUInt32LE(blockAt - 4) - 24, blockAt - 4);
+  base.writeUInt16LE(0x071f, blockAt + 16);
+  const streams = (
+    [
+      [0x01, 'H'],
+      [0x02, 'h'],
+      [0x04, 'F'],
+      [0x08, 'f'],
+    ] as const
+  )
+    .filter(([flag]) => flags & flag)
+    .map(([, letter]) => {
+      const copy = Buffer.from(base);
+      copy.write(letter, 4 + 2 * 2, 'utf16le');
+      return copy;
+    });
+  const twin = twinTx();
+  const sectionAt = twin.length - 122 - 2;
+  const section = twin.subarray(sectionAt + 6);
+  const flagged = Buffer.from(section.subarray(0, 46));
+  flagged.writeUInt16LE(0x4000 | flags, 4);
+  const body = Buffer.concat([flagged, ...streams, section.subarray(46)]);
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(body.length + 4);
+  return Buffer.concat([twin.subarray(0, sectionAt + 2), length, body]);
+}
+
+/** The find-and-replace template with its paragraph format's flags or first tab stop replaced (TX's raw values). */
+export function txWithParagraphFormat(change: { flags?: number; tab?: { kind: number; position: number } }): Buffer {
+  const { file, block } = findAndReplaceBlock();
+  const copy = Buffer.from(file);
+  const format = block + FR.paragraphFormats;
+  if (change.flags !== undefined) copy.writeUInt16LE(change.flags, format);
+  if (change.tab) {
+    copy[format + 20] = change.tab.kind;
+    copy.writeUInt16LE(change.tab.position, format + 21);
+  }
+  return copy;
+}
+
+/**
+ * The find-and-replace template with a page number (run field type 3) or page count (type 9)
+ * field before its character `at`: a run of no text, as TextControl's Parallel sample has them in
+ * its footers, and the field's one empty property of the type's number.
+ */
+export function txWithPageField(page: 'number' | 'count', at = 12): Buffer {
+  const { file, block, formatting } = findAndReplaceBlock();
+  const textLength = file.readUInt16LE(0x0e);
+  const run = file.subarray(block + FR.runs, block + FR.runs + 20);
+  const runExtra = file.subarray(block + FR.runExtras, block + FR.runExtras + 18);
+  const type = page === 'number' ? 3 : 9;
+  const runs = [
+    [1, at, 0, 0],
+    [at + 1, 0, 1, type << 8],
+    [at + 1, textLength - at, 0, 0],
+  ].map(([position, length, field, code]) => {
+    const r = Buffer.from(run);
+    r.writeUInt16LE(position!, 2);
+    r.writeUInt32LE(length!, 4);
+    r.writeUInt16LE(field!, 12);
+    r.writeUInt16LE(code!, 14);
+    return r;
+  });
+  const property = Buffer.alloc(14);
+  property.writeUInt16LE(1, 0);
+  property.writeUInt16LE(type, 2);
+  const copy = Buffer.concat([
+    file.subarray(0, block + FR.runs),
+    ...runs,
+    file.subarray(block + FR.runs + 20, block + FR.afterRecords),
+    property,
+    file.subarray(block + FR.afterRecords, block + FR.runExtras),
+    runExtra,
+    runExtra,
+    file.subarray(block + FR.runExtras, block + formatting),
+    file.subarray(block + formatting),
+  ]);
+  copy.writeUInt16LE(3, block);
+  copy.writeUInt16LE(1, block + 14);
+  copy.writeUInt32LE(formatting + 40 + 14 + 36, block - 4);
   return copy;
 }

@@ -25,6 +25,9 @@ import {
   txWithoutNames,
   txWithFormField,
   txWithLineSpacing,
+  txWithPageField,
+  txWithParagraphFormat,
+  txWithStories,
   txWithPicture,
   txWithRegions,
   txWithSheet,
@@ -200,7 +203,7 @@ describe('the TX reader', () => {
     const firstTab = block + 18 + 20 * counts[0]! + 50 * counts[1]! + 6 * counts[2]! + 20;
     const kind = Buffer.from(twin);
     kind.writeUInt8(2, firstTab);
-    assert.throws(() => readTx(kind), /tab stops of kind 2 \(not left-aligned\)/);
+    assert.throws(() => readTx(kind), /tab stops of kind 2 \(not left- or right-aligned\)/);
     const order = Buffer.from(twin);
     order.writeUInt16LE(5000, firstTab + 1);
     assert.throws(() => readTx(order), /damaged or truncated \(the tab stops\)/);
@@ -252,18 +255,25 @@ describe('the TX reader', () => {
     // Nested tables sit in their cells, each cell ending with a paragraph.
     assert.match(partXml(docx), /<w:tc><w:tcPr>(?:(?!<\/w:tc>).)*<w:tbl>/);
     assert.doesNotMatch(partXml(docx), /<\/w:tbl><\/w:tc>/);
-    // The footer is a text box and nothing else (section flags 0x0C): its three paragraphs of
-    // address fields become the footer's content.
-    assert.equal(doc.footer?.paragraphs.length, 3);
+    // Section flags 0x0C: a footer (an empty text box and nothing else) and the first page's own
+    // footer (0x08), three paragraphs of address fields: the address on the first page only.
+    assert.equal(doc.footer?.text, '');
+    assert.equal(doc.header, undefined);
+    assert.equal(doc.firstFooter?.paragraphs.length, 3);
     assert.match(
-      doc.footer!.text,
+      doc.firstFooter!.text,
       /^«YOURCOMPANY_COMPANYNAME»\n«yourcompany_zip» «yourcompany_city», .*\np\. «yourcompany_phone»\u00a0\|\u00a0f\. «yourcompany_fax»/,
     );
-    assert.deepEqual([...doc.footer!.fields.values()].map((f) => f.instruction.join(' ')).slice(0, 2), [
+    assert.deepEqual([...doc.firstFooter!.fields.values()].map((f) => f.instruction.join(' ')).slice(0, 2), [
       'MERGEFIELD yourcompany_companyname \\* Upper',
       'MERGEFIELD yourcompany_zip',
     ]);
-    assert.match(partXml(docx, 'word/footer1.xml'), /MERGEFIELD yourcompany_email/);
+    assert.match(
+      partXml(docx),
+      /<w:footerReference w:type="default" r:id="rId10"\/><w:footerReference w:type="first" r:id="rId11"\/>.*<w:titlePg\/><\/w:sectPr>/,
+    );
+    assert.doesNotMatch(partXml(docx, 'word/footer1.xml'), /MERGEFIELD/);
+    assert.match(partXml(docx, 'word/footer2.xml'), /MERGEFIELD yourcompany_email/);
   });
 
   it('takes a text box only in the one shape studied: the only content of a footer, with the settings seen', () => {
@@ -328,6 +338,78 @@ describe('the TX reader', () => {
     const cut = Buffer.from(withHeader);
     cut.writeUInt32LE(body.length + 6, sectionAt + 2);
     assert.throws(() => readTx(cut), TxError);
+  });
+
+  it("reads the first page's own header and footer (section flags 0x02 and 0x08) as Word's first-page header and footer", () => {
+    const all = readTx(txWithStories(0x0f));
+    assert.deepEqual(
+      [all.header, all.firstHeader, all.footer, all.firstFooter].map((story) => story?.text.slice(0, 4)),
+      ['\n\nH%', '\n\nh%', '\n\nF%', '\n\nf%'],
+    );
+    const docx = txToDocx(all);
+    assert.deepEqual(wordProblems(docx), []);
+    assert.match(
+      partXml(docx),
+      /<w:sectPr><w:headerReference w:type="default" r:id="rId10"\/><w:headerReference w:type="first" r:id="rId11"\/><w:footerReference w:type="default" r:id="rId12"\/><w:footerReference w:type="first" r:id="rId13"\/>.*<w:titlePg\/><\/w:sectPr>/,
+    );
+    assert.match(partXml(docx, 'word/header2.xml'), /h%FIELD1%%/);
+    assert.match(partXml(docx, 'word/footer2.xml'), /f%FIELD1%%/);
+    // Written back as it was; and through DOCX back to TX, the same stories.
+    assert.ok(writeTx(all).equals(txWithStories(0x0f)));
+    const again = readTx(writeTx(docxToTx(docx)));
+    assert.deepEqual(
+      [again.header, again.firstHeader, again.footer, again.firstFooter].map((story) => story?.text),
+      [all.header, all.firstHeader, all.footer, all.firstFooter].map((story) => story?.text),
+    );
+    // Only a first page's footer: no default footer, none made up.
+    const first = readTx(txWithStories(0x08));
+    assert.equal(first.footer, undefined);
+    assert.match(partXml(txToDocx(first)), /<w:footerReference w:type="first" r:id="rId10"\/>.*<w:titlePg\/>/);
+    assert.throws(() => readTx(txWithStories(0x10)), /headers and footers of this kind \(0x4010\)/);
+  });
+
+  it("reads page number and page count fields (runs of no text) as Word's PAGE and NUMPAGES", () => {
+    for (const [page, instruction] of [
+      ['number', 'PAGE'],
+      ['count', 'NUMPAGES'],
+    ] as const) {
+      const tx = txWithPageField(page);
+      const doc = readTx(tx);
+      assert.equal(doc.text, readTx(fixture('test_find_and_replace.tx')).text, 'no text of its own');
+      assert.deepEqual(said(doc.fields.get(1)), { instruction: [], page });
+      const xml = partXml(txToDocx(doc));
+      assert.match(
+        xml,
+        new RegExp(
+          `FIELD1%%</w:t></w:r>.*<w:instrText xml:space="preserve"> ${instruction} </w:instrText>.*<w:t xml:space="preserve"> -- hello`,
+        ),
+      );
+      assert.deepEqual(wordProblems(txToDocx(doc)), []);
+      assert.ok(writeTx(doc).equals(tx), `${page}: written back as it was`);
+    }
+    // A run of no text that is not such a field is damage.
+    const stray = txWithPageField('number');
+    const block = 0x12 + 2 * stray.readUInt16LE(0x0e) + 6;
+    stray.writeUInt16LE(0x079a, block + 18 + 20 + 14);
+    assert.throws(() => readTx(stray), /damaged or truncated/);
+  });
+
+  it('reads right-aligned tab stops (kind 5; at 0: the right margin) and lines kept together (flag 0x01)', () => {
+    const right = readTx(txWithParagraphFormat({ tab: { kind: 5, position: 0 } }));
+    assert.deepEqual(right.paraFormats[0]!.rightTabs, [0]);
+    const xml = partXml(txToDocx(right));
+    const textWidth = right.page.width - right.page.margins[0] - right.page.margins[2];
+    assert.match(xml, new RegExp(`<w:tab w:val="right" w:pos="${textWidth}"/>`));
+    assert.ok(writeTx(right).equals(txWithParagraphFormat({ tab: { kind: 5, position: 0 } })));
+    assert.deepEqual(readTx(writeTx(docxToTx(txToDocx(right)))).paraFormats[0]!.rightTabs, [textWidth]);
+    const together = readTx(txWithParagraphFormat({ flags: 0x4029 }));
+    assert.deepEqual(
+      [together.paraFormats[0]!.alignment, together.paraFormats[0]!.keepNext, together.paraFormats[0]!.keepLines],
+      ['right', true, true],
+    );
+    assert.match(partXml(txToDocx(together)), /<w:pPr><w:keepNext\/><w:keepLines\/>/);
+    assert.throws(() => readTx(txWithParagraphFormat({ tab: { kind: 3, position: 720 } })), /tab stops of kind 3/);
+    assert.throws(() => readTx(txWithParagraphFormat({ flags: 0x0022 })), /paragraph settings .* \(0x22\)/);
   });
 
   it('reads hyperlinks as Word hyperlinks to external addresses, and refuses addresses that are not web or mail', () => {
@@ -432,9 +514,9 @@ describe('the TX reader', () => {
     counted.writeUInt16LE(2, 0x12 + 2 * counted.readUInt16LE(0x0e) + 6 + 8);
     assert.throws(() => readTx(counted), /damaged or truncated \(the pictures\)/);
     assert.throws(() => readTx(txWithPicture(Buffer.from('not a png at all'))), /damaged or truncated \(a png picture\)/);
-    const wmf = txWithPicture(image);
-    wmf.write('wmf\0', wmf.indexOf(Buffer.from('png\0', 'latin1')), 'latin1');
-    assert.throws(() => readTx(wmf), /pictures of type "wmf" in TX documents are not supported yet/);
+    const tiff = txWithPicture(image);
+    tiff.write('tif\0', tiff.indexOf(Buffer.from('png\0', 'latin1')), 'latin1');
+    assert.throws(() => readTx(tiff), /pictures of type "tif" in TX documents are not supported yet/);
   });
 
   it('reads form fields (TX Text Control Words) as Word form fields: text, drop-down with its items, date', () => {
@@ -486,7 +568,7 @@ describe('the TX reader', () => {
     // Counted but missing is damage.
     const empty = txWithSheet(Buffer.alloc(0));
     const block = 0x12 + 2 * empty.readUInt16LE(0x0e) + 6;
-    empty.writeUInt16LE(0, block + empty.readUInt32LE(block - 4) - 228 - 2);
+    empty.writeUInt16LE(0, block + empty.readUInt32LE(block - 4) - 39 - 228 - 2);
     assert.throws(() => readTx(empty), /damaged or truncated/);
   });
 
@@ -672,6 +754,9 @@ describe('the TX writer', () => {
     ],
     ['a line spacing of at least a height', txWithLineSpacing(0x8000 | 200)],
     ['a spreadsheet table', txWithSheet(Buffer.from('0100000000000000', 'hex'))],
+    ['four header and footer streams', txWithStories(0x0f)],
+    ['a page count field', txWithPageField('count')],
+    ['a right tab stop at the margin', txWithParagraphFormat({ tab: { kind: 5, position: 0 } })],
     ['the find-and-replace template', fixture('test_find_and_replace.tx')],
     ['the SDK invoice (footer text box, nested tables, marks)', fixture('test_template.tx')],
     ['the older layout without names', txWithoutNames()],
@@ -729,6 +814,7 @@ describe('a DOCX written as TX', () => {
     ['link targets', txWithTargets([{ position: 14, name: 'page_03' }])],
     ['a link to a place', twinWithLink('txmb_item', 'place')],
     ['editable regions for everyone', txWithRegions([{ start: 2, end: 12, id: 1 }])],
+    ['a first page of its own', txWithStories(0x0f)],
     ['the find-and-replace template', fixture('test_find_and_replace.tx')],
     ['the SDK invoice (nested tables, a block over rows, the footer box)', fixture('test_template.tx')],
     [

@@ -70,27 +70,19 @@ function sdkInvoice(): Buffer {
   return txToDocx(doc);
 }
 /**
- * The SDK invoice laid out as TX Text Control's invoices are: a different first page (the address
- * box in the first page's footer only), "page X of Y" in the other pages' footer, numbering
+ * The SDK invoice with "page X of Y" in the footer of the pages after the first (TX keeps its
+ * address box in the first page's footer only: section flag 0x08, formats/tx/read.ts), numbering
  * restarting with each record.
  */
 function sdkInvoiceFirstPage(): Buffer {
   const pkg = OoxmlPackage.read(sdkInvoice());
   const main = pkg.mainDocument();
   const footer = p(run('Invoice page '), field('PAGE', '1'), run(' of '), field('NUMPAGES', 'x'));
-  pkg.setText(
-    'word/footer-pages.xml',
-    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:ftr xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">${footer}</w:ftr>`,
-  );
-  pkg.addContentTypeOverride('word/footer-pages.xml', 'application/vnd.openxmlformats-officedocument.wordprocessingml.footer+xml');
-  pkg.addRelationships(main, [
-    { id: 'rIdPages', type: 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer', target: 'footer-pages.xml' },
-  ]);
-  const xml = pkg.text(main)!.replace(/<w:sectPr>([\s\S]*?)<\/w:sectPr>/, (_m, inner: string) => {
-    const first = inner.replace('w:type="default"', 'w:type="first"');
-    return `<w:sectPr><w:footerReference w:type="default" r:id="rIdPages"/>${first.replace(/(<w:pgMar\b[^>]*\/>)/, '$1<w:pgNumType w:start="1"/>')}<w:titlePg/></w:sectPr>`;
-  });
-  pkg.setText(main, xml);
+  const pages = pkg.text('word/footer1.xml')!;
+  pkg.setText('word/footer1.xml', pages.replace(/(<w:ftr\b[^>]*>)[\s\S]*(<\/w:ftr>)/, `$1${footer}$2`));
+  pkg.setText(main, pkg.text(main)!.replace(/(<w:pgMar\b[^>]*\/>)/, '$1<w:pgNumType w:start="1"/>'));
+  if (!/<w:footerReference w:type="default" r:id="rId10"\/><w:footerReference w:type="first"/.test(pkg.text(main)!))
+    throw new Error('the invoice no longer has a first page of its own');
   return pkg.toBuffer();
 }
 

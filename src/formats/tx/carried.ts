@@ -6,7 +6,7 @@
 import type { TxDocument, TxStory } from './read.js';
 
 export function txCarriedOver(doc: TxDocument): string[] {
-  const stories = [doc, doc.header, doc.footer].filter((story): story is TxStory => story !== undefined);
+  const stories = [doc, doc.header, doc.footer, doc.firstHeader, doc.firstFooter].filter((story): story is TxStory => story !== undefined);
   const conditional = stories.flatMap((story) =>
     (story.conditions ?? []).map((condition) => story.fields.get(condition.field)?.name ?? `#${condition.field}`),
   );

@@ -57,6 +57,8 @@ interface WriterOptions {
   links?: string[];
   /** Each paragraph lists its tab stops (they are not the document's one regular grid). */
   tabs?: boolean;
+  /** The page's width between its margins: where a right tab stop at 0 stands. */
+  textWidth?: number;
   /** The pictures of the part the story is written to, and the document's drawing ids (unique across parts). */
   images?: Image[];
   drawings?: { next: number };
@@ -72,6 +74,8 @@ class Writer {
   private readonly drawings: { next: number };
   /** Each picture by the position of its U+0001 character. */
   private readonly picturesAt = new Map<number, TxPicture>();
+  /** Page number and count fields (runs of no text) by their place. */
+  private readonly pageRuns = new Map<number, TxRun[]>();
   private bookmarkId: number;
   /** Text frames by the start of the paragraph that anchors them. */
   private readonly framesAt = new Map<number, TxFrame[]>();
@@ -96,6 +100,8 @@ class Writer {
     this.links = options.links ?? [];
     this.images = options.images ?? [];
     this.drawings = options.drawings ?? { next: 1 };
+    for (const run of doc.runs)
+      if (run.start === run.end && run.field && doc.fields.get(run.field)?.page) add(this.pageRuns, run.start, run);
     let picture = 0;
     for (let i = doc.text.indexOf('\u0001'); i >= 0; i = doc.text.indexOf('\u0001', i + 1))
       this.picturesAt.set(i, doc.pictures![picture++]!);
@@ -254,11 +260,19 @@ class Writer {
         : format.lineSpacing === 100
           ? ''
           : ` w:line="${Math.round(format.lineSpacing * 2.4)}" w:lineRule="auto"`;
-    const keepNext = format.keepNext ? '<w:keepNext/>' : '';
-    const tabs =
-      this.options.tabs && format.tabs.length
-        ? `<w:tabs>${format.tabs.map((pos) => `<w:tab w:val="left" w:pos="${pos}"/>`).join('')}</w:tabs>`
-        : '';
+    // CT_PPrBase's order: keepNext, keepLines, framePr, tabs, spacing, jc.
+    const keepNext = (format.keepNext ? '<w:keepNext/>' : '') + (format.keepLines ? '<w:keepLines/>' : '');
+    // Left stops when they are not the document's one grid; right stops always (0: the right margin).
+    const tabStops = [
+      ...(this.options.tabs ? format.tabs.map((pos) => ['left', pos] as const) : []),
+      ...(format.rightTabs ?? []).map((pos) => ['right', pos === 0 ? (this.options.textWidth ?? pos) : pos] as const),
+    ];
+    const tabs = tabStops.length
+      ? `<w:tabs>${[...new Map(tabStops.map(([align, pos]) => [`${align}${pos}`, [align, pos] as const])).values()]
+          .sort((a, b) => a[1] - b[1])
+          .map(([align, pos]) => `<w:tab w:val="${align}" w:pos="${pos}"/>`)
+          .join('')}</w:tabs>`
+      : '';
     const jc = format.alignment === 'left' ? '' : `<w:jc w:val="${format.alignment}"/>`;
     // A paragraph mark inserted while changes were tracked.
     const markChange = contentEnd < end ? this.changeAt(contentEnd) : undefined;
@@ -282,6 +296,7 @@ class Writer {
       const from = stops[k]!;
       const to = stops[k + 1]!;
       if (from !== start) this.marksAt(from, false);
+      this.pageFieldsAt(from);
       const run = this.runOf(from)!;
       const previous = this.runOf(from - 1);
       const next = this.runOf(to);
@@ -314,11 +329,24 @@ class Writer {
       this.marksAt(to, true);
     }
     this.closeIns();
+    if (contentEnd > start) this.pageFieldsAt(contentEnd);
     // Targets where the paragraph's text ends (a segment's end is never a place to open one).
     if (contentEnd > start) for (const mark of this.marksFrom.get(contentEnd) ?? []) if (mark.start === mark.end) this.open(mark);
     // Marks that end with the paragraph (after its mark) close in it.
     for (const mark of [...this.openMarks.keys()]) if (!this.rowMarks.has(mark) && mark.end > at && mark.end <= end) this.close(mark);
     this.out.push('</w:p>');
+  }
+
+  /** Page number and page count fields (runs of no text) at a place of the text: Word's PAGE and NUMPAGES. */
+  private pageFieldsAt(position: number): void {
+    for (const run of this.pageRuns.get(position) ?? []) {
+      const rPr = this.runProperties(run);
+      const instruction = this.doc.fields.get(run.field)!.page === 'number' ? 'PAGE' : 'NUMPAGES';
+      this.out.push(
+        `<w:r>${rPr}<w:fldChar w:fldCharType="begin"/></w:r><w:r>${rPr}<w:instrText xml:space="preserve"> ${instruction} </w:instrText></w:r>` +
+          `<w:r>${rPr}<w:fldChar w:fldCharType="separate"/></w:r><w:r>${rPr}<w:t>1</w:t></w:r><w:r>${rPr}<w:fldChar w:fldCharType="end"/></w:r>`,
+      );
+    }
   }
 
   private changeAt(position: number): TxChange | undefined {
@@ -505,7 +533,9 @@ const TX_DEFAULT_TAB = 1134;
  * all, and no paragraph lists its stops. Undefined when the stops differ anywhere.
  */
 function regularTabs(doc: TxDocument): number | undefined {
-  const stories = [doc, doc.header, doc.footer, ...(doc.frames ?? []).map((f) => f.story)].filter((s): s is TxStory => s !== undefined);
+  const stories = [doc, doc.header, doc.footer, doc.firstHeader, doc.firstFooter, ...(doc.frames ?? []).map((f) => f.story)].filter(
+    (s): s is TxStory => s !== undefined,
+  );
   // A format with no stops at all takes the default too.
   const formats = stories.flatMap((story) => story.paraFormats).filter((format) => format.tabs.length > 0);
   const interval = formats[0]?.tabs[0] ?? TX_DEFAULT_TAB;
@@ -522,23 +552,28 @@ export function txToDocx(doc: TxDocument): Buffer {
   const parts: NewPart[] = [];
   const references: string[] = [];
   const drawings = { next: 1 };
-  // Headers and footers first (bookmark ids 1000 and 2000 on), then the body's references to them.
-  for (const [kind, story, firstId] of [
-    ['header', doc.header, 1000],
-    ['footer', doc.footer, 2000],
+  const textWidth = doc.page.width - doc.page.margins[0] - doc.page.margins[2];
+  // Headers and footers first (bookmark ids 1000, 2000, ... on), then the body's references to them.
+  for (const [kind, type, story, firstId] of [
+    ['header', 'default', doc.header, 1000],
+    ['header', 'first', doc.firstHeader, 2000],
+    ['footer', 'default', doc.footer, 3000],
+    ['footer', 'first', doc.firstFooter, 4000],
   ] as const) {
     if (!story) continue;
     const id = `rId${10 + references.length}`;
-    const writer = new Writer(story, { bookmarkId: firstId, tabs, drawings });
+    const writer = new Writer(story, { bookmarkId: firstId, tabs, drawings, textWidth });
     parts.push({ kind, id, content: writer.content(), links: linksOf(writer), images: writer.images });
-    references.push(`<w:${kind}Reference w:type="default" r:id="${id}"/>`);
+    references.push(`<w:${kind}Reference w:type="${type}" r:id="${id}"/>`);
   }
   const { page } = doc;
   const [left, top, right, bottom] = page.margins;
+  // A first page of its own (CT_SectPr: titlePg after the page's size and margins).
+  const titlePg = doc.firstHeader || doc.firstFooter ? '<w:titlePg/>' : '';
   const sectPr =
     `<w:sectPr>${references.join('')}<w:pgSz w:w="${page.width}" w:h="${page.height}"/>` +
-    `<w:pgMar w:top="${top}" w:right="${right}" w:bottom="${bottom}" w:left="${left}" w:header="${page.headerDistance}" w:footer="${page.footerDistance}" w:gutter="0"/></w:sectPr>`;
-  const body = new Writer(doc, { tabs, drawings });
+    `<w:pgMar w:top="${top}" w:right="${right}" w:bottom="${bottom}" w:left="${left}" w:header="${page.headerDistance}" w:footer="${page.footerDistance}" w:gutter="0"/>${titlePg}</w:sectPr>`;
+  const body = new Writer(doc, { tabs, drawings, textWidth });
   return newDocx(
     body.content() + sectPr,
     [

@@ -4,7 +4,7 @@
  * keep-with-next and left tab stops; runs with face, size, bold, italic, underline, strike, colour
  * and background; Word fields and hyperlinks; bookmarks as marked ranges; tables (nested too) with
  * widths, borders, border colours, distances, shading and header rows; tracked insertions; the
- * page; one header and one footer. Anything else in the document is a 400 that names it: TX output
+ * page; a header and a footer, and the first page's own. Anything else in the document is a 400 that names it: TX output
  * never drops content silently.
  */
 import path from 'node:path';
@@ -108,6 +108,8 @@ interface ParaLook {
   lineSpacing?: number;
   atLeast?: number;
   tabs?: number[];
+  rightTabs?: number[];
+  keepLines?: boolean;
 }
 
 function paraLook(pPr: XmlElement | undefined): ParaLook {
@@ -129,6 +131,8 @@ function paraLook(pPr: XmlElement | undefined): ParaLook {
   }
   const keepNext = on(child(pPr, 'w:keepNext'));
   if (keepNext !== undefined) look.keepNext = keepNext;
+  const keepLines = on(child(pPr, 'w:keepLines'));
+  if (keepLines !== undefined) look.keepLines = keepLines;
   const spacing = child(pPr, 'w:spacing');
   if (spacing) {
     if (val(spacing, 'w:before') !== undefined) look.spaceBefore = number(val(spacing, 'w:before'));
@@ -150,9 +154,17 @@ function paraLook(pPr: XmlElement | undefined): ParaLook {
   const tabs = child(pPr, 'w:tabs');
   if (tabs) {
     const stops = children(tabs, 'w:tab').filter((tab) => val(tab) !== 'clear');
-    if (stops.some((tab) => !['left', 'start'].includes(val(tab) ?? '') || val(tab, 'w:leader')))
-      throw new TxOutputError('tab stops other than plain left ones');
-    look.tabs = stops.map((tab) => number(val(tab, 'w:pos'))).sort((a, b) => a - b);
+    if (stops.some((tab) => !['left', 'start', 'right', 'end'].includes(val(tab) ?? '') || (val(tab, 'w:leader') ?? 'none') !== 'none'))
+      throw new TxOutputError('tab stops other than plain left and right ones');
+    const at = (aligns: string[]) =>
+      stops
+        .filter((tab) => aligns.includes(val(tab) ?? ''))
+        .map((tab) => number(val(tab, 'w:pos')))
+        .sort((a, b) => a - b);
+    look.tabs = at(['left', 'start']);
+    const right = at(['right', 'end']);
+    if (right.length) look.rightTabs = right;
+    else delete look.rightTabs;
   }
   return look;
 }
@@ -308,10 +320,12 @@ class StoryBuilder {
       lineSpacing: look.lineSpacing ?? 100,
       ...(look.atLeast !== undefined ? { atLeast: look.atLeast } : {}),
       tabs: look.tabs ?? [],
+      ...(look.rightTabs?.length ? { rightTabs: look.rightTabs } : {}),
     };
+    if (look.keepLines) format.keepLines = true;
     if (format.atLeast !== undefined && (format.atLeast < 1 || format.atLeast > 0x7fff))
       throw new TxOutputError(`a line height of at least ${format.atLeast} twips`);
-    if (format.tabs.length > 14) throw new TxOutputError('more than 14 tab stops in a paragraph');
+    if (format.tabs.length + (format.rightTabs?.length ?? 0) > 14) throw new TxOutputError('more than 14 tab stops in a paragraph');
     if (format.lineSpacing < 10 || format.lineSpacing > 1000) throw new TxOutputError(`a line spacing of ${format.lineSpacing} %`);
     return intern(this.paraFormats, this.paraKeys, format);
   }
@@ -616,7 +630,7 @@ class StoryBuilder {
   }
 }
 
-/** The document as a TX model: the body, one header and one footer, the page. */
+/** The document as a TX model: the body, the header and footer (and the first page's), the page. */
 export function docxToTx(docx: Uint8Array): TxDocument {
   const pkg = OoxmlPackage.read(docx);
   const main = pkg.mainDocument();
@@ -639,7 +653,7 @@ export function docxToTx(docx: Uint8Array): TxDocument {
     );
 
   const sectPr = child(body, 'w:sectPr');
-  if (child(sectPr, 'w:titlePg') && on(child(sectPr, 'w:titlePg'))) throw new TxOutputError('a different first-page header or footer');
+  const titlePg = Boolean(child(sectPr, 'w:titlePg') && on(child(sectPr, 'w:titlePg')));
   const cols = child(sectPr, 'w:cols');
   if (cols && number(val(cols, 'w:num'), 1) > 1) throw new TxOutputError('columns');
   const pgSz = child(sectPr, 'w:pgSz');
@@ -659,11 +673,10 @@ export function docxToTx(docx: Uint8Array): TxDocument {
   if (page.width < 1440 || page.height < 1440 || page.width > 31680 || page.height > 31680)
     throw new TxOutputError(`a page of ${page.width} x ${page.height} twips`);
 
-  const part = (kind: 'header' | 'footer'): TxStory | undefined => {
+  const part = (kind: 'header' | 'footer', type: 'default' | 'first'): TxStory | undefined => {
     const references = children(sectPr, `w:${kind}Reference`);
-    if (references.some((r) => val(r, 'w:type') && val(r, 'w:type') !== 'default'))
-      throw new TxOutputError(`first-page or even-page ${kind}s`);
-    const reference = references[0];
+    if (references.some((r) => val(r, 'w:type') === 'even')) throw new TxOutputError(`even-page ${kind}s`);
+    const reference = references.find((r) => (val(r, 'w:type') ?? 'default') === type);
     if (!reference) return undefined;
     const rel = pkg
       .relationships(main)
@@ -679,7 +692,18 @@ export function docxToTx(docx: Uint8Array): TxDocument {
 
   const builder = new StoryBuilder(styles, linksOf(main), fieldIds);
   builder.blocks(body?.children ?? [], true);
-  const header = part('header');
-  const footer = part('footer');
-  return { ...builder.story(), page, ...(header ? { header } : {}), ...(footer ? { footer } : {}) };
+  const header = part('header', 'default');
+  const footer = part('footer', 'default');
+  // A first page of its own (w:titlePg): its header and footer, empty where Word shows none.
+  const empty = () => new StoryBuilder(styles, new Map(), fieldIds).story();
+  const firstHeader = titlePg ? (part('header', 'first') ?? (header ? empty() : undefined)) : undefined;
+  const firstFooter = titlePg ? (part('footer', 'first') ?? (footer ? empty() : undefined)) : undefined;
+  return {
+    ...builder.story(),
+    page,
+    ...(header ? { header } : {}),
+    ...(footer ? { footer } : {}),
+    ...(firstHeader ? { firstHeader } : {}),
+    ...(firstFooter ? { firstFooter } : {}),
+  };
 }

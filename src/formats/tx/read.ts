@@ -51,6 +51,8 @@ export interface TxParaFormat {
   alignment: 'left' | 'right' | 'center' | 'both';
   /** Kept on the page with the next paragraph (TX sets it on table header cells). */
   keepNext: boolean;
+  /** The paragraph's lines kept together on one page. */
+  keepLines?: boolean;
   spaceBefore: number;
   spaceAfter: number;
   /** Line spacing in percent (100 single). */
@@ -63,6 +65,8 @@ export interface TxParaFormat {
   atLeast?: number;
   /** Left-aligned tab stops, in twips from the paragraph's left edge, ascending. */
   tabs: number[];
+  /** Right-aligned tab stops, in twips; 0 stands for the right margin. */
+  rightTabs?: number[];
   /** The record as TX wrote it: what the model does not say is written back from it (formats/tx/write.ts). */
   kept?: Uint8Array;
   /** The format's extended record in the block's tail. */
@@ -112,6 +116,8 @@ export interface TxField {
   target?: string;
   /** A form field (TX Text Control Words): its kind, and a drop-down's items. */
   form?: TxFormField;
+  /** The page's number or the document's page count, drawn by TX where its run (of no text) is. */
+  page?: 'number' | 'count';
   /** The field's property records as TX wrote them, in their order. */
   kept?: Uint8Array[];
 }
@@ -175,7 +181,7 @@ export interface TxFormField {
  * in twips and the scaling TX shows it at; the image as TX embeds it.
  */
 export interface TxPicture {
-  /** TX's name for the image's type: png, jpg, gif or bmp. */
+  /** TX's name for the image's type: png, jpg, gif, bmp, emf or wmf. */
   type: string;
   data: Uint8Array;
   width: number;
@@ -279,6 +285,9 @@ export interface TxDocument extends TxStory {
   page: TxPage;
   header?: TxStory;
   footer?: TxStory;
+  /** The first page's own header and footer (a different first page, as Word's w:titlePg). */
+  firstHeader?: TxStory;
+  firstFooter?: TxStory;
   /** Read from the settings, which are written back as kept. */
   protection?: TxProtection;
   /** The file's parts outside its stories, as TX wrote them. */
@@ -292,8 +301,6 @@ export interface TxFileKept {
   section: Uint8Array;
   /** What ends the section (`u32 1` and 68 bytes). */
   sectionEnd: Uint8Array;
-  /** When the footer is a text box: the footer's own stream, which holds the box (its text is `footer`). */
-  boxFooter?: TxStory;
 }
 
 const MAGIC = [0x08, 0x07, 0x01, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00];
@@ -344,6 +351,11 @@ export const TX_FLAGS = {
 /** Field kinds of a run: Word fields (MERGEFIELD; DATE and the like); the others are named when refused. */
 const MERGE_FIELD = 0x079a;
 const WORD_FIELD = 0x071a;
+/**
+ * A run's field kind is a type (high byte) and flags (low byte): type 7 is a Word field, whatever
+ * its flags (0x9a and 0x1a in the SDK files, 0x80 and 0x00 in TextControl's Parallel sample).
+ */
+const isWordField = (kind: number): boolean => kind >> 8 === 0x07;
 const HYPERLINK = 0x0110;
 /** A link to a place in the document (its target's name is property 2). */
 const PLACE_LINK = 0x0210;
@@ -361,6 +373,10 @@ export const FORM_FIELD_KINDS = Object.fromEntries(Object.entries(FORM_KINDS).ma
   number
 >;
 const FORM_FIELD_CHAR = '\u0002';
+/** Page number (type 3) and page count (type 9) fields: runs of no text, one empty property of the type's number. */
+const PAGE_KINDS: Record<number, 'number' | 'count'> = { 0x0300: 'number', 0x0900: 'count' };
+export const PAGE_FIELD_KINDS = { number: 0x0300, count: 0x0900 } as const;
+
 /** Property kinds of form fields: a drop-down's items, a date field's settings (five empty strings in the sample). */
 const ITEMS = 15;
 const DATE_SETTINGS = 17;
@@ -396,8 +412,8 @@ export function readTx(bytes: Uint8Array): TxDocument {
   return { ...body, ...section, ...(protection ? { protection } : {}), keptFile: { settings, ...kept } };
 }
 
-/** Which stream is read: the body, a header, a footer, a text box's text, or the empty document a frame embeds. */
-type Story = 'body' | 'header' | 'footer' | 'box' | 'frame document';
+/** Which stream is read: the body, a header, a footer, or the document a frame embeds. */
+type Story = 'body' | 'header' | 'footer' | 'frame document';
 
 /** A story as read, with the number of frames anchored in it. */
 interface Stream {
@@ -513,6 +529,8 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
     format.borderColours = [0, 1, 2, 3].map(() => decodeColour(c.u32('a cell border colour'))) as TxCellFormat['borderColours'];
     c.skip(32, 'a cell border record');
   }
+  // Tables with spreadsheet formulas come before the marks; their formulas' records end the block.
+  const sheetTables = flags & SHEET ? readSheetTables(c, tables, cellFormats.length, text.length) : undefined;
   const marks: TxMark[] = [];
   if (flags & MARKS) {
     const count = c.u16('the mark count');
@@ -520,8 +538,10 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
       const kept = c.peek(37, 'a mark');
       const start = c.u32('a mark');
       const end = c.u32('a mark');
-      const name = names[c.u16('a mark')];
-      c.skip(27, 'a mark');
+      // The name's place in the list is at byte 19, counted from 1 (byte 8 is 1 in every sample).
+      c.skip(11, 'a mark');
+      const name = names[c.u16('a mark') - 1];
+      c.skip(16, 'a mark');
       if (name === undefined || start > end || end > text.length + 1) throw damaged('a marked range');
       marks.push({ name, start, end, kept });
     }
@@ -534,8 +554,7 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
     picture.keptExtra = c.peek(PICTURE_EXTRA, 'a picture');
     c.skip(PICTURE_EXTRA, 'a picture');
   }
-  // Tables with spreadsheet formulas, then the formulas' records, kept as they are, to the block's end.
-  const sheet = flags & SHEET ? readSheet(c, tables, cellFormats.length, text.length) : undefined;
+  const sheet = sheetTables ? { tables: sheetTables, formulas: readFormulas(c) } : undefined;
   // TX Text Control Words ends the block with its own table; an older block ends here.
   const words = flags & NEWER && c.left > 0 ? readWordsTable(c, text, names, fields) : undefined;
   const kept: TxStoryKept = {
@@ -712,18 +731,26 @@ export function readProtection(settings: Uint8Array): TxProtection | undefined {
 }
 
 /**
- * The spreadsheet part: a `u16` count, the tables (laid out as the block's own), then the
- * formulas' records to the block's end. Their layout is not decoded (it holds bytes TX never
- * set), so they are kept whole; the cells' text is the values TX last calculated.
+ * Tables with spreadsheet formulas: after the cell borders, a `u16` count and the tables, laid out
+ * as the block's own (TXSamples' Cashflow.tx; TextControl's ConditionalColor sample template).
  */
-function readSheet(c: Cursor, tables: TxTable[], cellFormatCount: number, length: number): { tables: TxTable[]; formulas: Uint8Array } {
+function readSheetTables(c: Cursor, tables: TxTable[], cellFormatCount: number, length: number): TxTable[] {
   const count = c.u16('the spreadsheet tables');
   if (count === 0) throw damaged('the spreadsheet tables');
   const sheet = Array.from({ length: count }, () => readTable(c, cellFormatCount, length));
   tables.push(...sheet);
+  return sheet;
+}
+
+/**
+ * The formulas' records, from after the marks (and any tracked changes, regions and pictures'
+ * records) to the block's end. Their layout is not decoded (they hold bytes TX never set), so they
+ * are kept whole; the cells' text is the values TX last calculated.
+ */
+function readFormulas(c: Cursor): Uint8Array {
   const formulas = c.rest().slice();
   c.skip(formulas.length, 'the spreadsheet formulas');
-  return { tables: sheet, formulas };
+  return formulas;
 }
 
 /**
@@ -787,6 +814,10 @@ const PICTURE_TYPES: Record<string, (data: Uint8Array) => boolean> = {
   jpg: (d) => d[0] === 0xff && d[1] === 0xd8 && d[2] === 0xff,
   gif: (d) => d[0] === 0x47 && d[1] === 0x49 && d[2] === 0x46 && d[3] === 0x38,
   bmp: (d) => d[0] === 0x42 && d[1] === 0x4d,
+  emf: (d) => d[0] === 0x01 && d[1] === 0 && d[2] === 0 && d[3] === 0 && Buffer.from(d.subarray(40, 44)).toString('latin1') === ' EMF',
+  wmf: (d) =>
+    (d[0] === 0xd7 && d[1] === 0xcd && d[2] === 0xc6 && d[3] === 0x9a) ||
+    ((d[0] === 1 || d[0] === 2) && d[1] === 0 && d[2] === 9 && d[3] === 0),
 };
 function readPicture(c: Cursor): TxPicture {
   const kept = c.peek(PICTURE_RECORD + 6, 'a picture');
@@ -805,7 +836,8 @@ function readPicture(c: Cursor): TxPicture {
   if (length < PICTURE_RECORD - 20 + 6 + 8) throw damaged('a picture');
   const data = c.peek(length - (PICTURE_RECORD - 20 + 6), 'a picture');
   c.skip(data.length, 'a picture');
-  if (kind !== 16) throw new TxError(`pictures of this kind (${kind}, not in line with the text) in TX documents are not supported yet.`);
+  // 16 with the PNG of Booking Request.tx, 0 with the metafiles of the Parallel sample: both in line with the text.
+  if (kind !== 16 && kind !== 0) throw new TxError(`pictures of this kind (${kind}) in TX documents are not supported yet.`);
   const check = PICTURE_TYPES[type];
   if (!check) throw new TxError(`pictures of type "${type.replace(/[^\x20-\x7e]/g, '?')}" in TX documents are not supported yet.`);
   if (!check(data)) throw damaged(`a ${type} picture`);
@@ -829,10 +861,10 @@ function readRuns(c: Cursor, count: number, fontCount: number, length: number): 
     const background = c.u32('a run');
     // Runs tile the text exactly, in order.
     // An empty header or footer has one empty run.
-    const empty = runLength === 0 && !(length === 0 && count === 1);
+    const empty = runLength === 0 && !(length === 0 && count === 1) && !PAGE_KINDS[kind];
     if (position !== next || empty || format < 1 || format > fontCount) throw damaged('the character runs do not tile the text');
     next = position + runLength;
-    if (field !== 0 && kind !== MERGE_FIELD && kind !== WORD_FIELD && kind !== HYPERLINK && kind !== PLACE_LINK && !FORM_KINDS[kind]) {
+    if (field !== 0 && !isWordField(kind) && kind !== HYPERLINK && kind !== PLACE_LINK && !FORM_KINDS[kind] && !PAGE_KINDS[kind]) {
       const what = FIELD_KINDS[kind];
       throw new TxError(
         what
@@ -904,9 +936,12 @@ function readParagraphs(c: Cursor, count: number, formatCount: number, text: str
 }
 
 const TAB_STOPS = 14;
+const RIGHT_TAB = 5;
 const UNUSED_TAB = 0x7fff;
 const ALIGNMENT = 0xc000;
 const KEEP_NEXT = 0x0008;
+/** With keep-with-next on the Parallel sample's letterhead address lines: read as keeping a paragraph's lines together. */
+const KEEP_LINES = 0x0001;
 /** The line spacing's top bit: the rest is a height in twips the lines have at least. */
 const AT_LEAST = 0x8000;
 
@@ -918,20 +953,28 @@ function readParaFormat(c: Cursor): TxParaFormat {
   const spaceAfter = c.u16('a paragraph format');
   const lineSpacing = c.u16('a paragraph format');
   c.skip(6, 'a paragraph format');
-  // Fourteen tab stops, as TX keeps them: a kind (1: left) and a position; 32767 marks an unused one.
+  // Fourteen tab stops, as TX keeps them: a kind (1 left, 5 right) and a position; 32767 marks an unused one.
   const tabs: number[] = [];
+  const rightTabs: number[] = [];
   for (let i = 0; i < TAB_STOPS; i++) {
     const kind = c.u8('a tab stop');
     const position = c.u16('a tab stop');
     if (position === UNUSED_TAB) continue;
-    if (kind !== 1) throw new TxError(`tab stops of kind ${kind} (not left-aligned) in TX documents are not supported yet.`);
-    if (position === 0 || position <= (tabs[tabs.length - 1] ?? 0)) throw damaged('the tab stops');
+    if (kind === RIGHT_TAB) {
+      // The Parallel sample's footers: one right stop at 0, their page numbers at the right margin.
+      if (position > 31680) throw damaged('the tab stops');
+      rightTabs.push(position);
+      continue;
+    }
+    if (kind !== 1) throw new TxError(`tab stops of kind ${kind} (not left- or right-aligned) in TX documents are not supported yet.`);
+    // A stop may repeat the one before it (TextControl's Parallel sample); it adds nothing.
+    if (position === 0 || position < (tabs[tabs.length - 1] ?? 0)) throw damaged('the tab stops');
     tabs.push(position);
   }
   // Alignment in the top two bits, as the public samples show it: money columns right (0x4000),
   // year headings and narrow columns centred (0x8000). 0x08 comes with table header cells; 0x20
   // is on nearly every paragraph and changes nothing seen. Any other bit is refused.
-  if (flags & ~(ALIGNMENT | KEEP_NEXT | 0x20))
+  if (flags & ~(ALIGNMENT | KEEP_NEXT | KEEP_LINES | 0x20))
     throw new TxError(`paragraph settings in TX documents that this reader does not know are not supported yet (0x${flags.toString(16)}).`);
   if (indents.some((n) => n !== 0)) throw new TxError('paragraph indents in TX documents are not supported yet.');
   const atLeast = lineSpacing & AT_LEAST ? lineSpacing & ~AT_LEAST : undefined;
@@ -939,7 +982,9 @@ function readParaFormat(c: Cursor): TxParaFormat {
     throw new TxError(`it uses a line spacing this reader does not know (${lineSpacing}).`);
   const alignment = (['left', 'right', 'center', 'both'] as const)[(flags & ALIGNMENT) >> 14]!;
   const line = atLeast === undefined ? { lineSpacing } : { lineSpacing: 100, atLeast };
-  return { alignment, keepNext: (flags & KEEP_NEXT) !== 0, spaceBefore, spaceAfter, ...line, tabs, kept };
+  const right = rightTabs.length ? { rightTabs } : {};
+  const keepLines = flags & KEEP_LINES ? { keepLines: true } : {};
+  return { alignment, keepNext: (flags & KEEP_NEXT) !== 0, ...keepLines, spaceBefore, spaceAfter, ...line, tabs, ...right, kept };
 }
 
 function readTable(c: Cursor, cellFormatCount: number, length: number): TxTable {
@@ -999,9 +1044,10 @@ function itemsOf(value: string): string[] {
 /** The run kind of a field's runs: a hyperlink, a link to a place, a merge field, another Word field (the kept kind where it still fits). */
 export function fieldKindOf(field: TxField, kept?: number): number {
   if (field.form) return FORM_FIELD_KINDS[field.form.kind];
+  if (field.page) return PAGE_FIELD_KINDS[field.page];
   const link = field.link !== undefined ? HYPERLINK : field.target !== undefined ? PLACE_LINK : undefined;
   const kind = link ?? (field.instruction[0]?.toUpperCase() === 'MERGEFIELD' ? MERGE_FIELD : WORD_FIELD);
-  return kept !== undefined && (kept === kind || (link === undefined && (kept === MERGE_FIELD || kept === WORD_FIELD))) ? kept : kind;
+  return kept !== undefined && (kept === kind || (link === undefined && isWordField(kept))) ? kept : kind;
 }
 
 function readFieldProperties(c: Cursor, count: number, kinds: Map<number, number>): Map<number, TxField> {
@@ -1018,6 +1064,14 @@ function readFieldProperties(c: Cursor, count: number, kinds: Map<number, number
     if (!used.has(id)) throw damaged('a property of a field that is not in the text');
     const field = fields.get(id) ?? { instruction: [], kept: [] };
     field.kept!.push(c.bytesFrom(start));
+    const page = PAGE_KINDS[kinds.get(id)!];
+    if (page) {
+      if (kind !== kinds.get(id)! >> 8 || bytes !== 0)
+        throw new TxError(`it holds a page field property this reader does not know (${kind}).`);
+      field.page = page;
+      fields.set(id, field);
+      continue;
+    }
     const form = FORM_KINDS[kinds.get(id)!];
     if (form) {
       field.form ??= { kind: form, items: [] };
@@ -1047,32 +1101,34 @@ function readFieldProperties(c: Cursor, count: number, kinds: Map<number, number
     const field = fields.get(id);
     const kind = kinds.get(id);
     if (
-      FORM_KINDS[kind!]
-        ? !field?.form
-        : kind === HYPERLINK
-          ? !field?.link
-          : kind === PLACE_LINK
-            ? !field?.target
-            : !field?.instruction.length
+      PAGE_KINDS[kind!]
+        ? !field?.page
+        : FORM_KINDS[kind!]
+          ? !field?.form
+          : kind === HYPERLINK
+            ? !field?.link
+            : kind === PLACE_LINK
+              ? !field?.target
+              : !field?.instruction.length
     )
       throw damaged('a field without its instruction or address');
   }
   return fields;
 }
 
+/** The section's header and footer streams, in this order when present (the streams follow the fixed part). */
 const HEADER = 0x01;
+const FIRST_HEADER = 0x02;
 const FOOTER = 0x04;
-/** The text of the footer's text box, a stream after the footer's. */
-const FOOTER_BOX = 0x08;
+const FIRST_FOOTER = 0x08;
 
 /**
  * The section list: one section, its page, and its header and footer streams. The section's
- * fixed part is 46 bytes, the streams its flags name follow, then `u32 1` and 68 bytes.
+ * fixed part is 46 bytes, the streams its flags name follow (header, first-page header, footer,
+ * first-page footer: TextControl's Parallel sample has all four, a letterhead on the first page),
+ * then `u32 1` and 68 bytes.
  */
-function readSections(c: Cursor): {
-  page: TxPage;
-  header?: TxStory;
-  footer?: TxStory;
+function readSections(c: Cursor): Pick<TxDocument, 'page' | 'header' | 'footer' | 'firstHeader' | 'firstFooter'> & {
   kept: Omit<TxFileKept, 'settings'>;
 } {
   const count = c.u16('the section count');
@@ -1093,10 +1149,8 @@ function readSections(c: Cursor): {
   const fixed = section.peek(46, 'the section');
   if (section.u32('the section') !== 0x32) throw damaged('the section');
   const flags = section.u16('the section');
-  if ((flags & 0xff00) !== 0x4000 || flags & ~(0x4000 | HEADER | FOOTER | FOOTER_BOX) || (flags & FOOTER_BOX && !(flags & FOOTER)))
-    throw new TxError(
-      `headers and footers of this kind (first-page or with text boxes in the header, 0x${flags.toString(16)}) in TX documents are not supported yet.`,
-    );
+  if ((flags & 0xff00) !== 0x4000 || flags & ~(0x4000 | HEADER | FIRST_HEADER | FOOTER | FIRST_FOOTER))
+    throw new TxError(`headers and footers of this kind (0x${flags.toString(16)}) in TX documents are not supported yet.`);
   section.skip(4, 'the section');
   const headerDistance = section.u16('the header distances');
   const footerDistance = section.u16('the header distances');
@@ -1108,20 +1162,27 @@ function readSections(c: Cursor): {
     throw new TxError(`it has a page size this reader does not know (${width} x ${height} twips).`);
   if (margins[0] + margins[2] >= width || margins[1] + margins[3] >= height) throw damaged('the page margins');
   section.skip(12, 'the section');
-  const header = flags & HEADER ? readStream(section, 'header') : undefined;
-  const footer = flags & FOOTER ? readStream(section, 'footer') : undefined;
-  if (header?.frames) throw new TxError('text boxes in TX headers are not supported yet.');
-  if (Boolean(footer?.frames) !== Boolean(flags & FOOTER_BOX)) throw damaged("the footer's text box");
-  // A footer whose only content is a text box shows the box's text (readFrames).
-  const box = flags & FOOTER_BOX ? readStream(section, 'box') : undefined;
+  const stream = (flag: number, story: 'header' | 'footer') => {
+    if (!(flags & flag)) return undefined;
+    const read = readStream(section, story);
+    // A text box in a footer is kept as read (the SDK invoice's is empty); one in a header is not seen.
+    if (read.frames && story === 'header') throw new TxError('text boxes in TX headers are not supported yet.');
+    return read.story;
+  };
+  const header = stream(HEADER, 'header');
+  const firstHeader = stream(FIRST_HEADER, 'header');
+  const footer = stream(FOOTER, 'footer');
+  const firstFooter = stream(FIRST_FOOTER, 'footer');
   const sectionEnd = section.peek(72, 'the section end');
   if (section.u32('the section end') !== 1) throw damaged('the section end');
   section.skip(68, 'the section end');
   section.expectEnd('the section');
   return {
     page: { width, height, margins, headerDistance, footerDistance },
-    header: header?.story,
-    footer: (box ?? footer)?.story,
-    kept: { section: fixed, sectionEnd, ...(box && footer ? { boxFooter: footer.story } : {}) },
+    header,
+    footer,
+    ...(firstHeader ? { firstHeader } : {}),
+    ...(firstFooter ? { firstFooter } : {}),
+    kept: { section: fixed, sectionEnd },
   };
 }

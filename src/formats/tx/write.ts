@@ -20,7 +20,16 @@ import type {
   TxStory,
   TxTable,
 } from './read.js';
-import { TX_FLAGS, TX_MAGIC, TX_REGION_RECORD, decodeColour, fieldKindOf, fieldOfRecords, readProtection } from './read.js';
+import {
+  PAGE_FIELD_KINDS,
+  TX_FLAGS,
+  TX_MAGIC,
+  TX_REGION_RECORD,
+  decodeColour,
+  fieldKindOf,
+  fieldOfRecords,
+  readProtection,
+} from './read.js';
 import { InputError } from '../../errors.js';
 import { txPrototypes } from './prototype.js';
 
@@ -160,17 +169,33 @@ const UNUSED_TAB = 0x7fff;
 
 function paraFormatRecord(format: TxParaFormat): Buffer {
   const out = record(format.kept ?? txPrototypes().paraFormat, 62);
-  const flags = (out.readUInt16LE(0) & ~0xc008) | (ALIGNMENTS.indexOf(format.alignment) << 14) | (format.keepNext ? 0x0008 : 0);
+  const flags =
+    (out.readUInt16LE(0) & ~0xc009) |
+    (ALIGNMENTS.indexOf(format.alignment) << 14) |
+    (format.keepNext ? 0x0008 : 0) |
+    (format.keepLines ? 0x0001 : 0);
   put16(out, flags, 0);
   put16(out, format.spaceBefore, 8);
   put16(out, format.spaceAfter, 10);
   put16(out, format.atLeast === undefined ? format.lineSpacing : 0x8000 | Math.min(format.atLeast, 0x7fff), 12);
-  const keptTabs = Array.from({ length: TAB_STOPS }, (_, i) => out.readUInt16LE(21 + 3 * i)).filter((pos) => pos !== UNUSED_TAB);
-  if (!format.kept || keptTabs.join() !== format.tabs.join()) {
-    if (format.tabs.length > TAB_STOPS) throw new RangeError(`TX keeps ${TAB_STOPS} tab stops per paragraph, not ${format.tabs.length}`);
+  // The stops as the model has them (left ones, then right ones with kind 5); the kept ones where they say the same.
+  const stops = [
+    ...format.tabs.map((position) => [1, position] as const),
+    ...(format.rightTabs ?? []).map((position) => [5, position] as const),
+  ];
+  const keptStops = Array.from({ length: TAB_STOPS }, (_, i) => [out[20 + 3 * i]!, out.readUInt16LE(21 + 3 * i)] as const).filter(
+    ([, position]) => position !== UNUSED_TAB,
+  );
+  const key = (list: readonly (readonly [number, number])[]) =>
+    list
+      .map(([kind, position]) => `${kind}:${position}`)
+      .sort()
+      .join();
+  if (!format.kept || key(keptStops) !== key(stops)) {
+    if (stops.length > TAB_STOPS) throw new RangeError(`TX keeps ${TAB_STOPS} tab stops per paragraph, not ${stops.length}`);
     for (let i = 0; i < TAB_STOPS; i++) {
-      out[20 + 3 * i] = 1;
-      put16(out, format.tabs[i] ?? UNUSED_TAB, 21 + 3 * i);
+      out[20 + 3 * i] = stops[i]?.[0] ?? 1;
+      put16(out, stops[i]?.[1] ?? UNUSED_TAB, 21 + 3 * i);
     }
   }
   return out;
@@ -235,6 +260,13 @@ function formRecords(id: number, field: TxField, form: TxFormField): Buffer[] {
 /** A field's property records: the kept ones where they still say what the model says. */
 function fieldRecords(id: number, field: TxField): Buffer[] {
   if (field.form) return formRecords(id, field, field.form);
+  // A page number or count field: one empty property of its type's number (3 or 9), its six
+  // undecoded bytes as kept (the Parallel sample has 1 and 3 there: a number format, presumably).
+  if (field.page) {
+    const kind = PAGE_FIELD_KINDS[field.page] >> 8;
+    const kept = field.kept?.find((r) => r[2]! + (r[3]! << 8) === kind && r.length === 14);
+    return [kept ? Buffer.from(kept) : property(id, kind, Buffer.alloc(0))];
+  }
   if (field.kept?.length) {
     const said = fieldOfRecords(field.kept);
     if (
@@ -296,7 +328,7 @@ function outerTables(tables: TxTable[]): { outer: TxTable[]; nested: TxTable[] }
   return { outer: tables.filter((t) => !nested.includes(t)), nested };
 }
 
-type StoryKind = 'body' | 'header' | 'footer' | 'box' | 'frame document';
+type StoryKind = 'body' | 'header' | 'footer' | 'frame document';
 
 function frameRecords(frames: TxFrame[]): Buffer {
   const out = new Bytes().u16(frames.length);
@@ -320,11 +352,17 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
   // Tables with spreadsheet formulas go back where TX keeps them, with the formulas as they were.
   const sheet = kept?.sheet?.tables.filter((table) => story.tables.includes(table)) ?? [];
   const { outer, nested } = outerTables(story.tables.filter((table) => !sheet.includes(table)));
-  // TX writes the names first, then the other property records, each by field id.
+  // TX writes the names first, then the other property records, each in the order of the fields in the text.
   const named = (record: Buffer) => (record.readUInt16LE(2) === 0 ? 0 : 1);
+  const placeOf = new Map<number, number>();
+  for (const run of story.runs) if (run.field && !placeOf.has(run.field)) placeOf.set(run.field, run.start);
+  const place = (record: Buffer) => placeOf.get(record.readUInt16LE(0)) ?? Infinity;
   const properties = [...story.fields.entries()]
     .flatMap(([id, field]) => fieldRecords(id, field))
-    .sort((a, b) => named(a) - named(b) || a.readUInt16LE(0) - b.readUInt16LE(0) || a.readUInt16LE(2) - b.readUInt16LE(2));
+    .sort(
+      (a, b) =>
+        named(a) - named(b) || place(a) - place(b) || a.readUInt16LE(0) - b.readUInt16LE(0) || a.readUInt16LE(2) - b.readUInt16LE(2),
+    );
   const names = [...(kept?.names ?? [])];
   for (const { name } of [...story.marks, ...(story.targets ?? [])]) if (!names.includes(name)) names.push(name);
   let flags = kept?.flags ?? TX_FLAGS.base | TX_FLAGS.names;
@@ -392,13 +430,17 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
     for (const name of names) out.utf16(`${name}\0`);
   }
   for (const format of story.cellFormats) out.bytes(cellBorderRecord(format));
+  if (sheet.length) {
+    out.u16(sheet.length);
+    for (const table of sheet) out.bytes(tableRecords(table));
+  }
   if (flags & TX_FLAGS.marks) {
     out.u16(story.marks.length);
     for (const mark of story.marks) {
       const tail = record(mark.kept ?? txPrototypes().mark, 37);
       put32(tail, mark.start, 0);
       put32(tail, mark.end, 4);
-      put16(tail, names.indexOf(mark.name), 8);
+      put16(tail, names.indexOf(mark.name) + 1, 19);
       out.bytes(tail);
     }
   }
@@ -422,11 +464,7 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
     if (!picture.keptExtra) put32(extra, picture.height, 16);
     out.bytes(extra);
   }
-  if (sheet.length) {
-    out.u16(sheet.length);
-    for (const table of sheet) out.bytes(tableRecords(table));
-    out.bytes(kept!.sheet!.formulas);
-  }
+  if (sheet.length) out.bytes(kept!.sheet!.formulas);
   if (words && kept?.wordsTable?.head === 0 && !story.targets?.length && !conditions.length) out.u16(0);
   else if (words) {
     const list = story.targets ?? [];
@@ -456,8 +494,9 @@ function writeStream(out: Bytes, story: TxStory, kind: StoryKind): void {
 }
 
 const HEADER = 0x01;
+const FIRST_HEADER = 0x02;
 const FOOTER = 0x04;
-const FOOTER_BOX = 0x08;
+const FIRST_FOOTER = 0x08;
 
 /** The document as a .tx file. */
 export function writeTx(doc: TxDocument): Buffer {
@@ -469,12 +508,19 @@ export function writeTx(doc: TxDocument): Buffer {
     throw new InputError('returnFormat TX cannot hold this document protection (editing restrictions); choose DOCX.');
   out.u32(0).u32(settings.length).bytes(settings);
 
-  const box = doc.keptFile?.boxFooter;
   const section = new Bytes();
   const fixed = record(doc.keptFile?.section ?? txPrototypes().section, 46);
   put32(fixed, 0x32, 0);
-  const flags = (fixed.readUInt16LE(4) & ~(HEADER | FOOTER | FOOTER_BOX)) | 0x4000;
-  put16(fixed, flags | (doc.header ? HEADER : 0) | (doc.footer ? FOOTER : 0) | (box && doc.footer ? FOOTER_BOX : 0), 4);
+  // The streams in TX's order: header, first-page header, footer, first-page footer.
+  const streams = [
+    [HEADER, doc.header, 'header'],
+    [FIRST_HEADER, doc.firstHeader, 'header'],
+    [FOOTER, doc.footer, 'footer'],
+    [FIRST_FOOTER, doc.firstFooter, 'footer'],
+  ] as const;
+  let flags = (fixed.readUInt16LE(4) & ~(HEADER | FIRST_HEADER | FOOTER | FIRST_FOOTER)) | 0x4000;
+  for (const [flag, story] of streams) if (story) flags |= flag;
+  put16(fixed, flags, 4);
   const { page } = doc;
   put16(fixed, page.headerDistance, 10);
   put16(fixed, page.footerDistance, 12);
@@ -482,9 +528,7 @@ export function writeTx(doc: TxDocument): Buffer {
   put32(fixed, page.height, 22);
   page.margins.forEach((margin, i) => put16(fixed, margin, 26 + 2 * i));
   section.bytes(fixed);
-  if (doc.header) writeStream(section, doc.header, 'header');
-  if (doc.footer) writeStream(section, box ?? doc.footer, 'footer');
-  if (box && doc.footer) writeStream(section, doc.footer, 'box');
+  for (const [, story, kind] of streams) if (story) writeStream(section, story, kind);
   const end = record(doc.keptFile?.sectionEnd ?? txPrototypes().sectionEnd, 72);
   end.writeUInt32LE(1, 0);
   section.bytes(end);
