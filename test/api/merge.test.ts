@@ -741,7 +741,8 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.equal(written.tables.length, 6);
     assert.equal(written.tables.find((t) => t.columns === 6)!.rows, 7, 'the item block gave two rows');
     assert.deepEqual([...written.fields.values()], [], 'merged: no fields left');
-    assert.match(written.footer!.text, /^\s*\n/, 'the footer box of address fields, merged empty');
+    assert.equal(written.footer!.text, '', 'the footer: an empty text box, as TX keeps it');
+    assert.match(written.firstFooter!.text, /^\s*\n/, "the first page's footer of address fields, merged empty");
     const stamped = readTx(decode(await merge('returnFormat=TX&test=true', { mergeData: data, template: b64(tx) }))[0]!);
     assert.match(stamped.header!.text, /^TEST MODE/, 'a test run is marked on every page');
     const replacedTx = await paid.post('/v1/document/findandreplace?returnFormat=TX&templateName=replace.tx', {
@@ -751,8 +752,12 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.match(readTx(Buffer.from(replacedTx.json() as string, 'base64')).text, /one -- hello world\./);
     // What TX cannot hold is a 400 naming it, not a lossy file.
     const withPicture = await merge('returnFormat=TX', { mergeData: [{}], template: b64(docx(p(picture('logo', 20, 20)))) });
-    assert.equal(withPicture.status, 400);
-    assert.match(message(withPicture), /returnFormat TX cannot hold pictures, charts and embedded objects; choose DOCX/);
+    assert.equal(withPicture.status, 200, withPicture.text);
+    assert.equal(readTx(decode(withPicture)[0]!).pictures?.length, 1, 'a logo in line is written as TX embeds one');
+    const floating = docx(p(picture('logo', 20, 20).replace(/<wp:inline>([\s\S]*)<\/wp:inline>/, '<wp:anchor>$1</wp:anchor>')));
+    const withFloating = await merge('returnFormat=TX', { mergeData: [{}], template: b64(floating) });
+    assert.equal(withFloating.status, 400);
+    assert.match(message(withFloating), /returnFormat TX cannot hold pictures that are not in line with the text; choose DOCX/);
   });
 
   it('marks every test run, a minimal DOCX without section properties too: DOCX and PDF (issue 48)', async () => {

@@ -836,6 +836,21 @@ describe('a DOCX written as TX', () => {
     }
   });
 
+  it('writes a picture in line with the text as TX embeds one: its type, its size in the document, scaled 100 %', () => {
+    const withLogo = docx(p(run('Logo: '), picture('logo', 96, 48)));
+    const tx = writeTx(docxToTx(withLogo));
+    const doc = readTx(tx);
+    assert.equal(doc.text, 'Logo: \u0001');
+    // 96 x 48 px at 96 dpi: 1440 x 720 twips.
+    assert.deepEqual(said(doc.pictures), [
+      { type: 'png', data: `<${doc.pictures![0]!.data.length} bytes>`, width: 1440, height: 720, scaleX: 100, scaleY: 100 },
+    ]);
+    const placeholder = Buffer.from(unzipSync(withLogo)['word/media/placeholder.png']!);
+    assert.ok(Buffer.from(doc.pictures![0]!.data).equals(placeholder), 'the image as the DOCX has it');
+    assert.match(partXml(txToDocx(doc)), /<wp:extent cx="914400" cy="457200"\/>/);
+    assert.ok(writeTx(doc).equals(tx), 'read back and written again, the same file');
+  });
+
   it('writes what the DOCX does not say as TX writes it: its style sheet, code page and record defaults', () => {
     const tx = writeTx(docxToTx(docx(p(run('Hello')))));
     assert.ok(tx.includes(Buffer.from('[Normal]', 'utf16le')), "TX's style sheet");
@@ -872,7 +887,11 @@ describe('a DOCX written as TX', () => {
     assert.deepEqual(look('Body'), { face: 'Calibri', halfPoints: 22, bold: false, italic: true, underline: false, strike: false });
     assert.equal(doc.paraFormats[doc.paragraphs[0]!.format]!.alignment, 'center');
     const refused: [string, RegExp][] = [
-      [p(picture('logo', 10, 10)), /pictures, charts and embedded objects/],
+      [
+        p(picture('logo', 10, 10).replace(/<wp:inline>([\s\S]*)<\/wp:inline>/, '<wp:anchor>$1</wp:anchor>')),
+        /pictures that are not in line with the text/,
+      ],
+      [p(picture('chart', 10, 10).replace('drawingml/2006/picture', 'drawingml/2006/chart')), /pictures, charts and embedded objects/],
       [p('<w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr></w:pPr>', run('x')), /numbered or bulleted lists/],
       [p('<w:pPr><w:ind w:left="720"/></w:pPr>', run('x')), /paragraph indents/],
       [table(row(`<w:tc><w:tcPr><w:gridSpan w:val="2"/></w:tcPr>${p(run('x'))}</w:tc>`)), /merged table cells/],

@@ -23,12 +23,13 @@ import type {
   TxPage,
   TxParaFormat,
   TxParagraph,
+  TxPicture,
   TxRegion,
   TxRun,
   TxStory,
   TxTable,
 } from './read.js';
-import { isLinkAddress } from './read.js';
+import { isLinkAddress, pictureTypeOf } from './read.js';
 
 export class TxOutputError extends InputError {
   constructor(what: string) {
@@ -38,6 +39,19 @@ export class TxOutputError extends InputError {
 
 const REL_HEADER = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/header';
 const REL_FOOTER = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer';
+const REL_IMAGE = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/image';
+const PICTURE_URI = 'http://schemas.openxmlformats.org/drawingml/2006/picture';
+
+/** The first element of this name under `node`, depth first. */
+function descendant(node: XmlElement, name: string): XmlElement | undefined {
+  for (const item of node.children) {
+    if (item.kind !== 'element') continue;
+    if (item.name === name) return item;
+    const found = descendant(item, name);
+    if (found) return found;
+  }
+  return undefined;
+}
 /** A relative address as TX keeps it: Word escapes its spaces (formats/tx/docx.ts). */
 const decodeRelative = (address: string): string => (/^[a-z][a-z0-9+.-]*:/i.test(address) ? address : address.replace(/%20/g, ' '));
 
@@ -263,6 +277,7 @@ class StoryBuilder {
   readonly marks: TxMark[] = [];
   readonly changes: TxChange[] = [];
   readonly regions: TxRegion[] = [];
+  readonly pictures: TxPicture[] = [];
   private readonly openRegions = new Map<number, number>();
   private readonly formatKeys = new Map<string, number>();
   private readonly paraKeys = new Map<string, number>();
@@ -278,6 +293,7 @@ class StoryBuilder {
     private readonly styles: Styles,
     private readonly links: Map<string, string>,
     private readonly fieldIds: { next: number },
+    private readonly pictureBytes: (id: string) => Uint8Array | undefined = () => undefined,
   ) {}
 
   story(): TxStory {
@@ -296,6 +312,7 @@ class StoryBuilder {
       marks: this.marks,
       ...(this.changes.length ? { changes: this.changes } : {}),
       ...(this.regions.length ? { regions: this.regions } : {}),
+      ...(this.pictures.length ? { pictures: this.pictures } : {}),
     };
   }
 
@@ -328,6 +345,27 @@ class StoryBuilder {
     if (format.tabs.length + (format.rightTabs?.length ?? 0) > 14) throw new TxOutputError('more than 14 tab stops in a paragraph');
     if (format.lineSpacing < 10 || format.lineSpacing > 1000) throw new TxOutputError(`a line spacing of ${format.lineSpacing} %`);
     return intern(this.paraFormats, this.paraKeys, format);
+  }
+
+  /**
+   * A picture in line with the text (wp:inline, a DrawingML picture of a type TX embeds): one
+   * U+0001 character and its record, at its size in the document (TX's own size, scaled 100 %).
+   * A floating picture, a chart or another object is a 400 naming it.
+   */
+  private drawing(drawing: XmlElement, look: RunLook): void {
+    const inline = child(drawing, 'wp:inline');
+    if (!inline) throw new TxOutputError('pictures that are not in line with the text');
+    const data = descendant(inline, 'a:graphicData');
+    if (!data || val(data, 'uri') !== PICTURE_URI) throw new TxOutputError('pictures, charts and embedded objects');
+    const blip = descendant(data, 'a:blip');
+    const bytes = blip ? this.pictureBytes(val(blip, 'r:embed') ?? '') : undefined;
+    const type = bytes ? pictureTypeOf(bytes) : undefined;
+    if (!bytes || !type) throw new TxOutputError('pictures of this type (only PNG, JPEG, GIF, BMP, EMF and WMF in line with the text)');
+    const extent = child(inline, 'wp:extent');
+    const [width, height] = [val(extent, 'cx'), val(extent, 'cy')].map((emu) => Math.round(number(emu) / 635));
+    if (!width || !height || width > 0xffff || height > 0xffff) throw new TxOutputError(`a picture of ${width} x ${height} twips`);
+    this.pictures.push({ type, data: bytes, width, height, scaleX: 100, scaleY: 100 });
+    this.append('\u0001', look);
   }
 
   /** Text with the look of its run, joined to the run before when they look alike. */
@@ -554,6 +592,8 @@ class StoryBuilder {
           this.append('\u000b', look);
           break;
         case 'w:drawing':
+          this.drawing(item, look);
+          break;
         case 'w:pict':
         case 'w:object':
           throw new TxOutputError('pictures, charts and embedded objects');
@@ -644,6 +684,11 @@ export function docxToTx(docx: Uint8Array): TxDocument {
   const protection = /<w:documentProtection\b[^>]*\bw:enforcement="(?:1|true|on)"/.exec(pkg.text('word/settings.xml') ?? '');
   if (protection) throw new TxOutputError('document protection (editing restrictions)');
   const fieldIds = { next: 1 };
+  /** A part's pictures by relationship id: the image parts it embeds. */
+  const picturesOf = (part: string) => (id: string) => {
+    const rel = pkg.relationships(part).find((r) => r.id === id && !r.external && r.type === REL_IMAGE);
+    return rel ? pkg.parts.get(OoxmlPackage.resolve(part, rel.target)) : undefined;
+  };
   const linksOf = (part: string) =>
     new Map(
       pkg
@@ -685,12 +730,12 @@ export function docxToTx(docx: Uint8Array): TxDocument {
     const name = path.posix.join(path.posix.dirname(main), rel.target);
     const content = pkg.text(name);
     if (!content) return undefined;
-    const builder = new StoryBuilder(styles, linksOf(name), fieldIds);
+    const builder = new StoryBuilder(styles, linksOf(name), fieldIds, picturesOf(name));
     builder.blocks(parseXml(content, name).root.children, true);
     return builder.story();
   };
 
-  const builder = new StoryBuilder(styles, linksOf(main), fieldIds);
+  const builder = new StoryBuilder(styles, linksOf(main), fieldIds, picturesOf(main));
   builder.blocks(body?.children ?? [], true);
   const header = part('header', 'default');
   const footer = part('footer', 'default');

@@ -819,6 +819,11 @@ const PICTURE_TYPES: Record<string, (data: Uint8Array) => boolean> = {
     (d[0] === 0xd7 && d[1] === 0xcd && d[2] === 0xc6 && d[3] === 0x9a) ||
     ((d[0] === 1 || d[0] === 2) && d[1] === 0 && d[2] === 9 && d[3] === 0),
 };
+/** TX's name for an image's type, by its bytes (PNG, JPEG, GIF, BMP, EMF, WMF), or undefined. */
+export function pictureTypeOf(data: Uint8Array): string | undefined {
+  return Object.entries(PICTURE_TYPES).find(([, check]) => data.length >= 44 && check(data))?.[0];
+}
+
 function readPicture(c: Cursor): TxPicture {
   const kept = c.peek(PICTURE_RECORD + 6, 'a picture');
   const record = c.part(PICTURE_RECORD, 'a picture');
