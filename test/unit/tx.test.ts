@@ -815,6 +815,10 @@ describe('a DOCX written as TX', () => {
     ['a link to a place', twinWithLink('txmb_item', 'place')],
     ['editable regions for everyone', txWithRegions([{ start: 2, end: 12, id: 1 }])],
     ['a first page of its own', txWithStories(0x0f)],
+    ['a text form field', txWithFormField('text', 'Name')],
+    ['a drop-down form field', txWithFormField('dropdown', 'Travelers', { items: ['1', '2', '3'] })],
+    ['a date form field', txWithFormField('date', 'Arrival')],
+    ['a picture', txWithPicture(png(8, 8), 2, { width: 1440, height: 720, scaleX: 100, scaleY: 100 })],
     ['the find-and-replace template', fixture('test_find_and_replace.tx')],
     ['the SDK invoice (nested tables, a block over rows, the footer box)', fixture('test_template.tx')],
     [
@@ -898,6 +902,14 @@ describe('a DOCX written as TX', () => {
       [p('<w:del w:id="1" w:author="A"><w:r><w:delText>x</w:delText></w:r></w:del>'), /tracked deletions/],
       [p('<w:r><w:footnoteReference w:id="1"/></w:r>'), /footnotes and endnotes/],
       [p('<w:permStart w:id="3" w:ed="someone@example.com"/>', run('x'), '<w:permEnd w:id="3"/>'), /editable ranges for named users/],
+      [
+        p(
+          '<w:r><w:fldChar w:fldCharType="begin"><w:ffData><w:name w:val="Ok"/><w:enabled/><w:calcOnExit w:val="0"/><w:checkBox><w:sizeAuto/><w:default w:val="0"/></w:checkBox></w:ffData></w:fldChar></w:r>' +
+            '<w:r><w:instrText> FORMCHECKBOX </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r>',
+        ),
+        /check box form fields/,
+      ],
+      [p('<w:sdt><w:sdtPr><w:text/></w:sdtPr><w:sdtContent>', run('x'), '</w:sdtContent></w:sdt>'), /content controls/],
     ];
     // Measures and counts TX's fields cannot hold are a 400 too, not a crash.
     const longText = 'x'.repeat(70_000);

@@ -19,6 +19,7 @@ import type {
   TxCharFormat,
   TxDocument,
   TxField,
+  TxFormField,
   TxMark,
   TxPage,
   TxParaFormat,
@@ -40,6 +41,12 @@ export class TxOutputError extends InputError {
 const REL_HEADER = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/header';
 const REL_FOOTER = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer';
 const REL_IMAGE = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/image';
+/** Word's legacy form fields by instruction, as TX's kinds. */
+const FORM_INSTRUCTIONS: Record<string, TxFormField['kind'] | 'checkbox'> = {
+  FORMTEXT: 'text',
+  FORMDROPDOWN: 'dropdown',
+  FORMCHECKBOX: 'checkbox',
+};
 const PICTURE_URI = 'http://schemas.openxmlformats.org/drawingml/2006/picture';
 
 /** The first element of this name under `node`, depth first. */
@@ -284,7 +291,7 @@ class StoryBuilder {
   private readonly cellKeys = new Map<string, number>();
   private readonly openMarks = new Map<string, { name: string; start: number }>();
   /** The field being read: its instruction until `separate`, then its result's runs carry its id. */
-  private field: { id: number; instruction: string; result: boolean } | undefined;
+  private field: { id: number; instruction: string; result: boolean; start?: number; form?: XmlElement } | undefined;
   private link: number | undefined;
   private insertion: { start: number; time: Date } | undefined;
   private lastLook: { format: number; colour: Colour; background: Colour } | undefined;
@@ -523,6 +530,17 @@ class StoryBuilder {
       case 'w:moveFrom':
       case 'w:moveTo':
         throw new TxOutputError('tracked deletions and moves (only insertions)');
+      case 'w:sdt': {
+        // A date content control: TX's date form field (what formats/tx/docx.ts writes for one).
+        const properties = child(node, 'w:sdtPr');
+        if (!child(properties, 'w:date') || this.field || this.link !== undefined) throw new TxOutputError('content controls');
+        const id = this.fieldIds.next++;
+        const name = val(child(properties, 'w:alias')) ?? val(child(properties, 'w:tag')) ?? '';
+        this.formCharacter(id, undefined, { kind: 'date', items: [] }, name);
+        const look = runLook(child(properties, 'w:rPr'));
+        this.runs[this.runs.length - 1]!.format = this.charFormat({ ...base, ...look });
+        return;
+      }
       default:
         throw new TxOutputError(`${node.name.replace(/^w:/, '')} elements in paragraphs`);
     }
@@ -541,6 +559,8 @@ class StoryBuilder {
     this.field = undefined;
     const tokens = instructionTokens(field.instruction);
     if (!tokens.length) return;
+    const kind = FORM_INSTRUCTIONS[tokens[0]!.toUpperCase()];
+    if (kind && field.form) return this.formField(field.id, field.start ?? this.text.length, kind, field.form);
     if (!this.runs.some((run) => run.field === field.id)) {
       // TX keeps a field only with text: an empty result shows its name.
       this.field = { ...field, result: true };
@@ -549,6 +569,33 @@ class StoryBuilder {
     }
     const merge = tokens[0]!.toUpperCase() === 'MERGEFIELD';
     this.fields.set(field.id, { ...(merge && tokens[1] ? { name: tokens[1] } : {}), instruction: tokens });
+  }
+
+  /**
+   * A Word form field as TX's (one U+0002 character, formats/tx/read.ts): its result, read as runs,
+   * gives way to the character; its name and a drop-down's entries are kept. A check box has no
+   * TX equivalent seen.
+   */
+  private formField(id: number, start: number, kind: TxFormField['kind'] | 'checkbox', data: XmlElement): void {
+    if (kind === 'checkbox') throw new TxOutputError('check box form fields');
+    const look = this.runs.find((run) => run.field === id) ?? this.runs[this.runs.length - 1];
+    while (this.runs.length && this.runs[this.runs.length - 1]!.field === id) this.runs.pop();
+    const last = this.runs[this.runs.length - 1];
+    if (last && last.end > start) last.end = start;
+    this.text = this.text.slice(0, start);
+    const items = children(child(data, 'w:ddList'), 'w:listEntry').map((entry) => val(entry) ?? '');
+    const name = val(child(data, 'w:name')) ?? '';
+    this.formCharacter(id, look, { kind, items }, name);
+  }
+
+  /** The one character of a TX form field, in the look of the run it stands for. */
+  private formCharacter(id: number, look: TxRun | undefined, form: TxFormField, name: string): void {
+    const format = look ? { ...this.charFormats[look.format]!, colour: look.colour, background: look.background } : {};
+    const field = this.field;
+    this.field = { id, instruction: '', result: true };
+    this.append('\u0002', format);
+    this.field = field;
+    this.fields.set(id, { instruction: [], ...(name ? { name } : {}), form });
   }
 
   private run(node: XmlElement, base: RunLook): void {
@@ -574,7 +621,8 @@ class StoryBuilder {
           const type = val(item, 'w:fldCharType');
           if (type === 'begin') {
             if (this.field || this.link !== undefined) throw new TxOutputError('fields inside fields');
-            this.field = { id: this.fieldIds.next++, instruction: '', result: false };
+            const form = child(item, 'w:ffData');
+            this.field = { id: this.fieldIds.next++, instruction: '', result: false, start: this.text.length, ...(form ? { form } : {}) };
           } else if (type === 'separate' && this.field) this.field.result = true;
           else if (type === 'end' && this.field) this.endField();
           break;
