@@ -431,44 +431,75 @@ export function txWithParagraphFormat(change: { flags?: number; tab?: { kind: nu
 }
 
 /**
+ * The find-and-replace template with fields of no text before characters of its text (runs of
+ * length 0, as TextControl's samples have them): each with its run kind and one property record
+ * (`kind`, a UTF-16 payload), the text's run split around them.
+ */
+function txWithEmptyFields(fields: { at: number; code: number; property: number; value: string }[]): Buffer {
+  const { file, block, formatting } = findAndReplaceBlock();
+  const textLength = file.readUInt16LE(0x0e);
+  const run = file.subarray(block + FR.runs, block + FR.runs + 20);
+  const runExtra = file.subarray(block + FR.runExtras, block + FR.runExtras + 18);
+  const record = (position: number, length: number, field: number, code: number) => {
+    const r = Buffer.from(run);
+    r.writeUInt16LE(position, 2);
+    r.writeUInt32LE(length, 4);
+    r.writeUInt16LE(field, 12);
+    r.writeUInt16LE(code, 14);
+    return r;
+  };
+  const sorted = [...fields].sort((a, b) => a.at - b.at);
+  const runs: Buffer[] = [];
+  let from = 0;
+  sorted.forEach((field, i) => {
+    if (field.at > from) runs.push(record(from + 1, field.at - from, 0, 0));
+    runs.push(record(field.at + 1, 0, i + 1, field.code));
+    from = field.at;
+  });
+  runs.push(record(from + 1, textLength - from, 0, 0));
+  const properties = sorted.map((field, i) => {
+    const payload = Buffer.from(field.value, 'utf16le');
+    const head = Buffer.alloc(14);
+    head.writeUInt16LE(i + 1, 0);
+    head.writeUInt16LE(field.property, 2);
+    head.writeUInt32LE(payload.length, 10);
+    return Buffer.concat([head, payload]);
+  });
+  const copy = Buffer.concat([
+    file.subarray(0, block + FR.runs),
+    ...runs,
+    file.subarray(block + FR.runs + 20, block + FR.afterRecords),
+    ...properties,
+    file.subarray(block + FR.afterRecords, block + FR.runExtras),
+    ...runs.slice(1).map(() => runExtra),
+    file.subarray(block + FR.runExtras, block + formatting),
+    file.subarray(block + formatting),
+  ]);
+  copy.writeUInt16LE(runs.length, block);
+  copy.writeUInt16LE(properties.length, block + 14);
+  const added = 20 * (runs.length - 1) + properties.reduce((n, p) => n + p.length, 0) + 18 * (runs.length - 1);
+  copy.writeUInt32LE(formatting + added, block - 4);
+  return copy;
+}
+
+/**
  * The find-and-replace template with a page number (run field type 3) or page count (type 9)
  * field before its character `at`: a run of no text, as TextControl's Parallel sample has them in
  * its footers, and the field's one empty property of the type's number.
  */
 export function txWithPageField(page: 'number' | 'count', at = 12): Buffer {
-  const { file, block, formatting } = findAndReplaceBlock();
-  const textLength = file.readUInt16LE(0x0e);
-  const run = file.subarray(block + FR.runs, block + FR.runs + 20);
-  const runExtra = file.subarray(block + FR.runExtras, block + FR.runExtras + 18);
   const type = page === 'number' ? 3 : 9;
-  const runs = [
-    [1, at, 0, 0],
-    [at + 1, 0, 1, type << 8],
-    [at + 1, textLength - at, 0, 0],
-  ].map(([position, length, field, code]) => {
-    const r = Buffer.from(run);
-    r.writeUInt16LE(position!, 2);
-    r.writeUInt32LE(length!, 4);
-    r.writeUInt16LE(field!, 12);
-    r.writeUInt16LE(code!, 14);
-    return r;
-  });
-  const property = Buffer.alloc(14);
-  property.writeUInt16LE(1, 0);
-  property.writeUInt16LE(type, 2);
-  const copy = Buffer.concat([
-    file.subarray(0, block + FR.runs),
-    ...runs,
-    file.subarray(block + FR.runs + 20, block + FR.afterRecords),
-    property,
-    file.subarray(block + FR.afterRecords, block + FR.runExtras),
-    runExtra,
-    runExtra,
-    file.subarray(block + FR.runExtras, block + formatting),
-    file.subarray(block + formatting),
+  return txWithEmptyFields([{ at, code: type << 8, property: type, value: '' }]);
+}
+
+/**
+ * The find-and-replace template with a merge block marked as older TX versions mark one
+ * (TextControl's MailMerge.WebAPI sample): `BlockStart_name` and `BlockEnd_name` fields of no text
+ * (run field kind 0x0401, the name as property 4) at `start` and `end`.
+ */
+export function txWithBlockFields(name: string, start: number, end: number): Buffer {
+  return txWithEmptyFields([
+    { at: start, code: 0x0401, property: 4, value: `BlockStart_${name}\0` },
+    { at: end, code: 0x0401, property: 4, value: `BlockEnd_${name}\0` },
   ]);
-  copy.writeUInt16LE(3, block);
-  copy.writeUInt16LE(1, block + 14);
-  copy.writeUInt32LE(formatting + 40 + 14 + 36, block - 4);
-  return copy;
 }

@@ -25,6 +25,7 @@ import {
   txWithoutNames,
   txWithFormField,
   txWithLineSpacing,
+  txWithBlockFields,
   txWithPageField,
   txWithParagraphFormat,
   txWithStories,
@@ -203,7 +204,7 @@ describe('the TX reader', () => {
     const firstTab = block + 18 + 20 * counts[0]! + 50 * counts[1]! + 6 * counts[2]! + 20;
     const kind = Buffer.from(twin);
     kind.writeUInt8(2, firstTab);
-    assert.throws(() => readTx(kind), /tab stops of kind 2 \(not left- or right-aligned\)/);
+    assert.throws(() => readTx(kind), /tab stops of kind 2 at \d+ \(not left, decimal or at the right margin\)/);
     const order = Buffer.from(twin);
     order.writeUInt16LE(5000, firstTab + 1);
     assert.throws(() => readTx(order), /damaged or truncated \(the tab stops\)/);
@@ -394,6 +395,29 @@ describe('the TX reader', () => {
     assert.throws(() => readTx(stray), /damaged or truncated/);
   });
 
+  it('reads merge blocks marked by BlockStart_ and BlockEnd_ fields (older TX) as txmb_ blocks', () => {
+    const tx = txWithBlockFields('item', 2, 28);
+    const doc = readTx(tx);
+    assert.equal(doc.text, readTx(fixture('test_find_and_replace.tx')).text, 'no text of their own');
+    assert.deepEqual(
+      [...doc.fields.values()].map((field) => field.block),
+      ['BlockStart_item', 'BlockEnd_item'],
+    );
+    const docx = txToDocx(doc);
+    assert.match(
+      partXml(docx),
+      /<w:bookmarkStart w:id="(\d+)" w:name="txmb_item"\/><w:r>.*%%FIELD1%% -- hello world\..*<w:bookmarkEnd w:id="\1"\/>/,
+    );
+    assert.deepEqual(wordProblems(docx), []);
+    assert.deepEqual(
+      checkedCompile(docx).info.mergeBlocks.map((block) => block.name),
+      ['item'],
+    );
+    assert.ok(writeTx(doc).equals(tx), 'written back as it was');
+    // A start without its end is no block; a field of this type with another name is refused by name.
+    assert.doesNotMatch(partXml(txToDocx(readTx(txWithBlockFields('item', 2, 2)))), /txmb_item/);
+  });
+
   it('reads right-aligned tab stops (kind 5; at 0: the right margin) and lines kept together (flag 0x01)', () => {
     const right = readTx(txWithParagraphFormat({ tab: { kind: 5, position: 0 } }));
     assert.deepEqual(right.paraFormats[0]!.rightTabs, [0]);
@@ -401,7 +425,7 @@ describe('the TX reader', () => {
     const textWidth = right.page.width - right.page.margins[0] - right.page.margins[2];
     assert.match(xml, new RegExp(`<w:tab w:val="right" w:pos="${textWidth}"/>`));
     assert.ok(writeTx(right).equals(txWithParagraphFormat({ tab: { kind: 5, position: 0 } })));
-    assert.deepEqual(readTx(writeTx(docxToTx(txToDocx(right)))).paraFormats[0]!.rightTabs, [textWidth]);
+    assert.deepEqual(readTx(writeTx(docxToTx(txToDocx(right)))).paraFormats[0]!.rightTabs, [0], 'back at the margin');
     const together = readTx(txWithParagraphFormat({ flags: 0x4029 }));
     assert.deepEqual(
       [together.paraFormats[0]!.alignment, together.paraFormats[0]!.keepNext, together.paraFormats[0]!.keepLines],
@@ -756,6 +780,7 @@ describe('the TX writer', () => {
     ['a spreadsheet table', txWithSheet(Buffer.from('0100000000000000', 'hex'))],
     ['four header and footer streams', txWithStories(0x0f)],
     ['a page count field', txWithPageField('count')],
+    ['merge block fields', txWithBlockFields('item', 2, 28)],
     ['a right tab stop at the margin', txWithParagraphFormat({ tab: { kind: 5, position: 0 } })],
     ['the find-and-replace template', fixture('test_find_and_replace.tx')],
     ['the SDK invoice (footer text box, nested tables, marks)', fixture('test_template.tx')],

@@ -13,6 +13,26 @@ import { isLink } from './read.js';
 const A_NS = 'http://schemas.openxmlformats.org/drawingml/2006/main';
 const PIC_NS = 'http://schemas.openxmlformats.org/drawingml/2006/picture';
 
+/**
+ * Merge blocks marked as older TX versions mark them, by a `BlockStart_name` and a `BlockEnd_name`
+ * field of no text: the same block as a `txmb_name` mark (a bookmark; over whole rows, a row block).
+ * A start without its end is no block.
+ */
+function blockMarks(doc: TxStory): Range[] {
+  const at = (name: string) => {
+    const fields = [...doc.fields].filter(([, field]) => field.block === name).map(([id]) => id);
+    return doc.runs.find((run) => fields.includes(run.field))?.start;
+  };
+  const blocks: Range[] = [];
+  for (const field of doc.fields.values()) {
+    const name = /^BlockStart_(.+)$/.exec(field.block ?? '')?.[1];
+    const start = name === undefined ? undefined : at(`BlockStart_${name}`);
+    const end = name === undefined ? undefined : at(`BlockEnd_${name}`);
+    if (name !== undefined && start !== undefined && end !== undefined && end > start) blocks.push({ name: `txmb_${name}`, start, end });
+  }
+  return blocks;
+}
+
 /** A range the writer marks: a bookmark (a block, or a link target of no length), or a permission range (an editable region's id). */
 type Range = Pick<TxMark, 'name' | 'start' | 'end'> & { permission?: number };
 
@@ -114,7 +134,8 @@ class Writer {
     const targets = (doc.targets ?? []).map(({ name, position }) => ({ name, start: position, end: position }));
     // An editable region is a permission range for everyone.
     const regions = (doc.regions ?? []).map(({ start, end, id }) => ({ name: '', start, end, permission: id }));
-    for (const mark of [...doc.marks, ...targets, ...regions]) {
+    const blocks = blockMarks(doc);
+    for (const mark of [...doc.marks, ...blocks, ...targets, ...regions]) {
       add(this.marksFrom, mark.start, mark);
       add(this.marksTo, mark.end, mark);
     }
@@ -127,7 +148,7 @@ class Writer {
         ends.add(table.cells[(row + 1) * table.columns - 1]!.end);
       }
       this.rows.set(table, { starts, ends });
-      for (const mark of doc.marks) if (starts.has(mark.start) && ends.has(mark.end)) this.rowMarks.add(mark);
+      for (const mark of [...doc.marks, ...blocks]) if (starts.has(mark.start) && ends.has(mark.end)) this.rowMarks.add(mark);
     }
   }
 
@@ -262,9 +283,10 @@ class Writer {
           : ` w:line="${Math.round(format.lineSpacing * 2.4)}" w:lineRule="auto"`;
     // CT_PPrBase's order: keepNext, keepLines, framePr, tabs, spacing, jc.
     const keepNext = (format.keepNext ? '<w:keepNext/>' : '') + (format.keepLines ? '<w:keepLines/>' : '');
-    // Left stops when they are not the document's one grid; right stops always (0: the right margin).
+    // Left stops when they are not the document's one grid; decimal and right stops always (right at 0: the right margin).
     const tabStops = [
       ...(this.options.tabs ? format.tabs.map((pos) => ['left', pos] as const) : []),
+      ...(format.decimalTabs ?? []).map((pos) => ['decimal', pos] as const),
       ...(format.rightTabs ?? []).map((pos) => ['right', pos === 0 ? (this.options.textWidth ?? pos) : pos] as const),
     ];
     const tabs = tabStops.length

@@ -130,6 +130,7 @@ interface ParaLook {
   atLeast?: number;
   tabs?: number[];
   rightTabs?: number[];
+  decimalTabs?: number[];
   keepLines?: boolean;
 }
 
@@ -175,8 +176,12 @@ function paraLook(pPr: XmlElement | undefined): ParaLook {
   const tabs = child(pPr, 'w:tabs');
   if (tabs) {
     const stops = children(tabs, 'w:tab').filter((tab) => val(tab) !== 'clear');
-    if (stops.some((tab) => !['left', 'start', 'right', 'end'].includes(val(tab) ?? '') || (val(tab, 'w:leader') ?? 'none') !== 'none'))
-      throw new TxOutputError('tab stops other than plain left and right ones');
+    if (
+      stops.some(
+        (tab) => !['left', 'start', 'right', 'end', 'decimal'].includes(val(tab) ?? '') || (val(tab, 'w:leader') ?? 'none') !== 'none',
+      )
+    )
+      throw new TxOutputError('tab stops other than plain left, decimal and right ones');
     const at = (aligns: string[]) =>
       stops
         .filter((tab) => aligns.includes(val(tab) ?? ''))
@@ -186,6 +191,9 @@ function paraLook(pPr: XmlElement | undefined): ParaLook {
     const right = at(['right', 'end']);
     if (right.length) look.rightTabs = right;
     else delete look.rightTabs;
+    const decimal = at(['decimal']);
+    if (decimal.length) look.decimalTabs = decimal;
+    else delete look.decimalTabs;
   }
   return look;
 }
@@ -345,11 +353,13 @@ class StoryBuilder {
       ...(look.atLeast !== undefined ? { atLeast: look.atLeast } : {}),
       tabs: look.tabs ?? [],
       ...(look.rightTabs?.length ? { rightTabs: look.rightTabs } : {}),
+      ...(look.decimalTabs?.length ? { decimalTabs: look.decimalTabs } : {}),
     };
     if (look.keepLines) format.keepLines = true;
     if (format.atLeast !== undefined && (format.atLeast < 1 || format.atLeast > 0x7fff))
       throw new TxOutputError(`a line height of at least ${format.atLeast} twips`);
-    if (format.tabs.length + (format.rightTabs?.length ?? 0) > 14) throw new TxOutputError('more than 14 tab stops in a paragraph');
+    if (format.tabs.length + (format.rightTabs?.length ?? 0) + (format.decimalTabs?.length ?? 0) > 14)
+      throw new TxOutputError('more than 14 tab stops in a paragraph');
     if (format.lineSpacing < 10 || format.lineSpacing > 1000) throw new TxOutputError(`a line spacing of ${format.lineSpacing} %`);
     return intern(this.paraFormats, this.paraKeys, format);
   }
@@ -785,14 +795,26 @@ export function docxToTx(docx: Uint8Array): TxDocument {
 
   const builder = new StoryBuilder(styles, linksOf(main), fieldIds, picturesOf(main));
   builder.blocks(body?.children ?? [], true);
+  // TX's right stop stands at the right margin (kind 5 at 0): a right stop elsewhere has no TX form seen.
+  const textWidth = page.width - page.margins[0] - page.margins[2];
+  const atMargin = (story: TxStory | undefined) => {
+    for (const format of story?.paraFormats ?? []) {
+      if (!format.rightTabs) continue;
+      if (format.rightTabs.some((pos) => pos !== textWidth))
+        throw new TxOutputError('right-aligned tab stops other than at the right margin');
+      format.rightTabs = [0];
+    }
+    return story;
+  };
   const header = part('header', 'default');
   const footer = part('footer', 'default');
   // A first page of its own (w:titlePg): its header and footer, empty where Word shows none.
   const empty = () => new StoryBuilder(styles, new Map(), fieldIds).story();
   const firstHeader = titlePg ? (part('header', 'first') ?? (header ? empty() : undefined)) : undefined;
   const firstFooter = titlePg ? (part('footer', 'first') ?? (footer ? empty() : undefined)) : undefined;
+  for (const story of [header, footer, firstHeader, firstFooter]) atMargin(story);
   return {
-    ...builder.story(),
+    ...atMargin(builder.story())!,
     page,
     ...(header ? { header } : {}),
     ...(footer ? { footer } : {}),

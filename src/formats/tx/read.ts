@@ -65,8 +65,10 @@ export interface TxParaFormat {
   atLeast?: number;
   /** Left-aligned tab stops, in twips from the paragraph's left edge, ascending. */
   tabs: number[];
-  /** Right-aligned tab stops, in twips; 0 stands for the right margin. */
+  /** Right-aligned tab stops: 0, the right margin, is the only one seen (kind 5). */
   rightTabs?: number[];
+  /** Decimal tab stops, in twips (kind 4). */
+  decimalTabs?: number[];
   /** The record as TX wrote it: what the model does not say is written back from it (formats/tx/write.ts). */
   kept?: Uint8Array;
   /** The format's extended record in the block's tail. */
@@ -118,6 +120,8 @@ export interface TxField {
   form?: TxFormField;
   /** The page's number or the document's page count, drawn by TX where its run (of no text) is. */
   page?: 'number' | 'count';
+  /** A merge block's start or end, as older TX versions mark one: `BlockStart_name`, `BlockEnd_name` (a run of no text). */
+  block?: string;
   /** The field's property records as TX wrote them, in their order. */
   kept?: Uint8Array[];
 }
@@ -356,6 +360,13 @@ const WORD_FIELD = 0x071a;
  * its flags (0x9a and 0x1a in the SDK files, 0x80 and 0x00 in TextControl's Parallel sample).
  */
 const isWordField = (kind: number): boolean => kind >> 8 === 0x07;
+/**
+ * Type 4: a merge block's start or end (TextControl's MailMerge.WebAPI sample: `BlockStart_item`,
+ * `BlockEnd_item` as property 4, runs of no text), as older TX versions mark blocks.
+ */
+const isBlockField = (kind: number): boolean => kind >> 8 === 0x04;
+const BLOCK_FIELD = 0x0401;
+const BLOCK_NAME = /^Block(Start|End)_(.+)$/;
 const HYPERLINK = 0x0110;
 /** A link to a place in the document (its target's name is property 2). */
 const PLACE_LINK = 0x0210;
@@ -866,10 +877,18 @@ function readRuns(c: Cursor, count: number, fontCount: number, length: number): 
     const background = c.u32('a run');
     // Runs tile the text exactly, in order.
     // An empty header or footer has one empty run.
-    const empty = runLength === 0 && !(length === 0 && count === 1) && !PAGE_KINDS[kind];
+    const empty = runLength === 0 && !(length === 0 && count === 1) && !PAGE_KINDS[kind] && !isBlockField(kind);
     if (position !== next || empty || format < 1 || format > fontCount) throw damaged('the character runs do not tile the text');
     next = position + runLength;
-    if (field !== 0 && !isWordField(kind) && kind !== HYPERLINK && kind !== PLACE_LINK && !FORM_KINDS[kind] && !PAGE_KINDS[kind]) {
+    if (
+      field !== 0 &&
+      !isWordField(kind) &&
+      !isBlockField(kind) &&
+      kind !== HYPERLINK &&
+      kind !== PLACE_LINK &&
+      !FORM_KINDS[kind] &&
+      !PAGE_KINDS[kind]
+    ) {
       const what = FIELD_KINDS[kind];
       throw new TxError(
         what
@@ -941,7 +960,8 @@ function readParagraphs(c: Cursor, count: number, formatCount: number, text: str
 }
 
 const TAB_STOPS = 14;
-const RIGHT_TAB = 5;
+const DECIMAL_TAB = 4;
+const MARGIN_TAB = 5;
 const UNUSED_TAB = 0x7fff;
 const ALIGNMENT = 0xc000;
 const KEEP_NEXT = 0x0008;
@@ -958,20 +978,29 @@ function readParaFormat(c: Cursor): TxParaFormat {
   const spaceAfter = c.u16('a paragraph format');
   const lineSpacing = c.u16('a paragraph format');
   c.skip(6, 'a paragraph format');
-  // Fourteen tab stops, as TX keeps them: a kind (1 left, 5 right) and a position; 32767 marks an unused one.
+  // Fourteen tab stops, as TX keeps them: a kind (1 left, 4 decimal, 5 right at the right margin)
+  // and a position; 32767 marks an unused one.
   const tabs: number[] = [];
   const rightTabs: number[] = [];
+  const decimalTabs: number[] = [];
   for (let i = 0; i < TAB_STOPS; i++) {
     const kind = c.u8('a tab stop');
     const position = c.u16('a tab stop');
     if (position === UNUSED_TAB) continue;
-    if (kind === RIGHT_TAB) {
-      // The Parallel sample's footers: one right stop at 0, their page numbers at the right margin.
-      if (position > 31680) throw damaged('the tab stops');
+    if (kind === MARGIN_TAB && position === 0) {
+      // The Parallel sample's footers: page numbers at the right margin.
       rightTabs.push(position);
       continue;
     }
-    if (kind !== 1) throw new TxError(`tab stops of kind ${kind} (not left- or right-aligned) in TX documents are not supported yet.`);
+    if (kind === DECIMAL_TAB && position > 0 && position <= 31680) {
+      // TextControl's MailMerge.WebAPI sample: a price column.
+      decimalTabs.push(position);
+      continue;
+    }
+    if (kind !== 1)
+      throw new TxError(
+        `tab stops of kind ${kind} at ${position} (not left, decimal or at the right margin) in TX documents are not supported yet.`,
+      );
     // A stop may repeat the one before it (TextControl's Parallel sample); it adds nothing.
     if (position === 0 || position < (tabs[tabs.length - 1] ?? 0)) throw damaged('the tab stops');
     tabs.push(position);
@@ -987,7 +1016,7 @@ function readParaFormat(c: Cursor): TxParaFormat {
     throw new TxError(`it uses a line spacing this reader does not know (${lineSpacing}).`);
   const alignment = (['left', 'right', 'center', 'both'] as const)[(flags & ALIGNMENT) >> 14]!;
   const line = atLeast === undefined ? { lineSpacing } : { lineSpacing: 100, atLeast };
-  const right = rightTabs.length ? { rightTabs } : {};
+  const right = { ...(rightTabs.length ? { rightTabs } : {}), ...(decimalTabs.length ? { decimalTabs } : {}) };
   const keepLines = flags & KEEP_LINES ? { keepLines: true } : {};
   return { alignment, keepNext: (flags & KEEP_NEXT) !== 0, ...keepLines, spaceBefore, spaceAfter, ...line, tabs, ...right, kept };
 }
@@ -1007,6 +1036,10 @@ function readTable(c: Cursor, cellFormatCount: number, length: number): TxTable 
     const width = c.u32('a table cell');
     const format = c.u16('a table cell');
     c.skip(4, 'a table cell');
+    // A cell of no text after its neighbour, with a left edge not past it: a merged cell (TextControl's MailMerge.WebAPI sample).
+    const merged =
+      i % columns > 0 && end === start - 1 && start === cells[i - 1]!.end + 1 && left <= cells[i - 1]!.left + cells[i - 1]!.width;
+    if (merged) throw new TxError('tables with merged or irregular cells in TX documents are not supported yet.');
     if (start < 1 || end < start || end > length || format < 1 || format > cellFormatCount) throw damaged('a table cell');
     if (i > 0 && start !== cells[i - 1]!.end + 1) throw damaged('the cells of a table do not follow each other');
     if (i % columns > 0 && left <= cells[i - 1]!.left)
@@ -1050,6 +1083,7 @@ function itemsOf(value: string): string[] {
 export function fieldKindOf(field: TxField, kept?: number): number {
   if (field.form) return FORM_FIELD_KINDS[field.form.kind];
   if (field.page) return PAGE_FIELD_KINDS[field.page];
+  if (field.block !== undefined) return kept !== undefined && isBlockField(kept) ? kept : BLOCK_FIELD;
   const link = field.link !== undefined ? HYPERLINK : field.target !== undefined ? PLACE_LINK : undefined;
   const kind = link ?? (field.instruction[0]?.toUpperCase() === 'MERGEFIELD' ? MERGE_FIELD : WORD_FIELD);
   return kept !== undefined && (kept === kind || (link === undefined && isWordField(kept))) ? kept : kind;
@@ -1069,6 +1103,13 @@ function readFieldProperties(c: Cursor, count: number, kinds: Map<number, number
     if (!used.has(id)) throw damaged('a property of a field that is not in the text');
     const field = fields.get(id) ?? { instruction: [], kept: [] };
     field.kept!.push(c.bytesFrom(start));
+    if (isBlockField(kinds.get(id)!)) {
+      if (kind !== 4 || !BLOCK_NAME.test(value.replace(/\0+$/, '')))
+        throw new TxError(`it holds a merge block field this reader does not know (${kind}).`);
+      field.block = value.replace(/\0+$/, '');
+      fields.set(id, field);
+      continue;
+    }
     const page = PAGE_KINDS[kinds.get(id)!];
     if (page) {
       if (kind !== kinds.get(id)! >> 8 || bytes !== 0)
@@ -1106,15 +1147,17 @@ function readFieldProperties(c: Cursor, count: number, kinds: Map<number, number
     const field = fields.get(id);
     const kind = kinds.get(id);
     if (
-      PAGE_KINDS[kind!]
-        ? !field?.page
-        : FORM_KINDS[kind!]
-          ? !field?.form
-          : kind === HYPERLINK
-            ? !field?.link
-            : kind === PLACE_LINK
-              ? !field?.target
-              : !field?.instruction.length
+      isBlockField(kind!)
+        ? field?.block === undefined
+        : PAGE_KINDS[kind!]
+          ? !field?.page
+          : FORM_KINDS[kind!]
+            ? !field?.form
+            : kind === HYPERLINK
+              ? !field?.link
+              : kind === PLACE_LINK
+                ? !field?.target
+                : !field?.instruction.length
     )
       throw damaged('a field without its instruction or address');
   }

@@ -178,9 +178,10 @@ function paraFormatRecord(format: TxParaFormat): Buffer {
   put16(out, format.spaceBefore, 8);
   put16(out, format.spaceAfter, 10);
   put16(out, format.atLeast === undefined ? format.lineSpacing : 0x8000 | Math.min(format.atLeast, 0x7fff), 12);
-  // The stops as the model has them (left ones, then right ones with kind 5); the kept ones where they say the same.
+  // The stops as the model has them (left, decimal, right at the margin); the kept ones where they say the same.
   const stops = [
     ...format.tabs.map((position) => [1, position] as const),
+    ...(format.decimalTabs ?? []).map((position) => [4, position] as const),
     ...(format.rightTabs ?? []).map((position) => [5, position] as const),
   ];
   const keptStops = Array.from({ length: TAB_STOPS }, (_, i) => [out[20 + 3 * i]!, out.readUInt16LE(21 + 3 * i)] as const).filter(
@@ -260,6 +261,12 @@ function formRecords(id: number, field: TxField, form: TxFormField): Buffer[] {
 /** A field's property records: the kept ones where they still say what the model says. */
 function fieldRecords(id: number, field: TxField): Buffer[] {
   if (field.form) return formRecords(id, field, field.form);
+  // A merge block's start or end: its name as property 4 (the kept record where it says the same).
+  if (field.block !== undefined) {
+    const record = property(id, 4, Buffer.from(`${field.block}\0`, 'utf16le'));
+    const kept = field.kept?.find((r) => Buffer.from(r).subarray(14).equals(record.subarray(14)) && r[2] === 4);
+    return [kept ? Buffer.from(kept) : record];
+  }
   // A page number or count field: one empty property of its type's number (3 or 9), its six
   // undecoded bytes as kept (the Parallel sample has 1 and 3 there: a number format, presumably).
   if (field.page) {
