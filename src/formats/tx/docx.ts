@@ -457,6 +457,15 @@ class Writer {
       );
       return;
     }
+    if (form.kind === 'checkbox') {
+      // Checked when it shows its checked character; Word's check box has no result text.
+      const checked = this.doc.text.slice(run.start, run.end) === form.checked ? 1 : 0;
+      this.out.push(
+        `<w:r>${rPr}<w:fldChar w:fldCharType="begin"><w:ffData><w:name w:val="${name}"/><w:enabled/><w:calcOnExit w:val="0"/><w:checkBox><w:sizeAuto/><w:default w:val="${checked}"/></w:checkBox></w:ffData></w:fldChar></w:r>` +
+          `<w:r>${rPr}<w:instrText xml:space="preserve"> FORMCHECKBOX </w:instrText></w:r><w:r>${rPr}<w:fldChar w:fldCharType="end"/></w:r>`,
+      );
+      return;
+    }
     const kind =
       form.kind === 'text'
         ? '<w:textInput/>'

@@ -42,7 +42,7 @@ const REL_HEADER = 'http://schemas.openxmlformats.org/officeDocument/2006/relati
 const REL_FOOTER = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer';
 const REL_IMAGE = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/image';
 /** Word's legacy form fields by instruction, as TX's kinds. */
-const FORM_INSTRUCTIONS: Record<string, TxFormField['kind'] | 'checkbox'> = {
+const FORM_INSTRUCTIONS: Record<string, TxFormField['kind']> = {
   FORMTEXT: 'text',
   FORMDROPDOWN: 'dropdown',
   FORMCHECKBOX: 'checkbox',
@@ -586,8 +586,7 @@ class StoryBuilder {
    * gives way to the character; its name and a drop-down's entries are kept. A check box has no
    * TX equivalent seen.
    */
-  private formField(id: number, start: number, kind: TxFormField['kind'] | 'checkbox', data: XmlElement): void {
-    if (kind === 'checkbox') throw new TxOutputError('check box form fields');
+  private formField(id: number, start: number, kind: TxFormField['kind'], data: XmlElement): void {
     const look = this.runs.find((run) => run.field === id) ?? this.runs[this.runs.length - 1];
     while (this.runs.length && this.runs[this.runs.length - 1]!.field === id) this.runs.pop();
     const last = this.runs[this.runs.length - 1];
@@ -595,15 +594,22 @@ class StoryBuilder {
     this.text = this.text.slice(0, start);
     const items = children(child(data, 'w:ddList'), 'w:listEntry').map((entry) => val(entry) ?? '');
     const name = val(child(data, 'w:name')) ?? '';
+    if (kind === 'checkbox') {
+      // TX shows a check box as a character: ☒ checked, ☐ not (what TX Text Control writes).
+      const box = child(data, 'w:checkBox');
+      const checked = on(child(box, 'w:checked')) ?? on(child(box, 'w:default')) ?? false;
+      this.formCharacter(id, look, { kind, items: [], checked: '\u2612', unchecked: '\u2610' }, name, checked ? '\u2612' : '\u2610');
+      return;
+    }
     this.formCharacter(id, look, { kind, items }, name);
   }
 
   /** The one character of a TX form field, in the look of the run it stands for. */
-  private formCharacter(id: number, look: TxRun | undefined, form: TxFormField, name: string): void {
+  private formCharacter(id: number, look: TxRun | undefined, form: TxFormField, name: string, shown = '\u0002'): void {
     const format = look ? { ...this.charFormats[look.format]!, colour: look.colour, background: look.background } : {};
     const field = this.field;
     this.field = { id, instruction: '', result: true };
-    this.append('\u0002', format);
+    this.append(shown, format);
     this.field = field;
     this.fields.set(id, { instruction: [], ...(name ? { name } : {}), form });
   }

@@ -175,9 +175,12 @@ export interface TxChange {
 
 /** A form field's kind and settings, as far as they are read; its name is the field's `name`. */
 export interface TxFormField {
-  kind: 'text' | 'date' | 'dropdown';
+  kind: 'text' | 'date' | 'dropdown' | 'checkbox';
   /** A drop-down's items, in order. */
   items: string[];
+  /** A check box's characters, checked and not (☒ and ☐ in the samples). */
+  checked?: string;
+  unchecked?: string;
 }
 
 /**
@@ -378,7 +381,7 @@ export const isLink = (field: TxField): boolean => field.link !== undefined || f
 /** What a hyperlink may lead to: followed by a reader's click, never fetched here. */
 export const isLinkAddress = (link: string): boolean => LINK_SCHEMES.test(link) || RELATIVE_LINK.test(link);
 /** Form fields (TX Text Control Words), each one U+0002 character of the text. */
-const FORM_KINDS: Record<number, TxFormField['kind']> = { 0x1090: 'text', 0x1190: 'date', 0x0f92: 'dropdown' };
+const FORM_KINDS: Record<number, TxFormField['kind']> = { 0x1090: 'text', 0x1190: 'date', 0x0f92: 'dropdown', 0x0e90: 'checkbox' };
 export const FORM_FIELD_KINDS = Object.fromEntries(Object.entries(FORM_KINDS).map(([kind, name]) => [name, Number(kind)])) as Record<
   TxFormField['kind'],
   number
@@ -391,6 +394,8 @@ export const PAGE_FIELD_KINDS = { number: 0x0300, count: 0x0900 } as const;
 /** Property kinds of form fields: a drop-down's items, a date field's settings (five empty strings in the sample). */
 const ITEMS = 15;
 const DATE_SETTINGS = 17;
+/** A check box's property: no payload, the characters shown checked and unchecked at bytes 6 and 8 (U+2612, U+2610). */
+const CHECK_BOX = 14;
 const FIELD_KINDS: Record<number, string> = {};
 
 const AUTO = 0x40000000;
@@ -484,11 +489,14 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
   const tables = Array.from({ length: tableCount }, () => readTable(c, cellFormatCount, text.length));
   const cellFormats = Array.from({ length: cellFormatCount }, () => readCellFormat(c));
   const fields = readFieldProperties(c, propertyCount, kinds);
-  // A form field is its one U+0002 character, and every such character is a form field's.
+  // A form field is its one U+0002 character (a check box: the character it shows), and every
+  // U+0002 is a form field's.
   for (const run of runs) {
-    const form = run.field !== 0 && fields.get(run.field)!.form !== undefined;
-    const marks = [...text.slice(run.start, run.end)].filter((ch) => ch === FORM_FIELD_CHAR).length;
-    if (form ? marks !== run.end - run.start : marks > 0) throw damaged('a form field');
+    const form = run.field !== 0 ? fields.get(run.field)!.form : undefined;
+    const shown = text.slice(run.start, run.end);
+    const marks = [...shown].filter((ch) => ch === FORM_FIELD_CHAR).length;
+    const box = form?.kind === 'checkbox' && shown.length === 1 && (shown === form.checked || shown === form.unchecked);
+    if (form ? !box && (form.kind === 'checkbox' || marks !== shown.length) : marks > 0) throw damaged('a form field');
   }
   // A hyperlink is written inside one paragraph.
   for (const run of runs)
@@ -540,6 +548,12 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
     format.borderColours = [0, 1, 2, 3].map(() => decodeColour(c.u32('a cell border colour'))) as TxCellFormat['borderColours'];
     c.skip(32, 'a cell border record');
   }
+  // Each picture's second record (42 bytes), in the order of the first ones, after the cell borders
+  // (before the spreadsheet tables in TextControl's Financial sample).
+  for (const picture of pictures) {
+    picture.keptExtra = c.peek(PICTURE_EXTRA, 'a picture');
+    c.skip(PICTURE_EXTRA, 'a picture');
+  }
   // Tables with spreadsheet formulas come before the marks; their formulas' records end the block.
   const sheetTables = flags & SHEET ? readSheetTables(c, tables, cellFormats.length, text.length) : undefined;
   const marks: TxMark[] = [];
@@ -560,11 +574,6 @@ function readFormatting(c: Cursor, text: string, story: Story): Stream {
   const placed = typeof frames === 'number' ? {} : { frames };
   const changes = flags & TRACKED ? { changes: readChanges(c, text) } : {};
   const regions = flags & REGIONS ? { regions: readRegions(c, text) } : {};
-  // Each picture's second record (42 bytes: its own size again at bytes 12 and 16), in the order of the first ones.
-  for (const picture of pictures) {
-    picture.keptExtra = c.peek(PICTURE_EXTRA, 'a picture');
-    c.skip(PICTURE_EXTRA, 'a picture');
-  }
   const sheet = sheetTables ? { tables: sheetTables, formulas: readFormulas(c) } : undefined;
   // TX Text Control Words ends the block with its own table; an older block ends here.
   const words = flags & NEWER && c.left > 0 ? readWordsTable(c, text, names, fields) : undefined;
@@ -1123,8 +1132,14 @@ function readFieldProperties(c: Cursor, count: number, kinds: Map<number, number
       field.form ??= { kind: form, items: [] };
       if (kind === 0) field.name = value.replace(/\0+$/, '');
       else if (kind === ITEMS && form === 'dropdown') field.form.items = itemsOf(value);
-      else if (kind !== DATE_SETTINGS || form !== 'date')
-        throw new TxError(`it holds a form field property this reader does not know (${kind}).`);
+      else if (kind === CHECK_BOX && form === 'checkbox' && bytes === 0) {
+        const record = c.bytesFrom(start);
+        field.form.checked = String.fromCharCode(record[6]! | (record[7]! << 8));
+        field.form.unchecked = String.fromCharCode(record[8]! | (record[9]! << 8));
+      } else if (kind !== DATE_SETTINGS || form !== 'date')
+        throw new TxError(
+          `it holds a form field property this reader does not know (${kind}: ${JSON.stringify(value)} ${Buffer.from(c.bytesFrom(start)).subarray(0, 14).toString('hex')}).`,
+        );
       fields.set(id, field);
       continue;
     }

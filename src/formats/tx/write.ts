@@ -242,6 +242,14 @@ function property(id: number, kind: number, payload: Buffer): Buffer {
   return Buffer.concat([head, payload]);
 }
 
+/** A check box's record: no payload, the characters shown checked and not at bytes 6 and 8. */
+function checkBoxRecord(id: number, form: TxFormField, kept: Uint8Array | undefined): Buffer {
+  const out = kept?.length === 14 ? Buffer.from(kept) : property(id, 14, Buffer.alloc(0));
+  out.writeUInt16LE((form.checked ?? '\u2612').charCodeAt(0), 6);
+  out.writeUInt16LE((form.unchecked ?? '\u2610').charCodeAt(0), 8);
+  return out;
+}
+
 /** A form field's records: its name, a drop-down's items, a date field's settings (kept, else five empty ones). */
 function formRecords(id: number, field: TxField, form: TxFormField): Buffer[] {
   const keptOf = (kind: number) => field.kept?.find((r) => r[2]! + (r[3]! << 8) === kind);
@@ -250,6 +258,7 @@ function formRecords(id: number, field: TxField, form: TxFormField): Buffer[] {
     ...(field.name !== undefined ? [property(id, 0, utf16(`${field.name}\0`))] : []),
     ...(form.kind === 'dropdown' ? [property(id, 15, utf16(`${form.items.join('\0')}\0\0`))] : []),
     ...(form.kind === 'date' ? [property(id, 17, keptOf(17) ? Buffer.from(keptOf(17)!.subarray(14)) : utf16('\0'.repeat(5)))] : []),
+    ...(form.kind === 'checkbox' ? [checkBoxRecord(id, form, keptOf(14))] : []),
   ];
   // A kept record whose payload says the same goes back as it was (its undecoded bytes too).
   return records.map((bytes) => {
@@ -437,6 +446,12 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
     for (const name of names) out.utf16(`${name}\0`);
   }
   for (const format of story.cellFormats) out.bytes(cellBorderRecord(format));
+  for (const picture of story.pictures ?? []) {
+    const extra = record(picture.keptExtra, 42);
+    if (!picture.keptExtra) put32(extra, picture.width, 12);
+    if (!picture.keptExtra) put32(extra, picture.height, 16);
+    out.bytes(extra);
+  }
   if (sheet.length) {
     out.u16(sheet.length);
     for (const table of sheet) out.bytes(tableRecords(table));
@@ -464,12 +479,6 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
       put32(tail, region.id, 21);
       out.bytes(tail);
     }
-  }
-  for (const picture of story.pictures ?? []) {
-    const extra = record(picture.keptExtra, 42);
-    if (!picture.keptExtra) put32(extra, picture.width, 12);
-    if (!picture.keptExtra) put32(extra, picture.height, 16);
-    out.bytes(extra);
   }
   if (sheet.length) out.bytes(kept!.sheet!.formulas);
   if (words && kept?.wordsTable?.head === 0 && !story.targets?.length && !conditions.length) out.u16(0);
