@@ -503,3 +503,44 @@ export function txWithBlockFields(name: string, start: number, end: number): Buf
     { at: end, code: 0x0401, property: 4, value: `BlockEnd_${name}\0` },
   ]);
 }
+
+/**
+ * The find-and-replace template with its third paragraph ("%%FIELD1%% -- hello world.") in a
+ * table with a merged cell (TextControl's Financial sample has both kinds): `across`, one row of
+ * two cells, the first spanning the second (cell flags 0x04 and 0x01); `down`, two rows of one
+ * cell, the second merged into the first (0x02). A merged cell holds no text (its end one before
+ * its start) and keeps its own place. The cell format is the twin's first.
+ */
+export function txWithMergedTable(kind: 'across' | 'down'): Buffer {
+  const { file, block, formatting, list } = findAndReplaceBlock();
+  const twin = twinTx();
+  const twinBlock = 0x12 + 2 * twin.readUInt16LE(0x0e) + 6;
+  const twinCellFormat = twinBlock + 18 + 13 * 20 + 2 * 50 + 13 * 6 + 62 + 12 + 12 * 18;
+  const cellFormat = twin.subarray(twinCellFormat, twinCellFormat + 28);
+  const twinBorders = twinBlock + twin.readUInt32LE(twinBlock - 4) - 39 - 2 * 52;
+  const borders = twin.subarray(twinBorders, twinBorders + 52);
+  const cell = (start: number, end: number, left: number, width: number, flags: number) => {
+    const out = Buffer.alloc(18);
+    out.writeUInt16LE(start, 0);
+    out.writeUInt16LE(end, 2);
+    out.writeUInt32LE(left, 4);
+    out.writeUInt32LE(width, 8);
+    out.writeUInt16LE(1, 12);
+    out.writeUInt32LE(flags, 14);
+    return out;
+  };
+  const head = Buffer.alloc(12);
+  const cells =
+    kind === 'across'
+      ? [cell(3, 28, 0, 9000, 0x04), cell(29, 28, 4500, 4500, 0x01)]
+      : [cell(3, 28, 0, 9000, 0), cell(29, 28, 0, 9000, 0x02)];
+  head.writeUInt16LE(kind === 'across' ? 1 : 2, 0);
+  head.writeUInt16LE(kind === 'across' ? 2 : 1, 2);
+  const table = Buffer.concat([head, ...cells]);
+  const at = block + FR.afterRecords;
+  const copy = Buffer.concat([file.subarray(0, at), table, cellFormat, file.subarray(at, list + 16), borders, file.subarray(list + 16)]);
+  copy.writeUInt16LE(1, block + 10);
+  copy.writeUInt16LE(1, block + 12);
+  copy.writeUInt32LE(formatting + table.length + cellFormat.length + borders.length, block - 4);
+  return copy;
+}

@@ -25,6 +25,7 @@ import {
   txWithoutNames,
   txWithFormField,
   txWithLineSpacing,
+  txWithMergedTable,
   txWithBlockFields,
   txWithPageField,
   txWithParagraphFormat,
@@ -619,6 +620,40 @@ describe('the TX reader', () => {
     }
   });
 
+  it('reads merged table cells (cell flags 0x04 and 0x01 across, 0x02 down) as Word spans and vertical merges', () => {
+    const across = readTx(txWithMergedTable('across'));
+    assert.deepEqual(
+      across.tables[0]!.cells.map((cell) => [cell.start, cell.end, cell.merged]),
+      [
+        [2, 28, { right: true }],
+        [28, 28, { left: true }],
+      ],
+    );
+    const acrossXml = partXml(txToDocx(across));
+    assert.match(
+      acrossXml,
+      /<w:tblGrid><w:gridCol w:w="4500"\/><w:gridCol w:w="4500"\/><\/w:tblGrid><w:tr>(?:<w:trPr>.*?<\/w:trPr>)?<w:tc><w:tcPr><w:tcW w:w="9000" w:type="dxa"\/><w:gridSpan w:val="2"\/>/,
+    );
+    assert.equal(acrossXml.match(/<w:tc>/g)?.length, 1, 'the merged cell is part of the span');
+    const down = readTx(txWithMergedTable('down'));
+    const downXml = partXml(txToDocx(down));
+    assert.match(
+      downXml,
+      /<w:tr>(?:<w:trPr>.*?<\/w:trPr>)?<w:tc><w:tcPr><w:tcW w:w="9000" w:type="dxa"\/><w:vMerge w:val="restart"\/>.*<\/w:tr><w:tr>(?:<w:trPr>.*?<\/w:trPr>)?<w:tc><w:tcPr><w:tcW w:w="9000" w:type="dxa"\/><w:vMerge\/>/,
+    );
+    for (const doc of [across, down]) assert.deepEqual(wordProblems(txToDocx(doc)), []);
+    assert.ok(writeTx(across).equals(txWithMergedTable('across')));
+    assert.ok(writeTx(down).equals(txWithMergedTable('down')));
+    // Merged into a cell that does not span it, or with text of its own: damage.
+    const lone = txWithMergedTable('across');
+    const table = lone.indexOf(Buffer.from('0100020000000000000000000300', 'hex'));
+    lone.writeUInt32LE(0, table + 12 + 14);
+    assert.throws(() => readTx(lone), /damaged or truncated \(a merged table cell\)/);
+    const other = txWithMergedTable('across');
+    other.writeUInt32LE(0x10, table + 12 + 14);
+    assert.throws(() => readTx(other), /tables with cells of this kind \(0x10\)/);
+  });
+
   it('reads a line spacing of at least a height (the top bit of TX\'s value) as Word\'s "at least" in twips', () => {
     const doc = readTx(txWithLineSpacing(0x8000 | 200));
     assert.equal(doc.paraFormats[0]!.atLeast, 200);
@@ -804,6 +839,8 @@ describe('the TX writer', () => {
     ['four header and footer streams', txWithStories(0x0f)],
     ['a page count field', txWithPageField('count')],
     ['merge block fields', txWithBlockFields('item', 2, 28)],
+    ['cells merged across', txWithMergedTable('across')],
+    ['cells merged down', txWithMergedTable('down')],
     ['a right tab stop at the margin', txWithParagraphFormat({ tab: { kind: 5, position: 0 } })],
     ['the find-and-replace template', fixture('test_find_and_replace.tx')],
     ['the SDK invoice (footer text box, nested tables, marks)', fixture('test_template.tx')],

@@ -189,8 +189,13 @@ class Writer {
   private table(placed: Placed, inner: Placed[]): void {
     const { table } = placed;
     const { cellFormats } = this.doc;
-    const first = table.cells.slice(0, table.columns);
-    const grid = first.map((cell) => `<w:gridCol w:w="${cell.width}"/>`).join('');
+    // The grid: every cell's edges (a merged cell keeps its own place, so rows agree on them).
+    const edges = [...new Set(table.cells.flatMap((cell) => [cell.left, cell.left + cell.width]))].sort((a, b) => a - b);
+    const grid = edges
+      .slice(1)
+      .map((edge, i) => `<w:gridCol w:w="${edge - edges[i]!}"/>`)
+      .join('');
+    const span = (cell: TxCell) => edges.filter((edge) => edge > cell.left && edge < cell.left + cell.width).length + 1;
     this.out.push(
       `<w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/><w:tblLayout w:type="fixed"/><w:tblCellMar><w:left w:w="0" w:type="dxa"/><w:right w:w="0" w:type="dxa"/></w:tblCellMar><w:tblLook w:val="0000" w:firstRow="0" w:lastRow="0" w:firstColumn="0" w:lastColumn="0" w:noHBand="0" w:noVBand="0"/></w:tblPr><w:tblGrid>${grid}</w:tblGrid>`,
     );
@@ -202,7 +207,14 @@ class Writer {
       for (const mark of this.marksFrom.get(rowStart) ?? []) if (!this.openMarks.has(mark) && this.spansRows(mark, table)) this.open(mark);
       const header = cells.every((cell) => cellFormats[cell.format]!.headerRow);
       this.out.push(`<w:tr>${header ? '<w:trPr><w:tblHeader/></w:trPr>' : ''}`);
-      for (const cell of cells) this.cell(cell, inner);
+      cells.forEach((cell, column) => {
+        // A cell merged into the one before it is part of that one's span; one merged into the one
+        // above continues its vertical merge, which the cell above starts.
+        if (cell.merged?.left) return;
+        const below = row + 1 < table.rows ? table.cells[(row + 1) * table.columns + column] : undefined;
+        const vertical = cell.merged?.up ? 'continue' : below?.merged?.up ? 'restart' : undefined;
+        this.cell(cell, inner, span(cell), vertical);
+      });
       this.out.push('</w:tr>');
       for (const mark of this.marksTo.get(rowEnd) ?? []) if (this.openMarks.has(mark) && this.spansRows(mark, table)) this.close(mark);
     }
@@ -214,7 +226,7 @@ class Writer {
     return starts.has(mark.start) && ends.has(mark.end);
   }
 
-  private cell(cell: TxCell, inner: Placed[]): void {
+  private cell(cell: TxCell, inner: Placed[], gridSpan = 1, vMerge?: 'restart' | 'continue'): void {
     const format: TxCellFormat = this.doc.cellFormats[cell.format]!;
     // TX keeps sides as left, top, right, bottom; CT_TcBorders and CT_TcMar want top, left, bottom, right.
     const sides = [
@@ -238,7 +250,9 @@ class Writer {
       .join('');
     const shading = format.shading ? `<w:shd w:val="clear" w:color="auto" w:fill="${format.shading}"/>` : '';
     this.out.push(
-      `<w:tc><w:tcPr><w:tcW w:w="${cell.width}" w:type="dxa"/><w:tcBorders>${borders}</w:tcBorders>${shading}<w:tcMar>${margins}</w:tcMar></w:tcPr>`,
+      // CT_TcPr's order: tcW, gridSpan, vMerge, tcBorders, shd, tcMar.
+      `<w:tc><w:tcPr><w:tcW w:w="${cell.width}" w:type="dxa"/>${gridSpan > 1 ? `<w:gridSpan w:val="${gridSpan}"/>` : ''}` +
+        `${vMerge ? `<w:vMerge${vMerge === 'restart' ? ' w:val="restart"' : ''}/>` : ''}<w:tcBorders>${borders}</w:tcBorders>${shading}<w:tcMar>${margins}</w:tcMar></w:tcPr>`,
     );
     const before = this.out.length;
     this.range(

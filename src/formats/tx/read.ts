@@ -81,6 +81,12 @@ export interface TxCell {
   left: number;
   width: number;
   format: number;
+  /**
+   * Merged cells (the record's flags at byte 14, TextControl's Financial and MailMerge.WebAPI
+   * samples): `right`, the cell is merged with the one after it (it spans it); `left`, it is merged
+   * into the one before it (its own text empty); `up`, into the one above it (empty).
+   */
+  merged?: { left?: true; right?: true; up?: true };
   /** The record as TX wrote it: what the model does not say is written back from it (formats/tx/write.ts). */
   kept?: Uint8Array;
 }
@@ -1030,6 +1036,10 @@ function readParaFormat(c: Cursor): TxParaFormat {
   return { alignment, keepNext: (flags & KEEP_NEXT) !== 0, ...keepLines, spaceBefore, spaceAfter, ...line, tabs, ...right, kept };
 }
 
+const MERGED_LEFT = 0x01;
+const MERGED_UP = 0x02;
+const MERGED_RIGHT = 0x04;
+
 function readTable(c: Cursor, cellFormatCount: number, length: number): TxTable {
   const kept = c.peek(12, 'a table');
   const rows = c.u16('a table');
@@ -1044,16 +1054,33 @@ function readTable(c: Cursor, cellFormatCount: number, length: number): TxTable 
     const left = c.u32('a table cell');
     const width = c.u32('a table cell');
     const format = c.u16('a table cell');
-    c.skip(4, 'a table cell');
-    // A cell of no text after its neighbour, with a left edge not past it: a merged cell (TextControl's MailMerge.WebAPI sample).
-    const merged =
-      i % columns > 0 && end === start - 1 && start === cells[i - 1]!.end + 1 && left <= cells[i - 1]!.left + cells[i - 1]!.width;
-    if (merged) throw new TxError('tables with merged or irregular cells in TX documents are not supported yet.');
-    if (start < 1 || end < start || end > length || format < 1 || format > cellFormatCount) throw damaged('a table cell');
+    const flags = c.u32('a table cell');
+    if (flags & ~(MERGED_LEFT | MERGED_UP | MERGED_RIGHT))
+      throw new TxError(`tables with cells of this kind (0x${flags.toString(16)}) in TX documents are not supported yet.`);
+    const column = i % columns;
+    const before = column > 0 ? cells[i - 1] : undefined;
+    const above = i >= columns ? cells[i - columns] : undefined;
+    // A cell merged into another holds no text; it keeps its own place in the grid.
+    const into = Boolean(flags & (MERGED_LEFT | MERGED_UP));
+    if (
+      (flags & MERGED_LEFT && !before?.merged?.right) ||
+      (flags & MERGED_UP && !above) ||
+      (flags & MERGED_RIGHT && column === columns - 1)
+    )
+      throw damaged('a merged table cell');
+    if (into ? end !== start - 1 : end < start) throw damaged('a table cell');
+    if (start < 1 || end > length || format < 1 || format > cellFormatCount) throw damaged('a table cell');
     if (i > 0 && start !== cells[i - 1]!.end + 1) throw damaged('the cells of a table do not follow each other');
-    if (i % columns > 0 && left <= cells[i - 1]!.left)
-      throw new TxError('tables with merged or irregular cells in TX documents are not supported yet.');
-    cells.push({ start: start - 1, end, left, width, format: format - 1, kept: keptCell });
+    if (before && left <= before.left) throw new TxError('tables with merged or irregular cells in TX documents are not supported yet.');
+    const merged: Pick<TxCell, 'merged'> = {};
+    if (flags) {
+      const sides: NonNullable<TxCell['merged']> = {};
+      if (flags & MERGED_LEFT) sides.left = true;
+      if (flags & MERGED_RIGHT) sides.right = true;
+      if (flags & MERGED_UP) sides.up = true;
+      merged.merged = sides;
+    }
+    cells.push({ start: start - 1, end, left, width, format: format - 1, ...merged, kept: keptCell });
   }
   return { rows, columns, cells, kept };
 }

@@ -213,6 +213,9 @@ function tableRecords(table: TxTable): Buffer {
     put32(out, cell.left, 4);
     put32(out, cell.width, 8);
     put16(out, cell.format + 1, 12);
+    // Merged cells: 0x01 into the cell before, 0x02 into the one above, 0x04 spanning the one after.
+    const merged = cell.merged ?? {};
+    put32(out, (merged.left ? 0x01 : 0) | (merged.up ? 0x02 : 0) | (merged.right ? 0x04 : 0), 14);
     return out;
   });
   return Buffer.concat([head, ...cells]);
