@@ -15,11 +15,11 @@ export function txWithFlags(flags: number): Buffer {
   return copy;
 }
 
-/** A TX file the reader refuses by name: the twin with a paragraph indent (indents are not read yet). */
+/** A TX file the reader refuses by name: the twin with a first-line indent (not seen in any public file, not read). */
 export function unreadableTx(): Buffer {
   const copy = twinTx();
   const paragraphFormat = 0x12 + 2 * copy.readUInt16LE(0x0e) + 6 + 18 + 13 * 20 + 2 * 50 + 13 * 6;
-  copy.writeUInt16LE(720, paragraphFormat + 2);
+  copy.writeUInt16LE(720, paragraphFormat + 6);
   return copy;
 }
 
@@ -417,12 +417,17 @@ export function txWithStories(flags: number): Buffer {
   return Buffer.concat([twin.subarray(0, sectionAt + 2), length, body]);
 }
 
-/** The find-and-replace template with its paragraph format's flags or first tab stop replaced (TX's raw values). */
-export function txWithParagraphFormat(change: { flags?: number; tab?: { kind: number; position: number } }): Buffer {
+/** The find-and-replace template with its paragraph format's flags, indents or first tab stop replaced (TX's raw values). */
+export function txWithParagraphFormat(change: {
+  flags?: number;
+  tab?: { kind: number; position: number };
+  indents?: [number, number, number];
+}): Buffer {
   const { file, block } = findAndReplaceBlock();
   const copy = Buffer.from(file);
   const format = block + FR.paragraphFormats;
   if (change.flags !== undefined) copy.writeUInt16LE(change.flags, format);
+  change.indents?.forEach((indent, i) => copy.writeUInt16LE(indent, format + 2 + 2 * i));
   if (change.tab) {
     copy[format + 20] = change.tab.kind;
     copy.writeUInt16LE(change.tab.position, format + 21);

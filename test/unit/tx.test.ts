@@ -435,6 +435,13 @@ describe('the TX reader', () => {
     assert.match(partXml(txToDocx(together)), /<w:pPr><w:keepNext\/><w:keepLines\/>/);
     assert.throws(() => readTx(txWithParagraphFormat({ tab: { kind: 3, position: 720 } })), /tab stops of kind 3/);
     assert.throws(() => readTx(txWithParagraphFormat({ flags: 0x0022 })), /paragraph settings .* \(0x22\)/);
+    // Indents: left, right (the MailMerge.WebAPI sample's right-aligned total has a right one); a first-line one is refused.
+    const indented = readTx(txWithParagraphFormat({ indents: [720, 316, 0] }));
+    assert.deepEqual(indented.paraFormats[0]!.indent, { left: 720, right: 316 });
+    assert.match(partXml(txToDocx(indented)), /<w:spacing [^>]*\/><w:ind w:left="720" w:right="316"\/>/);
+    assert.ok(writeTx(indented).equals(txWithParagraphFormat({ indents: [720, 316, 0] })));
+    assert.deepEqual(readTx(writeTx(docxToTx(txToDocx(indented)))).paraFormats[0]!.indent, { left: 720, right: 316 }, 'and back from DOCX');
+    assert.throws(() => readTx(txWithParagraphFormat({ indents: [0, 0, 360] })), /first-line and hanging paragraph indents/);
   });
 
   it('reads hyperlinks as Word hyperlinks to external addresses, and refuses addresses that are not web or mail', () => {
@@ -982,7 +989,7 @@ describe('a DOCX written as TX', () => {
       ],
       [p(picture('chart', 10, 10).replace('drawingml/2006/picture', 'drawingml/2006/chart')), /pictures, charts and embedded objects/],
       [p('<w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr></w:pPr>', run('x')), /numbered or bulleted lists/],
-      [p('<w:pPr><w:ind w:left="720"/></w:pPr>', run('x')), /paragraph indents/],
+      [p('<w:pPr><w:ind w:firstLine="720"/></w:pPr>', run('x')), /first-line, hanging or character-measured paragraph indents/],
       [table(row(`<w:tc><w:tcPr><w:gridSpan w:val="2"/></w:tcPr>${p(run('x'))}</w:tc>`)), /merged table cells/],
       [p('<w:del w:id="1" w:author="A"><w:r><w:delText>x</w:delText></w:r></w:del>'), /tracked deletions/],
       [p('<w:r><w:footnoteReference w:id="1"/></w:r>'), /footnotes and endnotes/],

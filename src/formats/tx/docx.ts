@@ -309,7 +309,9 @@ class Writer {
           .map(([align, pos]) => `<w:tab w:val="${align}" w:pos="${pos}"/>`)
           .join('')}</w:tabs>`
       : '';
-    const jc = format.alignment === 'left' ? '' : `<w:jc w:val="${format.alignment}"/>`;
+    // CT_PPrBase's order: ... spacing, ind, ..., jc.
+    const ind = format.indent ? `<w:ind w:left="${format.indent.left}" w:right="${format.indent.right}"/>` : '';
+    const jc = ind + (format.alignment === 'left' ? '' : `<w:jc w:val="${format.alignment}"/>`);
     // A paragraph mark inserted while changes were tracked.
     const markChange = contentEnd < end ? this.changeAt(contentEnd) : undefined;
     const markRPr = markChange ? `<w:rPr>${this.insTag(markChange, true)}</w:rPr>` : '';

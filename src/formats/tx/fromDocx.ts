@@ -132,6 +132,7 @@ interface ParaLook {
   rightTabs?: number[];
   decimalTabs?: number[];
   keepLines?: boolean;
+  indent?: { left: number; right: number } | undefined;
 }
 
 function paraLook(pPr: XmlElement | undefined): ParaLook {
@@ -139,10 +140,18 @@ function paraLook(pPr: XmlElement | undefined): ParaLook {
   if (child(pPr, 'w:numPr')) throw new TxOutputError('numbered or bulleted lists');
   if (child(pPr, 'w:framePr')) throw new TxOutputError('text frames');
   const ind = child(pPr, 'w:ind');
-  if (ind && ind.attrs.some(([name, value]) => name !== 'w:firstLineChars' && number(value) !== 0))
-    throw new TxOutputError('paragraph indents');
+  // Left and right indents TX keeps; first-line and hanging ones, and indents in characters, it has no form for seen.
+  const sides = new Set(['w:left', 'w:start', 'w:right', 'w:end']);
+  if (ind && ind.attrs.some(([name, value]) => !sides.has(name) && name !== 'w:firstLineChars' && number(value) !== 0))
+    throw new TxOutputError('first-line, hanging or character-measured paragraph indents');
   if (child(pPr, 'w:pBdr')) throw new TxOutputError('paragraph borders');
   const look: ParaLook = {};
+  if (ind) {
+    const left = number(val(ind, 'w:left') ?? val(ind, 'w:start'), 0);
+    const right = number(val(ind, 'w:right') ?? val(ind, 'w:end'), 0);
+    if (left < 0 || right < 0 || left > 31680 || right > 31680) throw new TxOutputError(`paragraph indents of ${left} and ${right} twips`);
+    look.indent = left || right ? { left, right } : undefined;
+  }
   const jc = val(child(pPr, 'w:jc'));
   if (jc !== undefined) {
     const alignment = (
@@ -356,6 +365,7 @@ class StoryBuilder {
       ...(look.decimalTabs?.length ? { decimalTabs: look.decimalTabs } : {}),
     };
     if (look.keepLines) format.keepLines = true;
+    if (look.indent) format.indent = look.indent;
     if (format.atLeast !== undefined && (format.atLeast < 1 || format.atLeast > 0x7fff))
       throw new TxOutputError(`a line height of at least ${format.atLeast} twips`);
     if (format.tabs.length + (format.rightTabs?.length ?? 0) + (format.decimalTabs?.length ?? 0) > 14)

@@ -53,6 +53,8 @@ export interface TxParaFormat {
   keepNext: boolean;
   /** The paragraph's lines kept together on one page. */
   keepLines?: boolean;
+  /** Left and right indents, in twips. */
+  indent?: { left: number; right: number };
   spaceBefore: number;
   spaceAfter: number;
   /** Line spacing in percent (100 single). */
@@ -1025,7 +1027,11 @@ function readParaFormat(c: Cursor): TxParaFormat {
   // is on nearly every paragraph and changes nothing seen. Any other bit is refused.
   if (flags & ~(ALIGNMENT | KEEP_NEXT | KEEP_LINES | 0x20))
     throw new TxError(`paragraph settings in TX documents that this reader does not know are not supported yet (0x${flags.toString(16)}).`);
-  if (indents.some((n) => n !== 0)) throw new TxError('paragraph indents in TX documents are not supported yet.');
+  // Indents: the second is the right one (TextControl's MailMerge.WebAPI sample, a right-aligned
+  // total kept off the right edge); the first is read as the left one; the third (first line or
+  // hanging) is not seen and refused.
+  if (indents[2] !== 0) throw new TxError('first-line and hanging paragraph indents in TX documents are not supported yet.');
+  const indent = indents[0] || indents[1] ? { indent: { left: indents[0]!, right: indents[1]! } } : {};
   const atLeast = lineSpacing & AT_LEAST ? lineSpacing & ~AT_LEAST : undefined;
   if (atLeast === undefined ? lineSpacing < 10 || lineSpacing > 1000 : atLeast < 1 || atLeast > 31680)
     throw new TxError(`it uses a line spacing this reader does not know (${lineSpacing}).`);
@@ -1033,7 +1039,18 @@ function readParaFormat(c: Cursor): TxParaFormat {
   const line = atLeast === undefined ? { lineSpacing } : { lineSpacing: 100, atLeast };
   const right = { ...(rightTabs.length ? { rightTabs } : {}), ...(decimalTabs.length ? { decimalTabs } : {}) };
   const keepLines = flags & KEEP_LINES ? { keepLines: true } : {};
-  return { alignment, keepNext: (flags & KEEP_NEXT) !== 0, ...keepLines, spaceBefore, spaceAfter, ...line, tabs, ...right, kept };
+  return {
+    alignment,
+    keepNext: (flags & KEEP_NEXT) !== 0,
+    ...keepLines,
+    ...indent,
+    spaceBefore,
+    spaceAfter,
+    ...line,
+    tabs,
+    ...right,
+    kept,
+  };
 }
 
 const MERGED_LEFT = 0x01;

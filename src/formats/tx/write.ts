@@ -175,6 +175,8 @@ function paraFormatRecord(format: TxParaFormat): Buffer {
     (format.keepNext ? 0x0008 : 0) |
     (format.keepLines ? 0x0001 : 0);
   put16(out, flags, 0);
+  put16(out, format.indent?.left ?? 0, 2);
+  put16(out, format.indent?.right ?? 0, 4);
   put16(out, format.spaceBefore, 8);
   put16(out, format.spaceAfter, 10);
   put16(out, format.atLeast === undefined ? format.lineSpacing : 0x8000 | Math.min(format.atLeast, 0x7fff), 12);
@@ -380,7 +382,7 @@ function formattingBlock(story: TxStory, kind: StoryKind): Buffer {
     .flatMap(([id, field]) => fieldRecords(id, field))
     .sort(
       (a, b) =>
-        named(a) - named(b) || place(a) - place(b) || a.readUInt16LE(0) - b.readUInt16LE(0) || a.readUInt16LE(2) - b.readUInt16LE(2),
+        named(a) - named(b) || place(a) - place(b) || a.readUInt16LE(2) - b.readUInt16LE(2) || a.readUInt16LE(0) - b.readUInt16LE(0),
     );
   const names = [...(kept?.names ?? [])];
   for (const { name } of [...story.marks, ...(story.targets ?? [])]) if (!names.includes(name)) names.push(name);
