@@ -388,9 +388,9 @@ const RELATIVE_LINK = /^(?![\\/])[^:]+$/;
 export const isLink = (field: TxField): boolean => field.link !== undefined || field.target !== undefined;
 /** What a hyperlink may lead to: followed by a reader's click, never fetched here. */
 export const isLinkAddress = (link: string): boolean => LINK_SCHEMES.test(link) || RELATIVE_LINK.test(link);
-/** Form fields (TX Text Control Words), each one U+0002 character of the text. */
+/** Form fields (TX Text Control Words), each one U+0002 character of the text (a check box: the character it shows). */
 const FORM_KINDS: Record<number, TxFormField['kind']> = { 0x1090: 'text', 0x1190: 'date', 0x0f92: 'dropdown', 0x0e90: 'checkbox' };
-export const FORM_FIELD_KINDS = Object.fromEntries(Object.entries(FORM_KINDS).map(([kind, name]) => [name, Number(kind)])) as Record<
+const FORM_FIELD_KINDS = Object.fromEntries(Object.entries(FORM_KINDS).map(([kind, name]) => [name, Number(kind)])) as Record<
   TxFormField['kind'],
   number
 >;
@@ -404,7 +404,6 @@ const ITEMS = 15;
 const DATE_SETTINGS = 17;
 /** A check box's property: no payload, the characters shown checked and unchecked at bytes 6 and 8 (U+2612, U+2610). */
 const CHECK_BOX = 14;
-const FIELD_KINDS: Record<number, string> = {};
 
 const AUTO = 0x40000000;
 const NONE = 0x50000000;
@@ -906,12 +905,7 @@ function readRuns(c: Cursor, count: number, fontCount: number, length: number): 
       !FORM_KINDS[kind] &&
       !PAGE_KINDS[kind]
     ) {
-      const what = FIELD_KINDS[kind];
-      throw new TxError(
-        what
-          ? `${what} in TX documents are not supported yet.`
-          : `it holds a field of a kind this reader does not know (0x${kind.toString(16)}).`,
-      );
+      throw new TxError(`it holds a field of a kind this reader does not know (0x${kind.toString(16)}).`);
     }
     if (field !== 0) {
       if ((kinds.get(field) ?? kind) !== kind) throw damaged('a field whose runs disagree on its kind');
