@@ -762,6 +762,18 @@ describe('the TX reader', () => {
       fixture('test_template.tx'),
       txWithFrame(30),
       txWithChanges([{ start: 2, end: 12 }]),
+      // The layouts learned from the TXSamples and TextControl's sample files.
+      txWithTargets([{ position: 14, name: 'page_03' }]),
+      txWithRegions([{ start: 2, end: 12, id: 1 }], 'readOnly;0;1;SHA-512;KzMd;2X/A;100000'),
+      txWithPicture(png(8, 8)),
+      txWithFormField('dropdown', 'Travelers', { items: ['1', '2'], conditions: '{"A":\u001f"x"\u001f,}' }),
+      txWithSheet(Buffer.from('0100000000000000ffff0000020003000100', 'hex')),
+      txWithStories(0x0f),
+      txWithPageField('count'),
+      txWithBlockFields('item', 2, 28),
+      txWithMergedTable('across'),
+      txWithMergedTable('down'),
+      txWithParagraphFormat({ indents: [720, 316, 0], tab: { kind: 4, position: 1200 } }),
     ];
     const outcome = (bytes: Buffer): string => {
       try {
