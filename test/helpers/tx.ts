@@ -75,6 +75,19 @@ export function txWithFrame(
   return host;
 }
 
+/** A table of ranges as TX keeps them: a `u16` count, then per range `size` bytes starting with its `u32` start and end. */
+function rangeTable<T extends { start: number; end: number }>(size: number, ranges: T[], fill: (record: Buffer, range: T) => void): Buffer {
+  const table = Buffer.alloc(2 + size * ranges.length);
+  table.writeUInt16LE(ranges.length, 0);
+  ranges.forEach((range, i) => {
+    const record = table.subarray(2 + size * i, 2 + size * (i + 1));
+    record.writeUInt32LE(range.start, 0);
+    record.writeUInt32LE(range.end, 4);
+    fill(record, range);
+  });
+  return table;
+}
+
 /**
  * The find-and-replace template with tracked changes in its body (as the .NET SDK's tracked.tx):
  * feature flags 0x4000 (and 0x8000, which the newer TX that wrote it sets) and the change table at
@@ -85,12 +98,7 @@ export function txWithChanges(changes: { start: number; end: number; kind?: numb
   const file = fs.readFileSync(path.join(FIXTURES, 'resource', 'test_find_and_replace.tx'));
   const block = 0x12 + 2 * file.readUInt16LE(0x0e) + 6;
   const formatting = file.readUInt32LE(block - 4);
-  const table = Buffer.alloc(2 + 47 * changes.length);
-  table.writeUInt16LE(changes.length, 0);
-  changes.forEach((change, i) => {
-    const record = table.subarray(2 + 47 * i);
-    record.writeUInt32LE(change.start, 0);
-    record.writeUInt32LE(change.end, 4);
+  const table = rangeTable(47, changes, (record, change) => {
     record.writeUInt16LE(change.kind ?? 1, 8);
     Buffer.from('0a0000ff00003c0000', 'hex').copy(record, 10);
     const ticks = BigInt((change.time ?? new Date('2019-08-06T12:34:13.918Z')).getTime() - Date.UTC(1601, 0, 1)) * 10_000n;
@@ -162,12 +170,7 @@ export function txWithTargets(targets: { position: number; name: string }[]): Bu
  * its settings (`__TX_PERM__`, Word's attributes separated by `;`), appended to the settings.
  */
 export function txWithRegions(regions: { start: number; end: number; id: number }[], permissions?: string): Buffer {
-  const table = Buffer.alloc(2 + 37 * regions.length);
-  table.writeUInt16LE(regions.length, 0);
-  regions.forEach((region, i) => {
-    const record = table.subarray(2 + 37 * i);
-    record.writeUInt32LE(region.start, 0);
-    record.writeUInt32LE(region.end, 4);
+  const table = rangeTable(37, regions, (record, region) => {
     Buffer.from('080c00ff00003c000000000000', 'hex').copy(record, 8);
     record.writeUInt32LE(region.id, 21);
   });
