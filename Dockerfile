@@ -19,7 +19,15 @@ RUN node scripts/setup.mjs && npm prune --omit=dev --no-audit --no-fund && node 
 # no manuals or message translations (the copyright files stay). DOCSMITH_DICTIONARIES picks the
 # spelling dictionaries (all: about 157 MB; "en_US.dic,de_DE_frami.dic": about 5 MB).
 FROM ${BASE_IMAGE}
+ARG BASE_IMAGE
 ARG DOCSMITH_DICTIONARIES=all
+# The release this image is (package.json's version; test/unit/kubernetes.test.ts keeps them equal).
+ARG VERSION=0.1.0
+LABEL org.opencontainers.image.title="docsmith" \
+      org.opencontainers.image.description="Self-hosted document generation: merge JSON into Word templates; wire-compatible with the ReportingCloud API" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.licenses="MIT" \
+      org.opencontainers.image.base.name="${BASE_IMAGE}"
 WORKDIR /app
 COPY package.json ./
 COPY scripts/setup.mjs ./scripts/setup.mjs

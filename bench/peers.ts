@@ -9,6 +9,9 @@
  *  3. an 8-row and a 100-row invoice to PDF, one request at a time (median of 31): docsmith over HTTP (office
  *     pool of 2) against Carbone in-process (its LibreOffice converter, 2 factories), interleaved;
  *  3b. the 8-row invoice to PDF, 8 concurrent clients: documents per second, as in 2.
+ *  4. the 100-row invoice typed in Carbone's and docxtemplater's syntax (templateSyntax), to DOCX,
+ *     one request at a time: docsmith over HTTP against each library in-process, and against
+ *     docsmith's own merge fields.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -273,7 +276,7 @@ async function autocannonLoad(
  * Both sides warmed up the same way and measured twice, the better run counting: Carbone's first
  * run warms it; docsmith gets one unmeasured run (its threads' code is compiled on first use).
  */
-async function bestOfTwo(ours: () => ReturnType<typeof autocannonLoad>, theirs: () => Promise<number>) {
+async function bestOfTwo(ours: () => ReturnType<typeof autocannonLoad>, theirs: () => Promise<number>, peer = 'Carbone') {
   const carboneRuns = [await theirs()];
   await ours();
   const ourRuns = [await ours()];
@@ -281,7 +284,7 @@ async function bestOfTwo(ours: () => ReturnType<typeof autocannonLoad>, theirs: 
   ourRuns.push(await ours());
   const best = ourRuns.reduce((a, b) => (b.rate > a.rate ? b : a));
   const carbone = Math.max(...carboneRuns);
-  const line = `docsmith ${best.rate.toFixed(0)} docs/s over HTTP (runs ${ourRuns.map((r) => r.rate.toFixed(0)).join(', ')}; p99 latency ${best.p99} ms; server CPU ${best.serverMs.toFixed(2)} ms per document, load generator ${best.clientMs.toFixed(2)} ms), Carbone ${carbone.toFixed(0)} docs/s in-process (runs ${carboneRuns.map((r) => r.toFixed(0)).join(', ')}): docsmith is ${(best.rate / carbone).toFixed(2)}x`;
+  const line = `docsmith ${best.rate.toFixed(0)} docs/s over HTTP (runs ${ourRuns.map((r) => r.rate.toFixed(0)).join(', ')}; p99 latency ${best.p99} ms; server CPU ${best.serverMs.toFixed(2)} ms per document, load generator ${best.clientMs.toFixed(2)} ms), ${peer} ${carbone.toFixed(0)} docs/s in-process (runs ${carboneRuns.map((r) => r.toFixed(0)).join(', ')}): docsmith is ${(best.rate / carbone).toFixed(2)}x`;
   return { carbone, line };
 }
 
@@ -386,11 +389,89 @@ async function pdfLines(t: ReturnType<typeof templates>, carboneFile: string): P
   }
 }
 
+function renderDocxtemplater(template: Buffer, data: object): Buffer {
+  const doc = new Docxtemplater(new PizZip(template), { paragraphLoop: true, linebreaks: true, nullGetter: () => '' });
+  doc.render(data);
+  return doc.getZip().generate({ type: 'nodebuffer' });
+}
+
+async function typedTags(t: ReturnType<typeof templates>, carboneFile: string): Promise<void> {
+  console.log('\n4. the 100-row invoice typed in each syntax, stored, to DOCX, one request at a time (median of 51, interleaved)');
+  const { server, authorization } = await benchServer('syntax', 0);
+  try {
+    const data = invoice(100);
+    // Stored templates (the usual way: uploaded once, merged by name), the syntax kept with each.
+    const merge = async (name: string, template: Buffer, syntax?: string) => {
+      const upload = await post(
+        `${server.url}/v1/templates/upload?templateName=${name}${syntax ? `&templateSyntax=${syntax}` : ''}`,
+        { authorization, 'content-type': 'application/json' },
+        JSON.stringify(template.toString('base64')),
+      );
+      if (upload.status !== 201) throw new Error(`upload answered ${upload.status}: ${upload.text}`);
+      const body = JSON.stringify({ mergeData: [data] });
+      return async () => {
+        const reply = await post(
+          `${server.url}/v1/document/merge?returnFormat=DOCX&templateName=${name}`,
+          { authorization, 'content-type': 'application/json' },
+          body,
+        );
+        if (reply.status !== 200) throw new Error(`merge answered ${reply.status}: ${reply.text}`);
+        return Buffer.from((JSON.parse(reply.text) as string[])[0]!, 'base64');
+      };
+    };
+    const fields = await merge('fields.docx', t.ours);
+    const carboneTags = await merge('carbone.docx', t.carboneTemplate, 'carbone');
+    const docxtemplaterTags = await merge('docxtemplater.docx', t.theirs, 'docxtemplater');
+    for (const [name, run] of [
+      ['docsmith, merge fields', fields],
+      ['docsmith, Carbone tags', carboneTags],
+      ['docsmith, docxtemplater tags', docxtemplaterTags],
+    ] as const)
+      check(name, await run(), 100);
+    check('Carbone', await renderCarbone(carboneFile, data), 100);
+    check('docxtemplater', renderDocxtemplater(t.theirs, data), 100);
+    const [c, carbone] = await interleaved(51, 20, carboneTags, () => renderCarbone(carboneFile, data));
+    const [d, docxtemplater] = await interleaved(51, 20, docxtemplaterTags, async () => renderDocxtemplater(t.theirs, data));
+    const [own, typed] = await interleaved(51, 20, fields, carboneTags);
+    console.log(
+      `  Carbone tags: docsmith ${c.toFixed(2)} ms over HTTP, Carbone ${carbone.toFixed(2)} ms in-process: docsmith is ${(carbone / c).toFixed(2)}x`,
+    );
+    console.log(
+      `  docxtemplater tags: docsmith ${d.toFixed(2)} ms over HTTP, docxtemplater ${docxtemplater.toFixed(2)} ms in-process: docsmith is ${(docxtemplater / d).toFixed(2)}x`,
+    );
+    console.log(
+      `  docsmith with Carbone tags ${typed.toFixed(2)} ms, with merge fields ${own.toFixed(2)} ms: tags take ${(typed / own).toFixed(2)}x the time`,
+    );
+  } finally {
+    await server.stop();
+  }
+  console.log('\n4b. the same from 8 concurrent clients, 6 s each, the template sent with each request (as in 2)');
+  const { server: load, auths } = await loadServer(0);
+  try {
+    const data = invoice(100);
+    for (const [syntax, template, peer, theirs] of [
+      ['carbone', t.carboneTemplate, 'Carbone', () => renderCarbone(carboneFile, data)],
+      ['docxtemplater', t.theirs, 'docxtemplater', async () => renderDocxtemplater(t.theirs, data)],
+    ] as const) {
+      const body = JSON.stringify({ mergeData: [data], template: template.toString('base64') });
+      const path = `/v1/document/merge?returnFormat=DOCX&templateSyntax=${syntax}`;
+      const { line } = await bestOfTwo(
+        () => autocannonLoad(load, path, body, auths, 8, 6),
+        () => closedLoop(8, 6, theirs),
+        peer,
+      );
+      console.log(`  ${peer} tags: ${line}`);
+    }
+  } finally {
+    await load.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const t = templates();
   const carboneFile = path.join(tempDir(), 'carbone-invoice.docx');
   fs.writeFileSync(carboneFile, t.carboneTemplate);
-  // `node --import tsx bench/peers.ts [table] [docx] [latency] [pdf] [pdf-load]`: only those parts (all by default).
+  // `node --import tsx bench/peers.ts [table] [docx] [latency] [pdf] [pdf-load] [syntax]`: only those parts (all by default).
   const wanted = process.argv.slice(2);
   const runs = (part: string) => wanted.length === 0 || wanted.includes(part);
   if (runs('table')) await bigTable(t, carboneFile);
@@ -398,6 +479,7 @@ async function main(): Promise<void> {
   if (runs('latency')) await docxLatency(t, carboneFile);
   if (runs('pdf')) await pdfLines(t, carboneFile);
   if (runs('pdf-load')) await pdfThroughput(t, carboneFile);
+  if (runs('syntax')) await typedTags(t, carboneFile);
   process.exit(0); // Carbone's office converters keep the process alive
 }
 

@@ -40,6 +40,9 @@ const CONTRACT: Record<string, object> = {
   IncorrectWord: responses.incorrectWordSchema,
   TrackedChange: responses.trackedChangeSchema,
   Job: responses.jobSchema,
+  TemplateVersion: responses.templateVersionSchema,
+  TemplateDiff: responses.templateDiffSchema,
+  DataCheck: responses.dataCheckSchema,
 };
 
 type Schema = Record<string, unknown>;

@@ -27,6 +27,7 @@ export const SAMPLES: Record<string, string> = {
   'shipping-label': 'shipping-label',
   'sales-report': 'sales-report',
   'html-notes': 'html-notes',
+  badges: 'badges',
 };
 
 /** The files of one sample: its template, its data, and its merge settings when it has any. */

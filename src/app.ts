@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { documented } from './api/openapi.js';
+import { documented, withComponents } from './api/openapi.js';
 import type { Services } from './services.js';
 import { registerWire, requestIdFor } from './api/wire.js';
 import { requireAuthentication } from './api/auth.js';
@@ -98,6 +98,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         title: 'docsmith',
         version: VERSION,
         description: 'Self-hosted document generation: merge JSON into Word templates. Wire-compatible with the ReportingCloud API.',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
       components: {
         securitySchemes: {
@@ -116,6 +117,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       const method = (Array.isArray(route.method) ? route.method : [route.method])[0]!;
       return { schema: documented(schema as Parameters<typeof documented>[0], method, url) as typeof schema, url };
     },
+    // Named shapes as components.schemas, by $ref.
+    transformObject: (document) => withComponents('openapiObject' in document ? document.openapiObject : document.swaggerObject),
   });
 
   // The interactive reference (Swagger UI, served from the package: nothing from a CDN).

@@ -39,6 +39,9 @@ function SignedIn({ session }: { session: Session }) {
   const who = 'username' in session.credentials ? session.credentials.username : 'API key';
   return (
     <SessionContext.Provider value={session}>
+      <a class="skip" href="#content">
+        Skip to the content
+      </a>
       <header class="top">
         <Link href="/" class="brand">
           docsmith
@@ -55,27 +58,29 @@ function SignedIn({ session }: { session: Session }) {
           </button>
         </span>
       </header>
-      <Switch>
-        <Route path="/">{() => <Library />}</Route>
-        <Route path="/templates/:name">{(params) => <TemplateDetail name={param(params.name)} />}</Route>
-        <Route path="/playground">{() => <Playground name={undefined} />}</Route>
-        <Route path="/playground/:name">{(params) => <Playground name={param(params.name)} />}</Route>
-        <Route path="/tools">{() => <Tools />}</Route>
-        <Route path="/jobs">{() => <Jobs />}</Route>
-        <Route path="/review">{() => <Review />}</Route>
-        <Route path="/keys">{() => <Keys />}</Route>
-        <Route path="/usage">{() => <Usage />}</Route>
-        <Route>
-          {() => (
-            <main>
-              <h1>Not found</h1>
-              <p>
-                There is no such page. <Link href="/">Back to the templates</Link>.
-              </p>
-            </main>
-          )}
-        </Route>
-      </Switch>
+      <div id="content" tabIndex={-1}>
+        <Switch>
+          <Route path="/">{() => <Library />}</Route>
+          <Route path="/templates/:name">{(params) => <TemplateDetail name={param(params.name)} />}</Route>
+          <Route path="/playground">{() => <Playground name={undefined} />}</Route>
+          <Route path="/playground/:name">{(params) => <Playground name={param(params.name)} />}</Route>
+          <Route path="/tools">{() => <Tools />}</Route>
+          <Route path="/jobs">{() => <Jobs />}</Route>
+          <Route path="/review">{() => <Review />}</Route>
+          <Route path="/keys">{() => <Keys />}</Route>
+          <Route path="/usage">{() => <Usage />}</Route>
+          <Route>
+            {() => (
+              <main>
+                <h1>Not found</h1>
+                <p>
+                  There is no such page. <Link href="/">Back to the templates</Link>.
+                </p>
+              </main>
+            )}
+          </Route>
+        </Switch>
+      </div>
     </SessionContext.Provider>
   );
 }

@@ -43,6 +43,15 @@ const TIME_LIMIT = {
   ...errorSchema,
 };
 
+/** Routes that answer documents, as files too when the Accept header names their type (api/wire.ts answerDocuments). */
+const DOCUMENT_ANSWERS = /^\/v1\/(?:document\/(?:merge|findandreplace|append|convert|thumbnails|preview)|templates\/thumbnails)$/;
+
+const NOT_ACCEPTABLE = {
+  description:
+    'The Accept header names no form the answer can take (JSON, a ZIP of the documents, or the document itself as its type), or asks for one file where several documents were made (docsmith)',
+  ...errorSchema,
+};
+
 /** Routes that do document work, under the processing limit. */
 const DOCUMENT_WORK = /^\/v1\/(?:document|processing)\/|^\/v1\/templates\/(?:info|thumbnails|pagecount|upload|validate)\b/;
 
@@ -68,6 +77,7 @@ export function documented(schema: Schema, method: string, url: string): Schema 
   if (api) {
     for (const [status, answer] of Object.entries(COMMON_ERRORS)) response[status] ??= answer;
     if (DOCUMENT_WORK.test(url)) response['504'] ??= TIME_LIMIT;
+    if (DOCUMENT_ANSWERS.test(url)) response['406'] ??= NOT_ACCEPTABLE;
   }
   if (Object.keys(response).length) out.response = response;
   if (schema.body) out.body = asOpenApi31(schema.body);
@@ -104,4 +114,56 @@ export function asOpenApi31(schema: unknown): unknown {
     else out[key] = asOpenApi31(value);
   }
   return out;
+}
+
+/**
+ * The description with its named shapes (`x-type` on a schema: Job, TemplateInfo, ...) as
+ * `components.schemas`, referred to by `$ref` wherever they appear (inside each other too), so
+ * generators name their types (openapi-typescript, openapi-generator). A name given to two
+ * different shapes stays inline.
+ */
+export function withComponents<T extends object>(doc: T): T {
+  const named = new Map<string, { node: Record<string, unknown>; text: string }>();
+  const clashing = new Set<string>();
+  const collect = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(collect);
+    if (typeof node !== 'object' || node === null) return;
+    const record = node as Record<string, unknown>;
+    const name = record['x-type'];
+    if (typeof name === 'string') {
+      // A description beside the shape is the place's, not the shape's (a 202's "Accepted: ...").
+      const { description: _place, ...shape } = record;
+      const text = JSON.stringify(shape);
+      const seen = named.get(name);
+      // `{ type, x-type }` alone points at the shape (a merge block's nested blocks): no definition.
+      const pointer = Object.keys(shape).every((key) => key === 'type' || key === 'x-type');
+      if (pointer) return Object.values(record).forEach(collect);
+      if (seen && seen.text !== text) clashing.add(name);
+      else named.set(name, { node: shape, text });
+    }
+    Object.values(record).forEach(collect);
+  };
+  const inner = (node: Record<string, unknown>): Record<string, unknown> =>
+    Object.fromEntries(Object.entries(node).map(([key, value]) => [key, replace(value)]));
+  const replace = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(replace);
+    if (typeof node !== 'object' || node === null) return node;
+    const record = node as Record<string, unknown>;
+    const name = record['x-type'];
+    if (typeof name === 'string' && !clashing.has(name))
+      return {
+        $ref: `#/components/schemas/${name}`,
+        ...(typeof record.description === 'string' ? { description: record.description } : {}),
+      };
+    return inner(record);
+  };
+  collect(doc);
+  const schemas: Record<string, unknown> = {};
+  for (const [name, { node }] of named) {
+    if (clashing.has(name)) continue;
+    const { 'x-type': _own, ...rest } = node;
+    schemas[name] = inner(rest);
+  }
+  const out = replace(doc) as T & { components?: Record<string, unknown> };
+  return { ...out, components: { ...(out.components ?? {}), schemas } };
 }

@@ -1,4 +1,5 @@
 /** JSON Schema pieces shared by route definitions; they feed validation and /openapi.json. */
+import { JOB_KINDS } from '../operations/kinds/index.js';
 
 export const errorSchema = {
   type: 'object',
@@ -17,6 +18,16 @@ export const templateNameQuery = {
   required: ['templateName'],
 } as const;
 
+/** `templateSyntax` (docsmith): the syntax a template's tags are typed in. */
+export const templateSyntaxProperty = {
+  templateSyntax: {
+    type: 'string',
+    enum: ['word', 'docxtemplater', 'carbone'],
+    description:
+      'docsmith: how the template marks its data. word (the default): merge fields and txmb_ bookmarks; docxtemplater: tags typed as text, {name}, {#items}...{/items}, {^items}...{/items}; carbone: {d.name:formatN(2)}, rows repeated by {d.items[i].name} and {d.items[i+1].name} (docs/authoring.md). On upload it is kept with the template; on merge it overrides the stored one.',
+  },
+} as const;
+
 export const base64Body = {
   type: 'string',
   description: 'The document as a Base64 string',
@@ -33,6 +44,7 @@ export const errorResponses = {
 
 export const accountSettingsSchema = {
   type: 'object',
+  'x-type': 'AccountSettings',
   properties: {
     serialNumber: { type: 'string', description: 'FREE, TRIAL or the serial number of the licence' },
     createdDocuments: { type: 'integer', description: 'documents created this calendar month (UTC); the count starts again on the 1st' },
@@ -60,6 +72,7 @@ export const accountSettingsSchema = {
 
 export const apiKeySchema = {
   type: 'object',
+  'x-type': 'ApiKey',
   properties: { key: { type: 'string' }, active: { type: 'boolean' } },
   required: ['key', 'active'],
 } as const;
@@ -67,6 +80,7 @@ export const apiKeySchema = {
 /** docsmith's own view of a key: masked, with its label and dates. */
 export const apiKeyDetailsSchema = {
   type: 'object',
+  'x-type': 'ApiKeyDetails',
   properties: {
     id: { type: 'integer', description: "The key's number, which the calls below take" },
     name: { type: 'string', description: "The owner's label ('' when none)" },
@@ -82,6 +96,7 @@ export const apiKeyDetailsSchema = {
 /** One entry of an account's audit log (docsmith). */
 export const auditEventSchema = {
   type: 'object',
+  'x-type': 'AuditEvent',
   properties: {
     id: { type: 'integer' },
     at: { type: 'string', format: 'date-time' },
@@ -99,6 +114,7 @@ export const auditEventSchema = {
 
 export const templateListEntrySchema = {
   type: 'object',
+  'x-type': 'TemplateListEntry',
   properties: {
     templateName: { type: 'string' },
     modified: { type: 'string', description: 'YYYY-MM-DDTHH:MM:SS+00:00' },
@@ -109,6 +125,7 @@ export const templateListEntrySchema = {
 
 export const shareLinkSchema = {
   type: 'object',
+  'x-type': 'ShareLink',
   description: 'a live share link, as listed (its token is shown only once, when it is made)',
   properties: { id: { type: 'string' }, templateName: { type: 'string' }, created: { type: 'string' }, expires: { type: 'string' } },
   required: ['id', 'templateName', 'created', 'expires'],
@@ -116,6 +133,7 @@ export const shareLinkSchema = {
 
 export const mergeFieldSchema = {
   type: 'object',
+  'x-type': 'MergeField',
   properties: {
     name: { type: 'string' },
     text: { type: 'string' },
@@ -130,6 +148,7 @@ export const mergeFieldSchema = {
 
 export const mergeBlockSchema = {
   type: 'object',
+  'x-type': 'MergeBlock',
   properties: {
     name: { type: 'string' },
     mergeFields: { type: 'array', items: mergeFieldSchema },
@@ -143,6 +162,7 @@ export const mergeBlockSchema = {
 
 export const chartInfoSchema = {
   type: 'object',
+  'x-type': 'ChartInfo',
   description: 'a chart and the merge block whose rows it shows (docsmith extension)',
   properties: {
     name: { type: 'string', description: "the chart's name, which names the block it shows" },
@@ -158,11 +178,13 @@ export const chartInfoSchema = {
 
 export const templateInfoSchema = {
   type: 'object',
+  'x-type': 'TemplateInfo',
   properties: {
     templateName: { type: 'string' },
     mergeBlocks: { type: 'array', items: mergeBlockSchema },
     mergeFields: { type: 'array', items: mergeFieldSchema },
     userDocumentProperties: { type: 'object', additionalProperties: { type: 'string' } },
+    templateSyntax: { type: 'string', description: 'docsmith: the syntax its tags are typed in, when not word (templateSyntax on upload)' },
     charts: { type: 'array', items: chartInfoSchema, description: 'present only when the template has charts' },
     warnings: {
       type: 'array',
@@ -176,6 +198,7 @@ export const templateInfoSchema = {
 
 export const incorrectWordSchema = {
   type: 'object',
+  'x-type': 'IncorrectWord',
   properties: {
     length: { type: 'integer' },
     start: { type: 'integer' },
@@ -188,6 +211,7 @@ export const incorrectWordSchema = {
 
 export const trackedChangeSchema = {
   type: 'object',
+  'x-type': 'TrackedChange',
   properties: {
     id: { type: 'integer' },
     changeKind: { type: 'integer', description: '4096 inserted text, 8192 deleted text, 16384 formatting, 32768 paragraph mark' },
@@ -214,13 +238,71 @@ export const trackedChangeSchema = {
   ],
 } as const;
 
+/** A stored template's version, as GET /v1/templates/versions lists it (docsmith extension). */
+export const templateVersionSchema = {
+  type: 'object',
+  'x-type': 'TemplateVersion',
+  properties: {
+    version: { type: 'integer' },
+    current: { type: 'boolean' },
+    modified: { type: 'string', format: 'date-time' },
+    size: { type: 'integer' },
+    sha256: { type: 'string' },
+  },
+  required: ['version', 'current', 'modified', 'size', 'sha256'],
+} as const;
+
+const namesDiffSchema = {
+  type: 'object',
+  properties: { added: { type: 'array', items: { type: 'string' } }, removed: { type: 'array', items: { type: 'string' } } },
+  required: ['added', 'removed'],
+} as const;
+
+/** What changed between two versions of a template: field and block paths ("items/price") (docsmith extension). */
+export const templateDiffSchema = {
+  type: 'object',
+  'x-type': 'TemplateDiff',
+  properties: { from: { type: 'integer' }, to: { type: 'integer' }, fields: namesDiffSchema, blocks: namesDiffSchema },
+  required: ['from', 'to', 'fields', 'blocks'],
+} as const;
+
+const indexes = { type: 'array', items: { type: 'integer' } } as const;
+/** What POST /v1/document/checkdata answers, records by index from 0 (docsmith extension). */
+export const dataCheckSchema = {
+  type: 'object',
+  'x-type': 'DataCheck',
+  properties: {
+    records: { type: 'integer' },
+    missingFields: {
+      type: 'array',
+      description: 'Fields with no value in some records; block: the block (a/b when nested) the field sits in',
+      items: {
+        type: 'object',
+        properties: { name: { type: 'string' }, block: { type: ['string', 'null'] }, records: indexes },
+        required: ['name', 'block', 'records'],
+      },
+    },
+    emptyBlocks: {
+      type: 'array',
+      description: 'Blocks with no rows in some records',
+      items: { type: 'object', properties: { name: { type: 'string' }, records: indexes }, required: ['name', 'records'] },
+    },
+    unusedData: {
+      type: 'array',
+      description: "Keys nothing reads: a record's own, or a block row's as block.key",
+      items: { type: 'string' },
+    },
+  },
+  required: ['records', 'missingFields', 'emptyBlocks', 'unusedData'],
+} as const;
+
 /** A background job (async=true on merge, append and convert; docsmith extension). */
 export const jobSchema = {
   type: 'object',
   'x-type': 'Job',
   properties: {
     id: { type: 'string' },
-    kind: { type: 'string', enum: ['merge', 'append', 'convert'] },
+    kind: { type: 'string', enum: JOB_KINDS },
     state: { type: 'string', enum: ['queued', 'running', 'done', 'failed'] },
     createdAt: { type: 'string', description: 'ISO 8601' },
     startedAt: { type: ['string', 'null'] },

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import Negotiator from 'negotiator';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
@@ -7,9 +8,13 @@ import { parseJsonBody, type JsonText } from '../util/json.js';
 import { forgetDecoded, keepDecoded, type ParsedBody } from '../util/base64.js';
 import { ClientGoneError, DocsmithError, InputError } from '../errors.js';
 import { documentsJsonLength, documentsJsonStream } from '../operations/answer.js';
-import type { Answer } from '../operations/requests.js';
-import type { PerformOptions } from '../operations/door.js';
+import type { Answer } from '../operations/work.js';
+import type { PerformOptions } from '../operations/door/door.js';
 import { whoMade } from './auth.js';
+import { RETURN_EXTENSIONS, RETURN_MEDIA_TYPES, type ReturnFormat } from '../formats/returnFormat.js';
+import type { ImageFormat } from '../render/encode.js';
+import { IMAGE_MEDIA_TYPES } from '../ooxml/newPackage.js';
+import type { DocumentWorkers } from '../workers/pool.js';
 
 /**
  * The wire rules every endpoint shares (api.md, "Wire rules"): JSON bodies whatever the
@@ -134,13 +139,80 @@ export function sendDocuments(reply: FastifyReply, answer: Answer): FastifyReply
   return reply.code(200).type('application/json; charset=utf-8').send(documentsJsonStream(answer.documents, answer.list));
 }
 
+/** The files a document answer may be sent as instead of JSON (docsmith): their media type and extension, and how several become one ZIP. */
+export interface AnswerFiles {
+  type: string;
+  extension: string;
+  zip(documents: Buffer[], extension: string, signal?: AbortSignal): Promise<Buffer>;
+}
+
+type Zipper = Pick<DocumentWorkers, 'zipDocuments'>;
+const answerFiles = (workers: Zipper, type: string, extension: string): AnswerFiles => ({
+  type,
+  extension,
+  zip: (documents, ext, signal) => workers.zipDocuments(documents, ext, signal),
+});
+
+/** The files of a document in a return format. */
+export const returnFiles = (workers: Zipper, format: ReturnFormat) =>
+  answerFiles(workers, RETURN_MEDIA_TYPES[format], RETURN_EXTENSIONS[format]);
+
+/** The files of page images. */
+export const imageFiles = (workers: Zipper, format: ImageFormat) => answerFiles(workers, IMAGE_MEDIA_TYPES[format]!, format);
+
+/**
+ * How an answer is sent, by the Accept header: JSON (the default), a ZIP of its documents, the one
+ * document itself, or none asked for. Files only for a header that names its types without a
+ * wildcard: Java's default header (`text/html, image/gif, image/jpeg, *; q=.2, *\/*; q=.2`, sent
+ * by the vendor's Java SDK) and browsers' name image and HTML types beside `*\/*`, and get JSON.
+ */
+export function answerForm(accept: string | undefined, fileType: string): 'json' | 'zip' | 'file' | null {
+  if (!accept || accept.includes('*')) return 'json';
+  const file = fileType.replace(/;.*/, '');
+  const available = ['application/json', 'application/zip', file, 'application/octet-stream'];
+  const best = new Negotiator({ headers: { accept } }).mediaType(available);
+  if (best === undefined) return null;
+  return best === 'application/json' ? 'json' : best === 'application/zip' ? 'zip' : 'file';
+}
+
 /**
  * Performs a document request and sends its answer; the document counts once the answer is sent
- * (a client that leaves first gets nothing and is not counted).
+ * (a client that leaves first gets nothing and is not counted). With `files`, an Accept header may
+ * ask for the documents as files: checked before any work, so a form that cannot be sent costs none.
  */
-export function answerDocuments(reply: FastifyReply, perform: (options: PerformOptions<Answer>) => Promise<Answer>): Promise<FastifyReply> {
+export function answerDocuments(
+  reply: FastifyReply,
+  perform: (options: PerformOptions<Answer>) => Promise<Answer>,
+  files?: AnswerFiles,
+): Promise<FastifyReply> {
   const who = reply.request.account ? whoMade(reply.request) : undefined;
-  return whenDelivered(reply, perform({ deliver: (answer) => delivered(reply, () => sendDocuments(reply, answer)), who }));
+  const form = files ? answerForm(reply.request.headers.accept, files.type) : 'json';
+  if (form === null)
+    throw new DocsmithError(
+      406,
+      `This answer can be sent as application/json, application/zip or ${files!.type.replace(/;.*/, '')}; the Accept header asks for none of them.`,
+    );
+  const deliver =
+    form === 'json' || !files
+      ? (answer: Answer) => delivered(reply, () => sendDocuments(reply, answer))
+      : async (answer: Answer) => {
+          if (form === 'file' && answer.documents.length !== 1)
+            throw new DocsmithError(
+              406,
+              `The request made ${answer.documents.length} documents: ask for them as one ZIP (Accept: application/zip) or as JSON (Accept: application/json).`,
+            );
+          const zipped = form === 'zip' ? await files.zip(answer.documents, files.extension) : undefined;
+          const name = zipped ? 'documents.zip' : `document.${files.extension}`;
+          reply.headers(answer.headers);
+          reply.header('content-disposition', `attachment; filename="${name}"`);
+          await delivered(reply, () =>
+            reply
+              .code(200)
+              .type(zipped ? 'application/zip' : files.type)
+              .send(zipped ?? answer.documents[0]),
+          );
+        };
+  return whenDelivered(reply, perform({ deliver, who }));
 }
 
 /** Awaits a request's work and the delivery of its answer; a client that left is logged, not answered. */

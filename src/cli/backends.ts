@@ -3,8 +3,9 @@ import { DOCUMENT_FORMATS, requireFormat, TEMPLATE_FORMATS } from '../formats/de
 import type { Services } from '../services.js';
 import type { Divider } from '../compose/builder.js';
 import { DocumentOperations } from '../operations/index.js';
-import { Door } from '../operations/door.js';
-import type { Answer, MergeRequest } from '../operations/requests.js';
+import { Door } from '../operations/door/door.js';
+import type { MergeRequest } from '../operations/kinds/index.js';
+import type { Answer } from '../operations/work.js';
 import { parseMergeRequest } from '../api/requests/documents.js';
 import { mergeBodySchema } from '../api/requests/schemas.js';
 import { checkBody } from '../api/requests/validation.js';
@@ -12,6 +13,7 @@ import { parseReturnFormat } from '../api/requests/returnFormat.js';
 import { parseThumbnailRequest } from '../api/requests/thumbnails.js';
 import type { JsonObject } from '../merge/scope.js';
 import type { TemplateInfo } from '../merge/info.js';
+import type { TemplateSyntax } from '../merge/syntax/index.js';
 
 /** How a merge is asked for: the return format, appended or not, the settings file's content, an e-invoice. */
 export interface MergeHow {
@@ -20,6 +22,8 @@ export interface MergeHow {
   settings: unknown;
   einvoice?: string;
   einvoiceXml?: string;
+  /** The syntax the template's tags are typed in; absent: Word's merge fields. */
+  syntax?: TemplateSyntax;
 }
 
 /** What the CLI's document commands need, done in this process or by a server. */
@@ -29,7 +33,7 @@ export interface Backend {
   convert(document: Buffer, format: string): Promise<Buffer>;
   append(documents: { bytes: Buffer; divider: Divider }[], format: string): Promise<Buffer>;
   thumbnails(document: Buffer, options: { zoom?: number; from?: number; to?: number; imageFormat?: string }): Promise<Buffer[]>;
-  info(template: Buffer, name: string): Promise<TemplateInfo>;
+  info(template: Buffer, name: string, syntax?: TemplateSyntax): Promise<TemplateInfo>;
   close(): Promise<void>;
 }
 
@@ -59,8 +63,14 @@ export class LocalBackend implements Backend {
       mergeSettings: how.settings ?? null,
       ...(how.einvoiceXml !== undefined ? { einvoiceXml: how.einvoiceXml } : {}),
     });
-    const query = { returnFormat: how.format, append: String(how.append), ...(how.einvoice ? { einvoice: how.einvoice } : {}) };
-    const request: MergeRequest = { ...parseMergeRequest(query, body, Number.MAX_SAFE_INTEGER), template };
+    const query = {
+      returnFormat: how.format,
+      append: String(how.append),
+      ...(how.einvoice ? { einvoice: how.einvoice } : {}),
+      ...(how.syntax ? { templateSyntax: how.syntax } : {}),
+    };
+    const source = { bytes: template, ...(how.syntax ? { syntax: how.syntax } : {}) };
+    const request: MergeRequest = parseMergeRequest(query, body, Number.MAX_SAFE_INTEGER, source);
     const answer = await this.door.perform(null, request, {
       progress: (p) => p.stage === 'merging' && p.done !== undefined && merged?.(p.done),
     });
@@ -88,9 +98,9 @@ export class LocalBackend implements Backend {
     return (await this.door.perform(null, { kind: 'thumbnails', source: { bytes: document, format }, view })).documents;
   }
 
-  info(template: Buffer, name: string): Promise<TemplateInfo> {
+  info(template: Buffer, name: string, syntax: TemplateSyntax = 'word'): Promise<TemplateInfo> {
     const format = requireFormat(template, TEMPLATE_FORMATS, `The template "${name}"`);
-    return this.door.perform(null, { kind: 'info', source: { bytes: template, format, name } });
+    return this.door.perform(null, { kind: 'info', source: { bytes: template, format, name, syntax } });
   }
 
   /** Refuses a template no operation could use, as uploads do. */
@@ -120,11 +130,12 @@ export interface ClientLike {
     mergeSettings?: never;
     einvoice?: string;
     einvoiceXml?: string;
+    templateSyntax?: TemplateSyntax;
   }): Promise<Bytes[]>;
   convert(document: Bytes, returnFormat: ClientFormat): Promise<Bytes>;
   append(request: { returnFormat: ClientFormat; documents: { document: Bytes; documentDivider?: 1 | 2 | 3 }[] }): Promise<Bytes>;
   thumbnails(document: Bytes, options: { zoomFactor?: number; fromPage?: number; toPage?: number; imageFormat?: never }): Promise<Bytes[]>;
-  uploadTemplate(name: string, template: Bytes): Promise<void>;
+  uploadTemplate(name: string, template: Bytes, options?: { templateSyntax?: TemplateSyntax }): Promise<void>;
   templateInfo(name: string): Promise<TemplateInfo>;
   listTemplates(): Promise<{ templateName: string }[]>;
   downloadTemplate(name: string): Promise<Bytes>;
@@ -135,6 +146,7 @@ export interface ClientLike {
     mergeData: object;
     append?: boolean;
     mergeSettings?: never;
+    templateSyntax?: TemplateSyntax;
   }): Promise<JobLike>;
   convertJob(document: Bytes, returnFormat: ClientFormat): Promise<JobLike>;
   appendJob(request: { returnFormat: ClientFormat; documents: { document: Bytes; documentDivider?: 1 | 2 | 3 }[] }): Promise<JobLike>;
@@ -203,6 +215,7 @@ export class RemoteBackend implements Backend {
       mergeSettings: how.settings as never,
       ...(how.einvoice ? { einvoice: how.einvoice } : {}),
       ...(how.einvoiceXml !== undefined ? { einvoiceXml: how.einvoiceXml } : {}),
+      ...(how.syntax && how.syntax !== 'word' ? { templateSyntax: how.syntax } : {}),
     };
     if (this.jobs) return this.viaJob(this.client.mergeJob(request));
     const docs = await this.client.merge(request);
@@ -234,10 +247,10 @@ export class RemoteBackend implements Backend {
     return images.map((i) => Buffer.from(i));
   }
 
-  async info(template: Buffer, name: string): Promise<TemplateInfo> {
+  async info(template: Buffer, name: string, syntax: TemplateSyntax = 'word'): Promise<TemplateInfo> {
     // The API describes stored templates: store it under a scratch name, read, remove.
     const scratch = `cli-info-${Date.now()}${name.match(/\.(docx|doc|rtf)$/i)?.[0] ?? '.docx'}`;
-    await this.client.uploadTemplate(scratch, template);
+    await this.client.uploadTemplate(scratch, template, syntax !== 'word' ? { templateSyntax: syntax } : {});
     try {
       return { ...(await this.client.templateInfo(scratch)), templateName: name };
     } finally {

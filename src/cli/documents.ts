@@ -1,4 +1,5 @@
 import { UsageError } from './errors.js';
+import { TEMPLATE_SYNTAXES, type TemplateSyntax } from '../merge/syntax/index.js';
 import { RETURN_EXTENSIONS, RETURN_FORMATS } from '../formats/returnFormat.js';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -33,6 +34,7 @@ export interface DocumentOptions {
   async?: boolean;
   einvoice?: string;
   'einvoice-xml'?: string;
+  syntax?: string;
 }
 
 function read(file: string | undefined, what: string): Buffer {
@@ -109,6 +111,8 @@ function checkOptions(command: string, options: DocumentOptions): void {
   ) {
     throw new UsageError(`--format must be one of ${RETURN_FORMATS.join(', ')}, not "${options.format}"`);
   }
+  if (options.syntax !== undefined && !(TEMPLATE_SYNTAXES as readonly string[]).includes(options.syntax.toLowerCase()))
+    throw new UsageError(`--syntax must be one of ${TEMPLATE_SYNTAXES.join(', ')}, not "${options.syntax}"`);
   if (command === 'thumbnails') {
     for (const [name, min, max] of [
       ['zoom', 1, 400],
@@ -136,6 +140,7 @@ export function folderOutputNames(files: string[], extension: string): Map<strin
 export async function runDocumentCommand(command: string, options: DocumentOptions, positionals: string[]): Promise<void> {
   checkOptions(command, options);
   const format = (options.format ?? 'pdf').toLowerCase();
+  const syntax = (options.syntax?.toLowerCase() ?? 'word') as TemplateSyntax;
   const backend = await backendFor(options);
   try {
     switch (command) {
@@ -159,7 +164,7 @@ export async function runDocumentCommand(command: string, options: DocumentOptio
         for (let i = 0; i < records.length; i += batch) {
           const from = i;
           docs.push(
-            ...(await backend.merge(template, records.slice(i, i + batch), { format, append, settings, ...einvoice }, (done) =>
+            ...(await backend.merge(template, records.slice(i, i + batch), { format, append, settings, syntax, ...einvoice }, (done) =>
               progress.tick(from + done),
             )),
           );
@@ -246,7 +251,7 @@ export async function runDocumentCommand(command: string, options: DocumentOptio
       }
       case 'info': {
         const file = options.template ?? positionals[0];
-        process.stdout.write(`${JSON.stringify(await backend.info(read(file, '--template'), path.basename(file!)), null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify(await backend.info(read(file, '--template'), path.basename(file!), syntax), null, 2)}\n`);
         return;
       }
     }

@@ -53,11 +53,12 @@ DOCSMITH_DATA_DIR or DOCSMITH_DATABASE_URL as for the server).
 Documents (in this process by default; against a server with --url and --api-key or --user/--password):
   docsmith merge --template t.docx --data d.json [--format pdf] [-o out.pdf] [--separate] [--settings s.json]
                  [--einvoice factur-x [--einvoice-xml invoice.xml]]   PDF/A-3 e-invoices (docs/einvoice.md)
+                 [--syntax word|docxtemplater|carbone]   how the template marks its data (docs/authoring.md)
   docsmith convert --input in.docx [--format pdf] [-o out.pdf]
   docsmith convert --input folder/ --format pdf --out-dir out/
   docsmith append a.docx b.rtf c.doc [--divider None|NewParagraph|NewSection] [--format pdf] [-o out.pdf]
   docsmith thumbnails --input in.pdf [--zoom 100] [--from 1] [--to 0] [--image-format png] [--out-dir dir]
-  docsmith info --template t.docx
+  docsmith info --template t.docx [--syntax word|docxtemplater|carbone]
 
   With --url, --async runs merge, convert and append as background jobs on the server (no request
   time limit; the job's progress is printed to standard error).
@@ -168,6 +169,7 @@ const OPTIONS = {
   'vendor-url': { type: 'string' },
   replace: { type: 'boolean' },
   'einvoice-xml': { type: 'string' },
+  syntax: { type: 'string' },
   out: { type: 'string' },
   version: { type: 'boolean', short: 'v' },
 } as const;

@@ -11,7 +11,7 @@ import type { Sandbox } from '../office/sandbox.js';
 import { unwrapHtmlText } from './html.js';
 import { inertForOffice, type InertDocument, type InertOptions } from '../inert/index.js';
 import { TEST_WATERMARK } from '../ooxml/watermark.js';
-import type { DocumentProperties } from '../formats/properties.js';
+import type { DocumentProperties } from '../ooxml/properties.js';
 import { tidyOfficeDocx } from '../ooxml/tidy.js';
 import { docxNeedsFieldUpdate } from '../ooxml/fields.js';
 

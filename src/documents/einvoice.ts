@@ -4,13 +4,8 @@
  * checked before the merge starts, so wrong data is a 400 that costs no office time.
  */
 import type { DocumentWorkers } from '../workers/pool.js';
-import type { MergeRequest } from '../operations/requests.js';
-
-/** One document's invoice: its XML and Factur-X conformance level. */
-export interface Invoice {
-  xml: string;
-  level: string;
-}
+import type { Invoice } from '../formats/einvoice/facturx.js';
+import type { JsonObject } from '../merge/scope.js';
 
 /** What a merge request asks: the XML as sent (`xml`), else built from each record. */
 export interface EInvoiceRequest {
@@ -21,8 +16,8 @@ export class EInvoices {
   constructor(private readonly workers: DocumentWorkers) {}
 
   /** The invoice of each document the merge makes (one when appended); a 400 naming every problem. */
-  prepare(request: MergeRequest, signal?: AbortSignal): Promise<Invoice[]> {
-    const asked = request.einvoice!;
+  prepare(request: { einvoice?: EInvoiceRequest; records: JsonObject[] }, signal?: AbortSignal): Promise<Invoice[]> {
+    const asked = request.einvoice ?? {};
     if (asked.xml !== undefined) return this.workers.einvoices({ xml: asked.xml }, signal);
     return this.workers.einvoices({ records: request.records }, signal);
   }

@@ -2,14 +2,14 @@
 import { randomUUID } from 'node:crypto';
 import type { JobsConfig } from '../config.js';
 import type { UsageGuard } from '../accounts/usage.js';
-import type { DocumentPipeline } from '../documents/pipeline.js';
+import type { DocumentPipeline } from '../operations/io.js';
 import { DocsmithError } from '../errors.js';
-import type { JobRequest } from '../operations/requests.js';
-import { serialiseRequest } from './stored.js';
+import type { JobRequest } from '../operations/kinds/index.js';
+import { jobHooks, serialiseRequest } from './stored.js';
 import type { Account, JobRecord, JobSummary, Store } from '../store/types.js';
 import type { CallbackPolicy } from './callbacks.js';
 import type { StorageQuota } from '../accounts/storage.js';
-import type { Door } from '../operations/door.js';
+import type { Door } from '../operations/door/door.js';
 
 export class JobQueue {
   /** Called when a job is queued here (the local runner looks for work at once). */
@@ -34,8 +34,8 @@ export class JobQueue {
     // What can be known now answers now: the licence, the template, the callback address.
     usage.check(account, request);
     await this.parts.door.signingPlan(account, request);
-    if (request.kind === 'merge')
-      await pipeline.checkTemplateSource(account, request.templateName, request.template, request.templateVersion);
+    const template = jobHooks(request.kind).template?.(request);
+    if (template) await pipeline.checkTemplateSource(account, template);
     const callback = callbackUrl === undefined ? null : (await policy.check(callbackUrl)).href;
     const id = randomUUID();
     const stored = serialiseRequest(request);
@@ -71,16 +71,5 @@ export class JobQueue {
 
 /** What the job works on, for its owner's list. */
 export function summaryOf(request: JobRequest): JobSummary {
-  switch (request.kind) {
-    case 'merge':
-      return {
-        format: request.format.toUpperCase(),
-        records: request.records.length,
-        ...(request.templateName ? { template: request.templateName } : {}),
-      };
-    case 'append':
-      return { format: request.format.toUpperCase(), documents: request.documents.length };
-    case 'convert':
-      return { format: request.format.toUpperCase(), documents: 1 };
-  }
+  return jobHooks(request.kind).summary(request);
 }

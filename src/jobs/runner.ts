@@ -6,7 +6,7 @@
 import type { Logger } from '../util/log.js';
 import type { JobsConfig } from '../config.js';
 import type { ClaimedJob, JobProgress, JobRecord, Store } from '../store/types.js';
-import type { Door } from '../operations/door.js';
+import type { Door } from '../operations/door/door.js';
 import { deserialiseRequest } from './stored.js';
 import { BusyError, DocsmithError, ForbiddenError } from '../errors.js';
 import { postCallback, signCallback, type CallbackPolicy } from './callbacks.js';

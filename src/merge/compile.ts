@@ -1,6 +1,8 @@
 import { escapeText, openTag, type XmlElement } from '../ooxml/xml.js';
 import { serializeT, type BlockNode, type FieldNode, type TElement, type TNode } from './template.js';
 import type { TxBarcode } from './barcodes.js';
+import type { BlockMode } from './template.js';
+import type { RowFilter } from './filter.js';
 
 /** What compiling a part needs from its package: the TX barcode a relationship id points to. */
 export interface CompileContext {
@@ -52,6 +54,8 @@ export interface BlockSegment {
   kind: 'block';
   name: string;
   body: Segment[];
+  mode?: BlockMode;
+  filter?: RowFilter;
 }
 
 /** A paragraph with fields: removable when it holds nothing but fields that all came out empty. */
@@ -119,7 +123,13 @@ function emit(node: TNode, b: Builder, ctx: CompileContext): void {
   if (node.kind === 'field') return b.push(ctx.inCell ? { kind: 'field', field: node, inCell: true } : { kind: 'field', field: node });
   if (node.kind === 'element' && node.name === 'w:tc' && !ctx.inCell) ctx = { ...ctx, inCell: true };
   if (node.kind === 'block')
-    return b.push({ kind: 'block', name: node.name, body: compileNodes(node.children, { ...ctx, inBlock: true }) });
+    return b.push({
+      kind: 'block',
+      name: node.name,
+      body: compileNodes(node.children, { ...ctx, inBlock: true }),
+      ...(node.mode ? { mode: node.mode } : {}),
+      ...(node.filter ? { filter: node.filter } : {}),
+    });
   if (node.kind === 'text') return b.text(escapeText(node.text));
   if (node.kind === 'raw') return b.text(node.xml);
   if (node.name === 'w:drawing') {

@@ -17,7 +17,8 @@ export interface DataCheck {
   unusedData: string[];
 }
 
-export function checkData(info: Pick<TemplateInfo, 'mergeFields' | 'mergeBlocks'>, records: JsonObject[]): DataCheck {
+/** `shared`: the values every record reads as `$c.…` (mergeSettings.complement). */
+export function checkData(info: Pick<TemplateInfo, 'mergeFields' | 'mergeBlocks'>, records: JsonObject[], shared?: JsonObject): DataCheck {
   const missing = new Map<string, { name: string; block: string | null; records: Set<number> }>();
   const empty = new Map<string, Set<number>>();
   const walk = (fields: MergeFieldInfo[], blocks: MergeBlockInfo[], scope: Scope, block: string | null, record: number) => {
@@ -34,7 +35,7 @@ export function checkData(info: Pick<TemplateInfo, 'mergeFields' | 'mergeBlocks'
       for (const row of rows ?? []) walk(inner.mergeFields, inner.mergeBlocks, scope.enter(row), path, record);
     }
   };
-  records.forEach((record, i) => walk(info.mergeFields, info.mergeBlocks, Scope.of(record), null, i));
+  records.forEach((record, i) => walk(info.mergeFields, info.mergeBlocks, Scope.of(record, shared), null, i));
   // A key is read when some field or block name starts with it: anywhere for a record's keys
   // (fields in blocks fall back to the record), inside the block for its rows' keys.
   const heads = (fields: MergeFieldInfo[], blocks: MergeBlockInfo[]): Set<string> =>

@@ -23,6 +23,8 @@ import type { SvgRasteriser } from '../render/svg.js';
 export interface MergeOptions extends RenderOptions {
   removeTrailingWhitespace: boolean;
   culture: string;
+  /** An IANA time zone dates written with an offset are shown in; absent: as written. */
+  timeZone?: string;
 }
 
 export const DEFAULT_MERGE_OPTIONS: MergeOptions = MERGE_DEFAULTS;
@@ -83,7 +85,7 @@ export class CompiledTemplate {
    * into one, each starting its own section.
    */
   merge(records: JsonObject[], options: MergeOptions, append: boolean, limits: MergeLimits = {}): Buffer[] {
-    const context = { culture: cultureOf(options.culture), now: new Date() };
+    const context = { culture: cultureOf(options.culture), now: new Date(), ...(options.timeZone ? { timeZone: options.timeZone } : {}) };
     const documents: Buffer[] = [];
     let bytes = 0;
     // A document takes the records its NEXT fields move to: it sees a window of the rest, not a
@@ -126,7 +128,7 @@ export class CompiledTemplate {
 
   private render(
     records: JsonObject[],
-    context: { culture: ReturnType<typeof cultureOf>; now: Date },
+    context: { culture: ReturnType<typeof cultureOf>; now: Date; timeZone?: string },
     options: MergeOptions,
     limits: MergeLimits,
   ) {
@@ -190,7 +192,7 @@ export class CompiledTemplate {
       // A chart of a block the record has no rows for is empty, like the block; one that names
       // no block keeps its design (and /templates/info says why).
       const bound = this.info.charts?.some((c) => c.name === chart.name && c.mergeBlock !== null);
-      const rows = Scope.of(record).rows(chart.name) ?? (bound ? [] : null);
+      const rows = Scope.of(record, options.complement).rows(chart.name) ?? (bound ? [] : null);
       if (rows) fillChart(pkg, chart, rows);
     }
     const ids = new IdRenumberer();

@@ -1,4 +1,6 @@
 import type { Culture } from './format/culture.js';
+import { evaluateFormula, Unreadable } from './formula.js';
+import { compareValues, isNumeric, numberIn } from './compare.js';
 import { formatNumber } from './format/number.js';
 import { formatDate, parseDateValue, wallClockOf } from './format/date.js';
 import { caseSwitch, parseInstruction, switchValue, tokenize, type FieldInstruction } from './instruction.js';
@@ -20,6 +22,8 @@ export interface FieldContext {
   scope: Scope;
   culture: Culture;
   now: Date;
+  /** An IANA time zone: a date value written with an offset (Z, +02:00) shows its time there. */
+  timeZone?: string;
   /** Moves to the next record within the document (NEXT, NEXTIF); false when none is left. */
   nextRecord?: () => boolean;
 }
@@ -53,13 +57,14 @@ function instructionOf(field: FieldNode, ctx: FieldContext): FieldInstruction {
 
 export function evaluateField(field: FieldNode, ctx: FieldContext): FieldResult {
   const instruction = instructionOf(field, ctx);
+  if (instruction.type.startsWith('=')) return formulaResult(field, instruction, ctx);
   switch (instruction.type) {
     case 'MERGEFIELD': {
       const name = instruction.args[0];
       if (!name || /^Table(Start|End):/i.test(name)) return MISSING_RESULT;
       const value = ctx.scope.get(name);
       if (value === MISSING) return MISSING_RESULT;
-      return { kind: 'text', text: decorate(formatValue(value, instruction, ctx.culture), instruction) };
+      return { kind: 'text', text: decorate(formatValue(value, instruction, ctx.culture, ctx.timeZone), instruction) };
     }
     case 'IF':
       return { kind: 'text', text: evaluateIf(field, ctx) };
@@ -117,31 +122,34 @@ function barcodeSwitches(tokens: { text: string; quoted: boolean }[]): { name: s
   return switches;
 }
 
-function isNumeric(value: string): boolean {
-  return /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(value);
-}
-
-/**
- * A number written plainly (1234.5) or as the culture writes it (1.234,50 in de-DE, 1,234.50 in
- * en-US: what a nested field with a number picture gives), as Word reads IF operands; else undefined.
- */
-function numberIn(text: string, culture: Culture): number | undefined {
-  if (isNumeric(text)) return Number(text);
-  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const compact = text
-    .trim()
-    .replace(/[\s\u00a0\u202f]/g, '')
-    .replace(culture.minus, '-');
-  const group = escape(culture.group.replace(/[\s\u00a0\u202f]/g, ''));
-  const decimal = escape(culture.decimal);
-  const grouped = group ? `\\d{1,3}(?:${group}\\d{3})+` : '(?!)';
-  const match = new RegExp(`^([-+]?)(${grouped}|\\d+)(?:${decimal}(\\d+))?$`).exec(compact);
-  if (!match) return undefined;
-  return Number(`${match[1]}${match[2]!.replace(/\D/g, '')}.${match[3] ?? '0'}`);
+/** An `=` field's value, in its `\#` picture or as Word writes a plain number; kept when it names what a merge cannot read. */
+function formulaResult(field: FieldNode, instruction: FieldInstruction, ctx: FieldContext): FieldResult {
+  const text = expandedInstruction(field, ctx);
+  // The expression runs from the "=" to the first switch outside quotes.
+  let end = text.indexOf('=') + 1;
+  for (let quoted = false; end < text.length; end++) {
+    const ch = text[end]!;
+    if (ch === '"') quoted = !quoted;
+    else if (ch === '\\' && quoted) end++;
+    else if (ch === '\\') break;
+  }
+  let value: number;
+  try {
+    value = evaluateFormula(text.slice(text.indexOf('=') + 1, end), (t) => numberIn(t, ctx.culture));
+  } catch (error) {
+    if (error instanceof Unreadable) return KEEP;
+    throw error;
+  }
+  // To 15 significant digits first, as Word computes: 1234.5 * 1.19 is 1469.055, not 1469.0549999999998.
+  const exact = Number(value.toPrecision(15));
+  const picture = switchValue(instruction, '#');
+  if (picture !== undefined) return { kind: 'text', text: formatNumber(exact, picture, ctx.culture) };
+  const plain = String(exact);
+  return { kind: 'text', text: plain.replace('-', ctx.culture.minus).replace('.', ctx.culture.decimal) };
 }
 
 /** Renders a JSON value as text, applying `\#` and `\@` pictures. */
-export function formatValue(value: Json, instruction: FieldInstruction, culture: Culture): string {
+export function formatValue(value: Json, instruction: FieldInstruction, culture: Culture, timeZone?: string): string {
   if (value === null || typeof value === 'object') return '';
   const numeric = switchValue(instruction, '#');
   const dated = switchValue(instruction, '@');
@@ -149,7 +157,7 @@ export function formatValue(value: Json, instruction: FieldInstruction, culture:
     return formatNumber(Number(value), numeric, culture);
   }
   if (dated !== undefined && typeof value === 'string') {
-    const when = parseDateValue(value, culture);
+    const when = parseDateValue(value, culture, timeZone);
     if (when) return formatDate(when, dated, culture);
   }
   if (typeof value === 'boolean') return value ? 'true' : 'false';
@@ -165,16 +173,6 @@ function decorate(text: string, instruction: FieldInstruction): string {
   else if (kase === 'firstcap') out = out.charAt(0).toUpperCase() + out.slice(1);
   else if (kase === 'caps') out = out.replace(/(^|\s)(\S)/g, (_m, space: string, ch: string) => space + ch.toUpperCase());
   return (switchValue(instruction, 'b') ?? '') + out + (switchValue(instruction, 'f') ?? '');
-}
-
-function wildcard(pattern: string): RegExp {
-  return new RegExp(
-    `^${pattern
-      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-      .replace(/\*/g, '.*')
-      .replace(/\?/g, '.')}$`,
-    's',
-  );
 }
 
 /** `IF expr1 op expr2 "true" "false"` with field names, literals and nested fields. */
@@ -206,30 +204,5 @@ function compare(tokens: { text: string; quoted: boolean }[], ctx: FieldContext)
   };
   const a = resolve(left, true);
   const b = resolve(right, false);
-  const x = numberIn(a, ctx.culture);
-  const y = numberIn(b, ctx.culture);
-  let holds: boolean;
-  if (x !== undefined && y !== undefined) {
-    holds =
-      op.text === '='
-        ? x === y
-        : op.text === '<>'
-          ? x !== y
-          : op.text === '<'
-            ? x < y
-            : op.text === '>'
-              ? x > y
-              : op.text === '<='
-                ? x <= y
-                : op.text === '>='
-                  ? x >= y
-                  : false;
-  } else if (op.text === '=' || op.text === '<>') {
-    const match = /[*?]/.test(b) ? wildcard(b).test(a) : a === b;
-    holds = op.text === '=' ? match : !match;
-  } else {
-    const cmp = a < b ? -1 : a > b ? 1 : 0;
-    holds = op.text === '<' ? cmp < 0 : op.text === '>' ? cmp > 0 : op.text === '<=' ? cmp <= 0 : op.text === '>=' ? cmp >= 0 : false;
-  }
-  return holds;
+  return compareValues(a, op.text, b, ctx.culture);
 }

@@ -23,6 +23,8 @@ export interface MergeBlockInfo {
 
 export interface TemplateInfo {
   templateName: string;
+  /** docsmith: the syntax the template's tags are typed in, when it is not Word's merge fields. */
+  templateSyntax?: string;
   mergeBlocks: MergeBlockInfo[];
   mergeFields: MergeFieldInfo[];
   userDocumentProperties: Record<string, string>;

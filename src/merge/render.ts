@@ -1,5 +1,6 @@
 import { escapeText } from '../ooxml/xml.js';
 import { ProcessingTimeoutError } from '../errors.js';
+import { filterRows } from './filter.js';
 import { PPR_ORDER } from '../ooxml/properties-order.js';
 import type { Segment } from './compile.js';
 import { evaluateField, type FieldContext } from './fields.js';
@@ -15,6 +16,8 @@ export interface RenderOptions {
   removeEmptyLines: boolean;
   removeEmptyImages: boolean;
   mergeHtml: boolean;
+  /** Values every record shares, read by fields named `$c.…` (Carbone's complement). */
+  complement?: JsonObject;
 }
 
 /** Where merged images go: the output document's media, related from this part. */
@@ -204,7 +207,8 @@ function render(segments: Segment[], state: State, out: string[]): void {
         break;
       }
       case 'block': {
-        const rows = state.scope.rows(segment.name);
+        const all = segment.mode ? state.scope.section(segment.name, segment.mode) : state.scope.rows(segment.name);
+        const rows = all && segment.filter ? filterRows(all, segment.filter, state.culture) : all;
         const outer = state.scope;
         const outerNext = state.nextRecord;
         if (rows && rows.length > 0) {
@@ -223,7 +227,7 @@ function render(segments: Segment[], state: State, out: string[]): void {
             state.scope = outer.enter(rows[index]!);
             render(segment.body, state, out);
           }
-        } else if (!state.options.removeEmptyBlocks) {
+        } else if (!state.options.removeEmptyBlocks && !segment.mode) {
           state.scope = EMPTY_SCOPE;
           state.nextRecord = () => false;
           render(segment.body, state, out);
@@ -321,13 +325,21 @@ export function renderSegments(
 ): { xml: string; used: number } {
   const out: string[] = [];
   let used = 1;
-  const state: State = { ...context, scope: Scope.of(records[0] ?? {}), options, media, visible: 0, steps: 0, marks: [] };
+  const state: State = {
+    ...context,
+    scope: Scope.of(records[0] ?? {}, options.complement),
+    options,
+    media,
+    visible: 0,
+    steps: 0,
+    marks: [],
+  };
   state.nextRecord = () => {
     if (used >= records.length) {
       state.scope = EMPTY_SCOPE;
       return false;
     }
-    state.scope = Scope.of(records[used++]!);
+    state.scope = Scope.of(records[used++]!, options.complement);
     return true;
   };
   render(segments, state, out);

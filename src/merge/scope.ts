@@ -6,6 +6,9 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 export type JsonObject = { [key: string]: Json };
 
 export const MISSING = Symbol('missing');
+
+/** The name every record reads the merge's shared values under (MergeOptions.complement): `$c.company`. */
+export const SHARED_VALUES = '$c';
 export type Lookup = Json | typeof MISSING;
 
 function getKey(object: JsonObject, key: string): Lookup {
@@ -30,8 +33,9 @@ export class Scope {
     this.reads = reads ?? { count: 0 };
   }
 
-  static of(record: JsonObject): Scope {
-    return new Scope([record]);
+  /** A record's scope; `shared`: values every record reads as `$c.…`, after its own. */
+  static of(record: JsonObject, shared?: JsonObject): Scope {
+    return new Scope(shared ? [record, { [SHARED_VALUES]: shared }] : [record]);
   }
 
   /** A scope for one row of a block, falling back to this one. */
@@ -56,6 +60,12 @@ export class Scope {
         continue;
       }
       for (const piece of path.slice(1)) {
+        // A number after a list is its element by position from 0 (Carbone's items[2]).
+        if (Array.isArray(value) && /^\d{1,9}$/.test(piece)) {
+          value = (value[Number(piece)] as Json | undefined) ?? null;
+          if (value === null) return MISSING;
+          continue;
+        }
         // A path through a list outside its block reads the list's first row, as TX Text Control
         // does (a label's Sales_SalesOrderDetail.CarrierTrackingNumber).
         if (Array.isArray(value) && isObject(value[0] as Json)) value = value[0] as Json;
@@ -66,6 +76,20 @@ export class Scope {
       return value;
     }
     return MISSING;
+  }
+
+  /**
+   * Rows for a section (merge/syntax/): a list's rows; one row for an object or any other true
+   * value (a value that is not an object adds nothing to the scope); for an inverted section one
+   * row when the value is false, empty or missing. Truth as in JavaScript, an empty list false.
+   */
+  section(name: string, mode: 'section' | 'inverted'): JsonObject[] {
+    const value = this.get(name);
+    const truthy = value !== MISSING && Boolean(value) && !(Array.isArray(value) && value.length === 0);
+    if (mode === 'inverted') return truthy ? [] : [{}];
+    if (!truthy) return [];
+    if (Array.isArray(value)) return value.map((row) => (isObject(row) ? row : { value: row }));
+    return [isObject(value) ? value : {}];
   }
 
   /** Rows for a block: an array of rows, one object as one row, else none. */

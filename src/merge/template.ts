@@ -1,4 +1,5 @@
 import { InputError } from '../errors.js';
+import { parseBlockName, type RowFilter } from './filter.js';
 import { attr, serialize, type XmlElement, type XmlNode, type XmlRaw, type XmlText } from '../ooxml/xml.js';
 import { parseInstruction, type FieldInstruction } from './instruction.js';
 import { keepPictureRowsTogether } from './rows.js';
@@ -23,10 +24,17 @@ export interface FieldNode {
   hostPPr?: string;
 }
 
+/** How a block's data shows it besides a list: a section shows once for a true value, an inverted one for a false one (merge/syntax/). */
+export type BlockMode = 'section' | 'inverted';
+
 export interface BlockNode {
   kind: 'block';
   name: string;
   children: TNode[];
+  /** How its data shows it (merge/syntax/): absent, a list repeats it and anything else leaves it empty. */
+  mode?: BlockMode;
+  /** Conditions its rows must meet (merge/filter.ts). */
+  filter?: RowFilter;
 }
 
 export interface TElement {
@@ -199,6 +207,8 @@ interface Marker {
   name: string;
   start: TNode;
   end: TNode;
+  mode?: BlockMode;
+  filter?: RowFilter;
 }
 
 function fieldName(field: FieldNode): string | undefined {
@@ -206,18 +216,31 @@ function fieldName(field: FieldNode): string | undefined {
   return field.parsed.args[0];
 }
 
+/** Blocks one part may hold, and how deep they may nest: past them a 400, before any recursive walk could overflow. */
+export const MAX_BLOCKS = 2000;
+export const MAX_BLOCK_DEPTH = 50;
+
 function collectMarkers(root: TElement): Marker[] {
   // Start and end events in document order; each end closes the latest open start of its key.
-  const open = new Map<string, { name: string; node: TNode; order: number }[]>();
-  const markers: (Marker & { order: number })[] = [];
+  const open = new Map<string, { name: string; node: TNode; order: number; mode?: BlockMode; filter?: RowFilter }[]>();
+  const markers: (Marker & { order: number; endOrder: number })[] = [];
   let order = 0;
-  const startEvent = (key: string, name: string, node: TNode) => {
-    open.set(key, [...(open.get(key) ?? []), { name, node, order: order++ }]);
+  const startEvent = (key: string, name: string, node: TNode, mode?: BlockMode, filter?: RowFilter) => {
+    open.set(key, [...(open.get(key) ?? []), { name, node, order: order++, ...(mode ? { mode } : {}), ...(filter ? { filter } : {}) }]);
   };
   const endEvent = (key: string, node: TNode) => {
     const starts = open.get(key);
     const start = starts?.pop();
-    if (start) markers.push({ name: start.name, start: start.node, end: node, order: start.order });
+    if (start)
+      markers.push({
+        name: start.name,
+        start: start.node,
+        end: node,
+        order: start.order,
+        endOrder: order++,
+        ...(start.mode ? { mode: start.mode } : {}),
+        ...(start.filter ? { filter: start.filter } : {}),
+      });
   };
   const visit = (node: TNode) => {
     if (node.kind === 'field') {
@@ -233,8 +256,13 @@ function collectMarkers(root: TElement): Marker[] {
     if (node.kind !== 'element') return;
     if (node.name === 'w:bookmarkStart') {
       const name = attr(node as XmlElement, 'w:name') ?? '';
-      const txmb = /^txmb_(.+)$/i.exec(name);
-      if (txmb) startEvent(`txmb:${attr(node as XmlElement, 'w:id') ?? ''}`, txmb[1]!, node);
+      // txmbif_ and txmbifnot_: sections (merge/syntax/), shown by a true value or by a false one.
+      const txmb = /^txmb(if|ifnot)?_(.+)$/i.exec(name);
+      const mode = txmb?.[1] ? (txmb[1].toLowerCase() === 'if' ? 'section' : 'inverted') : undefined;
+      if (txmb) {
+        const { name: blockName, filter } = parseBlockName(txmb[2]!);
+        startEvent(`txmb:${attr(node as XmlElement, 'w:id') ?? ''}`, blockName, node, mode, filter);
+      }
       const pair = /^block(start|end)_(.+)$/i.exec(name);
       if (pair) {
         if (pair[1]!.toLowerCase() === 'start') startEvent(`pair:${pair[2]!.toLowerCase()}`, pair[2]!, node);
@@ -272,7 +300,17 @@ function collectMarkers(root: TElement): Marker[] {
           : `The merge region "${name}" has a TableStart:${name} field but no TableEnd:${name}.`,
     );
   }
+  checkNesting(markers);
   return markers.sort((a, b) => a.order - b.order);
+}
+
+/** Refuses more blocks, or blocks nested deeper, than the limits. */
+function checkNesting(markers: { order: number; endOrder: number }[]): void {
+  if (markers.length > MAX_BLOCKS) throw new InputError(`The template has more than ${MAX_BLOCKS} merge blocks in one part.`);
+  const events = markers.flatMap((m) => [[m.order, 1] as const, [m.endOrder, -1] as const]).sort((a, b) => a[0] - b[0]);
+  let depth = 0;
+  for (const [, step] of events)
+    if ((depth += step) > MAX_BLOCK_DEPTH) throw new InputError(`The merge blocks are nested more than ${MAX_BLOCK_DEPTH} deep.`);
 }
 
 function pathTo(root: TNode, target: TNode): TNode[] | null {
@@ -310,6 +348,13 @@ function buildBlock(root: TElement, marker: Marker): void {
   let container = a[level]! as TElement | BlockNode;
   let first = a[level + 1];
   let last = b[level + 1];
+  // A section that starts and ends in one paragraph repeats what lies between, in the paragraph.
+  const paragraph = a[depth - 1];
+  if (marker.mode && isElement(paragraph, 'w:p') && a.length === depth + 1 && b.length === depth + 1) {
+    container = paragraph;
+    first = marker.start;
+    last = marker.end;
+  }
   // A block that starts in a table row and ends after the table covers the rest of its rows.
   if (first && last && first !== last && isElement(first, 'w:tbl') && !isElement(last, 'w:tbl')) {
     const table = first;
@@ -331,7 +376,13 @@ function buildBlock(root: TElement, marker: Marker): void {
   if (startIndex < 0 || endIndex < startIndex) {
     throw new InputError(`The merge block "${marker.name}" ends before it starts; its start and end markers are crossed.`);
   }
-  const block: BlockNode = { kind: 'block', name: marker.name, children: container.children.slice(startIndex, endIndex + 1) };
+  const block: BlockNode = {
+    kind: 'block',
+    name: marker.name,
+    children: container.children.slice(startIndex, endIndex + 1),
+    ...(marker.mode ? { mode: marker.mode } : {}),
+    ...(marker.filter ? { filter: marker.filter } : {}),
+  };
   container.children.splice(startIndex, endIndex - startIndex + 1, block);
   removeNode(root, marker.start);
   removeNode(root, marker.end);

@@ -1,6 +1,5 @@
 import { InputError } from '../errors.js';
 import type { OfficeFormat } from '../formats/returnFormat.js';
-import type { OfficeJob } from './process.js';
 
 export type DocumentFamily = 'writer' | 'calc';
 
@@ -15,7 +14,17 @@ export const ODT_FILTER = 'writer8';
  */
 export const DOCX_IMPORT_FILTER = 'Office Open XML Text';
 
-type ExportSpec = Pick<OfficeJob, 'filter' | 'filterData' | 'filterOptions' | 'password' | 'ooxml' | 'textOnly'>;
+/** How a job exports (process.ts OfficeJob holds it): the filter and what it is told. */
+export interface ExportSpec {
+  filter: string;
+  filterData?: Record<string, string | number | boolean>;
+  filterOptions?: string;
+  password?: string;
+  /** Encrypt through OOXML EncryptionData rather than the plain Password property. */
+  ooxml?: boolean;
+  /** Text output: laid out only when the body shows a page number or count, or for the test stamp. */
+  textOnly?: boolean;
+}
 
 /** The complete PDF filter data, so no setting falls back to a profile's default. */
 function pdfFilterData(pdfa: boolean, password: string | undefined, options: PdfOptions = {}): Record<string, string | number | boolean> {

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { claimProfile, prepareProfile } from './profile.js';
 import { officeEnvironment, type Sandbox } from './sandbox.js';
 import { warmUpDocx } from './warmUp.js';
-import { DOCX_IMPORT_FILTER, ODT_FILTER } from './filters.js';
+import { DOCX_IMPORT_FILTER, ODT_FILTER, type ExportSpec } from './filters.js';
 import { processTree, residentBytes, treeRssBytes } from '../util/process.js';
 import { discard } from '../util/disk.js';
 
@@ -21,22 +21,16 @@ export function extensionOf(file: JobInput | JobOutput): string {
 }
 
 /** One conversion as the bridge understands it (see bridge.py). */
-export interface OfficeJob {
+export interface OfficeJob extends ExportSpec {
   input: JobInput;
   output: JobOutput;
-  filter: string;
   inputFilter?: string;
-  filterData?: Record<string, string | number | boolean>;
-  filterOptions?: string;
   /** Author, Title, Subject, Generator; CreationDate, ModificationDate as UTC ISO strings. */
   properties?: Record<string, string>;
   /** The title to give a document without one (PDF/UA needs a title). */
   titleFallback?: string;
-  password?: string;
   /** Password to open an encrypted input. */
   inputPassword?: string;
-  /** Encrypt through OOXML EncryptionData rather than the plain Password property. */
-  ooxml?: boolean;
   watermark?: string;
   /** False: leave the fields as loaded (a document we could not make inert is not asked to recompute anything). */
   refreshFields?: boolean;
@@ -44,8 +38,6 @@ export interface OfficeJob {
   sectionPages?: boolean;
   /** Load without a view, so without a layout: for output that needs none (ODT), never PDF. */
   viewless?: boolean;
-  /** Text output: laid out only when the body shows a page number or count, or for the test stamp. */
-  textOnly?: boolean;
   /** Instead of exporting, answer what the layout measured: each section's page count (no output file). */
   measure?: 'sectionPages';
   /** One part of a long table (ooxml/longTable.ts): export the pages a following part does not lay out again. */

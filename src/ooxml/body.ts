@@ -11,8 +11,15 @@ export function endSection(content: string, sectPr: string): string {
   if (trimmed.endsWith('</w:p>')) {
     const start = lastParagraphStart(trimmed);
     const paragraph = trimmed.slice(start);
-    // Only a plain paragraph (no nested paragraphs, no section break of its own) takes it.
-    if (start >= 0 && !paragraph.startsWith('<w:p/>') && !paragraph.slice(4).includes('<w:p') && !paragraph.includes('<w:sectPr')) {
+    // Only a plain paragraph (no nested paragraphs, no section break of its own) takes it; its own
+    // properties (<w:pPr>) are no nested paragraph. A paragraph of its own would be a line more,
+    // a blank page after a full one (a label sheet).
+    const plain =
+      !paragraph.startsWith('<w:p/>') &&
+      !/<w:p[\s>/]/.test(paragraph.slice(4)) &&
+      paragraph.indexOf('</w:p>') === paragraph.length - '</w:p>'.length &&
+      !paragraph.includes('<w:sectPr');
+    if (start >= 0 && plain) {
       const withProps = paragraph.includes('<w:pPr>')
         ? paragraph.replace('</w:pPr>', `${sectPr}</w:pPr>`)
         : paragraph.replace(/^<w:p( [^>]*)?>/, (open) => `${open}<w:pPr>${sectPr}</w:pPr>`);

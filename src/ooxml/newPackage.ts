@@ -25,7 +25,8 @@ export interface Image {
   data: Uint8Array;
 }
 
-const IMAGE_TYPES: Record<string, string> = {
+/** The media type of each picture type a package holds (and of page images). */
+export const IMAGE_MEDIA_TYPES: Record<string, string> = {
   png: 'image/png',
   jpg: 'image/jpeg',
   gif: 'image/gif',
@@ -64,7 +65,7 @@ export function newDocx(body: string, parts: NewPart[] = [], links: Link[] = [],
   /** A part's pictures as media files (image1.png, ...) and their relationships. */
   const pictures = (list: Image[]) =>
     list.map((image) => {
-      if (!IMAGE_TYPES[image.type]) throw new RangeError(`no picture type ${image.type}`);
+      if (!IMAGE_MEDIA_TYPES[image.type]) throw new RangeError(`no picture type ${image.type}`);
       const file = `image${files.filter(([name]) => name.startsWith('word/media/')).length + 1}.${image.type}`;
       files.push([`word/media/${file}`, image.data]);
       media.add(image.type);
@@ -93,7 +94,7 @@ export function newDocx(body: string, parts: NewPart[] = [], links: Link[] = [],
         `${XML}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
           '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
           '<Default Extension="xml" ContentType="application/xml"/>' +
-          [...media].map((type) => `<Default Extension="${type}" ContentType="${IMAGE_TYPES[type]!}"/>`).join('') +
+          [...media].map((type) => `<Default Extension="${type}" ContentType="${IMAGE_MEDIA_TYPES[type]!}"/>`).join('') +
           `${overrides.join('')}</Types>`,
       ),
     ],

@@ -1,4 +1,13 @@
-import type { DocumentProperties } from '../formats/properties.js';
+/** A document's properties as a request sets them (ReportingCloud's documentSettings), for any output format. */
+export interface DocumentProperties {
+  author?: string;
+  title?: string;
+  subject?: string;
+  creatorApplication?: string;
+  creationDate?: Date;
+  lastModificationDate?: Date;
+}
+
 import { OoxmlPackage } from './package.js';
 import { childElements, element, parseXml, serializeDocument, text, type XmlElement } from './xml.js';
 

@@ -1,6 +1,6 @@
 import { LONG_TABLE_ROWS, longTablePdf } from './longTable.js';
 import type { LongTableSplit } from '../ooxml/longTable.js';
-import { outputNeedsOffice, type DocumentPipeline } from '../documents/pipeline.js';
+import { outputNeedsOffice, type DocumentPipeline } from './io.js';
 import type { DocumentSettings } from '../documents/settings.js';
 import { rtfChartProblem, type RtfChart } from '../formats/rtf-charts.js';
 import { Converter, type Converted } from '../convert/converter.js';
@@ -17,6 +17,9 @@ import { showsComments, type OfficeFormat, type ReturnFormat } from '../formats/
 import type { MergeOptions } from '../merge/engine.js';
 import type { TemplateInfo } from '../merge/info.js';
 import type { DataCheck } from '../merge/datacheck.js';
+import { contextKey, DEFAULT_TAG_CONTEXT, type TagContext, type TemplateSyntax } from '../merge/syntax/index.js';
+import { LRUCache } from 'lru-cache';
+import { createHash } from 'node:crypto';
 import { MISSING, Scope, type JsonObject } from '../merge/scope.js';
 import type { Thumbnails, ThumbnailRequest } from '../render/thumbnails.js';
 import type { TrackedChange } from '../review/trackedChanges.js';
@@ -85,6 +88,12 @@ export interface MergeInput {
   format: ReturnFormat;
   append: boolean;
   test: boolean;
+  /** The syntax its tags are typed in; absent: Word merge fields. */
+  syntax?: TemplateSyntax;
+  /** A stored template's content hash (its typed tags are translated once per hash, not per merge). */
+  sha256?: string;
+  /** What the request gives typed tags (culture, translations). */
+  tags?: TagContext;
 }
 
 export interface AppendInput {
@@ -125,6 +134,9 @@ export function partSize(records: number, processes: number): number {
   return Math.min(200, Math.max(100, Math.ceil(records / (2 * processes))));
 }
 
+/** Inline templates up to this size (about 0.2 ms of hashing) are hashed on the event loop to reuse their translation. */
+const INLINE_HASH_LIMIT = 256 * 1024;
+
 /**
  * The document use cases, one method each: typed input and a work context in, typed output out.
  * The HTTP routes and the CLI call these; quotas, merge slots and time limits are the caller's
@@ -153,15 +165,37 @@ export class DocumentOperations {
     return this.parts.pipeline.asDocx(bytes, accepted, what, ctx.signal, format);
   }
 
-  /** A template (DOCX, DOC, RTF or TX) as DOCX, its format detected once. */
-  private templateDocx(
+  /**
+   * A template (DOCX, DOC, RTF or TX) as DOCX, its format detected once; tags typed in another
+   * syntax as merge fields and blocks. A stored template's translation is kept by its hash: a
+   * merge of it then costs no more than one of merge fields.
+   */
+  private async templateDocx(
     bytes: Buffer,
     what: string,
     ctx: WorkContext,
     format = requireFormat(bytes, TEMPLATE_FORMATS, what),
+    syntax: TemplateSyntax = 'word',
+    sha256?: string,
+    tags: TagContext = DEFAULT_TAG_CONTEXT,
   ): Promise<Buffer> {
-    return this.docx(bytes, TEMPLATE_FORMATS, what, ctx, format);
+    // An inline template is kept by its hash too, when hashing it here holds no other request up.
+    const hash =
+      sha256 ?? (syntax !== 'word' && bytes.length <= INLINE_HASH_LIMIT ? createHash('sha256').update(bytes).digest('hex') : undefined);
+    const key = syntax !== 'word' && hash ? `${syntax}:${hash}:${contextKey(tags)}` : undefined;
+    const kept = key && this.translated.get(key);
+    if (kept) return kept;
+    const docx = await this.docx(bytes, TEMPLATE_FORMATS, what, ctx, format);
+    const translated = await this.parts.workers.translateTags(docx, syntax, what, tags, ctx.signal);
+    if (key) this.translated.set(key, translated);
+    return translated;
   }
+
+  private readonly translated = new LRUCache<string, Buffer>({
+    max: 64,
+    maxSize: 256 * 1024 * 1024,
+    sizeCalculation: (b) => b.length || 1,
+  });
 
   /** Chart objects of an RTF template, which no merge can bind: looked for in a worker thread when the file has an OLE object at all. */
   private async rtfCharts(bytes: Buffer, format: DocumentFormat, ctx: WorkContext): Promise<RtfChart[]> {
@@ -208,9 +242,11 @@ export class DocumentOperations {
     const format = requireFormat(input.template, TEMPLATE_FORMATS, what);
     // A chart the data names would print stale numbers: refused. One no data names stays as drawn.
     const charts = await this.rtfCharts(input.template, format, ctx);
-    const chart = charts.find((c) => c.name !== undefined && input.records.some((record) => Scope.of(record).get(c.name!) !== MISSING));
+    const chart = charts.find(
+      (c) => c.name !== undefined && input.records.some((record) => Scope.of(record, input.options.complement).get(c.name!) !== MISSING),
+    );
     if (chart) throw new InputError(`${what} cannot be merged: ${rtfChartProblem(chart)}`);
-    const docx = await this.docx(input.template, TEMPLATE_FORMATS, what, ctx, format);
+    const docx = await this.templateDocx(input.template, what, ctx, format, input.syntax, input.sha256, input.tags);
     ctx.progress?.({ stage: 'merging', done: 0, total: input.records.length });
     if (await this.inParts(docx, input, ctx)) return [await this.mergeInParts(docx, input, ctx)];
     // Results bound for the office are made inert in the merge's own thread.
@@ -473,10 +509,10 @@ export class DocumentOperations {
   }
 
   /** The merge fields and blocks of a template (compiled in a worker thread). */
-  async info(template: Buffer, name: string, ctx: WorkContext = {}): Promise<TemplateInfo> {
+  async info(template: Buffer, name: string, ctx: WorkContext = {}, syntax: TemplateSyntax = 'word'): Promise<TemplateInfo> {
     const what = `The template "${name}"`;
     const format = requireFormat(template, TEMPLATE_FORMATS, what);
-    const info = await this.parts.workers.templateInfo(await this.templateDocx(template, what, ctx, format), what, ctx.signal);
+    const info = await this.parts.workers.templateInfo(await this.templateDocx(template, what, ctx, format, syntax), what, ctx.signal);
     // RTF charts became pictures on the way to DOCX: listed with the reason a merge refuses them.
     const rtf =
       format === 'rtf'
@@ -492,6 +528,7 @@ export class DocumentOperations {
     const warnings = [...(info.warnings ?? []), ...carried];
     return {
       templateName: name,
+      ...(syntax !== 'word' ? { templateSyntax: syntax } : {}),
       ...info,
       ...(rtf.length ? { charts: [...(info.charts ?? []), ...rtf] } : {}),
       ...(warnings.length ? { warnings } : {}),
@@ -499,8 +536,12 @@ export class DocumentOperations {
   }
 
   /** What the data leaves empty and what the template never reads (merge/datacheck.ts), in a worker thread. */
-  async checkData(input: { template: Buffer; what: string; records: JsonObject[] }, ctx: WorkContext = {}): Promise<DataCheck> {
-    return this.parts.workers.checkData(await this.templateDocx(input.template, input.what, ctx), input.records, input.what, ctx.signal);
+  async checkData(
+    input: { template: Buffer; what: string; records: JsonObject[]; syntax?: TemplateSyntax; complement?: JsonObject },
+    ctx: WorkContext = {},
+  ): Promise<DataCheck> {
+    const docx = await this.templateDocx(input.template, input.what, ctx, undefined, input.syntax);
+    return this.parts.workers.checkData(docx, input.records, input.what, input.complement, ctx.signal);
   }
 
   /**
@@ -509,11 +550,11 @@ export class DocumentOperations {
    * DOC and RTF are read through the office when it runs (the result is cached for the first
    * merge), else at first use.
    */
-  async validateTemplate(bytes: Buffer, name: string, ctx: WorkContext = {}): Promise<void> {
+  async validateTemplate(bytes: Buffer, name: string, ctx: WorkContext = {}, syntax: TemplateSyntax = 'word'): Promise<void> {
     const what = `The template "${name}"`;
     const format = requireFormat(bytes, TEMPLATE_FORMATS, what);
     if (format !== 'docx' && format !== 'tx' && !this.parts.pipeline.readsLegacyFormats) return;
-    await this.parts.workers.templateInfo(await this.templateDocx(bytes, what, ctx, format), what, ctx.signal);
+    await this.parts.workers.templateInfo(await this.templateDocx(bytes, what, ctx, format, syntax), what, ctx.signal);
   }
 
   /** The tracked changes, read in a worker thread (a package may inflate to hundreds of megabytes). */

@@ -1,5 +1,4 @@
 import { StorageUnavailableError } from '../errors.js';
-import type { SchemaFit } from './schema.js';
 import type { StoreHealth } from './types.js';
 
 /** PostgreSQL error classes and codes that mean "the database is not there", not "the request is wrong". */
@@ -46,6 +45,10 @@ export class NewerSchemaError extends Error {}
 
 /** A backup that was refused or failed; the message says why (the CLI prints it without a trace). */
 export class BackupError extends Error {}
+
+/** How this instance stands to the schema it found (store/schema.ts schemaFit). */
+export type SchemaFit =
+  { serve: true; database: number; instance: number } | { serve: false; database: number | null; instance: number; reason: string };
 
 /** A readiness answer from the schema's fit: the health, or a 503 that says what to do. */
 export function healthOf(fit: SchemaFit): StoreHealth {

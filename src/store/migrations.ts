@@ -95,6 +95,10 @@ const PDF_SIGNING = `ALTER TABLE accounts ADD COLUMN pdf_signature TEXT NOT NULL
 const SIGNING_GRANT = `ALTER TABLE accounts ADD COLUMN signing_grant INTEGER NOT NULL DEFAULT 0;
    UPDATE accounts SET signing_grant = 1 WHERE pdf_signature <> 'none'`;
 
+/** The syntax a stored template's tags are typed in (merge/syntax/); NULL: Word merge fields. */
+const TEMPLATE_SYNTAX = `ALTER TABLE templates ADD COLUMN syntax TEXT;
+   ALTER TABLE template_versions ADD COLUMN syntax TEXT`;
+
 /** What a job works on (template, records, format), said at submission for its owner's list. */
 const JOB_SUMMARY = 'ALTER TABLE jobs ADD COLUMN summary TEXT';
 
@@ -174,6 +178,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   auditEvents('INTEGER PRIMARY KEY AUTOINCREMENT', 'INTEGER'),
   PDF_SIGNING,
   SIGNING_GRANT,
+  TEMPLATE_SYNTAX,
 ];
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -250,6 +255,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   auditEvents('BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY', 'BIGINT'),
   PDF_SIGNING,
   SIGNING_GRANT,
+  TEMPLATE_SYNTAX,
 ];
 
 /**

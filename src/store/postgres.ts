@@ -52,6 +52,7 @@ import {
   rowToApiKey,
   rowToJob,
   rowToTemplateMeta,
+  storedSyntax,
   rowToAuditEvent,
   AUDIT_INSERT,
   auditValues,
@@ -416,7 +417,7 @@ class PgApiKeys implements ApiKeyRepository {
   }
 }
 
-const TEMPLATE_META = 'name, format, size, sha256, modified_at, version';
+const TEMPLATE_META = 'name, format, size, sha256, modified_at, version, syntax';
 
 class PgTemplates implements TemplateRepository {
   constructor(private readonly pool: pg.Pool) {}
@@ -434,22 +435,22 @@ class PgTemplates implements TemplateRepository {
         if ((rows[0]?.n ?? 0) >= maxTemplates) return 'limit';
         await client.query('DELETE FROM template_versions WHERE account_id = $1 AND name = $2', [accountId, t.name]);
         await client.query(
-          'INSERT INTO templates (account_id, name, format, size, sha256, modified_at, data, version) VALUES ($1, $2, $3, $4, $5, $6, $7, 1)',
-          [accountId, t.name, t.format, t.size ?? t.data.length, t.sha256, Date.now(), t.data],
+          'INSERT INTO templates (account_id, name, format, size, sha256, modified_at, data, version, syntax) VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8)',
+          [accountId, t.name, t.format, t.size ?? t.data.length, t.sha256, Date.now(), t.data, storedSyntax(t)],
         );
         return 'created';
       }
       if (keepVersions > 0)
         await client.query(
-          `INSERT INTO template_versions (account_id, name, version, format, size, sha256, modified_at, data)
-           SELECT account_id, name, version, format, size, sha256, modified_at, data FROM templates WHERE account_id = $1 AND name = $2
+          `INSERT INTO template_versions (account_id, name, version, format, size, sha256, modified_at, data, syntax)
+           SELECT account_id, name, version, format, size, sha256, modified_at, data, syntax FROM templates WHERE account_id = $1 AND name = $2
            ON CONFLICT (account_id, name, version) DO NOTHING`,
           [accountId, t.name],
         );
       await client.query(
-        `UPDATE templates SET format = $3, size = $4, sha256 = $5, modified_at = $6, data = $7, version = version + 1
+        `UPDATE templates SET format = $3, size = $4, sha256 = $5, modified_at = $6, data = $7, version = version + 1, syntax = $8
          WHERE account_id = $1 AND name = $2`,
-        [accountId, t.name, t.format, t.size ?? t.data.length, t.sha256, Date.now(), t.data],
+        [accountId, t.name, t.format, t.size ?? t.data.length, t.sha256, Date.now(), t.data, storedSyntax(t)],
       );
       await client.query('DELETE FROM template_versions WHERE account_id = $1 AND name = $2 AND version <= $3', [
         accountId,

@@ -8,6 +8,7 @@ import type {
   JobRecord,
   JobState,
   JobSummary,
+  NewTemplate,
   TemplateMeta,
 } from './types.js';
 
@@ -76,6 +77,7 @@ export interface TemplateRow {
   sha256: string;
   modified_at: Num;
   version?: Num | null;
+  syntax?: string | null;
 }
 
 export function rowToAccount(r: AccountRow): Account {
@@ -111,6 +113,9 @@ export function rowToApiKey(r: ApiKeyRow): ApiKeyRecord {
   };
 }
 
+/** A template's syntax as its column keeps it: NULL for Word merge fields, which instances from before the column read. */
+export const storedSyntax = (t: NewTemplate): string | null => (t.syntax && t.syntax !== 'word' ? t.syntax : null);
+
 export function rowToTemplateMeta(r: TemplateRow): TemplateMeta {
   return {
     name: r.name,
@@ -119,6 +124,7 @@ export function rowToTemplateMeta(r: TemplateRow): TemplateMeta {
     sha256: r.sha256,
     modifiedAt: new Date(Number(r.modified_at)),
     version: r.version == null ? 1 : Number(r.version),
+    syntax: r.syntax ?? 'word',
   };
 }
 

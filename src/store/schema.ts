@@ -9,7 +9,7 @@
  * whose docsmith may still serve; an older instance reads it from the newest row. Rows written
  * before this column existed count as readable by their own version only.
  */
-import { NewerSchemaError } from './errors.js';
+import { NewerSchemaError, type SchemaFit } from './errors.js';
 
 export interface SchemaState {
   /** The newest applied migration. */
@@ -17,9 +17,6 @@ export interface SchemaState {
   /** The oldest schema version whose docsmith can serve on this one. */
   oldestReader: number;
 }
-
-export type SchemaFit =
-  { serve: true; database: number; instance: number } | { serve: false; database: number | null; instance: number; reason: string };
 
 /** How this instance (built for schema `instance`) stands to the schema it found. */
 export function schemaFit(found: SchemaState | null, instance: number): SchemaFit {

@@ -71,6 +71,7 @@ import {
   type AuditRow,
   rowToJob,
   rowToTemplateMeta,
+  storedSyntax,
   type TemplateRow,
 } from './rows.js';
 
@@ -501,7 +502,7 @@ class SqliteApiKeys implements ApiKeyRepository {
   }
 }
 
-const TEMPLATE_META = 'name, format, size, sha256, modified_at, version';
+const TEMPLATE_META = 'name, format, size, sha256, modified_at, version, syntax';
 
 class SqliteTemplates implements TemplateRepository {
   constructor(
@@ -521,18 +522,27 @@ class SqliteTemplates implements TemplateRepository {
           // A version number goes on from any earlier versions left by a delete that raced, never back.
           sql('DELETE FROM template_versions WHERE account_id = ? AND name = ?').run(accountId, t.name);
           sql(
-            'INSERT INTO templates (account_id, name, format, size, sha256, modified_at, data, version) VALUES (?, ?, ?, ?, ?, ?, ?, 1)',
-          ).run(accountId, t.name, t.format, t.size ?? t.data.length, t.sha256, Date.now(), t.data);
+            'INSERT INTO templates (account_id, name, format, size, sha256, modified_at, data, version, syntax) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)',
+          ).run(accountId, t.name, t.format, t.size ?? t.data.length, t.sha256, Date.now(), t.data, storedSyntax(t));
           return 'created';
         }
         if (keepVersions > 0)
-          sql(`INSERT OR REPLACE INTO template_versions (account_id, name, version, format, size, sha256, modified_at, data)
-               SELECT account_id, name, version, format, size, sha256, modified_at, data FROM templates WHERE account_id = ? AND name = ?`).run(
+          sql(`INSERT OR REPLACE INTO template_versions (account_id, name, version, format, size, sha256, modified_at, data, syntax)
+               SELECT account_id, name, version, format, size, sha256, modified_at, data, syntax FROM templates WHERE account_id = ? AND name = ?`).run(
             accountId,
             t.name,
           );
-        sql(`UPDATE templates SET format = ?, size = ?, sha256 = ?, modified_at = ?, data = ?, version = version + 1
-             WHERE account_id = ? AND name = ?`).run(t.format, t.size ?? t.data.length, t.sha256, Date.now(), t.data, accountId, t.name);
+        sql(`UPDATE templates SET format = ?, size = ?, sha256 = ?, modified_at = ?, data = ?, version = version + 1, syntax = ?
+             WHERE account_id = ? AND name = ?`).run(
+          t.format,
+          t.size ?? t.data.length,
+          t.sha256,
+          Date.now(),
+          t.data,
+          storedSyntax(t),
+          accountId,
+          t.name,
+        );
         sql('DELETE FROM template_versions WHERE account_id = ? AND name = ? AND version <= ?').run(
           accountId,
           t.name,

@@ -70,6 +70,8 @@ export interface TemplateMeta {
   modifiedAt: Date;
   /** 1 for the first upload under the name, one more for each replacement. */
   version: number;
+  /** The syntax its tags are typed in (merge/syntax/): 'word' for merge fields. */
+  syntax: string;
 }
 
 /** A stored version of a template: the current one or an earlier one kept. */
@@ -84,6 +86,8 @@ export interface TemplateRecord extends TemplateMeta {
 export interface NewTemplate {
   name: string;
   format: string;
+  /** Absent: 'word'. */
+  syntax?: string;
   sha256: string;
   data: Buffer;
   /** The template's size when `data` only points to where it is kept (object storage); default: data's length. */

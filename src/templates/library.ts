@@ -3,12 +3,18 @@ import type { Account, Store, TemplateMeta, TemplateRecord, TemplateVersionMeta 
 import { ForbiddenError, InputError } from '../errors.js';
 import { formatsIn, detectFormat, FORMAT_NAMES, TEMPLATE_FORMATS, type DocumentFormat } from '../formats/detect.js';
 import { checkTemplateName, normalName } from './names.js';
-import type { StorageQuota } from '../accounts/storage.js';
 import { TemplateBytesCache } from './cache.js';
 import { diffTemplates, type TemplateDiff } from './diff.js';
 import type { TemplateInfo } from '../merge/info.js';
 
 /** Formats a template may be stored in. */
+
+/** The account's storage quota as the library asks it (accounts/storage.ts StorageQuota). */
+export interface TemplateQuota {
+  readonly limitBytes: number;
+  check(accountId: number, adding: number, replacing?: number): Promise<void>;
+  used(accountId: number): Promise<number>;
+}
 
 /** An account's template storage: validated names, formats read from the bytes, the quota. */
 export class TemplateLibrary {
@@ -16,7 +22,7 @@ export class TemplateLibrary {
 
   constructor(
     private readonly store: Store,
-    private readonly quota?: StorageQuota,
+    private readonly quota?: TemplateQuota,
     /** Earlier versions kept when a template is replaced (DOCSMITH_TEMPLATE_VERSIONS). */
     private readonly keepVersions = 0,
   ) {}
@@ -25,7 +31,13 @@ export class TemplateLibrary {
    * Stores a template after checking its name and format; `validate` (the document pipeline's
    * reader) refuses content no operation could use before anything is stored.
    */
-  async upload(account: Account, raw: string, data: Buffer, validate?: (name: string) => Promise<void>): Promise<'created' | 'replaced'> {
+  async upload(
+    account: Account,
+    raw: string,
+    data: Buffer,
+    validate?: (name: string) => Promise<void>,
+    syntax = 'word',
+  ): Promise<'created' | 'replaced'> {
     const name = checkTemplateName(raw);
     const detected = detectFormat(data);
     if (!detected.ok) throw new InputError(`The template "${name}" cannot be stored: ${formatsIn(detected.message, TEMPLATE_FORMATS)}`);
@@ -35,7 +47,7 @@ export class TemplateLibrary {
       );
     }
     await validate?.(name);
-    return this.put(account, name, detected.format, data);
+    return this.put(account, name, detected.format, data, syntax);
   }
 
   /**
@@ -62,10 +74,10 @@ export class TemplateLibrary {
     return keep;
   }
 
-  private async put(account: Account, name: string, format: string, data: Buffer): Promise<'created' | 'replaced'> {
+  private async put(account: Account, name: string, format: string, data: Buffer, syntax: string): Promise<'created' | 'replaced'> {
     const keep = await this.versionsToKeep(account, name, data.length);
     const sha256 = createHash('sha256').update(data).digest('hex');
-    const result = await this.store.templates.put(account.id, { name, format, sha256, data }, account.maxTemplates, keep);
+    const result = await this.store.templates.put(account.id, { name, format, sha256, data, syntax }, account.maxTemplates, keep);
     if (result === 'limit') {
       throw new ForbiddenError(
         `The template quota of this account is used up (${account.maxTemplates} templates); delete one or replace an existing name.`,
@@ -153,7 +165,7 @@ export class TemplateLibrary {
   async rollback(account: Account, raw: string, version: number): Promise<number> {
     const name = normalName(raw);
     const earlier = await this.requireVersion(account, name, version);
-    await this.put(account, name, earlier.format, earlier.data);
+    await this.put(account, name, earlier.format, earlier.data, earlier.syntax);
     return (await this.store.templates.meta(account.id, name))?.version ?? version;
   }
 

@@ -16,7 +16,8 @@ import type { InertDocument, InertOptions } from '../inert/index.js';
 import type { TemplateInfo } from '../merge/info.js';
 import type { DataCheck } from '../merge/datacheck.js';
 import type { JsonObject } from '../merge/scope.js';
-import type { Invoice } from '../documents/einvoice.js';
+import type { Invoice } from '../formats/einvoice/facturx.js';
+import type { TagContext, TemplateSyntax } from '../merge/syntax/index.js';
 
 // Threads run compiled code: beside this file when compiled, from dist/ when run from src/ (tsx).
 /**
@@ -31,6 +32,12 @@ type TaskValue<K extends TaskName> = Awaited<ReturnType<TaskTable[K]>> extends T
 const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 
 const TASKS_URL = new URL(import.meta.url.endsWith('.ts') ? '../../dist/workers/tasks.js' : './tasks.js', import.meta.url);
+
+// Piscina loads the task module with require() first. Node 20's require() of an ES module aborts
+// the whole process (a V8 fatal error, SIGABRT) when the process exits while a thread is still
+// loading it, as a second stop signal does; import() stops cleanly. So the threads refuse require.
+const NO_REQUIRE_ESM = '--no-experimental-require-module';
+const THREAD_ARGV = process.allowedNodeEnvironmentFlags.has(NO_REQUIRE_ESM) ? [...process.execArgv, NO_REQUIRE_ESM] : process.execArgv;
 
 /**
  * Document work that runs in JavaScript (merging, joining documents, find and replace) happens in a pool of worker
@@ -61,6 +68,7 @@ export class DocumentWorkers implements PageRendering {
   private get pool(): Piscina {
     this.started ??= new Piscina({
       filename: TASKS_URL.href,
+      execArgv: THREAD_ARGV,
       minThreads: this.size,
       maxThreads: this.size,
       idleTimeout: Infinity,
@@ -119,6 +127,12 @@ export class DocumentWorkers implements PageRendering {
     return asBuffer(u);
   }
 
+  /** A template's typed tags (docxtemplater's) as merge fields and blocks; the template as it was for Word's. */
+  async translateTags(docx: Buffer, syntax: TemplateSyntax, what: string, tags: TagContext, signal?: AbortSignal): Promise<Buffer> {
+    if (syntax === 'word') return docx;
+    return asBuffer(await this.run('translateTags', { docx, syntax, what, tags }, signal));
+  }
+
   async findAndReplace(task: FindAndReplaceTask, signal?: AbortSignal): Promise<Buffer> {
     const u = await this.run('findAndReplace', task, signal);
     return asBuffer(u);
@@ -145,8 +159,8 @@ export class DocumentWorkers implements PageRendering {
   }
 
   /** Merge data checked against a template's fields and blocks (merge/datacheck.ts), the records crossing as JSON text. */
-  checkData(docx: Buffer, records: JsonObject[], what: string, signal?: AbortSignal): Promise<DataCheck> {
-    return this.run('checkData', { docx, what, records: this.recordsText(records) }, signal);
+  checkData(docx: Buffer, records: JsonObject[], what: string, complement?: JsonObject, signal?: AbortSignal): Promise<DataCheck> {
+    return this.run('checkData', { docx, what, records: this.recordsText(records), ...(complement ? { complement } : {}) }, signal);
   }
 
   /**
@@ -288,6 +302,11 @@ export class DocumentWorkers implements PageRendering {
   /** A job's stored answer as its files, or as one ZIP of them (`document-N.<zipExtension>`), made in a worker thread. */
   async jobResultFiles(json: Buffer, zipExtension: string | null, signal?: AbortSignal): Promise<Buffer[]> {
     return (await this.run('jobResultFiles', { json, zipExtension }, signal)).map(asBuffer);
+  }
+
+  /** Documents as one ZIP (`document-N.<extension>`), made in a worker thread. */
+  async zipDocuments(documents: Buffer[], extension: string, signal?: AbortSignal): Promise<Buffer> {
+    return asBuffer(await this.run('zipDocuments', { documents, extension }, signal));
   }
 
   /** A request body parsed as JSON in a worker thread (a large one: its text is not scanned on the event loop). */

@@ -9,9 +9,10 @@ import { findAndReplace as replaceAll } from '../merge/replace.js';
 import { signPdf as signPdfBytes } from '../formats/signature.js';
 import { ciiBasicXml } from '../formats/einvoice/cii.js';
 import { attachFacturX as attachInvoice, conformanceLevel } from '../formats/einvoice/facturx.js';
-import type { Invoice } from '../documents/einvoice.js';
+import type { Invoice } from '../formats/einvoice/facturx.js';
 import { joinPdfs as joinPdfParts, mupdf as loadPdfReader, pdfText as readPdfText, withReaderLog, type ReaderLog } from '../formats/pdf.js';
 import { TemplateCache } from '../merge/cache.js';
+import { TranslationCache, type TagContext, type TemplateSyntax } from '../merge/syntax/index.js';
 import { CompiledTemplate, DEFAULT_MERGE_OPTIONS, type MergeOptions } from '../merge/engine.js';
 import type { JsonObject } from '../merge/scope.js';
 import type { TemplateInfo } from '../merge/info.js';
@@ -105,6 +106,7 @@ if (shared) useSharedCacheCounters(shared);
 
 // Each thread keeps its own compiled templates, by content hash.
 const templates = new TemplateCache(32);
+const translations = new TranslationCache(32);
 
 function failure(error: unknown): TaskReply<never> {
   const log = (error as { readerLog?: ReaderLog } | null)?.readerLog;
@@ -208,9 +210,12 @@ export function info(task: InfoTask): TaskReply<Omit<TemplateInfo, 'templateName
 }
 
 /** Merge data checked against a template's fields and blocks (merge/datacheck.ts): a walk over every record. */
-export function checkData(task: InfoTask & { records: string }): TaskReply<DataCheck> {
+export function checkData(task: InfoTask & { records: string; complement?: JsonObject }): TaskReply<DataCheck> {
   try {
-    return { ok: true, value: checkDataOf(templates.get(asBuffer(task.docx), task.what).info, JSON.parse(task.records) as JsonObject[]) };
+    return {
+      ok: true,
+      value: checkDataOf(templates.get(asBuffer(task.docx), task.what).info, JSON.parse(task.records) as JsonObject[], task.complement),
+    };
   } catch (error) {
     return failure(error);
   }
@@ -310,6 +315,15 @@ export function append(task: AppendTask): TaskReply<Uint8Array> {
       builder.append(asBuffer(d), task.dividers[i]!, `documents[${i + 1}]`);
     });
     return { ok: true, value: asBytes(builder.toBuffer()) };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** A template whose tags are typed in another product's syntax, as merge fields and blocks (merge/syntax/). */
+export function translateTags(task: { docx: Uint8Array; syntax: TemplateSyntax; what: string; tags: TagContext }): TaskReply<Uint8Array> {
+  try {
+    return { ok: true, value: translations.get(task.docx, task.syntax, task.what, task.tags) };
   } catch (error) {
     return failure(error);
   }
@@ -526,9 +540,23 @@ export function jobResultFiles(task: { json: Uint8Array; zipExtension: string | 
     const texts = (Array.isArray(parsed) ? parsed : [parsed]).filter((t): t is string => typeof t === 'string');
     const documents = texts.map((text) => asBytes(Buffer.from(text, 'base64')));
     if (task.zipExtension === null) return { ok: true, value: documents };
-    const files: Zippable = {};
-    documents.forEach((d, i) => (files[`document-${i + 1}.${task.zipExtension}`] = [d, { level: 0 }]));
-    return { ok: true, value: [zipSync(files)] };
+    return { ok: true, value: [documentsZip(documents, task.zipExtension)] };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** Documents as one ZIP, `document-N.<extension>`, stored (they are compressed formats or small). */
+function documentsZip(documents: Uint8Array[], extension: string): Uint8Array {
+  const files: Zippable = {};
+  documents.forEach((d, i) => (files[`document-${i + 1}.${extension}`] = [d, { level: 0 }]));
+  return zipSync(files);
+}
+
+/** A document answer's files as one ZIP (Accept: application/zip on a document endpoint). */
+export function zipDocuments(task: { documents: Uint8Array[]; extension: string }): TaskReply<Uint8Array> {
+  try {
+    return { ok: true, value: documentsZip(task.documents, task.extension) };
   } catch (error) {
     return failure(error);
   }

@@ -1,8 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { until } from '../helpers/wait.js';
-import { startServer, tempDir, type RunningServer } from '../helpers/server.js';
+import { ROOT, startServer, tempDir, type RunningServer } from '../helpers/server.js';
 import { client, request, type Client } from '../helpers/http.js';
 import { docx, mergefield, p, run } from '../helpers/docx.js';
 
@@ -371,6 +373,40 @@ describe('accounts and authentication over HTTP', () => {
     const { Validator } = await import('@seriousme/openapi-schema-validator');
     const validity = await new Validator().validate(doc as never);
     assert.equal(validity.valid, true, String(JSON.stringify(validity.errors)).slice(0, 2000));
+    // Redocly's CLI (its recommended rules; no telemetry) finds no error.
+    const described = path.join(tempDir('docsmith-openapi-'), 'openapi.json');
+    fs.writeFileSync(described, JSON.stringify(doc));
+    const lint = spawnSync(
+      process.execPath,
+      [path.join(ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js'), 'lint', described, '--format=json'],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        timeout: 600_000,
+      },
+    );
+    const linted = JSON.parse(lint.stdout) as {
+      totals: { errors: number };
+      problems: { severity: string; ruleId: string; message: string }[];
+    };
+    assert.deepEqual(
+      linted.problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId}: ${p.message}`),
+      [],
+    );
+    assert.equal(linted.totals.errors, 0);
+    assert.equal(lint.status, 0, lint.stderr);
+    // Named shapes are components, referred to by $ref, so generators name their types.
+    const components = (doc as unknown as { components: { schemas: Record<string, unknown> } }).components.schemas;
+    for (const name of ['Job', 'TemplateInfo', 'MergeField', 'MergeBlock', 'AccountSettings', 'TrackedChange', 'DataCheck'])
+      assert.ok(components[name], name);
+    const text = JSON.stringify(doc);
+    assert.equal(text.match(/"\$ref":"#\/components\/schemas\/Job"/g)?.length, 5, 'the Job object written once, used by its five answers');
+    assert.doesNotMatch(text, /x-type/);
+    const block = components.MergeBlock as { properties: { mergeBlocks: { items: unknown } } };
+    assert.deepEqual(block.properties.mergeBlocks.items, {
+      $ref: '#/components/schemas/MergeBlock',
+      description: 'a nested merge block of the same shape',
+    });
     type Operation = {
       security?: unknown[];
       parameters?: { name: string; in: string; schema: { type?: string; enum?: string[] } }[];
@@ -390,6 +426,7 @@ describe('accounts and authentication over HTTP', () => {
     }
     const mergeOp = operations.find((o) => o.path === '/v1/document/merge')!.op;
     assert.ok(mergeOp.responses['504'], 'document work can hit the processing limit');
+    assert.ok(mergeOp.responses['406'], 'an Accept header naming no form the answer takes');
     const param = (name: string) => mergeOp.parameters!.find((p) => p.name === name)!.schema;
     assert.deepEqual(param('returnFormat').enum, ['PDF', 'PDFA', 'DOCX', 'DOC', 'RTF', 'HTML', 'TXT', 'TX']);
     assert.equal(param('test').type, 'boolean');

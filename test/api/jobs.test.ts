@@ -137,6 +137,54 @@ describe('background jobs (async=true) with callbacks', () => {
     }
   });
 
+  it('answers the synchronous document endpoints as files when asked (Accept); a form it cannot send costs and counts nothing', async () => {
+    const created = async () => ((await ann.get('/v1/account/settings')).json() as { createdDocuments: number }).createdDocuments;
+    const start = await created();
+    const merge = (query: string, accept?: string) =>
+      ann.post(`/v1/document/merge?${query}`, {
+        json: { template, mergeData: [{ name: 'A' }, { name: 'B' }] },
+        ...(accept ? { headers: { accept } } : {}),
+      });
+    const pdf = await merge('returnFormat=PDF&append=true', 'application/pdf');
+    assert.equal(pdf.status, 200);
+    assert.equal(pdf.headers['content-type'], 'application/pdf');
+    assert.equal(pdf.headers['content-disposition'], 'attachment; filename="document.pdf"');
+    assert.equal(pdf.bytes.subarray(0, 5).toString('latin1'), '%PDF-');
+    const zip = await merge('returnFormat=DOCX&append=false', 'application/zip');
+    assert.equal(zip.headers['content-type'], 'application/zip');
+    const entries = unzipSync(zip.bytes);
+    assert.deepEqual(Object.keys(entries), ['document-1.docx', 'document-2.docx']);
+    assert.match(partText(Buffer.from(entries['document-2.docx']!)), /Dear B/);
+    // Without Accept, or with */*, the vendor's JSON.
+    assert.equal(((await merge('returnFormat=PDF&append=false')).json() as string[]).length, 2);
+    assert.equal((await merge('returnFormat=PDF', '*/*')).headers['content-type'], 'application/json; charset=utf-8');
+    // Java's default header, which the vendor's Java SDK sends, names HTML and JPEG beside */*: JSON.
+    const java = 'text/html, image/gif, image/jpeg, *; q=.2, */*; q=.2';
+    assert.equal((await merge('returnFormat=HTML&append=false', java)).headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(await created(), start + 5, 'each answer counted once');
+    // Refused before any work, or after it with nothing counted.
+    const none = await merge('returnFormat=PDF', 'text/csv');
+    assert.equal(none.status, 406);
+    assert.match(message(none), /application\/json, application\/zip or application\/pdf; the Accept header asks for none of them/);
+    const several = await merge('returnFormat=PDF&append=false', 'application/pdf');
+    assert.equal(several.status, 406);
+    assert.match(message(several), /made 2 documents: ask for them as one ZIP/);
+    assert.equal(await created(), start + 5, 'nothing counted for either');
+    // Page images: one image as itself.
+    const pages = await ann.post('/v1/document/thumbnails?zoomFactor=50&fromPage=1&toPage=1&imageFormat=PNG', {
+      json: pdf.bytes.toString('base64'),
+      headers: { accept: 'image/png' },
+    });
+    assert.equal(pages.status, 200);
+    assert.equal(pages.headers['content-type'], 'image/png');
+    assert.equal(pages.bytes.subarray(1, 4).toString('latin1'), 'PNG');
+    const jpegs = await ann.post('/v1/document/thumbnails?zoomFactor=50&imageFormat=JPG', {
+      json: pdf.bytes.toString('base64'),
+      headers: { accept: java },
+    });
+    assert.equal(jpegs.headers['content-type'], 'application/json; charset=utf-8');
+  });
+
   it("sends a finished job's documents as files when asked (Accept): the document itself, several in a ZIP; JSON stays the default", async () => {
     const two = (
       await ann.post('/v1/document/merge?returnFormat=PDF&append=false&async=true', {

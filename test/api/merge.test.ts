@@ -302,6 +302,20 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
       (cell.warnings as string[])[0]!,
       /The merge block "items" covers text in one table cell; the fields qty in the same row are outside it/,
     );
+    // What docs/authoring.md tells Writer users plainly: a field's number format stays in Writer (the
+    // DOCX has the bare MERGEFIELD), so the value is shown as sent; sent as the text to show, it shows so.
+    const formatted = writerDocx(
+      '<?xml version="1.0" encoding="UTF-8"?><office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" ' +
+        'xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:number="urn:oasis:names:tc:opendocument:xmlns:datastyle:1.0" ' +
+        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.text">' +
+        '<office:automatic-styles><number:number-style style:name="N2"><number:number number:decimal-places="2" number:min-decimal-places="2" number:min-integer-digits="1" number:grouping="true"/></number:number-style></office:automatic-styles>' +
+        '<office:body><office:text><text:p>Total: <text:database-display text:database-name="data" text:table-name="items" text:column-name="total" style:data-style-name="N2">&lt;total&gt;</text:database-display></text:p></office:text></office:body></office:document>',
+    );
+    assert.deepEqual(partXml(formatted).match(/<w:instrText[^>]*>[^<]*/g), ['<w:instrText xml:space="preserve"> MERGEFIELD total ']);
+    const shown = async (total: unknown) =>
+      decode(await merge('returnFormat=TXT', { mergeData: [{ total }], template: b64(formatted) }))[0]!.toString('utf8');
+    assert.match(await shown(8210.5), /Total: 8210\.5\b/);
+    assert.match(await shown('8,210.50'), /Total: 8,210\.50/);
   });
 
   it('writes DOCX that LibreOffice opens, in every return format', async () => {
@@ -689,7 +703,10 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     // A TX template with parts the reader does not read yet is refused at upload, naming them.
     const refused = await paid.upload('unreadable.tx', unreadableTx());
     assert.equal(refused.status, 400);
-    assert.match(message(refused), /paragraph indents in TX documents are not supported yet.*save it as DOCX/);
+    assert.match(
+      message(refused),
+      /paragraph settings in TX documents that this reader does not know are not supported yet.*save it as DOCX/,
+    );
     // TX Text Control Words' files: a protected one merges (the DOCX keeps its region for everyone and
     // its protection) and cannot come back as TX (its protection lives in settings only TX composes);
     // one with link targets and links to places merges, and comes back as TX with its targets.

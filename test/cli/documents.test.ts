@@ -30,6 +30,31 @@ describe('docsmith CLI: document commands', () => {
     assert.equal(pdfFacts(fs.readFileSync(path.join(dir, 'all.pdf'))).pages, 3);
   });
 
+  it('merges and describes a template typed in docxtemplater’s syntax with --syntax, and refuses an unknown one', () => {
+    fs.writeFileSync(path.join(dir, 'typed.docx'), docx(p(run('Dear {name}{#vip}, our VIP{/vip}'))));
+    const merged = cli(
+      ['merge', '--template', 'typed.docx', '--data', data, '--format', 'docx', '--syntax', 'docxtemplater', '-o', 'typed-out.docx'],
+      dir,
+    );
+    assert.equal(merged.code, 0, merged.err);
+    assert.equal(partText(fs.readFileSync(path.join(dir, 'typed-out.docx'))), 'Dear Ann\nDear Bob\nDear Cy');
+    const info = cli(['info', '--template', 'typed.docx', '--syntax', 'docxtemplater'], dir);
+    assert.equal(info.code, 0, info.err);
+    const described = JSON.parse(info.out) as { templateSyntax: string; mergeFields: { name: string }[]; mergeBlocks: { name: string }[] };
+    assert.equal(described.templateSyntax, 'docxtemplater');
+    assert.deepEqual(
+      described.mergeFields.map((f) => f.name),
+      ['name'],
+    );
+    assert.deepEqual(
+      described.mergeBlocks.map((b) => b.name),
+      ['vip'],
+    );
+    const unknown = cli(['merge', '--template', 'typed.docx', '--data', data, '--syntax', 'mustache'], dir);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.err, /--syntax must be one of word, docxtemplater/);
+  });
+
   it('converts a file and a folder, appends, renders thumbnails and describes a template', () => {
     const folder = path.join(dir, 'in');
     fs.mkdirSync(folder);

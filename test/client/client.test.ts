@@ -1,9 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { DocsmithApiError, DocsmithClient, DocsmithConnectionError, DocsmithTimeoutError } from '../../packages/client/src/index.js';
-import { fixture } from '../helpers/server.js';
+import { fixture, ROOT } from '../helpers/server.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { docx, mergefield, p, partText, run } from '../helpers/docx.js';
 
@@ -104,6 +107,20 @@ describe('TypeScript client against a running server', () => {
       merged.map((d) => partText(d)),
       ['Dear Ann', 'Dear Bob'],
     );
+    // docsmith's own: a template typed in docxtemplater's syntax, sent and stored.
+    const typed = docx(p(run('Dear {name}')));
+    const [sent] = await client.merge({
+      returnFormat: 'DOCX',
+      template: typed,
+      templateSyntax: 'docxtemplater',
+      mergeData: [{ name: 'Cy' }],
+    });
+    assert.equal(partText(sent!), 'Dear Cy');
+    await client.uploadTemplate('typed.docx', typed, { templateSyntax: 'docxtemplater' });
+    assert.equal((await client.templateInfo('typed.docx')).templateSyntax, 'docxtemplater');
+    const [stored] = await client.merge({ returnFormat: 'DOCX', templateName: 'typed.docx', mergeData: [{ name: 'Di' }] });
+    assert.equal(partText(stored!), 'Dear Di');
+    await client.deleteTemplate('typed.docx');
     const replaced = await client.findAndReplace({ returnFormat: 'TXT', template, findAndReplaceData: [['Dear', 'Hello']] });
     assert.match(new TextDecoder().decode(replaced), /Hello/);
     const joined = await client.append({
@@ -115,6 +132,26 @@ describe('TypeScript client against a running server', () => {
     });
     assert.equal((new TextDecoder().decode(joined).match(/A Test File/g) ?? []).length, 2);
     assert.equal(new TextDecoder().decode(await client.convert(fixture('test_document.docx'), 'TXT')), 'A Test File\r\n');
+    // One document comes as the file itself (Accept), not as Base64 in JSON; several stay JSON.
+    const seen: string[] = [];
+    const watching = new DocsmithClient(env.server.url, { username: 'sdk', password: 'pw-sdk-secret' }, async (input, init) => {
+      const response = await fetch(input, init);
+      seen.push(response.headers.get('content-type') ?? '');
+      return response;
+    });
+    assert.equal(new TextDecoder().decode(await watching.convert(fixture('test_document.docx'), 'TXT')), 'A Test File\r\n');
+    const [letter] = await watching.merge({ template, mergeData: [{ name: 'Ann' }], returnFormat: 'DOCX' });
+    assert.match(partText(Buffer.from(letter!)), /Dear Ann/);
+    const each = await watching.merge({ template, mergeData: [{ name: 'Ann' }, { name: 'Bob' }], returnFormat: 'TXT', append: false });
+    assert.deepEqual(
+      each.map((d) => new TextDecoder().decode(d).trim()),
+      ['Dear Ann', 'Dear Bob'],
+    );
+    assert.deepEqual(seen, [
+      'text/plain; charset=utf-8',
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      'application/json; charset=utf-8',
+    ]);
     assert.equal((await client.thumbnails(fixture('maelzel_machine.pdf'), { zoomFactor: 10 })).length, 1);
     const before = (await client.accountSettings()).createdDocuments;
     const pages = await client.preview({ template, mergeData: [{ name: 'Ann' }, { name: 'Bob' }], zoomFactor: 20 });
@@ -249,5 +286,40 @@ describe('TypeScript client against a running server', () => {
           /could not be reached at http:\/\/127\.0\.0\.1:\d+\/v1\/templates\/count \(ECONNREFUSED\)/.test(e.message),
       );
     }
+  });
+});
+
+describe('the client package', () => {
+  it('is ready to publish: its README, licence, built code and types, nothing else; ESM with types and an engine', () => {
+    const dir = path.join(ROOT, 'packages', 'client');
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+        cwd: dir,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }),
+    ) as { files: { path: string }[] }[];
+    const files = packed[0]!.files.map((f) => f.path).sort();
+    assert.deepEqual(files, [
+      'LICENSE',
+      'README.md',
+      'dist/index.d.ts',
+      'dist/index.js',
+      'dist/sample.d.ts',
+      'dist/sample.js',
+      'dist/wire.d.ts',
+      'dist/wire.js',
+      'package.json',
+    ]);
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+    assert.equal(manifest.type, 'module');
+    assert.deepEqual(manifest.exports, { '.': { types: './dist/index.d.ts', default: './dist/index.js' } });
+    assert.equal(manifest.license, 'MIT');
+    assert.ok((manifest.engines as { node: string }).node);
+    assert.equal(manifest.dependencies, undefined, 'no dependencies');
+    // What it ships reaches nothing outside itself.
+    for (const file of files.filter((f) => f.endsWith('.js') || f.endsWith('.d.ts')))
+      for (const [, target] of fs.readFileSync(path.join(dir, file), 'utf8').matchAll(/from\s+'([^']+)'/g))
+        assert.match(target!, /^\.\/[\w-]+\.js$/, `${file} imports ${target}`);
   });
 });

@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import net from 'node:net';
 import { ROOT } from '../helpers/server.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
@@ -72,6 +74,16 @@ describe('container image (podman)', { skip, timeout: 45 * 60_000 }, () => {
         '.',
       ]);
       assert.equal(build.code, 0, build.err.slice(-4000));
+      // Publish-ready labels, and a size kept in check (what the office needs, nothing of the build).
+      const labels = JSON.parse(sh('podman', ['image', 'inspect', '--format', '{{json .Labels}}', IMAGE]).out) as Record<string, string>;
+      const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+      assert.equal(labels['org.opencontainers.image.version'], version);
+      assert.equal(labels['org.opencontainers.image.licenses'], 'MIT');
+      assert.equal(labels['org.opencontainers.image.title'], 'docsmith');
+      assert.equal(labels['org.opencontainers.image.base.name'], base.out.trim());
+      const size = Number(sh('podman', ['image', 'inspect', '--format', '{{.Size}}', IMAGE]).out.trim());
+      console.log(`container image: ${(size / 1e6).toFixed(0)} MB`);
+      assert.ok(size > 0 && size < 1.2e9, `the image is ${(size / 1e6).toFixed(0)} MB`);
 
       const port = await freePort();
       const started = sh('podman', [

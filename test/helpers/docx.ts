@@ -86,6 +86,8 @@ export function docx(
     titlePg?: boolean;
     firstHeader?: string;
     firstFooter?: string;
+    /** The page's margins in twips (top, right, bottom, left), instead of an inch each. */
+    margins?: [number, number, number, number];
   } = {},
 ): Buffer {
   const placeholder = body.includes('r:embed="rIdPh"');
@@ -96,6 +98,13 @@ export function docx(
   const files: Record<string, Uint8Array> = {};
   // Page numbers start at 1 in the section (TX writes this): each merged record is numbered on its own.
   let sect = options.restartNumbering ? SECT.replace(/(<w:pgMar[^>]*\/>)/, '$1<w:pgNumType w:start="1"/>') : SECT;
+  if (options.margins) {
+    const [top, right, bottom, left] = options.margins;
+    sect = sect.replace(
+      /w:top="\d+" w:right="\d+" w:bottom="\d+" w:left="\d+"/,
+      `w:top="${top}" w:right="${right}" w:bottom="${bottom}" w:left="${left}"`,
+    );
+  }
   const references: string[] = [];
   for (const [kind, type, content, n] of [
     ['header', 'default', options.header, 1],

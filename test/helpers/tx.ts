@@ -15,11 +15,11 @@ export function txWithFlags(flags: number): Buffer {
   return copy;
 }
 
-/** A TX file the reader refuses by name: the twin with a first-line indent (not seen in any public file, not read). */
+/** A TX file the reader refuses by name: the twin with a paragraph flag (0x0200) no public file has. */
 export function unreadableTx(): Buffer {
   const copy = twinTx();
   const paragraphFormat = 0x12 + 2 * copy.readUInt16LE(0x0e) + 6 + 18 + 13 * 20 + 2 * 50 + 13 * 6;
-  copy.writeUInt16LE(720, paragraphFormat + 6);
+  copy.writeUInt16LE(copy.readUInt16LE(paragraphFormat) | 0x0200, paragraphFormat);
   return copy;
 }
 
@@ -51,17 +51,7 @@ export function txWithFrame(
   anchor: number,
   frame: { x: number; y: number; width: number; height: number } = { x: 0, y: 0, width: 2880, height: 2880 },
 ): Buffer {
-  const file = fs.readFileSync(path.join(FIXTURES, 'resource', 'test_find_and_replace.tx'));
-  const block = 0x12 + 2 * file.readUInt16LE(0x0e) + 6;
-  const section = block + 420;
-  if (file.readUInt16LE(section) !== 1 || file.readUInt32LE(section + 6) !== file.readUInt16LE(0x0e) + 1)
-    throw new Error('the fixture changed');
-  const formatting = file.readUInt32LE(block - 4);
-  const settingsEnd = block + formatting + 8 + file.readUInt32LE(block + formatting + 4);
-  // The embedded document: the stream without its section record, the settings, no sections.
-  const embedded = Buffer.concat([file.subarray(0, section), file.subarray(section + 24, settingsEnd), Buffer.alloc(2)]);
-  embedded.writeUInt16LE(embedded.readUInt16LE(block + 16) & ~0x80, block + 16);
-  embedded.writeUInt32LE(formatting - 24, block - 4);
+  const { file, block, section, formatting, embedded } = embeddedFindAndReplace();
   const record = Buffer.alloc(2 + 10 + 16 + 30 + 4);
   let at = record.writeUInt16LE(1, 0);
   for (const value of [0, 0, 0x8007, 3, anchor]) at = record.writeUInt16LE(value, at);
@@ -73,6 +63,63 @@ export function txWithFrame(
   host.writeUInt32LE(formatting + record.length + embedded.length, block - 4);
   if (!host.subarray(0, 14).equals(MAGIC)) throw new Error('not a TX file');
   return host;
+}
+
+/** The find-and-replace template, and the same as TX embeds a frame's or a text box's document: its section record and list cut. */
+function embeddedFindAndReplace(): { file: Buffer; block: number; section: number; formatting: number; embedded: Buffer } {
+  const file = fs.readFileSync(path.join(FIXTURES, 'resource', 'test_find_and_replace.tx'));
+  const block = 0x12 + 2 * file.readUInt16LE(0x0e) + 6;
+  const section = block + 420;
+  if (file.readUInt16LE(section) !== 1 || file.readUInt32LE(section + 6) !== file.readUInt16LE(0x0e) + 1)
+    throw new Error('the fixture changed');
+  const formatting = file.readUInt32LE(block - 4);
+  const settingsEnd = block + formatting + 8 + file.readUInt32LE(block + formatting + 4);
+  // The embedded document: the stream without its section record, the settings, no sections.
+  const embedded = Buffer.concat([file.subarray(0, section), file.subarray(section + 24, settingsEnd), Buffer.alloc(2)]);
+  embedded.writeUInt16LE(embedded.readUInt16LE(block + 16) & ~0x80, block + 16);
+  embedded.writeUInt32LE(formatting - 24, block - 4);
+  return { file, block, section, formatting, embedded };
+}
+
+/**
+ * The find-and-replace template with a text box in line at `at` (TextControl's e-signing samples' signature boxes): U+0001
+ * in the text, the pictures count, a 20-byte record after the paragraph formats (`u16` 0x8007, kind
+ * 0, the scaling, the box's size in twips, the length of what follows), the box's own document (the
+ * find-and-replace template as TX embeds one), and the 42-byte second record at the block's end.
+ */
+export function txWithTextBox(at = 2, size: { width: number; height: number } = { width: 3015, height: 1500 }): Buffer {
+  const { embedded } = embeddedFindAndReplace();
+  const record = Buffer.alloc(20);
+  record.writeUInt16LE(0x8007, 0);
+  record.writeUInt16LE(100, 6);
+  record.writeUInt16LE(100, 8);
+  record.writeUInt16LE(size.width, 10);
+  record.writeUInt16LE(size.height, 12);
+  record.writeUInt32LE(embedded.length, 16);
+  return findAndReplaceWithEntry(at, Buffer.concat([record, embedded]), size);
+}
+
+/**
+ * The find-and-replace template with U+0001 at `at` and one entry of the picture table: `entry`
+ * (its record and what follows it) after the paragraph formats, and the 42-byte second record (the
+ * size again) at the block's end.
+ */
+function findAndReplaceWithEntry(at: number, entry: Buffer, size: { width: number; height: number }): Buffer {
+  const { file, block, formatting } = findAndReplaceWith(at, '\u0001');
+  const extra = Buffer.alloc(42);
+  extra.writeUInt32LE(size.width, 12);
+  extra.writeUInt32LE(size.height, 16);
+  const start = block + FR.afterRecords;
+  const copy = Buffer.concat([
+    file.subarray(0, start),
+    entry,
+    file.subarray(start, block + formatting),
+    extra,
+    file.subarray(block + formatting),
+  ]);
+  copy.writeUInt16LE(1, block + 8);
+  copy.writeUInt32LE(formatting + entry.length + extra.length, block - 4);
+  return copy;
 }
 
 /** A table of ranges as TX keeps them: a `u16` count, then per range `size` bytes starting with its `u32` start and end. */
@@ -191,15 +238,16 @@ export function txWithRegions(regions: { start: number; end: number; id: number 
 
 /**
  * The twin with its first field made a link, as TX stores one: to an address (run field kind
- * 0x0110, the address as property 1) or to a place in the document (0x0210, the target's name as
- * property 2), in place of the merge field's name and instruction.
+ * 0x0110, or 0x0100 as TextControl's NDA and quick-start samples have it; the address as property
+ * 1) or to a place in the document (0x0210, the target's name as property 2), in place of the merge
+ * field's name and instruction.
  */
-export function twinWithLink(value: string, kind: 'address' | 'place' = 'address'): Buffer {
+export function twinWithLink(value: string, kind: 'address' | 'place' | 'address 0x0100' = 'address'): Buffer {
   const twin = twinTx();
   const textLength = twin.readUInt16LE(0x0e);
   const blockAt = 0x12 + 2 * textLength + 6;
   const block = Buffer.from(twin.subarray(blockAt, blockAt + twin.readUInt32LE(blockAt - 4)));
-  block.writeUInt16LE(kind === 'address' ? 0x0110 : 0x0210, 18 + 20 + 14);
+  block.writeUInt16LE({ address: 0x0110, place: 0x0210, 'address 0x0100': 0x0100 }[kind], 18 + 20 + 14);
   const propertiesAt = 18 + 13 * 20 + 2 * 50 + 13 * 6 + 62 + 12 + 12 * 18 + 2 * 28;
   const property = (at: number) => 14 + block.readUInt32LE(at + 10);
   const sizes: number[] = [];
@@ -210,7 +258,7 @@ export function twinWithLink(value: string, kind: 'address' | 'place' = 'address
   const payload = Buffer.from(`${value}\0`, 'utf16le');
   const head = Buffer.alloc(14);
   head.writeUInt16LE(1, 0);
-  head.writeUInt16LE(kind === 'address' ? 1 : 2, 2);
+  head.writeUInt16LE(kind === 'place' ? 2 : 1, 2);
   head.writeUInt32LE(payload.length, 10);
   const at = (i: number) => propertiesAt + sizes.slice(0, i).reduce((a, b) => a + b, 0);
   // Names first, then the other properties by field id, as TX orders them.
@@ -243,7 +291,6 @@ export function txWithPicture(
   at = 2,
   size: { width: number; height: number; scaleX: number; scaleY: number } = { width: 1440, height: 720, scaleX: 50, scaleY: 50 },
 ): Buffer {
-  const { file, block, formatting } = findAndReplaceWith(at, '\u0001');
   const record = Buffer.alloc(46);
   record.writeUInt16LE(16, 4);
   record.writeUInt16LE(size.scaleX, 6);
@@ -254,21 +301,7 @@ export function txWithPicture(
   record.writeUInt16LE(220, 24);
   record.writeUInt32LE(26 + png.length, 26);
   record.write('png\0', 40, 'latin1');
-  const extra = Buffer.alloc(42);
-  extra.writeUInt32LE(size.width, 12);
-  extra.writeUInt32LE(size.height, 16);
-  const start = block + FR.afterRecords;
-  const copy = Buffer.concat([
-    file.subarray(0, start),
-    record,
-    png,
-    file.subarray(start, block + formatting),
-    extra,
-    file.subarray(block + formatting),
-  ]);
-  copy.writeUInt16LE(1, block + 8);
-  copy.writeUInt32LE(formatting + record.length + png.length + extra.length, block - 4);
-  return copy;
+  return findAndReplaceWithEntry(at, Buffer.concat([record, png]), size);
 }
 
 /** The find-and-replace template with its paragraph format's line spacing replaced (TX's raw `u16`: percent, or 0x8000 and twips). */
@@ -459,13 +492,15 @@ function txWithEmptyFields(fields: { at: number; code: number; property: number;
   const sorted = [...fields].sort((a, b) => a.at - b.at);
   const runs: Buffer[] = [];
   let from = 0;
-  sorted.forEach((field, i) => {
+  // Code 0: a run of no text and no field (TextControl's CustomSigning and Barcode samples have them).
+  const coded = sorted.filter((field) => field.code !== 0);
+  for (const field of sorted) {
     if (field.at > from) runs.push(record(from + 1, field.at - from, 0, 0));
-    runs.push(record(field.at + 1, 0, i + 1, field.code));
+    runs.push(record(field.at + 1, 0, field.code ? coded.indexOf(field) + 1 : 0, field.code));
     from = field.at;
-  });
+  }
   runs.push(record(from + 1, textLength - from, 0, 0));
-  const properties = sorted.map((field, i) => {
+  const properties = coded.map((field, i) => {
     const payload = Buffer.from(field.value, 'utf16le');
     const head = Buffer.alloc(14);
     head.writeUInt16LE(i + 1, 0);
@@ -498,6 +533,16 @@ function txWithEmptyFields(fields: { at: number; code: number; property: number;
 export function txWithPageField(page: 'number' | 'count', at = 12): Buffer {
   const type = page === 'number' ? 3 : 9;
   return txWithEmptyFields([{ at, code: type << 8, property: type, value: '' }]);
+}
+
+/** The find-and-replace template with a run of no text and no field before its character `at`. */
+export function txWithEmptyRun(at: number): Buffer {
+  return txWithEmptyFields([{ at, code: 0, property: 0, value: '' }]);
+}
+
+/** The find-and-replace template with a document target named `name` at `at` (type 4, flags 0: the Blockchain sample's `_DV_M52`). */
+export function txWithTargetField(name: string, at: number): Buffer {
+  return txWithEmptyFields([{ at, code: 0x0400, property: 4, value: `${name}\0` }]);
 }
 
 /**

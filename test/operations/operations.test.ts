@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { DocumentOperations, type WorkProgress } from '../../src/operations/index.js';
 import type { Converter, ConvertOptions } from '../../src/convert/converter.js';
-import { DocumentPipeline } from '../../src/documents/pipeline.js';
+import { DocumentPipeline } from '../../src/operations/io.js';
 import { DocumentWorkers } from '../../src/workers/pool.js';
 import { warm as warmTask } from '../../src/workers/tasks.js';
 import { Thumbnails } from '../../src/render/thumbnails.js';

@@ -385,6 +385,34 @@ describe('web portal in Chromium', { skip }, () => {
     await context.close();
   });
 
+  it('stores templates typed as docxtemplater tags when chosen on upload: their tags are the fields, merged in the playground', async () => {
+    fs.writeFileSync(
+      path.join(files, 'typed.docx'),
+      docx(p(run('Hello {customer}')) + p(run('{#items}')) + p(run('- {name}')) + p(run('{/items}'))),
+    );
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    const page = await open(context);
+    await signIn(page, 'ann', 'pw-ann-secret');
+    await page.getByRole('heading', { name: 'Templates' }).waitFor();
+    await page.getByLabel('How the templates mark their data').selectOption('docxtemplater');
+    await page.getByLabel('Upload templates').setInputFiles(path.join(files, 'typed.docx'));
+    await page.getByText('Uploaded typed.docx.').waitFor();
+    await page.goto(`${env.server.url}/portal/playground/typed.docx`);
+    const editor = page.locator('.cm-content');
+    await editor.getByText('"customer"').waitFor();
+    assert.match(await editor.innerText(), /"items": \[/);
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.insertText('[{"customer": "ACME Ltd", "items": [{"name": "Bolt"}, {"name": "Nut"}]}]');
+    await page.getByText('Valid: 1 record.').waitFor();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Merge and download PDF' }).click(),
+    ]);
+    assert.match(await pdfText(fs.readFileSync((await download.path())!)), /Hello ACME Ltd\s+- Bolt\s+- Nut/);
+    await context.close();
+  });
+
   it("shows a template's versions with their dates and fields, and rolls back to one", async () => {
     const auth = { authorization: `Basic ${Buffer.from('ann:pw-ann-secret').toString('base64')}`, 'content-type': 'application/json' };
     const upload = async (bytes: Buffer) =>
@@ -462,6 +490,57 @@ describe('web portal in Chromium', { skip }, () => {
     await second.getByLabel('Password').waitFor();
     const third = await open(context);
     await third.getByLabel('Password').waitFor();
+    await context.close();
+  });
+
+  it('lays controls out as they read: a skip link first, whole labels and choices, a check box beside its words, a field once', async () => {
+    const auth = { authorization: `Basic ${Buffer.from('ann:pw-ann-secret').toString('base64')}`, 'content-type': 'application/json' };
+    const headed = docx(p(run('Dear '), mergefield('name')), { header: p(run('For '), mergefield('name')) });
+    const uploaded = await fetch(`${env.server.url}/v1/templates/upload?templateName=headed.docx`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify(headed.toString('base64')),
+    });
+    assert.equal(uploaded.status, 201);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await open(context, '/portal/keys');
+    await signIn(page, 'ann', 'pw-ann-secret');
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    // The keyboard meets the skip link before the eight navigation links; it leads to the content.
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), 'Skip to the content');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'content');
+    const layout = await page.evaluate(() => {
+      const select = document.querySelector<HTMLSelectElement>('select[name="keyScope"]')!;
+      const probe = document.createElement('span');
+      probe.style.font = getComputedStyle(select).font;
+      probe.textContent = Array.from(select.options, (o) => o.text).sort((a, b) => b.length - a.length)[0]!;
+      document.body.append(probe);
+      const needed = probe.getBoundingClientRect().width;
+      probe.remove();
+      const optional = Array.from(document.querySelectorAll('label .muted')).find((e) => e.textContent === '(optional)')!;
+      return {
+        needed,
+        room: select.clientWidth - parseFloat(getComputedStyle(select).paddingLeft) - parseFloat(getComputedStyle(select).paddingRight),
+        sameLine: Math.abs(optional.getBoundingClientRect().top - optional.parentElement!.getBoundingClientRect().top) < 2,
+      };
+    });
+    assert.ok(layout.room >= layout.needed, `the scope's longest choice needs ${layout.needed} px, has ${layout.room}`);
+    assert.ok(layout.sameLine, '"(optional)" on the line of "Name"');
+    await page.goto(`${env.server.url}/portal/tools`);
+    const box = page.getByRole('checkbox', { name: 'In the background' }).first();
+    await box.waitFor();
+    const [check, words] = await Promise.all([box.boundingBox(), page.locator('label', { has: box }).first().boundingBox()]);
+    assert.ok(
+      check && words && check.y + check.height / 2 > words.y && check.y + check.height / 2 < words.y + words.height,
+      'beside its words',
+    );
+    assert.ok(words!.height < 40, `one line: ${words!.height} px high`);
+    await page.goto(`${env.server.url}/portal/templates/headed.docx`);
+    const fields = page.getByLabel('Fields and blocks');
+    await fields.getByText('name', { exact: true }).first().waitFor();
+    assert.equal(await fields.getByText('name', { exact: true }).count(), 1, 'in the header and the body, listed once');
     await context.close();
   });
 

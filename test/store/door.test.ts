@@ -6,11 +6,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { UsageGuard } from '../../src/accounts/usage.js';
-import { DocumentPipeline } from '../../src/documents/pipeline.js';
+import { DocumentPipeline } from '../../src/operations/io.js';
 import { ForbiddenError, InputError, ProcessingTimeoutError } from '../../src/errors.js';
-import { Door } from '../../src/operations/door.js';
+import { Door } from '../../src/operations/door/door.js';
 import type { DocumentOperations, WorkContext } from '../../src/operations/index.js';
-import { KINDS, type Kind } from '../../src/operations/requests.js';
+import { KINDS, type Kind } from '../../src/operations/kinds/index.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Account, Store } from '../../src/store/types.js';
 import { TemplateLibrary } from '../../src/templates/library.js';
@@ -59,8 +59,7 @@ describe('the one door', () => {
     format: 'docx' as const,
     append: true,
     test: false,
-    templateName: undefined,
-    template: Buffer.from('PK'),
+    source: { bytes: Buffer.from('PK') },
     records: [{}],
     options: DEFAULT_MERGE_OPTIONS,
     document: { properties: {}, password: undefined },
@@ -85,6 +84,15 @@ describe('the one door', () => {
     assert.deepEqual(
       rows.filter(([, row]) => row.slot).map(([kind]) => kind),
       ['merge', 'preview'],
+    );
+    // What the door finishes (signing, e-invoices) and what may wait as a job: said by the row alone.
+    assert.deepEqual(
+      rows.filter(([, row]) => 'pdf' in row).map(([kind]) => kind),
+      ['merge', 'findAndReplace', 'append', 'convert'],
+    );
+    assert.deepEqual(
+      rows.filter(([, row]) => 'job' in row).map(([kind]) => kind),
+      ['merge', 'append', 'convert'],
     );
   });
 
@@ -150,7 +158,7 @@ describe('the one door', () => {
     await door(null).perform(null, merge);
     await door(null).perform(null, pages);
     assert.deepEqual(calls, ['merge', 'thumbnails']);
-    await assert.rejects(door(null).perform(null, { ...merge, template: undefined, templateName: 'invoice.docx' }), InputError);
+    await assert.rejects(door(null).perform(null, { ...merge, source: { templateName: 'invoice.docx' } }), InputError);
     await assert.rejects(door(null).perform(null, { kind: 'pageCount', source: { templateName: 'invoice.docx' } }), InputError);
   });
 });

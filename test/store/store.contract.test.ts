@@ -177,6 +177,27 @@ for (const make of [sqliteBackend, postgresBackend]) {
       );
     });
 
+    it("keeps each version's template syntax: Word's merge fields unless one was given", async () => {
+      const a = await store.accounts.create(newAccount('syntax'));
+      const bytes = (n: number) => Buffer.from(`syntax ${n}`);
+      await store.templates.put(a.id, template('s.docx', bytes(1)), 5, 3);
+      assert.equal((await second.templates.meta(a.id, 's.docx'))?.syntax, 'word');
+      await store.templates.put(a.id, { ...template('s.docx', bytes(2)), syntax: 'docxtemplater' }, 5, 3);
+      assert.equal((await second.templates.get(a.id, 's.docx'))?.syntax, 'docxtemplater');
+      assert.deepEqual(
+        (await store.templates.versions(a.id, 's.docx')).map((v) => [v.version, v.syntax]),
+        [
+          [2, 'docxtemplater'],
+          [1, 'word'],
+        ],
+      );
+      assert.equal((await store.templates.getVersion(a.id, 's.docx', 1))?.syntax, 'word');
+      assert.deepEqual(
+        (await second.templates.list(a.id)).map((t) => t.syntax),
+        ['docxtemplater'],
+      );
+    });
+
     it('stores templates byte for byte, replaces by name and enforces the template quota under concurrency', async () => {
       const a = await store.accounts.create(newAccount('tpl'));
       const data = randomBytes(300_000);

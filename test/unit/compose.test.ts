@@ -4,10 +4,28 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { unzipSync, zipSync } from 'fflate';
 import { DocumentBuilder } from '../../src/compose/builder.js';
+import { endSection } from '../../src/ooxml/body.js';
 import { parseDivider } from '../../src/api/requests/append.js';
 import { docx, headingStyle, p, partXml, run, schemaOrderProblemsOf } from '../helpers/docx.js';
 
 describe('document builder (append), without the office', () => {
+  it('ends a section in the last paragraph, its properties kept, not in a paragraph of its own (a full page stays one page)', () => {
+    const sect = '<w:sectPr><w:type w:val="nextPage"/></w:sectPr>';
+    const tiny = '<w:p><w:pPr><w:spacing w:line="20" w:lineRule="exact"/><w:rPr><w:sz w:val="2"/></w:rPr></w:pPr></w:p>';
+    assert.equal(
+      endSection(`<w:tbl/>${tiny}`, sect),
+      `<w:tbl/><w:p><w:pPr><w:spacing w:line="20" w:lineRule="exact"/><w:rPr><w:sz w:val="2"/></w:rPr>${sect}</w:pPr></w:p>`,
+    );
+    assert.equal(endSection('<w:p><w:r><w:t>x</w:t></w:r></w:p>', sect), `<w:p><w:pPr>${sect}</w:pPr><w:r><w:t>x</w:t></w:r></w:p>`);
+    // A paragraph holding paragraphs (a text box) or a section break of its own gets one after it.
+    const boxed = '<w:p><w:r><w:drawing><w:txbxContent><w:p><w:r><w:t>in</w:t></w:r></w:p></w:txbxContent></w:drawing></w:r></w:p>';
+    assert.equal(endSection(boxed, sect), `${boxed}<w:p><w:pPr>${sect}</w:pPr></w:p>`);
+    assert.equal(
+      endSection(`<w:p><w:pPr>${sect}</w:pPr></w:p>`, sect),
+      `<w:p><w:pPr>${sect}</w:pPr></w:p><w:p><w:pPr>${sect}</w:pPr></w:p>`,
+    );
+  });
+
   it("keeps each document's look when Heading1 is defined differently", () => {
     const red = docx(`<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr>${run('Red title')}</w:p>`, { styles: headingStyle('FF0000') });
     const blue = docx(`<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr>${run('Blue title')}</w:p>`, { styles: headingStyle('0000FF') });
@@ -20,7 +38,7 @@ describe('document builder (append), without the office', () => {
     assert.equal((styles.match(/w:styleId="Heading1"/g) ?? []).length, 1);
     assert.match(styles, /w:styleId="Heading1J2"[\s\S]*?<w:color w:val="0000FF"\/>/);
     const body = partXml(out);
-    assert.match(body, /<w:pStyle w:val="Heading1J2"\/><\/w:pPr>[\s\S]*?Blue title/);
+    assert.match(body, /<w:pStyle w:val="Heading1J2"\/>(?:<w:sectPr>[\s\S]*?<\/w:sectPr>)?<\/w:pPr>[\s\S]*?Blue title/);
     assert.match(body, /<w:pStyle w:val="Heading1"\/>[\s\S]*?Red again/);
   });
 

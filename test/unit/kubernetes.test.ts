@@ -72,7 +72,11 @@ describe('Kubernetes manifests', () => {
       0,
       'a rollout keeps every instance serving until its successor is ready',
     );
-    assert.match(fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'), new RegExp(`--uid ${pod.securityContext!.runAsUser}\\b`));
+    const dockerfile = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+    assert.match(dockerfile, new RegExp(`--uid ${pod.securityContext!.runAsUser}\\b`));
+    // The image's version label says the release it is.
+    const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    assert.match(dockerfile, new RegExp(`^ARG VERSION=${version.replace(/\./g, '\\.')}$`, 'm'));
     assert.equal(pod.automountServiceAccountToken, false, 'no service-account token in the pod');
     assert.equal(env.get('DOCSMITH_OFFICE_SANDBOX'), 'required', 'the pod refuses to run the office without a sandbox');
     assert.equal(pod.securityContext?.seccompProfile?.type, 'RuntimeDefault', 'which leaves Landlock (bubblewrap needs user namespaces)');

@@ -34,6 +34,9 @@ import {
   txWithRegions,
   txWithSheet,
   txWithTargets,
+  txWithTargetField,
+  txWithTextBox,
+  txWithEmptyRun,
   unreadableTx,
 } from '../helpers/tx.js';
 import { txCarriedOver } from '../../src/formats/tx/carried.js';
@@ -435,13 +438,24 @@ describe('the TX reader', () => {
     assert.match(partXml(txToDocx(together)), /<w:pPr><w:keepNext\/><w:keepLines\/>/);
     assert.throws(() => readTx(txWithParagraphFormat({ tab: { kind: 3, position: 720 } })), /tab stops of kind 3/);
     assert.throws(() => readTx(txWithParagraphFormat({ flags: 0x0022 })), /paragraph settings .* \(0x22\)/);
-    // Indents: left, right (the MailMerge.WebAPI sample's right-aligned total has a right one); a first-line one is refused.
-    const indented = readTx(txWithParagraphFormat({ indents: [720, 316, 0] }));
-    assert.deepEqual(indented.paraFormats[0]!.indent, { left: 720, right: 316 });
-    assert.match(partXml(txToDocx(indented)), /<w:spacing [^>]*\/><w:ind w:left="720" w:right="316"\/>/);
-    assert.ok(writeTx(indented).equals(txWithParagraphFormat({ indents: [720, 316, 0] })));
-    assert.deepEqual(readTx(writeTx(docxToTx(txToDocx(indented)))).paraFormats[0]!.indent, { left: 720, right: 316 }, 'and back from DOCX');
-    assert.throws(() => readTx(txWithParagraphFormat({ indents: [0, 0, 360] })), /first-line and hanging paragraph indents/);
+    // Indents: left, right (the MailMerge.WebAPI sample's right-aligned total has a right one), and
+    // the first line's from the left one, signed (the NDA samples' clauses: 1440 left, 720 hanging).
+    const cases: [[number, number, number], RegExp, { left: number; right: number; firstLine: number }][] = [
+      [[720, 316, 0], /<w:spacing [^>]*\/><w:ind w:left="720" w:right="316"\/>/, { left: 720, right: 316, firstLine: 0 }],
+      [[1440, 0, 0x10000 - 720], /<w:ind w:left="1440" w:right="0" w:hanging="720"\/>/, { left: 1440, right: 0, firstLine: -720 }],
+      [[0, 0, 1440], /<w:ind w:left="0" w:right="0" w:firstLine="1440"\/>/, { left: 0, right: 0, firstLine: 1440 }],
+    ];
+    for (const [indents, xml, indent] of cases) {
+      const tx = txWithParagraphFormat({ indents });
+      const indented = readTx(tx);
+      assert.deepEqual(indented.paraFormats[0]!.indent, indent);
+      const docx = txToDocx(indented);
+      assert.match(partXml(docx), xml);
+      assert.deepEqual(wordProblems(docx), []);
+      assert.ok(writeTx(indented).equals(tx), 'written back as it was');
+      assert.deepEqual(readTx(writeTx(docxToTx(docx))).paraFormats[0]!.indent, indent, 'and back from DOCX');
+    }
+    assert.throws(() => readTx(txWithParagraphFormat({ indents: [0x8000, 0, 0] })), /damaged/);
   });
 
   it('reads hyperlinks as Word hyperlinks to external addresses, and refuses addresses that are not web or mail', () => {
@@ -549,6 +563,76 @@ describe('the TX reader', () => {
     const tiff = txWithPicture(image);
     tiff.write('tif\0', tiff.indexOf(Buffer.from('png\0', 'latin1')), 'latin1');
     assert.throws(() => readTx(tiff), /pictures of type "tif" in TX documents are not supported yet/);
+  });
+
+  it("reads a text box in line with the text (the e-signing samples' signature boxes) as a Word text box, and back", () => {
+    const tx = txWithTextBox(2, { width: 3015, height: 1500 });
+    const doc = readTx(tx);
+    const box = doc.pictures![0]!;
+    assert.deepEqual([box.type, box.width, box.height], ['box', 3015, 1500]);
+    assert.equal(box.box!.story.text, readTx(fixture('test_find_and_replace.tx')).text, 'its text, a story of its own');
+    assert.ok(writeTx(doc).equals(tx), 'written back as it was');
+    const docx = txToDocx(doc);
+    assert.deepEqual(wordProblems(docx), []);
+    const xml = partXml(docx);
+    // 3015 x 1500 twips in EMU; its text in the box, not in the body.
+    assert.match(
+      xml,
+      /<wp:inline [^>]*><wp:extent cx="1914525" cy="952500"\/><wp:docPr id="1" name="Text Box 1"\/>.*<a:graphicData uri="http:\/\/schemas.microsoft.com\/office\/word\/2010\/wordprocessingShape"><wps:wsp [^>]*><wps:cNvSpPr txBox="1"\/>.*<w:txbxContent>.*%%FIELD1%% -- hello world\..*<\/w:txbxContent>/,
+    );
+    // The box stands for the body's third character ("%"): the field's name once in the box, once after it.
+    assert.equal(xml.match(/FIELD1%%/g)?.length, 2, 'once in the body, once in the box');
+    // A merge field inside the box is merged like any other (the merge reads w:txbxContent).
+    const back = readTx(writeTx(docxToTx(docx)));
+    assert.equal(back.pictures![0]!.box!.story.text, box.box!.story.text, 'and back from DOCX');
+    assert.deepEqual([back.pictures![0]!.width, back.pictures![0]!.height], [3015, 1500]);
+    // Word's own form: the shape in mc:AlternateContent with a VML fallback.
+    const alternate = OoxmlPackage.read(docx);
+    alternate.setText(
+      'word/document.xml',
+      xml.replace(
+        /<w:drawing>(.*?)<\/w:drawing>/,
+        '<mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><mc:Choice Requires="wps"><w:drawing>$1</w:drawing></mc:Choice><mc:Fallback><w:pict/></mc:Fallback></mc:AlternateContent>',
+      ),
+    );
+    assert.equal(docxToTx(alternate.toBuffer()).pictures![0]!.box!.story.text, box.box!.story.text);
+    // What it is not: a scaled box, a box whose document is not a TX document.
+    const scaled = Buffer.from(tx);
+    const record = scaled.indexOf(Buffer.from([0x07, 0x80, 0, 0, 0, 0, 100, 0, 100, 0]));
+    scaled.writeUInt16LE(50, record + 6);
+    assert.throws(() => readTx(scaled), /text boxes of this kind/);
+    const broken = Buffer.from(tx);
+    broken[record + 20] = 0;
+    assert.throws(() => readTx(broken), /damaged or truncated \(a text box document\)/);
+  });
+
+  it('reads document targets of other names (type 4) as bookmarks, links of kind 0x0100, and runs of no text and no field', () => {
+    const tx = txWithTargetField('_DV_M52', 14);
+    const doc = readTx(tx);
+    assert.deepEqual(
+      [...doc.fields.values()].map((field) => field.block),
+      ['_DV_M52'],
+    );
+    const docx = txToDocx(doc);
+    assert.deepEqual(wordProblems(docx), []);
+    assert.match(partXml(docx), /<w:bookmarkStart w:id="(\d+)" w:name="_DV_M52"\/><w:bookmarkEnd w:id="\1"\/>/);
+    assert.ok(writeTx(doc).equals(tx), 'written back as it was');
+    // A name Word would not take as a bookmark's is made one it takes.
+    assert.match(partXml(txToDocx(readTx(txWithTargetField('1st place-holder', 14)))), /w:name="_1st_place_holder"/);
+    assert.throws(() => readTx(txWithTargetField('a\u0001b', 14)), /merge block field this reader does not know/);
+    // Links of kind 0x0100 (TextControl's NDA and quick-start samples): the same Word hyperlink.
+    const link = twinWithLink('http://www.textcontrol.com/reporting/', 'address 0x0100');
+    const linked = readTx(link);
+    assert.equal(linked.fields.get(1)!.link, 'http://www.textcontrol.com/reporting/');
+    assert.match(partXml(txToDocx(linked)), /<w:hyperlink r:id="rIdL1" w:history="1">/);
+    assert.ok(writeTx(linked).equals(link), 'written back with its kind');
+    // A run of no text and no field (TextControl's CustomSigning sample) changes nothing shown.
+    const empty = txWithEmptyRun(14);
+    assert.equal(readTx(empty).text, readTx(fixture('test_find_and_replace.tx')).text);
+    assert.ok(writeTx(readTx(empty)).equals(empty));
+    const shown = (tx: Buffer) =>
+      [...partXml(txToDocx(readTx(tx))).matchAll(/<w:t[^>]*>([^<]*)<\/w:t>|<\/w:p>/g)].map((m) => m[1] ?? '\n').join('');
+    assert.equal(shown(empty), shown(fixture('test_find_and_replace.tx')));
   });
 
   it('reads form fields (TX Text Control Words) as Word form fields: text, drop-down with its items, date', () => {
@@ -774,6 +858,11 @@ describe('the TX reader', () => {
       txWithMergedTable('across'),
       txWithMergedTable('down'),
       txWithParagraphFormat({ indents: [720, 316, 0], tab: { kind: 4, position: 1200 } }),
+      txWithParagraphFormat({ indents: [1440, 0, 0x10000 - 720] }),
+      txWithTextBox(),
+      txWithTargetField('_DV_M52', 14),
+      twinWithLink('http://www.textcontrol.com/', 'address 0x0100'),
+      txWithEmptyRun(14),
     ];
     const outcome = (bytes: Buffer): string => {
       try {
@@ -865,6 +954,11 @@ describe('the TX writer', () => {
     ['the SDK invoice (footer text box, nested tables, marks)', fixture('test_template.tx')],
     ['the older layout without names', txWithoutNames()],
     ['a text frame in the body', txWithFrame(30)],
+    ['a text box in line', txWithTextBox()],
+    ['a document target', txWithTargetField('_DV_M52', 14)],
+    ['a link of kind 0x0100', twinWithLink('http://www.textcontrol.com/', 'address 0x0100')],
+    ['a run of no text and no field', txWithEmptyRun(14)],
+    ['a hanging indent', txWithParagraphFormat({ indents: [1440, 0, 0x10000 - 720] })],
     [
       'tracked insertions',
       txWithChanges([
@@ -923,6 +1017,8 @@ describe('a DOCX written as TX', () => {
     ['a drop-down form field', txWithFormField('dropdown', 'Travelers', { items: ['1', '2', '3'] })],
     ['a date form field', txWithFormField('date', 'Arrival')],
     ['a picture', txWithPicture(png(8, 8), 2, { width: 1440, height: 720, scaleX: 100, scaleY: 100 })],
+    ['a text box in line', txWithTextBox()],
+    ['a hanging indent', txWithParagraphFormat({ indents: [1440, 0, 0x10000 - 720] })],
     ['the find-and-replace template', fixture('test_find_and_replace.tx')],
     ['the SDK invoice (nested tables, a block over rows, the footer box)', fixture('test_template.tx')],
     [
@@ -1001,7 +1097,8 @@ describe('a DOCX written as TX', () => {
       ],
       [p(picture('chart', 10, 10).replace('drawingml/2006/picture', 'drawingml/2006/chart')), /pictures, charts and embedded objects/],
       [p('<w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr></w:pPr>', run('x')), /numbered or bulleted lists/],
-      [p('<w:pPr><w:ind w:firstLine="720"/></w:pPr>', run('x')), /first-line, hanging or character-measured paragraph indents/],
+      [p('<w:pPr><w:ind w:firstLineChars="200"/></w:pPr>', run('x')), /character-measured paragraph indents/],
+      [p('<w:pPr><w:ind w:hanging="720"/></w:pPr>', run('x')), /paragraph indents of 0, 0 and -720 twips/],
       [table(row(`<w:tc><w:tcPr><w:gridSpan w:val="2"/></w:tcPr>${p(run('x'))}</w:tc>`)), /merged table cells/],
       [p('<w:del w:id="1" w:author="A"><w:r><w:delText>x</w:delText></w:r></w:del>'), /tracked deletions/],
       [p('<w:r><w:footnoteReference w:id="1"/></w:r>'), /footnotes and endnotes/],

@@ -10,7 +10,7 @@ import type { MergeOptions } from '../../src/merge/engine.js';
 import { FIXTURES } from '../helpers/server.js';
 import { readTx } from '../../src/formats/tx/read.js';
 import { txToDocx } from '../../src/formats/tx/docx.js';
-import { block, cell, chart, docx, field, mergefield, p, row, run, table, txBarcode } from '../helpers/docx.js';
+import { block, cell, chart, docx, field, mergefield, p, picture, row, run, table, txBarcode } from '../helpers/docx.js';
 import { workbook } from '../../src/merge/charts.js';
 import { OoxmlPackage } from '../../src/ooxml/package.js';
 
@@ -26,6 +26,65 @@ export interface Case {
 }
 
 const bold = '<w:b/>';
+
+/** A label sheet: `columns` x `rows` cells of 70 x 37 mm (3969 x 2098 twips, the height exact), each a label ending with NEXT, across then down. */
+function labelSheet(columns: number, rows: number): string {
+  const label =
+    '<w:tc><w:tcPr><w:tcW w:w="3969" w:type="dxa"/><w:tcMar><w:top w:w="170" w:type="dxa"/><w:left w:w="283" w:type="dxa"/></w:tcMar></w:tcPr>' +
+    p(mergefield('name')) +
+    p(mergefield('city')) +
+    p(field('NEXT', '')) +
+    '</w:tc>';
+  const row = `<w:tr><w:trPr><w:trHeight w:val="2098" w:hRule="exact"/></w:trPr>${label.repeat(columns)}</w:tr>`;
+  return (
+    `<w:tbl><w:tblPr><w:tblW w:w="${3969 * columns}" w:type="dxa"/><w:tblLayout w:type="fixed"/><w:tblCellMar><w:left w:w="0" w:type="dxa"/><w:right w:w="0" w:type="dxa"/></w:tblCellMar></w:tblPr>` +
+    `<w:tblGrid>${'<w:gridCol w:w="3969"/>'.repeat(columns)}</w:tblGrid>${row.repeat(rows)}</w:tbl>` +
+    // The paragraph a table is followed by, a twip high (as Word's label sheets have it): it stays on the sheet.
+    '<w:p><w:pPr><w:spacing w:before="0" w:after="0" w:line="20" w:lineRule="exact"/><w:rPr><w:sz w:val="2"/></w:rPr></w:pPr></w:p>'
+  );
+}
+
+/** A face as an SVG data: URI: a background, a head and shoulders (a sample's "photo"). */
+function avatar(background: string, skin: string): string {
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="160" height="160" viewBox="0 0 160 160">` +
+    `<rect width="160" height="160" fill="${background}"/><circle cx="80" cy="62" r="30" fill="${skin}"/>` +
+    `<path d="M24 160c4-34 28-52 56-52s52 18 56 52z" fill="${skin}"/></svg>`;
+  return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
+}
+
+const LABEL_PEOPLE = [
+  ['Ann Lee', 'Berlin'],
+  ['Bob Kay', 'Paris'],
+  ['Cy Moss', 'Rome'],
+  ['Di Park', 'Oslo'],
+  ['Ed Ruiz', 'Lima'],
+  ['Flo Tan', 'Madrid'],
+  ['Gus Ode', 'Vienna'],
+  ['Hal Ito', 'Kyoto'],
+  ['Ida Bell', 'Dublin'],
+  ['Jo Frey', 'Zurich'],
+  ['Kim Roe', 'Seoul'],
+  ['Lou Finn', 'Helsinki'],
+  ['Mo Diaz', 'Quito'],
+  ['Ned Ash', 'Leeds'],
+  ['Ola Berg', 'Bergen'],
+  ['Pat Vu', 'Hanoi'],
+  ['Quin Ray', 'Perth'],
+  ['Rae Ohm', 'Basel'],
+  ['Sam Lin', 'Taipei'],
+  ['Tia Cruz', 'Manila'],
+  ['Uma Das', 'Pune'],
+  ['Vic Holt', 'Boston'],
+  ['Wes Bo', 'Accra'],
+  ['Xia Wu', "Xi'an"],
+  ['Yan Kos', 'Kraków'],
+  ['Zoe Hart', 'Bristol'],
+  ['Abe Nye', 'Cork'],
+  ['Bea Lund', 'Malmö'],
+  ['Cal Mori', 'Osaka'],
+  ['Dot Kerr', 'Glasgow'],
+] as const;
 const tabs = '<w:pPr><w:tabs><w:tab w:val="left" w:pos="1440"/><w:tab w:val="right" w:pos="9000"/></w:tabs></w:pPr>';
 const tracking = txBarcode('TrackingCode', 'rIdBc1', 'QRCode', { foreColor: '#1F3A93', widthPx: 110, heightPx: 110 });
 const sales = chart('sales', 'rIdCh1', ['Revenue', 'Cost']);
@@ -203,17 +262,11 @@ export const cases: Case[] = [
     append: false,
   },
   {
-    // Every label ends with NEXT, the last one too; each sheet is a table starting its section.
+    // A real A4 sheet of 3 x 8 labels, 70 x 37 mm (as Herma 4453 or Avery 3474): every label ends
+    // with NEXT, across then down; 30 records fill one sheet and a quarter of the next.
     name: 'labels',
-    template: docx(
-      table(
-        row(
-          cell(p(mergefield('name')), p(mergefield('city')), p(field('NEXT', ''))),
-          cell(p(mergefield('name')), p(mergefield('city')), p(field('NEXT', ''))),
-        ),
-      ),
-    ),
-    records: ['Ann/Berlin', 'Bob/Paris', 'Cy/Rome', 'Di/Oslo', 'Ed/Lima'].map((s) => ({ name: s.split('/')[0]!, city: s.split('/')[1]! })),
+    template: docx(labelSheet(3, 8), { margins: [0, 0, 0, 0] }),
+    records: LABEL_PEOPLE.map(([name, city]) => ({ name, city })),
     append: true,
   },
   {
@@ -424,5 +477,22 @@ export const cases: Case[] = [
     ],
     append: false,
     options: { mergeHtml: true },
+  },
+  {
+    // Pictures from the data: a placeholder picture named "photo" takes each record's image (here an
+    // SVG as a data: URI; PNG, JPEG, GIF and BMP as Base64 too), scaled to the placeholder's width.
+    name: 'badges',
+    template: docx(
+      p(run('VISITOR', '<w:b/><w:color w:val="1F4E79"/><w:sz w:val="28"/>')) +
+        p(picture('photo', 160, 160)) +
+        p(mergefield('name')) +
+        p(mergefield('company')) +
+        p(run('Host: '), mergefield('host')),
+    ),
+    records: [
+      { name: 'Ann Lee', company: 'ACME Tools', host: 'R. Weber', photo: avatar('#2E75B6', '#F4B183') },
+      { name: 'Bob Kay', company: 'Northwind', host: 'S. Ito', photo: avatar('#548235', '#C9A27E') },
+    ],
+    append: true,
   },
 ];

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as mupdf from 'mupdf';
 import { CompiledTemplate, DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
+import { loadSvgRasteriser } from '../../src/render/svg.js';
 import { Converter } from '../../src/convert/converter.js';
 import type { OfficePool } from '../../src/office/pool.js';
 import type { JsonObject } from '../../src/merge/scope.js';
@@ -108,8 +109,9 @@ describe('visual regression: merged real-world-like templates against approved i
       const template = CompiledTemplate.compile(c.template);
       const options = { ...DEFAULT_MERGE_OPTIONS, culture: 'en-US', ...c.options };
       const merged = template.merge(c.records, options, c.append, { officeBound: true });
-      // The DOCX a user gets (raster main pictures) keeps the rules Word applies.
-      for (const docx of template.merge(c.records, options, c.append)) assertWordValid(docx, [c.template], `${c.name} as DOCX`);
+      // The DOCX a user gets (raster main pictures, SVGs drawn as PNG as the service draws them) keeps the rules Word applies.
+      for (const docx of template.merge(c.records, options, c.append, { rasterise: await loadSvgRasteriser() }))
+        assertWordValid(docx, [c.template], `${c.name} as DOCX`);
       const pdfs = await Promise.all(merged.map(async (d) => (await converter.convert(d, 'docx', 'pdf', { sectionPages: c.append })).data));
       const pages = pdfs.flatMap(pagesOf);
       if (c.pageTexts) {

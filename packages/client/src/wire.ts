@@ -25,7 +25,7 @@ export interface MergeBody {
   einvoiceXml?: string;
 }
 /**
- * a JSON object of merge options (removeEmptyFields, removeEmptyBlocks, removeEmptyImages, removeEmptyLines, removeTrailingWhitespace, mergeHtml, culture) and document properties
+ * a JSON object of merge options (removeEmptyFields, removeEmptyBlocks, removeEmptyImages, removeEmptyLines, removeTrailingWhitespace, mergeHtml, culture; docsmith: timezone, complement, translations) and document properties
  */
 export interface MergeSettings {
   /**
@@ -56,6 +56,24 @@ export interface MergeSettings {
    * a culture name such as en-US or de-DE, for number and date formats
    */
   culture?: string;
+  /**
+   * docsmith: an IANA time zone such as Europe/Paris: a date value written with an offset (2024-05-06T07:08:09Z) shows its time there; absent, as written
+   */
+  timezone?: string;
+  /**
+   * docsmith: values every record shares, read by the fields $c.name (Carbone tags: {c.name})
+   */
+  complement?: {
+    [k: string]: unknown;
+  };
+  /**
+   * docsmith: translation tables by language for Carbone tags {t(text)}, as Carbone takes them: {"fr-fr": {"Total": "Somme"}}; the one for the culture is used
+   */
+  translations?: {
+    [k: string]: {
+      [k: string]: string;
+    };
+  };
   /**
    * the author written into the document properties
    */
@@ -294,6 +312,10 @@ export interface TemplateInfo {
     [k: string]: string;
   };
   /**
+   * docsmith: the syntax its tags are typed in, when not word (templateSyntax on upload)
+   */
+  templateSyntax?: string;
+  /**
    * present only when the template has charts
    */
   charts?: ChartInfo[];
@@ -383,6 +405,47 @@ export interface Job {
     self: string;
     result: string;
   };
+}
+export interface TemplateVersion {
+  version: number;
+  current: boolean;
+  modified: string;
+  size: number;
+  sha256: string;
+}
+export interface TemplateDiff {
+  from: number;
+  to: number;
+  fields: {
+    added: string[];
+    removed: string[];
+  };
+  blocks: {
+    added: string[];
+    removed: string[];
+  };
+}
+export interface DataCheck {
+  records: number;
+  /**
+   * Fields with no value in some records; block: the block (a/b when nested) the field sits in
+   */
+  missingFields: {
+    name: string;
+    block: string | null;
+    records: number[];
+  }[];
+  /**
+   * Blocks with no rows in some records
+   */
+  emptyBlocks: {
+    name: string;
+    records: number[];
+  }[];
+  /**
+   * Keys nothing reads: a record's own, or a block row's as block.key
+   */
+  unusedData: string[];
 }
 
 /** What every merge starts from before its mergeSettings (the server's own defaults). */

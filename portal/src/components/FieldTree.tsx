@@ -25,9 +25,11 @@ function Block({ block }: { block: MergeBlock }) {
 
 function Tree({ fields, blocks }: { fields: MergeField[]; blocks: MergeBlock[] }) {
   if (fields.length === 0 && blocks.length === 0) return <p class="muted">No fields.</p>;
+  // A field in the header and the body (or twice in the text) is one key of the data: listed once.
+  const once = fields.filter((field, i) => fields.findIndex((other) => other.name === field.name) === i);
   return (
     <ul class="tree">
-      {fields.map((field) => (
+      {once.map((field) => (
         <Field key={`f:${field.name}`} field={field} />
       ))}
       {blocks.map((block) => (

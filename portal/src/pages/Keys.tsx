@@ -77,7 +77,9 @@ export function Keys() {
       </p>
       <form class="toolbar" onSubmit={(e) => void create(e)}>
         <label>
-          Name <span class="muted">(optional)</span>
+          <span>
+            Name <span class="muted">(optional)</span>
+          </span>
           <input
             name="keyName"
             maxLength={100}
@@ -86,7 +88,7 @@ export function Keys() {
             onInput={(e) => setName(e.currentTarget.value)}
           />
         </label>
-        <label>
+        <label class="fit">
           May do
           <select name="keyScope" value={scope} onChange={(e) => setScope(e.currentTarget.value as Scope)}>
             {(Object.keys(SCOPES) as Scope[]).map((s) => (

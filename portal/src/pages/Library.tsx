@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
 import sampleTemplateUrl from '../../../samples/invoice/template.docx?url';
 import sampleData from '../../../samples/invoice/data.json';
-import type { TemplateListEntry } from '@docsmith/client';
+import type { TemplateListEntry, TemplateSyntax } from '@docsmith/client';
 import { useSession } from '../session';
 import { useAction, useLoad } from '../hooks';
 import { DropZone } from '../components/DropZone';
@@ -20,6 +20,7 @@ export function Library() {
   const list = useLoad(() => client.listTemplates(), []);
   const action = useAction();
   const templates = list.data ?? [];
+  const [syntax, setSyntax] = useState<TemplateSyntax>('word');
 
   const upload = (files: File[], replacing?: string) =>
     action.run(async () => {
@@ -33,7 +34,7 @@ export function Library() {
       for (const file of files) {
         const name = replacing ?? file.name;
         if (!replacing && existing.has(name) && !confirm(`A template named "${name}" exists. Replace it?`)) continue;
-        await client.uploadTemplate(name, await readFile(file));
+        await client.uploadTemplate(name, await readFile(file), syntax === 'word' ? {} : { templateSyntax: syntax });
         done.push(name);
       }
       list.reload();
@@ -65,6 +66,15 @@ export function Library() {
   return (
     <main>
       <h1>Templates</h1>
+      <label class="syntax-choice">
+        How the templates mark their data
+        <select value={syntax} onChange={(e) => setSyntax(e.currentTarget.value as TemplateSyntax)}>
+          <option value="word">Word merge fields and txmb_ blocks</option>
+          <option value="docxtemplater">
+            Tags typed as text: docxtemplater’s {'{name}'}, {'{#items}…{/items}'}
+          </option>
+        </select>
+      </label>
       <DropZone
         label="Upload templates"
         hint="Drop DOCX, DOC, RTF or TX files here, or click to choose"

@@ -18,7 +18,7 @@ const DIVIDERS: { value: Divider; label: string }[] = [
 /** Run the work as a background job (no request time limit); its result waits on the Jobs page. */
 function Background({ value, onChange }: { value: boolean; onChange: (value: boolean) => void }) {
   return (
-    <label class="inline">
+    <label class="check">
       <input type="checkbox" checked={value} onChange={(e) => onChange(e.currentTarget.checked)} /> In the background
     </label>
   );

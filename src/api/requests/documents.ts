@@ -1,7 +1,8 @@
-/** The document requests read off the wire into their typed form (operations/requests.ts): one parser per endpoint. */
+/** The document requests read off the wire into their typed form (operations/kinds/): one parser per endpoint. */
 import { DOCUMENT_FORMATS, requireFormat } from '../../formats/detect.js';
 import { InputError } from '../../errors.js';
 import { decodeBase64 } from '../../util/base64.js';
+import { parseSyntax } from '../../merge/syntax/index.js';
 import type {
   AppendRequest,
   ConvertRequest,
@@ -14,8 +15,9 @@ import type {
   RemoveTrackedChangeRequest,
   ThumbnailsRequest,
   TrackedChangesRequest,
-} from '../../operations/requests.js';
+} from '../../operations/kinds/index.js';
 import { booleanParam, type Query } from '../wire.js';
+import type { Source } from '../../operations/work.js';
 import type { AppendBody, Base64Body, FindAndReplaceBody, MergeBody } from './schemas.js';
 import { parseReturnFormat } from './returnFormat.js';
 import { isSignatureMode, SIGNATURE_MODES, type SignatureMode } from '../../documents/signing.js';
@@ -66,18 +68,34 @@ export function templateVersionOf(query: Query): { templateVersion?: number } {
   return { templateVersion: Number(text) };
 }
 
-/** What every request with a merge body carries: the template named or sent, the records (at most `maxRecords`), the settings. */
-export function mergeFields(query: Query, body: MergeBody, maxRecords: number) {
-  const { template, records, settings } = mergeRequest(body);
+/** What every request with a merge body carries besides its template: the records (at most `maxRecords`), the settings. */
+export function mergeFields(body: MergeBody, maxRecords: number) {
+  const { records, settings } = mergeRequest(body);
   checkRecordCount(records.length, maxRecords);
   return {
-    templateName: query.templateName,
-    ...templateVersionOf(query),
-    template,
     records,
     options: settings.options,
     document: settings.document,
+    ...(settings.translations ? { translations: settings.translations } : {}),
   };
+}
+
+/**
+ * The template a request names (`templateName`, with `templateVersion`) or sends (`template`,
+ * Base64): exactly one. Read after the request's other values, so their messages come first.
+ */
+export function templateOf(query: Query, uploaded: unknown): Source {
+  const name = query.templateName;
+  if (name !== undefined && uploaded !== undefined && uploaded !== null)
+    throw new InputError('Send either templateName or a template in the body, not both.');
+  const syntax = parseSyntax(query.templateSyntax);
+  const typed = syntax ? { syntax } : {};
+  if (name !== undefined) return { templateName: name, ...templateVersionOf(query), ...typed };
+  templateVersionOf(query);
+  if (typeof uploaded === 'string' && uploaded !== '') return { bytes: decodeBase64(uploaded, 'The template'), ...typed };
+  if (uploaded === undefined || uploaded === null || uploaded === '')
+    throw new InputError('No template: pass templateName for a stored template or send one in the body as "template" (Base64).');
+  throw new InputError('"template" must be a Base64 string.');
 }
 
 /**
@@ -111,11 +129,12 @@ export function einvoiceOf(
   return { einvoice: { xml } };
 }
 
-export function parseMergeRequest(query: Query, body: MergeBody, maxRecords: number): MergeRequest {
+/** A merge request; `source`: a template already read (the CLI's file) in place of the body's. */
+export function parseMergeRequest(query: Query, body: MergeBody, maxRecords: number, source?: Source): MergeRequest {
   const format = parseReturnFormat(query.returnFormat);
   const append = booleanParam(query, 'append', true);
   const test = booleanParam(query, 'test', false);
-  const fields = mergeFields(query, body, maxRecords);
+  const fields = mergeFields(body, maxRecords);
   checkPdfProperties(format, fields.document.properties.title, fields.document.properties.subject);
   const einvoice = einvoiceOf(query, body, format, append, fields.records.length);
   return {
@@ -128,13 +147,15 @@ export function parseMergeRequest(query: Query, body: MergeBody, maxRecords: num
     document: { ...fields.document, ...accessibleOf(query, format), ...(einvoice.einvoice ? { pdfa3: true } : {}) },
     ...signatureOf(query, format),
     ...einvoice,
+    source: source ?? templateOf(query, body.template),
   };
 }
 
 export function parsePreviewRequest(query: Query, body: MergeBody, maxRecords: number): PreviewRequest {
   const view = parseThumbnailRequest(query);
   const test = booleanParam(query, 'test', false);
-  return { kind: 'preview', test, ...mergeFields(query, body, maxRecords), view };
+  const fields = mergeFields(body, maxRecords);
+  return { kind: 'preview', test, ...fields, view, source: templateOf(query, body.template) };
 }
 
 export function parseFindAndReplaceRequest(query: Query, body: FindAndReplaceBody): FindAndReplaceRequest {
@@ -149,9 +170,8 @@ export function parseFindAndReplaceRequest(query: Query, body: FindAndReplaceBod
     test,
     pairs,
     document: { ...settings.document, ...accessibleOf(query, format) },
-    templateName: query.templateName,
-    template: body.template,
     ...signatureOf(query, format),
+    source: templateOf(query, body.template),
   };
 }
 
@@ -217,7 +237,11 @@ export function parsePageCountRequest(query: Query): PageCountRequest {
 }
 
 export function parseInfoRequest(query: Query): InfoRequest {
-  return { kind: 'info', source: { templateName: required(query, 'templateName'), ...templateVersionOf(query) } };
+  const syntax = parseSyntax(query.templateSyntax);
+  return {
+    kind: 'info',
+    source: { templateName: required(query, 'templateName'), ...templateVersionOf(query), ...(syntax ? { syntax } : {}) },
+  };
 }
 
 export function parseTrackedChangesRequest(body: Base64Body): TrackedChangesRequest {

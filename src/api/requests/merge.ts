@@ -15,7 +15,7 @@ export function parseRecords(value: MergeBody['mergeData']): JsonObject[] {
 
 /** The merge body /document/merge, /document/preview and /document/checkdata take. */
 export function mergeRequest(body: MergeBody) {
-  return { template: body.template, records: parseRecords(body.mergeData), settings: parseMergeSettings(body.mergeSettings) };
+  return { records: parseRecords(body.mergeData), settings: parseMergeSettings(body.mergeSettings) };
 }
 
 export function checkPdfProperties(format: ReturnFormat, title: string | undefined, subject: string | undefined): void {

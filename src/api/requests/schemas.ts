@@ -40,7 +40,7 @@ export const documentSettingsSchema = {
 export const mergeSettingsSchema = {
   type: ['object', 'null'],
   description:
-    'a JSON object of merge options (removeEmptyFields, removeEmptyBlocks, removeEmptyImages, removeEmptyLines, removeTrailingWhitespace, mergeHtml, culture) and document properties',
+    'a JSON object of merge options (removeEmptyFields, removeEmptyBlocks, removeEmptyImages, removeEmptyLines, removeTrailingWhitespace, mergeHtml, culture; docsmith: timezone, complement, translations) and document properties',
   properties: {
     removeEmptyFields: flag,
     removeEmptyBlocks: flag,
@@ -49,6 +49,20 @@ export const mergeSettingsSchema = {
     removeTrailingWhitespace: flag,
     mergeHtml: flag,
     culture: text('a culture name such as en-US or de-DE, for number and date formats'),
+    timezone: text(
+      'docsmith: an IANA time zone such as Europe/Paris: a date value written with an offset (2024-05-06T07:08:09Z) shows its time there; absent, as written',
+    ),
+    complement: {
+      type: ['object', 'null'],
+      additionalProperties: true,
+      description: 'docsmith: values every record shares, read by the fields $c.name (Carbone tags: {c.name})',
+    },
+    translations: {
+      type: ['object', 'null'],
+      additionalProperties: { type: 'object', additionalProperties: { type: 'string' } },
+      description:
+        'docsmith: translation tables by language for Carbone tags {t(text)}, as Carbone takes them: {"fr-fr": {"Total": "Somme"}}; the one for the culture is used',
+    },
     ...documentSettingsProperties,
   },
 } as const;

@@ -4,6 +4,8 @@ import { InputError } from '../../errors.js';
 import type { DocumentSettings } from '../../documents/settings.js';
 import { DEFAULT_MERGE_OPTIONS, type MergeOptions } from '../../merge/engine.js';
 import { parseWireDate } from '../../util/dates.js';
+import { isTimeZone } from '../../merge/format/date.js';
+import type { JsonObject } from '../../merge/scope.js';
 import type { DocumentSettingsBody, MergeSettingsBody } from './schemas.js';
 
 /** A flag as the SDKs send it: true, "True", "false", or null for the default. */
@@ -41,10 +43,23 @@ function known(name: string): string {
   return name;
 }
 
-export function parseMergeSettings(raw: MergeSettingsBody | undefined): { options: MergeOptions; document: DocumentSettings } {
+/** `timezone`: an IANA name the runtime knows, or a 400 saying what it takes. */
+function timeZone(name: string | null | undefined): { timeZone?: string } {
+  if (name === undefined || name === null || name === '') return {};
+  if (!isTimeZone(name))
+    throw new InputError(`mergeSettings.timezone "${name}" is not a time zone; use an IANA name such as Europe/Paris, or UTC.`);
+  return { timeZone: name };
+}
+
+export function parseMergeSettings(raw: MergeSettingsBody | undefined): {
+  options: MergeOptions;
+  document: DocumentSettings;
+  translations?: Record<string, Record<string, string>>;
+} {
   const settings = raw ?? {};
   const defaults = DEFAULT_MERGE_OPTIONS;
   return {
+    ...(settings.translations ? { translations: settings.translations as Record<string, Record<string, string>> } : {}),
     options: {
       removeEmptyFields: flag(settings.removeEmptyFields, defaults.removeEmptyFields),
       removeEmptyBlocks: flag(settings.removeEmptyBlocks, defaults.removeEmptyBlocks),
@@ -54,6 +69,8 @@ export function parseMergeSettings(raw: MergeSettingsBody | undefined): { option
       removeTrailingWhitespace: flag(settings.removeTrailingWhitespace, defaults.removeTrailingWhitespace),
       // Checked here, so that a background job with an unknown culture is refused at submission.
       culture: known(settings.culture || defaults.culture),
+      ...timeZone(settings.timezone),
+      ...(settings.complement ? { complement: settings.complement as JsonObject } : {}),
     },
     document: parseDocumentSettings(settings, 'mergeSettings'),
   };

@@ -4,7 +4,7 @@ import { parseAppendRequest } from '../requests/documents.js';
 import { accountOf } from '../auth.js';
 import { asyncQueryProperties, booleanQuerySchema, errorResponses, jobSchema, pdfOutputQueryProperties } from '../schemas.js';
 import { answerAsJob, wantsJob } from './jobs.js';
-import { queryOf, answerDocuments, type Api } from '../wire.js';
+import { queryOf, answerDocuments, returnFiles, type Api } from '../wire.js';
 
 export function appendRoutes(app: Api, services: Services): void {
   app.post(
@@ -29,7 +29,7 @@ export function appendRoutes(app: Api, services: Services): void {
       const work = parseAppendRequest(query, request.body);
       const account = accountOf(request);
       if (wantsJob(query)) return answerAsJob(services, reply, account, work, query);
-      return answerDocuments(reply, (options) => services.door.perform(account, work, options));
+      return answerDocuments(reply, (options) => services.door.perform(account, work, options), returnFiles(services.workers, work.format));
     },
   );
 }

@@ -7,7 +7,7 @@ import { base64BodySchema } from '../requests/schemas.js';
 import { asyncQueryProperties, base64Body, booleanQuerySchema, errorResponses, jobSchema, pdfOutputQueryProperties } from '../schemas.js';
 import { parseConvertRequest } from '../requests/documents.js';
 import { answerAsJob, wantsJob } from './jobs.js';
-import { queryOf, answerDocuments, type Api } from '../wire.js';
+import { queryOf, answerDocuments, returnFiles, type Api } from '../wire.js';
 
 const returnFormatSchema = {
   type: 'string',
@@ -46,7 +46,7 @@ export function documentRoutes(app: Api, services: Services): void {
       // A job may wait for an instance with the office; a request needs this one's.
       if (wantsJob(query)) return answerAsJob(services, reply, account, work, query);
       requireConverter(services);
-      return answerDocuments(reply, (options) => services.door.perform(account, work, options));
+      return answerDocuments(reply, (options) => services.door.perform(account, work, options), returnFiles(services.workers, work.format));
     },
   );
 }

@@ -1,14 +1,13 @@
 import type { FastifyReply } from 'fastify';
 import type { Services } from '../../services.js';
 import type { JobCursor, JobRecord } from '../../store/types.js';
-import type { JobRequest } from '../../operations/requests.js';
+import type { JobRequest } from '../../operations/kinds/index.js';
 import type { Account } from '../../store/types.js';
-import Negotiator from 'negotiator';
 import { DocsmithError, InputError } from '../../errors.js';
 import { RETURN_EXTENSIONS, RETURN_FORMATS, RETURN_MEDIA_TYPES } from '../../formats/returnFormat.js';
 import { accountOf } from '../auth.js';
 import { errorResponses, errorSchema, jobSchema } from '../schemas.js';
-import { booleanParam, sendEmpty, sendJson, type Query, type Api } from '../wire.js';
+import { answerForm, booleanParam, sendEmpty, sendJson, type Query, type Api } from '../wire.js';
 
 /** A job as its owner sees it. */
 export function jobView(job: JobRecord) {
@@ -178,7 +177,7 @@ export function jobRoutes(app: Api, services: Services): void {
         const found = await job(account.id, id);
         const format = RETURN_FORMATS.find((f) => f === found.summary?.format.toLowerCase());
         const fileType = format ? RETURN_MEDIA_TYPES[format] : 'application/octet-stream';
-        const form = resultForm(request.headers.accept, fileType);
+        const form = answerForm(request.headers.accept, fileType);
         if (form === 'json') return reply.code(200).type('application/json; charset=utf-8').send(result);
         if (form === null)
           throw new DocsmithError(
@@ -240,13 +239,4 @@ export function wantsJob(query: Query): boolean {
   if (!asyncFlag && query.callbackUrl !== undefined)
     throw new InputError('callbackUrl is only used with async=true; add async=true or drop callbackUrl.');
   return asyncFlag;
-}
-
-/** How a finished job's result is sent, by the Accept header: JSON (the default), a ZIP of its documents, the document itself, or none asked for. */
-export function resultForm(accept: string | undefined, fileType: string): 'json' | 'zip' | 'file' | null {
-  const file = fileType.replace(/;.*/, '');
-  const available = ['application/json', 'application/zip', file, 'application/octet-stream'];
-  const best = new Negotiator({ headers: { accept: accept ?? '*/*' } }).mediaType(available);
-  if (best === undefined) return null;
-  return best === 'application/json' ? 'json' : best === 'application/zip' ? 'zip' : 'file';
 }

@@ -5,43 +5,23 @@ import {
   asyncQueryProperties,
   pdfOutputQueryProperties,
   booleanQuerySchema,
+  dataCheckSchema,
   errorResponses,
   jobSchema,
   templateInfoSchema,
   templateNameQuery,
+  templateSyntaxProperty,
 } from '../schemas.js';
 import {
   mergeFields,
+  templateOf,
   parseFindAndReplaceRequest,
   parseInfoRequest,
   parseMergeRequest,
   parsePreviewRequest,
 } from '../requests/documents.js';
 import { answerAsJob, wantsJob } from './jobs.js';
-import { queryOf, answerDocuments, sendJson, type Api } from '../wire.js';
-
-const indexes = { type: 'array', items: { type: 'integer' } } as const;
-const dataCheckSchema = {
-  type: 'object',
-  properties: {
-    records: { type: 'integer' },
-    missingFields: {
-      type: 'array',
-      description: 'Fields with no value in some records; block: the block (a/b when nested) the field sits in',
-      items: { type: 'object', properties: { name: { type: 'string' }, block: { type: ['string', 'null'] }, records: indexes } },
-    },
-    emptyBlocks: {
-      type: 'array',
-      description: 'Blocks with no rows in some records',
-      items: { type: 'object', properties: { name: { type: 'string' }, records: indexes } },
-    },
-    unusedData: {
-      type: 'array',
-      description: "Keys nothing reads: a record's own, or a block row's as block.key",
-      items: { type: 'string' },
-    },
-  },
-} as const;
+import { queryOf, answerDocuments, imageFiles, returnFiles, sendJson, type Api } from '../wire.js';
 
 export function mergeRoutes(app: Api, services: Services): void {
   const { door } = services;
@@ -59,6 +39,7 @@ export function mergeRoutes(app: Api, services: Services): void {
           properties: {
             returnFormat: { type: 'string', description: 'PDF, PDFA, DOCX, DOC, RTF, HTML or TXT' },
             templateName: { type: 'string' },
+            ...templateSyntaxProperty,
             templateVersion: {
               type: 'string',
               description: 'A version of the stored template (GET /v1/templates/versions; docsmith); absent: the current one',
@@ -84,7 +65,7 @@ export function mergeRoutes(app: Api, services: Services): void {
       const work = parseMergeRequest(query, request.body, services.config.limits.maxRecords);
       const account = accountOf(request);
       if (wantsJob(query)) return answerAsJob(services, reply, account, work, query);
-      return answerDocuments(reply, (options) => door.perform(account, work, options));
+      return answerDocuments(reply, (options) => door.perform(account, work, options), returnFiles(services.workers, work.format));
     },
   );
 
@@ -101,6 +82,7 @@ export function mergeRoutes(app: Api, services: Services): void {
           type: 'object',
           properties: {
             templateName: { type: 'string' },
+            ...templateSyntaxProperty,
             test: booleanQuerySchema,
             zoomFactor: { type: 'string' },
             fromPage: { type: 'string' },
@@ -114,7 +96,11 @@ export function mergeRoutes(app: Api, services: Services): void {
     },
     async (request, reply) => {
       const work = parsePreviewRequest(queryOf(request), request.body, services.config.limits.maxRecords);
-      return answerDocuments(reply, (options) => door.perform(accountOf(request), work, options));
+      return answerDocuments(
+        reply,
+        (options) => door.perform(accountOf(request), work, options),
+        imageFiles(services.workers, work.view.format),
+      );
     },
   );
 
@@ -142,7 +128,11 @@ export function mergeRoutes(app: Api, services: Services): void {
     },
     async (request, reply) => {
       const work = parseFindAndReplaceRequest(queryOf(request), request.body);
-      return answerDocuments(reply, (options) => door.perform(accountOf(request), work, options));
+      return answerDocuments(
+        reply,
+        (options) => door.perform(accountOf(request), work, options),
+        returnFiles(services.workers, work.format),
+      );
     },
   );
 
@@ -161,14 +151,20 @@ export function mergeRoutes(app: Api, services: Services): void {
               'curl $A -X POST "$B/v1/document/checkdata?templateName=invoice.docx" -d \'{"mergeData":[{"customer":"ACME","items":[{"name":"Bolt"}]}]}\'',
           },
         ],
-        querystring: { type: 'object', properties: { templateName: { type: 'string' } } },
+        querystring: { type: 'object', properties: { templateName: { type: 'string' }, ...templateSyntaxProperty } },
         body: mergeBodySchema,
         response: { 200: dataCheckSchema, ...errorResponses },
       },
     },
     async (request, reply) => {
-      const { templateName, template, records } = mergeFields(queryOf(request), request.body, services.config.limits.maxRecords);
-      const work = { kind: 'checkData' as const, templateName, template, records };
+      const query = queryOf(request);
+      const { records, options } = mergeFields(request.body, services.config.limits.maxRecords);
+      const work = {
+        kind: 'checkData' as const,
+        records,
+        ...(options.complement ? { complement: options.complement } : {}),
+        source: templateOf(query, request.body.template),
+      };
       return sendJson(reply, 200, await door.perform(accountOf(request), work));
     },
   );
@@ -184,6 +180,7 @@ export function mergeRoutes(app: Api, services: Services): void {
           properties: {
             ...templateNameQuery.properties,
             templateVersion: { type: 'string', description: 'A version (GET /v1/templates/versions; docsmith); absent: the current one' },
+            ...templateSyntaxProperty,
           },
         },
         response: { 200: templateInfoSchema, ...errorResponses },

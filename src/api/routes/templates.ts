@@ -3,34 +3,25 @@ import { InputError } from '../../errors.js';
 import type { DocumentFormat } from '../../formats/detect.js';
 import { templateVersionOf } from '../requests/documents.js';
 import { decodeBase64 } from '../../util/base64.js';
+import { parseSyntax } from '../../merge/syntax/index.js';
 import { formatWireDate } from '../../util/dates.js';
 import { accountOf, whoMade } from '../auth.js';
 import { base64BodySchema } from '../requests/schemas.js';
-import { base64Body, errorResponses, templateListEntrySchema, templateNameQuery } from '../schemas.js';
+import {
+  base64Body,
+  errorResponses,
+  templateDiffSchema,
+  templateListEntrySchema,
+  templateNameQuery,
+  templateSyntaxProperty,
+  templateVersionSchema,
+} from '../schemas.js';
 import { queryOf, requireQuery, sendEmpty, sendJson, type Api } from '../wire.js';
 
 const versionQuery = {
   type: 'string',
   pattern: '^[1-9][0-9]{0,8}$',
   description: 'a version number from GET /v1/templates/versions (docsmith); absent: the current version',
-} as const;
-
-const templateVersionSchema = {
-  type: 'object',
-  properties: {
-    version: { type: 'integer' },
-    current: { type: 'boolean' },
-    modified: { type: 'string', format: 'date-time' },
-    size: { type: 'integer' },
-    sha256: { type: 'string' },
-  },
-  required: ['version', 'current', 'modified', 'size', 'sha256'],
-} as const;
-
-const namesDiffSchema = {
-  type: 'object',
-  properties: { added: { type: 'array', items: { type: 'string' } }, removed: { type: 'array', items: { type: 'string' } } },
-  required: ['added', 'removed'],
 } as const;
 
 /** A version number in a query parameter the schema checked (the pattern), or 400 for the CLI's and tests' sake. */
@@ -180,11 +171,7 @@ export function templateRoutes(app: Api, services: Services): void {
           required: ['templateName', 'from'],
         },
         response: {
-          200: {
-            type: 'object',
-            properties: { from: { type: 'integer' }, to: { type: 'integer' }, fields: namesDiffSchema, blocks: namesDiffSchema },
-            required: ['from', 'to', 'fields', 'blocks'],
-          },
+          200: templateDiffSchema,
           ...errorResponses,
         },
       },
@@ -210,7 +197,7 @@ export function templateRoutes(app: Api, services: Services): void {
       schema: {
         tags: ['templates'],
         summary: 'Store a template (DOCX, DOC, RTF or TX); the same name replaces it',
-        querystring: templateNameQuery,
+        querystring: { ...templateNameQuery, properties: { ...templateNameQuery.properties, ...templateSyntaxProperty } },
         body: base64BodySchema,
         response: { 201: { type: 'null', description: 'Empty body' }, ...errorResponses },
       },
@@ -219,8 +206,13 @@ export function templateRoutes(app: Api, services: Services): void {
       const name = requireQuery(request, 'templateName');
       const data = decodeBase64(request.body, 'The template');
       const account = accountOf(request);
-      const result = await templates.upload(account, name, data, (normal) =>
-        services.door.perform(account, { kind: 'validateTemplate', bytes: data, name: normal }),
+      const syntax = parseSyntax(queryOf(request).templateSyntax) ?? 'word';
+      const result = await templates.upload(
+        account,
+        name,
+        data,
+        (normal) => services.door.perform(account, { kind: 'validateTemplate', bytes: data, name: normal, syntax }),
+        syntax,
       );
       await services.audit.record(account.id, result === 'created' ? 'template uploaded' : 'template replaced', whoMade(request), name);
       return sendEmpty(reply, 201);

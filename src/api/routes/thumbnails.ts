@@ -3,7 +3,7 @@ import { parsePageCountRequest, parseTemplateThumbnailsRequest, parseThumbnailsR
 import { accountOf } from '../auth.js';
 import { base64BodySchema } from '../requests/schemas.js';
 import { errorResponses } from '../schemas.js';
-import { answerDocuments, queryOf, sendJson, type Api } from '../wire.js';
+import { answerDocuments, imageFiles, queryOf, sendJson, type Api } from '../wire.js';
 
 const thumbnailQuery = {
   zoomFactor: { type: 'string', description: 'Percent, 1 to 400 (100 = 96 dpi); default 100' },
@@ -30,7 +30,11 @@ export function thumbnailRoutes(app: Api, services: Services): void {
     },
     async (request, reply) => {
       const work = parseThumbnailsRequest(queryOf(request), request.body);
-      return answerDocuments(reply, (options) => door.perform(accountOf(request), work, options));
+      return answerDocuments(
+        reply,
+        (options) => door.perform(accountOf(request), work, options),
+        imageFiles(services.workers, work.view.format),
+      );
     },
   );
 
@@ -46,7 +50,11 @@ export function thumbnailRoutes(app: Api, services: Services): void {
     },
     async (request, reply) => {
       const work = parseTemplateThumbnailsRequest(queryOf(request));
-      return answerDocuments(reply, (options) => door.perform(accountOf(request), work, options));
+      return answerDocuments(
+        reply,
+        (options) => door.perform(accountOf(request), work, options),
+        imageFiles(services.workers, work.view.format),
+      );
     },
   );
 

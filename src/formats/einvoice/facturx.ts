@@ -9,6 +9,12 @@ import { AFRelationship, PDFDocument, PDFName, PDFRawStream, PDFRef, decodePDFRa
 import { InputError } from '../../errors.js';
 import { escapeText } from '../../ooxml/xml.js';
 
+/** One document's invoice: its XML and Factur-X conformance level. */
+export interface Invoice {
+  xml: string;
+  level: string;
+}
+
 export const FACTURX_FILE = 'factur-x.xml';
 const FX_NAMESPACE = 'urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#';
 

@@ -12,6 +12,8 @@ import { isLink } from './read.js';
 
 const A_NS = 'http://schemas.openxmlformats.org/drawingml/2006/main';
 const PIC_NS = 'http://schemas.openxmlformats.org/drawingml/2006/picture';
+/** Word 2010's shapes (MS-ODRAWXML): how Word writes a text box in line with the text. */
+const WPS_NS = 'http://schemas.microsoft.com/office/word/2010/wordprocessingShape';
 
 /**
  * Merge blocks marked as older TX versions mark them, by a `BlockStart_name` and a `BlockEnd_name`
@@ -30,7 +32,19 @@ function blockMarks(doc: TxStory): Range[] {
     const end = name === undefined ? undefined : at(`BlockEnd_${name}`);
     if (name !== undefined && start !== undefined && end !== undefined && end > start) blocks.push({ name: `txmb_${name}`, start, end });
   }
+  // Any other target is a place: a bookmark of no length.
+  for (const [id, field] of doc.fields) {
+    if (field.block === undefined || /^Block(Start|End)_./.test(field.block)) continue;
+    const start = doc.runs.find((run) => run.field === id)?.start;
+    if (start !== undefined) blocks.push({ name: bookmarkName(field.block), start, end: start });
+  }
   return blocks;
+}
+
+/** A name as Word takes a bookmark's: letters, digits and underscores, not starting with a digit, at most 40. */
+function bookmarkName(name: string): string {
+  const word = name.replace(/[^\p{L}\p{N}_]/gu, '_');
+  return (/^\p{N}/u.test(word) ? `_${word}` : word).slice(0, 40);
 }
 
 /** A range the writer marks: a bookmark (a block, or a link target of no length), or a permission range (an editable region's id). */
@@ -131,7 +145,7 @@ class Writer {
     for (const frame of doc.frames ?? [])
       add(this.framesAt, this.paragraphStarts[Math.max(0, firstAtLeast(this.paragraphStarts, frame.anchor + 1) - 1)]!, frame);
     // A link target is a bookmark of no length (formats/tx/read.ts TxTarget).
-    const targets = (doc.targets ?? []).map(({ name, position }) => ({ name, start: position, end: position }));
+    const targets = (doc.targets ?? []).map(({ name, position }) => ({ name: bookmarkName(name), start: position, end: position }));
     // An editable region is a permission range for everyone.
     const regions = (doc.regions ?? []).map(({ start, end, id }) => ({ name: '', start, end, permission: id }));
     const blocks = blockMarks(doc);
@@ -310,7 +324,9 @@ class Writer {
           .join('')}</w:tabs>`
       : '';
     // CT_PPrBase's order: ... spacing, ind, ..., jc.
-    const ind = format.indent ? `<w:ind w:left="${format.indent.left}" w:right="${format.indent.right}"/>` : '';
+    const ind = format.indent
+      ? `<w:ind w:left="${format.indent.left}" w:right="${format.indent.right}"${firstLineAttr(format.indent.firstLine)}/>`
+      : '';
     const jc = ind + (format.alignment === 'left' ? '' : `<w:jc w:val="${format.alignment}"/>`);
     // A paragraph mark inserted while changes were tracked.
     const markChange = contentEnd < end ? this.changeAt(contentEnd) : undefined;
@@ -418,16 +434,22 @@ class Writer {
    */
   private frame(frame: TxFrame): void {
     const framePr = `<w:framePr w:w="${frame.width}" w:h="${frame.height}" w:hRule="atLeast" w:wrap="around" w:vAnchor="text" w:hAnchor="margin" w:x="${frame.x}" w:y="${frame.y}"/>`;
-    const writer = new Writer(frame.story, {
+    this.out.push(this.inner(frame.story, { framePr }));
+  }
+
+  /** A story inside this one (a frame's, a text box's): written to this part, its ids following this story's. */
+  private inner(story: TxStory, options: Pick<WriterOptions, 'framePr' | 'textWidth'>): string {
+    const writer = new Writer(story, {
+      ...options,
       bookmarkId: this.bookmarkId,
-      framePr,
       links: this.links,
       images: this.images,
       drawings: this.drawings,
       tabs: this.options.tabs,
     });
-    this.out.push(writer.content());
+    const content = writer.content();
     this.bookmarkId = writer.bookmarkId;
+    return content;
   }
 
   /** Marks inside paragraphs (not over whole table rows) open at their start and close at their end. */
@@ -499,6 +521,7 @@ class Writer {
 
   /** A picture in line with the text, at its own size times its scaling, as Word writes one. */
   private drawing(picture: TxPicture): string {
+    if (picture.box) return this.textBox(picture, picture.box.story);
     const id = this.drawings.next++;
     const relationship = `rIdP${this.images.length + 1}`;
     this.images.push({ id: relationship, type: picture.type, data: picture.data });
@@ -509,6 +532,21 @@ class Writer {
       `<a:graphic xmlns:a="${A_NS}"><a:graphicData uri="${PIC_NS}"><pic:pic xmlns:pic="${PIC_NS}"><pic:nvPicPr><pic:cNvPr id="${id}" name="Picture ${id}"/><pic:cNvPicPr/></pic:nvPicPr>` +
       `<pic:blipFill><a:blip r:embed="${relationship}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
       `<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing>`
+    );
+  }
+
+  /** A text box in line with the text (a Word 2010 shape), its text the box's story, at the box's size. */
+  private textBox(picture: TxPicture, story: TxStory): string {
+    const id = this.drawings.next++;
+    const cx = picture.width * 635;
+    const cy = picture.height * 635;
+    const content = this.inner(story, { textWidth: picture.width });
+    return (
+      `<w:drawing><wp:inline distT="0" distB="0" distL="0" distR="0"><wp:extent cx="${cx}" cy="${cy}"/><wp:docPr id="${id}" name="Text Box ${id}"/>` +
+      `<a:graphic xmlns:a="${A_NS}"><a:graphicData uri="${WPS_NS}"><wps:wsp xmlns:wps="${WPS_NS}"><wps:cNvSpPr txBox="1"/>` +
+      `<wps:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom><a:noFill/><a:ln><a:noFill/></a:ln></wps:spPr>` +
+      `<wps:txbx><w:txbxContent>${content}</w:txbxContent></wps:txbx>` +
+      `<wps:bodyPr rot="0" vert="horz" wrap="square" lIns="0" tIns="0" rIns="0" bIns="0" anchor="t" anchorCtr="0"><a:noAutofit/></wps:bodyPr></wps:wsp></a:graphicData></a:graphic></wp:inline></w:drawing>`
     );
   }
 
@@ -592,6 +630,12 @@ function regularTabs(doc: TxDocument): number | undefined {
 
 /** A story's hyperlinks as relationships rIdL1, ... (Writer names them so). */
 const linksOf = (writer: Writer): Link[] => writer.links.map((link, i) => [`rIdL${i + 1}`, link]);
+
+/** Word writes a first-line indent or a hanging one, never a negative first line. */
+function firstLineAttr(firstLine: number): string {
+  if (firstLine > 0) return ` w:firstLine="${firstLine}"`;
+  return firstLine < 0 ? ` w:hanging="${-firstLine}"` : '';
+}
 
 export function txToDocx(doc: TxDocument): Buffer {
   const grid = regularTabs(doc);

@@ -48,6 +48,8 @@ const FORM_INSTRUCTIONS: Record<string, TxFormField['kind']> = {
   FORMCHECKBOX: 'checkbox',
 };
 const PICTURE_URI = 'http://schemas.openxmlformats.org/drawingml/2006/picture';
+/** Word 2010's shapes: a text box in line with the text is one. */
+const SHAPE_URI = 'http://schemas.microsoft.com/office/word/2010/wordprocessingShape';
 
 /** The first element of this name under `node`, depth first. */
 function descendant(node: XmlElement, name: string): XmlElement | undefined {
@@ -132,7 +134,7 @@ interface ParaLook {
   rightTabs?: number[];
   decimalTabs?: number[];
   keepLines?: boolean;
-  indent?: { left: number; right: number } | undefined;
+  indent?: { left: number; right: number; firstLine: number } | undefined;
 }
 
 function paraLook(pPr: XmlElement | undefined): ParaLook {
@@ -140,17 +142,20 @@ function paraLook(pPr: XmlElement | undefined): ParaLook {
   if (child(pPr, 'w:numPr')) throw new TxOutputError('numbered or bulleted lists');
   if (child(pPr, 'w:framePr')) throw new TxOutputError('text frames');
   const ind = child(pPr, 'w:ind');
-  // Left and right indents TX keeps; first-line and hanging ones, and indents in characters, it has no form for seen.
-  const sides = new Set(['w:left', 'w:start', 'w:right', 'w:end']);
-  if (ind && ind.attrs.some(([name, value]) => !sides.has(name) && name !== 'w:firstLineChars' && number(value) !== 0))
-    throw new TxOutputError('first-line, hanging or character-measured paragraph indents');
+  // Indents TX keeps: left, right, first line or hanging; indents in characters it has no form for.
+  const kept = new Set(['w:left', 'w:start', 'w:right', 'w:end', 'w:firstLine', 'w:hanging']);
+  if (ind && ind.attrs.some(([name, value]) => !kept.has(name) && number(value) !== 0))
+    throw new TxOutputError('character-measured paragraph indents');
   if (child(pPr, 'w:pBdr')) throw new TxOutputError('paragraph borders');
   const look: ParaLook = {};
   if (ind) {
     const left = number(val(ind, 'w:left') ?? val(ind, 'w:start'), 0);
     const right = number(val(ind, 'w:right') ?? val(ind, 'w:end'), 0);
-    if (left < 0 || right < 0 || left > 31680 || right > 31680) throw new TxOutputError(`paragraph indents of ${left} and ${right} twips`);
-    look.indent = left || right ? { left, right } : undefined;
+    const hanging = number(val(ind, 'w:hanging'), 0);
+    const firstLine = hanging ? -hanging : number(val(ind, 'w:firstLine'), 0);
+    if (left < 0 || right < 0 || left > 31680 || right > 31680 || Math.abs(firstLine) > 31680 || left + firstLine < 0)
+      throw new TxOutputError(`paragraph indents of ${left}, ${right} and ${firstLine} twips`);
+    look.indent = left || right || firstLine ? { left, right, firstLine } : undefined;
   }
   const jc = val(child(pPr, 'w:jc'));
   if (jc !== undefined) {
@@ -377,20 +382,33 @@ class StoryBuilder {
   /**
    * A picture in line with the text (wp:inline, a DrawingML picture of a type TX embeds): one
    * U+0001 character and its record, at its size in the document (TX's own size, scaled 100 %).
-   * A floating picture, a chart or another object is a 400 naming it.
+   * A text box in line (a Word 2010 shape with text) is TX's text box in line, its text a story of
+   * its own. A floating picture, a chart or another object is a 400 naming it.
    */
   private drawing(drawing: XmlElement, look: RunLook): void {
     const inline = child(drawing, 'wp:inline');
     if (!inline) throw new TxOutputError('pictures that are not in line with the text');
     const data = descendant(inline, 'a:graphicData');
+    const extent = child(inline, 'wp:extent');
+    const [width, height] = [val(extent, 'cx'), val(extent, 'cy')].map((emu) => Math.round(number(emu) / 635));
+    if (!width || !height || width > 0xffff || height > 0xffff)
+      throw new TxOutputError(`a picture or text box of ${width} x ${height} twips`);
+    const content = data && val(data, 'uri') === SHAPE_URI ? descendant(data, 'w:txbxContent') : undefined;
+    if (content) {
+      if (width > 31680 || height > 31680) throw new TxOutputError(`a text box of ${width} x ${height} twips`);
+      const builder = new StoryBuilder(this.styles, this.links, this.fieldIds, this.pictureBytes);
+      builder.blocks(content.children, true);
+      const story = builder.story();
+      if (story.pictures?.some((picture) => picture.box)) throw new TxOutputError('text boxes inside text boxes');
+      this.pictures.push({ type: 'box', data: new Uint8Array(0), width, height, scaleX: 100, scaleY: 100, box: { story } });
+      this.append('\u0001', look);
+      return;
+    }
     if (!data || val(data, 'uri') !== PICTURE_URI) throw new TxOutputError('pictures, charts and embedded objects');
     const blip = descendant(data, 'a:blip');
     const bytes = blip ? this.pictureBytes(val(blip, 'r:embed') ?? '') : undefined;
     const type = bytes ? pictureTypeOf(bytes) : undefined;
     if (!bytes || !type) throw new TxOutputError('pictures of this type (only PNG, JPEG, GIF, BMP, EMF and WMF in line with the text)');
-    const extent = child(inline, 'wp:extent');
-    const [width, height] = [val(extent, 'cx'), val(extent, 'cy')].map((emu) => Math.round(number(emu) / 635));
-    if (!width || !height || width > 0xffff || height > 0xffff) throw new TxOutputError(`a picture of ${width} x ${height} twips`);
     this.pictures.push({ type, data: bytes, width, height, scaleX: 100, scaleY: 100 });
     this.append('\u0001', look);
   }
@@ -668,6 +686,14 @@ class StoryBuilder {
         case 'w:drawing':
           this.drawing(item, look);
           break;
+        case 'mc:AlternateContent': {
+          // Word writes a text box as a Word 2010 shape with a VML fallback: the shape is read.
+          const drawing = children(item, 'mc:Choice').find((choice) => val(choice, 'Requires') === 'wps');
+          const shape = drawing && descendant(drawing, 'w:drawing');
+          if (!shape) throw new TxOutputError('pictures, charts and embedded objects');
+          this.drawing(shape, look);
+          break;
+        }
         case 'w:pict':
         case 'w:object':
           throw new TxOutputError('pictures, charts and embedded objects');

@@ -53,8 +53,8 @@ export interface TxParaFormat {
   keepNext: boolean;
   /** The paragraph's lines kept together on one page. */
   keepLines?: boolean;
-  /** Left and right indents, in twips. */
-  indent?: { left: number; right: number };
+  /** Left and right indents and the first line's from the left one (negative: hanging), in twips. */
+  indent?: { left: number; right: number; firstLine: number };
   spaceBefore: number;
   spaceAfter: number;
   /** Line spacing in percent (100 single). */
@@ -128,7 +128,10 @@ export interface TxField {
   form?: TxFormField;
   /** The page's number or the document's page count, drawn by TX where its run (of no text) is. */
   page?: 'number' | 'count';
-  /** A merge block's start or end, as older TX versions mark one: `BlockStart_name`, `BlockEnd_name` (a run of no text). */
+  /**
+   * A document target's name (type 4, a run of no text): `BlockStart_name` and `BlockEnd_name` mark
+   * a merge block, as older TX versions mark one; any other name marks a place (a bookmark).
+   */
   block?: string;
   /** The field's property records as TX wrote them, in their order. */
   kept?: Uint8Array[];
@@ -196,7 +199,7 @@ export interface TxFormField {
  * in twips and the scaling TX shows it at; the image as TX embeds it.
  */
 export interface TxPicture {
-  /** TX's name for the image's type: png, jpg, gif, bmp, emf or wmf. */
+  /** TX's name for the image's type: png, jpg, gif, bmp, emf or wmf; `box` for a text box in line (no image). */
   type: string;
   data: Uint8Array;
   width: number;
@@ -208,6 +211,8 @@ export interface TxPicture {
   kept?: Uint8Array;
   /** The picture's record at the block's end (42 bytes: its size again, the rest zero in the sample). */
   keptExtra?: Uint8Array;
+  /** A text box in line with the text (the signature boxes of TextControl's e-signing samples): its text, a story of its own. */
+  box?: { story: TxStory; keptDocument?: Uint8Array };
 }
 
 /** TX Text Control Words' conditional instructions of a form field, kept as TX wrote them (no DOCX equivalent). */
@@ -372,13 +377,17 @@ const WORD_FIELD = 0x071a;
  */
 const isWordField = (kind: number): boolean => kind >> 8 === 0x07;
 /**
- * Type 4: a merge block's start or end (TextControl's MailMerge.WebAPI sample: `BlockStart_item`,
- * `BlockEnd_item` as property 4, runs of no text), as older TX versions mark blocks.
+ * Type 4: a document target, its name as property 4, a run of no text: a merge block's start or end
+ * (TextControl's MailMerge.WebAPI sample: `BlockStart_item`, `BlockEnd_item`), as older TX versions
+ * mark blocks, or a named place (the Blockchain sample's NDA: `_DV_M52`, flags 0).
  */
 const isBlockField = (kind: number): boolean => kind >> 8 === 0x04;
 const BLOCK_FIELD = 0x0401;
-const BLOCK_NAME = /^Block(Start|End)_(.+)$/;
+/** A target's name: printable, of a length a name has. */
+const TARGET_NAME = /^\P{Cc}{1,255}$/u;
 const HYPERLINK = 0x0110;
+/** Type 1: a hyperlink, its address as property 1; flags 0x10 in TXSamples, 0 in TextControl's NDA and quick-start samples (one of no text). */
+const isHyperlink = (kind: number): boolean => kind === HYPERLINK || kind === 0x0100;
 /** A link to a place in the document (its target's name is property 2). */
 const PLACE_LINK = 0x0210;
 const LINK_SCHEMES = /^(?:https?|mailto|ftp):/i;
@@ -628,15 +637,25 @@ function readFrames(c: Cursor, text: string): number {
   const settings = BOX_SETTINGS.map(() => c.u16('a frame'));
   if (record.some((v, i) => v !== BOX_RECORD[i]) || settings.some((v, i) => v !== BOX_SETTINGS[i]))
     throw new TxError('text frames and text boxes of this kind in TX documents are not supported yet.');
-  const embedded = c.part(c.u32('a frame document length'), 'a frame document');
-  if (!isTx(embedded.rest())) throw damaged('a frame document');
-  embedded.skip(MAGIC.length, 'a frame document');
-  if (readStream(embedded, 'frame document').story.text !== '') throw damaged('a frame document');
-  if (embedded.u32('a frame document') !== 0) throw damaged('a frame document');
-  embedded.skip(embedded.u32('a frame document'), 'a frame document');
-  if (embedded.u16('a frame document') !== 0) throw damaged('a frame document');
-  embedded.expectEnd('a frame document');
+  if (readEmbedded(c, c.u32('a frame document length'), 'a frame document').story.text !== '') throw damaged('a frame document');
   return count;
+}
+
+/**
+ * A frame's or a text box's own TX document, `length` bytes: its magic, its text's stream (no
+ * section record), its settings and style sheet (kept as they are), and a section count of 0.
+ */
+function readEmbedded(c: Cursor, length: number, what: string): Stream & { keptDocument: Uint8Array } {
+  const embedded = c.part(length, what);
+  if (!isTx(embedded.rest())) throw damaged(what);
+  embedded.skip(MAGIC.length, what);
+  const stream = readStream(embedded, 'frame document');
+  const keptDocument = embedded.rest().slice();
+  if (embedded.u32(what) !== 0) throw damaged(what);
+  embedded.skip(embedded.u32(what), what);
+  if (embedded.u16(what) !== 0) throw damaged(what);
+  embedded.expectEnd(what);
+  return { ...stream, keptDocument };
 }
 
 /**
@@ -663,16 +682,8 @@ function readBodyFrames(c: Cursor, text: string): TxFrame[] {
       throw new TxError('text frames and text boxes of this kind in TX documents are not supported yet.');
     if (anchor < 1 || anchor > text.length + 1 || width < 1 || height < 1 || width > 31680 || height > 31680 || x > 31680 || y > 31680)
       throw damaged('a text frame');
-    const embedded = c.part(c.u32('a frame document length'), 'a frame document');
-    if (!isTx(embedded.rest())) throw damaged('a frame document');
-    embedded.skip(MAGIC.length, 'a frame document');
-    const { story, frames: nested } = readStream(embedded, 'frame document');
+    const { story, frames: nested, keptDocument } = readEmbedded(c, c.u32('a frame document length'), 'a frame document');
     if (nested || story.tables.length) throw new TxError('tables and frames inside text frames in TX documents are not supported yet.');
-    const keptDocument = embedded.rest().slice();
-    if (embedded.u32('a frame document') !== 0) throw damaged('a frame document');
-    embedded.skip(embedded.u32('a frame document'), 'a frame document');
-    if (embedded.u16('a frame document') !== 0) throw damaged('a frame document');
-    embedded.expectEnd('a frame document');
     frames.push({ anchor: anchor - 1, x, y, width, height, story, kept, keptDocument });
   }
   return frames;
@@ -851,17 +862,52 @@ export function pictureTypeOf(data: Uint8Array): string | undefined {
   return Object.entries(PICTURE_TYPES).find(([, check]) => data.length >= 44 && check(data))?.[0];
 }
 
+/**
+ * A text box in line with the text: a 20-byte record (flags `0x8007`, as a text frame's; kind 0, the
+ * scaling, the box's width and height in twips, the `u32` length of what follows), then the box's
+ * own TX document, whose text is the box's (as a text frame's: no section record, its settings and
+ * style sheet, a section count of 0).
+ */
+const BOX_OBJECT = 0x8007;
+const BOX_HEAD = 20;
+
+/**
+ * The 20 bytes every entry of the picture table starts with: its object (`u16`; 0 a picture,
+ * `0x8007` a text box), a `u16`, its kind, the scaling in percent, its own width and height in
+ * twips, two bytes, and the `u32` length of what follows from byte 20.
+ */
+function readObjectHead(c: Cursor, what: string) {
+  const object = c.u16(what);
+  const zero = c.u16(what);
+  const kind = c.u16(what);
+  const scaleX = c.u16(what);
+  const scaleY = c.u16(what);
+  const width = c.u16(what);
+  const height = c.u16(what);
+  c.skip(2, what);
+  const length = c.u32(what);
+  return { object, zero, kind, scaleX, scaleY, width, height, length };
+}
+
+function readBox(c: Cursor): TxPicture {
+  const kept = c.peek(BOX_HEAD, 'a text box');
+  const { zero, kind, scaleX, scaleY, width, height, length } = readObjectHead(c.part(BOX_HEAD, 'a text box'), 'a text box');
+  if (zero !== 0 || width < 1 || height < 1 || width > 31680 || height > 31680) throw damaged('a text box');
+  if (kind !== 0 || scaleX !== 100 || scaleY !== 100)
+    throw new TxError(`text boxes of this kind (${kind}, scaled) in TX documents are not supported yet.`);
+  const { story, frames, keptDocument } = readEmbedded(c, length, 'a text box document');
+  // Word holds no text box inside a text box.
+  if (frames || story.pictures?.some((picture) => picture.box))
+    throw new TxError('text frames and text boxes inside text boxes in TX documents are not supported yet.');
+  return { type: 'box', data: new Uint8Array(0), width, height, scaleX, scaleY, kept, box: { story, keptDocument } };
+}
+
 function readPicture(c: Cursor): TxPicture {
+  const head = c.peek(2, 'a picture');
+  if ((head[0]! | (head[1]! << 8)) === BOX_OBJECT) return readBox(c);
   const kept = c.peek(PICTURE_RECORD + 6, 'a picture');
   const record = c.part(PICTURE_RECORD, 'a picture');
-  record.skip(4, 'a picture');
-  const kind = record.u16('a picture');
-  const scaleX = record.u16('a picture');
-  const scaleY = record.u16('a picture');
-  const width = record.u16('a picture');
-  const height = record.u16('a picture');
-  record.skip(2, 'a picture');
-  const length = record.u32('a picture');
+  const { kind, scaleX, scaleY, width, height, length } = readObjectHead(record, 'a picture');
   record.skip(record.left, 'a picture');
   const type = c.latin1(4, 'a picture').replace(/\0.*$/s, '');
   c.skip(2, 'a picture');
@@ -891,16 +937,23 @@ function readRuns(c: Cursor, count: number, fontCount: number, length: number): 
     const field = c.u16('a run');
     const kind = c.u16('a run');
     const background = c.u32('a run');
-    // Runs tile the text exactly, in order.
-    // An empty header or footer has one empty run.
-    const empty = runLength === 0 && !(length === 0 && count === 1) && !PAGE_KINDS[kind] && !isBlockField(kind);
+    // Runs tile the text exactly, in order. A run of no text is a field's (page fields, targets,
+    // links), an empty story's one run, or one of no field at all (TextControl's CustomSigning and
+    // Barcode samples); any other is damage.
+    const empty =
+      runLength === 0 &&
+      !(length === 0 && count === 1) &&
+      !PAGE_KINDS[kind] &&
+      !isBlockField(kind) &&
+      !isHyperlink(kind) &&
+      (field !== 0 || kind !== 0);
     if (position !== next || empty || format < 1 || format > fontCount) throw damaged('the character runs do not tile the text');
     next = position + runLength;
     if (
       field !== 0 &&
       !isWordField(kind) &&
       !isBlockField(kind) &&
-      kind !== HYPERLINK &&
+      !isHyperlink(kind) &&
       kind !== PLACE_LINK &&
       !FORM_KINDS[kind] &&
       !PAGE_KINDS[kind]
@@ -1022,10 +1075,12 @@ function readParaFormat(c: Cursor): TxParaFormat {
   if (flags & ~(ALIGNMENT | KEEP_NEXT | KEEP_LINES | 0x20))
     throw new TxError(`paragraph settings in TX documents that this reader does not know are not supported yet (0x${flags.toString(16)}).`);
   // Indents: the second is the right one (TextControl's MailMerge.WebAPI sample, a right-aligned
-  // total kept off the right edge); the first is read as the left one; the third (first line or
-  // hanging) is not seen and refused.
-  if (indents[2] !== 0) throw new TxError('first-line and hanging paragraph indents in TX documents are not supported yet.');
-  const indent = indents[0] || indents[1] ? { indent: { left: indents[0]!, right: indents[1]! } } : {};
+  // total kept off the right edge); the first the left one; the third, signed, the first line's
+  // from the left one (the NDA samples' numbered clauses: 1440 left, -720 hanging).
+  const [leftIndent = 0, rightIndent = 0, first = 0] = indents;
+  const firstLine = (first << 16) >> 16;
+  if (leftIndent > 31680 || rightIndent > 31680 || leftIndent + firstLine < -31680) throw damaged('a paragraph indent');
+  const indent = leftIndent || rightIndent || firstLine ? { indent: { left: leftIndent, right: rightIndent, firstLine } } : {};
   const atLeast = lineSpacing & AT_LEAST ? lineSpacing & ~AT_LEAST : undefined;
   if (atLeast === undefined ? lineSpacing < 10 || lineSpacing > 1000 : atLeast < 1 || atLeast > 31680)
     throw new TxError(`it uses a line spacing this reader does not know (${lineSpacing}).`);
@@ -1133,7 +1188,8 @@ export function fieldKindOf(field: TxField, kept?: number): number {
   if (field.block !== undefined) return kept !== undefined && isBlockField(kept) ? kept : BLOCK_FIELD;
   const link = field.link !== undefined ? HYPERLINK : field.target !== undefined ? PLACE_LINK : undefined;
   const kind = link ?? (field.instruction[0]?.toUpperCase() === 'MERGEFIELD' ? MERGE_FIELD : WORD_FIELD);
-  return kept !== undefined && (kept === kind || (link === undefined && isWordField(kept))) ? kept : kind;
+  const same = kept === kind || (link === HYPERLINK && isHyperlink(kept!)) || (link === undefined && isWordField(kept!));
+  return kept !== undefined && same ? kept : kind;
 }
 
 function readFieldProperties(c: Cursor, count: number, kinds: Map<number, number>): Map<number, TxField> {
@@ -1151,7 +1207,7 @@ function readFieldProperties(c: Cursor, count: number, kinds: Map<number, number
     const field = fields.get(id) ?? { instruction: [], kept: [] };
     field.kept!.push(c.bytesFrom(start));
     if (isBlockField(kinds.get(id)!)) {
-      if (kind !== 4 || !BLOCK_NAME.test(value.replace(/\0+$/, '')))
+      if (kind !== 4 || !TARGET_NAME.test(value.replace(/\0+$/, '')))
         throw new TxError(`it holds a merge block field this reader does not know (${kind}).`);
       field.block = value.replace(/\0+$/, '');
       fields.set(id, field);
@@ -1182,9 +1238,9 @@ function readFieldProperties(c: Cursor, count: number, kinds: Map<number, number
       continue;
     }
     if (kind === 0) field.name = value.replace(/\0+$/, '');
-    else if (kind === 7 && kinds.get(id) !== HYPERLINK && kinds.get(id) !== PLACE_LINK)
+    else if (kind === 7 && !isHyperlink(kinds.get(id)!) && kinds.get(id) !== PLACE_LINK)
       field.instruction = value.split('\0').filter((token) => token !== '');
-    else if (kind === 1 && kinds.get(id) === HYPERLINK) {
+    else if (kind === 1 && isHyperlink(kinds.get(id)!)) {
       const link = value.replace(/\0+$/, '');
       // Only addresses a reader follows by a click; nothing here is ever fetched.
       if (!isLinkAddress(link))
@@ -1206,7 +1262,7 @@ function readFieldProperties(c: Cursor, count: number, kinds: Map<number, number
           ? !field?.page
           : FORM_KINDS[kind!]
             ? !field?.form
-            : kind === HYPERLINK
+            : isHyperlink(kind!)
               ? !field?.link
               : kind === PLACE_LINK
                 ? !field?.target

@@ -177,6 +177,7 @@ function paraFormatRecord(format: TxParaFormat): Buffer {
   put16(out, flags, 0);
   put16(out, format.indent?.left ?? 0, 2);
   put16(out, format.indent?.right ?? 0, 4);
+  put16(out, (format.indent?.firstLine ?? 0) & 0xffff, 6);
   put16(out, format.spaceBefore, 8);
   put16(out, format.spaceAfter, 10);
   put16(out, format.atLeast === undefined ? format.lineSpacing : 0x8000 | Math.min(format.atLeast, 0x7fff), 12);
@@ -316,6 +317,7 @@ const WORDS_ZEROS = 94;
 
 /** A picture's record (formats/tx/read.ts readPicture): the kept one where the model still says what it says. */
 function pictureRecord(picture: TxPicture): Buffer {
+  if (picture.box) return boxRecord(picture, picture.box);
   const head = record(picture.kept, 46);
   if (!picture.kept) {
     put16(head, 16, 4);
@@ -328,6 +330,26 @@ function pictureRecord(picture: TxPicture): Buffer {
   put32(head, 20 + 6 + picture.data.length, 16);
   if (!picture.kept) put32(head, 20 + 6 + picture.data.length, 26);
   return Buffer.concat([head, picture.data]);
+}
+
+/** A text box in line (formats/tx/read.ts readBox): a 20-byte record, then the box's own document. */
+function boxRecord(picture: TxPicture, box: NonNullable<TxPicture['box']>): Buffer {
+  const head = record(picture.kept, 20);
+  if (!picture.kept) head.set([0x07, 0x80, 0, 0, 0, 0, 100, 0, 100, 0]);
+  put16(head, picture.width, 10);
+  put16(head, picture.height, 12);
+  const document = frameDocument(box.story, box.keptDocument);
+  put32(head, document.length, 16);
+  return Buffer.concat([head, document]);
+}
+
+/** A frame's or a text box's own TX document: its text's stream, then its settings as kept (TX's defaults for a new one). */
+function frameDocument(story: TxStory, keptDocument: Uint8Array | undefined): Buffer {
+  const document = new Bytes().bytes(TX_MAGIC);
+  writeStream(document, story, 'frame document');
+  const settings = txPrototypes().settings;
+  document.bytes(keptDocument ?? new Bytes().u32(0).u32(settings.length).bytes(settings).u16(0).toBuffer());
+  return document.toBuffer();
 }
 
 function changeRecord(change: TxChange): Buffer {
@@ -359,11 +381,8 @@ function frameRecords(frames: TxFrame[]): Buffer {
     put16(head, frame.anchor + 1, 8);
     [frame.x, frame.y, frame.width, frame.height].forEach((value, i) => put32(head, value, 10 + 4 * i));
     if (!frame.kept) [100, 100, 2, 0, 0, 0, 0, 0, 0, 0, 1001, 0, 0, 0, 0].forEach((value, i) => put16(head, value, 26 + 2 * i));
-    const document = new Bytes().bytes(TX_MAGIC);
-    writeStream(document, frame.story, 'frame document');
-    const settings = txPrototypes().settings;
-    document.bytes(frame.keptDocument ?? new Bytes().u32(0).u32(settings.length).bytes(settings).u16(0).toBuffer());
-    out.bytes(head).u32(document.length).bytes(document.toBuffer());
+    const document = frameDocument(frame.story, frame.keptDocument);
+    out.bytes(head).u32(document.length).bytes(document);
   }
   return out.toBuffer();
 }

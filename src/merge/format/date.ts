@@ -11,15 +11,30 @@ export interface WallClock {
   millisecond: number;
 }
 
-const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,7}))?)?)?\s*(?:Z|[+-]\d{2}:?\d{2})?$/i;
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,7}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
 
-/** ISO 8601 first, then the culture's short date (numeric day, month, year in its order). */
-export function parseDateValue(value: string, c: Culture): WallClock | null {
+/**
+ * ISO 8601 first, then the culture's short date (numeric day, month, year in its order). With a
+ * time zone, an ISO value that says its offset is the moment it names, shown as clocks there show it.
+ */
+export function parseDateValue(value: string, c: Culture, timeZone?: string): WallClock | null {
   const text = value.trim();
   const iso = ISO.exec(text);
   if (iso) {
-    const [, y, mo, d, h = '0', mi = '0', s = '0', f = '0'] = iso;
-    return valid({ year: +y!, month: +mo!, day: +d!, hour: +h, minute: +mi, second: +s, millisecond: Math.round(Number(`0.${f}`) * 1000) });
+    const [, y, mo, d, h = '0', mi = '0', s = '0', f = '0', offset] = iso;
+    const written = valid({
+      year: +y!,
+      month: +mo!,
+      day: +d!,
+      hour: +h,
+      minute: +mi,
+      second: +s,
+      millisecond: Math.round(Number(`0.${f}`) * 1000),
+    });
+    if (!written || !timeZone || !offset) return written;
+    const minutes =
+      offset.toUpperCase() === 'Z' ? 0 : (offset[0] === '-' ? -1 : 1) * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(-2)));
+    return inZone(asUtc(written).getTime() - minutes * 60_000, written.millisecond, timeZone);
   }
   const numbers = text.match(/\d+/g);
   if (!numbers || numbers.length < 3 || !/^[\d\s./-]+(\s+\d{1,2}:\d{2}(:\d{2})?)?$/.test(text)) return null;
@@ -57,6 +72,40 @@ export function wallClockOf(date: Date): WallClock {
     second: date.getSeconds(),
     millisecond: date.getMilliseconds(),
   };
+}
+
+const zoneClocks = new Map<string, Intl.DateTimeFormat>();
+
+/** The wall clock in `timeZone` at the moment `epochMs`. */
+function inZone(epochMs: number, millisecond: number, timeZone: string): WallClock {
+  let clock = zoneClocks.get(timeZone);
+  if (!clock) {
+    clock = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    if (zoneClocks.size >= 256) zoneClocks.clear(); // names are checked, but their spellings (case) are many
+    zoneClocks.set(timeZone, clock);
+  }
+  const parts = Object.fromEntries(clock.formatToParts(new Date(epochMs)).map((p) => [p.type, p.value]));
+  const n = (type: string) => Number(parts[type]);
+  return { year: n('year'), month: n('month'), day: n('day'), hour: n('hour'), minute: n('minute'), second: n('second'), millisecond };
+}
+
+/** Whether `name` is a time zone this runtime knows (an IANA name such as Europe/Paris, or UTC). */
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const asUtc = (w: WallClock) => new Date(Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second, w.millisecond));

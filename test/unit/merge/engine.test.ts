@@ -348,6 +348,52 @@ describe('merge engine: IF and DATE', () => {
     const year = String(new Date().getFullYear());
     assert.equal(text(p(field('DATE \\@ "yyyy"', '2000')), {}), year);
   });
+
+  it('computes = formulas over merged values: arithmetic, comparisons, Word’s functions, pictures, cultures', () => {
+    const formula = (...parts: string[]) => p(nestedField(parts, '0'));
+    const qty = field('MERGEFIELD qty');
+    const price = field('MERGEFIELD price');
+    const rows = table(block('items', row(cell(formula('= ', qty, ' * ', price, ' \\# "#,##0.00"')))));
+    assert.equal(
+      text(rows, {
+        items: [
+          { qty: 3, price: 1.5 },
+          { qty: 1000, price: '2.25' },
+        ],
+      }),
+      '4.50\n2,250.00',
+    );
+    const cases: [string[], string][] = [
+      [['=2+3*4'], '14'],
+      [['= (2 + 3) * 4 - 2 ^ 3'], '12'],
+      [['= 50% * 10'], '5'],
+      [['= ROUND(', price, ' / 3, 2)'], '0.83'],
+      [['= IF(', qty, ' > 2, 100, 200)'], '100'],
+      [['= MAX(1, ', qty, ', 2) + MIN(4; 5) + SUM(1,2,3) + ABS(-2) + INT(2.7) + MOD(7, 3) + SIGN(-5)'], '17'],
+      [['= AND(1, 0) + OR(1, 0) + NOT(0) + (', qty, ' = 3) + (2 <> 2) + TRUE - FALSE'], '4'],
+      [['= 10 / 4'], '2.5'],
+      [['= 1234.5 * 1.19 \\# "#,##0.00"'], '1,469.06'],
+      [['= -', price], '-2.5'],
+    ];
+    for (const [parts, expected] of cases) assert.equal(text(formula(...parts), { qty: 3, price: 2.5 }), expected, parts.join(''));
+    // The culture's numbers in and out: a nested field with a picture, and the result's decimal comma.
+    const de = formula('= ', field('MERGEFIELD n \\# "#,##0.00"'), ' / 2');
+    assert.equal(text(de, { n: 1234.5 }, { culture: 'de-DE' }), '617,25');
+    // Hostile formulas end in time and keep the field: nesting past 50, 3,000 tokens, an overflow.
+    for (const hostile of [
+      '= ' + '('.repeat(5000) + '1' + ')'.repeat(5000),
+      '= ' + '1+'.repeat(3000) + '1',
+      '= 10^400',
+      '= ' + '-'.repeat(5000) + '1',
+    ])
+      assert.match(partXml(merge(formula(hostile), {})[0]!), /<w:instrText/, hostile.slice(0, 20));
+    // What a merge cannot read (a table cell, a bookmark, a division by zero, an empty value) stays as it was.
+    for (const parts of [['= SUM(ABOVE)'], ['= A1 * 2'], ['= total * 2'], ['= 1 / 0'], ['= ', field('MERGEFIELD missing'), ' + 1']]) {
+      const out = merge(formula(...parts), {})[0]!;
+      assert.match(partXml(out), /<w:instrText/, parts.join(''));
+      assert.match(partText(out), /0$/, 'its last result');
+    }
+  });
 });
 
 describe('merge engine: blocks', () => {

@@ -1,16 +1,35 @@
 import type { Account, TemplateMeta } from '../store/types.js';
 import { BusyError, InputError } from '../errors.js';
 import { Converter, type ConvertOptions } from '../convert/converter.js';
-import type { DocumentProperties } from '../formats/properties.js';
+import type { DocumentProperties } from '../ooxml/properties.js';
 import { type DocumentFormat, requireFormat } from '../formats/detect.js';
 import type { Normaliser } from '../convert/normalise.js';
 import type { OfficeFormat, ReturnFormat } from '../formats/returnFormat.js';
 import type { TemplateLibrary } from '../templates/library.js';
-import { decodeBase64 } from '../util/base64.js';
-import { hasProperties } from './settings.js';
+import { hasProperties } from '../documents/settings.js';
 import { OoxmlPackage } from '../ooxml/package.js';
+import { asSyntax, type TemplateSyntax } from '../merge/syntax/index.js';
 import { writeDocumentProperties } from '../ooxml/properties.js';
 import { addWatermark, TEST_WATERMARK } from '../ooxml/watermark.js';
+
+/**
+ * What a request reads, the one shape for templates and documents: a stored template by name (an
+ * earlier version when `templateVersion` is set), or bytes already read (sent as Base64 and decoded
+ * by the request's parser, a file the CLI read); `format` where the parser already knows it.
+ */
+export type Source = ({ templateName: string; templateVersion?: number } | { bytes: Buffer; format?: DocumentFormat; name?: string }) & {
+  /** The syntax the template's tags are typed in, when the request says (a stored template's own otherwise). */
+  syntax?: TemplateSyntax;
+};
+
+/** A template read for work: its bytes, how messages name it, and the syntax of its tags. */
+export interface TemplateInput {
+  bytes: Buffer;
+  what: string;
+  syntax: TemplateSyntax;
+  /** A stored template's content hash: what it becomes as DOCX may be kept by it. */
+  sha256?: string;
+}
 
 /**
  * The ends of every document operation: where the template comes from (storage or the
@@ -31,24 +50,17 @@ export class DocumentPipeline {
 
   /** Exactly one of a stored template's name and an uploaded template: its bytes, and how messages name it. */
   /** `current`: the stored template's version as the work's claim read it (see TemplateLibrary.require). */
-  async templateSource(
-    account: Account | null,
-    name: string | undefined,
-    uploaded: unknown,
-    current?: TemplateMeta | null,
-    version?: number,
-  ): Promise<{ bytes: Buffer; what: string }> {
-    const source = templateChoice(name, uploaded);
-    if ('bytes' in source) return { bytes: source.bytes, what: 'The uploaded template' };
-    const stored = await this.templates.resolve(account, source.name, { current, version });
-    return { bytes: stored.data, what: stored.what };
+  async templateSource(account: Account | null, source: Source, current?: TemplateMeta | null): Promise<TemplateInput> {
+    if ('bytes' in source) return { bytes: source.bytes, what: 'The uploaded template', syntax: source.syntax ?? 'word' };
+    const stored = await this.templates.resolve(account, source.templateName, { current, version: source.templateVersion });
+    return { bytes: stored.data, what: stored.what, syntax: source.syntax ?? asSyntax(stored.syntax), sha256: stored.sha256 };
   }
 
   /** The same checks as templateSource without reading a stored template's bytes (a job, when it is queued). */
-  async checkTemplateSource(account: Account, name: string | undefined, uploaded: unknown, version?: number): Promise<void> {
-    const source = templateChoice(name, uploaded);
-    if ('name' in source && version !== undefined) await this.templates.requireVersion(account, source.name, version);
-    else if ('name' in source) await this.templates.requireMeta(account, source.name);
+  async checkTemplateSource(account: Account, source: Source): Promise<void> {
+    if ('bytes' in source) return;
+    if (source.templateVersion !== undefined) await this.templates.requireVersion(account, source.templateName, source.templateVersion);
+    else await this.templates.requireMeta(account, source.templateName);
   }
 
   /** The bytes as DOCX when they are one of `accepted`; other formats through the normaliser. */
@@ -126,18 +138,4 @@ export class DocumentPipeline {
 export function outputNeedsOffice(format: ReturnFormat, password: string | undefined): boolean {
   if (format === 'tx') return false;
   return format !== 'docx' || Boolean(password);
-}
-
-/** Which template a request names: a stored one, or the uploaded bytes; 400 for anything else. */
-function templateChoice(name: string | undefined, uploaded: unknown): { name: string } | { bytes: Buffer } {
-  if (name !== undefined && uploaded !== undefined && uploaded !== null) {
-    throw new InputError('Send either templateName or a template in the body, not both.');
-  }
-  if (name !== undefined) return { name };
-  if (Buffer.isBuffer(uploaded)) return { bytes: uploaded };
-  if (typeof uploaded === 'string' && uploaded !== '') return { bytes: decodeBase64(uploaded, 'The template') };
-  if (uploaded === undefined || uploaded === null || uploaded === '') {
-    throw new InputError('No template: pass templateName for a stored template or send one in the body as "template" (Base64).');
-  }
-  throw new InputError('"template" must be a Base64 string.');
 }

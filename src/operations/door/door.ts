@@ -1,31 +1,24 @@
 /**
  * The one door for document work. Routes, background jobs and the CLI hand `perform` a typed
- * request (requests.ts); the door alone applies the request kind's policy: the account's guard
- * (licence, quota, merge slots), the time limit and the abort signal.
+ * request (kinds/); the door alone applies what the request's row says: the account's guard
+ * (licence, quota, merge slots), the time limit, the abort signal, and the PDF finishing (signing,
+ * e-invoices). It names no kind.
  */
-import type { PdfSigning, SigningPlan } from '../documents/signing.js';
-import type { AuditLog, Who } from '../accounts/audit.js';
-import type { EInvoices } from '../documents/einvoice.js';
-import type { Account } from '../store/types.js';
-import type { Claimed, UsageGuard } from '../accounts/usage.js';
-import type { TemplateLibrary } from '../templates/library.js';
-import type { DocumentPipeline } from '../documents/pipeline.js';
-import { InputError } from '../errors.js';
-import { normalName } from '../templates/names.js';
-import { withTimeLimit } from '../util/timeLimit.js';
-import type { DocumentFormat } from '../formats/detect.js';
-import type { DocumentOperations, WorkContext, WorkProgress } from './index.js';
-import {
-  KINDS,
-  type Answer,
-  type DocumentRequest,
-  type Kind,
-  type RequestOf,
-  type Results,
-  type Row,
-  type Source,
-  type Work,
-} from './requests.js';
+import type { PdfSigning, SigningPlan } from '../../documents/signing.js';
+import type { AuditLog, Who } from '../../accounts/audit.js';
+import type { EInvoices } from '../../documents/einvoice.js';
+import type { Account } from '../../store/types.js';
+import type { Claimed, UsageGuard } from '../../accounts/usage.js';
+import type { TemplateLibrary } from '../../templates/library.js';
+import type { DocumentPipeline } from '../io.js';
+import { InputError } from '../../errors.js';
+import { normalName } from '../../templates/names.js';
+import { withTimeLimit } from '../../util/timeLimit.js';
+import { DOCUMENT_FORMATS, requireFormat, type DocumentFormat } from '../../formats/detect.js';
+import { asSyntax } from '../../merge/syntax/index.js';
+import type { DocumentOperations, WorkContext, WorkProgress } from '../index.js';
+import { rowOf, type DocumentRequest, type Kind, type RequestOf, type Results } from '../kinds/index.js';
+import type { Answer, PdfFinish, Source, Work } from '../work.js';
 
 export interface PerformOptions<T> {
   /** The processing limit (background jobs have their own); default: the request limit; null: none (the CLI). */
@@ -59,7 +52,6 @@ export interface DoorParts {
 
 /** The stored template a request reads, by its normal name: its version comes with the usage claim. */
 function storedTemplate(request: DocumentRequest): string | undefined {
-  if ('templateName' in request && request.templateName !== undefined) return normalName(request.templateName);
   if ('source' in request && 'templateName' in request.source) return normalName(request.source.templateName);
   return undefined;
 }
@@ -72,13 +64,14 @@ export class Door {
    * no stored template can be named).
    */
   perform<K extends Kind>(account: Account | null, request: RequestOf<K>, options: PerformOptions<Results[K]> = {}): Promise<Results[K]> {
-    const row = KINDS[request.kind] as unknown as Row<K>;
+    const row = rowOf(request);
     const limitMs = options.timeLimitMs === undefined ? this.parts.processingLimitMs : options.timeLimitMs;
     const run = async (signal: AbortSignal, deadline: number | undefined, claimed: Claimed): Promise<Results[K]> => {
       // Every refusal of signing comes before the work it would waste.
-      const signing = await this.signingPlan(account, request);
+      const finish = row.pdf?.(request);
+      const signing = await this.plan(account, finish);
       const work = this.work(account, { signal, deadline, progress: options.progress }, claimed);
-      const done = await this.invoiced(request, () => row.run(request, work), signal);
+      const done = await this.invoiced(finish, () => row.run(request, work), signal);
       const result = signing ? await this.signed(account, done, signing, signal, options.who) : done;
       await options.accept?.(result);
       return result;
@@ -102,24 +95,23 @@ export class Door {
   }
 
   /** A merge's PDFs with their e-invoices attached; the invoices come first, so wrong invoice data costs no merge or office time. */
-  private async invoiced<R>(request: DocumentRequest, perform: () => Promise<R>, signal: AbortSignal): Promise<R> {
-    if (request.kind !== 'merge' || !request.einvoice) return perform();
+  private async invoiced<R>(finish: PdfFinish | undefined, perform: () => Promise<R>, signal: AbortSignal): Promise<R> {
+    if (!finish?.einvoice) return perform();
     const einvoices = this.parts.einvoices;
     if (!einvoices) throw new InputError('E-invoices are made by a docsmith server; this one cannot make them.');
-    const invoices = await einvoices.prepare(request, signal);
+    const invoices = await einvoices.prepare({ einvoice: finish.einvoice.asked, records: finish.einvoice.records }, signal);
     const answer = (await perform()) as unknown as Answer;
     return { ...answer, documents: await einvoices.attach(answer.documents, invoices, signal) } as R;
   }
 
   /** How the request's PDF output is signed (as it asks, else as the account's default), or null; refusals throw here. */
   signingPlan(account: Account | null, request: DocumentRequest): Promise<SigningPlan | null> {
-    if (request.kind !== 'merge' && request.kind !== 'findAndReplace' && request.kind !== 'append' && request.kind !== 'convert')
-      return Promise.resolve(null);
-    const ask = {
-      signature: request.signature,
-      pdf: request.format === 'pdf' || request.format === 'pdfa',
-      password: request.kind !== 'convert' && request.document.password !== undefined && request.document.password !== '',
-    };
+    return this.plan(account, rowOf(request).pdf?.(request));
+  }
+
+  private plan(account: Account | null, finish: PdfFinish | undefined): Promise<SigningPlan | null> {
+    if (!finish) return Promise.resolve(null);
+    const ask = { signature: finish.signature, pdf: finish.format === 'pdf' || finish.format === 'pdfa', password: finish.password };
     if (!this.parts.signing) {
       if (ask.pdf && (ask.signature ?? 'none') !== 'none')
         throw new InputError('PDFs are signed by a docsmith server; this one cannot sign.');
@@ -149,18 +141,28 @@ export class Door {
     return {
       operations,
       ctx,
-      template: (choice) =>
-        pipeline.templateSource(account, choice.templateName, choice.template, claimed.template, choice.templateVersion),
+      template: (source) => pipeline.templateSource(account, source, claimed.template),
       countProofing: async () => {
         if (account) await this.parts.usage.countProofing(account);
       },
       source: async (source: Source) => {
-        if (!('templateName' in source)) return { bytes: source.bytes, format: source.format, name: source.name ?? 'document' };
+        if (!('templateName' in source))
+          return {
+            bytes: source.bytes,
+            format: source.format ?? requireFormat(source.bytes, DOCUMENT_FORMATS),
+            name: source.name ?? 'document',
+            syntax: source.syntax ?? 'word',
+          };
         const stored = await templates.resolve(account, source.templateName, {
           current: claimed.template,
           version: source.templateVersion,
         });
-        return { bytes: stored.data, format: stored.format as DocumentFormat, name: source.templateName };
+        return {
+          bytes: stored.data,
+          format: stored.format as DocumentFormat,
+          name: source.templateName,
+          syntax: source.syntax ?? asSyntax(stored.syntax),
+        };
       },
     };
   }
