@@ -36,8 +36,11 @@ const TASKS_URL = new URL(import.meta.url.endsWith('.ts') ? '../../dist/workers/
 // Piscina loads the task module with require() first. Node 20's require() of an ES module aborts
 // the whole process (a V8 fatal error, SIGABRT) when the process exits while a thread is still
 // loading it, as a second stop signal does; import() stops cleanly. So the threads refuse require.
+// Given explicitly, the parent's flags are checked as a thread's; a process started by Node 24's
+// test runner holds process-wide ones a thread refuses. There the threads inherit the flags as they are.
 const NO_REQUIRE_ESM = '--no-experimental-require-module';
-const THREAD_ARGV = process.allowedNodeEnvironmentFlags.has(NO_REQUIRE_ESM) ? [...process.execArgv, NO_REQUIRE_ESM] : process.execArgv;
+const THREAD_ARGV = process.allowedNodeEnvironmentFlags.has(NO_REQUIRE_ESM) ? [...process.execArgv, NO_REQUIRE_ESM] : undefined;
+const refusedArgv = (error: unknown) => (error as { code?: unknown }).code === 'ERR_WORKER_INVALID_EXEC_ARGV';
 
 /**
  * Document work that runs in JavaScript (merging, joining documents, find and replace) happens in a pool of worker
@@ -66,9 +69,20 @@ export class DocumentWorkers implements PageRendering {
   // Threads wait for tasks on their event loop, not in Atomics.wait: measured 10% less CPU per
   // merge request under load (8 clients, 100-row DOCX).
   private get pool(): Piscina {
-    this.started ??= new Piscina({
+    if (this.started) return this.started;
+    try {
+      this.started = this.startPool(THREAD_ARGV);
+    } catch (error) {
+      if (!THREAD_ARGV || !refusedArgv(error)) throw error;
+      this.started = this.startPool(undefined);
+    }
+    return this.started;
+  }
+
+  private startPool(execArgv: string[] | undefined): Piscina {
+    return new Piscina({
       filename: TASKS_URL.href,
-      execArgv: THREAD_ARGV,
+      ...(execArgv ? { execArgv } : {}),
       minThreads: this.size,
       maxThreads: this.size,
       idleTimeout: Infinity,
@@ -79,7 +93,6 @@ export class DocumentWorkers implements PageRendering {
       // A task that needs more heap than this ends its thread (a new one takes its place), not the process.
       ...(this.limits.workMemoryMb ? { resourceLimits: { maxOldGenerationSizeMb: this.limits.workMemoryMb } } : {}),
     });
-    return this.started;
   }
 
   get threads(): number {
