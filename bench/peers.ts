@@ -359,7 +359,7 @@ async function docxLatency(t: ReturnType<typeof templates>, carboneFile: string)
     };
     check('docsmith', await ours(), 8);
     check('Carbone', await renderCarbone(carboneFile, data), 8);
-    const [a, b] = await interleaved(101, 50, ours, () => renderCarbone(carboneFile, data));
+    const [a, b] = await interleaved(301, 1000, ours, () => renderCarbone(carboneFile, data));
     console.log(`  docsmith ${a.toFixed(2)} ms over HTTP, Carbone ${b.toFixed(2)} ms in-process: docsmith is ${(b / a).toFixed(2)}x`);
   } finally {
     await server.stop();

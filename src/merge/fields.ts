@@ -2,8 +2,8 @@ import type { Culture } from './format/culture.js';
 import { evaluateFormula, Unreadable } from './formula.js';
 import { compareValues, isNumeric, numberIn } from './compare.js';
 import { formatNumber } from './format/number.js';
-import { formatDate, parseDateValue, wallClockOf } from './format/date.js';
-import { caseSwitch, parseInstruction, switchValue, tokenize, type FieldInstruction } from './instruction.js';
+import { formatDate, parseDatePattern, parseDateValue, wallClockOf } from './format/date.js';
+import { caseSwitch, docsmithStep, parseInstruction, switchValue, tokenize, type FieldInstruction } from './instruction.js';
 import { MISSING, type Json, type Scope } from './scope.js';
 import type { FieldNode } from './template.js';
 import { wordBarcodeSpec, type WordBarcodeSpec } from './barcodes.js';
@@ -157,16 +157,26 @@ export function formatValue(value: Json, instruction: FieldInstruction, culture:
     return formatNumber(Number(value), numeric, culture);
   }
   if (dated !== undefined && typeof value === 'string') {
-    const when = parseDateValue(value, culture, timeZone);
+    const pattern = docsmithStep(instruction, 'parse');
+    const when = pattern === undefined ? parseDateValue(value, culture, timeZone) : parseDatePattern(value, pattern);
     if (when) return formatDate(when, dated, culture);
   }
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   return String(value);
 }
 
+/** `docsmith:substr(begin,end)`: as String.slice, on what the value shows. */
+function sliced(text: string, instruction: FieldInstruction): string {
+  const range = docsmithStep(instruction, 'substr');
+  if (range === undefined) return text;
+  const [begin, end] = range.split(',').map((n) => (n === '' ? undefined : Number(n)));
+  return text.slice(begin, end);
+}
+
 function decorate(text: string, instruction: FieldInstruction): string {
   if (text === '') return '';
-  let out = text;
+  let out = sliced(text, instruction);
+  if (out === '') return '';
   const kase = caseSwitch(instruction)?.toLowerCase();
   if (kase === 'upper') out = out.toUpperCase();
   else if (kase === 'lower') out = out.toLowerCase();

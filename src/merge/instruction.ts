@@ -67,7 +67,20 @@ export function switchValue(field: FieldInstruction, name: string): string | und
   return field.switches.find((s) => s.name === name && s.value !== undefined)?.value;
 }
 
-/** `\* Upper` and friends (MERGEFORMAT and CHARFORMAT are formatting, not case). */
+/** `\* Upper` and friends (MERGEFORMAT and CHARFORMAT are formatting, not case; docsmith's own steps neither). */
 export function caseSwitch(field: FieldInstruction): string | undefined {
-  return field.switches.find((s) => s.name === '*' && s.value && !/^(MERGEFORMAT|CHARFORMAT)$/i.test(s.value))?.value;
+  return field.switches.find((s) => s.name === '*' && s.value && !/^(MERGEFORMAT|CHARFORMAT|docsmith:)/i.test(s.value))?.value;
 }
+
+/**
+ * What typed tags ask that no Word switch does (Carbone's substr, convDate's input pattern), as
+ * `\* "docsmith:name(argument)"` in the translated template only: the argument of `name`, or undefined.
+ */
+export function docsmithStep(field: FieldInstruction, name: string): string | undefined {
+  const prefix = `docsmith:${name}(`;
+  const value = field.switches.find((s) => s.name === '*' && s.value?.startsWith(prefix) && s.value.endsWith(')'))?.value;
+  return value?.slice(prefix.length, -1);
+}
+
+/** A kept field's markup without docsmith's steps, which Word would not read. */
+export const withoutDocsmithSteps = (xml: string): string => xml.replace(/ \\\* "docsmith:[^"]*"/g, '');

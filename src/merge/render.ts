@@ -4,6 +4,7 @@ import { filterRows } from './filter.js';
 import { PPR_ORDER } from '../ooxml/properties-order.js';
 import type { Segment } from './compile.js';
 import { evaluateField, type FieldContext } from './fields.js';
+import { withoutDocsmithSteps } from './instruction.js';
 import { MISSING, Scope, type JsonObject } from './scope.js';
 import { decodeImage, fitExtent, inlinePicture, pointBlip, type DecodedImage, type MediaSink } from './images.js';
 import { MAX_RASTER_PX, type SvgRasteriser } from '../render/svg.js';
@@ -202,7 +203,7 @@ function render(segments: Segment[], state: State, out: string[]): void {
           out.push(valueRuns(result.text, segment.field.runProps));
         } else if (result.kind === 'keep' || !state.options.removeEmptyFields) {
           state.visible++;
-          out.push(segment.field.original);
+          out.push(withoutDocsmithSteps(segment.field.original));
         }
         break;
       }

@@ -1,4 +1,10 @@
+import dayjs from 'dayjs';
+import customParseFormat from 'dayjs/plugin/customParseFormat.js';
+import utc from 'dayjs/plugin/utc.js';
 import type { Culture } from './culture.js';
+
+dayjs.extend(customParseFormat);
+dayjs.extend(utc);
 
 /** A wall-clock moment as written in the data (its offset, if any, is not applied). */
 export interface WallClock {
@@ -48,6 +54,24 @@ export function parseDateValue(value: string, c: Culture, timeZone?: string): Wa
   if (year < 100) year += year < 50 ? 2000 : 1900;
   const [hour = 0, minute = 0, second = 0] = numbers.slice(3).map(Number);
   return valid({ year, month: fields.month ?? 0, day: fields.day ?? 0, hour, minute, second, millisecond: 0 });
+}
+
+/**
+ * A value read by a Day.js pattern (Carbone's convDate: `YYYYMMDD`, `DD-MM-YYYY HH:mm`), as
+ * written; null when it does not fit. Patterns with an offset are refused where they are typed.
+ */
+export function parseDatePattern(value: string, pattern: string): WallClock | null {
+  const d = dayjs.utc(value.trim(), pattern);
+  if (!d.isValid()) return null;
+  return valid({
+    year: d.year(),
+    month: d.month() + 1,
+    day: d.date(),
+    hour: d.hour(),
+    minute: d.minute(),
+    second: d.second(),
+    millisecond: d.millisecond(),
+  });
 }
 
 function valid(w: WallClock): WallClock | null {

@@ -194,6 +194,17 @@ function formatterSwitch(name: string, args: string[], culture: string): string 
     case 'formatD':
       if (args.length !== 1) throw new Refused('formatD takes one pattern, e.g. formatD(DD/MM/YYYY)');
       return `\\@ ${quoteSwitch(datePicture(args[0]!, culture))}`;
+    case 'convDate': {
+      if (args.length !== 2)
+        throw new Refused('convDate takes the pattern the data is written in and the one to show, e.g. convDate(YYYYMMDD, L)');
+      if (/[Zx"]|X/.test(args[0]!)) throw new Refused('convDate reads dates without an offset (no Z, X or x in the first pattern)');
+      return `\\* ${quoteSwitch(`docsmith:parse(${args[0]})`)} \\@ ${quoteSwitch(datePicture(args[1]!, culture))}`;
+    }
+    case 'substr': {
+      if (args.length < 1 || args.length > 2 || args.some((a) => !/^-?\d{1,9}$/.test(a)))
+        throw new Refused('substr takes where to begin and, if wanted, where to end, as whole numbers: substr(0,3)');
+      return `\\* ${quoteSwitch(`docsmith:substr(${args.join(',')})`)}`;
+    }
     case 'upperCase':
       return '\\* Upper';
     case 'lowerCase':
@@ -222,11 +233,13 @@ function formattersOf(formatters: string[], culture: string): Pick<CarboneTag, '
     if (math.length && !['formatN', 'formatC'].includes(name))
       throw new Refused(`"${name}" after add, sub, mul, div or round is not supported yet: only formatN or formatC`);
     const value = !condition && printed === undefined ? formatterSwitch(name, args, culture) : undefined;
+    if (value && /^\\[#@]|docsmith:parse/.test(value) && switches.some((sw) => /docsmith:substr|^\\[#@]|docsmith:parse/.test(sw)))
+      throw new Refused(`"${name}" after substr or another number or date formatter is not supported; format first, then substr`);
     if (value) switches.push(value);
     else if (name === 'ifEmpty' && !condition && printed === undefined) condition = { op: '=', right: '', then: args[0] ?? '' };
     else if (CONDITIONS[name] && !condition && printed === undefined) {
       // Carbone compares the text formatN, formatC or formatD made (1,234.50 is not a number to it): not followed here.
-      if (switches.some((sw) => /^\\[#@]/.test(sw)))
+      if (switches.some((sw) => /^\\[#@]|docsmith:(parse|substr)/.test(sw)))
         throw new Refused(
           `"${name}" after a number or date formatter compares Carbone's formatted text; compare the value itself (the condition first)`,
         );

@@ -498,11 +498,47 @@ describe('Carbone syntax', () => {
     assert.match(partText(oursCarbone(template, data)), /^a=4 b=2.5 c=2.565 d=10.3 e=\[\]\nBolt\n5.00\nNut\n500.00\ntotal=\$1,481.40$/);
   });
 
+  it('cuts text with substr and reads dates in a given pattern with convDate, as Carbone does', async () => {
+    const template = docx(
+      p(run('a={d.s:substr(0,3)} b={d.s:substr(1)} c={d.s:substr(-2)} d={d.s:substr(2,-1)} e={d.s:substr(0,3):upperCase}')) +
+        p(run('f={d.n:formatN(2):substr(0,3)} g={d.missing:substr(0,2)} h=[{d.empty:substr(0,2)}] i={d.s:substr(10,12)}')) +
+        p(run('j={d.compact:convDate(YYYYMMDD, L)} k={d.compact:convDate(YYYYMMDD, LL)} l={d.european:convDate(DD/MM/YYYY, YYYY-MM-DD)}')) +
+        p(
+          run(
+            "m={d.stamp:convDate('YYYY-MM-DD HH:mm', 'dddd D MMMM YYYY, HH:mm')} n={d.compact:convDate(YYYYMMDD, 'dddd D MMMM'):upperCase}",
+          ),
+        ),
+    );
+    const data = { s: 'foobar', n: 1234.5, empty: '', compact: '20160131', european: '31/01/2016', stamp: '2026-11-29 17:45' };
+    for (const [lang, culture] of [
+      ['en-us', 'en-US'],
+      ['de-de', 'de-DE'],
+      ['fr-fr', 'fr-FR'],
+    ] as const) {
+      const expected = await carboneOf(template, data, lang);
+      const actual = oursCarbone(template, data, culture);
+      assert.equal(partText(actual), partText(expected), lang);
+    }
+    assert.match(partText(oursCarbone(template, data)), /a=foo b=oobar c=ar d=oba e=FOO\nf=1,2 g= h=\[\] i=\nj=01\/31\/2016/);
+    // A field kept unmerged (removeEmptyFields off) is one Word reads: docsmith's steps are not in it.
+    const kept = translateTemplate(docx(p(run('{d.none:substr(0,2)}'))), 'carbone');
+    const merged = CompiledTemplate.compile(kept).merge([{}], { ...DEFAULT_MERGE_OPTIONS, removeEmptyFields: false }, true)[0]!;
+    assert.match(partXml(merged), /MERGEFIELD/);
+    assert.doesNotMatch(partXml(merged), /docsmith/);
+  });
+
   it('answers a 400 naming the tag for what it does not run', () => {
     const cases: [string, RegExp][] = [
       ['{d.n:mul(d.x)}', /mul\(d.x\): the argument is a number or a value of the same object/],
       ['{d.n:mul(2):upperCase}', /"upperCase" after add, sub, mul, div or round is not supported yet/],
-      ['{d.name:substr(0,2)}', /the tag "\{d.name:substr\(0,2\)\}" cannot be merged: the formatter "substr" is not supported yet/],
+      ['{d.name:padl(5)}', /the tag "\{d.name:padl\(5\)\}" cannot be merged: the formatter "padl" is not supported yet/],
+      ['{d.name:substr(a)}', /substr takes where to begin and, if wanted, where to end, as whole numbers/],
+      [
+        '{d.name:substr(0,2):formatN(2)}',
+        /"formatN" after substr or another number or date formatter is not supported; format first, then substr/,
+      ],
+      ['{d.day:convDate(YYYYMMDDZ, L)}', /convDate reads dates without an offset/],
+      ['{d.day:convDate(YYYYMMDD)}', /convDate takes the pattern the data is written in and the one to show/],
       ['{d.n:ifEQ(1):formatN(2)}', /"formatN" is not supported in that place/],
       ['{d.n:formatN(2):ifGT(1)}', /"ifGT" after a number or date formatter compares Carbone's formatted text/],
       ["{d.items[type='x'].name:ifEmpty(none)}", /a condition or print on an element found by a filter without i is not supported yet/],
