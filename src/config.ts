@@ -40,6 +40,8 @@ export interface Config {
   testRoutes: boolean;
   /** New accounts get the sample template (samples/reportingcloud/sample_invoice.tx), as the SDK suites expect. */
   sampleTemplates: boolean;
+  /** docxtemplater's raw XML tags (`{@x}`) are merged, their values checked (DOCSMITH_RAW_XML=1); refused otherwise. */
+  rawXml: boolean;
   office: OfficeConfig;
   /** How long a stop waits for running requests (DOCSMITH_SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;
@@ -238,6 +240,7 @@ export function loadConfig(given: Env = process.env): Config {
     auditDays: int(env, 'DOCSMITH_AUDIT_DAYS', 90, 1, 36500),
     testRoutes: env.DOCSMITH_TEST_ROUTES === '1',
     sampleTemplates: env.DOCSMITH_SAMPLE_TEMPLATES === '1',
+    rawXml: env.DOCSMITH_RAW_XML === '1',
     dictionaryDir: env.DOCSMITH_DICTIONARY_DIR || '/usr/share/hunspell',
     fontsDir: env.DOCSMITH_FONTS_DIR ? path.resolve(env.DOCSMITH_FONTS_DIR) : undefined,
     dictionaries: dictionaryList(env.DOCSMITH_DICTIONARIES),

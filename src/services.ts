@@ -184,6 +184,7 @@ export async function openServices(
     maxOutputBytes: config.limits.maxOutputBytes,
     maxPages: config.limits.maxPages,
     officeProcesses: config.office.processes,
+    rawXml: config.rawXml,
   });
   const usage = new UsageGuard(store, config);
   const policy = new CallbackPolicy(config.jobs.callbackAllow);

@@ -16,7 +16,9 @@ export type FieldResult =
   /** Not ours to evaluate (PAGE, TOC, REF...): left for the office to update. */
   | { kind: 'keep' }
   /** MERGEBARCODE / DISPLAYBARCODE: the value drawn as a barcode. */
-  | { kind: 'barcode'; value: string; spec: WordBarcodeSpec; field: string };
+  | { kind: 'barcode'; value: string; spec: WordBarcodeSpec; field: string }
+  /** docxtemplater's `{@x}`: the value as markup in place of its paragraph, unchecked yet (merge/rawxml.ts). */
+  | { kind: 'raw'; xml: string; field: string };
 
 export interface FieldContext {
   scope: Scope;
@@ -63,6 +65,7 @@ export function evaluateField(field: FieldNode, ctx: FieldContext): FieldResult 
       const name = instruction.args[0];
       if (!name || /^Table(Start|End):/i.test(name)) return MISSING_RESULT;
       const value = ctx.scope.get(name);
+      if (docsmithStep(instruction, 'raw') !== undefined) return { kind: 'raw', xml: typeof value === 'string' ? value : '', field: name };
       if (value === MISSING) return MISSING_RESULT;
       return { kind: 'text', text: decorate(formatValue(value, instruction, ctx.culture, ctx.timeZone), instruction) };
     }

@@ -1,10 +1,11 @@
 import { escapeText } from '../ooxml/xml.js';
-import { ProcessingTimeoutError } from '../errors.js';
+import { InputError, ProcessingTimeoutError } from '../errors.js';
 import { filterRows } from './filter.js';
 import { PPR_ORDER } from '../ooxml/properties-order.js';
 import type { Segment } from './compile.js';
 import { evaluateField, type FieldContext } from './fields.js';
 import { withoutDocsmithSteps } from './instruction.js';
+import { checkedRawXml, endsWithTable } from './rawxml.js';
 import { MISSING, Scope, type JsonObject } from './scope.js';
 import { decodeImage, fitExtent, inlinePicture, pointBlip, type DecodedImage, type MediaSink } from './images.js';
 import { MAX_RASTER_PX, type SvgRasteriser } from '../render/svg.js';
@@ -19,6 +20,8 @@ export interface RenderOptions {
   mergeHtml: boolean;
   /** Values every record shares, read by fields named `$c.…` (Carbone's complement). */
   complement?: JsonObject;
+  /** docxtemplater's raw XML values go in, checked (src/merge/rawxml.ts): the operator allows them. */
+  rawXml?: boolean;
 }
 
 /** Where merged images go: the output document's media, related from this part. */
@@ -69,6 +72,31 @@ interface State extends FieldContext {
   visible: number;
   /** Where the open paragraphs, tables and cells start in the output (they may be cut back there). */
   marks: number[];
+  /**
+   * Raw XML took its paragraph's place: the paragraph's end is dropped from what follows (null),
+   * or a paragraph with these properties opens again (after a table, or to keep a section break).
+   */
+  reopen?: string | null;
+}
+
+/** The host paragraph's start, when nothing but its properties was written yet. */
+const PARAGRAPH_START = /<w:p\b[^>]*>(?:<w:pPr\s*\/>|<w:pPr>[\s\S]*?<\/w:pPr>)?$/;
+
+/**
+ * Puts raw XML where its paragraph was (as docxtemplater does): the paragraph's start is taken
+ * back when nothing else was written in it, else the paragraph is closed first. Returns what
+ * `reopen` says of the rest.
+ */
+function inPlaceOfParagraph(out: string[], xml: string, hostPPr: string): string | null {
+  const last = out.length - 1;
+  const start = last >= 0 ? PARAGRAPH_START.exec(out[last]!) : null;
+  if (!start) {
+    out.push('</w:p>', xml);
+    return hostPPr;
+  }
+  out[last] = out[last]!.slice(0, start.index);
+  out.push(xml);
+  return endsWithTable(xml) || hostPPr.includes('<w:sectPr') ? hostPPr : null;
 }
 
 /** Pieces of one open region gathered into one string: fewer live strings for the collector (tests vary it). */
@@ -164,6 +192,16 @@ function render(segments: Segment[], state: State, out: string[]): void {
   for (const segment of segments) {
     if ((++state.steps & 4095) === 0) checkDeadline(state.deadline);
     if (typeof segment === 'string') {
+      if (state.reopen !== undefined) {
+        // After raw XML: its host paragraph's end goes, or what follows gets a paragraph again.
+        const reopen = state.reopen;
+        state.reopen = undefined;
+        if (reopen === null && segment.startsWith('</w:p>')) {
+          out.push(segment.slice(6));
+          continue;
+        }
+        out.push(`<w:p>${reopen ?? ''}`);
+      }
       out.push(segment);
       continue;
     }
@@ -195,6 +233,13 @@ function render(segments: Segment[], state: State, out: string[]): void {
             out.push(`<w:r>${segment.field.runProps}${inlinePicture(ids.main, cx, cy, 1, 'Barcode', ids.svg)}</w:r>`);
             state.visible++;
           }
+        } else if (result.kind === 'raw') {
+          // No value: the paragraph goes, as in docxtemplater.
+          if (result.xml !== '' && !state.options.rawXml)
+            throw new InputError(`{@${result.field}}: raw XML values are off on this server.`);
+          const xml = result.xml === '' ? '' : checkedRawXml(result.xml, result.field);
+          if (xml !== '') state.visible++;
+          state.reopen = inPlaceOfParagraph(out, xml, segment.field.hostPPr ?? '');
         } else if (result.kind === 'text' && segment.inCell && segment.field.hostPPr !== undefined && result.text.length > LONG_VALUE) {
           state.visible++;
           out.push(splitIntoParagraphs(result.text, segment.field.runProps, segment.field.hostPPr));

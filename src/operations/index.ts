@@ -116,6 +116,8 @@ export interface OperationParts {
   officeProcesses?: number;
   /** The dictionaries proofing uses; absent: no proofing here. */
   spelling?: Spelling;
+  /** docxtemplater's raw XML tags are merged (DOCSMITH_RAW_XML); refused otherwise. */
+  rawXml?: boolean;
 }
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 200 * 1024 * 1024;
@@ -177,8 +179,9 @@ export class DocumentOperations {
     format = requireFormat(bytes, TEMPLATE_FORMATS, what),
     syntax: TemplateSyntax = 'word',
     sha256?: string,
-    tags: TagContext = DEFAULT_TAG_CONTEXT,
+    written: TagContext = DEFAULT_TAG_CONTEXT,
   ): Promise<Buffer> {
+    const tags = this.parts.rawXml ? { ...written, rawXml: true } : written;
     // An inline template is kept by its hash too, when hashing it here holds no other request up.
     const hash =
       sha256 ?? (syntax !== 'word' && bytes.length <= INLINE_HASH_LIMIT ? createHash('sha256').update(bytes).digest('hex') : undefined);
@@ -201,6 +204,11 @@ export class DocumentOperations {
   private async rtfCharts(bytes: Buffer, format: DocumentFormat, ctx: WorkContext): Promise<RtfChart[]> {
     if (format !== 'rtf' || !bytes.includes('\\objclass')) return [];
     return this.parts.workers.rtfCharts(bytes, ctx.signal);
+  }
+
+  /** The request's merge options with what the operator set (raw XML values). */
+  private mergeOptions(options: MergeOptions): MergeOptions {
+    return this.parts.rawXml ? { ...options, rawXml: true } : options;
   }
 
   private get maxOutputBytes(): number {
@@ -261,7 +269,7 @@ export class DocumentOperations {
       {
         docx,
         records: input.records,
-        options: input.options,
+        options: this.mergeOptions(input.options),
         append: input.append,
         deadline: ctx.deadline,
         inert,
@@ -357,7 +365,7 @@ export class DocumentOperations {
           {
             docx,
             records,
-            options: input.options,
+            options: this.mergeOptions(input.options),
             append: true,
             deadline: ctx.deadline,
             inert: true,

@@ -279,3 +279,33 @@ describe('templates typed in docxtemplater’s syntax (templateSyntax=docxtempla
     assert.match(errorMessage(unknown), /templateSyntax/);
   });
 });
+
+describe('raw XML tags where the operator allows them (DOCSMITH_RAW_XML=1)', () => {
+  let env: Awaited<ReturnType<typeof serverWithAccounts>>;
+  let ann: Client;
+  before(async () => {
+    env = await serverWithAccounts({ ann: { licence: 'SN-TAGS' } }, { DOCSMITH_OFFICE_PROCESSES: '1', DOCSMITH_RAW_XML: '1' });
+    ann = env.clients.ann!;
+  });
+  after(() => env.close());
+
+  it('puts the checked markup in place of its paragraph in DOCX and PDF, and answers a 400 for markup that refers outside', async () => {
+    const template = docx(p(run('Dear {name},')) + p(run('{@body}')) + p(run('Regards')));
+    const upload = await ann.post('/v1/templates/upload?templateName=raw.docx&templateSyntax=docxtemplater', { json: b64(template) });
+    assert.equal(upload.status, 201);
+    const body = '<w:p><w:r><w:rPr><w:b/></w:rPr><w:t>Your order has shipped.</w:t></w:r></w:p>';
+    const merge = (format: string, value: string) =>
+      ann.post(`/v1/document/merge?returnFormat=${format}&templateName=raw.docx`, { json: { mergeData: [{ name: 'Ann', body: value }] } });
+    const docxReply = await merge('DOCX', body);
+    assert.equal(docxReply.status, 200);
+    const merged = decode(docxReply)[0]!;
+    assert.equal(partText(merged), 'Dear Ann,\nYour order has shipped.\nRegards');
+    assert.match(partXml(merged), /<w:b\/><\/w:rPr><w:t>Your order has shipped\./);
+    const pdf = await merge('PDF', body);
+    assert.equal(pdf.status, 200);
+    assert.match(pdfFacts(decode(pdf)[0]!).text, /Dear Ann,\s+Your order has shipped\.\s+Regards/);
+    const linked = await merge('DOCX', '<w:p><w:r><w:instrText>INCLUDETEXT "/etc/passwd"</w:instrText></w:r></w:p>');
+    assert.equal(linked.status, 400);
+    assert.match(errorMessage(linked), /The raw XML of \{@body\} holds <w:instrText>/);
+  });
+});

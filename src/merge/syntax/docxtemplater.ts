@@ -1,12 +1,12 @@
 /**
  * docxtemplater's tags with its default parser: `{name}`, `{#items}`...`{/items}` (loops and
- * sections), `{^x}`...`{/x}` (inverted sections). Raw XML (`{@x}`) and expressions (its optional
- * angular parser: filters, operators) are refused by name.
+ * sections), `{^x}`...`{/x}` (inverted sections), raw XML (`{@x}`) where the operator allows it.
+ * Expressions (its optional angular parser: filters, operators) are refused by name.
  */
 import { InputError } from '../../errors.js';
 import { attr, type XmlElement, type XmlNode } from '../../ooxml/xml.js';
 import { bookmarkEnd, bookmarkStart, BookmarkIds, checkBlockCount, holdsSection, mergeField } from './markup.js';
-import type { TagMeaning } from './meaning.js';
+import type { TagContext, TagMeaning } from './meaning.js';
 import { findTags, rewriteParagraph, type Tag, type TaggedParagraph } from './tags.js';
 
 export const DOCXTEMPLATER_DELIMITERS = { start: '{', end: '}' };
@@ -14,12 +14,18 @@ export const DOCXTEMPLATER_DELIMITERS = { start: '{', end: '}' };
 /** Characters of expressions (docxtemplater's optional expression parser), not of plain names. */
 const EXPRESSION = /[|()+*=<>!?:'"[\]&%,;]/;
 
-export function docxtemplaterTag(text: string): TagMeaning {
+/** A raw XML value (`{@x}`): a merge field with docsmith's own step, put in place of its paragraph (merge/rawxml.ts). */
+export const RAW_XML_SWITCH = '\\* "docsmith:raw()"';
+
+export function docxtemplaterTag(text: string, rawXml = false): TagMeaning {
   const tag = text.trim();
   const sigil = tag.charAt(0);
   const name = ['#', '^', '/', '@', '-', '>', '~'].includes(sigil) ? tag.slice(1).trim() : tag;
-  if (sigil === '@')
-    return { kind: 'refused', reason: 'raw XML tags ({@...}) are not supported: they would put unchecked markup in the document' };
+  if (sigil === '@' && !rawXml)
+    return {
+      kind: 'refused',
+      reason: 'raw XML tags ({@...}) are off on this server; its operator can allow them (DOCSMITH_RAW_XML=1), their values then checked',
+    };
   if (sigil === '-' || sigil === '>' || sigil === '~')
     return { kind: 'refused', reason: `"${sigil}" tags need a docxtemplater module that docsmith does not provide` };
   if (name === '') return { kind: 'refused', reason: 'the tag is empty' };
@@ -31,6 +37,7 @@ export function docxtemplaterTag(text: string): TagMeaning {
     };
   // `{.}`: the current element of a loop over plain values (their rows are `{ value: x }`).
   const field = name === '.' ? 'value' : name;
+  if (sigil === '@') return { kind: 'value', name: field, switches: RAW_XML_SWITCH };
   if (sigil === '#') return { kind: 'open', name: field, mode: 'section' };
   if (sigil === '^') return { kind: 'open', name: field, mode: 'inverted' };
   if (sigil === '/') return { kind: 'close', name: field };
@@ -45,8 +52,8 @@ interface Placed {
 }
 
 /** Turns one part's docxtemplater tags into merge fields and blocks; false when it has none. */
-export function translateDocxtemplaterPart(root: XmlElement, where: string): boolean {
-  const rules = { delimiters: DOCXTEMPLATER_DELIMITERS, meaning: docxtemplaterTag };
+export function translateDocxtemplaterPart(root: XmlElement, where: string, context?: TagContext): boolean {
+  const rules = { delimiters: DOCXTEMPLATER_DELIMITERS, meaning: (text: string) => docxtemplaterTag(text, context?.rawXml) };
   const paragraphs = findTags(root, rules.delimiters, where);
   if (paragraphs.length === 0) return false;
   const placed: Placed[] = [];
@@ -56,6 +63,10 @@ export function translateDocxtemplaterPart(root: XmlElement, where: string): boo
       if (meaning.kind === 'refused')
         throw new InputError(
           `${where}, paragraph ${paragraph.number}: the tag "${rules.delimiters.start}${tag.text}${rules.delimiters.end}" cannot be merged: ${meaning.reason}.`,
+        );
+      if (meaning.kind === 'value' && meaning.switches === RAW_XML_SWITCH && (paragraph.tags.length > 1 || paragraph.hasOtherContent))
+        throw new InputError(
+          `${where}, paragraph ${paragraph.number}: the raw XML tag "${rules.delimiters.start}${tag.text}${rules.delimiters.end}" must be alone in its paragraph, which its value replaces (as in docxtemplater).`,
         );
       placed.push({ tag, meaning });
     }

@@ -90,7 +90,7 @@ export function tagContext(culture: string, translations?: Record<string, Record
 /** A short key for a context, for caches of translated templates. */
 export function contextKey(context: TagContext): string {
   const table = context.translations ? createHash('sha256').update(JSON.stringify(context.translations)).digest('hex') : '';
-  return `${context.culture}:${table}`;
+  return `${context.culture}:${table}${context.rawXml ? ':raw' : ''}`;
 }
 
 /** Templates with typed tags as merge fields (merge/syntax/), by content hash, syntax and context: translated once, not per merge. */

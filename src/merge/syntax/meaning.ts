@@ -16,4 +16,6 @@ export type TagMeaning =
 export interface TagContext {
   culture: string;
   translations?: Record<string, string>;
+  /** docxtemplater's raw XML tags (`{@x}`) are merged: the operator allows them (DOCSMITH_RAW_XML). */
+  rawXml?: boolean;
 }

@@ -118,9 +118,78 @@ describe('docxtemplater syntax', () => {
     assert.equal(translateTemplate(plain, 'word'), plain);
   });
 
+  it('puts raw XML values in place of their paragraphs where the operator allows them, checked, as docxtemplater does', () => {
+    const raw = (template: Buffer, data: JsonObject) => {
+      const translated = translateTemplate(template, 'docxtemplater', undefined, { culture: 'en-US', rawXml: true });
+      return CompiledTemplate.compile(translated).merge([data], { ...DEFAULT_MERGE_OPTIONS, rawXml: true }, true)[0]!;
+    };
+    const template = docx(
+      p(run('Before')) +
+        p(run('{@notes}')) +
+        p(run('After {name}')) +
+        table(row(cell(p(run('{@cell}'))), cell(p(run('plain'))))) +
+        p(run('{@missing}')) +
+        p(run('End')),
+    );
+    const data = {
+      name: 'Ann',
+      notes:
+        '<w:p><w:pPr><w:jc w:val="center"/></w:pPr><w:r><w:rPr><w:b/><w:color w:val="FF0000"/></w:rPr><w:t xml:space="preserve">Bold red </w:t></w:r><w:r><w:t>and plain</w:t></w:r></w:p>' +
+        '<w:p><w:r><w:t>Second</w:t></w:r></w:p>',
+      cell: '<w:p><w:r><w:t>In a cell</w:t></w:r></w:p>',
+    };
+    const expected = theirs(template, data);
+    const actual = raw(template, data);
+    assert.equal(partText(actual), partText(expected));
+    assert.deepEqual(runs(actual), runs(expected));
+    assert.match(partXml(actual), /<w:jc w:val="center"\/>/);
+    // A table at the end of a cell keeps a paragraph after it; a section break stays on its paragraph.
+    const tableValue = '<w:tbl><w:tr><w:tc><w:p><w:r><w:t>inner</w:t></w:r></w:p></w:tc></w:tr></w:tbl>';
+    const inCell = raw(docx(table(row(cell(p(run('{@t}')))))), { t: tableValue });
+    assert.match(partXml(inCell), /<\/w:tbl><w:p\b[^>]*>(<w:pPr\/>)?<\/w:p><\/w:tc>/);
+    const sectioned = raw(docx(p('<w:pPr><w:sectPr><w:pgSz w:w="11906" w:h="16838"/></w:sectPr></w:pPr>', run('{@x}')) + p(run('next'))), {
+      x: '<w:p><w:r><w:t>one</w:t></w:r></w:p>',
+    });
+    assert.match(partXml(sectioned), /one<\/w:t><\/w:r><\/w:p><w:p><w:pPr><w:sectPr>/);
+    // What may not go in: a 400 naming it; nothing of it in a document.
+    const hostile: [string, RegExp][] = [
+      ['<w:p><w:r><w:drawing/></w:r></w:p>', /holds <w:drawing>: raw XML may hold paragraphs and tables of text and formatting/],
+      ['<w:p><w:r><w:instrText>INCLUDETEXT "/etc/passwd"</w:instrText></w:r></w:p>', /holds <w:instrText>/],
+      ['<w:p><w:fldSimple w:instr="INCLUDEPICTURE x"/></w:p>', /holds <w:fldSimple>/],
+      ['<w:p><w:hyperlink r:id="rId1"><w:r><w:t>x</w:t></w:r></w:hyperlink></w:p>', /holds <w:hyperlink>/],
+      ['<w:p r:id="rId9"><w:r><w:t>x</w:t></w:r></w:p>', /has the attribute r:id on <w:p>/],
+      ['<w:p><v:shape/></w:p>', /holds <v:shape>/],
+      ['<w:r><w:t>not a paragraph</w:t></w:r>', /must be paragraphs \(<w:p>\) or tables/],
+      ['plain text', /must be paragraphs/],
+      ['<!DOCTYPE x [<!ENTITY a "b">]><w:p/>', /DOCTYPE|not well-formed/],
+      ['<w:p><w:r>', /not well-formed/],
+      ['<w:p>' + '<w:pPr>'.repeat(70) + '</w:pPr>'.repeat(70) + '</w:p>', /nests elements more than 64 deep/],
+      ['<w:p/>'.repeat(200_000), /longer than 1048576 characters/],
+    ];
+    for (const [value, message] of hostile)
+      assert.throws(
+        () => raw(docx(p(run('{@x}'))), { x: value }),
+        (error: Error & { status?: number }) => error.status === 400 && message.test(error.message),
+        value.slice(0, 40),
+      );
+    // Alone in its paragraph, as docxtemplater asks; off unless the operator allows it, in the merge too.
+    assert.throws(
+      () => translateTemplate(docx(p(run('see {@x}'))), 'docxtemplater', undefined, { culture: 'en-US', rawXml: true }),
+      /the raw XML tag "\{@x\}" must be alone in its paragraph/,
+    );
+    const translated = translateTemplate(docx(p(run('{@x}'))), 'docxtemplater', undefined, { culture: 'en-US', rawXml: true });
+    assert.throws(
+      () => CompiledTemplate.compile(translated).merge([{ x: '<w:p/>' }], DEFAULT_MERGE_OPTIONS, true),
+      /raw XML values are off on this server/,
+    );
+  });
+
   it('answers a 400 naming the tag and its paragraph for what it does not run', () => {
     const cases: [string, RegExp][] = [
-      ['{@raw}', /paragraph 1: the tag "\{@raw\}" cannot be merged: raw XML tags/],
+      [
+        '{@raw}',
+        /paragraph 1: the tag "\{@raw\}" cannot be merged: raw XML tags \(\{@...\}\) are off on this server; its operator can allow them \(DOCSMITH_RAW_XML=1\)/,
+      ],
       ['{name | upper}', /the tag "\{name \| upper\}" cannot be merged: expressions/],
       ['{}', /the tag "\{\}" cannot be merged: the tag is empty/],
       ['{#a}x', /"\{#a\}" \(paragraph 1\) opens a block that is never closed/],
