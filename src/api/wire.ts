@@ -7,7 +7,7 @@ import { asStorageUnavailable } from '../store/errors.js';
 import { parseJsonBody, type JsonText } from '../util/json.js';
 import { forgetDecoded, keepDecoded, type ParsedBody } from '../util/base64.js';
 import { ClientGoneError, DocsmithError, InputError } from '../errors.js';
-import { documentsJsonLength, documentsJsonStream } from '../operations/answer.js';
+import { documentsJsonLength, documentsJsonBody } from '../operations/answer.js';
 import type { Answer } from '../operations/work.js';
 import type { PerformOptions } from '../operations/door/door.js';
 import { whoMade } from './auth.js';
@@ -136,7 +136,7 @@ function formatBytes(bytes: number): string {
 export function sendDocuments(reply: FastifyReply, answer: Answer): FastifyReply {
   reply.headers(answer.headers);
   reply.header('content-length', String(documentsJsonLength(answer.documents, answer.list)));
-  return reply.code(200).type('application/json; charset=utf-8').send(documentsJsonStream(answer.documents, answer.list));
+  return reply.code(200).type('application/json; charset=utf-8').send(documentsJsonBody(answer.documents, answer.list));
 }
 
 /** The files a document answer may be sent as instead of JSON (docsmith): their media type and extension, and how several become one ZIP. */

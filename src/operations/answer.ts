@@ -24,7 +24,12 @@ export function documentsJsonLength(documents: readonly Buffer[], list: boolean)
   return list ? strings + 2 + Math.max(0, documents.length - 1) : strings;
 }
 
-export function documentsJsonStream(documents: readonly Buffer[], list: boolean): Readable {
+/**
+ * The answer as a stream, or, when its documents fit in one piece (most merges), as one buffer:
+ * written in one call, without a stream's turns.
+ */
+export function documentsJsonBody(documents: readonly Buffer[], list: boolean): Readable | Buffer {
+  if (documents.reduce((sum, d) => sum + d.length, 0) <= PIECE) return Buffer.concat([...documentsJsonPieces(documents, list)]);
   return Readable.from(documentsJsonPieces(documents, list), { objectMode: false });
 }
 
