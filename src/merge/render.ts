@@ -79,6 +79,9 @@ interface State extends FieldContext {
   reopen?: string | null;
 }
 
+/** How far back from a piece's end the host paragraph's start is looked for (its properties fit many times). */
+const RAW_LOOKBACK = 16 * 1024;
+
 /** The host paragraph's start, when nothing but its properties was written yet. */
 const PARAGRAPH_START = /<w:p\b[^>]*>(?:<w:pPr\s*\/>|<w:pPr>[\s\S]*?<\/w:pPr>)?$/;
 
@@ -89,12 +92,15 @@ const PARAGRAPH_START = /<w:p\b[^>]*>(?:<w:pPr\s*\/>|<w:pPr>[\s\S]*?<\/w:pPr>)?$
  */
 function inPlaceOfParagraph(out: string[], xml: string, hostPPr: string): string | null {
   const last = out.length - 1;
-  const start = last >= 0 ? PARAGRAPH_START.exec(out[last]!) : null;
+  // Looked for in the piece's end only: gathered pieces are long, and a document may have many such values.
+  const piece = last >= 0 ? out[last]! : '';
+  const from = Math.max(0, piece.length - RAW_LOOKBACK);
+  const start = PARAGRAPH_START.exec(from > 0 ? piece.slice(from) : piece);
   if (!start) {
     out.push('</w:p>', xml);
     return hostPPr;
   }
-  out[last] = out[last]!.slice(0, start.index);
+  out[last] = piece.slice(0, from + start.index);
   out.push(xml);
   return endsWithTable(xml) || hostPPr.includes('<w:sectPr') ? hostPPr : null;
 }

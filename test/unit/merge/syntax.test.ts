@@ -172,6 +172,12 @@ describe('docxtemplater syntax', () => {
         (error: Error & { status?: number }) => error.status === 400 && message.test(error.message),
         value.slice(0, 40),
       );
+    // Many records appended, each with its value: the output is gathered into long pieces on the way.
+    const many = Array.from({ length: 3000 }, (_, i) => ({ x: `<w:p><w:r><w:t>row ${i}</w:t></w:r></w:p>` }));
+    const long = translateTemplate(docx(p(run('{@x}'))), 'docxtemplater', undefined, { culture: 'en-US', rawXml: true });
+    const text = partText(CompiledTemplate.compile(long).merge(many, { ...DEFAULT_MERGE_OPTIONS, rawXml: true }, true)[0]!);
+    assert.equal((text.match(/row \d+/g) ?? []).length, 3000);
+    assert.match(text, /row 0\b[\s\S]*row 2999$/);
     // Alone in its paragraph, as docxtemplater asks; off unless the operator allows it, in the merge too.
     assert.throws(
       () => translateTemplate(docx(p(run('see {@x}'))), 'docxtemplater', undefined, { culture: 'en-US', rawXml: true }),
