@@ -9,7 +9,11 @@ export interface FieldInstruction {
   args: string[];
   /** Switches in order; `\* MERGEFORMAT` is `{ name: '*', value: 'MERGEFORMAT' }`. */
   switches: { name: string; value: string | undefined }[];
+  /** docsmith's own steps (`\* "docsmith:substr(0,3)"`) by name, with their argument; absent when there are none. */
+  steps?: Record<string, string>;
 }
+
+const DOCSMITH_STEP = /^docsmith:(\w+)\((.*)\)$/s;
 
 /** Splits on white space, keeping quoted strings (with `\"` escapes) as one token. */
 export function tokenize(instruction: string): { text: string; quoted: boolean }[] {
@@ -45,6 +49,7 @@ export function parseInstruction(instruction: string): FieldInstruction {
   const type = (tokens.shift()?.text ?? '').toUpperCase();
   const args: string[] = [];
   const switches: FieldInstruction['switches'] = [];
+  let steps: Record<string, string> | undefined;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
     if (!token.quoted && /^\\./.test(token.text)) {
@@ -55,11 +60,13 @@ export function parseInstruction(instruction: string): FieldInstruction {
       let value: string | undefined = glued || undefined;
       if (value === undefined && VALUE_SWITCHES.has(name) && i + 1 < tokens.length) value = tokens[++i]!.text;
       switches.push({ name, value });
+      const step = name === '*' && value !== undefined ? DOCSMITH_STEP.exec(value) : null;
+      if (step) (steps ??= {})[step[1]!] = step[2]!;
     } else if (switches.length === 0) {
       args.push(token.text);
     }
   }
-  return { type, args, switches };
+  return steps ? { type, args, switches, steps } : { type, args, switches };
 }
 
 /** The switch value, or undefined. */
@@ -74,12 +81,11 @@ export function caseSwitch(field: FieldInstruction): string | undefined {
 
 /**
  * What typed tags ask that no Word switch does (Carbone's substr, convDate's input pattern), as
- * `\* "docsmith:name(argument)"` in the translated template only: the argument of `name`, or undefined.
+ * `\* "docsmith:name(argument)"` in the translated template only (read once, with the instruction):
+ * the argument of `name`, or undefined.
  */
 export function docsmithStep(field: FieldInstruction, name: string): string | undefined {
-  const prefix = `docsmith:${name}(`;
-  const value = field.switches.find((s) => s.name === '*' && s.value?.startsWith(prefix) && s.value.endsWith(')'))?.value;
-  return value?.slice(prefix.length, -1);
+  return field.steps?.[name];
 }
 
 /** A kept field's markup without docsmith's steps, which Word would not read. */

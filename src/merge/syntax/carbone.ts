@@ -218,6 +218,11 @@ function formatterSwitch(name: string, args: string[], culture: string): string 
   }
 }
 
+/** A switch that formats the value as a number or a date (formatN, formatC, formatD, convDate). */
+const formatsValue = (sw: string) => /^\\[#@]|docsmith:parse/.test(sw);
+/** A switch after which the text is not the value's own (a format, or substr). */
+const changesText = (sw: string) => formatsValue(sw) || sw.includes('docsmith:substr');
+
 /** A tag's formatters, in order: value formatters as switches, then one condition with what it shows, or print. */
 function formattersOf(formatters: string[], culture: string): Pick<CarboneTag, 'switches' | 'condition' | 'printed' | 'math'> {
   const switches: string[] = [];
@@ -233,13 +238,13 @@ function formattersOf(formatters: string[], culture: string): Pick<CarboneTag, '
     if (math.length && !['formatN', 'formatC'].includes(name))
       throw new Refused(`"${name}" after add, sub, mul, div or round is not supported yet: only formatN or formatC`);
     const value = !condition && printed === undefined ? formatterSwitch(name, args, culture) : undefined;
-    if (value && /^\\[#@]|docsmith:parse/.test(value) && switches.some((sw) => /docsmith:substr|^\\[#@]|docsmith:parse/.test(sw)))
+    if (value && formatsValue(value) && switches.some(changesText))
       throw new Refused(`"${name}" after substr or another number or date formatter is not supported; format first, then substr`);
     if (value) switches.push(value);
     else if (name === 'ifEmpty' && !condition && printed === undefined) condition = { op: '=', right: '', then: args[0] ?? '' };
     else if (CONDITIONS[name] && !condition && printed === undefined) {
       // Carbone compares the text formatN, formatC or formatD made (1,234.50 is not a number to it): not followed here.
-      if (switches.some((sw) => /^\\[#@]|docsmith:(parse|substr)/.test(sw)))
+      if (switches.some(changesText))
         throw new Refused(
           `"${name}" after a number or date formatter compares Carbone's formatted text; compare the value itself (the condition first)`,
         );
