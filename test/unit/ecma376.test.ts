@@ -7,9 +7,11 @@ import path from 'node:path';
 import { readTx } from '../../src/formats/tx/read.js';
 import { txToDocx } from '../../src/formats/tx/docx.js';
 import { ROOT } from '../helpers/server.js';
-import { docx } from '../helpers/docx.js';
+import { cell, docx, p, row, run, table } from '../helpers/docx.js';
 import { txWithChanges, txWithFrame } from '../helpers/tx.js';
 import { ecma376Problems, ecma376Skip } from '../helpers/ecma376.js';
+import { CompiledTemplate, DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
+import { translateTemplate } from '../../src/merge/syntax/index.js';
 
 const txFiles = [
   'samples/reportingcloud/sample_invoice.tx',
@@ -38,6 +40,24 @@ describe('DOCX against the ECMA-376 schemas', { skip: ecma376Skip }, () => {
       checked++;
     }
     assert.ok(checked >= 6, `${checked} samples`);
+  });
+
+  it('validates raw XML values put in place of their paragraphs: in the body, last in a cell, on a section break', () => {
+    const value =
+      '<w:p><w:pPr><w:jc w:val="center"/></w:pPr><w:r><w:rPr><w:b/></w:rPr><w:t>Shipped</w:t></w:r></w:p>' +
+      '<w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/></w:tblPr><w:tblGrid><w:gridCol w:w="2000"/></w:tblGrid>' +
+      '<w:tr><w:tc><w:p><w:r><w:t>inner</w:t></w:r></w:p></w:tc></w:tr></w:tbl>';
+    const template = docx(
+      p(run('Before')) +
+        p(run('{@x}')) +
+        table(row(cell(p(run('{@x}'))))) +
+        p(run('{@none}')) +
+        p('<w:pPr><w:sectPr><w:pgSz w:w="11906" w:h="16838"/></w:sectPr></w:pPr>', run('{@x}')) +
+        p(run('After')),
+    );
+    const translated = translateTemplate(template, 'docxtemplater', undefined, { culture: 'en-US', rawXml: true });
+    const merged = CompiledTemplate.compile(translated).merge([{ x: value }], { ...DEFAULT_MERGE_OPTIONS, rawXml: true }, true)[0]!;
+    assert.deepEqual(ecma376Problems(merged), []);
   });
 
   it('finds what the schema forbids, after leaving out what mc:Ignorable names', () => {
