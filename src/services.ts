@@ -171,7 +171,7 @@ export async function openServices(
     converter,
     normaliser,
     (bytes, signal) => workers.txToDocx(bytes, signal),
-    (docx, test, signal) => workers.docxToTx(docx, test, signal),
+    (docx, test, signal, source) => workers.docxToTx(docx, test, signal, source),
   );
   const thumbnails = new Thumbnails(workers, converter, { ...DEFAULT_THUMBNAIL_LIMITS, maxPages: config.limits.maxPages });
   const spelling = new Spelling(config.dictionaryDir, config.dictionaries);

@@ -59,6 +59,8 @@ interface MergedFor {
   sectionPages?: boolean;
   /** Has fields to recompute (undefined: the converter looks). */
   updateFields?: boolean;
+  /** The TX document it was made from: TX output keeps its settings, style sheet and protection. */
+  txSource?: Buffer;
 }
 
 /** The context without progress: for work whose own steps are not what its caller counts. */
@@ -238,6 +240,7 @@ export class DocumentOperations {
       alreadyInert: merged.inert ?? false,
       sectionPages: merged.sectionPages ?? false,
       ...(merged.updateFields !== undefined ? { updateFields: merged.updateFields } : {}),
+      ...(merged.txSource ? { txSource: merged.txSource } : {}),
       ...pageProgress(ctx),
     });
     this.counted(0, out.length);
@@ -292,6 +295,7 @@ export class DocumentOperations {
           inert,
           sectionPages,
           updateFields: updateFields?.[i],
+          ...(format === 'tx' ? { txSource: input.template } : {}),
         }));
       bytes = this.counted(bytes, converted.length);
       out.push(converted);
@@ -415,9 +419,11 @@ export class DocumentOperations {
     input: { template: Buffer; what?: string; pairs: [string, string][]; document: DocumentSettings; format: ReturnFormat; test: boolean },
     ctx: WorkContext = {},
   ): Promise<Buffer> {
-    const docx = await this.docx(input.template, TEMPLATE_FORMATS, input.what ?? 'The template', ctx);
+    const what = input.what ?? 'The template';
+    const from = requireFormat(input.template, TEMPLATE_FORMATS, what);
+    const docx = await this.docx(input.template, TEMPLATE_FORMATS, what, ctx, from);
     const replaced = await this.parts.workers.findAndReplace({ docx, pairs: input.pairs }, ctx.signal);
-    return this.output(replaced, input.format, input.document, input.test, ctx);
+    return this.output(replaced, input.format, input.document, input.test, ctx, from === 'tx' ? { txSource: input.template } : {});
   }
 
   /** Documents joined in order, each after its divider. */
@@ -436,7 +442,11 @@ export class DocumentOperations {
       ctx.signal,
     );
     if (input.format !== 'docx') ctx.progress?.({ stage: 'converting' });
-    return this.output(joined, input.format, input.document, input.test, ctx);
+    // The joined document has the first one's settings: TX output keeps a first TX document's.
+    const first = input.documents[0]?.bytes;
+    const firstFormat = first && detectFormat(first);
+    const txSource = firstFormat && firstFormat.ok && firstFormat.format === 'tx' ? first : undefined;
+    return this.output(joined, input.format, input.document, input.test, ctx, txSource ? { txSource } : {});
   }
 
   async convert(
@@ -494,7 +504,12 @@ export class DocumentOperations {
     const docx = isTemplateFormat(from)
       ? (await this.templateAsDocx({ document: input.document, from, test: false }, ctx)).data
       : (await this.convert({ ...input, format: 'docx', test: false }, ctx)).data;
-    const data = await this.parts.pipeline.output(docx, 'tx', { properties: {}, test: input.test, signal: ctx.signal });
+    const data = await this.parts.pipeline.output(docx, 'tx', {
+      properties: {},
+      test: input.test,
+      signal: ctx.signal,
+      ...(from === 'tx' ? { txSource: input.document } : {}),
+    });
     this.counted(0, data.length);
     return { data, officeMs: 0 };
   }
@@ -603,7 +618,7 @@ export class DocumentOperations {
     // The document comes back in its own format.
     if (docx === document) return changed;
     if (back.ok && back.format === 'tx')
-      return this.parts.pipeline.output(changed, 'tx', { properties: {}, test: false, signal: ctx.signal });
+      return this.parts.pipeline.output(changed, 'tx', { properties: {}, test: false, signal: ctx.signal, txSource: document });
     const converter = this.parts.converter!;
     return (await converter.convert(changed, 'docx', back.ok ? (back.format as OfficeFormat) : 'docx', { signal: ctx.signal })).data;
   }

@@ -43,8 +43,11 @@ export class DocumentPipeline {
     private readonly normaliser: Normaliser | null,
     /** TX Text Control documents as DOCX (formats/tx/, in a worker thread); no office needed. */
     private readonly readTx: (bytes: Buffer, signal?: AbortSignal) => Promise<Buffer>,
-    /** A DOCX written as TX (formats/tx/, in a worker thread), a test run's mark as a header line. */
-    private readonly writeTx: (docx: Buffer, test: boolean, signal?: AbortSignal) => Promise<Buffer> = () =>
+    /**
+     * A DOCX written as TX (formats/tx/, in a worker thread), a test run's mark as a header line;
+     * `source`: the TX document it was made from, whose settings and style sheet it keeps.
+     */
+    private readonly writeTx: (docx: Buffer, test: boolean, signal?: AbortSignal, source?: Buffer) => Promise<Buffer> = () =>
       Promise.reject(new InputError('TX output is written by a docsmith server.')),
   ) {}
 
@@ -103,10 +106,12 @@ export class DocumentPipeline {
       accessibleTitle?: string;
       /** PDF/A-3b (an e-invoice's carrier). */
       pdfa3?: boolean;
+      /** The TX document the result was made from: TX output keeps its settings, style sheet and protection. */
+      txSource?: Buffer;
     } & Pick<ConvertOptions, 'loaded' | 'pages'>,
   ): Promise<Buffer> {
     // TX is written from the DOCX here; it holds no password (ignored, as for RTF) and no document properties.
-    if (format === 'tx') return this.writeTx(docx, options.test, options.signal);
+    if (format === 'tx') return this.writeTx(docx, options.test, options.signal, options.txSource);
     if (!outputNeedsOffice(format, options.password)) {
       // DOCX stays our own OOXML; properties and a test run's watermark are written into the package directly.
       if (!hasProperties(options.properties) && !options.test) return docx;

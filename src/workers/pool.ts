@@ -207,9 +207,9 @@ export class DocumentWorkers implements PageRendering {
     return asBuffer(u);
   }
 
-  /** A DOCX as a TX file (formats/tx/), written in a worker thread. */
-  async docxToTx(bytes: Buffer, test: boolean, signal?: AbortSignal): Promise<Buffer> {
-    const u = await this.run('docxToTxFile', { bytes, test }, signal);
+  /** A DOCX as a TX file (formats/tx/), written in a worker thread; `source`: the TX document it was made from. */
+  async docxToTx(bytes: Buffer, test: boolean, signal?: AbortSignal, source?: Buffer): Promise<Buffer> {
+    const u = await this.run('docxToTxFile', { bytes, test, ...(source ? { source } : {}) }, signal);
     return asBuffer(u);
   }
 

@@ -272,8 +272,11 @@ export function txCarriedOver(task: { bytes: Uint8Array }): TaskReply<string[]> 
   }
 }
 
-/** A DOCX written as TX (formats/tx/), a test run's mark as a header line; or the 400 that names what TX cannot hold. */
-export function docxToTxFile(task: { bytes: Uint8Array; test: boolean }): TaskReply<Uint8Array> {
+/**
+ * A DOCX written as TX (formats/tx/), a test run's mark as a header line; or the 400 that names what
+ * TX cannot hold. `source`: the TX document it was made from, whose settings and style sheet it keeps.
+ */
+export function docxToTxFile(task: { bytes: Uint8Array; test: boolean; source?: Uint8Array }): TaskReply<Uint8Array> {
   try {
     let docx = asBuffer(task.bytes);
     if (task.test) {
@@ -281,7 +284,8 @@ export function docxToTxFile(task: { bytes: Uint8Array; test: boolean }): TaskRe
       addWatermark(pkg, TEST_WATERMARK, pkg.mainDocument(), 'line');
       docx = pkg.toBuffer();
     }
-    return { ok: true, value: asBytes(writeTx(docxToTx(docx))) };
+    const kept = task.source ? readTx(asBuffer(task.source)).keptFile : undefined;
+    return { ok: true, value: asBytes(writeTx(docxToTx(docx, kept))) };
   } catch (error) {
     return failure(error);
   }

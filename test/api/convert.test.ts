@@ -190,6 +190,10 @@ describe('POST /v1/document/convert with the real office engine', () => {
     const instructions = (doc: typeof sourceTx) =>
       [doc, doc.footer].flatMap((story) => [...(story?.fields.values() ?? [])].map((f) => f.instruction.join(' ')));
     assert.deepEqual(instructions(invoiceTx), instructions(sourceTx), 'every field of the body and the footer, switches too');
+    assert.ok(
+      Buffer.from(invoiceTx.keptFile!.settings).equals(Buffer.from(sourceTx.keptFile!.settings)),
+      'its own settings and style sheet',
+    );
     assert.deepEqual(
       invoiceTx.marks.map((m) => m.name),
       ['txmb_item'],

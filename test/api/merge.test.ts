@@ -708,15 +708,20 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
       /paragraph settings in TX documents that this reader does not know are not supported yet.*save it as DOCX/,
     );
     // TX Text Control Words' files: a protected one merges (the DOCX keeps its region for everyone and
-    // its protection) and cannot come back as TX (its protection lives in settings only TX composes);
-    // one with link targets and links to places merges, and comes back as TX with its targets.
-    assert.equal((await paid.upload('protected.tx', txWithRegions([{ start: 2, end: 12, id: 1 }], 'readOnly;0;1'))).status, 201);
+    // its protection) and comes back as TX with both (its protection lives in the template's settings, which
+    // TX output keeps); one with link targets and links to places merges, and comes back as TX with its targets.
+    const protectedTemplate = txWithRegions([{ start: 2, end: 12, id: 1 }], 'readOnly;0;1');
+    assert.equal((await paid.upload('protected.tx', protectedTemplate)).status, 201);
     const protectedDocx = decode(await merge('returnFormat=DOCX&templateName=protected.tx', { mergeData: [{}] }))[0]!;
     assert.match(partXml(protectedDocx), /<w:permStart w:id="1" w:edGrp="everyone"\/>/);
     assert.match(partXml(protectedDocx, 'word/settings.xml'), /<w:documentProtection w:edit="readOnly" w:enforcement="1"\/>/);
-    const protectedTx = await merge('returnFormat=TX&templateName=protected.tx', { mergeData: [{}] });
-    assert.equal(protectedTx.status, 400);
-    assert.match(message(protectedTx), /returnFormat TX cannot hold document protection/);
+    const protectedTx = readTx(decode(await merge('returnFormat=TX&templateName=protected.tx', { mergeData: [{}] }))[0]!);
+    assert.deepEqual(protectedTx.protection, { edit: 'readOnly', enforced: true });
+    assert.deepEqual(protectedTx.regions, readTx(protectedTemplate).regions);
+    // The same document sent as DOCX has no TX settings to carry its protection: a 400 naming it, not a lost protection.
+    const protectedFromDocx = await merge('returnFormat=TX', { mergeData: [{}], template: b64(protectedDocx) });
+    assert.equal(protectedFromDocx.status, 400);
+    assert.match(message(protectedFromDocx), /returnFormat TX cannot hold document protection/);
     assert.equal((await paid.upload('targets.tx', txWithTargets([{ position: 14, name: 'page_03' }]))).status, 201);
     const targetsDocx = decode(await merge('returnFormat=DOCX&templateName=targets.tx', { mergeData: [{}] }))[0]!;
     assert.match(partXml(targetsDocx), /<w:bookmarkStart w:id="\d+" w:name="page_03"\/>/);
@@ -755,6 +760,8 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     )[0]!;
     const written = readTx(txOut);
     assert.match(written.text, /Invoice number #778723/);
+    const invoiceSettings = Buffer.from(readTx(fixture('test_template.tx')).keptFile!.settings);
+    assert.ok(Buffer.from(written.keptFile!.settings).equals(invoiceSettings), "the template's own settings and style sheet");
     assert.equal(written.tables.length, 6);
     assert.equal(written.tables.find((t) => t.columns === 6)!.rows, 7, 'the item block gave two rows');
     assert.deepEqual([...written.fields.values()], [], 'merged: no fields left');
@@ -767,6 +774,13 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     });
     assert.equal(replacedTx.status, 200, replacedTx.text);
     assert.match(readTx(Buffer.from(replacedTx.json() as string, 'base64')).text, /one -- hello world\./);
+    const invoiceReplaced = await paid.post('/v1/document/findandreplace?returnFormat=TX&templateName=invoice.tx', {
+      json: { findAndReplaceData: [['Invoice', 'Bill']] },
+    });
+    assert.equal(invoiceReplaced.status, 200, invoiceReplaced.text);
+    const replacedInvoice = readTx(Buffer.from(invoiceReplaced.json() as string, 'base64'));
+    assert.match(replacedInvoice.text, /Bill number/);
+    assert.ok(Buffer.from(replacedInvoice.keptFile!.settings).equals(invoiceSettings), 'find and replace keeps them too');
     // What TX cannot hold is a 400 naming it, not a lossy file.
     const withPicture = await merge('returnFormat=TX', { mergeData: [{}], template: b64(docx(p(picture('logo', 20, 20)))) });
     assert.equal(withPicture.status, 200, withPicture.text);

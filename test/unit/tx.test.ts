@@ -1040,6 +1040,27 @@ describe('a DOCX written as TX', () => {
     }
   });
 
+  it("keeps a TX source's settings, style sheet, section records and protection (a merged or edited TX template)", () => {
+    const invoice = fixture('test_template.tx');
+    const kept = readTx(invoice).keptFile!;
+    const made = readTx(writeTx(docxToTx(txToDocx(readTx(invoice)), kept)));
+    assert.ok(Buffer.from(made.keptFile!.settings).equals(Buffer.from(kept.settings)), "the invoice's own settings and style sheet");
+    assert.ok(Buffer.from(made.keptFile!.sectionEnd).equals(Buffer.from(kept.sectionEnd)));
+    assert.ok(!Buffer.from(readTx(writeTx(docxToTx(txToDocx(readTx(invoice))))).keptFile!.settings).equals(Buffer.from(kept.settings)));
+    for (const permissions of ['readOnly;0;1;SHA-512;KzMd;2X/A;100000', 'readOnly;0;0']) {
+      const source = txWithRegions([{ start: 2, end: 12, id: 1 }], permissions);
+      const doc = readTx(source);
+      const back = readTx(writeTx(docxToTx(txToDocx(doc), doc.keptFile)));
+      assert.deepEqual(back.protection, doc.protection, permissions);
+      assert.deepEqual(back.regions, doc.regions, permissions);
+    }
+    // The DOCX's protection changed (another password): not the source's, so a 400, never the old one.
+    const doc = readTx(txWithRegions([{ start: 2, end: 12, id: 1 }], 'readOnly;0;1'));
+    const changed = OoxmlPackage.read(txToDocx(doc));
+    changed.setText('word/settings.xml', changed.text('word/settings.xml')!.replace('w:edit="readOnly"', 'w:edit="comments"'));
+    assert.throws(() => writeTx(docxToTx(changed.toBuffer(), doc.keptFile)), /returnFormat TX cannot hold this document protection/);
+  });
+
   it('writes a picture in line with the text as TX embeds one: its type, its size in the document, scaled 100 %', () => {
     const withLogo = docx(p(run('Logo: '), picture('logo', 96, 48)));
     const tx = writeTx(docxToTx(withLogo));

@@ -19,12 +19,14 @@ import type {
   TxCharFormat,
   TxDocument,
   TxField,
+  TxFileKept,
   TxFormField,
   TxMark,
   TxPage,
   TxParaFormat,
   TxParagraph,
   TxPicture,
+  TxProtection,
   TxRegion,
   TxRun,
   TxStory,
@@ -770,8 +772,29 @@ class StoryBuilder {
   }
 }
 
-/** The document as a TX model: the body, the header and footer (and the first page's), the page. */
-export function docxToTx(docx: Uint8Array): TxDocument {
+/** Word's hash algorithm ids (ECMA-376 cryptAlgorithmSid) by TX's names. */
+const ALGORITHMS: Record<string, string> = { '4': 'SHA-1', '12': 'SHA-256', '13': 'SHA-384', '14': 'SHA-512' };
+
+/** The document's protection as TX names it (formats/tx/docx.ts writes it so). */
+function protectionOf(settings: string | undefined): TxProtection | undefined {
+  const element = settings ? /<w:documentProtection\b[^>]*>/.exec(settings)?.[0] : undefined;
+  if (!element) return undefined;
+  const get = (name: string) => new RegExp(`\\bw:${name}="([^"]*)"`).exec(element)?.[1];
+  const algorithm = ALGORITHMS[get('cryptAlgorithmSid') ?? ''];
+  const [hash, salt, spinCount] = [get('hash'), get('salt'), Number(get('cryptSpinCount'))];
+  return {
+    edit: get('edit') ?? 'none',
+    enforced: ['1', 'true', 'on'].includes(get('enforcement') ?? ''),
+    ...(algorithm && hash && salt && spinCount > 0 ? { algorithm, hash, salt, spinCount } : {}),
+  };
+}
+
+/**
+ * The document as a TX model: the body, the header and footer (and the first page's), the page.
+ * `kept`: the records of the TX document it was made from (a TX template merged, a TX document
+ * edited), written back as TX wrote them: its settings, style sheet and protection.
+ */
+export function docxToTx(docx: Uint8Array, kept?: TxFileKept): TxDocument {
   const pkg = OoxmlPackage.read(docx);
   const main = pkg.mainDocument();
   const xml = pkg.text(main);
@@ -780,9 +803,10 @@ export function docxToTx(docx: Uint8Array): TxDocument {
   const body = child(root, 'w:body');
   const styles = new Styles(pkg.text('word/styles.xml'));
   if (pkg.has('word/numbering.xml') && /<w:numPr\b/.test(xml)) throw new TxOutputError('numbered or bulleted lists');
-  // TX keeps a protection in settings this writer does not compose (docs/tx-format.md).
-  const protection = /<w:documentProtection\b[^>]*\bw:enforcement="(?:1|true|on)"/.exec(pkg.text('word/settings.xml') ?? '');
-  if (protection) throw new TxOutputError('document protection (editing restrictions)');
+  // TX keeps a protection in settings this writer does not compose (docs/tx-format.md): only a
+  // TX source's settings carry one, and writeTx checks they carry this one.
+  const protection = kept ? protectionOf(pkg.text('word/settings.xml')) : undefined;
+  if (!kept && protectionOf(pkg.text('word/settings.xml'))?.enforced) throw new TxOutputError('document protection (editing restrictions)');
   const fieldIds = { next: 1 };
   /** A part's pictures by relationship id: the image parts it embeds. */
   const picturesOf = (part: string) => (id: string) => {
@@ -862,5 +886,7 @@ export function docxToTx(docx: Uint8Array): TxDocument {
     ...(footer ? { footer } : {}),
     ...(firstHeader ? { firstHeader } : {}),
     ...(firstFooter ? { firstFooter } : {}),
+    ...(protection ? { protection } : {}),
+    ...(kept ? { keptFile: kept } : {}),
   };
 }
