@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { imageSize } from 'image-size';
 import { InputError } from '../errors.js';
 import { listToken, type ListRequest } from './lists.js';
+import { svgBlipExtension } from '../render/svg.js';
 import type { JsonObject } from './scope.js';
 
 export interface ImageFormat {
@@ -50,14 +51,6 @@ export function fitExtent(image: DecodedImage, placeholder: { cx: number; cy: nu
   const scale = Math.min(1, placeholder.cx / naturalCx);
   return { cx: Math.max(1, Math.round(naturalCx * scale)), cy: Math.max(1, Math.round(naturalCy * scale)) };
 }
-
-/**
- * The blip extension that holds a vector picture beside its raster main blip, as Word writes it
- * (MS-ODRAWXML asvg:svgBlip): Word shows only raster main blips, and shows the SVG from here.
- */
-const svgBlipExtension = (svgRelId: string) =>
-  '<a:ext uri="{96DAC541-7B7A-43D3-8B79-37D633B846F1}">' +
-  `<asvg:svgBlip xmlns:asvg="http://schemas.microsoft.com/office/drawing/2016/SVG/main" r:embed="${svgRelId}"/></a:ext>`;
 
 /**
  * The picture markup with its blip (the one showing `embed`) pointed at a raster image and, when

@@ -8,7 +8,7 @@ import { withoutDocsmithSteps } from './instruction.js';
 import { checkedRawXml, endsWithTable } from './rawxml.js';
 import { MISSING, Scope, type JsonObject } from './scope.js';
 import { decodeImage, fitExtent, inlinePicture, pointBlip, type DecodedImage, type MediaSink } from './images.js';
-import { MAX_RASTER_PX, type SvgRasteriser } from '../render/svg.js';
+import { rasterSize, type SvgRasteriser } from '../render/svg.js';
 import { htmlToWordprocessingML, isHtmlValue } from './html.js';
 import { drawBarcode, wordBarcodeExtent, withTxText, type DrawnBarcode } from './barcodes.js';
 
@@ -44,10 +44,7 @@ export interface MediaTarget {
  */
 function pictureIds(media: MediaTarget, image: DecodedImage, cx: number, cy: number, what: string): { main: string; svg?: string } {
   if (image.format.extension !== 'svg' || media.officeBound || !media.rasterise) return { main: media.sink.add(media.part, image) };
-  // Twice the displayed size at 96 dpi (EMU_PER_PIXEL 9525), within MAX_RASTER_PX.
-  const fit = Math.min(2, MAX_RASTER_PX / Math.max(cx / 9525, cy / 9525));
-  const widthPx = Math.max(1, Math.round((cx / 9525) * fit));
-  const heightPx = Math.max(1, Math.round((cy / 9525) * fit));
+  const { widthPx, heightPx } = rasterSize(cx, cy);
   const png = media.rasterise(image.bytes, widthPx, heightPx, what);
   const svg = media.sink.add(media.part, image);
   return {

@@ -18,7 +18,7 @@ export type PartKind = keyof typeof ROOTS;
 /** A hyperlink's relationship: an address a reader follows by a click, never fetched. */
 export type Link = [id: string, url: string];
 
-/** A picture of a part: its relationship id, its type (png, jpg, gif, bmp, emf, wmf), its bytes. */
+/** A picture of a part: its relationship id, its type (png, jpg, gif, bmp, emf, wmf, svg), its bytes. */
 export interface Image {
   id: string;
   type: string;
@@ -33,6 +33,7 @@ export const IMAGE_MEDIA_TYPES: Record<string, string> = {
   bmp: 'image/bmp',
   emf: 'image/x-emf',
   wmf: 'image/x-wmf',
+  svg: 'image/svg+xml',
 };
 
 export interface NewPart {

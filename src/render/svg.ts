@@ -9,6 +9,23 @@ export type SvgRasteriser = (svg: Buffer, widthPx: number, heightPx: number, wha
 /** The longest side of a picture's PNG stand-in: sharp when printed at its size, bounded in memory. */
 export const MAX_RASTER_PX = 2048;
 
+/**
+ * The size of an SVG picture's PNG stand-in for a picture shown at cx x cy EMU: twice the
+ * displayed size at 96 dpi (9525 EMU a pixel), within MAX_RASTER_PX.
+ */
+export function rasterSize(cx: number, cy: number): { widthPx: number; heightPx: number } {
+  const fit = Math.min(2, MAX_RASTER_PX / Math.max(cx / 9525, cy / 9525));
+  return { widthPx: Math.max(1, Math.round((cx / 9525) * fit)), heightPx: Math.max(1, Math.round((cy / 9525) * fit)) };
+}
+
+/**
+ * The blip extension that holds a vector picture beside its raster main blip, as Word writes it
+ * (MS-ODRAWXML asvg:svgBlip): Word shows only raster main blips, and shows the SVG from here.
+ */
+export const svgBlipExtension = (svgRelId: string): string =>
+  '<a:ext uri="{96DAC541-7B7A-43D3-8B79-37D633B846F1}">' +
+  `<asvg:svgBlip xmlns:asvg="http://schemas.microsoft.com/office/drawing/2016/SVG/main" r:embed="${svgRelId}"/></a:ext>`;
+
 /** Fonts for text in SVG pictures, the first found (the office's metric-compatible ones). */
 const FONT_FILES = [
   '/usr/share/fonts/truetype/liberation2/LiberationSans-Regular.ttf',

@@ -23,7 +23,7 @@ import { inertForOffice, type InertDocument, type InertOptions } from '../inert/
 import { rtfCharts as findRtfCharts, type RtfChart } from '../formats/rtf-charts.js';
 import { readTx } from '../formats/tx/read.js';
 import { txCarriedOver as carriedOver } from '../formats/tx/carried.js';
-import { txToDocx as writeTxDocx } from '../formats/tx/docx.js';
+import { hasSvgPictures, txToDocx as writeTxDocx } from '../formats/tx/docx.js';
 import { docxToTx } from '../formats/tx/fromDocx.js';
 import { writeTx } from '../formats/tx/write.js';
 import {
@@ -254,10 +254,15 @@ export function storeSectionPages(task: { bytes: Uint8Array; pages: number[] }):
   }
 }
 
-/** A TX Text Control document read and written as DOCX (formats/tx/), or the 400 that names what it cannot read. */
-export function txToDocx(task: { bytes: Uint8Array }): TaskReply<Uint8Array> {
+/**
+ * A TX Text Control document read and written as DOCX (formats/tx/), or the 400 that names what it
+ * cannot read. SVG pictures get the PNG Word shows (the rasteriser loads only for them).
+ */
+export async function txToDocx(task: { bytes: Uint8Array }): Promise<TaskReply<Uint8Array>> {
   try {
-    return { ok: true, value: asBytes(writeTxDocx(readTx(asBuffer(task.bytes)))) };
+    const doc = readTx(asBuffer(task.bytes));
+    const rasterise = hasSvgPictures(doc) ? await (rasteriser ??= loadSvgRasteriser()) : undefined;
+    return { ok: true, value: asBytes(writeTxDocx(doc, rasterise)) };
   } catch (error) {
     return failure(error);
   }

@@ -751,6 +751,27 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
       'application/pdf',
     );
     assert.ok(picturePdf.loadPage(0).toStructuredText('preserve-images').asJSON().includes('"type":"image"'), 'the picture is drawn');
+    // An SVG logo (TextControl's Financial sample has one): Word gets a PNG drawn from it with the SVG in svgBlip, the PDF
+    // shows it, and TX output keeps the SVG itself.
+    const logo = Buffer.from(
+      '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 100"><rect width="200" height="100" fill="#ea1183"/></svg>',
+    );
+    const logoTemplate = txWithPicture(logo, 2, { width: 2880, height: 1440, scaleX: 100, scaleY: 100 }, 'svg');
+    assert.equal((await paid.upload('logo.tx', logoTemplate)).status, 201);
+    assert.match(partXml(decode(await merge('returnFormat=DOCX&templateName=logo.tx', { mergeData: [{}] }))[0]!), /<asvg:svgBlip /);
+    const logoPage = mupdf.Document.openDocument(
+      decode(await merge('returnFormat=PDF&templateName=logo.tx', { mergeData: [{}] }))[0]!,
+      'application/pdf',
+    ).loadPage(0);
+    const pixels = logoPage.toPixmap(mupdf.Matrix.scale(0.5, 0.5), mupdf.ColorSpace.DeviceRGB, false).getPixels();
+    let pink = 0;
+    for (let i = 0; i + 2 < pixels.length; i += 3) if (pixels[i]! > 200 && pixels[i + 1]! < 60 && pixels[i + 2]! > 100) pink++;
+    assert.ok(pink > 1000, `the logo is drawn (${pink} pink pixels)`);
+    const logoTx = readTx(decode(await merge('returnFormat=TX&templateName=logo.tx', { mergeData: [{}] }))[0]!);
+    assert.deepEqual(
+      logoTx.pictures?.map((picture) => [picture.type, Buffer.from(picture.data).equals(logo)]),
+      [['svg', true]],
+    );
     const targetsTx = readTx(decode(await merge('returnFormat=TX&templateName=targets.tx', { mergeData: [{}] }))[0]!);
     assert.ok(targetsTx.marks.some((mark) => mark.name === 'page_03' && mark.start === mark.end && mark.start === 14));
     // TX out (the PHP SDK's suite asks for it by template name and by file): merged, written in TX's
@@ -785,6 +806,17 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     const withPicture = await merge('returnFormat=TX', { mergeData: [{}], template: b64(docx(p(picture('logo', 20, 20)))) });
     assert.equal(withPicture.status, 200, withPicture.text);
     assert.equal(readTx(decode(withPicture)[0]!).pictures?.length, 1, 'a logo in line is written as TX embeds one');
+    const wide = `<w:tc><w:tcPr><w:tcW w:w="4000" w:type="dxa"/><w:gridSpan w:val="2"/></w:tcPr>${p(run('wide'))}</w:tc>`;
+    const spanned = await merge('returnFormat=TX', {
+      mergeData: [{}],
+      template: b64(docx(table(row(wide) + row(cell(p(run('a'))) + cell(p(run('b'))))))),
+    });
+    assert.equal(spanned.status, 200, spanned.text);
+    assert.deepEqual(
+      readTx(decode(spanned)[0]!).tables[0]!.cells.map((c) => c.merged ?? null),
+      [{ right: true }, { left: true }, null, null],
+      'a cell merged across is written as TX keeps one',
+    );
     const floating = docx(p(picture('logo', 20, 20).replace(/<wp:inline>([\s\S]*)<\/wp:inline>/, '<wp:anchor>$1</wp:anchor>')));
     const withFloating = await merge('returnFormat=TX', { mergeData: [{}], template: b64(floating) });
     assert.equal(withFloating.status, 400);

@@ -283,13 +283,14 @@ const FR = { runs: 18, fonts: 38, paragraphFormats: 118, afterRecords: 180, runE
 /**
  * The find-and-replace template with a picture in line at `at` (TXSamples' Booking Request.tx has one in its
  * header): U+0001 in the text, the pictures count, a 40-byte record after the paragraph formats (`u16` 16, the
- * scaling, the own size in twips, the length from byte 20), `png\0` and two bytes, the image; and the 42-byte
+ * scaling, the own size in twips, the length from byte 20), the type's tag (`png\0`, `svg\0`) and two bytes, the image; and the 42-byte
  * second record (the size again) at the block's end.
  */
 export function txWithPicture(
   png: Buffer,
   at = 2,
   size: { width: number; height: number; scaleX: number; scaleY: number } = { width: 1440, height: 720, scaleX: 50, scaleY: 50 },
+  type = 'png',
 ): Buffer {
   const record = Buffer.alloc(46);
   record.writeUInt16LE(16, 4);
@@ -300,7 +301,7 @@ export function txWithPicture(
   record.writeUInt32LE(26 + png.length, 16);
   record.writeUInt16LE(220, 24);
   record.writeUInt32LE(26 + png.length, 26);
-  record.write('png\0', 40, 'latin1');
+  record.write(`${type}\0`, 40, 'latin1');
   return findAndReplaceWithEntry(at, Buffer.concat([record, png]), size);
 }
 

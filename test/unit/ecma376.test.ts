@@ -8,7 +8,8 @@ import { readTx } from '../../src/formats/tx/read.js';
 import { txToDocx } from '../../src/formats/tx/docx.js';
 import { ROOT } from '../helpers/server.js';
 import { cell, docx, p, row, run, table } from '../helpers/docx.js';
-import { txWithChanges, txWithFrame } from '../helpers/tx.js';
+import { txWithChanges, txWithFrame, txWithPicture } from '../helpers/tx.js';
+import { loadSvgRasteriser } from '../../src/render/svg.js';
 import { ecma376Problems, ecma376Skip } from '../helpers/ecma376.js';
 import { CompiledTemplate, DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
 import { translateTemplate } from '../../src/merge/syntax/index.js';
@@ -21,13 +22,18 @@ const txFiles = [
 ];
 
 describe('DOCX against the ECMA-376 schemas', { skip: ecma376Skip }, () => {
-  it('validates the DOCX written from every TX file (cell borders and margins in schema order)', () => {
+  it('validates the DOCX written from every TX file (cell borders and margins in schema order)', async () => {
     for (const file of txFiles) {
       const docx = txToDocx(readTx(fs.readFileSync(path.join(ROOT, file))));
       assert.deepEqual(ecma376Problems(docx), [], file);
     }
     assert.deepEqual(ecma376Problems(txToDocx(readTx(txWithFrame(29)))), [], 'a text frame');
     assert.deepEqual(ecma376Problems(txToDocx(readTx(txWithChanges([{ start: 2, end: 40 }])))), [], 'tracked insertions');
+    const svg = Buffer.from(
+      '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 20 10"><rect width="20" height="10" fill="#0d3964"/></svg>',
+    );
+    const withSvg = readTx(txWithPicture(svg, 2, undefined, 'svg'));
+    assert.deepEqual(ecma376Problems(txToDocx(withSvg, await loadSvgRasteriser())), [], 'an SVG picture (PNG, svgBlip)');
   });
 
   it('validates every sample template', () => {

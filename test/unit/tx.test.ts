@@ -15,7 +15,7 @@ import { InputError } from '../../src/errors.js';
 import { OoxmlPackage } from '../../src/ooxml/package.js';
 import { FIXTURES, fixture } from '../helpers/server.js';
 import { checkedCompile, wordProblems } from '../helpers/word-rules.js';
-import { docx, p, partXml, picture, png, row, run, schemaOrderProblemsOf, table } from '../helpers/docx.js';
+import { cell, docx, p, partXml, picture, png, row, run, schemaOrderProblemsOf, table } from '../helpers/docx.js';
 import {
   twinTx,
   twinWithLink,
@@ -40,10 +40,14 @@ import {
   unreadableTx,
 } from '../helpers/tx.js';
 import { txCarriedOver } from '../../src/formats/tx/carried.js';
+import { loadSvgRasteriser } from '../../src/render/svg.js';
 import { CHANGE_KIND, listTrackedChanges, removeTrackedChange } from '../../src/review/trackedChanges.js';
 
 const twin = twinTx();
 const withFlags = txWithFlags;
+const SVG_LOGO = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 100"><rect width="200" height="100" fill="#ea1183"/><circle cx="100" cy="50" r="40" fill="#0d3964"/></svg>',
+);
 
 describe('the TX reader', () => {
   it('reads the twin: text, character formats, fields with their instructions, the table, the block and the page', () => {
@@ -565,6 +569,52 @@ describe('the TX reader', () => {
     assert.throws(() => readTx(tiff), /pictures of type "tif" in TX documents are not supported yet/);
   });
 
+  it("reads an SVG picture (the Financial sample's logo) as Word keeps one: a PNG drawn from it, the SVG in svgBlip; and back", async () => {
+    const svg = Buffer.from(
+      '<?xml version="1.0" encoding="UTF-8"?>\n<!-- a logo -->\n<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 100">' +
+        '<rect width="200" height="100" fill="#ea1183"/><circle cx="100" cy="50" r="40" fill="#0d3964"/></svg>',
+    );
+    // 2880 x 1440 twips at 50 %: 1 x 0.5 inch, drawn at twice 96 dpi.
+    const source = txWithPicture(svg, 2, { width: 2880, height: 1440, scaleX: 50, scaleY: 50 }, 'svg');
+    const doc = readTx(source);
+    assert.equal(doc.pictures![0]!.type, 'svg');
+    assert.ok(Buffer.from(doc.pictures![0]!.data).equals(svg));
+    assert.ok(writeTx(doc).equals(source), 'written back byte for byte');
+    const rasterise = await loadSvgRasteriser();
+    const word = txToDocx(doc, rasterise);
+    assert.deepEqual(wordProblems(word), []);
+    const xml = partXml(word);
+    const rels = partXml(word, 'word/_rels/document.xml.rels');
+    const target = (id: string) => unzipSync(word)[`word/${new RegExp(`Id="${id}"[^>]*Target="([^"]+)"`).exec(rels)![1]!}`]!;
+    const main = Buffer.from(target(/<a:blip r:embed="([^"]+)"/.exec(xml)![1]!));
+    assert.equal(main.subarray(1, 4).toString(), 'PNG');
+    assert.deepEqual([main.readUInt32BE(16), main.readUInt32BE(20)], [192, 96], 'twice the displayed size');
+    assert.ok(Buffer.from(target(/<asvg:svgBlip [^>]*r:embed="([^"]+)"/.exec(xml)![1]!)).equals(svg), 'the SVG as TX has it');
+    assert.match(partXml(word, '[Content_Types].xml'), /<Default Extension="svg" ContentType="image\/svg\+xml"\/>/);
+    // Back to TX: the SVG alone, as TX keeps it; and to the same DOCX again.
+    const again = readTx(writeTx(docxToTx(word)));
+    assert.equal(again.pictures![0]!.type, 'svg');
+    assert.ok(Buffer.from(again.pictures![0]!.data).equals(svg));
+    assert.ok(txToDocx(again, rasterise).equals(word));
+    // Without a rasteriser (the office's own reading) the SVG is the main picture.
+    assert.doesNotMatch(partXml(txToDocx(doc)), /svgBlip/);
+    // Entities are how XML bombs and file reads come in: a DOCTYPE is refused by name, never parsed.
+    const withDoctype = Buffer.from(svg.toString().replace('<!-- a logo -->', '<!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]>'));
+    assert.throws(() => readTx(txWithPicture(withDoctype, 2, undefined, 'svg')), /SVG pictures with a DOCTYPE/);
+    assert.throws(
+      () => readTx(txWithPicture(Buffer.from('<html><body>not an svg picture at all</body></html>'), 2, undefined, 'svg')),
+      /a svg picture/,
+    );
+    // An SVG that cannot be drawn is a 400, not a blank.
+    const broken = readTx(
+      txWithPicture(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><g><rect'), 2, undefined, 'svg'),
+    );
+    assert.throws(
+      () => txToDocx(broken, rasterise),
+      (error: unknown) => error instanceof InputError && /cannot be drawn/.test((error as Error).message),
+    );
+  });
+
   it("reads a text box in line with the text (the e-signing samples' signature boxes) as a Word text box, and back", () => {
     const tx = txWithTextBox(2, { width: 3015, height: 1500 });
     const doc = readTx(tx);
@@ -850,6 +900,7 @@ describe('the TX reader', () => {
       txWithTargets([{ position: 14, name: 'page_03' }]),
       txWithRegions([{ start: 2, end: 12, id: 1 }], 'readOnly;0;1;SHA-512;KzMd;2X/A;100000'),
       txWithPicture(png(8, 8)),
+      txWithPicture(SVG_LOGO, 2, undefined, 'svg'),
       txWithFormField('dropdown', 'Travelers', { items: ['1', '2'], conditions: '{"A":\u001f"x"\u001f,}' }),
       txWithSheet(Buffer.from('0100000000000000ffff0000020003000100', 'hex')),
       txWithStories(0x0f),
@@ -936,6 +987,7 @@ describe('the TX writer', () => {
     ['a link to a file beside the document', twinWithLink('Files/Linked Document.tx')],
     ['editable regions and the protection', txWithRegions([{ start: 2, end: 12, id: 1 }], 'readOnly;0;1;SHA-512;KzMd;2X/A;100000')],
     ['a picture', txWithPicture(png(8, 8))],
+    ['an SVG picture', txWithPicture(SVG_LOGO, 2, undefined, 'svg')],
     ['a text form field', txWithFormField('text', 'Name')],
     ['a date form field', txWithFormField('date', 'Arrival')],
     [
@@ -1017,6 +1069,9 @@ describe('a DOCX written as TX', () => {
     ['a drop-down form field', txWithFormField('dropdown', 'Travelers', { items: ['1', '2', '3'] })],
     ['a date form field', txWithFormField('date', 'Arrival')],
     ['a picture', txWithPicture(png(8, 8), 2, { width: 1440, height: 720, scaleX: 100, scaleY: 100 })],
+    ['an SVG picture', txWithPicture(SVG_LOGO, 2, { width: 1440, height: 720, scaleX: 100, scaleY: 100 }, 'svg')],
+    ['cells merged across', txWithMergedTable('across')],
+    ['cells merged down', txWithMergedTable('down')],
     ['a text box in line', txWithTextBox()],
     ['a hanging indent', txWithParagraphFormat({ indents: [1440, 0, 0x10000 - 720] })],
     ['the find-and-replace template', fixture('test_find_and_replace.tx')],
@@ -1098,6 +1153,39 @@ describe('a DOCX written as TX', () => {
     assert.deepEqual(instructionTokens('DATE \\@ "d MMMM yyyy"'), ['DATE', '\\@ "d MMMM yyyy"']);
   });
 
+  it("writes Word's merged cells as TX keeps them: a spanning cell at its whole width, the cells it covers in their places", () => {
+    const grid = '<w:tblGrid><w:gridCol w:w="1000"/><w:gridCol w:w="2000"/><w:gridCol w:w="3000"/></w:tblGrid>';
+    const tc = (props: string, text?: string) => `<w:tc><w:tcPr>${props}</w:tcPr>${text ? p(run(text)) : p()}</w:tc>`;
+    const width = (w: number) => `<w:tcW w:w="${w}" w:type="dxa"/>`;
+    const body =
+      `<w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/></w:tblPr>${grid}` +
+      `<w:tr>${tc(`${width(6000)}<w:gridSpan w:val="3"/>`, 'Title')}</w:tr>` +
+      `<w:tr>${tc(`${width(1000)}<w:vMerge w:val="restart"/>`, 'Side')}${tc(width(2000), 'a')}${tc(width(3000), 'b')}</w:tr>` +
+      `<w:tr>${tc(`${width(1000)}<w:vMerge/>`)}${tc(width(2000), 'c')}${tc(width(3000), 'd')}</w:tr></w:tbl>` +
+      p(run('after'));
+    const doc = readTx(writeTx(docxToTx(docx(body))));
+    const [merged] = doc.tables;
+    assert.deepEqual([merged!.rows, merged!.columns], [3, 3]);
+    assert.deepEqual(
+      merged!.cells.map((c) => [c.left, c.width, c.merged ?? null, doc.text.slice(c.start, c.end).trim()]),
+      [
+        [0, 6000, { right: true }, 'Title'],
+        [1000, 2000, { left: true, right: true }, ''],
+        [3000, 3000, { left: true }, ''],
+        [0, 1000, null, 'Side'],
+        [1000, 2000, null, 'a'],
+        [3000, 3000, null, 'b'],
+        [0, 1000, { up: true }, ''],
+        [1000, 2000, null, 'c'],
+        [3000, 3000, null, 'd'],
+      ],
+    );
+    // Word gets them back as it wrote them: a span of three, a vertical merge.
+    const word = txToDocx(doc);
+    assert.deepEqual(wordProblems(word), []);
+    assert.match(partXml(word), /<w:gridSpan w:val="3"\/>.*Title.*<w:vMerge w:val="restart"\/>.*Side.*<w:vMerge\/>/);
+  });
+
   it('reads Word formatting through styles, and names what TX cannot hold', () => {
     const styles =
       '<w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii="Calibri"/><w:sz w:val="22"/></w:rPr></w:rPrDefault></w:docDefaults>' +
@@ -1120,7 +1208,19 @@ describe('a DOCX written as TX', () => {
       [p('<w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr></w:pPr>', run('x')), /numbered or bulleted lists/],
       [p('<w:pPr><w:ind w:firstLineChars="200"/></w:pPr>', run('x')), /character-measured paragraph indents/],
       [p('<w:pPr><w:ind w:hanging="720"/></w:pPr>', run('x')), /paragraph indents of 0, 0 and -720 twips/],
-      [table(row(`<w:tc><w:tcPr><w:gridSpan w:val="2"/></w:tcPr>${p(run('x'))}</w:tc>`)), /merged table cells/],
+      [table(row(`<w:tc><w:tcPr><w:hMerge w:val="restart"/></w:tcPr>${p(run('x'))}</w:tc>`)), /merged table cells of the old kind/],
+      [
+        table(
+          row(`<w:tc><w:tcPr><w:gridSpan w:val="2"/><w:vMerge w:val="restart"/></w:tcPr>${p(run('x'))}</w:tc>`) +
+            row(`<w:tc><w:tcPr><w:gridSpan w:val="2"/><w:vMerge/></w:tcPr>${p()}</w:tc>`),
+        ),
+        /table cells merged both across and down/,
+      ],
+      [
+        table(row(cell(p(run('x')))) + row(`<w:tc><w:tcPr><w:vMerge/></w:tcPr>${p(run('lost'))}</w:tc>`)),
+        /text in a table cell merged into the one above it/,
+      ],
+      [table(row(`<w:tc><w:tcPr><w:vMerge/></w:tcPr>${p()}</w:tc>`)), /a table cell merged into a row above the table/],
       [p('<w:del w:id="1" w:author="A"><w:r><w:delText>x</w:delText></w:r></w:del>'), /tracked deletions/],
       [p('<w:r><w:footnoteReference w:id="1"/></w:r>'), /footnotes and endnotes/],
       [p('<w:permStart w:id="3" w:ed="someone@example.com"/>', run('x'), '<w:permEnd w:id="3"/>'), /editable ranges for named users/],

@@ -9,6 +9,7 @@ import { newDocx, type Image, type Link, type NewPart } from '../../ooxml/newPac
 import type { TxCell, TxCellFormat, TxChange, TxDocument, TxFrame, TxMark, TxProtection, TxRun, TxStory, TxTable } from './read.js';
 import type { TxField, TxFormField, TxPicture } from './read.js';
 import { isLink } from './read.js';
+import { rasterSize, svgBlipExtension, type SvgRasteriser } from '../../render/svg.js';
 
 const A_NS = 'http://schemas.openxmlformats.org/drawingml/2006/main';
 const PIC_NS = 'http://schemas.openxmlformats.org/drawingml/2006/picture';
@@ -96,6 +97,8 @@ interface WriterOptions {
   /** The pictures of the part the story is written to, and the document's drawing ids (unique across parts). */
   images?: Image[];
   drawings?: { next: number };
+  /** Draws SVG pictures as the PNG Word shows (the SVG in the svgBlip extension); without it an SVG is the main picture. */
+  rasterise?: SvgRasteriser;
 }
 
 class Writer {
@@ -446,6 +449,7 @@ class Writer {
       images: this.images,
       drawings: this.drawings,
       tabs: this.options.tabs,
+      ...(this.options.rasterise ? { rasterise: this.options.rasterise } : {}),
     });
     const content = writer.content();
     this.bookmarkId = writer.bookmarkId;
@@ -524,13 +528,21 @@ class Writer {
     if (picture.box) return this.textBox(picture, picture.box.story);
     const id = this.drawings.next++;
     const relationship = `rIdP${this.images.length + 1}`;
-    this.images.push({ id: relationship, type: picture.type, data: picture.data });
     const cx = Math.round((picture.width * picture.scaleX * 635) / 100);
     const cy = Math.round((picture.height * picture.scaleY * 635) / 100);
+    let blip = `<a:blip r:embed="${relationship}"/>`;
+    if (picture.type === 'svg' && this.options.rasterise) {
+      const { widthPx, heightPx } = rasterSize(cx, cy);
+      const png = this.options.rasterise(Buffer.from(picture.data), widthPx, heightPx, "The TX document's SVG picture");
+      this.images.push({ id: relationship, type: 'png', data: png });
+      const svg = `rIdP${this.images.length + 1}`;
+      this.images.push({ id: svg, type: 'svg', data: picture.data });
+      blip = `<a:blip r:embed="${relationship}"><a:extLst>${svgBlipExtension(svg)}</a:extLst></a:blip>`;
+    } else this.images.push({ id: relationship, type: picture.type, data: picture.data });
     return (
       `<w:drawing><wp:inline distT="0" distB="0" distL="0" distR="0"><wp:extent cx="${cx}" cy="${cy}"/><wp:docPr id="${id}" name="Picture ${id}"/>` +
       `<a:graphic xmlns:a="${A_NS}"><a:graphicData uri="${PIC_NS}"><pic:pic xmlns:pic="${PIC_NS}"><pic:nvPicPr><pic:cNvPr id="${id}" name="Picture ${id}"/><pic:cNvPicPr/></pic:nvPicPr>` +
-      `<pic:blipFill><a:blip r:embed="${relationship}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
+      `<pic:blipFill>${blip}<a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
       `<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing>`
     );
   }
@@ -637,7 +649,18 @@ function firstLineAttr(firstLine: number): string {
   return firstLine < 0 ? ` w:hanging="${-firstLine}"` : '';
 }
 
-export function txToDocx(doc: TxDocument): Buffer {
+/** Whether any story of the document (its frames and text boxes too) has an SVG picture: writing it for Word needs the rasteriser. */
+export function hasSvgPictures(doc: TxDocument): boolean {
+  const holds = (story: TxStory | undefined): boolean =>
+    Boolean(
+      story &&
+      ((story.pictures ?? []).some((picture) => picture.type === 'svg' || holds(picture.box?.story)) ||
+        (story.frames ?? []).some((frame) => holds(frame.story))),
+    );
+  return [doc, doc.header, doc.footer, doc.firstHeader, doc.firstFooter].some(holds);
+}
+
+export function txToDocx(doc: TxDocument, rasterise?: SvgRasteriser): Buffer {
   const grid = regularTabs(doc);
   const tabs = grid === undefined;
   const parts: NewPart[] = [];
@@ -653,7 +676,7 @@ export function txToDocx(doc: TxDocument): Buffer {
   ] as const) {
     if (!story) continue;
     const id = `rId${10 + references.length}`;
-    const writer = new Writer(story, { bookmarkId: firstId, tabs, drawings, textWidth });
+    const writer = new Writer(story, { bookmarkId: firstId, tabs, drawings, textWidth, ...(rasterise ? { rasterise } : {}) });
     parts.push({ kind, id, content: writer.content(), links: linksOf(writer), images: writer.images });
     references.push(`<w:${kind}Reference w:type="${type}" r:id="${id}"/>`);
   }
@@ -664,7 +687,7 @@ export function txToDocx(doc: TxDocument): Buffer {
   const sectPr =
     `<w:sectPr>${references.join('')}<w:pgSz w:w="${page.width}" w:h="${page.height}"/>` +
     `<w:pgMar w:top="${top}" w:right="${right}" w:bottom="${bottom}" w:left="${left}" w:header="${page.headerDistance}" w:footer="${page.footerDistance}" w:gutter="0"/>${titlePg}</w:sectPr>`;
-  const body = new Writer(doc, { tabs, drawings, textWidth });
+  const body = new Writer(doc, { tabs, drawings, textWidth, ...(rasterise ? { rasterise } : {}) });
   return newDocx(
     body.content() + sectPr,
     [

@@ -315,7 +315,8 @@ class StoryBuilder {
   private readonly cellKeys = new Map<string, number>();
   private readonly openMarks = new Map<string, { name: string; start: number }>();
   /** The field being read: its instruction until `separate`, then its result's runs carry its id. */
-  private field: { id: number; instruction: string; result: boolean; start?: number; form?: XmlElement } | undefined;
+  /** The open field; `look`: its begin run's, which a check box (no result) shows in. */
+  private field: { id: number; instruction: string; result: boolean; start?: number; form?: XmlElement; look?: RunLook } | undefined;
   private link: number | undefined;
   private insertion: { start: number; time: Date } | undefined;
   private lastLook: { format: number; colour: Colour; background: Colour } | undefined;
@@ -408,9 +409,12 @@ class StoryBuilder {
     }
     if (!data || val(data, 'uri') !== PICTURE_URI) throw new TxOutputError('pictures, charts and embedded objects');
     const blip = descendant(data, 'a:blip');
-    const bytes = blip ? this.pictureBytes(val(blip, 'r:embed') ?? '') : undefined;
+    // An SVG as Word keeps it: in the svgBlip extension, over the PNG it shows. TX keeps the SVG alone.
+    const svgBlip = blip && descendant(blip, 'asvg:svgBlip');
+    const bytes = blip ? this.pictureBytes(val(svgBlip ?? blip, 'r:embed') ?? '') : undefined;
     const type = bytes ? pictureTypeOf(bytes) : undefined;
-    if (!bytes || !type) throw new TxOutputError('pictures of this type (only PNG, JPEG, GIF, BMP, EMF and WMF in line with the text)');
+    if (!bytes || !type)
+      throw new TxOutputError('pictures of this type (only PNG, JPEG, GIF, BMP, EMF, WMF and SVG in line with the text)');
     this.pictures.push({ type, data: bytes, width, height, scaleX: 100, scaleY: 100 });
     this.append('\u0001', look);
   }
@@ -600,7 +604,7 @@ class StoryBuilder {
     const tokens = instructionTokens(field.instruction);
     if (!tokens.length) return;
     const kind = FORM_INSTRUCTIONS[tokens[0]!.toUpperCase()];
-    if (kind && field.form) return this.formField(field.id, field.start ?? this.text.length, kind, field.form);
+    if (kind && field.form) return this.formField(field.id, field.start ?? this.text.length, kind, field.form, field.look);
     if (!this.runs.some((run) => run.field === field.id)) {
       // TX keeps a field only with text: an empty result shows its name.
       this.field = { ...field, result: true };
@@ -616,11 +620,13 @@ class StoryBuilder {
    * gives way to the character; its name and a drop-down's entries are kept. A check box has no
    * TX equivalent seen.
    */
-  private formField(id: number, start: number, kind: TxFormField['kind'], data: XmlElement): void {
-    const look = this.runs.find((run) => run.field === id) ?? this.runs[this.runs.length - 1];
-    while (this.runs.length && this.runs[this.runs.length - 1]!.field === id) this.runs.pop();
+  private formField(id: number, start: number, kind: TxFormField['kind'], data: XmlElement, begun: RunLook | undefined): void {
+    const result = this.runs.find((run) => run.field === id);
     const last = this.runs[this.runs.length - 1];
-    if (last && last.end > start) last.end = start;
+    const look = result ? this.lookOf(result) : (begun ?? (last ? this.lookOf(last) : undefined));
+    while (this.runs.length && this.runs[this.runs.length - 1]!.field === id) this.runs.pop();
+    const before = this.runs[this.runs.length - 1];
+    if (before && before.end > start) before.end = start;
     this.text = this.text.slice(0, start);
     const items = children(child(data, 'w:ddList'), 'w:listEntry').map((entry) => val(entry) ?? '');
     const name = val(child(data, 'w:name')) ?? '';
@@ -634,12 +640,15 @@ class StoryBuilder {
     this.formCharacter(id, look, { kind, items }, name);
   }
 
+  private lookOf(run: TxRun): RunLook {
+    return { ...this.charFormats[run.format]!, colour: run.colour, background: run.background };
+  }
+
   /** The one character of a TX form field, in the look of the run it stands for. */
-  private formCharacter(id: number, look: TxRun | undefined, form: TxFormField, name: string, shown = '\u0002'): void {
-    const format = look ? { ...this.charFormats[look.format]!, colour: look.colour, background: look.background } : {};
+  private formCharacter(id: number, look: RunLook | undefined, form: TxFormField, name: string, shown = '\u0002'): void {
     const field = this.field;
     this.field = { id, instruction: '', result: true };
-    this.append(shown, format);
+    this.append(shown, look ?? {});
     this.field = field;
     this.fields.set(id, { instruction: [], ...(name ? { name } : {}), form });
   }
@@ -668,7 +677,14 @@ class StoryBuilder {
           if (type === 'begin') {
             if (this.field || this.link !== undefined) throw new TxOutputError('fields inside fields');
             const form = child(item, 'w:ffData');
-            this.field = { id: this.fieldIds.next++, instruction: '', result: false, start: this.text.length, ...(form ? { form } : {}) };
+            this.field = {
+              id: this.fieldIds.next++,
+              instruction: '',
+              result: false,
+              start: this.text.length,
+              look,
+              ...(form ? { form } : {}),
+            };
           } else if (type === 'separate' && this.field) this.field.result = true;
           else if (type === 'end' && this.field) this.endField();
           break;
@@ -721,6 +737,8 @@ class StoryBuilder {
     let columns = 0;
     const tableStart = this.tables.length;
     this.tables.push({ rows: rows.length, columns: 0, cells });
+    const grid = children(child(node, 'w:tblGrid'), 'w:gridCol').map((col) => number(val(col, 'w:w'), 0));
+    let tableLeft: number | undefined;
     for (const row of children(node)) {
       if (row.name.startsWith('w:bookmark')) {
         this.inline(row, {});
@@ -728,22 +746,61 @@ class StoryBuilder {
       }
       if (row.name !== 'w:tr') continue;
       const header = on(child(child(row, 'w:trPr'), 'w:tblHeader')) ?? false;
-      const rowCells = children(row, 'w:tc');
-      if (columns === 0) columns = rowCells.length;
-      if (rowCells.length !== columns) throw new TxOutputError('tables whose rows have different numbers of cells');
+      const rowStart = cells.length;
       let left: number | undefined;
-      for (const tc of rowCells) {
+      for (const tc of children(row, 'w:tc')) {
         const tcPr = child(tc, 'w:tcPr');
-        if (child(tcPr, 'w:gridSpan') || child(tcPr, 'w:vMerge') || child(tcPr, 'w:hMerge')) throw new TxOutputError('merged table cells');
+        if (child(tcPr, 'w:hMerge')) throw new TxOutputError('merged table cells of the old kind (hMerge)');
+        const span = Math.max(1, number(val(child(tcPr, 'w:gridSpan')), 1));
+        const vMerge = child(tcPr, 'w:vMerge');
+        const up = vMerge !== undefined && (val(vMerge) ?? 'continue') === 'continue';
         const format = this.cellFormatOf(tcPr, header);
-        left ??= Math.round(this.cellFormats[format]!.borders[0] / 2);
+        // Every row starts where the first does: rows agree on the grid TX's cells keep their places in.
+        tableLeft ??= Math.round(this.cellFormats[format]!.borders[0] / 2);
+        left ??= tableLeft;
         const width = number(val(child(tcPr, 'w:tcW'), 'w:w'), 1440);
-        const start = this.text.length;
+        const at = this.text.length;
+        if (up) {
+          // TX keeps a cell merged into the one above as an empty cell in its place (formats/tx/read.ts).
+          if (span > 1) throw new TxOutputError('table cells merged both across and down');
+          if (descendant(tc, 'w:t') || descendant(tc, 'w:drawing'))
+            throw new TxOutputError('text in a table cell merged into the one above it');
+          if (rowStart === 0) throw new TxOutputError('a table cell merged into a row above the table');
+          cells.push({ start: at, end: at, left, width, format, merged: { up: true } });
+          left += width;
+          continue;
+        }
         this.blocks(tc.children, false, true);
-        cells.push({ start, end: this.text.length, left, width, format });
+        // A cell spanning grid columns: TX keeps it at its whole width, and the cells it covers in
+        // their places, each merged into the one before it (the grid's widths, else equal parts).
+        const column = cells.length - rowStart;
+        const parts = Array.from({ length: span }, (_, k) => grid[column + k] ?? 0);
+        const known = parts.every((w) => w > 0) && parts.reduce((a, b) => a + b, 0) === width;
+        const widths = known ? parts : parts.map((_, k) => Math.floor(((k + 1) * width) / span) - Math.floor((k * width) / span));
+        cells.push({ start: at, end: this.text.length, left, width, format, ...(span > 1 ? { merged: { right: true } } : {}) });
+        let covered = left + widths[0]!;
+        for (let k = 1; k < span; k++) {
+          const end = this.text.length;
+          cells.push({
+            start: end,
+            end,
+            left: covered,
+            width: widths[k]!,
+            format,
+            merged: k < span - 1 ? { left: true, right: true } : { left: true },
+          });
+          covered += widths[k]!;
+        }
         left += width;
       }
+      const count = cells.length - rowStart;
+      if (columns === 0) columns = count;
+      if (count !== columns) throw new TxOutputError('tables whose rows have different numbers of cells');
     }
+    // A cell merged into the one above stands below a cell of its own (not part of another's span).
+    cells.forEach((cell, i) => {
+      if (cell.merged?.up && cells[i - columns]?.merged?.left) throw new TxOutputError('table cells merged down below cells merged across');
+    });
     this.tables[tableStart] = { rows: rows.length, columns, cells };
   }
 

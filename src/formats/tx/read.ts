@@ -856,7 +856,21 @@ const PICTURE_TYPES: Record<string, (data: Uint8Array) => boolean> = {
   wmf: (d) =>
     (d[0] === 0xd7 && d[1] === 0xcd && d[2] === 0xc6 && d[3] === 0x9a) ||
     ((d[0] === 1 || d[0] === 2) && d[1] === 0 && d[2] === 9 && d[3] === 0),
+  svg: isSvg,
 };
+
+/**
+ * SVG text: UTF-8, its root `svg` after an XML declaration and comments. A DOCTYPE is not taken
+ * (entities are how XML bombs and file reads come in).
+ */
+function isSvg(data: Uint8Array): boolean {
+  const head = Buffer.from(data.subarray(0, 4096))
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
+  return /^\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<svg[\s>]/.test(head) && !hasDoctype(data);
+}
+
+const hasDoctype = (data: Uint8Array): boolean => /<!DOCTYPE|<!ENTITY/i.test(Buffer.from(data).toString('latin1'));
 /** TX's name for an image's type, by its bytes (PNG, JPEG, GIF, BMP, EMF, WMF), or undefined. */
 export function pictureTypeOf(data: Uint8Array): string | undefined {
   return Object.entries(PICTURE_TYPES).find(([, check]) => data.length >= 44 && check(data))?.[0];
@@ -918,6 +932,8 @@ function readPicture(c: Cursor): TxPicture {
   if (kind !== 16 && kind !== 0) throw new TxError(`pictures of this kind (${kind}) in TX documents are not supported yet.`);
   const check = PICTURE_TYPES[type];
   if (!check) throw new TxError(`pictures of type "${type.replace(/[^\x20-\x7e]/g, '?')}" in TX documents are not supported yet.`);
+  if (type === 'svg' && hasDoctype(data))
+    throw new TxError('SVG pictures with a DOCTYPE (entity declarations) in TX documents are not supported.');
   if (!check(data)) throw damaged(`a ${type} picture`);
   if (width < 1 || height < 1 || scaleX < 1 || scaleY < 1 || scaleX > 10_000 || scaleY > 10_000) throw damaged('a picture');
   return { type, data, width, height, scaleX, scaleY, kept };
