@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { FIXTURES, fixture } from '../helpers/server.js';
-import { txWithFormField, txWithFrame, txWithPicture, txWithRegions, txWithTargets, unreadableTx } from '../helpers/tx.js';
+import {
+  txWithFormField,
+  txWithFrame,
+  txWithPicture,
+  txWithRegions,
+  txWithSignatureBox,
+  txWithTargets,
+  unreadableTx,
+} from '../helpers/tx.js';
 import { errorMessage as message, request, type Client } from '../helpers/http.js';
 import { serverWithAccounts } from '../helpers/accounts.js';
 import { pdfFacts, redShare, writerDocx } from '../helpers/office.js';
@@ -771,6 +779,21 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.deepEqual(
       logoTx.pictures?.map((picture) => [picture.type, Buffer.from(picture.data).equals(logo)]),
       [['svg', true]],
+    );
+    // A signature box (TextControl's e-signing samples): its picture floats where TX places it, the info says what it was,
+    // and TX output writes it back as a signature box.
+    const signing = txWithSignatureBox(30, { kind: 2, x: 0, y: 12, width: 2880, height: 1440 }, png(40, 20, [234, 17, 131]));
+    assert.equal((await paid.upload('signing.tx', signing)).status, 201);
+    assert.match(((await info('signing.tx')) as { warnings?: string[] }).warnings?.join(' ') ?? '', /a signature box/);
+    const signingPage = mupdf.Document.openDocument(
+      decode(await merge('returnFormat=PDF&templateName=signing.tx', { mergeData: [{}] }))[0]!,
+      'application/pdf',
+    ).loadPage(0);
+    assert.ok(signingPage.toStructuredText('preserve-images').asJSON().includes('"type":"image"'), 'the box is drawn');
+    const signingTx = readTx(decode(await merge('returnFormat=TX&templateName=signing.tx', { mergeData: [{}] }))[0]!);
+    assert.deepEqual(
+      signingTx.frames?.map((frame) => ('signature' in frame ? [frame.placement, frame.y, frame.width, frame.height] : null)),
+      [['paragraph', 12, 2880, 1440]],
     );
     const targetsTx = readTx(decode(await merge('returnFormat=TX&templateName=targets.tx', { mergeData: [{}] }))[0]!);
     assert.ok(targetsTx.marks.some((mark) => mark.name === 'page_03' && mark.start === mark.end && mark.start === 14));

@@ -65,6 +65,36 @@ export function txWithFrame(
   return host;
 }
 
+/**
+ * The find-and-replace template with a signature box anchored at `anchor` (1-based), as
+ * TextControl's e-signing samples have one: a frame record of object 0x8018 (kind 1: placed from the
+ * text area, 2: from the anchor's paragraph; the offset signed), then the picture it shows as a
+ * picture's record holds it from byte 20 (`u16` 0 and 220, the length, zeros, the type's tag).
+ */
+export function txWithSignatureBox(
+  anchor: number,
+  box: { kind: number; x: number; y: number; width: number; height: number },
+  image: Buffer,
+  type = 'png',
+): Buffer {
+  const { file, block, section, formatting } = embeddedFindAndReplace();
+  const record = Buffer.alloc(2 + 10 + 16 + 30 + 4);
+  let at = record.writeUInt16LE(1, 0);
+  for (const value of [0, 0, 0x8018, box.kind, anchor]) at = record.writeUInt16LE(value, at);
+  for (const value of [box.x, box.y, box.width, box.height]) at = record.writeInt32LE(value, at);
+  for (const value of [100, 100, 0, 0, 0, 0, 0, 0, 0, 2, 1001, 0, 0, 1, 0]) at = record.writeUInt16LE(value, at);
+  const picture = Buffer.alloc(26);
+  picture.writeUInt16LE(220, 2);
+  picture.writeUInt32LE(26 + image.length, 4);
+  picture.write(`${type}\0`, 20, 'latin1');
+  record.writeUInt32LE(picture.length + image.length, at);
+  const entry = Buffer.concat([record, picture, image]);
+  const host = Buffer.concat([file.subarray(0, section), entry, file.subarray(section)]);
+  host.writeUInt16LE(host.readUInt16LE(block + 16) | 0x40, block + 16);
+  host.writeUInt32LE(formatting + entry.length, block - 4);
+  return host;
+}
+
 /** The find-and-replace template, and the same as TX embeds a frame's or a text box's document: its section record and list cut. */
 function embeddedFindAndReplace(): { file: Buffer; block: number; section: number; formatting: number; embedded: Buffer } {
   const file = fs.readFileSync(path.join(FIXTURES, 'resource', 'test_find_and_replace.tx'));
@@ -291,7 +321,18 @@ export function txWithPicture(
   at = 2,
   size: { width: number; height: number; scaleX: number; scaleY: number } = { width: 1440, height: 720, scaleX: 50, scaleY: 50 },
   type = 'png',
+  linked?: string,
 ): Buffer {
+  if (linked !== undefined) {
+    // A picture linked to a file (the InsuranceClaim sample's logo): the path's length last in the
+    // record, the path from the two bytes after the tag on, a NUL, and what TX keeps after it.
+    const path = Buffer.from(`${linked}\0`, 'latin1');
+    const record = txWithPicture(Buffer.concat([path.subarray(2), png]), at, size, type);
+    const tag = record.indexOf(Buffer.from(`${type}\0`, 'latin1'));
+    record.writeUInt32LE(linked.length, tag - 4);
+    path.copy(record, tag + 4, 0, 2);
+    return record;
+  }
   const record = Buffer.alloc(46);
   record.writeUInt16LE(16, 4);
   record.writeUInt16LE(size.scaleX, 6);

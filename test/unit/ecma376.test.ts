@@ -8,7 +8,7 @@ import { readTx } from '../../src/formats/tx/read.js';
 import { txToDocx } from '../../src/formats/tx/docx.js';
 import { ROOT } from '../helpers/server.js';
 import { cell, docx, p, row, run, table } from '../helpers/docx.js';
-import { txWithChanges, txWithFrame, txWithPicture } from '../helpers/tx.js';
+import { txWithChanges, txWithFrame, txWithPicture, txWithSignatureBox } from '../helpers/tx.js';
 import { loadSvgRasteriser } from '../../src/render/svg.js';
 import { ecma376Problems, ecma376Skip } from '../helpers/ecma376.js';
 import { CompiledTemplate, DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
@@ -34,6 +34,12 @@ describe('DOCX against the ECMA-376 schemas', { skip: ecma376Skip }, () => {
     );
     const withSvg = readTx(txWithPicture(svg, 2, undefined, 'svg'));
     assert.deepEqual(ecma376Problems(txToDocx(withSvg, await loadSvgRasteriser())), [], 'an SVG picture (PNG, svgBlip)');
+    const box = { kind: 2, x: -4, y: 12, width: 3130, height: 1002 };
+    assert.deepEqual(
+      ecma376Problems(txToDocx(readTx(txWithSignatureBox(30, box, svg, 'svg')), await loadSvgRasteriser())),
+      [],
+      'a signature box',
+    );
   });
 
   it('validates every sample template', () => {

@@ -49,6 +49,11 @@ describe('pictures are judged by their bytes', () => {
     assert.equal(inertPicture(Buffer.from('%!PS-Adobe-3.0 EPSF-3.0\n(/etc/passwd) (r) file')), BLANK_PNG);
     assert.equal(inertPicture(Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3])), BLANK_PNG);
     assert.equal(inertPicture(zlib.gzipSync('plain text')), BLANK_PNG);
+    // The blank shows nothing: one RGBA pixel, wholly transparent (it was a half-opaque blue one).
+    const idat = BLANK_PNG.indexOf('IDAT');
+    const pixels = zlib.inflateSync(BLANK_PNG.subarray(idat + 4, idat + 4 + BLANK_PNG.readUInt32BE(idat - 4)));
+    assert.deepEqual([BLANK_PNG.readUInt32BE(16), BLANK_PNG.readUInt32BE(20), BLANK_PNG[25]], [1, 1, 6], '1 x 1, RGBA');
+    assert.deepEqual([...pixels], [0, 0, 0, 0, 0], 'no filter, alpha 0');
   });
 
   it('unpacks gzip-packed SVG and UTF-16 SVG before judging', () => {

@@ -31,6 +31,7 @@ import {
   txWithParagraphFormat,
   txWithStories,
   txWithPicture,
+  txWithSignatureBox,
   txWithRegions,
   txWithSheet,
   txWithTargets,
@@ -41,6 +42,7 @@ import {
 } from '../helpers/tx.js';
 import { txCarriedOver } from '../../src/formats/tx/carried.js';
 import { loadSvgRasteriser } from '../../src/render/svg.js';
+import { BLANK_PNG } from '../../src/inert/pictures.js';
 import { CHANGE_KIND, listTrackedChanges, removeTrackedChange } from '../../src/review/trackedChanges.js';
 
 const twin = twinTx();
@@ -137,7 +139,8 @@ describe('the TX reader', () => {
     assert.equal(doc.frames?.length, 1);
     const [frame] = doc.frames!;
     assert.deepEqual([frame!.anchor, frame!.x, frame!.y, frame!.width, frame!.height], [29, 120, 240, 2880, 1440]);
-    assert.equal(frame!.story.text, plain.text, "the frame's own document");
+    assert.ok(frame && 'story' in frame);
+    assert.equal(frame.story.text, plain.text, "the frame's own document");
     const docx = txToDocx(doc);
     assert.deepEqual(wordProblems(docx), []);
     const xml = partXml(docx);
@@ -615,6 +618,64 @@ describe('the TX reader', () => {
     );
   });
 
+  it('reads signature boxes (object 0x8018) as the picture they show, floating from the text area or their paragraph; and back', () => {
+    const image = png(40, 12, [240, 240, 240]);
+    const source = txWithSignatureBox(30, { kind: 2, x: -4, y: 12, width: 3130, height: 1002 }, image);
+    const doc = readTx(source);
+    assert.equal(doc.text, readTx(fixture('test_find_and_replace.tx')).text, 'the body is unchanged');
+    const [box] = doc.frames!;
+    assert.ok(box && 'signature' in box);
+    assert.deepEqual([box.anchor, box.x, box.y, box.width, box.height, box.placement], [29, -4, 12, 3130, 1002, 'paragraph']);
+    assert.ok(Buffer.from(box.signature.data).equals(image));
+    assert.ok(writeTx(doc).equals(source), 'written back byte for byte');
+    const word = txToDocx(doc);
+    assert.deepEqual(wordProblems(word), []);
+    const xml = partXml(word);
+    // Floating where TX places it: from the column and the paragraph (kind 2), text above and below it.
+    assert.match(
+      xml,
+      /<w:p><w:pPr>.*?<\/w:pPr><w:r><w:drawing><wp:anchor [^>]*><wp:simplePos x="0" y="0"\/><wp:positionH relativeFrom="column"><wp:posOffset>-2540<\/wp:posOffset><\/wp:positionH><wp:positionV relativeFrom="paragraph"><wp:posOffset>7620<\/wp:posOffset><\/wp:positionV><wp:extent cx="1987550" cy="636270"\/><wp:effectExtent l="0" t="0" r="0" b="0"\/><wp:wrapTopAndBottom\/><wp:docPr id="\d+" name="TX Signature Box \d+"\/>/,
+    );
+    // Kind 1: from the text area's corner.
+    const fromMargin = readTx(txWithSignatureBox(30, { kind: 1, x: 21, y: 513, width: 5295, height: 2145 }, image));
+    assert.match(
+      partXml(txToDocx(fromMargin)),
+      /<wp:positionH relativeFrom="margin"><wp:posOffset>13335<\/wp:posOffset>.*<wp:positionV relativeFrom="margin">/,
+    );
+    // Back from Word: the same boxes, and the same DOCX again.
+    for (const tx of [doc, fromMargin]) {
+      const docx = txToDocx(tx);
+      assert.ok(txToDocx(readTx(writeTx(docxToTx(docx)))).equals(docx));
+    }
+    assert.match(txCarriedOver(doc).join(' '), /a signature box \(TX Text Control's e-signing fields\)/);
+    // What is not read: another placement, a scaled box, a picture of a length that does not add up.
+    assert.throws(
+      () => readTx(txWithSignatureBox(30, { kind: 3, x: 0, y: 0, width: 100, height: 100 }, image)),
+      /signature boxes placed this way \(kind 3\)/,
+    );
+    const scaled = txWithSignatureBox(30, { kind: 2, x: 0, y: 0, width: 100, height: 100 }, image);
+    scaled.writeUInt16LE(50, scaled.indexOf(Buffer.from([0x18, 0x80])) + 22);
+    assert.throws(() => readTx(scaled), /scaled signature boxes/);
+    const short = txWithSignatureBox(30, { kind: 2, x: 0, y: 0, width: 100, height: 100 }, image);
+    short.writeUInt32LE(27, short.indexOf(Buffer.from('png\0', 'latin1')) - 16);
+    assert.throws(() => readTx(short), /damaged or truncated \(a signature box picture\)/);
+  });
+
+  it("reads a picture linked to a file (the InsuranceClaim sample's logo) as a blank of its size, the file never read", () => {
+    const source = txWithPicture(Buffer.from('kept as TX wrote it'), 2, undefined, 'svg', 'C:\\Users\\someone\\logo.svg');
+    const doc = readTx(source);
+    assert.equal(doc.pictures![0]!.linked, 'C:\\Users\\someone\\logo.svg');
+    assert.ok(writeTx(doc).equals(source), 'written back byte for byte');
+    assert.ok(readTx(writeTx(bare(doc))).pictures![0]!.linked === doc.pictures![0]!.linked, 'and from the model alone');
+    const word = txToDocx(doc);
+    assert.ok(Buffer.from(unzipSync(word)['word/media/image1.png']!).equals(BLANK_PNG), 'a transparent blank, no file read');
+    assert.match(partXml(word), /<wp:extent cx="457200" cy="228600"\/>/, 'at its size');
+    assert.match(txCarriedOver(doc).join(' '), /Pictures linked to files \("C:\\Users\\someone\\logo\.svg"\) are not read/);
+    const cut = txWithPicture(Buffer.from('x'), 2, undefined, 'svg', 'C:\\a-long-path.svg');
+    cut.writeUInt32LE(200, cut.indexOf(Buffer.from('svg\0', 'latin1')) - 4);
+    assert.throws(() => readTx(cut), /damaged or truncated \(a linked picture\)/);
+  });
+
   it("reads a text box in line with the text (the e-signing samples' signature boxes) as a Word text box, and back", () => {
     const tx = txWithTextBox(2, { width: 3015, height: 1500 });
     const doc = readTx(tx);
@@ -901,6 +962,8 @@ describe('the TX reader', () => {
       txWithRegions([{ start: 2, end: 12, id: 1 }], 'readOnly;0;1;SHA-512;KzMd;2X/A;100000'),
       txWithPicture(png(8, 8)),
       txWithPicture(SVG_LOGO, 2, undefined, 'svg'),
+      txWithPicture(Buffer.from('kept'), 2, undefined, 'svg', 'C:\\logo.svg'),
+      txWithSignatureBox(30, { kind: 2, x: -4, y: 12, width: 3130, height: 1002 }, png(8, 8)),
       txWithFormField('dropdown', 'Travelers', { items: ['1', '2'], conditions: '{"A":\u001f"x"\u001f,}' }),
       txWithSheet(Buffer.from('0100000000000000ffff0000020003000100', 'hex')),
       txWithStories(0x0f),
@@ -988,6 +1051,8 @@ describe('the TX writer', () => {
     ['editable regions and the protection', txWithRegions([{ start: 2, end: 12, id: 1 }], 'readOnly;0;1;SHA-512;KzMd;2X/A;100000')],
     ['a picture', txWithPicture(png(8, 8))],
     ['an SVG picture', txWithPicture(SVG_LOGO, 2, undefined, 'svg')],
+    ['a picture linked to a file', txWithPicture(Buffer.from('kept'), 2, undefined, 'svg', 'C:\\logo.svg')],
+    ['a signature box', txWithSignatureBox(30, { kind: 2, x: -4, y: 12, width: 3130, height: 1002 }, png(8, 8))],
     ['a text form field', txWithFormField('text', 'Name')],
     ['a date form field', txWithFormField('date', 'Arrival')],
     [
@@ -1072,6 +1137,7 @@ describe('a DOCX written as TX', () => {
     ['an SVG picture', txWithPicture(SVG_LOGO, 2, { width: 1440, height: 720, scaleX: 100, scaleY: 100 }, 'svg')],
     ['cells merged across', txWithMergedTable('across')],
     ['cells merged down', txWithMergedTable('down')],
+    ['signature boxes', txWithSignatureBox(18, { kind: 1, x: 21, y: 513, width: 5295, height: 2145 }, png(8, 8))],
     ['a text box in line', txWithTextBox()],
     ['a hanging indent', txWithParagraphFormat({ indents: [1440, 0, 0x10000 - 720] })],
     ['the find-and-replace template', fixture('test_find_and_replace.tx')],

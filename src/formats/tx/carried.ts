@@ -3,7 +3,7 @@
  * the template's info (`warnings`) rather than refused: the template still merges, and the .tx
  * file itself keeps it (read and written back byte for byte).
  */
-import type { TxDocument, TxStory } from './read.js';
+import type { TxDocument, TxPicture, TxStory } from './read.js';
 
 export function txCarriedOver(doc: TxDocument): string[] {
   const stories = [doc, doc.header, doc.footer, doc.firstHeader, doc.firstFooter].filter((story): story is TxStory => story !== undefined);
@@ -19,7 +19,29 @@ export function txCarriedOver(doc: TxDocument): string[] {
           'Word tables do not calculate: documents made from this template show the values TX last calculated, whatever the data.',
       ]
     : [];
-  return [...sheet, ...conditionalWarning(conditional)];
+  const boxes = stories.flatMap((story) => (story.frames ?? []).filter((frame) => 'signature' in frame));
+  const signature = boxes.length
+    ? [
+        `The document has ${boxes.length === 1 ? 'a signature box' : `${boxes.length} signature boxes`} (TX Text Control's e-signing fields). ` +
+          'Word has none: documents made from this template show the picture each box shows until signed, floating where TX places it.',
+      ]
+    : [];
+  const linked = [...new Set(stories.flatMap((story) => pictures(story).flatMap((picture) => picture.linked ?? [])))];
+  const links = linked.length
+    ? [
+        `Pictures linked to files (${linked.map((name) => `"${name}"`).join(', ')}) are not read: docsmith never opens a file a document names. ` +
+          'Documents made from this template show a blank of their size; embed the pictures in the template to show them.',
+      ]
+    : [];
+  return [...sheet, ...conditionalWarning(conditional), ...signature, ...links];
+}
+
+/** A story's pictures, those in its text boxes and text frames too. */
+function pictures(story: TxStory): TxPicture[] {
+  return [
+    ...(story.pictures ?? []).flatMap((picture) => [picture, ...(picture.box ? pictures(picture.box.story) : [])]),
+    ...(story.frames ?? []).flatMap((frame) => ('story' in frame ? pictures(frame.story) : [])),
+  ];
 }
 
 function conditionalWarning(conditional: string[]): string[] {

@@ -7,14 +7,18 @@
 import { escapeAttr, escapeText } from '../../ooxml/xml.js';
 import { newDocx, type Image, type Link, type NewPart } from '../../ooxml/newPackage.js';
 import type { TxCell, TxCellFormat, TxChange, TxDocument, TxFrame, TxMark, TxProtection, TxRun, TxStory, TxTable } from './read.js';
+import type { TxSignatureBox, TxTextFrame } from './read.js';
 import type { TxField, TxFormField, TxPicture } from './read.js';
 import { isLink } from './read.js';
 import { rasterSize, svgBlipExtension, type SvgRasteriser } from '../../render/svg.js';
+import { BLANK_PNG } from '../../inert/pictures.js';
 
 const A_NS = 'http://schemas.openxmlformats.org/drawingml/2006/main';
 const PIC_NS = 'http://schemas.openxmlformats.org/drawingml/2006/picture';
 /** Word 2010's shapes (MS-ODRAWXML): how Word writes a text box in line with the text. */
 const WPS_NS = 'http://schemas.microsoft.com/office/word/2010/wordprocessingShape';
+/** The name a signature box's floating picture goes by in Word (read back as one by fromDocx.ts). */
+export const SIGNATURE_BOX_NAME = 'TX Signature Box';
 
 /**
  * Merge blocks marked as older TX versions mark them, by a `BlockStart_name` and a `BlockEnd_name`
@@ -334,11 +338,14 @@ class Writer {
     // A paragraph mark inserted while changes were tracked.
     const markChange = contentEnd < end ? this.changeAt(contentEnd) : undefined;
     const markRPr = markChange ? `<w:rPr>${this.insTag(markChange, true)}</w:rPr>` : '';
-    // A frame is written where its anchor's paragraph starts: Word's text frames are paragraphs before it.
-    for (const frame of this.framesAt.get(start) ?? []) this.frame(frame);
+    // A frame is written where its anchor's paragraph starts: Word's text frames are paragraphs before it,
+    // a floating picture (a signature box) is the paragraph's first run.
+    const frames = this.framesAt.get(start) ?? [];
+    for (const frame of frames) if (!('signature' in frame)) this.frame(frame);
     this.out.push(
       `<w:p><w:pPr>${keepNext}${this.options.framePr ?? ''}${tabs}<w:spacing w:before="${format.spaceBefore}" w:after="${format.spaceAfter}"${line}/>${jc}${markRPr}</w:pPr>`,
     );
+    for (const frame of frames) if ('signature' in frame) this.out.push(this.signatureBox(frame));
     let at = start;
     const boundaries = new Set<number>([start, contentEnd]);
     if (start < contentEnd)
@@ -435,7 +442,7 @@ class Writer {
    * A text frame as Word's frame paragraphs: its size (at least its height, so no text is cut), its
    * offset from the margin and from the anchoring paragraph, text flowing around it.
    */
-  private frame(frame: TxFrame): void {
+  private frame(frame: TxTextFrame): void {
     const framePr = `<w:framePr w:w="${frame.width}" w:h="${frame.height}" w:hRule="atLeast" w:wrap="around" w:vAnchor="text" w:hAnchor="margin" w:x="${frame.x}" w:y="${frame.y}"/>`;
     this.out.push(this.inner(frame.story, { framePr }));
   }
@@ -527,11 +534,38 @@ class Writer {
   private drawing(picture: TxPicture): string {
     if (picture.box) return this.textBox(picture, picture.box.story);
     const id = this.drawings.next++;
-    const relationship = `rIdP${this.images.length + 1}`;
     const cx = Math.round((picture.width * picture.scaleX * 635) / 100);
     const cy = Math.round((picture.height * picture.scaleY * 635) / 100);
+    return (
+      `<w:drawing><wp:inline distT="0" distB="0" distL="0" distR="0"><wp:extent cx="${cx}" cy="${cy}"/><wp:docPr id="${id}" name="Picture ${id}"/>` +
+      `${this.graphic(picture, id, cx, cy)}</wp:inline></w:drawing>`
+    );
+  }
+
+  /**
+   * A signature box as the nearest Word has: the picture it shows, floating at its offset from the
+   * text area or from its paragraph, text above and below it. Its name says what it was (fromDocx.ts
+   * reads it back as one).
+   */
+  private signatureBox(box: TxSignatureBox): string {
+    const id = this.drawings.next++;
+    const [cx, cy] = [box.width * 635, box.height * 635];
+    const [horizontal, vertical] = box.placement === 'margin' ? ['margin', 'margin'] : ['column', 'paragraph'];
+    return (
+      `<w:r><w:drawing><wp:anchor distT="0" distB="0" distL="0" distR="0" simplePos="0" relativeHeight="${id}" behindDoc="0" locked="0" layoutInCell="1" allowOverlap="1">` +
+      `<wp:simplePos x="0" y="0"/><wp:positionH relativeFrom="${horizontal}"><wp:posOffset>${box.x * 635}</wp:posOffset></wp:positionH>` +
+      `<wp:positionV relativeFrom="${vertical}"><wp:posOffset>${box.y * 635}</wp:posOffset></wp:positionV>` +
+      `<wp:extent cx="${cx}" cy="${cy}"/><wp:effectExtent l="0" t="0" r="0" b="0"/><wp:wrapTopAndBottom/><wp:docPr id="${id}" name="${SIGNATURE_BOX_NAME} ${id}"/>` +
+      `${this.graphic(box.signature, id, cx, cy)}</wp:anchor></w:drawing></w:r>`
+    );
+  }
+
+  /** A DrawingML picture of `cx` x `cy` EMU, its image in this part's media (an SVG beside the PNG Word shows). */
+  private graphic(picture: TxPicture, id: number, cx: number, cy: number): string {
+    const relationship = `rIdP${this.images.length + 1}`;
     let blip = `<a:blip r:embed="${relationship}"/>`;
-    if (picture.type === 'svg' && this.options.rasterise) {
+    if (picture.linked !== undefined) this.images.push({ id: relationship, type: 'png', data: BLANK_PNG });
+    else if (picture.type === 'svg' && this.options.rasterise) {
       const { widthPx, heightPx } = rasterSize(cx, cy);
       const png = this.options.rasterise(Buffer.from(picture.data), widthPx, heightPx, "The TX document's SVG picture");
       this.images.push({ id: relationship, type: 'png', data: png });
@@ -540,10 +574,9 @@ class Writer {
       blip = `<a:blip r:embed="${relationship}"><a:extLst>${svgBlipExtension(svg)}</a:extLst></a:blip>`;
     } else this.images.push({ id: relationship, type: picture.type, data: picture.data });
     return (
-      `<w:drawing><wp:inline distT="0" distB="0" distL="0" distR="0"><wp:extent cx="${cx}" cy="${cy}"/><wp:docPr id="${id}" name="Picture ${id}"/>` +
       `<a:graphic xmlns:a="${A_NS}"><a:graphicData uri="${PIC_NS}"><pic:pic xmlns:pic="${PIC_NS}"><pic:nvPicPr><pic:cNvPr id="${id}" name="Picture ${id}"/><pic:cNvPicPr/></pic:nvPicPr>` +
       `<pic:blipFill>${blip}<a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
-      `<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing>`
+      `<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic>`
     );
   }
 
@@ -630,7 +663,7 @@ const TX_DEFAULT_TAB = 1134;
  * all, and no paragraph lists its stops. Undefined when the stops differ anywhere.
  */
 function regularTabs(doc: TxDocument): number | undefined {
-  const stories = [doc, doc.header, doc.footer, doc.firstHeader, doc.firstFooter, ...(doc.frames ?? []).map((f) => f.story)].filter(
+  const stories = [doc, doc.header, doc.footer, doc.firstHeader, doc.firstFooter, ...textFrames(doc).map((f) => f.story)].filter(
     (s): s is TxStory => s !== undefined,
   );
   // A format with no stops at all takes the default too.
@@ -649,13 +682,16 @@ function firstLineAttr(firstLine: number): string {
   return firstLine < 0 ? ` w:hanging="${-firstLine}"` : '';
 }
 
+/** The story's text frames (not its signature boxes). */
+const textFrames = (story: TxStory): TxTextFrame[] => (story.frames ?? []).filter((frame): frame is TxTextFrame => 'story' in frame);
+
 /** Whether any story of the document (its frames and text boxes too) has an SVG picture: writing it for Word needs the rasteriser. */
 export function hasSvgPictures(doc: TxDocument): boolean {
   const holds = (story: TxStory | undefined): boolean =>
     Boolean(
       story &&
-      ((story.pictures ?? []).some((picture) => picture.type === 'svg' || holds(picture.box?.story)) ||
-        (story.frames ?? []).some((frame) => holds(frame.story))),
+      ((story.pictures ?? []).some((picture) => (picture.type === 'svg' && picture.linked === undefined) || holds(picture.box?.story)) ||
+        (story.frames ?? []).some((frame) => ('signature' in frame ? frame.signature.type === 'svg' : holds(frame.story)))),
     );
   return [doc, doc.header, doc.footer, doc.firstHeader, doc.firstFooter].some(holds);
 }

@@ -29,10 +29,12 @@ import type {
   TxProtection,
   TxRegion,
   TxRun,
+  TxSignatureBox,
   TxStory,
   TxTable,
 } from './read.js';
 import { isLinkAddress, pictureTypeOf } from './read.js';
+import { SIGNATURE_BOX_NAME } from './docx.js';
 
 export class TxOutputError extends InputError {
   constructor(what: string) {
@@ -309,6 +311,8 @@ class StoryBuilder {
   readonly changes: TxChange[] = [];
   readonly regions: TxRegion[] = [];
   readonly pictures: TxPicture[] = [];
+  /** Signature boxes (formats/tx/docx.ts writes them as floating pictures of their name), anchored where they stand. */
+  readonly frames: TxSignatureBox[] = [];
   private readonly openRegions = new Map<number, number>();
   private readonly formatKeys = new Map<string, number>();
   private readonly paraKeys = new Map<string, number>();
@@ -345,6 +349,7 @@ class StoryBuilder {
       ...(this.changes.length ? { changes: this.changes } : {}),
       ...(this.regions.length ? { regions: this.regions } : {}),
       ...(this.pictures.length ? { pictures: this.pictures } : {}),
+      ...(this.frames.length ? { frames: this.frames } : {}),
     };
   }
 
@@ -390,6 +395,8 @@ class StoryBuilder {
    */
   private drawing(drawing: XmlElement, look: RunLook): void {
     const inline = child(drawing, 'wp:inline');
+    const floating = child(drawing, 'wp:anchor');
+    if (floating && val(child(floating, 'wp:docPr'), 'name')?.startsWith(SIGNATURE_BOX_NAME)) return this.signatureBox(floating);
     if (!inline) throw new TxOutputError('pictures that are not in line with the text');
     const data = descendant(inline, 'a:graphicData');
     const extent = child(inline, 'wp:extent');
@@ -403,6 +410,7 @@ class StoryBuilder {
       builder.blocks(content.children, true);
       const story = builder.story();
       if (story.pictures?.some((picture) => picture.box)) throw new TxOutputError('text boxes inside text boxes');
+      if (story.frames) throw new TxOutputError('signature boxes inside text boxes');
       this.pictures.push({ type: 'box', data: new Uint8Array(0), width, height, scaleX: 100, scaleY: 100, box: { story } });
       this.append('\u0001', look);
       return;
@@ -417,6 +425,32 @@ class StoryBuilder {
       throw new TxOutputError('pictures of this type (only PNG, JPEG, GIF, BMP, EMF, WMF and SVG in line with the text)');
     this.pictures.push({ type, data: bytes, width, height, scaleX: 100, scaleY: 100 });
     this.append('\u0001', look);
+  }
+
+  /** A TX signature box as formats/tx/docx.ts writes one: its picture floating from the text area or from its paragraph. */
+  private signatureBox(floating: XmlElement): void {
+    const offset = (name: string): { from: string; twips: number } => {
+      const position = child(floating, name);
+      const text =
+        child(position, 'wp:posOffset')
+          ?.children.map((c) => (c.kind === 'text' ? c.text : ''))
+          .join('') ?? '';
+      return { from: val(position, 'relativeFrom') ?? '', twips: Math.round(number(text.trim()) / 635) };
+    };
+    const [h, v] = [offset('wp:positionH'), offset('wp:positionV')];
+    const placement =
+      h.from === 'margin' && v.from === 'margin' ? 'margin' : h.from === 'column' && v.from === 'paragraph' ? 'paragraph' : undefined;
+    const extent = child(floating, 'wp:extent');
+    const [width, height] = [val(extent, 'cx'), val(extent, 'cy')].map((emu) => Math.round(number(emu) / 635)) as [number, number];
+    if (!placement || Math.abs(h.twips) > 31680 || Math.abs(v.twips) > 31680 || width < 1 || height < 1 || width > 31680 || height > 31680)
+      throw new TxOutputError('a signature box placed other than from the text area or from its paragraph');
+    const blip = descendant(floating, 'a:blip');
+    const svgBlip = blip && descendant(blip, 'asvg:svgBlip');
+    const data = blip ? this.pictureBytes(val(svgBlip ?? blip, 'r:embed') ?? '') : undefined;
+    const type = data ? pictureTypeOf(data) : undefined;
+    if (!data || !type) throw new TxOutputError('a signature box showing a picture of this type');
+    const signature = { type, data, width, height, scaleX: 100, scaleY: 100 };
+    this.frames.push({ anchor: this.text.length, x: h.twips, y: v.twips, width, height, placement, signature });
   }
 
   /** Text with the look of its run, joined to the run before when they look alike. */
@@ -913,7 +947,9 @@ export function docxToTx(docx: Uint8Array, kept?: TxFileKept): TxDocument {
     if (!content) return undefined;
     const builder = new StoryBuilder(styles, linksOf(name), fieldIds, picturesOf(name));
     builder.blocks(parseXml(content, name).root.children, true);
-    return builder.story();
+    const story = builder.story();
+    if (story.frames) throw new TxOutputError(`signature boxes in ${kind}s`);
+    return story;
   };
 
   const builder = new StoryBuilder(styles, linksOf(main), fieldIds, picturesOf(main));

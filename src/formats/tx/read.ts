@@ -155,24 +155,40 @@ export interface TxPage {
   footerDistance: number;
 }
 
-/**
- * A text frame anchored in the body: its own story, placed at a size and offset (twips) from the
- * paragraph that holds its anchor. How TX measures the offset is not decoded beyond the samples'
- * (0, 0).
- */
-export interface TxFrame {
+/** What the body's frame table places: at a size and offset (twips), anchored at a place in the text. */
+interface TxPlaced {
   /** The anchor's position in the story's text (0-based; the text's length: its end). */
   anchor: number;
   x: number;
   y: number;
   width: number;
   height: number;
-  story: TxStory;
-  /** The frame's record (before the embedded document's length) as TX wrote it. */
+  /** The frame's record (before what it holds) as TX wrote it. */
   kept?: Uint8Array;
+}
+
+/**
+ * A text frame anchored in the body: its own story, placed from the paragraph that holds its
+ * anchor. How TX measures the offset is not decoded beyond the samples' (0, 0).
+ */
+export interface TxTextFrame extends TxPlaced {
+  story: TxStory;
   /** The embedded document's settings, style sheet and empty section list, as TX wrote them. */
   keptDocument?: Uint8Array;
 }
+
+/**
+ * A signature box (object `0x8018`: TX Text Control's e-signing field, the InsuranceClaim, SignFlow,
+ * SignatureData and Angular Forms samples): the picture it shows until signed (an EMF box in every
+ * sample), floating at its offset from the text area's top left corner (`margin`, TX's kind 1) or
+ * from its anchor's paragraph (`paragraph`, kind 2), as TX Text Control's own PDF of SignFlow places it.
+ */
+export interface TxSignatureBox extends TxPlaced {
+  signature: TxPicture;
+  placement: 'margin' | 'paragraph';
+}
+
+export type TxFrame = TxTextFrame | TxSignatureBox;
 
 /** A tracked change: text inserted while changes were tracked (the only kind the samples show). */
 export interface TxChange {
@@ -213,6 +229,12 @@ export interface TxPicture {
   keptExtra?: Uint8Array;
   /** A text box in line with the text (the signature boxes of TextControl's e-signing samples): its text, a story of its own. */
   box?: { story: TxStory; keptDocument?: Uint8Array };
+  /**
+   * A picture linked to a file, not embedded: the path TX keeps (its first two bytes in the record,
+   * the rest first in `data`, then more not decoded). docsmith never reads a file a document names:
+   * it shows as a blank of its size.
+   */
+  linked?: string;
 }
 
 /** TX Text Control Words' conditional instructions of a form field, kept as TX wrote them (no DOCX equivalent). */
@@ -678,6 +700,10 @@ function readBodyFrames(c: Cursor, text: string): TxFrame[] {
     const settings = FRAME_SETTINGS.map(() => c.u16('a frame'));
     // What every frame record starts with: anything else is not a frame table.
     if (record[0] !== 0 || record[1] !== 0 || (record[2]! & 0xff00) !== 0x8000) throw damaged('a text frame');
+    if (record[2] === SIGNATURE_OBJECT) {
+      frames.push(readSignatureBox(c, text, { kept, kind: record[3]!, anchor, place: [x, y, width, height], settings }));
+      continue;
+    }
     if (record[2] !== 0x8007 || record[3] !== 3 || settings.some((v, k) => v !== FRAME_SETTINGS[k]))
       throw new TxError('text frames and text boxes of this kind in TX documents are not supported yet.');
     if (anchor < 1 || anchor > text.length + 1 || width < 1 || height < 1 || width > 31680 || height > 31680 || x > 31680 || y > 31680)
@@ -687,6 +713,55 @@ function readBodyFrames(c: Cursor, text: string): TxFrame[] {
     frames.push({ anchor: anchor - 1, x, y, width, height, story, kept, keptDocument });
   }
   return frames;
+}
+
+const SIGNATURE_OBJECT = 0x8018;
+const SIGNATURE_PLACEMENTS: Record<number, TxSignatureBox['placement']> = { 1: 'margin', 2: 'paragraph' };
+/** A signature box's picture: the second half of a picture's record (from byte 20: `u16` 0 and 220, the length again, zeros), the type's tag and two bytes, the image. */
+const SIGNATURE_PICTURE_HEAD = 26;
+
+/**
+ * A signature box of the body's frame table (object `0x8018`): the frame record (positions signed:
+ * -4 in the InsuranceClaim sample), then the `u32` length of the picture it shows, then that
+ * picture as a picture's record holds it from byte 20.
+ */
+function readSignatureBox(
+  c: Cursor,
+  text: string,
+  head: { kept: Uint8Array; kind: number; anchor: number; place: [number, number, number, number]; settings: number[] },
+): TxSignatureBox {
+  const placement = SIGNATURE_PLACEMENTS[head.kind];
+  if (!placement) throw new TxError(`signature boxes placed this way (kind ${head.kind}) in TX documents are not supported yet.`);
+  if (head.settings[0] !== 100 || head.settings[1] !== 100)
+    throw new TxError('scaled signature boxes in TX documents are not supported yet.');
+  const [x, y] = head.place.slice(0, 2).map((value) => value | 0) as [number, number];
+  const [, , width, height] = head.place;
+  const { anchor } = head;
+  if (anchor < 1 || anchor > text.length + 1 || width < 1 || height < 1 || width > 31680 || height > 31680)
+    throw damaged('a signature box');
+  if (Math.abs(x) > 31680 || Math.abs(y) > 31680) throw damaged('a signature box');
+  const length = c.u32('a signature box picture');
+  const picture = c.part(length, 'a signature box picture');
+  const kept = picture.peek(SIGNATURE_PICTURE_HEAD, 'a signature box picture');
+  if (picture.u16('a signature box picture') !== 0) throw damaged('a signature box picture');
+  picture.skip(2, 'a signature box picture');
+  if (picture.u32('a signature box picture') !== length) throw damaged('a signature box picture');
+  picture.skip(12, 'a signature box picture');
+  const type = picture.latin1(4, 'a signature box picture');
+  picture.skip(2, 'a signature box picture');
+  const data = picture.rest().slice();
+  picture.skip(data.length, 'a signature box picture');
+  checkPicture(type, data);
+  return {
+    anchor: anchor - 1,
+    x,
+    y,
+    width,
+    height,
+    kept: head.kept,
+    placement,
+    signature: { type, data, width, height, scaleX: 100, scaleY: 100, kept },
+  };
 }
 
 /**
@@ -930,13 +1005,26 @@ function readPicture(c: Cursor): TxPicture {
   c.skip(data.length, 'a picture');
   // 16 with the PNG of Booking Request.tx, 0 with the metafiles of the Parallel sample: both in line with the text.
   if (kind !== 16 && kind !== 0) throw new TxError(`pictures of this kind (${kind}) in TX documents are not supported yet.`);
+  if (width < 1 || height < 1 || scaleX < 1 || scaleY < 1 || scaleX > 10_000 || scaleY > 10_000) throw damaged('a picture');
+  // A picture linked to a file (the InsuranceClaim sample's logo): the record's last `u32` is the
+  // length of its path, which starts in the two bytes after the type's tag. Never followed here.
+  const linkLength = Buffer.from(kept.buffer, kept.byteOffset, kept.length).readUInt32LE(36);
+  if (linkLength) {
+    const path = Buffer.concat([kept.subarray(44, 46), data]);
+    if (linkLength >= path.length || path[linkLength] !== 0) throw damaged('a linked picture');
+    return { type, data, width, height, scaleX, scaleY, kept, linked: path.subarray(0, linkLength).toString('latin1') };
+  }
+  checkPicture(type, data);
+  return { type, data, width, height, scaleX, scaleY, kept };
+}
+
+/** The image's bytes must be what its type's tag says, of a type read here. */
+function checkPicture(type: string, data: Uint8Array): void {
   const check = PICTURE_TYPES[type];
   if (!check) throw new TxError(`pictures of type "${type.replace(/[^\x20-\x7e]/g, '?')}" in TX documents are not supported yet.`);
   if (type === 'svg' && hasDoctype(data))
     throw new TxError('SVG pictures with a DOCTYPE (entity declarations) in TX documents are not supported.');
   if (!check(data)) throw damaged(`a ${type} picture`);
-  if (width < 1 || height < 1 || scaleX < 1 || scaleY < 1 || scaleX > 10_000 || scaleY > 10_000) throw damaged('a picture');
-  return { type, data, width, height, scaleX, scaleY, kept };
 }
 
 /** The runs, and each field's kind (a field's runs must agree on it). */

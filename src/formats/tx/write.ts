@@ -15,6 +15,7 @@ import type {
   TxDocument,
   TxField,
   TxFrame,
+  TxSignatureBox,
   TxParaFormat,
   TxRun,
   TxStory,
@@ -329,6 +330,11 @@ function pictureRecord(picture: TxPicture): Buffer {
   put16(head, picture.height, 12);
   put32(head, 20 + 6 + picture.data.length, 16);
   if (!picture.kept) put32(head, 20 + 6 + picture.data.length, 26);
+  // A linked picture: its path's length last in the record, the path's first two bytes after the type's tag.
+  if (!picture.kept && picture.linked !== undefined) {
+    put32(head, Buffer.byteLength(picture.linked, 'latin1'), 36);
+    head.write(picture.linked.slice(0, 2), 44, 'latin1');
+  }
   return Buffer.concat([head, picture.data]);
 }
 
@@ -373,9 +379,67 @@ function outerTables(tables: TxTable[]): { outer: TxTable[]; nested: TxTable[] }
 
 type StoryKind = 'body' | 'header' | 'footer' | 'frame document';
 
+/** TX's kinds of signature box placement (formats/tx/read.ts readSignatureBox). */
+const SIGNATURE_KINDS: Record<TxSignatureBox['placement'], number> = { margin: 1, paragraph: 2 };
+
+/** A signature box's frame record and the picture it shows (as a picture's record from byte 20). */
+function signatureBoxRecord(box: TxSignatureBox, index: number): Buffer {
+  const head = record(box.kept, 56);
+  if (!box.kept)
+    [
+      0,
+      0,
+      0x8018,
+      SIGNATURE_KINDS[box.placement],
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      100,
+      100,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      2,
+      1001 + index,
+      0,
+      0,
+      1,
+      0,
+    ].forEach((value, i) => put16(head, value, 2 * i));
+  put16(head, SIGNATURE_KINDS[box.placement], 6);
+  put16(head, box.anchor + 1, 8);
+  // The offset may be negative (TX writes it signed); the size may not.
+  for (const [i, value] of [box.x, box.y].entries()) {
+    if (!Number.isInteger(value) || Math.abs(value) > 31680) throw new TxLimitError(value);
+    head.writeInt32LE(value, 10 + 4 * i);
+  }
+  put32(head, box.width, 18);
+  put32(head, box.height, 22);
+  const { signature } = box;
+  const picture = record(signature.kept, 26);
+  if (!signature.kept) put16(picture, 220, 2);
+  put32(picture, 26 + signature.data.length, 4);
+  picture.fill(0, 20, 24).write(`${signature.type}\0`.slice(0, 4), 20, 'latin1');
+  return Buffer.concat([head, new Bytes().u32(picture.length + signature.data.length).toBuffer(), picture, signature.data]);
+}
+
 function frameRecords(frames: TxFrame[]): Buffer {
   const out = new Bytes().u16(frames.length);
-  for (const frame of frames) {
+  for (const [index, frame] of frames.entries()) {
+    if ('signature' in frame) {
+      out.bytes(signatureBoxRecord(frame, index));
+      continue;
+    }
     const head = record(frame.kept, 56);
     if (!frame.kept) head.set([0, 0, 0, 0, 0x07, 0x80, 3, 0]);
     put16(head, frame.anchor + 1, 8);
