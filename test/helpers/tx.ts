@@ -346,6 +346,34 @@ export function txWithPicture(
   return findAndReplaceWithEntry(at, Buffer.concat([record, png]), size);
 }
 
+/**
+ * The find-and-replace template with a barcode in line at `at` (TextControl's Barcode sample): a
+ * picture-table entry of object 0x8010, 16 bytes (100, 16, the XML's length, 0), TX's barcode XML,
+ * then the picture TX drew of it as a picture's record holds one from byte 20.
+ */
+export function txWithBarcode(image: Buffer, text = 'AAAA', at = 2, size = { width: 2880, height: 2880 }): Buffer {
+  const xml = Buffer.from(
+    '<?xml version="1.0" encoding="utf-8"?>\r\n<BarcodeData_TXBarcode_3.0>\r\n  <BarcodeType>QRCode</BarcodeType>\r\n' +
+      `  <Text>${text}</Text>\r\n</BarcodeData_TXBarcode_3.0>`,
+    'utf8',
+  );
+  const head = Buffer.alloc(36);
+  head.writeUInt16LE(0x8010, 0);
+  head.writeUInt16LE(100, 6);
+  head.writeUInt16LE(100, 8);
+  head.writeUInt16LE(size.width, 10);
+  head.writeUInt16LE(size.height, 12);
+  head.writeUInt32LE(16 + xml.length + 26 + image.length, 16);
+  head.writeUInt32LE(100, 20);
+  head.writeUInt32LE(16, 24);
+  head.writeUInt32LE(xml.length, 28);
+  const picture = Buffer.alloc(26);
+  picture.writeUInt16LE(220, 2);
+  picture.writeUInt32LE(26 + image.length, 4);
+  picture.write('png\0', 20, 'latin1');
+  return findAndReplaceWithEntry(at, Buffer.concat([head, xml, picture, image]), size);
+}
+
 /** The find-and-replace template with its paragraph format's line spacing replaced (TX's raw `u16`: percent, or 0x8000 and twips). */
 export function txWithLineSpacing(value: number): Buffer {
   const { file, block } = findAndReplaceBlock();

@@ -32,6 +32,7 @@ import {
   txWithStories,
   txWithPicture,
   txWithSignatureBox,
+  txWithBarcode,
   txWithRegions,
   txWithSheet,
   txWithTargets,
@@ -661,6 +662,45 @@ describe('the TX reader', () => {
     assert.throws(() => readTx(short), /damaged or truncated \(a signature box picture\)/);
   });
 
+  it('reads a barcode (object 0x8010) and a signature box in line (0x8018) as the pictures TX drew of them, and back', () => {
+    const image = png(30, 30, [0, 0, 0]);
+    const source = txWithBarcode(image, 'AAAA');
+    const doc = readTx(source);
+    const [barcode] = doc.pictures!;
+    assert.deepEqual([barcode!.type, barcode!.width, barcode!.height], ['png', 2880, 2880]);
+    assert.ok(Buffer.from(barcode!.data).equals(image));
+    assert.match(barcode!.barcode!.xml, /<BarcodeType>QRCode<\/BarcodeType>/);
+    assert.ok(writeTx(doc).equals(source), 'written back byte for byte');
+    assert.deepEqual(said(readTx(writeTx(bare(doc)))), said(doc), 'and from the model alone');
+    const word = txToDocx(doc);
+    assert.deepEqual(wordProblems(word), []);
+    assert.ok(Buffer.from(unzipSync(word)['word/media/image1.png']!).equals(image), 'the picture TX drew, in line');
+    assert.match(txCarriedOver(doc).join(' '), /Barcodes \(TX Text Control: QRCode "AAAA"\) are carried over as the picture TX last drew/);
+    // A signature box in line: a picture entry of object 0x8018, kind 0.
+    const inline = txWithPicture(image, 2, { width: 1440, height: 720, scaleX: 100, scaleY: 100 });
+    const entry = inline.indexOf(Buffer.from('png\0', 'latin1')) - 40;
+    inline.writeUInt16LE(0x8018, entry);
+    inline.writeUInt16LE(0, entry + 4);
+    const boxed = readTx(inline);
+    assert.equal(boxed.pictures![0]!.signatureBox, true);
+    assert.ok(writeTx(boxed).equals(inline));
+    assert.ok(writeTx(bare(boxed)).equals(writeTx(bare(readTx(writeTx(bare(boxed)))))), 'stable from the model alone');
+    assert.equal(readTx(writeTx(bare(boxed))).pictures![0]!.signatureBox, true);
+    assert.match(txCarriedOver(boxed).join(' '), /a signature box/);
+    // Other objects in the text, and a barcode whose XML is not TX's, are named.
+    const other = Buffer.from(inline);
+    other.writeUInt16LE(0x8011, entry);
+    assert.throws(() => readTx(other), /objects of kind 0x8011 in the text of TX documents are not supported yet/);
+    const notXml = txWithBarcode(image);
+    notXml.write('<html', notXml.indexOf('<?xml'), 'latin1');
+    assert.throws(() => readTx(notXml), /damaged or truncated \(a barcode\)/);
+    // The drawing layer (the Portal sample): objects kept after the document, placed by the header.
+    const drawn = Buffer.from(twin);
+    drawn.writeUInt16LE(2, 8);
+    drawn.writeUInt32LE(drawn.length - 100, 10);
+    assert.throws(() => readTx(drawn), /shapes and drawings \(TX Text Control's drawing layer\) in TX documents are not supported yet/);
+  });
+
   it("reads a picture linked to a file (the InsuranceClaim sample's logo) as a blank of its size, the file never read", () => {
     const source = txWithPicture(Buffer.from('kept as TX wrote it'), 2, undefined, 'svg', 'C:\\Users\\someone\\logo.svg');
     const doc = readTx(source);
@@ -964,6 +1004,7 @@ describe('the TX reader', () => {
       txWithPicture(SVG_LOGO, 2, undefined, 'svg'),
       txWithPicture(Buffer.from('kept'), 2, undefined, 'svg', 'C:\\logo.svg'),
       txWithSignatureBox(30, { kind: 2, x: -4, y: 12, width: 3130, height: 1002 }, png(8, 8)),
+      txWithBarcode(png(8, 8)),
       txWithFormField('dropdown', 'Travelers', { items: ['1', '2'], conditions: '{"A":\u001f"x"\u001f,}' }),
       txWithSheet(Buffer.from('0100000000000000ffff0000020003000100', 'hex')),
       txWithStories(0x0f),
@@ -1053,6 +1094,7 @@ describe('the TX writer', () => {
     ['an SVG picture', txWithPicture(SVG_LOGO, 2, undefined, 'svg')],
     ['a picture linked to a file', txWithPicture(Buffer.from('kept'), 2, undefined, 'svg', 'C:\\logo.svg')],
     ['a signature box', txWithSignatureBox(30, { kind: 2, x: -4, y: 12, width: 3130, height: 1002 }, png(8, 8))],
+    ['a barcode', txWithBarcode(png(8, 8))],
     ['a text form field', txWithFormField('text', 'Name')],
     ['a date form field', txWithFormField('date', 'Arrival')],
     [

@@ -20,12 +20,6 @@ export function txCarriedOver(doc: TxDocument): string[] {
       ]
     : [];
   const boxes = stories.flatMap((story) => (story.frames ?? []).filter((frame) => 'signature' in frame));
-  const signature = boxes.length
-    ? [
-        `The document has ${boxes.length === 1 ? 'a signature box' : `${boxes.length} signature boxes`} (TX Text Control's e-signing fields). ` +
-          'Word has none: documents made from this template show the picture each box shows until signed, floating where TX places it.',
-      ]
-    : [];
   const linked = [...new Set(stories.flatMap((story) => pictures(story).flatMap((picture) => picture.linked ?? [])))];
   const links = linked.length
     ? [
@@ -33,7 +27,30 @@ export function txCarriedOver(doc: TxDocument): string[] {
           'Documents made from this template show a blank of their size; embed the pictures in the template to show them.',
       ]
     : [];
-  return [...sheet, ...conditionalWarning(conditional), ...signature, ...links];
+  const barcodes = stories.flatMap((story) =>
+    pictures(story).flatMap((picture) => (picture.barcode ? [barcodeName(picture.barcode.xml)] : [])),
+  );
+  const barcode = barcodes.length
+    ? [
+        `Barcodes (TX Text Control: ${[...new Set(barcodes)].slice(0, 10).join(', ')}) are carried over as the picture TX last drew of each. ` +
+          'Word has no such barcode object: documents made from this template show that picture whatever the data; a DISPLAYBARCODE field draws one from a merge field.',
+      ]
+    : [];
+  const inlineBoxes = stories.reduce((n, story) => n + pictures(story).filter((picture) => picture.signatureBox).length, 0);
+  const signature =
+    boxes.length + inlineBoxes
+      ? [
+          `The document has ${boxes.length + inlineBoxes === 1 ? 'a signature box' : `${boxes.length + inlineBoxes} signature boxes`} (TX Text Control's e-signing fields). ` +
+            'Word has none: documents made from this template show the picture each box shows until signed, where TX places it.',
+        ]
+      : [];
+  return [...sheet, ...conditionalWarning(conditional), ...signature, ...links, ...barcode];
+}
+
+/** A barcode as its XML names it: its type and text. */
+function barcodeName(xml: string): string {
+  const field = (name: string) => new RegExp(`<${name}>([^<]{0,100})</${name}>`).exec(xml)?.[1];
+  return `${field('BarcodeType') ?? 'a barcode'} "${field('Text') ?? ''}"`;
 }
 
 /** A story's pictures, those in its text boxes and text frames too. */

@@ -235,6 +235,13 @@ export interface TxPicture {
    * it shows as a blank of its size.
    */
   linked?: string;
+  /**
+   * A barcode (TX Text Control's, object `0x8010`): the picture is the one TX last drew of it;
+   * `kept` its head and the bytes before its XML, `xml` TX's description (type, text, colours).
+   */
+  barcode?: { kept?: Uint8Array; xml: string };
+  /** A signature box in line with the text (object `0x8018`): the picture it shows until signed. */
+  signatureBox?: true;
 }
 
 /** TX Text Control Words' conditional instructions of a form field, kept as TX wrote them (no DOCX equivalent). */
@@ -453,7 +460,19 @@ export function isTx(bytes: Uint8Array): boolean {
 
 /** The whole file: the main text stream, the settings and style sheet, the section list. */
 export function readTx(bytes: Uint8Array): TxDocument {
-  if (!isTx(bytes)) throw damaged('its header is not the one TX Text Control writes');
+  if (!isTx(bytes)) {
+    // Bytes 8-13 a `u16` count and the `u32` place of objects kept after the document (the Portal
+    // sample's vendor form: shapes whose DrawingML follows the sections).
+    const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 14));
+    if (
+      head.length === 14 &&
+      MAGIC.slice(0, 8).every((b, i) => head[i] === b) &&
+      [1, 2].includes(head.readUInt16LE(8)) &&
+      head.readUInt32LE(10) < bytes.length
+    )
+      throw new TxError("shapes and drawings (TX Text Control's drawing layer) in TX documents are not supported yet.");
+    throw damaged('its header is not the one TX Text Control writes');
+  }
   const file = new Cursor(bytes, MAGIC.length);
   const { story: body } = readStream(file, 'body');
   if (file.u32('the settings header') !== 0) throw damaged('the settings header');
@@ -740,18 +759,7 @@ function readSignatureBox(
   if (anchor < 1 || anchor > text.length + 1 || width < 1 || height < 1 || width > 31680 || height > 31680)
     throw damaged('a signature box');
   if (Math.abs(x) > 31680 || Math.abs(y) > 31680) throw damaged('a signature box');
-  const length = c.u32('a signature box picture');
-  const picture = c.part(length, 'a signature box picture');
-  const kept = picture.peek(SIGNATURE_PICTURE_HEAD, 'a signature box picture');
-  if (picture.u16('a signature box picture') !== 0) throw damaged('a signature box picture');
-  picture.skip(2, 'a signature box picture');
-  if (picture.u32('a signature box picture') !== length) throw damaged('a signature box picture');
-  picture.skip(12, 'a signature box picture');
-  const type = picture.latin1(4, 'a signature box picture');
-  picture.skip(2, 'a signature box picture');
-  const data = picture.rest().slice();
-  picture.skip(data.length, 'a signature box picture');
-  checkPicture(type, data);
+  const { type, data, kept } = readPictureFrom20(c, c.u32('a signature box picture'), 'a signature box picture');
   return {
     anchor: anchor - 1,
     x,
@@ -991,9 +999,58 @@ function readBox(c: Cursor): TxPicture {
   return { type: 'box', data: new Uint8Array(0), width, height, scaleX, scaleY, kept, box: { story, keptDocument } };
 }
 
+/**
+ * A barcode in line (object `0x8010`, TextControl's Barcode sample): the 20-byte head, 16 bytes
+ * (`u32` 100 and 16, the `u32` length of the barcode's XML, `u32` 0), TX's barcode XML
+ * (`BarcodeData_TXBarcode_3.0`: its type, text, colours, size), then the picture TX last drew of it,
+ * as a picture's record holds one from byte 20. Word has no barcode object: the picture stands in.
+ */
+const BARCODE_OBJECT = 0x8010;
+const BARCODE_HEAD = 36;
+function readBarcode(c: Cursor): TxPicture {
+  const head = c.peek(BARCODE_HEAD, 'a barcode');
+  const { zero, kind, scaleX, scaleY, width, height, length } = readObjectHead(c.part(20, 'a barcode'), 'a barcode');
+  if (zero !== 0 || width < 1 || height < 1 || scaleX < 1 || scaleY < 1 || scaleX > 10_000 || scaleY > 10_000) throw damaged('a barcode');
+  if (kind !== 0) throw new TxError(`barcodes of this kind (${kind}) in TX documents are not supported yet.`);
+  const body = c.part(length, 'a barcode');
+  body.skip(8, 'a barcode');
+  const xmlLength = body.u32('a barcode');
+  body.skip(4, 'a barcode');
+  const xml = Buffer.from(body.peek(xmlLength, 'a barcode')).toString('utf8');
+  body.skip(xmlLength, 'a barcode');
+  if (!/^(?:\uFEFF)?<\?xml[^>]*\?>\s*<BarcodeData_TXBarcode_[\d.]+>/.test(xml)) throw damaged('a barcode');
+  const { type, data, kept } = readPictureFrom20(body, body.left, 'a barcode picture');
+  return { type, data, width, height, scaleX, scaleY, kept, barcode: { kept: head, xml } };
+}
+
+/**
+ * A picture as a picture's record holds it from byte 20 (`u16` 0 and 220, the `u32` length of
+ * the rest, twelve zero bytes, the type's tag and two bytes, the image), `length` bytes: what a
+ * signature box or a barcode shows.
+ */
+function readPictureFrom20(c: Cursor, length: number, what: string): { type: string; data: Uint8Array; kept: Uint8Array } {
+  const picture = c.part(length, what);
+  const kept = picture.peek(SIGNATURE_PICTURE_HEAD, what);
+  if (picture.u16(what) !== 0) throw damaged(what);
+  picture.skip(2, what);
+  if (picture.u32(what) !== length) throw damaged(what);
+  picture.skip(12, what);
+  const type = picture.latin1(4, what);
+  picture.skip(2, what);
+  const data = picture.rest().slice();
+  picture.skip(data.length, what);
+  checkPicture(type, data);
+  return { type, data, kept };
+}
+
 function readPicture(c: Cursor): TxPicture {
   const head = c.peek(2, 'a picture');
   if ((head[0]! | (head[1]! << 8)) === BOX_OBJECT) return readBox(c);
+  if ((head[0]! | (head[1]! << 8)) === BARCODE_OBJECT) return readBarcode(c);
+  // 0: a picture; 0x8018: a signature box in line (the Financial sample's), read as the picture it shows.
+  const object = head[0]! | (head[1]! << 8);
+  if (object !== 0 && object !== SIGNATURE_OBJECT)
+    throw new TxError(`objects of kind 0x${object.toString(16)} in the text of TX documents are not supported yet.`);
   const kept = c.peek(PICTURE_RECORD + 6, 'a picture');
   const record = c.part(PICTURE_RECORD, 'a picture');
   const { kind, scaleX, scaleY, width, height, length } = readObjectHead(record, 'a picture');
@@ -1015,7 +1072,7 @@ function readPicture(c: Cursor): TxPicture {
     return { type, data, width, height, scaleX, scaleY, kept, linked: path.subarray(0, linkLength).toString('latin1') };
   }
   checkPicture(type, data);
-  return { type, data, width, height, scaleX, scaleY, kept };
+  return { type, data, width, height, scaleX, scaleY, kept, ...(object === SIGNATURE_OBJECT ? { signatureBox: true as const } : {}) };
 }
 
 /** The image's bytes must be what its type's tag says, of a type read here. */

@@ -319,9 +319,11 @@ const WORDS_ZEROS = 94;
 /** A picture's record (formats/tx/read.ts readPicture): the kept one where the model still says what it says. */
 function pictureRecord(picture: TxPicture): Buffer {
   if (picture.box) return boxRecord(picture, picture.box);
+  if (picture.barcode) return barcodeRecord(picture, picture.barcode);
   const head = record(picture.kept, 46);
   if (!picture.kept) {
-    put16(head, 16, 4);
+    if (picture.signatureBox) put16(head, 0x8018, 0);
+    put16(head, picture.signatureBox ? 0 : 16, 4);
     head.write(`${picture.type}\0`.slice(0, 4), 40, 'latin1');
   }
   put16(head, picture.scaleX, 6);
@@ -379,6 +381,33 @@ function outerTables(tables: TxTable[]): { outer: TxTable[]; nested: TxTable[] }
 
 type StoryKind = 'body' | 'header' | 'footer' | 'frame document';
 
+/** A barcode in line (formats/tx/read.ts readBarcode): its head, TX's XML of it, the picture TX drew of it. */
+function barcodeRecord(picture: TxPicture, barcode: NonNullable<TxPicture['barcode']>): Buffer {
+  const xml = Buffer.from(barcode.xml, 'utf8');
+  const head = record(barcode.kept, 36);
+  if (!barcode.kept) {
+    put16(head, 0x8010, 0);
+    put32(head, 100, 20);
+    put32(head, 16, 24);
+  }
+  put16(head, picture.scaleX, 6);
+  put16(head, picture.scaleY, 8);
+  put16(head, picture.width, 10);
+  put16(head, picture.height, 12);
+  put32(head, 16 + xml.length + 26 + picture.data.length, 16);
+  put32(head, xml.length, 28);
+  return Buffer.concat([head, xml, pictureFrom20(picture), picture.data]);
+}
+
+/** The 26 bytes before an image that a signature box or a barcode shows (a picture's record from byte 20). */
+function pictureFrom20(picture: TxPicture): Buffer {
+  const head = record(picture.kept, 26);
+  if (!picture.kept) put16(head, 220, 2);
+  put32(head, 26 + picture.data.length, 4);
+  head.fill(0, 20, 24).write(`${picture.type}\0`.slice(0, 4), 20, 'latin1');
+  return head;
+}
+
 /** TX's kinds of signature box placement (formats/tx/read.ts readSignatureBox). */
 const SIGNATURE_KINDS: Record<TxSignatureBox['placement'], number> = { margin: 1, paragraph: 2 };
 
@@ -425,12 +454,8 @@ function signatureBoxRecord(box: TxSignatureBox, index: number): Buffer {
   }
   put32(head, box.width, 18);
   put32(head, box.height, 22);
-  const { signature } = box;
-  const picture = record(signature.kept, 26);
-  if (!signature.kept) put16(picture, 220, 2);
-  put32(picture, 26 + signature.data.length, 4);
-  picture.fill(0, 20, 24).write(`${signature.type}\0`.slice(0, 4), 20, 'latin1');
-  return Buffer.concat([head, new Bytes().u32(picture.length + signature.data.length).toBuffer(), picture, signature.data]);
+  const picture = pictureFrom20(box.signature);
+  return Buffer.concat([head, new Bytes().u32(picture.length + box.signature.data.length).toBuffer(), picture, box.signature.data]);
 }
 
 function frameRecords(frames: TxFrame[]): Buffer {
