@@ -7,6 +7,15 @@ export const R_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relat
 const WP_NS = 'http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing';
 const XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
 const NAMESPACES = `xmlns:w="${W_NS}" xmlns:r="${R_NS}" xmlns:wp="${WP_NS}"`;
+/**
+ * A part with Word 2010 shapes (text boxes: wps:wsp in a:graphicData) names their namespace
+ * ignorable (ECMA-376 Part 3), as no ECMA-376 schema declares it: a consumer that does not know
+ * it skips the shape; Word and the office read it.
+ */
+const shapes = (content: string) =>
+  content.includes('<wps:')
+    ? ' xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" mc:Ignorable="wps"'
+    : '';
 const WORD = 'application/vnd.openxmlformats-officedocument.wordprocessingml';
 
 /** The parts a new document may have besides its main one, each with its root element. */
@@ -81,7 +90,7 @@ export function newDocx(body: string, parts: NewPart[] = [], links: Link[] = [],
     const file = part.kind === 'header' || part.kind === 'footer' ? `${part.kind}${n}.xml` : `${part.kind}.xml`;
     const root = ROOTS[part.kind];
     const namespaces = REFERS.has(part.kind) ? NAMESPACES : `xmlns:w="${W_NS}"`;
-    files.push([`word/${file}`, utf8(`${XML}<${root} ${namespaces}>${part.content}</${root}>`)]);
+    files.push([`word/${file}`, utf8(`${XML}<${root} ${namespaces}${shapes(part.content)}>${part.content}</${root}>`)]);
     const partRels = [...linkRelationships(part.links ?? []), ...pictures(part.images ?? [])];
     if (partRels.length) files.push([`word/_rels/${file}.rels`, utf8(relationships(partRels))]);
     overrides.push(`<Override PartName="/word/${file}" ContentType="${WORD}.${part.kind}+xml"/>`);
@@ -100,7 +109,7 @@ export function newDocx(body: string, parts: NewPart[] = [], links: Link[] = [],
       ),
     ],
     ['_rels/.rels', utf8(relationships([`<Relationship Id="rId1" Type="${R_NS}/officeDocument" Target="word/document.xml"/>`]))],
-    ['word/document.xml', utf8(`${XML}<w:document ${NAMESPACES}><w:body>${body}</w:body></w:document>`)],
+    ['word/document.xml', utf8(`${XML}<w:document ${NAMESPACES}${shapes(body)}><w:body>${body}</w:body></w:document>`)],
     ...(rels.length ? [['word/_rels/document.xml.rels', utf8(relationships(rels))] as [string, Buffer]] : []),
     ...files,
   ]);

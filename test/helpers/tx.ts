@@ -50,13 +50,16 @@ const MAGIC = Buffer.from([0x08, 0x07, 0x01, 0x00, 0x0e, 0x00, 0, 0, 0, 0, 0, 0,
 export function txWithFrame(
   anchor: number,
   frame: { x: number; y: number; width: number; height: number } = { x: 0, y: 0, width: 2880, height: 2880 },
+  kind = 3,
 ): Buffer {
   const { file, block, section, formatting, embedded } = embeddedFindAndReplace();
   const record = Buffer.alloc(2 + 10 + 16 + 30 + 4);
   let at = record.writeUInt16LE(1, 0);
-  for (const value of [0, 0, 0x8007, 3, anchor]) at = record.writeUInt16LE(value, at);
+  for (const value of [0, 0, 0x8007, kind, anchor]) at = record.writeUInt16LE(value, at);
   for (const value of [frame.x, frame.y, frame.width, frame.height]) at = record.writeUInt32LE(value, at);
-  for (const value of [100, 100, 2, 0, 0, 0, 0, 0, 0, 0, 1001, 0, 0, 0, 0]) at = record.writeUInt16LE(value, at);
+  // Kind 3 as the .NET SDK's file has it; kinds 1 and 2 as the CustomSigning NDA's box.
+  const settings = kind === 3 ? [100, 100, 2, 0, 0, 0, 0, 0, 0, 0, 1001, 0, 0, 0, 0] : [100, 100, 0, 0, 0, 0, 0, 0, 0, 2, 2002, 0, 0, 0, 0];
+  for (const value of settings) at = record.writeUInt16LE(value, at);
   record.writeUInt32LE(embedded.length, at);
   const host = Buffer.concat([file.subarray(0, section), record, embedded, file.subarray(section)]);
   host.writeUInt16LE(host.readUInt16LE(block + 16) | 0x40, block + 16);

@@ -8,7 +8,7 @@ import { readTx } from '../../src/formats/tx/read.js';
 import { txToDocx } from '../../src/formats/tx/docx.js';
 import { ROOT } from '../helpers/server.js';
 import { cell, docx, p, row, run, table } from '../helpers/docx.js';
-import { txWithChanges, txWithFrame, txWithPicture, txWithSignatureBox } from '../helpers/tx.js';
+import { txWithChanges, txWithFrame, txWithPicture, txWithSignatureBox, txWithTextBox } from '../helpers/tx.js';
 import { loadSvgRasteriser } from '../../src/render/svg.js';
 import { ecma376Problems, ecma376Skip } from '../helpers/ecma376.js';
 import { CompiledTemplate, DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
@@ -28,6 +28,8 @@ describe('DOCX against the ECMA-376 schemas', { skip: ecma376Skip }, () => {
       assert.deepEqual(ecma376Problems(docx), [], file);
     }
     assert.deepEqual(ecma376Problems(txToDocx(readTx(txWithFrame(29)))), [], 'a text frame');
+    assert.deepEqual(ecma376Problems(txToDocx(readTx(txWithFrame(29, undefined, 1)))), [], 'a floating text frame (a text box)');
+    assert.deepEqual(ecma376Problems(txToDocx(readTx(txWithTextBox()))), [], 'a text box in line');
     assert.deepEqual(ecma376Problems(txToDocx(readTx(txWithChanges([{ start: 2, end: 40 }])))), [], 'tracked insertions');
     const svg = Buffer.from(
       '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 20 10"><rect width="20" height="10" fill="#0d3964"/></svg>',

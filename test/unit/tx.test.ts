@@ -158,6 +158,33 @@ describe('the TX reader', () => {
     assert.equal(text.split('%%FIELD1%%').length - 1, 2, 'the text is there twice: body and frame');
   });
 
+  it('reads text frames measured from the text area or their paragraph (kinds 1 and 2) as floating Word text boxes, and back', () => {
+    for (const [kind, placement, horizontal, vertical] of [
+      [1, 'margin', 'margin', 'margin'],
+      [2, 'paragraph', 'column', 'paragraph'],
+    ] as const) {
+      const source = txWithFrame(30, { x: 600, y: 300, width: 4000, height: 1500 }, kind);
+      const doc = readTx(source);
+      const [frame] = doc.frames!;
+      assert.ok(frame && 'story' in frame);
+      assert.equal(frame.placement, placement);
+      assert.ok(writeTx(doc).equals(source), 'written back byte for byte');
+      const word = txToDocx(doc);
+      assert.deepEqual(wordProblems(word), []);
+      const xml = partXml(word);
+      assert.match(
+        xml,
+        new RegExp(
+          `<wp:anchor [^>]*><wp:simplePos x="0" y="0"/><wp:positionH relativeFrom="${horizontal}"><wp:posOffset>381000</wp:posOffset></wp:positionH>` +
+            `<wp:positionV relativeFrom="${vertical}"><wp:posOffset>190500</wp:posOffset></wp:positionV><wp:extent cx="2540000" cy="952500"/>.*<w:txbxContent>.*hello world.*</w:txbxContent>`,
+        ),
+      );
+      assert.doesNotMatch(xml, /w:framePr/, 'not frame paragraphs: a text box holds tables too');
+      assert.ok(txToDocx(readTx(writeTx(docxToTx(word)))).equals(word), 'back from Word, the same DOCX');
+      assert.equal(readTx(writeTx(bare(doc))).frames?.length, 1, 'from the model alone');
+    }
+  });
+
   it('reads tracked insertions (body, with their times) and writes them as Word insertions the review lists', () => {
     const time = new Date('2019-08-06T12:34:13.918Z');
     const doc = readTx(
@@ -949,7 +976,7 @@ describe('the TX reader', () => {
     assert.throws(() => readTx(withFlags(0x179f | 0x0800)), /damaged or truncated/, 'a spreadsheet part the file lacks is damage');
     const framed = txWithFrame(1);
     const frameRecord = 0x12 + 2 * framed.readUInt16LE(0x0e) + 6 + 420 + 2;
-    framed.writeUInt16LE(1, frameRecord + 6); // a box, as in the footer, not a frame
+    framed.writeUInt16LE(4, frameRecord + 6); // a kind no file shows
     assert.throws(() => readTx(framed), /text frames and text boxes of this kind in TX documents are not supported yet/);
     assert.throws(() => readTx(withFlags(0x179f & ~0x0100)), /damaged or truncated/, 'a name list the flags deny is damage');
   });
@@ -1095,6 +1122,7 @@ describe('the TX writer', () => {
     ['a picture linked to a file', txWithPicture(Buffer.from('kept'), 2, undefined, 'svg', 'C:\\logo.svg')],
     ['a signature box', txWithSignatureBox(30, { kind: 2, x: -4, y: 12, width: 3130, height: 1002 }, png(8, 8))],
     ['a barcode', txWithBarcode(png(8, 8))],
+    ['a text frame from the text area', txWithFrame(30, { x: 600, y: 300, width: 4000, height: 1500 }, 1)],
     ['a text form field', txWithFormField('text', 'Name')],
     ['a date form field', txWithFormField('date', 'Arrival')],
     [
@@ -1180,6 +1208,7 @@ describe('a DOCX written as TX', () => {
     ['cells merged across', txWithMergedTable('across')],
     ['cells merged down', txWithMergedTable('down')],
     ['signature boxes', txWithSignatureBox(18, { kind: 1, x: 21, y: 513, width: 5295, height: 2145 }, png(8, 8))],
+    ['a text frame from its paragraph', txWithFrame(30, { x: 600, y: 300, width: 4000, height: 1500 }, 2)],
     ['a text box in line', txWithTextBox()],
     ['a hanging indent', txWithParagraphFormat({ indents: [1440, 0, 0x10000 - 720] })],
     ['the find-and-replace template', fixture('test_find_and_replace.tx')],

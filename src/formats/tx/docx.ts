@@ -341,11 +341,14 @@ class Writer {
     // A frame is written where its anchor's paragraph starts: Word's text frames are paragraphs before it,
     // a floating picture (a signature box) is the paragraph's first run.
     const frames = this.framesAt.get(start) ?? [];
-    for (const frame of frames) if (!('signature' in frame)) this.frame(frame);
+    for (const frame of frames) if (!('signature' in frame) && !frame.placement) this.frame(frame);
     this.out.push(
       `<w:p><w:pPr>${keepNext}${this.options.framePr ?? ''}${tabs}<w:spacing w:before="${format.spaceBefore}" w:after="${format.spaceAfter}"${line}/>${jc}${markRPr}</w:pPr>`,
     );
-    for (const frame of frames) if ('signature' in frame) this.out.push(this.signatureBox(frame));
+    for (const frame of frames) {
+      if ('signature' in frame) this.out.push(this.signatureBox(frame));
+      else if (frame.placement) this.out.push(this.floatingFrame(frame));
+    }
     let at = start;
     const boundaries = new Set<number>([start, contentEnd]);
     if (start < contentEnd)
@@ -550,14 +553,17 @@ class Writer {
   private signatureBox(box: TxSignatureBox): string {
     const id = this.drawings.next++;
     const [cx, cy] = [box.width * 635, box.height * 635];
-    const [horizontal, vertical] = box.placement === 'margin' ? ['margin', 'margin'] : ['column', 'paragraph'];
-    return (
-      `<w:r><w:drawing><wp:anchor distT="0" distB="0" distL="0" distR="0" simplePos="0" relativeHeight="${id}" behindDoc="0" locked="0" layoutInCell="1" allowOverlap="1">` +
-      `<wp:simplePos x="0" y="0"/><wp:positionH relativeFrom="${horizontal}"><wp:posOffset>${box.x * 635}</wp:posOffset></wp:positionH>` +
-      `<wp:positionV relativeFrom="${vertical}"><wp:posOffset>${box.y * 635}</wp:posOffset></wp:positionV>` +
-      `<wp:extent cx="${cx}" cy="${cy}"/><wp:effectExtent l="0" t="0" r="0" b="0"/><wp:wrapTopAndBottom/><wp:docPr id="${id}" name="${SIGNATURE_BOX_NAME} ${id}"/>` +
-      `${this.graphic(box.signature, id, cx, cy)}</wp:anchor></w:drawing></w:r>`
-    );
+    return floating(box, id, `${SIGNATURE_BOX_NAME} ${id}`, this.graphic(box.signature, id, cx, cy));
+  }
+
+  /**
+   * A text frame measured from the text area or from its paragraph (TX's kinds 1 and 2): a Word
+   * text box floating there, which holds tables and pictures as the frame does, text above and below.
+   */
+  private floatingFrame(frame: TxTextFrame): string {
+    const id = this.drawings.next++;
+    const content = this.inner(frame.story, { textWidth: frame.width });
+    return floating(frame, id, `Text Box ${id}`, textBoxGraphic(frame.width * 635, frame.height * 635, content));
   }
 
   /** A DrawingML picture of `cx` x `cy` EMU, its image in this part's media (an SVG beside the PNG Word shows). */
@@ -588,10 +594,7 @@ class Writer {
     const content = this.inner(story, { textWidth: picture.width });
     return (
       `<w:drawing><wp:inline distT="0" distB="0" distL="0" distR="0"><wp:extent cx="${cx}" cy="${cy}"/><wp:docPr id="${id}" name="Text Box ${id}"/>` +
-      `<a:graphic xmlns:a="${A_NS}"><a:graphicData uri="${WPS_NS}"><wps:wsp xmlns:wps="${WPS_NS}"><wps:cNvSpPr txBox="1"/>` +
-      `<wps:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom><a:noFill/><a:ln><a:noFill/></a:ln></wps:spPr>` +
-      `<wps:txbx><w:txbxContent>${content}</w:txbxContent></wps:txbx>` +
-      `<wps:bodyPr rot="0" vert="horz" wrap="square" lIns="0" tIns="0" rIns="0" bIns="0" anchor="t" anchorCtr="0"><a:noAutofit/></wps:bodyPr></wps:wsp></a:graphicData></a:graphic></wp:inline></w:drawing>`
+      `${textBoxGraphic(cx, cy, content)}</wp:inline></w:drawing>`
     );
   }
 
@@ -680,6 +683,33 @@ const linksOf = (writer: Writer): Link[] => writer.links.map((link, i) => [`rIdL
 function firstLineAttr(firstLine: number): string {
   if (firstLine > 0) return ` w:firstLine="${firstLine}"`;
   return firstLine < 0 ? ` w:hanging="${-firstLine}"` : '';
+}
+
+/** A Word 2010 text box's graphic (a shape with text: no border, no fill, no inner margins). */
+function textBoxGraphic(cx: number, cy: number, content: string): string {
+  return (
+    `<a:graphic xmlns:a="${A_NS}"><a:graphicData uri="${WPS_NS}"><wps:wsp xmlns:wps="${WPS_NS}"><wps:cNvSpPr txBox="1"/>` +
+    `<wps:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom><a:noFill/><a:ln><a:noFill/></a:ln></wps:spPr>` +
+    `<wps:txbx><w:txbxContent>${content}</w:txbxContent></wps:txbx>` +
+    `<wps:bodyPr rot="0" vert="horz" wrap="square" lIns="0" tIns="0" rIns="0" bIns="0" anchor="t" anchorCtr="0"><a:noAutofit/></wps:bodyPr></wps:wsp></a:graphicData></a:graphic>`
+  );
+}
+
+/** A floating drawing run, from the text area's corner or from its paragraph (TX's kinds 1 and 2), text above and below it. */
+function floating(
+  place: { x: number; y: number; width: number; height: number; placement?: 'margin' | 'paragraph' },
+  id: number,
+  name: string,
+  graphic: string,
+): string {
+  const [horizontal, vertical] = place.placement === 'margin' ? ['margin', 'margin'] : ['column', 'paragraph'];
+  return (
+    `<w:r><w:drawing><wp:anchor distT="0" distB="0" distL="0" distR="0" simplePos="0" relativeHeight="${id}" behindDoc="0" locked="0" layoutInCell="1" allowOverlap="1">` +
+    `<wp:simplePos x="0" y="0"/><wp:positionH relativeFrom="${horizontal}"><wp:posOffset>${place.x * 635}</wp:posOffset></wp:positionH>` +
+    `<wp:positionV relativeFrom="${vertical}"><wp:posOffset>${place.y * 635}</wp:posOffset></wp:positionV>` +
+    `<wp:extent cx="${place.width * 635}" cy="${place.height * 635}"/><wp:effectExtent l="0" t="0" r="0" b="0"/><wp:wrapTopAndBottom/><wp:docPr id="${id}" name="${name}"/>` +
+    `${graphic}</wp:anchor></w:drawing></w:r>`
+  );
 }
 
 /** The story's text frames (not its signature boxes). */

@@ -20,6 +20,7 @@ import type {
   TxDocument,
   TxField,
   TxFileKept,
+  TxFrame,
   TxFormField,
   TxMark,
   TxPage,
@@ -311,8 +312,8 @@ class StoryBuilder {
   readonly changes: TxChange[] = [];
   readonly regions: TxRegion[] = [];
   readonly pictures: TxPicture[] = [];
-  /** Signature boxes (formats/tx/docx.ts writes them as floating pictures of their name), anchored where they stand. */
-  readonly frames: TxSignatureBox[] = [];
+  /** Signature boxes and floating text frames (formats/tx/docx.ts writes them as floating drawings), anchored where they stand. */
+  readonly frames: TxFrame[] = [];
   private readonly openRegions = new Map<number, number>();
   private readonly formatKeys = new Map<string, number>();
   private readonly paraKeys = new Map<string, number>();
@@ -397,6 +398,7 @@ class StoryBuilder {
     const inline = child(drawing, 'wp:inline');
     const floating = child(drawing, 'wp:anchor');
     if (floating && val(child(floating, 'wp:docPr'), 'name')?.startsWith(SIGNATURE_BOX_NAME)) return this.signatureBox(floating);
+    if (floating && descendant(floating, 'w:txbxContent')) return this.floatingFrame(floating);
     if (!inline) throw new TxOutputError('pictures that are not in line with the text');
     const data = descendant(inline, 'a:graphicData');
     const extent = child(inline, 'wp:extent');
@@ -427,8 +429,11 @@ class StoryBuilder {
     this.append('\u0001', look);
   }
 
-  /** A TX signature box as formats/tx/docx.ts writes one: its picture floating from the text area or from its paragraph. */
-  private signatureBox(floating: XmlElement): void {
+  /**
+   * Where a floating drawing stands as TX places its frames (formats/tx/docx.ts floating): from the
+   * text area's corner or from its paragraph, offset and size in twips; undefined otherwise.
+   */
+  private placed(floating: XmlElement): Pick<TxSignatureBox, 'x' | 'y' | 'width' | 'height' | 'placement'> | undefined {
     const offset = (name: string): { from: string; twips: number } => {
       const position = child(floating, name);
       const text =
@@ -443,14 +448,33 @@ class StoryBuilder {
     const extent = child(floating, 'wp:extent');
     const [width, height] = [val(extent, 'cx'), val(extent, 'cy')].map((emu) => Math.round(number(emu) / 635)) as [number, number];
     if (!placement || Math.abs(h.twips) > 31680 || Math.abs(v.twips) > 31680 || width < 1 || height < 1 || width > 31680 || height > 31680)
-      throw new TxOutputError('a signature box placed other than from the text area or from its paragraph');
+      return undefined;
+    return { x: h.twips, y: v.twips, width, height, placement };
+  }
+
+  /** A floating text box placed as TX places a frame: a TX text frame of kind 1 or 2, its text a story of its own. */
+  private floatingFrame(floating: XmlElement): void {
+    const place = this.placed(floating);
+    if (!place || place.x < 0 || place.y < 0)
+      throw new TxOutputError('text boxes placed other than from the text area or from their paragraph');
+    const builder = new StoryBuilder(this.styles, this.links, this.fieldIds, this.pictureBytes);
+    builder.blocks(descendant(floating, 'w:txbxContent')!.children, true);
+    const story = builder.story();
+    if (story.frames || story.pictures?.some((picture) => picture.box)) throw new TxOutputError('text boxes inside text boxes');
+    this.frames.push({ anchor: this.text.length, ...place, story });
+  }
+
+  /** A TX signature box as formats/tx/docx.ts writes one: its picture floating from the text area or from its paragraph. */
+  private signatureBox(floating: XmlElement): void {
+    const place = this.placed(floating);
+    if (!place) throw new TxOutputError('a signature box placed other than from the text area or from its paragraph');
     const blip = descendant(floating, 'a:blip');
     const svgBlip = blip && descendant(blip, 'asvg:svgBlip');
     const data = blip ? this.pictureBytes(val(svgBlip ?? blip, 'r:embed') ?? '') : undefined;
     const type = data ? pictureTypeOf(data) : undefined;
     if (!data || !type) throw new TxOutputError('a signature box showing a picture of this type');
-    const signature = { type, data, width, height, scaleX: 100, scaleY: 100 };
-    this.frames.push({ anchor: this.text.length, x: h.twips, y: v.twips, width, height, placement, signature });
+    const signature = { type, data, width: place.width, height: place.height, scaleX: 100, scaleY: 100 };
+    this.frames.push({ anchor: this.text.length, ...place, signature });
   }
 
   /** Text with the look of its run, joined to the run before when they look alike. */

@@ -173,6 +173,8 @@ interface TxPlaced {
  */
 export interface TxTextFrame extends TxPlaced {
   story: TxStory;
+  /** Measured from the text area's corner or from the anchor's paragraph (kinds 1 and 2); absent: kind 3, as studied. */
+  placement?: 'margin' | 'paragraph';
   /** The embedded document's settings, style sheet and empty section list, as TX wrote them. */
   keptDocument?: Uint8Array;
 }
@@ -707,6 +709,25 @@ function readEmbedded(c: Cursor, length: number, what: string): Stream & { keptD
  * holds paragraphs).
  */
 const FRAME_SETTINGS = [100, 100, 2, 0, 0, 0, 0, 0, 0, 0, 1001, 0, 0, 0, 0];
+/**
+ * Where a frame is measured from, by the record's fourth `u16`: 3 the studied frames' (the offset
+ * from the margin across, from the anchor's paragraph down); 1 from the text area's corner and 2
+ * from the anchor's paragraph, as signature boxes of those kinds (TX's own PDF of SignFlow).
+ */
+const FRAME_PLACEMENTS: Record<number, TxTextFrame['placement'] | null> = { 3: null, 1: 'margin', 2: 'paragraph' };
+/** The settings read: kind 3 as studied; kinds 1 and 2 with the third and tenth settings seen (0 or 2; 0, 2 or 4: the CustomSigning NDA's box). */
+function frameSettingsRead(placement: TxTextFrame['placement'] | null, settings: number[]): boolean {
+  if (placement === null) return settings.every((v, k) => v === FRAME_SETTINGS[k]);
+  return settings.every((v, k) =>
+    k === 2
+      ? v === 0 || v === 2
+      : k === 9
+        ? [0, 2, 4].includes(v)
+        : k === 10
+          ? v > 0
+          : v === FRAME_SETTINGS[k] || (k !== 0 && k !== 1 && v === 0),
+  );
+}
 function readBodyFrames(c: Cursor, text: string): TxFrame[] {
   const count = c.u16('the frame count');
   if (count === 0 || count > 1000) throw damaged('the frame table');
@@ -723,13 +744,16 @@ function readBodyFrames(c: Cursor, text: string): TxFrame[] {
       frames.push(readSignatureBox(c, text, { kept, kind: record[3]!, anchor, place: [x, y, width, height], settings }));
       continue;
     }
-    if (record[2] !== 0x8007 || record[3] !== 3 || settings.some((v, k) => v !== FRAME_SETTINGS[k]))
+    const placement = FRAME_PLACEMENTS[record[3]!];
+    if (record[2] !== 0x8007 || placement === undefined || !frameSettingsRead(placement, settings))
       throw new TxError('text frames and text boxes of this kind in TX documents are not supported yet.');
     if (anchor < 1 || anchor > text.length + 1 || width < 1 || height < 1 || width > 31680 || height > 31680 || x > 31680 || y > 31680)
       throw damaged('a text frame');
     const { story, frames: nested, keptDocument } = readEmbedded(c, c.u32('a frame document length'), 'a frame document');
-    if (nested || story.tables.length) throw new TxError('tables and frames inside text frames in TX documents are not supported yet.');
-    frames.push({ anchor: anchor - 1, x, y, width, height, story, kept, keptDocument });
+    // A floating frame (kinds 1 and 2) becomes a Word text box, which holds tables; a kind 3 one frame paragraphs, which do not.
+    if (nested || (story.tables.length && !placement))
+      throw new TxError('tables and frames inside text frames in TX documents are not supported yet.');
+    frames.push({ anchor: anchor - 1, x, y, width, height, story, kept, keptDocument, ...(placement ? { placement } : {}) });
   }
   return frames;
 }

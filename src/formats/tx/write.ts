@@ -408,7 +408,7 @@ function pictureFrom20(picture: TxPicture): Buffer {
   return head;
 }
 
-/** TX's kinds of signature box placement (formats/tx/read.ts readSignatureBox). */
+/** TX's kinds of frame and signature box placement (formats/tx/read.ts FRAME_PLACEMENTS). */
 const SIGNATURE_KINDS: Record<TxSignatureBox['placement'], number> = { margin: 1, paragraph: 2 };
 
 /** A signature box's frame record and the picture it shows (as a picture's record from byte 20). */
@@ -467,9 +467,14 @@ function frameRecords(frames: TxFrame[]): Buffer {
     }
     const head = record(frame.kept, 56);
     if (!frame.kept) head.set([0, 0, 0, 0, 0x07, 0x80, 3, 0]);
+    // Kinds 1 and 2 (from the text area, from the paragraph) with the settings of the CustomSigning NDA's box.
+    if (frame.placement) put16(head, SIGNATURE_KINDS[frame.placement], 6);
     put16(head, frame.anchor + 1, 8);
     [frame.x, frame.y, frame.width, frame.height].forEach((value, i) => put32(head, value, 10 + 4 * i));
-    if (!frame.kept) [100, 100, 2, 0, 0, 0, 0, 0, 0, 0, 1001, 0, 0, 0, 0].forEach((value, i) => put16(head, value, 26 + 2 * i));
+    const settings = frame.placement
+      ? [100, 100, 0, 0, 0, 0, 0, 0, 0, 2, 1001 + index, 0, 0, 0, 0]
+      : [100, 100, 2, 0, 0, 0, 0, 0, 0, 0, 1001, 0, 0, 0, 0];
+    if (!frame.kept) settings.forEach((value, i) => put16(head, value, 26 + 2 * i));
     const document = frameDocument(frame.story, frame.keptDocument);
     out.bytes(head).u32(document.length).bytes(document);
   }
