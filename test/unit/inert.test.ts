@@ -5,6 +5,7 @@ import { makeInert } from '../../src/inert/index.js';
 import { InputError } from '../../src/errors.js';
 import { inertHtml, inertHtmlCss as inertCss } from '../../src/inert/html.js';
 import { groupText } from '../../src/inert/rtf.js';
+import { BLANK_PNG } from '../../src/inert/pictures.js';
 import { docx, hostileDocuments, type Secrets } from '../helpers/hostile.js';
 import { png } from '../helpers/docx.js';
 import { wordProblems } from '../helpers/word-rules.js';
@@ -167,7 +168,7 @@ describe('HTML made inert', () => {
     assert.equal(inertCss(`a{background:url("data:image/png;base64,${PNG}")}`), `a{background:url("data:image/png;base64,${PNG}")}`);
     assert.equal(
       inertCss('a{background:url("data:image/png;base64,AA")}'),
-      'a{background:url("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")}',
+      `a{background:url("data:image/png;base64,${BLANK_PNG.toString('base64')}")}`,
       'not a picture: blank',
     );
     assert.equal(inertCss('a{background:url(x.png);behavior:url(x.htc)}'), 'a{background:none;}');
