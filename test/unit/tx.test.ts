@@ -737,6 +737,8 @@ describe('the TX reader', () => {
     const word = txToDocx(doc);
     assert.ok(Buffer.from(unzipSync(word)['word/media/image1.png']!).equals(BLANK_PNG), 'a transparent blank, no file read');
     assert.match(partXml(word), /<wp:extent cx="457200" cy="228600"\/>/, 'at its size');
+    for (const [name, part] of Object.entries(unzipSync(word)))
+      assert.ok(!Buffer.from(part).includes('logo.svg'), `${name} names no file for the office to follow`);
     assert.match(txCarriedOver(doc).join(' '), /Pictures linked to files \("C:\\Users\\someone\\logo\.svg"\) are not read/);
     const cut = txWithPicture(Buffer.from('x'), 2, undefined, 'svg', 'C:\\a-long-path.svg');
     cut.writeUInt32LE(200, cut.indexOf(Buffer.from('svg\0', 'latin1')) - 4);
