@@ -122,14 +122,7 @@ function embeddedFindAndReplace(): { file: Buffer; block: number; section: numbe
  */
 export function txWithTextBox(at = 2, size: { width: number; height: number } = { width: 3015, height: 1500 }): Buffer {
   const { embedded } = embeddedFindAndReplace();
-  const record = Buffer.alloc(20);
-  record.writeUInt16LE(0x8007, 0);
-  record.writeUInt16LE(100, 6);
-  record.writeUInt16LE(100, 8);
-  record.writeUInt16LE(size.width, 10);
-  record.writeUInt16LE(size.height, 12);
-  record.writeUInt32LE(embedded.length, 16);
-  return findAndReplaceWithEntry(at, Buffer.concat([record, embedded]), size);
+  return findAndReplaceWithEntry(at, Buffer.concat([objectHead(0x8007, size, embedded.length), embedded]), size);
 }
 
 /**
@@ -349,6 +342,18 @@ export function txWithPicture(
   return findAndReplaceWithEntry(at, Buffer.concat([record, png]), size);
 }
 
+/** The 20 bytes a picture-table entry starts with: its object, kind 0, scaled 100 %, its size, the length of what follows. */
+function objectHead(object: number, size: { width: number; height: number }, length: number): Buffer {
+  const head = Buffer.alloc(20);
+  head.writeUInt16LE(object, 0);
+  head.writeUInt16LE(100, 6);
+  head.writeUInt16LE(100, 8);
+  head.writeUInt16LE(size.width, 10);
+  head.writeUInt16LE(size.height, 12);
+  head.writeUInt32LE(length, 16);
+  return head;
+}
+
 /**
  * The find-and-replace template with a barcode in line at `at` (TextControl's Barcode sample): a
  * picture-table entry of object 0x8010, 16 bytes (100, 16, the XML's length, 0), TX's barcode XML,
@@ -360,16 +365,11 @@ export function txWithBarcode(image: Buffer, text = 'AAAA', at = 2, size = { wid
       `  <Text>${text}</Text>\r\n</BarcodeData_TXBarcode_3.0>`,
     'utf8',
   );
-  const head = Buffer.alloc(36);
-  head.writeUInt16LE(0x8010, 0);
-  head.writeUInt16LE(100, 6);
-  head.writeUInt16LE(100, 8);
-  head.writeUInt16LE(size.width, 10);
-  head.writeUInt16LE(size.height, 12);
-  head.writeUInt32LE(16 + xml.length + 26 + image.length, 16);
-  head.writeUInt32LE(100, 20);
-  head.writeUInt32LE(16, 24);
-  head.writeUInt32LE(xml.length, 28);
+  const prefix = Buffer.alloc(16);
+  prefix.writeUInt32LE(100, 0);
+  prefix.writeUInt32LE(16, 4);
+  prefix.writeUInt32LE(xml.length, 8);
+  const head = Buffer.concat([objectHead(0x8010, size, 16 + xml.length + 26 + image.length), prefix]);
   const picture = Buffer.alloc(26);
   picture.writeUInt16LE(220, 2);
   picture.writeUInt32LE(26 + image.length, 4);
