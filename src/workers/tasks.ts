@@ -21,7 +21,7 @@ import type { DocumentFormat } from '../formats/detect.js';
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { inertForOffice, type InertDocument, type InertOptions } from '../inert/index.js';
 import { rtfCharts as findRtfCharts, type RtfChart } from '../formats/rtf-charts.js';
-import { readTx } from '../formats/tx/read.js';
+import { readTx, type TxFileKept } from '../formats/tx/read.js';
 import { txCarriedOver as carriedOver } from '../formats/tx/carried.js';
 import { hasSvgPictures, txToDocx as writeTxDocx } from '../formats/tx/docx.js';
 import { docxToTx } from '../formats/tx/fromDocx.js';
@@ -277,6 +277,13 @@ export function txCarriedOver(task: { bytes: Uint8Array }): TaskReply<string[]> 
   }
 }
 
+/** The last TX source's kept records: every document of a merge is written from the same template, read once. */
+let lastSource: { bytes: Buffer; kept: TxFileKept | undefined } | undefined;
+function keptRecordsOf(source: Buffer): TxFileKept | undefined {
+  if (!lastSource?.bytes.equals(source)) lastSource = { bytes: Buffer.from(source), kept: readTx(source).keptFile };
+  return lastSource.kept;
+}
+
 /**
  * A DOCX written as TX (formats/tx/), a test run's mark as a header line; or the 400 that names what
  * TX cannot hold. `source`: the TX document it was made from, whose settings and style sheet it keeps.
@@ -289,7 +296,7 @@ export function docxToTxFile(task: { bytes: Uint8Array; test: boolean; source?: 
       addWatermark(pkg, TEST_WATERMARK, pkg.mainDocument(), 'line');
       docx = pkg.toBuffer();
     }
-    const kept = task.source ? readTx(asBuffer(task.source)).keptFile : undefined;
+    const kept = task.source ? keptRecordsOf(asBuffer(task.source)) : undefined;
     return { ok: true, value: asBytes(writeTx(docxToTx(docx, kept))) };
   } catch (error) {
     return failure(error);

@@ -3,7 +3,7 @@
  * the template's info (`warnings`) rather than refused: the template still merges, and the .tx
  * file itself keeps it (read and written back byte for byte).
  */
-import type { TxDocument, TxPicture, TxStory } from './read.js';
+import { picturesOf, type TxDocument, type TxStory } from './read.js';
 
 export function txCarriedOver(doc: TxDocument): string[] {
   const stories = [doc, doc.header, doc.footer, doc.firstHeader, doc.firstFooter].filter((story): story is TxStory => story !== undefined);
@@ -20,7 +20,7 @@ export function txCarriedOver(doc: TxDocument): string[] {
       ]
     : [];
   const boxes = stories.flatMap((story) => (story.frames ?? []).filter((frame) => 'signature' in frame));
-  const linked = [...new Set(stories.flatMap((story) => pictures(story).flatMap((picture) => picture.linked ?? [])))];
+  const linked = [...new Set(stories.flatMap((story) => picturesOf(story).flatMap((picture) => picture.linked ?? [])))];
   const links = linked.length
     ? [
         `Pictures linked to files (${linked.map((name) => `"${name}"`).join(', ')}) are not read: docsmith never opens a file a document names. ` +
@@ -28,7 +28,7 @@ export function txCarriedOver(doc: TxDocument): string[] {
       ]
     : [];
   const barcodes = stories.flatMap((story) =>
-    pictures(story).flatMap((picture) => (picture.barcode ? [barcodeName(picture.barcode.xml)] : [])),
+    picturesOf(story).flatMap((picture) => (picture.barcode ? [barcodeName(picture.barcode.xml)] : [])),
   );
   const barcode = barcodes.length
     ? [
@@ -36,7 +36,7 @@ export function txCarriedOver(doc: TxDocument): string[] {
           'Word has no such barcode object: documents made from this template show that picture whatever the data; a DISPLAYBARCODE field draws one from a merge field.',
       ]
     : [];
-  const inlineBoxes = stories.reduce((n, story) => n + pictures(story).filter((picture) => picture.signatureBox).length, 0);
+  const inlineBoxes = stories.reduce((n, story) => n + picturesOf(story).filter((picture) => picture.signatureBox).length, 0);
   const signature =
     boxes.length + inlineBoxes
       ? [
@@ -51,14 +51,6 @@ export function txCarriedOver(doc: TxDocument): string[] {
 function barcodeName(xml: string): string {
   const field = (name: string) => new RegExp(`<${name}>([^<]{0,100})</${name}>`).exec(xml)?.[1];
   return `${field('BarcodeType') ?? 'a barcode'} "${field('Text') ?? ''}"`;
-}
-
-/** A story's pictures, those in its text boxes and text frames too. */
-function pictures(story: TxStory): TxPicture[] {
-  return [
-    ...(story.pictures ?? []).flatMap((picture) => [picture, ...(picture.box ? pictures(picture.box.story) : [])]),
-    ...(story.frames ?? []).flatMap((frame) => ('story' in frame ? pictures(frame.story) : [])),
-  ];
 }
 
 function conditionalWarning(conditional: string[]): string[] {

@@ -9,7 +9,7 @@ import { newDocx, type Image, type Link, type NewPart } from '../../ooxml/newPac
 import type { TxCell, TxCellFormat, TxChange, TxDocument, TxFrame, TxMark, TxProtection, TxRun, TxStory, TxTable } from './read.js';
 import type { TxSignatureBox, TxTextFrame } from './read.js';
 import type { TxField, TxFormField, TxPicture } from './read.js';
-import { isLink } from './read.js';
+import { isLink, picturesOf } from './read.js';
 import { rasterSize, svgBlipExtension, type SvgRasteriser } from '../../render/svg.js';
 import { BLANK_PNG } from '../../inert/pictures.js';
 
@@ -717,13 +717,9 @@ const textFrames = (story: TxStory): TxTextFrame[] => (story.frames ?? []).filte
 
 /** Whether any story of the document (its frames and text boxes too) has an SVG picture: writing it for Word needs the rasteriser. */
 export function hasSvgPictures(doc: TxDocument): boolean {
-  const holds = (story: TxStory | undefined): boolean =>
-    Boolean(
-      story &&
-      ((story.pictures ?? []).some((picture) => (picture.type === 'svg' && picture.linked === undefined) || holds(picture.box?.story)) ||
-        (story.frames ?? []).some((frame) => ('signature' in frame ? frame.signature.type === 'svg' : holds(frame.story)))),
-    );
-  return [doc, doc.header, doc.footer, doc.firstHeader, doc.firstFooter].some(holds);
+  return [doc, doc.header, doc.footer, doc.firstHeader, doc.firstFooter]
+    .flatMap((story) => (story ? picturesOf(story) : []))
+    .some((picture) => picture.type === 'svg' && picture.linked === undefined);
 }
 
 export function txToDocx(doc: TxDocument, rasterise?: SvgRasteriser): Buffer {

@@ -192,6 +192,14 @@ export interface TxSignatureBox extends TxPlaced {
 
 export type TxFrame = TxTextFrame | TxSignatureBox;
 
+/** Every picture a story shows: its own, its text boxes' and text frames' (theirs too), its signature boxes'. */
+export function picturesOf(story: TxStory): TxPicture[] {
+  return [
+    ...(story.pictures ?? []).flatMap((picture) => [picture, ...(picture.box ? picturesOf(picture.box.story) : [])]),
+    ...(story.frames ?? []).flatMap((frame) => ('signature' in frame ? [frame.signature] : picturesOf(frame.story))),
+  ];
+}
+
 /** A tracked change: text inserted while changes were tracked (the only kind the samples show). */
 export interface TxChange {
   start: number;
@@ -709,12 +717,14 @@ function readEmbedded(c: Cursor, length: number, what: string): Stream & { keptD
  * holds paragraphs).
  */
 const FRAME_SETTINGS = [100, 100, 2, 0, 0, 0, 0, 0, 0, 0, 1001, 0, 0, 0, 0];
+/** Floating objects' kinds (the frame record's fourth `u16`) by where they are measured from; write.ts writes them back. */
+export const PLACEMENTS: Record<number, 'margin' | 'paragraph'> = { 1: 'margin', 2: 'paragraph' };
 /**
  * Where a frame is measured from, by the record's fourth `u16`: 3 the studied frames' (the offset
  * from the margin across, from the anchor's paragraph down); 1 from the text area's corner and 2
  * from the anchor's paragraph, as signature boxes of those kinds (TX's own PDF of SignFlow).
  */
-const FRAME_PLACEMENTS: Record<number, TxTextFrame['placement'] | null> = { 3: null, 1: 'margin', 2: 'paragraph' };
+const FRAME_PLACEMENTS: Record<number, TxTextFrame['placement'] | null> = { 3: null, ...PLACEMENTS };
 /** The settings read: kind 3 as studied; kinds 1 and 2 with the third and tenth settings seen (0 or 2; 0, 2 or 4: the CustomSigning NDA's box). */
 function frameSettingsRead(placement: TxTextFrame['placement'] | null, settings: number[]): boolean {
   if (placement === null) return settings.every((v, k) => v === FRAME_SETTINGS[k]);
@@ -759,9 +769,8 @@ function readBodyFrames(c: Cursor, text: string): TxFrame[] {
 }
 
 const SIGNATURE_OBJECT = 0x8018;
-const SIGNATURE_PLACEMENTS: Record<number, TxSignatureBox['placement']> = { 1: 'margin', 2: 'paragraph' };
-/** A signature box's picture: the second half of a picture's record (from byte 20: `u16` 0 and 220, the length again, zeros), the type's tag and two bytes, the image. */
-const SIGNATURE_PICTURE_HEAD = 26;
+/** The bytes before the image of a picture a signature box or a barcode shows: a picture's record from byte 20, its tag and two bytes. */
+const PICTURE_FROM_20 = 26;
 
 /**
  * A signature box of the body's frame table (object `0x8018`): the frame record (positions signed:
@@ -773,7 +782,7 @@ function readSignatureBox(
   text: string,
   head: { kept: Uint8Array; kind: number; anchor: number; place: [number, number, number, number]; settings: number[] },
 ): TxSignatureBox {
-  const placement = SIGNATURE_PLACEMENTS[head.kind];
+  const placement = PLACEMENTS[head.kind];
   if (!placement) throw new TxError(`signature boxes placed this way (kind ${head.kind}) in TX documents are not supported yet.`);
   if (head.settings[0] !== 100 || head.settings[1] !== 100)
     throw new TxError('scaled signature boxes in TX documents are not supported yet.');
@@ -1054,7 +1063,7 @@ function readBarcode(c: Cursor): TxPicture {
  */
 function readPictureFrom20(c: Cursor, length: number, what: string): { type: string; data: Uint8Array; kept: Uint8Array } {
   const picture = c.part(length, what);
-  const kept = picture.peek(SIGNATURE_PICTURE_HEAD, what);
+  const kept = picture.peek(PICTURE_FROM_20, what);
   if (picture.u16(what) !== 0) throw damaged(what);
   picture.skip(2, what);
   if (picture.u32(what) !== length) throw damaged(what);
@@ -1069,10 +1078,10 @@ function readPictureFrom20(c: Cursor, length: number, what: string): { type: str
 
 function readPicture(c: Cursor): TxPicture {
   const head = c.peek(2, 'a picture');
-  if ((head[0]! | (head[1]! << 8)) === BOX_OBJECT) return readBox(c);
-  if ((head[0]! | (head[1]! << 8)) === BARCODE_OBJECT) return readBarcode(c);
-  // 0: a picture; 0x8018: a signature box in line (the Financial sample's), read as the picture it shows.
   const object = head[0]! | (head[1]! << 8);
+  if (object === BOX_OBJECT) return readBox(c);
+  if (object === BARCODE_OBJECT) return readBarcode(c);
+  // 0: a picture; 0x8018: a signature box in line (the Financial sample's), read as the picture it shows.
   if (object !== 0 && object !== SIGNATURE_OBJECT)
     throw new TxError(`objects of kind 0x${object.toString(16)} in the text of TX documents are not supported yet.`);
   const kept = c.peek(PICTURE_RECORD + 6, 'a picture');

@@ -23,6 +23,7 @@ import type {
 } from './read.js';
 import {
   PAGE_FIELD_KINDS,
+  PLACEMENTS,
   TX_FLAGS,
   TX_MAGIC,
   TX_REGION_RECORD,
@@ -408,73 +409,51 @@ function pictureFrom20(picture: TxPicture): Buffer {
   return head;
 }
 
-/** TX's kinds of frame and signature box placement (formats/tx/read.ts FRAME_PLACEMENTS). */
-const SIGNATURE_KINDS: Record<TxSignatureBox['placement'], number> = { margin: 1, paragraph: 2 };
+/** TX's kinds of floating objects by where they are measured from (formats/tx/read.ts PLACEMENTS). */
+const KINDS = Object.fromEntries(Object.entries(PLACEMENTS).map(([kind, placement]) => [placement, Number(kind)])) as Record<
+  TxSignatureBox['placement'],
+  number
+>;
 
-/** A signature box's frame record and the picture it shows (as a picture's record from byte 20). */
-function signatureBoxRecord(box: TxSignatureBox, index: number): Buffer {
-  const head = record(box.kept, 56);
-  if (!box.kept)
-    [
-      0,
-      0,
-      0x8018,
-      SIGNATURE_KINDS[box.placement],
-      0,
-      0,
-      0,
-      0,
-      0,
-      0,
-      0,
-      0,
-      0,
-      100,
-      100,
-      0,
-      0,
-      0,
-      0,
-      0,
-      0,
-      0,
-      2,
-      1001 + index,
-      0,
-      0,
-      1,
-      0,
-    ].forEach((value, i) => put16(head, value, 2 * i));
-  put16(head, SIGNATURE_KINDS[box.placement], 6);
-  put16(head, box.anchor + 1, 8);
-  // The offset may be negative (TX writes it signed); the size may not.
-  for (const [i, value] of [box.x, box.y].entries()) {
+/**
+ * A frame record (56 bytes) of the body's frame table: the kept one, or TX's object and settings;
+ * the kind, anchor, offset (signed) and size from the model.
+ */
+function frameHead(frame: TxFrame, object: number, kind: number, settings: number[]): Buffer {
+  const head = record(frame.kept, 56);
+  if (!frame.kept) {
+    put16(head, object, 4);
+    settings.forEach((value, i) => put16(head, value, 26 + 2 * i));
+  }
+  put16(head, kind, 6);
+  put16(head, frame.anchor + 1, 8);
+  for (const [i, value] of [frame.x, frame.y].entries()) {
     if (!Number.isInteger(value) || Math.abs(value) > 31680) throw new TxLimitError(value);
     head.writeInt32LE(value, 10 + 4 * i);
   }
-  put32(head, box.width, 18);
-  put32(head, box.height, 22);
-  const picture = pictureFrom20(box.signature);
-  return Buffer.concat([head, new Bytes().u32(picture.length + box.signature.data.length).toBuffer(), picture, box.signature.data]);
+  put32(head, frame.width, 18);
+  put32(head, frame.height, 22);
+  return head;
 }
 
 function frameRecords(frames: TxFrame[]): Buffer {
   const out = new Bytes().u16(frames.length);
   for (const [index, frame] of frames.entries()) {
     if ('signature' in frame) {
-      out.bytes(signatureBoxRecord(frame, index));
+      // The picture the box shows follows its record, as a picture's record from byte 20.
+      const head = frameHead(frame, 0x8018, KINDS[frame.placement], [100, 100, 0, 0, 0, 0, 0, 0, 0, 2, 1001 + index, 0, 0, 1, 0]);
+      const picture = pictureFrom20(frame.signature);
+      out
+        .bytes(head)
+        .u32(picture.length + frame.signature.data.length)
+        .bytes(picture)
+        .bytes(frame.signature.data);
       continue;
     }
-    const head = record(frame.kept, 56);
-    if (!frame.kept) head.set([0, 0, 0, 0, 0x07, 0x80, 3, 0]);
-    // Kinds 1 and 2 (from the text area, from the paragraph) with the settings of the CustomSigning NDA's box.
-    if (frame.placement) put16(head, SIGNATURE_KINDS[frame.placement], 6);
-    put16(head, frame.anchor + 1, 8);
-    [frame.x, frame.y, frame.width, frame.height].forEach((value, i) => put32(head, value, 10 + 4 * i));
-    const settings = frame.placement
-      ? [100, 100, 0, 0, 0, 0, 0, 0, 0, 2, 1001 + index, 0, 0, 0, 0]
-      : [100, 100, 2, 0, 0, 0, 0, 0, 0, 0, 1001, 0, 0, 0, 0];
-    if (!frame.kept) settings.forEach((value, i) => put16(head, value, 26 + 2 * i));
+    // Kind 3 as the .NET SDK's file has it; kinds 1 and 2 with the settings of the CustomSigning NDA's box.
+    const head = frame.placement
+      ? frameHead(frame, 0x8007, KINDS[frame.placement], [100, 100, 0, 0, 0, 0, 0, 0, 0, 2, 1001 + index, 0, 0, 0, 0])
+      : frameHead(frame, 0x8007, 3, [100, 100, 2, 0, 0, 0, 0, 0, 0, 0, 1001, 0, 0, 0, 0]);
     const document = frameDocument(frame.story, frame.keptDocument);
     out.bytes(head).u32(document.length).bytes(document);
   }
