@@ -780,6 +780,12 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
       logoTx.pictures?.map((picture) => [picture.type, Buffer.from(picture.data).equals(logo)]),
       [['svg', true]],
     );
+    // An SVG with entity declarations is refused at upload, naming it, and nothing is stored.
+    const entities = Buffer.from(logo.toString().replace('<svg', '<!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]><svg'));
+    const hostile = await paid.upload('entities.tx', txWithPicture(entities, 2, undefined, 'svg'));
+    assert.equal(hostile.status, 400);
+    assert.match(message(hostile), /SVG pictures with a DOCTYPE \(entity declarations\)/);
+    assert.equal((await paid.get('/v1/templates/exists?templateName=entities.tx')).json(), false);
     // A signature box (TextControl's e-signing samples): its picture floats where TX places it, the info says what it was,
     // and TX output writes it back as a signature box.
     const signing = txWithSignatureBox(30, { kind: 2, x: 0, y: 12, width: 2880, height: 1440 }, png(40, 20, [234, 17, 131]));
