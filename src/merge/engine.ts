@@ -8,7 +8,7 @@ import { compileNodes, type CompileContext, type Segment } from './compile.js';
 import { readTxBarcode, type TxBarcode } from './barcodes.js';
 import { culture as cultureOf } from './format/culture.js';
 import { IdRenumberer } from '../ooxml/ids.js';
-import { checkDeadline, renderSegments, type RenderOptions } from './render.js';
+import { checkDeadline, renderSegments, type RenderBudget, type RenderOptions } from './render.js';
 import { Scope, type JsonObject } from './scope.js';
 import { chartSeries, copyChart, describeCharts, fillChart, findCharts, type ChartBinding } from './charts.js';
 import { analysePart, type TElement } from './template.js';
@@ -41,6 +41,8 @@ export interface MergeLimits {
   rasterise?: SvgRasteriser;
   /** Told as records are merged: how many of how many. */
   progress?: (done: number, total: number) => void;
+  /** A merge on the event loop (workers/inline.ts): OverBudgetError once it outgrows this. */
+  budget?: RenderBudget;
 }
 
 interface CompiledPart {
@@ -53,6 +55,8 @@ interface CompiledPart {
  * segment lists. Rendering a record touches only those parts; every other part is copied.
  */
 export class CompiledTemplate {
+  private chars: number | undefined;
+
   private constructor(
     private readonly pkg: OoxmlPackage,
     private readonly mainPart: string,
@@ -139,7 +143,7 @@ export class CompiledTemplate {
       const media = { sink, part: part.name, officeBound: limits.officeBound, rasterise: limits.rasterise };
       const result = renderSegments(
         part.segments,
-        { ...context, deadline: limits.deadline },
+        { ...context, deadline: limits.deadline, budget: limits.budget },
         part.name === this.mainPart ? records : records.slice(0, 1),
         options,
         media,
@@ -148,6 +152,11 @@ export class CompiledTemplate {
       if (part.name === this.mainPart) used = result.used;
     }
     return { parts, sink, used };
+  }
+
+  /** Characters of XML in the parts a merge renders: how much work a merge of one record starts from. */
+  renderedChars(): number {
+    return (this.chars ??= this.parts.reduce((n, part) => n + (this.pkg.text(part.name)?.length ?? 0), 0));
   }
 
   /**

@@ -63,6 +63,8 @@ interface State extends FieldContext {
   options: RenderOptions;
   /** When the request's time is up (epoch ms): rendering stops with a 504 by itself, so the thread need not be killed. */
   deadline?: number;
+  /** A merge on the event loop (workers/inline.ts): it stops as soon as it outgrows this. */
+  budget?: RenderBudget;
   steps: number;
   media: MediaTarget | undefined;
   /** Fields that produced visible output so far (for removeEmptyLines). */
@@ -100,6 +102,22 @@ function inPlaceOfParagraph(out: string[], xml: string, hostPPr: string): string
   out[last] = piece.slice(0, from + start.index);
   out.push(xml);
   return endsWithTable(xml) || hostPPr.includes('<w:sectPr') ? hostPPr : null;
+}
+
+/** What a merge on the event loop may spend (workers/inline.ts): steps (each a piece of template or a field) and time. */
+export interface RenderBudget {
+  steps: number;
+  /** performance.now() past which it stops. */
+  until: number;
+  /** Characters of XML it may write, in all its parts (counted before they are joined). */
+  chars: number;
+}
+
+/** A merge outgrew its budget: it is done again in a thread. */
+export class OverBudgetError extends Error {
+  constructor() {
+    super('the merge outgrew its budget on the event loop');
+  }
 }
 
 /** Pieces of one open region gathered into one string: fewer live strings for the collector (tests vary it). */
@@ -194,6 +212,7 @@ function someMatch(pieces: string[], from: number, pattern: RegExp): boolean {
 function render(segments: Segment[], state: State, out: string[]): void {
   for (const segment of segments) {
     if ((++state.steps & 4095) === 0) checkDeadline(state.deadline);
+    if (state.budget !== undefined && (--state.budget.steps < 0 || performance.now() > state.budget.until)) throw new OverBudgetError();
     if (typeof segment === 'string') {
       if (state.reopen !== undefined) {
         // After raw XML: its host paragraph's end goes, or what follows gets a paragraph again.
@@ -367,7 +386,7 @@ function render(segments: Segment[], state: State, out: string[]): void {
  */
 export function renderSegments(
   segments: Segment[],
-  context: Omit<FieldContext, 'scope' | 'nextRecord'> & { deadline?: number },
+  context: Omit<FieldContext, 'scope' | 'nextRecord'> & { deadline?: number; budget?: RenderBudget },
   records: JsonObject[],
   options: RenderOptions,
   media?: MediaTarget,
@@ -392,6 +411,10 @@ export function renderSegments(
     return true;
   };
   render(segments, state, out);
+  if (state.budget !== undefined) {
+    for (const piece of out) state.budget.chars -= piece.length;
+    if (state.budget.chars < 0) throw new OverBudgetError();
+  }
   // A NEXT at the very end (a label sheet whose every label ends with one) moves to a record
   // of which nothing is merged: that record starts the next document instead of being lost.
   if (used > 1 && state.scope !== EMPTY_SCOPE && state.scope.readCount === 0) used--;

@@ -10,6 +10,8 @@ import { MessageChannel, type Transferable } from 'node:worker_threads';
 import type { ReaderLog } from '../formats/pdf.js';
 import type { AppendTask, FindAndReplaceTask, InertTask, MergeReply, MergeTask, SpellingTask, TaskReply } from './tasks.js';
 import type { ParsedBody } from '../util/base64.js';
+import type { InlineMerges } from './inline.js';
+import { createHash } from 'node:crypto';
 import type { TrackedChange } from '../review/trackedChanges.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import type { InertDocument, InertOptions } from '../inert/index.js';
@@ -33,6 +35,11 @@ const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, 
 
 const TASKS_URL = new URL(import.meta.url.endsWith('.ts') ? '../../dist/workers/tasks.js' : './tasks.js', import.meta.url);
 
+/** A template's key for a merge on the event loop (inline.ts), or undefined when it is too large to be one. */
+function inlineKey(docx: Uint8Array): string | undefined {
+  return docx.length <= 256 * 1024 ? createHash('sha256').update(docx).digest('hex') : undefined;
+}
+
 // Piscina loads the task module with require() first. Node 20's require() of an ES module aborts
 // the whole process (a V8 fatal error, SIGABRT) when the process exits while a thread is still
 // loading it, as a second stop signal does; import() stops cleanly. So the threads refuse require.
@@ -49,6 +56,13 @@ const refusedArgv = (error: unknown) => (error as { code?: unknown }).code === '
  */
 export class DocumentWorkers implements PageRendering {
   private started: Piscina | undefined;
+  /** Tasks handed to the threads and not yet answered. */
+  private running = 0;
+  /** Merges done on the event loop (inline.ts). */
+  readonly stats = { inlineMerges: 0 };
+  /** Small merges on the event loop (inline.ts): loaded once a thread has found a template small, not before. */
+  private inline: InlineMerges | undefined;
+  private inlineLoading: Promise<void> | undefined;
   /** Told once per task what the PDF reader said while it worked (deduplicated and capped in the thread). */
   onReaderLog?: (task: string, log: ReaderLog) => void;
 
@@ -110,6 +124,14 @@ export class DocumentWorkers implements PageRendering {
   ): Promise<Omit<MergeReply, 'documents'> & { documents: Buffer[] }> {
     const { records, ...rest } = task;
     const text = this.recordsText(records);
+    // Nothing else is being done in the threads: a small merge to DOCX may be done here (inline.ts).
+    const key =
+      this.running === 0 && !task.inert && !task.longTableRows && !progress && !signal?.aborted ? inlineKey(task.docx) : undefined;
+    const document = key !== undefined ? this.inline?.merge(key, { ...task, text }) : undefined;
+    if (document) {
+      this.stats.inlineMerges++;
+      return { documents: [document], sectionPages: false };
+    }
     // Progress crosses on a port of its own; its last message is in before the merge is answered.
     const channel = progress ? new MessageChannel() : undefined;
     const closed = channel && new Promise<void>((resolve) => channel.port1.once('close', resolve));
@@ -122,10 +144,22 @@ export class DocumentWorkers implements PageRendering {
         channel ? [channel.port2] : [],
       );
       await closed;
+      if (key !== undefined && reply.inlineable) this.admitInline(key);
       return { ...reply, documents: reply.documents.map(asBuffer) };
     } finally {
       channel?.port1.close();
     }
+  }
+
+  private admitInline(key: string): void {
+    if (this.inline) return this.inline.admit(key);
+    this.inlineLoading ??= import('./inline.js').then(
+      ({ InlineMerges }) => {
+        this.inline = new InlineMerges();
+      },
+      () => undefined,
+    );
+    void this.inlineLoading.then(() => this.inline?.admit(key));
   }
 
   /** A merged DOCX with each section's measured page count as its SECTIONPAGES results (src/ooxml/section-pages.ts). */
@@ -349,6 +383,7 @@ export class DocumentWorkers implements PageRendering {
       timer.unref();
     };
     signal?.addEventListener('abort', onAbort, { once: true });
+    this.running++;
     try {
       reply = await (this.pool.run(task, { name, signal: terminate.signal, transferList }) as Promise<TaskReply<TaskValue<K>>>);
     } catch (error) {
@@ -362,6 +397,7 @@ export class DocumentWorkers implements PageRendering {
       if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw this.outOfMemory();
       throw error;
     } finally {
+      this.running--;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
     }
@@ -372,13 +408,18 @@ export class DocumentWorkers implements PageRendering {
   }
 
   /**
-   * Starts the threads and runs a small merge in each and loads the PDF reader (tasks.ts `warm`), so
-   * that the first requests do not pay for code compiled as it first runs; for a server at
-   * start-up, off the request path.
+   * Starts the threads and warms each (tasks.ts `warm`): loads the PDF reader, then merges a small
+   * letter for about `ms` in all, in slices of 10 ms, so that the first requests do not pay for
+   * code compiled as it first runs and a request that comes meanwhile waits for one slice at most.
+   * For a server at start-up, off the request path.
    */
-  async warm(): Promise<void> {
+  async warm(ms = 150): Promise<void> {
     const pool = this.pool;
-    await Promise.all(Array.from({ length: this.size }, () => pool.run({}, { name: 'warm' }).catch(() => undefined)));
+    const slice = 10;
+    for (let done = 0; done === 0 || done < ms; done += slice) {
+      const task = { first: done === 0, ms: done === 0 ? 0 : slice };
+      await Promise.all(Array.from({ length: this.size }, () => pool.run(task, { name: 'warm' }).catch(() => undefined)));
+    }
   }
 
   /**

@@ -1,0 +1,65 @@
+/**
+ * Merges too small to be worth a thread's hop, done on the event loop. Handing a one-page merge
+ * to a thread and back cost about 0.5 ms, more than the merge itself (0.1-0.2 ms). Only a merge
+ * that cannot delay another request is done here:
+ * - nothing else is being done in the threads (no load: under load the threads do every merge);
+ * - one record, to DOCX, its data small, its template one a thread has merged and found small
+ *   (DocumentWorkers keys templates by content hash, up to 256 KB), compiled here once;
+ * - within a budget of steps, time and characters (merge/render.ts RenderBudget): a merge that
+ *   outgrows it stops there and is done again in a thread, and a template that does so three
+ *   times is merged in threads from then on.
+ */
+import { LRUCache } from 'lru-cache';
+import { CompiledTemplate, type MergeOptions } from '../merge/engine.js';
+import { OverBudgetError } from '../merge/render.js';
+import type { JsonObject } from '../merge/scope.js';
+import { holdsSvg } from '../render/svg.js';
+
+/** A template whose parts a merge renders hold at most this many characters of XML may be merged here. */
+export const INLINE_TEMPLATE_CHARS = 64 * 1024;
+/** Data larger than this is not merged here. */
+const MAX_RECORDS_CHARS = 8 * 1024;
+/** The budget of one merge (a one-page letter takes 0.1-0.2 ms once warm). */
+const BUDGET = { steps: 400, ms: 2, chars: 128 * 1024 };
+const STRIKES = 3;
+
+export interface InlineMerge {
+  docx: Uint8Array;
+  records: JsonObject[];
+  /** The records as JSON text (the same a thread would be handed). */
+  text: string;
+  options: MergeOptions;
+  deadline?: number;
+  maxOutputBytes?: number;
+}
+
+export class InlineMerges {
+  /** Templates a thread found small, by content hash: compiled here at their first merge; kept with their strikes once refused. */
+  private readonly admitted = new LRUCache<string, { compiled?: CompiledTemplate; strikes: number }>({ max: 32 });
+
+  /** A thread merged the template and found it small. */
+  admit(key: string): void {
+    if (!this.admitted.has(key)) this.admitted.set(key, { strikes: 0 });
+  }
+
+  /** The merged document, or undefined when the merge is not one for the event loop (a thread does it). */
+  merge(key: string, task: InlineMerge): Buffer | undefined {
+    const entry = this.admitted.get(key);
+    if (!entry || entry.strikes >= STRIKES || task.records.length !== 1 || task.text.length > MAX_RECORDS_CHARS || holdsSvg(task.records))
+      return undefined;
+    try {
+      entry.compiled ??= CompiledTemplate.compile(task.docx);
+      const budget = { steps: BUDGET.steps, until: performance.now() + BUDGET.ms, chars: BUDGET.chars };
+      return entry.compiled.merge(task.records, task.options, false, {
+        deadline: task.deadline,
+        maxBytes: task.maxOutputBytes,
+        budget,
+      })[0];
+    } catch (error) {
+      if (!(error instanceof OverBudgetError)) throw error;
+      // Refused from now on (admit() leaves it so); its compiled form is not needed any more.
+      if (++entry.strikes >= STRIKES) entry.compiled = undefined;
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,72 @@
+// Small merges to DOCX are done on the event loop when nothing else is being done in the threads
+// (src/workers/inline.ts), with the same documents as a thread makes; any other merge, and one
+// that outgrows its budget, is done in a thread.
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { unzipSync, strFromU8 } from 'fflate';
+import { DocumentWorkers } from '../../src/workers/pool.js';
+import { DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
+import { block, cell, docx, mergefield, p, row, run, table } from '../helpers/docx.js';
+
+const template = docx(
+  p(mergefield('company')) + table(row(cell(p(run('Article')))), block('items', row(cell(p(mergefield('name')))))) + p(run('Thank you.')),
+);
+const record = (rows: number) => ({ company: 'ACME', items: Array.from({ length: rows }, (_, i) => ({ name: `Article ${i + 1}` })) });
+const body = (document: Buffer) => strFromU8(unzipSync(document)['word/document.xml']!);
+
+describe('merges on the event loop', () => {
+  const workers = new DocumentWorkers(1);
+  after(() => workers.close());
+  const merge = (rows: number, more: { inert?: boolean } = {}) =>
+    workers.merge({ docx: template, records: [record(rows)], options: DEFAULT_MERGE_OPTIONS, append: false, ...more });
+
+  it('are the small ones of a template a thread has merged, with the same document', async () => {
+    const first = await merge(8);
+    // The thread's word that the template is small is taken up once the inline code has loaded.
+    let again = await merge(8);
+    for (let i = 0; i < 100 && workers.stats.inlineMerges === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      again = await merge(8);
+    }
+    assert.equal(workers.stats.inlineMerges, 1);
+    assert.equal(body(again.documents[0]!), body(first.documents[0]!));
+  });
+
+  it('leave a merge that outgrows the budget to a thread, which merges all of it', async () => {
+    const before = workers.stats.inlineMerges;
+    // 300 rows: data small enough to be tried here (6 KB of JSON), more steps than the budget.
+    const { documents } = await merge(300);
+    assert.equal((body(documents[0]!).match(/Article \d+/g) ?? []).length, 300);
+    assert.equal(workers.stats.inlineMerges, before);
+  });
+
+  it('never take a merge bound for the office, or one while the threads are working', async () => {
+    const before = workers.stats.inlineMerges;
+    await merge(8, { inert: true });
+    const busy = merge(3000);
+    await merge(8);
+    await busy;
+    assert.equal(workers.stats.inlineMerges, before);
+    await merge(8);
+    assert.equal(workers.stats.inlineMerges, before + 1);
+  });
+});
+
+describe('a template whose merges outgrow the budget', () => {
+  const workers = new DocumentWorkers(1);
+  after(() => workers.close());
+
+  it('is merged in threads only after three, though a thread finds it small again', async () => {
+    const merge = (rows: number) =>
+      workers.merge({ docx: template, records: [record(rows)], options: DEFAULT_MERGE_OPTIONS, append: false });
+    await merge(8);
+    for (let i = 0; i < 100 && workers.stats.inlineMerges === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await merge(8);
+    }
+    assert.equal(workers.stats.inlineMerges, 1);
+    for (let i = 0; i < 5; i++) await merge(300);
+    await merge(8);
+    assert.equal(workers.stats.inlineMerges, 1);
+  });
+});
