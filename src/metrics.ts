@@ -242,7 +242,7 @@ export class Metrics {
     followingCounter(
       this.registry,
       'docsmith_cache_lookups_total',
-      'Cache lookups (compiled templates in the worker threads, normalised DOC/RTF, rendered PDFs), by cache and result',
+      'Cache lookups (compiled templates in the worker threads and for merges on the event loop, normalised DOC/RTF, rendered PDFs), by cache and result',
       ['cache', 'result'],
       () =>
         [...cacheLookups()].flatMap(([cache, counts]): [Record<string, string>, number][] => [

@@ -113,11 +113,16 @@ export interface RenderBudget {
   chars: number;
 }
 
-/** A merge outgrew its budget: it is done again in a thread. */
+/** A merge outgrew its budget (`time`: its time; else its steps or characters, which the template and data decide): it is done again in a thread. */
 export class OverBudgetError extends Error {
-  constructor() {
+  constructor(readonly time = false) {
     super('the merge outgrew its budget on the event loop');
   }
+}
+
+function spend(budget: RenderBudget): void {
+  if (--budget.steps < 0) throw new OverBudgetError();
+  if (performance.now() > budget.until) throw new OverBudgetError(true);
 }
 
 /** Pieces of one open region gathered into one string: fewer live strings for the collector (tests vary it). */
@@ -212,7 +217,7 @@ function someMatch(pieces: string[], from: number, pattern: RegExp): boolean {
 function render(segments: Segment[], state: State, out: string[]): void {
   for (const segment of segments) {
     if ((++state.steps & 4095) === 0) checkDeadline(state.deadline);
-    if (state.budget !== undefined && (--state.budget.steps < 0 || performance.now() > state.budget.until)) throw new OverBudgetError();
+    if (state.budget !== undefined) spend(state.budget);
     if (typeof segment === 'string') {
       if (state.reopen !== undefined) {
         // After raw XML: its host paragraph's end goes, or what follows gets a paragraph again.

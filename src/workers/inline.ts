@@ -7,13 +7,16 @@
  *   (DocumentWorkers keys templates by content hash, up to 256 KB), compiled here once;
  * - within a budget of steps, time and characters (merge/render.ts RenderBudget): a merge that
  *   outgrows it stops there and is done again in a thread, and a template that does so three
- *   times is merged in threads from then on.
+ *   times (ten for its time alone) is merged in threads from then on (at once, for one that fails
+ *   here otherwise).
  */
 import { LRUCache } from 'lru-cache';
+import { DocsmithError } from '../errors.js';
 import { CompiledTemplate, type MergeOptions } from '../merge/engine.js';
 import { OverBudgetError } from '../merge/render.js';
 import type { JsonObject } from '../merge/scope.js';
 import { holdsSvg } from '../render/svg.js';
+import { countLookup } from '../util/cacheStats.js';
 
 /** A template whose parts a merge renders hold at most this many characters of XML may be merged here. */
 export const INLINE_TEMPLATE_CHARS = 64 * 1024;
@@ -21,7 +24,10 @@ export const INLINE_TEMPLATE_CHARS = 64 * 1024;
 const MAX_RECORDS_CHARS = 8 * 1024;
 /** The budget of one merge (a one-page letter takes 0.1-0.2 ms once warm). */
 const BUDGET = { steps: 400, ms: 2, chars: 128 * 1024 };
+/** Merges past their steps or characters (the template and data decide) before a template is refused. */
 const STRIKES = 3;
+/** Merges past their time: a cold event loop (its first merges compile the merge code) is slower. */
+const SLOW_STRIKES = 10;
 
 export interface InlineMerge {
   docx: Uint8Array;
@@ -34,12 +40,15 @@ export interface InlineMerge {
 }
 
 export class InlineMerges {
+  /** `ms`: the time a merge may take here (tests give one no machine overruns). */
+  constructor(private readonly ms = BUDGET.ms) {}
+
   /** Templates a thread found small, by content hash: compiled here at their first merge; kept with their strikes once refused. */
-  private readonly admitted = new LRUCache<string, { compiled?: CompiledTemplate; strikes: number }>({ max: 32 });
+  private readonly admitted = new LRUCache<string, { compiled?: CompiledTemplate; strikes: number; slow: number }>({ max: 32 });
 
   /** A thread merged the template and found it small. */
   admit(key: string): void {
-    if (!this.admitted.has(key)) this.admitted.set(key, { strikes: 0 });
+    if (!this.admitted.has(key)) this.admitted.set(key, { strikes: 0, slow: 0 });
   }
 
   /** The merged document, or undefined when the merge is not one for the event loop (a thread does it). */
@@ -48,17 +57,24 @@ export class InlineMerges {
     if (!entry || entry.strikes >= STRIKES || task.records.length !== 1 || task.text.length > MAX_RECORDS_CHARS || holdsSvg(task.records))
       return undefined;
     try {
+      countLookup('templates', entry.compiled !== undefined);
       entry.compiled ??= CompiledTemplate.compile(task.docx);
-      const budget = { steps: BUDGET.steps, until: performance.now() + BUDGET.ms, chars: BUDGET.chars };
+      const budget = { steps: BUDGET.steps, until: performance.now() + this.ms, chars: BUDGET.chars };
       return entry.compiled.merge(task.records, task.options, false, {
         deadline: task.deadline,
         maxBytes: task.maxOutputBytes,
         budget,
       })[0];
     } catch (error) {
-      if (!(error instanceof OverBudgetError)) throw error;
-      // Refused from now on (admit() leaves it so); its compiled form is not needed any more.
-      if (++entry.strikes >= STRIKES) entry.compiled = undefined;
+      // What the request did wrong is answered as a thread would answer it.
+      if (error instanceof DocsmithError) throw error;
+      // Over budget: a strike. Anything else (a template nested deeper than the event loop's stack
+      // holds, where a thread's holds it): refused at once. A thread does this merge.
+      if (!(error instanceof OverBudgetError)) entry.strikes = STRIKES;
+      else if (!error.time) entry.strikes++;
+      else if (++entry.slow >= SLOW_STRIKES) entry.strikes = STRIKES;
+      // Refused from now on (admit() leaves it so): its compiled form is not needed any more.
+      if (entry.strikes >= STRIKES) entry.compiled = undefined;
       return undefined;
     }
   }

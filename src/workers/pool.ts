@@ -68,7 +68,13 @@ export class DocumentWorkers implements PageRendering {
 
   constructor(
     private readonly size = usableCpus(),
-    private readonly limits: { workMemoryMb?: number; queueLimit?: number; terminateAfterMs?: number } = {},
+    private readonly limits: {
+      workMemoryMb?: number;
+      queueLimit?: number;
+      terminateAfterMs?: number;
+      /** The time a merge on the event loop may take (inline.ts; tests give one no machine overruns). */
+      inlineMs?: number;
+    } = {},
   ) {}
 
   private get terminateAfterMs(): number {
@@ -155,7 +161,7 @@ export class DocumentWorkers implements PageRendering {
     if (this.inline) return this.inline.admit(key);
     this.inlineLoading ??= import('./inline.js').then(
       ({ InlineMerges }) => {
-        this.inline = new InlineMerges();
+        this.inline = new InlineMerges(this.limits.inlineMs);
       },
       () => undefined,
     );

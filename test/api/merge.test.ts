@@ -403,7 +403,7 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     assert.match(pdfFacts(pdf!).text, /Logo/);
   });
 
-  it("reports the worker threads' compiled-template cache in /metrics", async () => {
+  it("reports the compiled-template caches (the worker threads', the event loop's) in /metrics", async () => {
     const lookups = async () => {
       const text = (await request(env.server.url, 'GET', '/metrics')).text;
       return ['hit', 'miss'].map((result) =>

@@ -15,7 +15,7 @@ const record = (rows: number) => ({ company: 'ACME', items: Array.from({ length:
 const body = (document: Buffer) => strFromU8(unzipSync(document)['word/document.xml']!);
 
 describe('merges on the event loop', () => {
-  const workers = new DocumentWorkers(1);
+  const workers = new DocumentWorkers(1, { inlineMs: 60_000 });
   after(() => workers.close());
   const merge = (rows: number, more: { inert?: boolean } = {}) =>
     workers.merge({ docx: template, records: [record(rows)], options: DEFAULT_MERGE_OPTIONS, append: false, ...more });
@@ -53,7 +53,7 @@ describe('merges on the event loop', () => {
 });
 
 describe('a template whose merges outgrow the budget', () => {
-  const workers = new DocumentWorkers(1);
+  const workers = new DocumentWorkers(1, { inlineMs: 60_000 });
   after(() => workers.close());
 
   it('is merged in threads only after three, though a thread finds it small again', async () => {
