@@ -154,6 +154,11 @@ export class CompiledTemplate {
     return { parts, sink, used };
   }
 
+  /** Whether a merge draws barcodes (Word's MERGEBARCODE, TX barcode pictures): milliseconds each. */
+  drawsBarcodes(): boolean {
+    return this.parts.some((part) => /MERGEBARCODE|NetControl/i.test(this.pkg.text(part.name) ?? ''));
+  }
+
   /** Characters of XML in the parts a merge renders: how much work a merge of one record starts from. */
   renderedChars(): number {
     return (this.chars ??= this.parts.reduce((n, part) => n + (this.pkg.text(part.name)?.length ?? 0), 0));

@@ -4,11 +4,12 @@
  * that cannot delay another request is done here:
  * - nothing else is being done in the threads (no load: under load the threads do every merge);
  * - one record, to DOCX, its data small, its template one a thread has merged and found small
+ *   and free of barcodes (drawing one takes milliseconds)
  *   (DocumentWorkers keys templates by content hash, up to 256 KB), compiled here once;
  * - within a budget of steps, time and characters (merge/render.ts RenderBudget): a merge that
- *   outgrows it stops there and is done again in a thread, and a template that does so three
- *   times (ten for its time alone) is merged in threads from then on (at once, for one that fails
- *   here otherwise).
+ *   outgrows it stops there and is done again in a thread, and a template that outgrows its steps
+ *   or characters three times is merged in threads from then on (at once, for one that fails here
+ *   otherwise).
  */
 import { LRUCache } from 'lru-cache';
 import { DocsmithError } from '../errors.js';
@@ -26,8 +27,6 @@ const MAX_RECORDS_CHARS = 8 * 1024;
 const BUDGET = { steps: 400, ms: 2, chars: 128 * 1024 };
 /** Merges past their steps or characters (the template and data decide) before a template is refused. */
 const STRIKES = 3;
-/** Merges past their time: a cold event loop (its first merges compile the merge code) is slower. */
-const SLOW_STRIKES = 10;
 
 export interface InlineMerge {
   docx: Uint8Array;
@@ -44,11 +43,11 @@ export class InlineMerges {
   constructor(private readonly ms = BUDGET.ms) {}
 
   /** Templates a thread found small, by content hash: compiled here at their first merge; kept with their strikes once refused. */
-  private readonly admitted = new LRUCache<string, { compiled?: CompiledTemplate; strikes: number; slow: number }>({ max: 32 });
+  private readonly admitted = new LRUCache<string, { compiled?: CompiledTemplate; strikes: number }>({ max: 32 });
 
   /** A thread merged the template and found it small. */
   admit(key: string): void {
-    if (!this.admitted.has(key)) this.admitted.set(key, { strikes: 0, slow: 0 });
+    if (!this.admitted.has(key)) this.admitted.set(key, { strikes: 0 });
   }
 
   /** The merged document, or undefined when the merge is not one for the event loop (a thread does it). */
@@ -68,11 +67,12 @@ export class InlineMerges {
     } catch (error) {
       // What the request did wrong is answered as a thread would answer it.
       if (error instanceof DocsmithError) throw error;
-      // Over budget: a strike. Anything else (a template nested deeper than the event loop's stack
-      // holds, where a thread's holds it): refused at once. A thread does this merge.
+      // Past its steps or characters: a strike. Past its time alone: none (a cold event loop, whose
+      // first merges compile the merge code, is slower; templates that draw barcodes are never
+      // admitted). Anything else (a template nested deeper than the event loop's stack holds,
+      // where a thread's holds it): refused at once. A thread does this merge.
       if (!(error instanceof OverBudgetError)) entry.strikes = STRIKES;
       else if (!error.time) entry.strikes++;
-      else if (++entry.slow >= SLOW_STRIKES) entry.strikes = STRIKES;
       // Refused from now on (admit() leaves it so): its compiled form is not needed any more.
       if (entry.strikes >= STRIKES) entry.compiled = undefined;
       return undefined;

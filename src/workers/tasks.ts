@@ -192,7 +192,7 @@ export async function merge(task: MergeTask): Promise<TaskReply<MergeReply>> {
         sectionPages,
         longTables,
         updateFields,
-        inlineable: !task.inert && template.renderedChars() <= INLINE_TEMPLATE_CHARS,
+        inlineable: !task.inert && template.renderedChars() <= INLINE_TEMPLATE_CHARS && !template.drawsBarcodes(),
       },
     };
   } catch (error) {

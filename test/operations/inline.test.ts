@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { unzipSync, strFromU8 } from 'fflate';
 import { DocumentWorkers } from '../../src/workers/pool.js';
 import { DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
-import { block, cell, docx, mergefield, p, row, run, table } from '../helpers/docx.js';
+import { block, cell, docx, field, mergefield, p, row, run, table } from '../helpers/docx.js';
 
 const template = docx(
   p(mergefield('company')) + table(row(cell(p(run('Article')))), block('items', row(cell(p(mergefield('name')))))) + p(run('Thank you.')),
@@ -37,6 +37,16 @@ describe('merges on the event loop', () => {
     // 300 rows: data small enough to be tried here (6 KB of JSON), more steps than the budget.
     const { documents } = await merge(300);
     assert.equal((body(documents[0]!).match(/Article \d+/g) ?? []).length, 300);
+    assert.equal(workers.stats.inlineMerges, before);
+  });
+
+  it('never take a template that draws barcodes (milliseconds each)', async () => {
+    const before = workers.stats.inlineMerges;
+    const qr = docx(p(run('QR: '), field('MERGEBARCODE Url QR \\q 3 \\h 1440')));
+    for (let i = 0; i < 5; i++) {
+      await workers.merge({ docx: qr, records: [{ Url: 'https://example.com' }], options: DEFAULT_MERGE_OPTIONS, append: false });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     assert.equal(workers.stats.inlineMerges, before);
   });
 

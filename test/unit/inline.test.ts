@@ -56,11 +56,11 @@ describe('merges on the event loop (InlineMerges)', () => {
     assert.equal(inline.merge('deep', task([{ name: 'Ann' }])), undefined);
   });
 
-  it('leaves a template to the threads after ten merges past their time, not at the first', () => {
-    const inline = new InlineMerges(-1);
-    inline.admit('slow');
-    for (let i = 0; i < 10; i++) assert.equal(inline.merge('slow', task([{ name: 'Ann' }])), undefined);
-    const refused = inline as unknown as { admitted: { get(key: string): { strikes: number; slow: number } } };
-    assert.deepEqual(refused.admitted.get('slow'), { strikes: 3, slow: 10, compiled: undefined });
+  it('leaves a merge past its time to a thread, and the template admitted (a cold event loop is slower)', () => {
+    const slow = new InlineMerges(-1);
+    slow.admit('t');
+    for (let i = 0; i < 20; i++) assert.equal(slow.merge('t', task([{ name: 'Ann' }])), undefined);
+    const state = slow as unknown as { admitted: { get(key: string): { strikes: number } } };
+    assert.equal(state.admitted.get('t')?.strikes, 0);
   });
 });
