@@ -220,9 +220,13 @@ export class OfficePool {
     worker.process.run(waiter.job, waiter.timeoutMs).then(
       (result) => {
         waiter.signal?.removeEventListener('abort', onAbort);
+        this.release(worker, false);
         waiter.resolve(result);
-        // After the answer has gone on: whether the process is recycled reads its memory (0.2-0.9 ms).
-        setImmediate(() => this.release(worker));
+        // Its memory (read from /proc: 0.2-0.9 ms) after the answer has gone on.
+        setImmediate(() => {
+          if (!this.closed && !worker.retiring && worker.process.alive && worker.process.rssBytes() > this.options.maxRssBytes)
+            this.retire(worker);
+        });
       },
       (error: Error) => {
         waiter.signal?.removeEventListener('abort', onAbort);
@@ -258,7 +262,8 @@ export class OfficePool {
     return true;
   }
 
-  private release(worker: Worker): void {
+  /** The process is free again; `readMemory`: whether its memory may retire it now (else the caller looks later). */
+  private release(worker: Worker, readMemory = true): void {
     worker.busy = false;
     worker.idleSince = performance.now();
     if (!worker.process.alive) {
@@ -267,26 +272,30 @@ export class OfficePool {
       !worker.retiring &&
       (worker.generation < this.generation ||
         worker.process.jobsDone >= this.options.maxJobsPerProcess ||
-        worker.process.rssBytes() > this.options.maxRssBytes)
+        (readMemory && worker.process.rssBytes() > this.options.maxRssBytes))
     ) {
-      worker.retiring = true;
-      this.stats.recycled++;
-      this.options.log?.('info', 'recycling office process', { jobs: worker.process.jobsDone, rss: worker.process.rssBytes() });
-      // The successor starts in the background; the old process serves until it is warm.
-      void this.launch(worker.slot).then(
-        () => {
-          if (!worker.busy) this.removeWorker(worker);
-        },
-        (error: Error) => {
-          // The old process keeps serving; the next release tries again.
-          worker.retiring = false;
-          this.options.log?.('warn', 'could not start the successor of a recycled office process', { reason: error.message });
-        },
-      );
+      this.retire(worker);
     } else if (worker.retiring && this.workers.some((w) => w !== worker && w.slot === worker.slot && !w.retiring && w.process.alive)) {
       this.removeWorker(worker);
     }
     this.drain();
+  }
+
+  /** Replaces the process: its successor starts in the background, and it serves until that one is warm. */
+  private retire(worker: Worker): void {
+    worker.retiring = true;
+    this.stats.recycled++;
+    this.options.log?.('info', 'recycling office process', { jobs: worker.process.jobsDone, rss: worker.process.rssBytes() });
+    void this.launch(worker.slot).then(
+      () => {
+        if (!worker.busy) this.removeWorker(worker);
+      },
+      (error: Error) => {
+        // The old process keeps serving; the next release tries again.
+        worker.retiring = false;
+        this.options.log?.('warn', 'could not start the successor of a recycled office process', { reason: error.message });
+      },
+    );
   }
 
   private drain(): void {
