@@ -56,6 +56,7 @@ interface CompiledPart {
  */
 export class CompiledTemplate {
   private chars: number | undefined;
+  private barcodes: boolean | undefined;
 
   private constructor(
     private readonly pkg: OoxmlPackage,
@@ -156,7 +157,7 @@ export class CompiledTemplate {
 
   /** Whether a merge draws barcodes (Word's MERGEBARCODE, TX barcode pictures): milliseconds each. */
   drawsBarcodes(): boolean {
-    return this.parts.some((part) => /MERGEBARCODE|NetControl/i.test(this.pkg.text(part.name) ?? ''));
+    return (this.barcodes ??= this.parts.some((part) => /MERGEBARCODE|NetControl/i.test(this.pkg.text(part.name) ?? '')));
   }
 
   /** Characters of XML in the parts a merge renders: how much work a merge of one record starts from. */
