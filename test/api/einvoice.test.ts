@@ -166,7 +166,8 @@ describe('e-invoices, Factur-X / ZUGFeRD (docsmith)', { skip }, () => {
     assert.equal(signed.status, 200, signed.text);
     const [pdf] = documents(signed);
     const file = saved(pdf!);
-    const said = spawnSync('pdfsig', [file], { encoding: 'utf8' }).stdout;
+    // In the PDF's folder: NSS leaves its pkcs11.txt where it runs.
+    const said = spawnSync('pdfsig', [file], { encoding: 'utf8', cwd: path.dirname(file) }).stdout;
     assert.match(said, /Total document signed/);
     assert.match(said, /Signature is Valid\./);
     assert.ok(attachments(pdf!).has('factur-x.xml'));

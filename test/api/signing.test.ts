@@ -17,7 +17,8 @@ const skip = !has('pdfsig') || !hasOpenssl ? 'pdfsig and openssl are needed: apt
 function pdfsig(pdf: Buffer): string {
   const file = path.join(tempDir(), 'signed.pdf');
   fs.writeFileSync(file, pdf);
-  const result = spawnSync('pdfsig', [file], { encoding: 'utf8' });
+  // In the PDF's folder: NSS leaves its pkcs11.txt where it runs.
+  const result = spawnSync('pdfsig', [file], { encoding: 'utf8', cwd: path.dirname(file) });
   return `${result.stdout}${result.stderr}`;
 }
 
