@@ -54,6 +54,9 @@ interface CompiledPart {
  * A DOCX template parsed once: its main document, headers, footers, footnotes and endnotes as
  * segment lists. Rendering a record touches only those parts; every other part is copied.
  */
+/** Merged parts up to this long are kept for the next merge (CompiledTemplate.bytesOf). */
+const KEPT_PART_CHARS = 64 * 1024;
+
 export class CompiledTemplate {
   private chars: number | undefined;
   private barcodes: boolean | undefined;
@@ -192,6 +195,23 @@ export class CompiledTemplate {
 
   private stylesForOffice: { part: string; xml: string } | null | undefined;
 
+  /** Each part's last merged text and its bytes. */
+  private readonly lastParts = new Map<string, { xml: string; bytes: Buffer }>();
+
+  /**
+   * A part's bytes, the last merge's when its text came out the same (headers, footers, the
+   * office's styles): the writer deflates bytes it has seen once, not once per document.
+   */
+  private bytesOf(name: string, xml: string): Buffer {
+    // A long body is not kept with the compiled template.
+    if (xml.length > KEPT_PART_CHARS) return Buffer.from(xml, 'utf8');
+    const last = this.lastParts.get(name);
+    if (last && last.xml === xml) return last.bytes;
+    const bytes = Buffer.from(xml, 'utf8');
+    this.lastParts.set(name, { xml, bytes });
+    return bytes;
+  }
+
   private write(
     parts: Map<string, string>,
     options: MergeOptions,
@@ -202,7 +222,7 @@ export class CompiledTemplate {
   ): Buffer {
     const pkg = this.pkg.clone();
     const styles = officeBound ? this.officeStyles() : null;
-    if (styles) pkg.setText(styles.part, styles.xml);
+    if (styles) pkg.setBytes(styles.part, this.bytesOf(styles.part, styles.xml));
     for (const chart of this.charts) {
       // A chart of a block the record has no rows for is empty, like the block; one that names
       // no block keeps its design (and /templates/info says why).
@@ -216,7 +236,7 @@ export class CompiledTemplate {
       let out = withListIds(ids.part(xml));
       if (sectionPages && (out.includes('<w:instrText') || out.includes('w:instr='))) out = renameField(out, 'NUMPAGES', 'SECTIONPAGES');
       if (name === this.mainPart && options.removeTrailingWhitespace) out = trimTrailingParagraphs(out);
-      pkg.setText(name, out);
+      pkg.setBytes(name, this.bytesOf(name, out));
     }
     addMedia(pkg, sink);
     addCharts(pkg, sink);

@@ -123,11 +123,16 @@ export class OoxmlPackage {
   }
 
   setText(name: string, value: string): void {
+    this.setBytes(name, Buffer.from(value, 'utf8'));
+  }
+
+  /** A part's new bytes, kept as given: the same bytes again are deflated once (ooxml/zip.ts). */
+  setBytes(name: string, bytes: Buffer): void {
     if (name === CONTENT_TYPES) {
       this.types = undefined;
       this.typesChanged = false;
     }
-    this.parts.set(name, Buffer.from(value, 'utf8'));
+    this.parts.set(name, bytes);
   }
 
   /** Relationships of a part (`word/document.xml` -> `word/_rels/document.xml.rels`), those added included. */

@@ -8,6 +8,7 @@ import { parseXml } from '../../../src/ooxml/xml.js';
 import { withoutLatentStyles } from '../../../src/ooxml/styles.js';
 import { schemaOrderProblems } from '../../../src/ooxml/properties-order.js';
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import path from 'node:path';
 import { fixture, ROOT } from '../../helpers/server.js';
 import {
@@ -499,6 +500,33 @@ describe('merge engine: blocks', () => {
 });
 
 describe('merge engine: documents', () => {
+  it('deflates a part that came out as the last merge made it once, not once per document', () => {
+    const template = checkedCompile(
+      docx(p(mergefield('a')), { header: p(run('Letterhead')), footer: p(run('Page footer')), styles: '<w:docDefaults/>' }),
+    );
+    const deflate = zlib.deflateRawSync;
+    let deflated: string[] = [];
+    (zlib as { deflateRawSync: typeof deflate }).deflateRawSync = ((bytes: Buffer, options: zlib.ZlibOptions) => {
+      deflated.push(Buffer.from(bytes).toString('utf8').slice(-40));
+      return deflate(bytes, options);
+    }) as typeof deflate;
+    try {
+      for (const officeBound of [false, true]) {
+        const first = template.merge([{ a: 'Ann' }], DEFAULT_MERGE_OPTIONS, false, { officeBound })[0]!;
+        deflated = [];
+        const second = template.merge([{ a: 'Bob' }], DEFAULT_MERGE_OPTIONS, false, { officeBound })[0]!;
+        // The body differs; the header, the footer (and the office's styles) are the last merge's bytes.
+        assert.equal(deflated.length, 1, `${officeBound ? 'office' : 'DOCX'}: ${deflated.join(' | ')}`);
+        assert.match(partText(second), /Bob/);
+        assert.match(partText(first), /Ann/);
+        assert.equal(partText(second, 'word/header1.xml'), partText(first, 'word/header1.xml'));
+        assert.match(partText(second, 'word/footer1.xml'), /Page footer/);
+      }
+    } finally {
+      (zlib as { deflateRawSync: typeof deflate }).deflateRawSync = deflate;
+    }
+  });
+
   it("gives a document bound for the office its template's styles without Word's latent styles; DOCX keeps them", () => {
     const latent =
       '<w:latentStyles w:defLockedState="0" w:count="2"><w:lsdException w:name="Normal" w:qFormat="1"/><w:lsdException w:name="heading 1" w:qFormat="1"/></w:latentStyles>';
