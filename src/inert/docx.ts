@@ -44,6 +44,11 @@ export interface InertOptions {
  * A package that needs none of this is returned as it came, byte for byte.
  */
 export function inertPackage(input: Buffer, options: InertOptions): Buffer {
+  return inertPackageRead(input, options).bytes;
+}
+
+/** As inertPackage, with the package read for it: what its bytes hold, for a caller that reads on. */
+export function inertPackageRead(input: Buffer, options: InertOptions): { bytes: Buffer; pkg: OoxmlPackage } {
   const pkg = OoxmlPackage.read(input, 'The document');
   let changed = false;
   /** Relationship ids dropped, by the part whose relationships they were. */
@@ -81,7 +86,7 @@ export function inertPackage(input: Buffer, options: InertOptions): Buffer {
     const cleaned = xml === undefined ? undefined : withoutReferences(xml, part, ids);
     if (cleaned !== undefined) pkg.parts.set(part, Buffer.from(cleaned, 'utf8'));
   }
-  return changed ? pkg.toBuffer() : input;
+  return { bytes: changed ? pkg.toBuffer() : input, pkg };
 }
 
 /** The part a relationships part belongs to: word/_rels/document.xml.rels is word/document.xml's. */

@@ -1,7 +1,8 @@
 import { withoutComments } from '../ooxml/comments.js';
 import { detectFormat, type DocumentFormat } from '../formats/detect.js';
 import { inertCompound, inertDoc } from './doc.js';
-import { inertPackage } from './docx.js';
+import { inertPackage, inertPackageRead } from './docx.js';
+import type { OoxmlPackage } from '../ooxml/package.js';
 import { inertHtml } from './html.js';
 import { inertRtf } from './rtf.js';
 import { docxNeedsFieldUpdate } from '../ooxml/fields.js';
@@ -47,6 +48,19 @@ export interface InertDocument {
 export interface InertOptions {
   fields?: boolean;
   comments?: boolean;
+}
+
+/**
+ * A DOCX made inert for the office as inertForOffice makes it, with the package its bytes hold
+ * (undefined when taking the comments out made new bytes): a merge's thread reads on in it.
+ */
+export function docxForOffice(
+  bytes: Buffer,
+  { comments = true }: Pick<InertOptions, 'comments'> = {},
+): InertDocument & { pkg?: OoxmlPackage } {
+  const made = inertPackageRead(bytes, { depth: NESTING, nested });
+  const inert = comments ? made.bytes : withoutComments(made.bytes);
+  return { bytes: inert, ...(inert === made.bytes ? { pkg: made.pkg } : {}) };
 }
 
 /** makeInert for the office: a DOCX is looked through for fields (ooxml/fields.ts) while it is at hand, in the same thread. */

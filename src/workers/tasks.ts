@@ -19,7 +19,7 @@ import type { TemplateInfo } from '../merge/info.js';
 import { checkData as checkDataOf, type DataCheck } from '../merge/datacheck.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import { workerData, type MessagePort } from 'node:worker_threads';
-import { inertForOffice, type InertDocument, type InertOptions } from '../inert/index.js';
+import { docxForOffice, inertForOffice, type InertDocument, type InertOptions } from '../inert/index.js';
 import { rtfCharts as findRtfCharts, type RtfChart } from '../formats/rtf-charts.js';
 import { readTx, type TxFileKept } from '../formats/tx/read.js';
 import { txCarriedOver as carriedOver } from '../formats/tx/carried.js';
@@ -144,8 +144,11 @@ export interface MergeReply {
  * A merged document's long table cut at its rows (`longTableRows`), and whether the document has
  * fields to recompute: read once for both (inertForOffice asks the second alone).
  */
-function longTableFacts(docx: Buffer, longTableRows: number): { longTable: LongTableSplit | null; updateFields: boolean } {
-  const pkg = OoxmlPackage.read(docx);
+function longTableFacts(
+  docx: Buffer,
+  longTableRows: number,
+  pkg = OoxmlPackage.read(docx),
+): { longTable: LongTableSplit | null; updateFields: boolean } {
   const longTable = splitLongTableOf(pkg, longTableRows);
   return { longTable, updateFields: longTable?.updateFields ?? packageNeedsFieldUpdate(pkg) };
 }
@@ -173,15 +176,19 @@ export async function merge(task: MergeTask): Promise<TaskReply<MergeReply>> {
       rasterise,
       progress,
     });
-    // Fields are looked for as the document is made inert unless its long table is looked for too.
-    const prepared: InertDocument[] = task.inert
-      ? merged.map((d) => inertForOffice(d, 'docx', { fields: !task.longTableRows, comments: !task.dropComments }))
-      : merged.map((bytes) => ({ bytes }));
+    const rows = task.longTableRows;
+    // Fields are looked for as the document is made inert unless its long table is looked for too,
+    // in the package read to make it inert.
+    const comments = !task.dropComments;
+    const prepared: (InertDocument & { pkg?: OoxmlPackage })[] = !task.inert
+      ? merged.map((bytes) => ({ bytes }))
+      : rows
+        ? merged.map((d) => docxForOffice(d, { comments }))
+        : merged.map((d) => inertForOffice(d, 'docx', { comments }));
     const documents = prepared.map((d) => d.bytes);
     // Bound for the office, the office computes them as it lays out (office/bridge.py fill_section_pages); DOCX gets them stored.
     const sectionPages = task.append && records.length > 1 && template.restartsPageNumbers() && showsSectionPages(merged[0]!);
-    const rows = task.longTableRows;
-    const tables = rows ? documents.map((d) => longTableFacts(d, rows)) : undefined;
+    const tables = rows ? prepared.map((d) => longTableFacts(d.bytes, rows, d.pkg)) : undefined;
     const longTables = tables?.map((t) => t.longTable);
     // Unknown only where nobody looked: recomputed then.
     const updateFields = task.inert ? prepared.map((d, i) => d.updateFields ?? tables?.[i]?.updateFields ?? true) : undefined;
@@ -486,7 +493,10 @@ export async function warm(task: { first?: boolean; ms?: number } = {}): Promise
     let officeBound = false;
     do {
       const [merged] = template.merge([{ name: 'Ann', items }], DEFAULT_MERGE_OPTIONS, false, { officeBound });
-      if (officeBound) longTableFacts(inertForOffice(merged!, 'docx', { fields: false }).bytes, items.length + 1);
+      if (officeBound) {
+        const inert = docxForOffice(merged!);
+        longTableFacts(inert.bytes, items.length + 1, inert.pkg);
+      }
       officeBound = !officeBound;
     } while (performance.now() < until);
     return { ok: true, value: null };
