@@ -201,6 +201,17 @@ export function openSqliteStore(file: string): Store {
   return new SqliteStore(db, counters, reserve);
 }
 
+/** A delivered document's reservation waiting to be committed (SqliteUsage.commitSoon). */
+interface PendingCommit {
+  reservation: number;
+  accountId: number;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+/** How long a delivered document's commit waits for a claim or a release to be written with. */
+const COMMIT_WITHIN_MS = 10;
+
 /** How long a reservation the sweep took back is remembered, for a commit that comes late. */
 const REFUNDED_KEPT_MS = 7 * 24 * 3600_000;
 
@@ -254,6 +265,7 @@ class SqliteStore implements Store {
   readonly jobs: JobRepository;
 
   private readonly space: SpaceReturner;
+  private readonly sqliteUsage: SqliteUsage;
 
   constructor(
     private readonly db: Database,
@@ -269,7 +281,8 @@ class SqliteStore implements Store {
     this.accounts = new SqliteAccounts(db, this.space);
     this.apiKeys = new SqliteApiKeys(db);
     this.templates = new SqliteTemplates(db, this.space);
-    this.usage = new SqliteUsage(counters);
+    this.sqliteUsage = new SqliteUsage(counters);
+    this.usage = this.sqliteUsage;
   }
 
   async ping(): Promise<StoreHealth> {
@@ -337,6 +350,7 @@ class SqliteStore implements Store {
 
   async close(): Promise<void> {
     this.space.stop();
+    this.sqliteUsage.commitPending();
     if (this.counters.open) this.counters.close();
     if (this.db.open) {
       // Everything back into the one file, so copying docsmith.sqlite alone after a stop is a backup.
@@ -731,9 +745,18 @@ class SqliteUsage implements UsageRepository {
   private readonly refundExpiredTx: () => number;
   private readonly acquireTx: (accountId: number, limit: number, leaseMs: number, holder: string) => number | null;
   private readonly proofingTx: (accountId: number) => boolean;
-  private readonly claimTx: (accountId: number, wanted: UsageClaim, holder: string) => 'slots' | 'documents' | number | null;
+  private readonly claimTx: (
+    accountId: number,
+    wanted: UsageClaim,
+    holder: string,
+    batch: readonly PendingCommit[],
+  ) => 'slots' | 'documents' | number | null;
   private readonly settleTx: (accountId: number, reservation: number | null, kept: boolean, holder: string | null) => void;
-  private readonly releaseSlotTx: (holder: string) => void;
+  private readonly releaseSlotTx: (holder: string, batch: readonly PendingCommit[]) => void;
+  private readonly commitBatchTx: (batch: readonly PendingCommit[]) => void;
+  /** Delivered documents whose reservations are yet to be committed (commitSoon). */
+  private pending: PendingCommit[] = [];
+  private pendingTimer: NodeJS.Timeout | undefined;
   private readonly commitTx: (id: number, accountId: number) => void;
 
   constructor(private readonly db: Database) {
@@ -821,15 +844,21 @@ class SqliteUsage implements UsageRepository {
     const acquire = db.transaction(acquireRow);
     this.acquireTx = (accountId, limit, leaseMs, holder) => acquire.immediate(accountId, limit, leaseMs, holder);
     const releaseSlot = (holder: string) => sql('DELETE FROM merge_slots WHERE holder = ?').run(holder);
-    const claim = db.transaction((accountId: number, wanted: UsageClaim, holder: string): 'slots' | 'documents' | number | null => {
-      if (wanted.slot && acquireRow(accountId, wanted.slot.limit, wanted.slot.leaseMs, holder) === null) return 'slots';
-      if (wanted.documentLeaseMs === undefined) return null;
-      const reservation = reserveRow(accountId, wanted.documentLeaseMs, wanted.workKey ?? null);
-      if (reservation !== null) return reservation;
-      if (wanted.slot) releaseSlot(holder);
-      return 'documents';
-    });
-    this.claimTx = (accountId, wanted, holder) => claim.immediate(accountId, wanted, holder);
+    const commitAll = (batch: readonly PendingCommit[]) => {
+      for (const c of batch) commitRow(c.reservation, c.accountId);
+    };
+    const claim = db.transaction(
+      (accountId: number, wanted: UsageClaim, holder: string, batch: readonly PendingCommit[]): 'slots' | 'documents' | number | null => {
+        commitAll(batch);
+        if (wanted.slot && acquireRow(accountId, wanted.slot.limit, wanted.slot.leaseMs, holder) === null) return 'slots';
+        if (wanted.documentLeaseMs === undefined) return null;
+        const reservation = reserveRow(accountId, wanted.documentLeaseMs, wanted.workKey ?? null);
+        if (reservation !== null) return reservation;
+        if (wanted.slot) releaseSlot(holder);
+        return 'documents';
+      },
+    );
+    this.claimTx = (accountId, wanted, holder, batch) => claim.immediate(accountId, wanted, holder, batch);
     const settle = db.transaction((accountId: number, reservation: number | null, kept: boolean, holder: string | null) => {
       if (reservation !== null) {
         if (kept) commitRow(reservation, accountId);
@@ -838,7 +867,13 @@ class SqliteUsage implements UsageRepository {
       if (holder !== null) releaseSlot(holder);
     });
     this.settleTx = (accountId, reservation, kept, holder) => settle.immediate(accountId, reservation, kept, holder);
-    this.releaseSlotTx = (holder) => releaseSlot(holder);
+    const releaseWith = db.transaction((holder: string, batch: readonly PendingCommit[]) => {
+      commitAll(batch);
+      releaseSlot(holder);
+    });
+    this.releaseSlotTx = (holder, batch) => (batch.length ? releaseWith.immediate(holder, batch) : releaseSlot(holder));
+    const commitBatch = db.transaction(commitAll);
+    this.commitBatchTx = (batch) => commitBatch.immediate(batch);
     const proofing = db.transaction((accountId: number): boolean => countProofing.run({ id: accountId, month: usageMonth() }).changes > 0);
     this.proofingTx = (accountId) => proofing.immediate(accountId);
   }
@@ -851,7 +886,7 @@ class SqliteUsage implements UsageRepository {
         template: this.templateMeta(accountId, wanted.template),
       };
     let holder = wanted.slot ? `${process.pid}:${randomUUID()}` : null;
-    const claimed = this.claimTx(accountId, wanted, holder ?? '');
+    const claimed = this.withPending((batch) => this.claimTx(accountId, wanted, holder ?? '', batch));
     if (claimed === 'slots' || claimed === 'documents') return { refused: claimed };
     let settled = false;
     return {
@@ -860,16 +895,62 @@ class SqliteUsage implements UsageRepository {
         settle: async (kept) => {
           if (settled || !this.db.open) return;
           // A kept job's document is committed with its outcome (SqliteJobs.finish).
-          this.settleTx(accountId, kept && wanted.workKey !== undefined ? null : claimed, kept, holder);
+          const reservation = kept && wanted.workKey !== undefined ? null : claimed;
+          if (kept && holder === null && reservation !== null) await this.commitSoon(reservation, accountId);
+          else if (reservation !== null || holder !== null) this.settleTx(accountId, reservation, kept, holder);
           settled = true;
         },
         releaseSlot: async () => {
           if (holder === null || !this.db.open) return;
-          this.releaseSlotTx(holder);
+          const releasing = holder;
+          this.withPending((batch) => this.releaseSlotTx(releasing, batch));
           holder = null;
         },
       },
     };
+  }
+
+  /**
+   * Commits a delivered document's reservation (its slot is free already) with this instance's
+   * next claim or release, or within COMMIT_WITHIN_MS: one write transaction per merge request
+   * fewer. The count was taken at the claim; the commit only keeps the sweep from taking it back.
+   */
+  private commitSoon(reservation: number, accountId: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ reservation, accountId, resolve, reject });
+      this.pendingTimer ??= setTimeout(() => this.commitPending(), COMMIT_WITHIN_MS);
+    });
+  }
+
+  /** Writes the waiting commits now (the timer, and the store before it closes). */
+  commitPending(): void {
+    clearTimeout(this.pendingTimer);
+    this.pendingTimer = undefined;
+    if (this.pending.length === 0 || !this.db.open) return;
+    try {
+      this.withPending((batch) => this.commitBatchTx(batch));
+    } catch {
+      // Told to each waiting settle: the usage guard tries again.
+    }
+  }
+
+  /** Runs a write with the waiting commits in its transaction; they are settled by its outcome. */
+  private withPending<T>(write: (batch: readonly PendingCommit[]) => T): T {
+    const batch = this.pending;
+    if (batch.length > 0) {
+      this.pending = [];
+      clearTimeout(this.pendingTimer);
+      this.pendingTimer = undefined;
+    }
+    let result: T;
+    try {
+      result = write(batch);
+    } catch (error) {
+      for (const c of batch) c.reject(error as Error);
+      throw error;
+    }
+    for (const c of batch) c.resolve();
+    return result;
   }
 
   private templateMeta(accountId: number, name: string | undefined): TemplateMeta | null {

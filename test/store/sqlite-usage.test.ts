@@ -1,0 +1,79 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { sqliteBackend } from '../helpers/stores.js';
+
+const account = {
+  passwordHash: 'scrypt$x',
+  licence: 'TRIAL',
+  maxDocuments: 100,
+  maxTemplates: 5,
+  maxProofingTransactions: 10,
+  validUntil: null,
+};
+const both = { slot: { limit: 2, leaseMs: 60_000 }, documentLeaseMs: 60_000 };
+
+describe('SQLite usage: a delivered document is committed with the next write', () => {
+  it('commits it with the next claim, on its own within moments, and before the store closes', async () => {
+    const backend = sqliteBackend();
+    const reservations = async () => (await backend.query<{ n: number }>('SELECT COUNT(*) AS n FROM document_reservations'))[0]!.n;
+    const store = await backend.open();
+    const a = await store.accounts.create({ username: 'soon', ...account });
+
+    // With the next claim: the delivered document's reservation goes in the claim's own transaction.
+    const first = await store.usage.claim(a.id, both);
+    assert.ok('granted' in first);
+    await first.granted.releaseSlot();
+    let settled = false;
+    const settling = first.granted.settle(true).then(() => (settled = true));
+    assert.equal(await reservations(), 1, 'not written yet');
+    const next = await store.usage.claim(a.id, both);
+    assert.ok('granted' in next);
+    await settling;
+    assert.ok(settled);
+    assert.equal(await reservations(), 1, "the first one's commit went with the second claim");
+
+    // On its own: no other write comes.
+    await next.granted.releaseSlot();
+    await next.granted.settle(true);
+    assert.equal(await reservations(), 0);
+
+    // Before the store closes.
+    const last = await store.usage.claim(a.id, both);
+    assert.ok('granted' in last);
+    await last.granted.releaseSlot();
+    const closing = last.granted.settle(true);
+    await store.close();
+    await closing;
+    assert.equal(await reservations(), 0);
+    const again = await backend.open();
+    try {
+      assert.equal((await again.accounts.byId(a.id))?.createdDocuments, 3);
+      await again.usage.refundExpired();
+      assert.equal((await again.accounts.byId(a.id))?.createdDocuments, 3, 'nothing left for the sweep to take back');
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('still settles failed work, and work that holds its slot, at once', async () => {
+    const backend = sqliteBackend();
+    const reservations = async () => (await backend.query<{ n: number }>('SELECT COUNT(*) AS n FROM document_reservations'))[0]!.n;
+    const store = await backend.open();
+    try {
+      const a = await store.accounts.create({ username: 'now', ...account });
+      const failed = await store.usage.claim(a.id, both);
+      assert.ok('granted' in failed);
+      await failed.granted.releaseSlot();
+      await failed.granted.settle(false);
+      assert.equal(await reservations(), 0);
+      const held = await store.usage.claim(a.id, both);
+      assert.ok('granted' in held);
+      await held.granted.settle(true); // its slot goes with it, in one transaction
+      assert.equal(await reservations(), 0);
+      assert.equal((await backend.query<{ n: number }>('SELECT COUNT(*) AS n FROM merge_slots'))[0]!.n, 0);
+      assert.equal((await store.accounts.byId(a.id))?.createdDocuments, 1);
+    } finally {
+      await store.close();
+    }
+  });
+});
