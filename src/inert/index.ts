@@ -69,9 +69,9 @@ export function inertForOffice(
   format: DocumentFormat,
   { fields = true, comments = true }: InertOptions = {},
 ): InertDocument {
-  const made = makeInert(bytes, format);
-  const inert = format === 'docx' && !comments ? withoutComments(made) : made;
-  return format === 'docx' && fields ? { bytes: inert, updateFields: docxNeedsFieldUpdate(inert, Infinity) } : { bytes: inert };
+  if (format !== 'docx') return { bytes: makeInert(bytes, format) };
+  const inert = docxForOffice(bytes, { comments }).bytes;
+  return fields ? { bytes: inert, updateFields: docxNeedsFieldUpdate(inert, Infinity) } : { bytes: inert };
 }
 
 /** A part inside a package that is itself a document. */

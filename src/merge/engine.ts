@@ -50,13 +50,13 @@ interface CompiledPart {
   segments: Segment[];
 }
 
+/** Merged parts up to this long are kept for the next merge (CompiledTemplate.bytesOf). */
+const KEPT_PART_CHARS = 64 * 1024;
+
 /**
  * A DOCX template parsed once: its main document, headers, footers, footnotes and endnotes as
  * segment lists. Rendering a record touches only those parts; every other part is copied.
  */
-/** Merged parts up to this long are kept for the next merge (CompiledTemplate.bytesOf). */
-const KEPT_PART_CHARS = 64 * 1024;
-
 export class CompiledTemplate {
   private chars: number | undefined;
   private barcodes: boolean | undefined;
