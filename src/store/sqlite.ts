@@ -194,6 +194,10 @@ export function openSqliteStore(file: string): Store {
   // crash, not a power cut), while templates, accounts and keys keep a full fsync per commit.
   const counters = new Database(file);
   counters.pragma('synchronous = NORMAL');
+  // A checkpoint (its fsync) every 4,000 pages, not 1,000: the same few pages are written over and
+  // over, so a checkpoint costs about the same however far apart; a claim and release cycle measured
+  // 15 % less time. The WAL keeps up to about 16 MB, the size of the disk reserve.
+  counters.pragma('wal_autocheckpoint = 4000');
   counters.pragma('foreign_keys = ON');
   counters.pragma('busy_timeout = 10000');
   const reserve = new DiskReserve(path.join(path.dirname(file), 'docsmith.reserve'));
@@ -278,7 +282,7 @@ class SqliteStore implements Store {
     this.audit = new SqliteAudit(db);
     this.settings = new SqliteSettings(db);
     this.authFailures = new SqliteAuthFailures(db);
-    this.accounts = new SqliteAccounts(db, this.space);
+    this.accounts = new SqliteAccounts(db, this.space, counters);
     this.apiKeys = new SqliteApiKeys(db);
     this.templates = new SqliteTemplates(db, this.space);
     this.sqliteUsage = new SqliteUsage(counters);
@@ -364,6 +368,12 @@ class SqliteAccounts implements AccountRepository {
   constructor(
     private readonly db: Database,
     private readonly space: SpaceReturner,
+    /**
+     * The counting connection, for the read every signed-in request makes: its page cache stays
+     * valid across its own writes (a claim, a release), where this connection's is dropped after
+     * each of them and read again.
+     */
+    private readonly counters: Database,
   ) {}
 
   async create(account: NewAccount): Promise<Account> {
@@ -405,7 +415,7 @@ class SqliteAccounts implements AccountRepository {
   }
 
   async byId(id: number): Promise<Account | null> {
-    const row = prepared(this.db, `${ACCOUNT_SELECT} WHERE id = ?`).get(id) as AccountRow | undefined;
+    const row = prepared(this.counters, `${ACCOUNT_SELECT} WHERE id = ?`).get(id) as AccountRow | undefined;
     return row ? rowToAccount(row) : null;
   }
 

@@ -5,6 +5,8 @@ import path from 'node:path';
 /** Whether a process with this pid still runs on this machine. */
 export function processAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
+  // Its own leases are most of what a process asks about: no signal (a system call) needed.
+  if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);
     return true;

@@ -15,10 +15,11 @@ export interface StoreBackend {
   cleanup(): Promise<void>;
 }
 
-export function sqliteBackend(): StoreBackend {
+export function sqliteBackend(): StoreBackend & { file: string } {
   const file = path.join(tempDir(), 'store.sqlite');
   return {
     name: 'sqlite',
+    file,
     open: async () => openSqliteStore(file),
     async query<T>(statement: string, params: unknown[] = []) {
       const db = new Database(file);

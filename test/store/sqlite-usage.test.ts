@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { sqliteBackend } from '../helpers/stores.js';
 
 const account = {
@@ -72,6 +73,53 @@ describe('SQLite usage: a delivered document is committed with the next write', 
       assert.equal(await reservations(), 0);
       assert.equal((await backend.query<{ n: number }>('SELECT COUNT(*) AS n FROM merge_slots'))[0]!.n, 0);
       assert.equal((await store.accounts.byId(a.id))?.createdDocuments, 1);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('SQLite: the counting connection', () => {
+  it('reads an account as it is now, whoever changed it last (this store, or another process on the file)', async () => {
+    const backend = sqliteBackend();
+    const store = await backend.open();
+    try {
+      const a = await store.accounts.create({ username: 'reader', ...account });
+      assert.equal((await store.accounts.byId(a.id))?.username, 'reader', 'a new account is read at once');
+      const claim = await store.usage.claim(a.id, both);
+      assert.ok('granted' in claim);
+      assert.equal((await store.accounts.byId(a.id))?.createdDocuments, 1);
+      await store.accounts.update(a.id, { passwordHash: 'scrypt$y' });
+      assert.equal((await store.accounts.byId(a.id))?.passwordHash, 'scrypt$y', "this store's own change");
+      // Another process (the account command) changes it between two of this store's writes.
+      await claim.granted.releaseSlot();
+      await backend.query('UPDATE accounts SET password_hash = ? WHERE id = ?', ['scrypt$z', a.id]);
+      assert.equal((await store.accounts.byId(a.id))?.passwordHash, 'scrypt$z', "another process's change");
+      await claim.granted.settle(true);
+      await backend.query('DELETE FROM accounts WHERE id = ?', [a.id]);
+      assert.equal(await store.accounts.byId(a.id), null, 'a deleted account is gone at once');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('still checkpoints: the write-ahead log does not grow without bound', async () => {
+    const backend = sqliteBackend();
+    const store = await backend.open();
+    try {
+      const a = await store.accounts.create({ username: 'wal', ...account, maxDocuments: 1_000_000 });
+      const wal = `${backend.file}-wal`;
+      const settled: Promise<void>[] = [];
+      // Each cycle writes several pages: together many times the 4,000 at which a checkpoint is due.
+      for (let i = 0; i < 3000; i++) {
+        const claim = await store.usage.claim(a.id, both);
+        assert.ok('granted' in claim);
+        await claim.granted.releaseSlot();
+        settled.push(claim.granted.settle(true));
+      }
+      await Promise.all(settled);
+      const frames = (fs.statSync(wal).size - 32) / (4096 + 24);
+      assert.ok(frames > 1000 && frames <= 4100, `the log grew to ${frames} pages`);
     } finally {
       await store.close();
     }
