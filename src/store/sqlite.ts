@@ -213,8 +213,16 @@ interface PendingCommit {
   reject(error: Error): void;
 }
 
-/** How long a delivered document's commit waits for a claim or a release to be written with. */
-const COMMIT_WITHIN_MS = 10;
+/** What waits for this instance's next write (SqliteUsage.withPending): commits, and slots to free (their holders). */
+interface PendingWrites {
+  commits: readonly PendingCommit[];
+  releases: readonly string[];
+}
+
+/** How long a delivered document's commit, or a freed slot, waits for a claim to be written with. */
+const WRITE_WITHIN_MS = 10;
+/** When such a write failed on its own (the database is away): when it is tried again. */
+const RETRY_WITHIN_MS = 1000;
 
 /** How long a reservation the sweep took back is remembered, for a commit that comes late. */
 const REFUNDED_KEPT_MS = 7 * 24 * 3600_000;
@@ -753,19 +761,20 @@ class SqliteUsage implements UsageRepository {
   private readonly reserveTx: (accountId: number, leaseMs: number, workKey: string | null) => number | null;
   private readonly refundTx: (id: number, accountId: number) => void;
   private readonly refundExpiredTx: () => number;
-  private readonly acquireTx: (accountId: number, limit: number, leaseMs: number, holder: string) => number | null;
+  private readonly acquireTx: (accountId: number, limit: number, leaseMs: number, holder: string, batch: PendingWrites) => number | null;
   private readonly proofingTx: (accountId: number) => boolean;
   private readonly claimTx: (
     accountId: number,
     wanted: UsageClaim,
     holder: string,
-    batch: readonly PendingCommit[],
+    batch: PendingWrites,
   ) => 'slots' | 'documents' | number | null;
   private readonly settleTx: (accountId: number, reservation: number | null, kept: boolean, holder: string | null) => void;
-  private readonly releaseSlotTx: (holder: string, batch: readonly PendingCommit[]) => void;
-  private readonly commitBatchTx: (batch: readonly PendingCommit[]) => void;
+  private readonly writePendingTx: (batch: PendingWrites) => void;
   /** Delivered documents whose reservations are yet to be committed (commitSoon). */
   private pending: PendingCommit[] = [];
+  /** Holders whose slots are yet to be freed in the table (releaseSoon). */
+  private releases: string[] = [];
   private pendingTimer: NodeJS.Timeout | undefined;
   private readonly commitTx: (id: number, accountId: number) => void;
 
@@ -851,15 +860,19 @@ class SqliteUsage implements UsageRepository {
       }
       return null;
     };
-    const acquire = db.transaction(acquireRow);
-    this.acquireTx = (accountId, limit, leaseMs, holder) => acquire.immediate(accountId, limit, leaseMs, holder);
     const releaseSlot = (holder: string) => sql('DELETE FROM merge_slots WHERE holder = ?').run(holder);
-    const commitAll = (batch: readonly PendingCommit[]) => {
-      for (const c of batch) commitRow(c.reservation, c.accountId);
+    const writePending = (batch: PendingWrites) => {
+      for (const holder of batch.releases) releaseSlot(holder);
+      for (const c of batch.commits) commitRow(c.reservation, c.accountId);
     };
+    const acquire = db.transaction((accountId: number, limit: number, leaseMs: number, holder: string, batch: PendingWrites) => {
+      writePending(batch);
+      return acquireRow(accountId, limit, leaseMs, holder);
+    });
+    this.acquireTx = (accountId, limit, leaseMs, holder, batch) => acquire.immediate(accountId, limit, leaseMs, holder, batch);
     const claim = db.transaction(
-      (accountId: number, wanted: UsageClaim, holder: string, batch: readonly PendingCommit[]): 'slots' | 'documents' | number | null => {
-        commitAll(batch);
+      (accountId: number, wanted: UsageClaim, holder: string, batch: PendingWrites): 'slots' | 'documents' | number | null => {
+        writePending(batch);
         if (wanted.slot && acquireRow(accountId, wanted.slot.limit, wanted.slot.leaseMs, holder) === null) return 'slots';
         if (wanted.documentLeaseMs === undefined) return null;
         const reservation = reserveRow(accountId, wanted.documentLeaseMs, wanted.workKey ?? null);
@@ -877,13 +890,8 @@ class SqliteUsage implements UsageRepository {
       if (holder !== null) releaseSlot(holder);
     });
     this.settleTx = (accountId, reservation, kept, holder) => settle.immediate(accountId, reservation, kept, holder);
-    const releaseWith = db.transaction((holder: string, batch: readonly PendingCommit[]) => {
-      commitAll(batch);
-      releaseSlot(holder);
-    });
-    this.releaseSlotTx = (holder, batch) => (batch.length ? releaseWith.immediate(holder, batch) : releaseSlot(holder));
-    const commitBatch = db.transaction(commitAll);
-    this.commitBatchTx = (batch) => commitBatch.immediate(batch);
+    const writeBatch = db.transaction(writePending);
+    this.writePendingTx = (batch) => writeBatch.immediate(batch);
     const proofing = db.transaction((accountId: number): boolean => countProofing.run({ id: accountId, month: usageMonth() }).changes > 0);
     this.proofingTx = (accountId) => proofing.immediate(accountId);
   }
@@ -912,8 +920,7 @@ class SqliteUsage implements UsageRepository {
         },
         releaseSlot: async () => {
           if (holder === null || !this.db.open) return;
-          const releasing = holder;
-          this.withPending((batch) => this.releaseSlotTx(releasing, batch));
+          this.releaseSoon(holder);
           holder = null;
         },
       },
@@ -922,33 +929,47 @@ class SqliteUsage implements UsageRepository {
 
   /**
    * Commits a delivered document's reservation (its slot is free already) with this instance's
-   * next claim or release, or within COMMIT_WITHIN_MS: one write transaction per merge request
-   * fewer. The count was taken at the claim; the commit only keeps the sweep from taking it back.
+   * next claim, or within WRITE_WITHIN_MS. The count was taken at the claim; the commit only keeps
+   * the sweep from taking it back.
    */
   private commitSoon(reservation: number, accountId: number): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pending.push({ reservation, accountId, resolve, reject });
-      this.pendingTimer ??= setTimeout(() => this.commitPending(), COMMIT_WITHIN_MS);
+      this.pendingTimer ??= setTimeout(() => this.commitPending(), WRITE_WITHIN_MS);
     });
   }
 
-  /** Writes the waiting commits now (the timer, and the store before it closes). */
+  /**
+   * Frees a slot in the table with this instance's next claim, or within WRITE_WITHIN_MS: this
+   * instance's own claims see it free at once (they write it first), other instances on the same
+   * file within those milliseconds. With commitSoon, a merge request costs one write transaction.
+   */
+  private releaseSoon(holder: string): void {
+    this.releases.push(holder);
+    this.pendingTimer ??= setTimeout(() => this.commitPending(), WRITE_WITHIN_MS);
+  }
+
+  /** Writes the waiting commits and releases now (the timer, and the store before it closes). */
   commitPending(): void {
     clearTimeout(this.pendingTimer);
     this.pendingTimer = undefined;
-    if (this.pending.length === 0 || !this.db.open) return;
+    if ((this.pending.length === 0 && this.releases.length === 0) || !this.db.open) return;
     try {
-      this.withPending((batch) => this.commitBatchTx(batch));
+      this.withPending((batch) => this.writePendingTx(batch));
     } catch {
-      // Told to each waiting settle: the usage guard tries again.
+      // Told to each waiting settle (the usage guard tries again); the releases are tried again.
     }
   }
 
-  /** Runs a write with the waiting commits in its transaction; they are settled by its outcome. */
-  private withPending<T>(write: (batch: readonly PendingCommit[]) => T): T {
-    const batch = this.pending;
-    if (batch.length > 0) {
+  /**
+   * Runs a write with the waiting commits and releases in its transaction. The commits are settled
+   * by its outcome; releases that could not be written wait for the next write.
+   */
+  private withPending<T>(write: (batch: PendingWrites) => T): T {
+    const batch = { commits: this.pending, releases: this.releases };
+    if (batch.commits.length > 0 || batch.releases.length > 0) {
       this.pending = [];
+      this.releases = [];
       clearTimeout(this.pendingTimer);
       this.pendingTimer = undefined;
     }
@@ -956,10 +977,14 @@ class SqliteUsage implements UsageRepository {
     try {
       result = write(batch);
     } catch (error) {
-      for (const c of batch) c.reject(error as Error);
+      for (const c of batch.commits) c.reject(error as Error);
+      if (batch.releases.length > 0) {
+        this.releases.unshift(...batch.releases);
+        this.pendingTimer ??= setTimeout(() => this.commitPending(), RETRY_WITHIN_MS);
+      }
       throw error;
     }
-    for (const c of batch) c.resolve();
+    for (const c of batch.commits) c.resolve();
     return result;
   }
 
@@ -993,7 +1018,7 @@ class SqliteUsage implements UsageRepository {
 
   async acquireSlot(accountId: number, limit: number, leaseMs: number): Promise<SlotLease | null> {
     const holder = `${process.pid}:${randomUUID()}`;
-    const slot = this.acquireTx(accountId, limit, leaseMs, holder);
+    const slot = this.withPending((batch) => this.acquireTx(accountId, limit, leaseMs, holder, batch));
     if (slot === null) return null;
     let released = false;
     return {

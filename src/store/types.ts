@@ -211,7 +211,8 @@ export interface UsageHold {
   settle(kept: boolean): Promise<void>;
   /**
    * Frees the merge slot now: the work ended, and a client that has its answer may start the next
-   * merge at once. The document still settles after the answer is delivered.
+   * merge at once. The document still settles after the answer is delivered. (SQLite: other
+   * processes on the file see the slot free within milliseconds, see SqliteUsage.releaseSoon.)
    */
   releaseSlot(): Promise<void>;
 }

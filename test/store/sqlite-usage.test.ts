@@ -79,6 +79,48 @@ describe('SQLite usage: a delivered document is committed with the next write', 
   });
 });
 
+describe('SQLite usage: a freed slot is written with the next write', () => {
+  it("is free at once for this instance's claims, for another instance within moments, and in the file after closing", async () => {
+    const backend = sqliteBackend();
+    const slots = async () => (await backend.query<{ n: number }>('SELECT COUNT(*) AS n FROM merge_slots'))[0]!.n;
+    const store = await backend.open();
+    const other = await backend.open();
+    try {
+      const a = await store.accounts.create({ username: 'slots', ...account });
+      const first = await store.usage.claim(a.id, both);
+      const second = await store.usage.claim(a.id, both);
+      assert.ok('granted' in first && 'granted' in second);
+      assert.deepEqual(await store.usage.claim(a.id, both), { refused: 'slots' }, 'both slots are held');
+
+      // This instance: its next claim writes the release first.
+      await first.granted.releaseSlot();
+      assert.equal(await slots(), 2, 'not written yet');
+      const third = await store.usage.claim(a.id, both);
+      assert.ok('granted' in third, 'the freed slot is taken at once');
+      assert.equal(await slots(), 2);
+
+      // Another instance on the same file: it sees the slot free once the release is written on its own.
+      await second.granted.releaseSlot();
+      let fromOther = await other.usage.claim(a.id, both);
+      while (!('granted' in fromOther)) {
+        assert.deepEqual(fromOther, { refused: 'slots' });
+        await new Promise((resolve) => setImmediate(resolve));
+        fromOther = await other.usage.claim(a.id, both);
+      }
+      await fromOther.granted.settle(true);
+
+      // Before the store closes.
+      await third.granted.releaseSlot();
+      await store.close();
+      assert.equal(await slots(), 0, 'every slot is free in the file');
+      await Promise.all([first, second, third].map((c) => ('granted' in c ? c.granted.settle(true) : undefined)));
+    } finally {
+      await store.close();
+      await other.close();
+    }
+  });
+});
+
 describe('SQLite: the counting connection', () => {
   it('reads an account as it is now, whoever changed it last (this store, or another process on the file)', async () => {
     const backend = sqliteBackend();
