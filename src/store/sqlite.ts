@@ -362,7 +362,7 @@ class SqliteStore implements Store {
 
   async close(): Promise<void> {
     this.space.stop();
-    this.sqliteUsage.commitPending();
+    this.sqliteUsage.writePending();
     if (this.counters.open) this.counters.close();
     if (this.db.open) {
       // Everything back into the one file, so copying docsmith.sqlite alone after a stop is a backup.
@@ -935,7 +935,7 @@ class SqliteUsage implements UsageRepository {
   private commitSoon(reservation: number, accountId: number): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pending.push({ reservation, accountId, resolve, reject });
-      this.pendingTimer ??= setTimeout(() => this.commitPending(), WRITE_WITHIN_MS);
+      this.writeWithin(WRITE_WITHIN_MS);
     });
   }
 
@@ -946,11 +946,16 @@ class SqliteUsage implements UsageRepository {
    */
   private releaseSoon(holder: string): void {
     this.releases.push(holder);
-    this.pendingTimer ??= setTimeout(() => this.commitPending(), WRITE_WITHIN_MS);
+    this.writeWithin(WRITE_WITHIN_MS);
+  }
+
+  /** Writes what waits within `ms`, unless a write is due already. */
+  private writeWithin(ms: number): void {
+    this.pendingTimer ??= setTimeout(() => this.writePending(), ms);
   }
 
   /** Writes the waiting commits and releases now (the timer, and the store before it closes). */
-  commitPending(): void {
+  writePending(): void {
     clearTimeout(this.pendingTimer);
     this.pendingTimer = undefined;
     if ((this.pending.length === 0 && this.releases.length === 0) || !this.db.open) return;
@@ -980,7 +985,7 @@ class SqliteUsage implements UsageRepository {
       for (const c of batch.commits) c.reject(error as Error);
       if (batch.releases.length > 0) {
         this.releases.unshift(...batch.releases);
-        this.pendingTimer ??= setTimeout(() => this.commitPending(), RETRY_WITHIN_MS);
+        this.writeWithin(RETRY_WITHIN_MS);
       }
       throw error;
     }
