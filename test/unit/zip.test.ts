@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import zlib from 'node:zlib';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { unzipSync, zipSync, strToU8 } from 'fflate';
@@ -57,6 +58,36 @@ describe('ZIP reading under hard limits', () => {
       () => readZip(Buffer.from('PK\u0003\u0004 not really')),
       (e: Error) => e instanceof ZipError && e.kind === 'damaged',
     );
+  });
+
+  it('inflates a small part it has read before only once, and still holds each read to its limits', (t) => {
+    const inflations = t.mock.method(zlib, 'inflateRawSync');
+    const bytes = zipSync({
+      'word/document.xml': strToU8(`<w:document>${'<w:p/>'.repeat(300)}${randomBytes(8).toString('hex')}</w:document>`),
+    });
+    const first = readZip(bytes).get('word/document.xml')!;
+    const calls = inflations.mock.callCount();
+    assert.equal(calls, 1);
+    // What a caller does to its copy is not what the next read gets.
+    first.fill(0);
+    const again = readZip(Buffer.from(bytes)).get('word/document.xml')!;
+    assert.equal(inflations.mock.callCount(), calls);
+    assert.match(Buffer.from(again).toString('utf8'), /^<w:document><w:p\/>/);
+    // A read with a lower limit is refused as if the part were inflated again.
+    const limits = { maxEntries: 10, maxPartBytes: 1000, maxTotalBytes: 2048, maxRatio: 200, ratioFloorBytes: 1024 };
+    assert.throws(
+      () => readZip(bytes, limits),
+      (e: Error) => e instanceof ZipError && e.kind === 'limit' && /word\/document.xml unpacks to more than 0 MB/.test(e.message),
+    );
+    // A damaged part is refused each time, never remembered.
+    const damaged = Buffer.from(bytes);
+    const at = damaged.indexOf('word/document.xml') + 'word/document.xml'.length;
+    damaged.fill(0xff, at, at + 8);
+    for (let i = 0; i < 2; i++)
+      assert.throws(
+        () => readZip(damaged),
+        (e: Error) => e instanceof ZipError && e.kind === 'damaged',
+      );
   });
 });
 
