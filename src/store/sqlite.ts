@@ -362,7 +362,7 @@ class SqliteStore implements Store {
 
   async close(): Promise<void> {
     this.space.stop();
-    this.sqliteUsage.writePending();
+    this.sqliteUsage.writeBeforeClose();
     if (this.counters.open) this.counters.close();
     if (this.db.open) {
       // Everything back into the one file, so copying docsmith.sqlite alone after a stop is a backup.
@@ -964,6 +964,17 @@ class SqliteUsage implements UsageRepository {
     } catch {
       // Told to each waiting settle (the usage guard tries again); the releases are tried again.
     }
+  }
+
+  /**
+   * The last write, as the store closes. Releases that fail to write now are not tried again: no
+   * retry keeps the process up, and the next claim on the file frees the slots of a process that
+   * is gone (or when their leases run out).
+   */
+  writeBeforeClose(): void {
+    this.writePending();
+    clearTimeout(this.pendingTimer);
+    this.pendingTimer = undefined;
   }
 
   /**

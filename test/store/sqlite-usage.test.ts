@@ -121,6 +121,28 @@ describe('SQLite usage: a freed slot is written with the next write', () => {
   });
 });
 
+describe('SQLite usage: closing the store', () => {
+  it('leaves no timer behind when the last write fails (the process can exit)', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    const backend = sqliteBackend();
+    const store = await backend.open();
+    try {
+      const a = await store.accounts.create({ username: 'closing', ...account });
+      const claim = await store.usage.claim(a.id, both);
+      assert.ok('granted' in claim);
+      await claim.granted.releaseSlot();
+      // The counting connection refuses writes from now on: the release cannot be written.
+      (store as unknown as { counters: { pragma(text: string): unknown } }).counters.pragma('query_only = ON');
+      await store.close();
+      assert.equal(timers(), before);
+      void claim.granted.settle(true).catch(() => undefined);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('SQLite: the counting connection', () => {
   it('reads an account as it is now, whoever changed it last (this store, or another process on the file)', async () => {
     const backend = sqliteBackend();
