@@ -7,7 +7,7 @@ import { DocumentBuilder } from '../compose/builder.js';
 import { compileNodes, type CompileContext, type Segment } from './compile.js';
 import { readTxBarcode, type TxBarcode } from './barcodes.js';
 import { culture as cultureOf } from './format/culture.js';
-import { IdRenumberer } from '../ooxml/ids.js';
+import { holdsChangeIds, IdRenumberer } from '../ooxml/ids.js';
 import { checkDeadline, renderSegments, type RenderBudget, type RenderOptions } from './render.js';
 import { Scope, type JsonObject } from './scope.js';
 import { chartSeries, copyChart, describeCharts, fillChart, findCharts, type ChartBinding } from './charts.js';
@@ -110,6 +110,7 @@ export class CompiledTemplate {
       }
       const document = this.write(
         rendered.parts,
+        rendered.fromData,
         options,
         rendered.sink,
         append && records.length > 1 && this.restartsPageNumbers(),
@@ -142,6 +143,8 @@ export class CompiledTemplate {
   ) {
     const sink = new MediaSink();
     const parts = new Map<string, string>();
+    /** Parts whose markup came partly from the data (HTML, raw XML). */
+    const fromData = new Set<string>();
     let used = 1;
     for (const part of this.parts) {
       const media = { sink, part: part.name, officeBound: limits.officeBound, rasterise: limits.rasterise };
@@ -153,15 +156,25 @@ export class CompiledTemplate {
         media,
       );
       parts.set(part.name, result.xml);
+      if (result.markupFromData) fromData.add(part.name);
       if (part.name === this.mainPart) used = result.used;
     }
-    return { parts, sink, used };
+    return { parts, sink, used, fromData };
   }
 
   /** Whether a merge draws barcodes (Word's MERGEBARCODE, TX barcode pictures): milliseconds each. */
   drawsBarcodes(): boolean {
     return (this.barcodes ??= this.parts.some((part) => /MERGEBARCODE|NetControl/i.test(this.pkg.text(part.name) ?? '')));
   }
+
+  /** Whether a template part holds tracked changes or content controls' ids (ooxml/ids.ts), by part. */
+  private holdsChangeIds(name: string): boolean {
+    let holds = this.changeIds.get(name);
+    if (holds === undefined) this.changeIds.set(name, (holds = holdsChangeIds(this.pkg.text(name) ?? '')));
+    return holds;
+  }
+
+  private readonly changeIds = new Map<string, boolean>();
 
   /** Characters of XML in the parts a merge renders: how much work a merge of one record starts from. */
   renderedChars(): number {
@@ -214,6 +227,7 @@ export class CompiledTemplate {
 
   private write(
     parts: Map<string, string>,
+    fromData: Set<string>,
     options: MergeOptions,
     sink: MediaSink,
     sectionPages: boolean,
@@ -233,7 +247,8 @@ export class CompiledTemplate {
     const ids = new IdRenumberer();
     const withListIds = addListNumbering(pkg, this.mainPart, sink.listRequests());
     for (const [name, xml] of parts) {
-      let out = withListIds(ids.part(xml));
+      // Tracked changes and content controls come from the template's part, or from the data.
+      let out = withListIds(ids.part(xml, fromData.has(name) || this.holdsChangeIds(name)));
       if (sectionPages && (out.includes('<w:instrText') || out.includes('w:instr='))) out = renameField(out, 'NUMPAGES', 'SECTIONPAGES');
       if (name === this.mainPart && options.removeTrailingWhitespace) out = trimTrailingParagraphs(out);
       pkg.setBytes(name, this.bytesOf(name, out));

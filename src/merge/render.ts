@@ -71,6 +71,8 @@ interface State extends FieldContext {
   visible: number;
   /** Where the open paragraphs, tables and cells start in the output (they may be cut back there). */
   marks: number[];
+  /** Markup came from the data (an HTML value, raw XML), not only from the template. */
+  fromData: boolean;
   /**
    * Raw XML took its paragraph's place: the paragraph's end is dropped from what follows (null),
    * or a paragraph with these properties opens again (after a table, or to keep a section break).
@@ -238,6 +240,7 @@ function render(segments: Segment[], state: State, out: string[]): void {
         const result = evaluateField(segment.field, state);
         if (result.kind === 'text' && state.options.mergeHtml && isHtmlValue(result.text)) {
           state.visible++;
+          state.fromData = true;
           const media = state.media;
           // The HTML's paragraphs take the host's properties, but never its section break.
           const blockPPr = (segment.field.hostPPr ?? '').replace(/<w:sectPr\b[\s\S]*?<\/w:sectPr>/, '');
@@ -266,6 +269,7 @@ function render(segments: Segment[], state: State, out: string[]): void {
             throw new InputError(`{@${result.field}}: raw XML values are off on this server.`);
           const xml = result.xml === '' ? '' : checkedRawXml(result.xml, result.field);
           if (xml !== '') state.visible++;
+          state.fromData = true;
           state.reopen = inPlaceOfParagraph(out, xml, segment.field.hostPPr ?? '');
         } else if (result.kind === 'text' && segment.inCell && segment.field.hostPPr !== undefined && result.text.length > LONG_VALUE) {
           state.visible++;
@@ -395,7 +399,7 @@ export function renderSegments(
   records: JsonObject[],
   options: RenderOptions,
   media?: MediaTarget,
-): { xml: string; used: number } {
+): { xml: string; used: number; markupFromData: boolean } {
   const out: string[] = [];
   let used = 1;
   const state: State = {
@@ -406,6 +410,7 @@ export function renderSegments(
     visible: 0,
     steps: 0,
     marks: [],
+    fromData: false,
   };
   state.nextRecord = () => {
     if (used >= records.length) {
@@ -423,5 +428,5 @@ export function renderSegments(
   // A NEXT at the very end (a label sheet whose every label ends with one) moves to a record
   // of which nothing is merged: that record starts the next document instead of being lost.
   if (used > 1 && state.scope !== EMPTY_SCOPE && state.scope.readCount === 0) used--;
-  return { xml: out.join(''), used };
+  return { xml: out.join(''), used, markupFromData: state.fromData };
 }

@@ -8,6 +8,15 @@ const IDS = /<w:bookmark(Start|End)\b([^>]*?)\/>|(<(?:wp:docPr|pic:cNvPr)\b[^>]*
 const CHANGE_IDS =
   /<w:(ins|del|moveFrom|moveTo|rPrChange|pPrChange|sectPrChange|tblPrChange|trPrChange|tcPrChange|tblGridChange|numberingChange|cellIns|cellDel|cellMerge|(?:moveFrom|moveTo|customXmlIns|customXmlDel|customXmlMoveFrom|customXmlMoveTo)Range(Start|End))\b([^>]*?)\bw:id="[^"]*"|<w:id w:val="-?\d+"\/>/g;
 
+/** CHANGE_IDS's elements without their ids: where it finds nothing, a renumbering need not run it. */
+const CHANGE_ELEMENTS =
+  /<w:(?:ins|del|moveFrom|moveTo|rPrChange|pPrChange|sectPrChange|tblPrChange|trPrChange|tcPrChange|tblGridChange|numberingChange|cellIns|cellDel|cellMerge|(?:moveFrom|moveTo|customXmlIns|customXmlDel|customXmlMoveFrom|customXmlMoveTo)Range(?:Start|End))\b|<w:id w:val=/;
+
+/** Whether XML may hold tracked changes or content controls' ids (CHANGE_IDS), which a renumbering must see. */
+export function holdsChangeIds(xml: string): boolean {
+  return CHANGE_ELEMENTS.test(xml);
+}
+
 /**
  * Repeated blocks repeat ids that must be unique in a document: bookmark ids and names,
  * drawing object ids, paragraph ids, tracked-change and content-control ids. This pass renumbers
@@ -22,14 +31,14 @@ export class IdRenumberer {
   private contentControl = 0x10000000;
   private readonly names = new Map<string, number>();
 
-  /** One scan over the part (four separate replaces cost 50% more on merged documents); changes and content controls when it has any. */
-  part(xml: string): string {
+  /**
+   * One scan over the part (four separate replaces cost 50% more on merged documents); changes and
+   * content controls when it has any. `mayHoldChanges` false: the caller knows it has none (a
+   * merge of a template part without them), and the part is not searched for them.
+   */
+  part(xml: string, mayHoldChanges = true): string {
     const renumbered = this.common(xml);
-    return /<w:(?:ins|del|move|rPrChange|pPrChange|sectPrChange|tblPrChange|trPrChange|tcPrChange|tblGridChange|numberingChange|cell|customXml(?:Ins|Del|Move))|<w:id w:val=/.test(
-      renumbered,
-    )
-      ? this.changes(renumbered)
-      : renumbered;
+    return mayHoldChanges && holdsChangeIds(renumbered) ? this.changes(renumbered) : renumbered;
   }
 
   private changes(xml: string): string {

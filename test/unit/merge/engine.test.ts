@@ -488,6 +488,19 @@ describe('merge engine: blocks', () => {
     assert.ok(!xml.includes('txmb_'), 'block bookmarks are not repeated');
   });
 
+  it('keeps tracked changes and content controls unique when blocks repeat them', () => {
+    const body = block(
+      'r',
+      p('<w:ins w:id="3" w:author="A" w:date="2024-01-01T00:00:00Z">', mergefield('v'), '</w:ins>'),
+      p('<w:sdt><w:sdtPr><w:id w:val="9"/></w:sdtPr><w:sdtContent>', run('box'), '</w:sdtContent></w:sdt>'),
+    );
+    const xml = partXml(merge(body, { r: [{ v: 1 }, { v: 2 }, { v: 3 }] })[0]!);
+    const changes = [...xml.matchAll(/<w:ins w:id="(\d+)"/g)].map((m) => m[1]);
+    const controls = [...xml.matchAll(/<w:id w:val="(\d+)"\/>/g)].map((m) => m[1]);
+    assert.equal(new Set(changes).size, 3, changes.join(' '));
+    assert.equal(new Set(controls).size, 3, controls.join(' '));
+  });
+
   it('refuses unbalanced block bookmarks with a message naming the block', () => {
     const body = p('<w:bookmarkStart w:id="5" w:name="txmb_orphan"/>', run('x'));
     assert.throws(

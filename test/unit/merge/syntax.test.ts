@@ -190,6 +190,28 @@ describe('docxtemplater syntax', () => {
     );
   });
 
+  it('numbers tracked changes and content controls in raw XML values afresh, though the template has none', () => {
+    const template = translateTemplate(docx(p(run('{#rows}')) + p(run('{@x}')) + p(run('{/rows}'))), 'docxtemplater', undefined, {
+      culture: 'en-US',
+      rawXml: true,
+    });
+    const x =
+      '<w:p><w:ins w:id="1" w:author="A" w:date="2024-01-01T00:00:00Z"><w:r><w:t>new</w:t></w:r></w:ins></w:p>' +
+      '<w:p><w:sdt><w:sdtPr><w:id w:val="5"/></w:sdtPr><w:sdtContent><w:r><w:t>box</w:t></w:r></w:sdtContent></w:sdt></w:p>';
+    const merged = CompiledTemplate.compile(template).merge(
+      [{ rows: [{ x }, { x }, { x }] }],
+      { ...DEFAULT_MERGE_OPTIONS, rawXml: true },
+      true,
+    )[0]!;
+    const xml = partXml(merged);
+    const changes = [...xml.matchAll(/<w:ins w:id="(\d+)"/g)].map((m) => m[1]);
+    const controls = [...xml.matchAll(/<w:id w:val="(\d+)"\/>/g)].map((m) => m[1]);
+    assert.equal(changes.length, 3);
+    assert.equal(new Set(changes).size, 3, changes.join(' '));
+    assert.equal(controls.length, 3);
+    assert.equal(new Set(controls).size, 3, controls.join(' '));
+  });
+
   it('answers a 400 naming the tag and its paragraph for what it does not run', () => {
     const cases: [string, RegExp][] = [
       [
