@@ -48,6 +48,8 @@ export interface MergeLimits {
 interface CompiledPart {
   name: string;
   segments: Segment[];
+  /** The part holds tracked changes or content controls, whose ids a merge numbers afresh (ooxml/ids.ts). */
+  changeIds: boolean;
 }
 
 /** Merged parts up to this long are kept for the next merge (CompiledTemplate.bytesOf). */
@@ -76,11 +78,12 @@ export class CompiledTemplate {
     let mainTree: TElement | undefined;
     const others: TElement[] = [];
     const parts = names.map((name) => {
-      const doc = parseXml(pkg.text(name)!, `${what} (${name})`);
+      const text = pkg.text(name)!;
+      const doc = parseXml(text, `${what} (${name})`);
       const tree = analysePart(doc.root, partDescription(name));
       if (name === main) mainTree = tree;
       else others.push(tree);
-      return { name, segments: [doc.prolog, ...compileNodes([tree], barcodeContext(pkg, name))] };
+      return { name, segments: [doc.prolog, ...compileNodes([tree], barcodeContext(pkg, name))], changeIds: holdsChangeIds(text) };
     });
     const info = templateInfo(mainTree!, pkg, others);
     const charts = findCharts(pkg, main);
@@ -110,7 +113,7 @@ export class CompiledTemplate {
       }
       const document = this.write(
         rendered.parts,
-        rendered.fromData,
+        rendered.changeIds,
         options,
         rendered.sink,
         append && records.length > 1 && this.restartsPageNumbers(),
@@ -143,8 +146,8 @@ export class CompiledTemplate {
   ) {
     const sink = new MediaSink();
     const parts = new Map<string, string>();
-    /** Parts whose markup came partly from the data (HTML, raw XML). */
-    const fromData = new Set<string>();
+    /** Parts that may hold tracked changes or content controls: from the template's part, or from the data (HTML, raw XML). */
+    const changeIds = new Set<string>();
     let used = 1;
     for (const part of this.parts) {
       const media = { sink, part: part.name, officeBound: limits.officeBound, rasterise: limits.rasterise };
@@ -156,25 +159,16 @@ export class CompiledTemplate {
         media,
       );
       parts.set(part.name, result.xml);
-      if (result.markupFromData) fromData.add(part.name);
+      if (part.changeIds || result.markupFromData) changeIds.add(part.name);
       if (part.name === this.mainPart) used = result.used;
     }
-    return { parts, sink, used, fromData };
+    return { parts, sink, used, changeIds };
   }
 
   /** Whether a merge draws barcodes (Word's MERGEBARCODE, TX barcode pictures): milliseconds each. */
   drawsBarcodes(): boolean {
     return (this.barcodes ??= this.parts.some((part) => /MERGEBARCODE|NetControl/i.test(this.pkg.text(part.name) ?? '')));
   }
-
-  /** Whether a template part holds tracked changes or content controls' ids (ooxml/ids.ts), by part. */
-  private holdsChangeIds(name: string): boolean {
-    let holds = this.changeIds.get(name);
-    if (holds === undefined) this.changeIds.set(name, (holds = holdsChangeIds(this.pkg.text(name) ?? '')));
-    return holds;
-  }
-
-  private readonly changeIds = new Map<string, boolean>();
 
   /** Characters of XML in the parts a merge renders: how much work a merge of one record starts from. */
   renderedChars(): number {
@@ -227,7 +221,7 @@ export class CompiledTemplate {
 
   private write(
     parts: Map<string, string>,
-    fromData: Set<string>,
+    changeIds: Set<string>,
     options: MergeOptions,
     sink: MediaSink,
     sectionPages: boolean,
@@ -247,8 +241,7 @@ export class CompiledTemplate {
     const ids = new IdRenumberer();
     const withListIds = addListNumbering(pkg, this.mainPart, sink.listRequests());
     for (const [name, xml] of parts) {
-      // Tracked changes and content controls come from the template's part, or from the data.
-      let out = withListIds(ids.part(xml, fromData.has(name) || this.holdsChangeIds(name)));
+      let out = withListIds(ids.part(xml, changeIds.has(name)));
       if (sectionPages && (out.includes('<w:instrText') || out.includes('w:instr='))) out = renameField(out, 'NUMPAGES', 'SECTIONPAGES');
       if (name === this.mainPart && options.removeTrailingWhitespace) out = trimTrailingParagraphs(out);
       pkg.setBytes(name, this.bytesOf(name, out));
