@@ -30,6 +30,7 @@ import { pdfText } from '../src/formats/pdf.js';
 import { startServer } from '../test/helpers/server.js';
 import { adminServices, makeAccount } from '../test/helpers/accounts.js';
 import { DocumentWorkers } from '../src/workers/pool.js';
+import { Records } from '../src/merge/records.js';
 
 type Render = (template: string, data: object, options: object, done: (error: Error | null, result: Buffer) => void) => void;
 // Carbone finds soffice.bin and a Python with `uno` on PATH when it loads: LibreOffice's program
@@ -307,7 +308,7 @@ async function throughput(t: ReturnType<typeof templates>, carboneFile: string):
     // request runs minus HTTP, accounts and quotas) against Carbone's render.
     const workers = new DocumentWorkers();
     const merge = async () =>
-      (await workers.merge({ docx: t.ours, records: [data], options: DEFAULT_MERGE_OPTIONS, append: false })).documents[0]!;
+      (await workers.merge({ docx: t.ours, records: Records.of([data]), options: DEFAULT_MERGE_OPTIONS, append: false })).documents[0]!;
     check('docsmith', await merge(), 100);
     const library = await closedLoop(clients, seconds, merge);
     await workers.close();

@@ -39,6 +39,13 @@ export function requestIdFor(request: { headers: Record<string, string | string[
 /** Bodies from this size on are parsed in a worker thread: scanning and parsing them took about 6 ms a megabyte of the event loop. */
 export const LARGE_BODY_BYTES = 2 * 1024 * 1024;
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A top-level key of the JSON body whose array of objects is kept as text (util/json.ts JsonArrayText): a merge's records, parsed by the thread that merges them. */
+    keepAsText?: string;
+  }
+}
+
 export interface WireOptions {
   bodyLimitBytes: number;
   /** Parses a large body off the event loop, its documents decoded from Base64 too (workers/pool.ts parseJson); absent: here. */
@@ -65,7 +72,7 @@ export function registerWire(app: FastifyInstance, options: WireOptions): void {
       return;
     }
     try {
-      done(null, parseJsonBody(bytes));
+      done(null, parseJsonBody(bytes, request.routeOptions.config.keepAsText));
     } catch (error) {
       done(error as Error, undefined);
     }

@@ -5,7 +5,7 @@
  */
 import type { DocumentWorkers } from '../workers/pool.js';
 import type { Invoice } from '../formats/einvoice/facturx.js';
-import type { JsonObject } from '../merge/scope.js';
+import type { Records } from '../merge/records.js';
 
 /** What a merge request asks: the XML as sent (`xml`), else built from each record. */
 export interface EInvoiceRequest {
@@ -16,7 +16,7 @@ export class EInvoices {
   constructor(private readonly workers: DocumentWorkers) {}
 
   /** The invoice of each document the merge makes (one when appended); a 400 naming every problem. */
-  prepare(request: { einvoice?: EInvoiceRequest; records: JsonObject[] }, signal?: AbortSignal): Promise<Invoice[]> {
+  prepare(request: { einvoice?: EInvoiceRequest; records: Records }, signal?: AbortSignal): Promise<Invoice[]> {
     const asked = request.einvoice ?? {};
     if (asked.xml !== undefined) return this.workers.einvoices({ xml: asked.xml }, signal);
     return this.workers.einvoices({ records: request.records }, signal);

@@ -21,6 +21,7 @@ import { contextKey, DEFAULT_TAG_CONTEXT, type TagContext, type TemplateSyntax }
 import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
 import { MISSING, Scope, type JsonObject } from '../merge/scope.js';
+import { Records } from '../merge/records.js';
 import type { Thumbnails, ThumbnailRequest } from '../render/thumbnails.js';
 import type { TrackedChange } from '../review/trackedChanges.js';
 import type { IncorrectWord, Spelling } from '../proofing/spelling.js';
@@ -84,7 +85,7 @@ export interface MergeInput {
   template: Buffer;
   /** Names the template in messages ("The template" when absent). */
   what?: string;
-  records: JsonObject[];
+  records: Records;
   options: MergeOptions;
   document: DocumentSettings;
   format: ReturnFormat;
@@ -254,7 +255,8 @@ export class DocumentOperations {
     // A chart the data names would print stale numbers: refused. One no data names stays as drawn.
     const charts = await this.rtfCharts(input.template, format, ctx);
     const chart = charts.find(
-      (c) => c.name !== undefined && input.records.some((record) => Scope.of(record, input.options.complement).get(c.name!) !== MISSING),
+      (c) =>
+        c.name !== undefined && input.records.objects.some((record) => Scope.of(record, input.options.complement).get(c.name!) !== MISSING),
     );
     if (chart) throw new InputError(`${what} cannot be merged: ${rtfChartProblem(chart)}`);
     const docx = await this.templateDocx(input.template, what, ctx, format, input.syntax, input.sha256, input.tags);
@@ -364,7 +366,7 @@ export class DocumentOperations {
     const lane = async () => {
       while (next < starts.length) {
         const part = next++;
-        const records = input.records.slice(starts[part], starts[part]! + size);
+        const records = Records.of(input.records.objects.slice(starts[part], starts[part]! + size));
         const { documents, updateFields } = await this.parts.workers.merge(
           {
             docx,
@@ -560,7 +562,7 @@ export class DocumentOperations {
 
   /** What the data leaves empty and what the template never reads (merge/datacheck.ts), in a worker thread. */
   async checkData(
-    input: { template: Buffer; what: string; records: JsonObject[]; syntax?: TemplateSyntax; complement?: JsonObject },
+    input: { template: Buffer; what: string; records: Records; syntax?: TemplateSyntax; complement?: JsonObject },
     ctx: WorkContext = {},
   ): Promise<DataCheck> {
     const docx = await this.templateDocx(input.template, input.what, ctx, undefined, input.syntax);

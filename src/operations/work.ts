@@ -6,7 +6,7 @@ import type { SignatureMode } from '../documents/signing.js';
 import type { EInvoiceRequest } from '../documents/einvoice.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import type { ReturnFormat } from '../formats/returnFormat.js';
-import type { JsonObject } from '../merge/scope.js';
+import type { Records } from '../merge/records.js';
 import type { JobSummary } from '../store/types.js';
 import type { DocumentOperations, WorkContext } from './index.js';
 import type { Source, TemplateInput } from './io.js';
@@ -44,7 +44,7 @@ export interface PdfFinish {
   /** The document is encrypted with a password (signing must come before, so it is refused). */
   password: boolean;
   /** Factur-X e-invoices attached to merged PDFs, with the records they are built from. */
-  einvoice?: { asked: EInvoiceRequest; records: JsonObject[] };
+  einvoice?: { asked: EInvoiceRequest; records: Records };
 }
 
 /** How a kind's request waits as a background job: its stored form (JSON), its summary, what is checked when it is submitted. */

@@ -53,10 +53,25 @@ export function checkJsonDepth(text: string, max = MAX_JSON_DEPTH): void {
 }
 
 /**
+ * An array of objects left as the JSON text it was sent as (see parseJsonBody's `asText`): a merge
+ * thread parses it, the event loop never does.
+ */
+export class JsonArrayText {
+  constructor(
+    readonly text: string,
+    /** How many objects the array holds. */
+    readonly count: number,
+  ) {}
+}
+
+/**
  * A request body as JSON: a leading byte-order mark dropped, nesting checked before parsing,
  * `__proto__` and `constructor` keys removed; undefined when empty; 400 when not JSON.
+ * `asText`: a top-level key whose value, when it is a plain array of objects, is kept as its text
+ * (JsonArrayText) instead of parsed; anything less plain is parsed as usual, so a schema still
+ * says what is wrong with it.
  */
-export function parseJsonBody(body: Buffer): unknown {
+export function parseJsonBody(body: Buffer, asText?: string): unknown {
   let text = body.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.trim() === '') return undefined;
@@ -64,8 +79,94 @@ export function parseJsonBody(body: Buffer): unknown {
   try {
     // A bare JSON string (a document, usually) has no keys to poison: the plain parser is enough.
     if (text.trimStart().startsWith('"')) return JSON.parse(text) as unknown;
-    return sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+    const span = asText === undefined ? undefined : arrayOfObjects(text, asText);
+    if (span === undefined) return parseClean(text);
+    const value = parseClean(text.slice(0, span.start) + '[]' + text.slice(span.end)) as Record<string, unknown>;
+    value[asText!] = new JsonArrayText(text.slice(span.start, span.end), span.count);
+    return value;
   } catch (error) {
     throw new InputError(`The request body is not valid JSON (${(error as Error).message}).`);
   }
+}
+
+/** JSON text parsed with `__proto__` and `constructor` keys removed; throws SyntaxError when it is not JSON. */
+export function parseClean(text: string): unknown {
+  return sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+}
+
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/**
+ * Where the value of `key` in a top-level object is, when it is an array of one or more objects
+ * and `key` is there once, spelled plainly: [start, end) of its text and its length. Undefined
+ * for anything else. Strings are skipped natively; what lies inside the objects is not checked
+ * here (the thread that parses it says when it is not JSON).
+ */
+export function arrayOfObjects(text: string, key: string): { start: number; end: number; count: number } | undefined {
+  let i = 0;
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  if (text.charCodeAt(i) !== 0x7b) return undefined;
+  const next = (from: number) => {
+    while (from < text.length && isSpace(text.charCodeAt(from))) from++;
+    return from;
+  };
+  let depth = 0;
+  let found: { start: number; end: number; count: number } | undefined;
+  // Inside the array: the depth of its elements, and whether the next value is one of them.
+  let inArray = false;
+  let elementDue = false;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inArray && depth === 2) {
+      // Between the array's elements: nothing but commas and objects.
+      if (isSpace(c)) continue;
+      if (elementDue) {
+        if (c !== 0x7b) return undefined;
+        elementDue = false;
+      } else if (c !== 0x2c && c !== 0x5d) return undefined;
+    }
+    if (c === 0x22) {
+      let end = i;
+      do {
+        end = text.indexOf('"', end + 1);
+        if (end < 0) return undefined;
+        let slashes = 0;
+        while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
+        if (slashes % 2 === 0) break;
+      } while (true);
+      if (depth === 1) {
+        const colon = next(end + 1);
+        if (text.charCodeAt(colon) === 0x3a) {
+          const name = text.slice(i + 1, end);
+          // An escaped key may spell `key` too: the parser, not this scan, decides then.
+          if (name.includes('\\')) return undefined;
+          if (name === key) {
+            if (found) return undefined;
+            const start = next(colon + 1);
+            if (text.charCodeAt(start) !== 0x5b) return undefined;
+            found = { start, end: -1, count: 0 };
+            inArray = true;
+            elementDue = true;
+            depth = 2;
+            i = start;
+            continue;
+          }
+        }
+      }
+      i = end;
+    } else if (c === 0x7b || c === 0x5b) {
+      depth++;
+      if (inArray && depth === 3) found!.count++;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (inArray && depth === 1) {
+        if (c !== 0x5d) return undefined;
+        found!.end = i + 1;
+        inArray = false;
+      }
+    } else if (c === 0x2c && inArray && depth === 2) {
+      elementDue = true;
+    }
+  }
+  return found && found.end > 0 && found.count > 0 ? found : undefined;
 }

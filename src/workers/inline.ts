@@ -15,7 +15,7 @@ import { LRUCache } from 'lru-cache';
 import { DocsmithError } from '../errors.js';
 import { CompiledTemplate, type MergeOptions } from '../merge/engine.js';
 import { OverBudgetError } from '../merge/render.js';
-import type { JsonObject } from '../merge/scope.js';
+import type { Records } from '../merge/records.js';
 import { holdsSvg } from '../render/svg.js';
 import { countLookup } from '../util/cacheStats.js';
 
@@ -30,9 +30,8 @@ const STRIKES = 3;
 
 export interface InlineMerge {
   docx: Uint8Array;
-  records: JsonObject[];
-  /** The records as JSON text (the same a thread would be handed). */
-  text: string;
+  /** Parsed here only once the cheaper tests have passed. */
+  records: Records;
   options: MergeOptions;
   deadline?: number;
   maxOutputBytes?: number;
@@ -53,13 +52,19 @@ export class InlineMerges {
   /** The merged document, or undefined when the merge is not one for the event loop (a thread does it). */
   merge(key: string, task: InlineMerge): Buffer | undefined {
     const entry = this.admitted.get(key);
-    if (!entry || entry.strikes >= STRIKES || task.records.length !== 1 || task.text.length > MAX_RECORDS_CHARS || holdsSvg(task.records))
+    if (
+      !entry ||
+      entry.strikes >= STRIKES ||
+      task.records.length !== 1 ||
+      task.records.json.length > MAX_RECORDS_CHARS ||
+      holdsSvg(task.records.objects)
+    )
       return undefined;
     try {
       countLookup('templates', entry.compiled !== undefined);
       entry.compiled ??= CompiledTemplate.compile(task.docx);
       const budget = { steps: BUDGET.steps, until: performance.now() + this.ms, chars: BUDGET.chars };
-      return entry.compiled.merge(task.records, task.options, false, {
+      return entry.compiled.merge(task.records.objects, task.options, false, {
         deadline: task.deadline,
         maxBytes: task.maxOutputBytes,
         budget,

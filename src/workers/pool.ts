@@ -18,6 +18,7 @@ import type { InertDocument, InertOptions } from '../inert/index.js';
 import type { TemplateInfo } from '../merge/info.js';
 import type { DataCheck } from '../merge/datacheck.js';
 import type { JsonObject } from '../merge/scope.js';
+import type { Records } from '../merge/records.js';
 import type { Invoice } from '../formats/einvoice/facturx.js';
 import type { TagContext, TemplateSyntax } from '../merge/syntax/index.js';
 
@@ -124,7 +125,7 @@ export class DocumentWorkers implements PageRendering {
    * records cross as JSON text: copying a string to a thread costs a fifth of cloning the objects.
    */
   async merge(
-    task: Omit<MergeTask, 'records' | 'progress'> & { records: JsonObject[] },
+    task: Omit<MergeTask, 'records' | 'progress'> & { records: Records },
     signal?: AbortSignal,
     progress?: (done: number) => void,
   ): Promise<Omit<MergeReply, 'documents'> & { documents: Buffer[] }> {
@@ -133,7 +134,7 @@ export class DocumentWorkers implements PageRendering {
     // Nothing else is being done in the threads: a small merge to DOCX may be done here (inline.ts).
     const key =
       this.running === 0 && !task.inert && !task.longTableRows && !progress && !signal?.aborted ? inlineKey(task.docx) : undefined;
-    const document = key !== undefined ? this.inline?.merge(key, { ...task, text }) : undefined;
+    const document = key !== undefined ? this.inline?.merge(key, task) : undefined;
     if (document) {
       this.stats.inlineMerges++;
       return { documents: [document], sectionPages: false };
@@ -212,7 +213,7 @@ export class DocumentWorkers implements PageRendering {
   }
 
   /** Merge data checked against a template's fields and blocks (merge/datacheck.ts), the records crossing as JSON text. */
-  checkData(docx: Buffer, records: JsonObject[], what: string, complement?: JsonObject, signal?: AbortSignal): Promise<DataCheck> {
+  checkData(docx: Buffer, records: Records, what: string, complement?: JsonObject, signal?: AbortSignal): Promise<DataCheck> {
     return this.run('checkData', { docx, what, records: this.recordsText(records), ...(complement ? { complement } : {}) }, signal);
   }
 
@@ -223,8 +224,8 @@ export class DocumentWorkers implements PageRendering {
    * so work whose data alone would fill the heap never reaches a thread. The text, the strings
    * parsed from it and the documents made of them: about three times its length.
    */
-  private recordsText(records: JsonObject[]): string {
-    const text = JSON.stringify(records);
+  private recordsText(records: Records): string {
+    const text = records.json;
     const limit = this.limits.workMemoryMb;
     if (limit && text.length * 3 > limit * 1024 * 1024) throw this.outOfMemory();
     return text;
@@ -316,7 +317,7 @@ export class DocumentWorkers implements PageRendering {
   }
 
   /** Factur-X invoices: the XML sent, checked, or built from each record (formats/einvoice/). */
-  einvoices(source: { xml: string } | { records: JsonObject[] }, signal?: AbortSignal): Promise<Invoice[]> {
+  einvoices(source: { xml: string } | { records: Records }, signal?: AbortSignal): Promise<Invoice[]> {
     const task = 'xml' in source ? { xml: source.xml } : { records: this.recordsText(source.records) };
     return this.run('einvoices', task, signal);
   }

@@ -48,6 +48,7 @@ import { holdsSvg, loadSvgRasteriser, type SvgRasteriser } from '../render/svg.j
 import { listTrackedChanges, removeTrackedChange as removeChange, type TrackedChange } from '../review/trackedChanges.js';
 import { Spelling } from '../proofing/spelling.js';
 import { parseJsonBody } from '../util/json.js';
+import { parseRecordsText } from '../merge/records.js';
 import { withDecodedBase64, type ParsedBody } from '../util/base64.js';
 
 export interface MergeTask {
@@ -156,7 +157,7 @@ function longTableFacts(
 export async function merge(task: MergeTask): Promise<TaskReply<MergeReply>> {
   try {
     const template = templates.get(Buffer.from(task.docx.buffer, task.docx.byteOffset, task.docx.byteLength));
-    const records = JSON.parse(task.records) as JsonObject[];
+    const records = parseRecordsText(task.records);
     // A result bound for the office gets what it shows (vector barcodes and SVG); DOCX gets what Word shows (PNG over SVG).
     const rasterise = !task.inert && holdsSvg(records) ? await (rasteriser ??= loadSvgRasteriser()) : undefined;
     // About twenty steps whatever the count: a progress bar moves, the port is not flooded.
@@ -225,7 +226,7 @@ export function checkData(task: InfoTask & { records: string; complement?: JsonO
   try {
     return {
       ok: true,
-      value: checkDataOf(templates.get(asBuffer(task.docx), task.what).info, JSON.parse(task.records) as JsonObject[], task.complement),
+      value: checkDataOf(templates.get(asBuffer(task.docx), task.what).info, parseRecordsText(task.records), task.complement),
     };
   } catch (error) {
     return failure(error);
@@ -440,7 +441,7 @@ export async function signPdf(task: {
 export function einvoices(task: { xml: string } | { records: string }): TaskReply<Invoice[]> {
   try {
     if ('xml' in task) return { ok: true, value: [{ xml: task.xml, level: conformanceLevel(task.xml) }] };
-    const records = JSON.parse(task.records) as JsonObject[];
+    const records = parseRecordsText(task.records);
     return { ok: true, value: records.map((record, i) => ({ xml: ciiBasicXml(record, `record ${i + 1}`), level: 'BASIC' })) };
   } catch (error) {
     return failure(error);

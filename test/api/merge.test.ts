@@ -987,6 +987,30 @@ describe('POST /v1/document/merge and GET /v1/templates/info', () => {
     }
   });
 
+  it('merges records a thread parses from the text they came as: no __proto__ or constructor keys; broken JSON in a record is a 400, not counted', async () => {
+    const template = b64(docx(p(mergefield('name'), run('|'), mergefield('constructor'), run('|'), mergefield('polluted'))));
+    const records =
+      '[ {"__proto__": {"polluted": "yes"}, "constructor": {"prototype": {"polluted": "yes"}}, "name": "Ann"} ,\n{"name": "Bob"} ]';
+    const send = (mergeData: string, query = 'returnFormat=DOCX&append=false') =>
+      paid.post(`/v1/document/merge?${query}`, { body: `{"mergeData": ${mergeData}, "template": "${template}"}` });
+    const merged = await send(records);
+    assert.equal(merged.status, 200, merged.text);
+    assert.deepEqual(
+      decode(merged).map((d) => partText(d, 'word/document.xml')),
+      ['Ann||', 'Bob||'],
+    );
+    const count = async () => ((await paid.get('/v1/account/settings')).json() as { createdDocuments: number }).createdDocuments;
+    const before = await count();
+    for (const query of ['returnFormat=DOCX', 'returnFormat=PDF']) {
+      const broken = await send('[{"name": "Ann"}, {"name": }]', query);
+      assert.equal(broken.status, 400, broken.text);
+      assert.match(message(broken), /^mergeData is not valid JSON \(/);
+    }
+    const checked = await paid.post('/v1/document/checkdata', { body: `{"mergeData": [{"name": ]}], "template": "${template}"}` });
+    assert.equal(checked.status, 400, checked.text);
+    assert.equal(await count(), before, 'nothing counted');
+  });
+
   it('refuses bad requests with a clear 400', async () => {
     const template = b64(fixture('test_template.docx'));
     const unbalanced = b64(docx(p('<w:bookmarkStart w:id="9" w:name="txmb_open"/>', mergefield('x'))));

@@ -7,6 +7,7 @@ import { unzipSync, strFromU8 } from 'fflate';
 import { DocumentWorkers } from '../../src/workers/pool.js';
 import { DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
 import { block, cell, docx, field, mergefield, p, row, run, table } from '../helpers/docx.js';
+import { Records } from '../../src/merge/records.js';
 
 const template = docx(
   p(mergefield('company')) + table(row(cell(p(run('Article')))), block('items', row(cell(p(mergefield('name')))))) + p(run('Thank you.')),
@@ -18,7 +19,7 @@ describe('merges on the event loop', () => {
   const workers = new DocumentWorkers(1, { inlineMs: 60_000 });
   after(() => workers.close());
   const merge = (rows: number, more: { inert?: boolean } = {}) =>
-    workers.merge({ docx: template, records: [record(rows)], options: DEFAULT_MERGE_OPTIONS, append: false, ...more });
+    workers.merge({ docx: template, records: Records.of([record(rows)]), options: DEFAULT_MERGE_OPTIONS, append: false, ...more });
 
   it('are the small ones of a template a thread has merged, with the same document', async () => {
     const first = await merge(8);
@@ -44,7 +45,12 @@ describe('merges on the event loop', () => {
     const before = workers.stats.inlineMerges;
     const qr = docx(p(run('QR: '), field('MERGEBARCODE Url QR \\q 3 \\h 1440')));
     for (let i = 0; i < 5; i++) {
-      await workers.merge({ docx: qr, records: [{ Url: 'https://example.com' }], options: DEFAULT_MERGE_OPTIONS, append: false });
+      await workers.merge({
+        docx: qr,
+        records: Records.of([{ Url: 'https://example.com' }]),
+        options: DEFAULT_MERGE_OPTIONS,
+        append: false,
+      });
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     assert.equal(workers.stats.inlineMerges, before);
@@ -68,7 +74,7 @@ describe('a template whose merges outgrow the budget', () => {
 
   it('is merged in threads only after three, though a thread finds it small again', async () => {
     const merge = (rows: number) =>
-      workers.merge({ docx: template, records: [record(rows)], options: DEFAULT_MERGE_OPTIONS, append: false });
+      workers.merge({ docx: template, records: Records.of([record(rows)]), options: DEFAULT_MERGE_OPTIONS, append: false });
     await merge(8);
     for (let i = 0; i < 100 && workers.stats.inlineMerges === 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -18,6 +18,7 @@ import type { Store } from '../../src/store/types.js';
 import { block, docx, field, mergefield, p, partText, rtfObject, run } from '../helpers/docx.js';
 import { tempDir } from '../helpers/server.js';
 import { damagedPdf } from '../helpers/hostile.js';
+import { Records } from '../../src/merge/records.js';
 
 describe('document operations, called directly', () => {
   let store: Store;
@@ -51,7 +52,7 @@ describe('document operations, called directly', () => {
     operations.merge(
       {
         template,
-        records: [{ name: 'Ann', items: [{ item: 'bolts' }] }],
+        records: Records.of([{ name: 'Ann', items: [{ item: 'bolts' }] }]),
         options: DEFAULT_MERGE_OPTIONS,
         document,
         format: 'docx',
@@ -67,7 +68,7 @@ describe('document operations, called directly', () => {
     const [out] = await operations.merge(
       {
         template,
-        records: [{ name: 'Ann', items: [{ item: 'bolts' }, { item: 'nuts' }] }],
+        records: Records.of([{ name: 'Ann', items: [{ item: 'bolts' }, { item: 'nuts' }] }]),
         options: DEFAULT_MERGE_OPTIONS,
         document,
         format: 'docx',
@@ -88,7 +89,7 @@ describe('document operations, called directly', () => {
     );
     const chart = Buffer.from(`{\\rtf1\\ansi \\pard x\\par ${rtfObject('MSGraph.Chart.8', 'sales')}}`, 'latin1');
     await assert.rejects(
-      merge({ template: chart, what: 'The template "chart.rtf"', records: [{ sales: [{ revenue: 1 }] }] }),
+      merge({ template: chart, what: 'The template "chart.rtf"', records: Records.of([{ sales: [{ revenue: 1 }] }]) }),
       /The template "chart.rtf" cannot be merged: the chart "sales"/,
     );
     await assert.rejects(
@@ -97,14 +98,18 @@ describe('document operations, called directly', () => {
       'no office: 503, not a crash',
     );
     const many = Array.from({ length: 2000 }, (_, i) => ({ name: `record ${i} ${'x'.repeat(40)}` }));
-    await assert.rejects(merge({ records: many }), (e: Error) => (e as DocsmithError).status === 413, 'the output limit stops the work');
+    await assert.rejects(
+      merge({ records: Records.of(many) }),
+      (e: Error) => (e as DocsmithError).status === 413,
+      'the output limit stops the work',
+    );
   });
 
   it('stops a merge at its deadline with a 504', async () => {
     // Errors made in a worker thread come back as the same answer (status and message), not the same class.
     const rows = Array.from({ length: 200_000 }, (_, i) => ({ item: `row ${i}` }));
     await assert.rejects(
-      merge({ records: [{ name: 'Ann', items: rows }] }, { deadline: Date.now() - 1 }),
+      merge({ records: Records.of([{ name: 'Ann', items: rows }]) }, { deadline: Date.now() - 1 }),
       (e: Error) => (e as DocsmithError).status === 504,
     );
   });
@@ -146,7 +151,10 @@ describe('document operations, called directly', () => {
   it('reports merge progress as records are merged (at most about twenty steps), the last before the merge answers', async () => {
     const seen: number[] = [];
     const records = Array.from({ length: 15 }, (_, i) => ({ name: `R${i}`, items: [] }));
-    const out = await merge({ records, append: true }, { progress: (p) => p.stage === 'merging' && seen.push(p.done ?? -1) });
+    const out = await merge(
+      { records: Records.of(records), append: true },
+      { progress: (p) => p.stage === 'merging' && seen.push(p.done ?? -1) },
+    );
     assert.equal(out.length, 1);
     assert.equal(seen[0], 0);
     assert.equal(seen[seen.length - 1], 15, 'the last step is in before the answer');
@@ -187,7 +195,7 @@ describe('document operations, called directly', () => {
     const progress = (p: WorkProgress) => seen.push(`${p.stage} ${p.done ?? ''}/${p.total ?? ''}`);
     const one = {
       template,
-      records: [{ name: 'Ann', items: [] }],
+      records: Records.of([{ name: 'Ann', items: [] }]),
       options: DEFAULT_MERGE_OPTIONS,
       document,
       format: 'pdf' as const,
@@ -199,7 +207,7 @@ describe('document operations, called directly', () => {
       ['layout /', 'pages 0/3', 'pages 2/3', 'pages 3/3'],
     );
     seen.length = 0;
-    await withOffice.merge({ ...one, records: [{ name: 'Ann' }, { name: 'Bob' }], append: false }, { progress });
+    await withOffice.merge({ ...one, records: Records.of([{ name: 'Ann' }, { name: 'Bob' }]), append: false }, { progress });
     assert.deepEqual(
       seen.filter((s) => s.startsWith('pages') || s.startsWith('layout')),
       [],
@@ -219,7 +227,7 @@ describe('document operations, called directly', () => {
     } as unknown as Converter;
     const withOffice = operationsWith(converter);
     const one = {
-      records: [{ name: 'Ann' }],
+      records: Records.of([{ name: 'Ann' }]),
       options: DEFAULT_MERGE_OPTIONS,
       document,
       format: 'pdf' as const,

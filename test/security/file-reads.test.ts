@@ -22,6 +22,7 @@ import {
   type Hostile,
   type Secrets,
 } from '../helpers/hostile.js';
+import { Records } from '../../src/merge/records.js';
 
 const EXTENSIONS = { rtf: 'rtf', docx: 'docx', doc: 'doc', html: 'html' } as const;
 const INPUT_FILTERS = { rtf: 'Rich Text Format', docx: DOCX_IMPORT_FILTER, doc: 'MS Word 97', html: 'HTML (StarWriter)' } as const;
@@ -143,7 +144,7 @@ describe('the first line runs in worker threads on the server', () => {
     const template = documents.find((d) => d.name === 'docx INCLUDEPICTURE split over runs')!.bytes;
     const body = (docx: Buffer) => Buffer.from(unzipSync(docx)['word/document.xml']!).toString('utf8');
     const merge = async (inert: boolean) =>
-      (await workers.merge({ docx: template, records: [{}], options: DEFAULT_MERGE_OPTIONS, append: true, inert })).documents;
+      (await workers.merge({ docx: template, records: Records.of([{}]), options: DEFAULT_MERGE_OPTIONS, append: true, inert })).documents;
     assert.match(body((await merge(false))[0]!), /PICTURE/, 'the merge itself keeps the field');
     assert.doesNotMatch(
       body((await merge(true))[0]!),

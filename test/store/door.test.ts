@@ -16,6 +16,7 @@ import type { Account, Store } from '../../src/store/types.js';
 import { TemplateLibrary } from '../../src/templates/library.js';
 import { DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
 import { tempDir } from '../helpers/server.js';
+import { Records } from '../../src/merge/records.js';
 
 /** Resolves with `value`, or waits until the work's signal stops it. */
 function until(ctx: WorkContext, wait: boolean, value: unknown): Promise<never> {
@@ -60,7 +61,7 @@ describe('the one door', () => {
     append: true,
     test: false,
     source: { bytes: Buffer.from('PK') },
-    records: [{}],
+    records: Records.of([{}]),
     options: DEFAULT_MERGE_OPTIONS,
     document: { properties: {}, password: undefined },
   };

@@ -6,13 +6,14 @@ import assert from 'node:assert/strict';
 import { InlineMerges } from '../../src/workers/inline.js';
 import { CompiledTemplate, DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
 import { InputError } from '../../src/errors.js';
+import { Records } from '../../src/merge/records.js';
+import type { JsonObject } from '../../src/merge/scope.js';
 import { docx, mergefield, p } from '../helpers/docx.js';
 
 const template = docx(p(mergefield('name')));
 const task = (records: object[], docxBytes = template) => ({
   docx: docxBytes,
-  records: records as never,
-  text: JSON.stringify(records),
+  records: Records.of(records as JsonObject[]),
   options: DEFAULT_MERGE_OPTIONS,
 });
 const compile = CompiledTemplate.compile.bind(CompiledTemplate);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { deserialiseRequest, serialiseRequest } from '../../src/jobs/stored.js';
 import type { JobRequest } from '../../src/operations/kinds/index.js';
 import { DEFAULT_MERGE_OPTIONS } from '../../src/merge/engine.js';
+import { Records } from '../../src/merge/records.js';
 
 describe('requests kept while a job waits', () => {
   it('come back as they were sent: documents, dates, passwords, options', () => {
@@ -13,7 +14,7 @@ describe('requests kept while a job waits', () => {
         append: false,
         test: true,
         source: { bytes: Buffer.from('UEsDBA==', 'base64') },
-        records: [{ name: 'Ann', items: [{ n: 1 }] }],
+        records: Records.of([{ name: 'Ann', items: [{ n: 1 }] }]),
         options: { ...DEFAULT_MERGE_OPTIONS, culture: 'de-DE' },
         document: { password: 'pw', properties: { title: 'T', creationDate: new Date('2026-01-02T03:04:05Z') } },
       },
@@ -34,7 +35,7 @@ describe('requests kept while a job waits', () => {
         append: true,
         test: false,
         source: { templateName: 'invoice.docx', templateVersion: 3 },
-        records: [{}],
+        records: Records.of([{}]),
         options: DEFAULT_MERGE_OPTIONS,
         document: { password: undefined, properties: {} },
       },

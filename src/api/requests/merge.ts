@@ -5,12 +5,16 @@
 import { PayloadTooLargeError, InputError } from '../../errors.js';
 import type { ReturnFormat } from '../../formats/returnFormat.js';
 import type { JsonObject } from '../../merge/scope.js';
+import { Records } from '../../merge/records.js';
+import { JsonArrayText } from '../../util/json.js';
 import type { FindAndReplaceBody, MergeBody } from './schemas.js';
 import { parseMergeSettings } from './settings.js';
 
-/** `mergeData`: an array of records or one record. */
-export function parseRecords(value: MergeBody['mergeData']): JsonObject[] {
-  return (Array.isArray(value) ? value : [value]) as JsonObject[];
+/** `mergeData`: an array of records or one record, or the array as its text (the merge routes' `keepAsText`). */
+export function parseRecords(value: MergeBody['mergeData']): Records {
+  const sent: unknown = value;
+  if (sent instanceof JsonArrayText) return Records.sent(sent.text, sent.count);
+  return Records.of((Array.isArray(value) ? value : [value]) as JsonObject[]);
 }
 
 /** The merge body /document/merge, /document/preview and /document/checkdata take. */

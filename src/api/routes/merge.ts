@@ -29,6 +29,7 @@ export function mergeRoutes(app: Api, services: Services): void {
   app.post(
     '/document/merge',
     {
+      config: { keepAsText: 'mergeData' },
       schema: {
         tags: ['document'],
         summary: 'Merge JSON data into a template',
@@ -73,6 +74,7 @@ export function mergeRoutes(app: Api, services: Services): void {
   app.post(
     '/document/preview',
     {
+      config: { keepAsText: 'mergeData' },
       schema: {
         tags: ['document'],
         summary: 'Merge JSON data into a template and return the pages of the result as images (docsmith extension)',
@@ -139,6 +141,7 @@ export function mergeRoutes(app: Api, services: Services): void {
   app.post(
     '/document/checkdata',
     {
+      config: { keepAsText: 'mergeData' },
       schema: {
         tags: ['document'],
         summary: 'Check merge data against a template: what it leaves empty, what the template never reads (docsmith extension)',

@@ -5,6 +5,7 @@ import { settingsFromJson, settingsToJson, type DocumentSettings } from '../../d
 import type { ReturnFormat } from '../../formats/returnFormat.js';
 import type { MergeOptions } from '../../merge/engine.js';
 import type { JsonObject } from '../../merge/scope.js';
+import { Records } from '../../merge/records.js';
 import type { DataCheck } from '../../merge/datacheck.js';
 import type { ThumbnailRequest } from '../../render/thumbnails.js';
 import { decodeBase64 } from '../../util/base64.js';
@@ -19,7 +20,7 @@ export interface MergeRequest {
   format: ReturnFormat;
   append: boolean;
   test: boolean;
-  records: JsonObject[];
+  records: Records;
   options: MergeOptions;
   document: DocumentSettings;
   /** docsmith: sign the PDF (visible, invisible) or not; absent: the account's default. */
@@ -35,7 +36,7 @@ export interface PreviewRequest {
   kind: 'preview';
   source: Source;
   test: boolean;
-  records: JsonObject[];
+  records: Records;
   options: MergeOptions;
   document: DocumentSettings;
   view: ThumbnailRequest;
@@ -46,7 +47,7 @@ export interface PreviewRequest {
 export interface CheckDataRequest {
   kind: 'checkData';
   source: Source;
-  records: JsonObject[];
+  records: Records;
   /** Values every record shares (mergeSettings.complement). */
   complement?: JsonObject;
 }
@@ -94,6 +95,7 @@ export const merge = {
       const { templateName, templateVersion, template, syntax, ...rest } = stored;
       return {
         ...(rest as unknown as MergeRequest),
+        records: Records.of(rest.records as JsonObject[]),
         source: storedSource(templateName, templateVersion, template, syntax),
         document: settingsFromJson(stored.document),
       };
