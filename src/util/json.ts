@@ -75,11 +75,12 @@ export function parseJsonBody(body: Buffer, asText?: string): unknown {
   let text = body.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.trim() === '') return undefined;
-  checkJsonDepth(text);
+  // A body whose records are kept as text had its nesting checked as they were found.
+  const span = asText === undefined ? undefined : arrayOfObjects(text, asText);
+  if (span === undefined) checkJsonDepth(text);
   try {
     // A bare JSON string (a document, usually) has no keys to poison: the plain parser is enough.
     if (text.trimStart().startsWith('"')) return JSON.parse(text) as unknown;
-    const span = asText === undefined ? undefined : arrayOfObjects(text, asText);
     if (span === undefined) return parseClean(text);
     const value = parseClean(text.slice(0, span.start) + '[]' + text.slice(span.end)) as Record<string, unknown>;
     value[asText!] = new JsonArrayText(text.slice(span.start, span.end), span.count);
@@ -98,11 +99,16 @@ const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0
 
 /**
  * Where the value of `key` in a top-level object is, when it is an array of one or more objects
- * and `key` is there once, spelled plainly: [start, end) of its text and its length. Undefined
- * for anything else. Strings are skipped natively; what lies inside the objects is not checked
- * here (the thread that parses it says when it is not JSON).
+ * and `key` is there once, spelled plainly, and nothing in the text nests deeper than `maxDepth`:
+ * [start, end) of its text and its length. Undefined for anything else. Strings are skipped
+ * natively; what lies inside the objects is not checked here (the thread that parses it says
+ * when it is not JSON).
  */
-export function arrayOfObjects(text: string, key: string): { start: number; end: number; count: number } | undefined {
+export function arrayOfObjects(
+  text: string,
+  key: string,
+  maxDepth = MAX_JSON_DEPTH,
+): { start: number; end: number; count: number } | undefined {
   let i = 0;
   while (i < text.length && isSpace(text.charCodeAt(i))) i++;
   if (text.charCodeAt(i) !== 0x7b) return undefined;
@@ -155,7 +161,7 @@ export function arrayOfObjects(text: string, key: string): { start: number; end:
       }
       i = end;
     } else if (c === 0x7b || c === 0x5b) {
-      depth++;
+      if (++depth > maxDepth) return undefined;
       if (inArray && depth === 3) found!.count++;
     } else if (c === 0x7d || c === 0x5d) {
       depth--;

@@ -70,6 +70,8 @@ describe('merge data kept as the text it came as (util/json.ts, merge/records.ts
     assert.throws(() => parseJsonBody(Buffer.from('{"mergeData": [{},]}'), 'mergeData'), /request body is not valid JSON/);
     assert.throws(() => parseJsonBody(Buffer.from('{"mergeData": [{}], "x": }'), 'mergeData'), /request body is not valid JSON/);
     assert.equal(arrayOfObjects('{"mergeData": [{} {}]}', 'mergeData'), undefined);
+    const deep = `{"mergeData": [{"a": ${'['.repeat(150)}${']'.repeat(150)}}]}`;
+    assert.throws(() => parseJsonBody(Buffer.from(deep), 'mergeData'), /nests arrays and objects more than 100 levels deep in "mergeData"/);
     assert.equal(arrayOfObjects('{"mergeData": [{}', 'mergeData'), undefined);
   });
 
