@@ -18,6 +18,18 @@ export function jsonType(value: unknown): string {
 /** Deepest nesting of arrays and objects a request body may have: real merge data stays far below. */
 export const MAX_JSON_DEPTH = 100;
 
+/** Where the string opened by the quote at `open` ends (its closing quote), found natively; -1 when it does not. */
+function closingQuote(text: string, open: number): number {
+  let end = open;
+  do {
+    end = text.indexOf('"', end + 1);
+    if (end < 0) return -1;
+    let slashes = 0;
+    while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
+    if (slashes % 2 === 0) return end;
+  } while (true);
+}
+
 /**
  * Throws when JSON text nests arrays and objects deeper than `max`, before anything recursive
  * (serialising, merging) walks it and overflows the stack. Strings are skipped natively, so a
@@ -29,15 +41,8 @@ export function checkJsonDepth(text: string, max = MAX_JSON_DEPTH): void {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      // a string: jump to its closing quote
-      let end = i;
-      do {
-        end = text.indexOf('"', end + 1);
-        if (end < 0) return; // unterminated: the parser says so
-        let slashes = 0;
-        while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
-        if (slashes % 2 === 0) break;
-      } while (true);
+      const end = closingQuote(text, i);
+      if (end < 0) return; // unterminated: the parser says so
       if (depth === 1 && end - i < 200) topKey = text.slice(i + 1, end);
       i = end;
     } else if (c === 0x7b || c === 0x5b) {
@@ -132,14 +137,8 @@ export function arrayOfObjects(
       } else if (c !== 0x2c && c !== 0x5d) return undefined;
     }
     if (c === 0x22) {
-      let end = i;
-      do {
-        end = text.indexOf('"', end + 1);
-        if (end < 0) return undefined;
-        let slashes = 0;
-        while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
-        if (slashes % 2 === 0) break;
-      } while (true);
+      const end = closingQuote(text, i);
+      if (end < 0) return undefined;
       if (depth === 1) {
         const colon = next(end + 1);
         if (text.charCodeAt(colon) === 0x3a) {
