@@ -7,7 +7,7 @@ import { DocumentBuilder } from '../compose/builder.js';
 import { compileNodes, type CompileContext, type Segment } from './compile.js';
 import { readTxBarcode, type TxBarcode } from './barcodes.js';
 import { culture as cultureOf } from './format/culture.js';
-import { holdsChangeIds, IdRenumberer } from '../ooxml/ids.js';
+import { holdsChangeIds, holdsCommonIds, IdRenumberer, type IdKinds } from '../ooxml/ids.js';
 import { checkDeadline, renderSegments, type RenderBudget, type RenderOptions } from './render.js';
 import { Scope, type JsonObject } from './scope.js';
 import { chartSeries, copyChart, describeCharts, fillChart, findCharts, type ChartBinding } from './charts.js';
@@ -48,8 +48,8 @@ export interface MergeLimits {
 interface CompiledPart {
   name: string;
   segments: Segment[];
-  /** The part holds tracked changes or content controls, whose ids a merge numbers afresh (ooxml/ids.ts). */
-  changeIds: boolean;
+  /** The ids the part holds that a merge numbers afresh (ooxml/ids.ts): bookmarks, drawings, paragraphs; tracked changes, content controls. */
+  ids: IdKinds;
 }
 
 /** Merged parts up to this long are kept for the next merge (CompiledTemplate.bytesOf). */
@@ -83,7 +83,11 @@ export class CompiledTemplate {
       const tree = analysePart(doc.root, partDescription(name));
       if (name === main) mainTree = tree;
       else others.push(tree);
-      return { name, segments: [doc.prolog, ...compileNodes([tree], barcodeContext(pkg, name))], changeIds: holdsChangeIds(text) };
+      return {
+        name,
+        segments: [doc.prolog, ...compileNodes([tree], barcodeContext(pkg, name))],
+        ids: { common: holdsCommonIds(text), changes: holdsChangeIds(text) },
+      };
     });
     const info = templateInfo(mainTree!, pkg, others);
     const charts = findCharts(pkg, main);
@@ -113,7 +117,7 @@ export class CompiledTemplate {
       }
       const document = this.write(
         rendered.parts,
-        rendered.changeIds,
+        rendered.ids,
         options,
         rendered.sink,
         append && records.length > 1 && this.restartsPageNumbers(),
@@ -146,8 +150,8 @@ export class CompiledTemplate {
   ) {
     const sink = new MediaSink();
     const parts = new Map<string, string>();
-    /** Parts that may hold tracked changes or content controls: from the template's part, or from the data (HTML, raw XML). */
-    const changeIds = new Set<string>();
+    /** The ids each part may hold: the template part's, and any kind when the data brought markup (HTML, raw XML, barcodes). */
+    const ids = new Map<string, IdKinds>();
     let used = 1;
     for (const part of this.parts) {
       const media = { sink, part: part.name, officeBound: limits.officeBound, rasterise: limits.rasterise };
@@ -159,10 +163,10 @@ export class CompiledTemplate {
         media,
       );
       parts.set(part.name, result.xml);
-      if (part.changeIds || result.markupFromData) changeIds.add(part.name);
+      ids.set(part.name, result.markupFromData ? { common: true, changes: true } : part.ids);
       if (part.name === this.mainPart) used = result.used;
     }
-    return { parts, sink, used, changeIds };
+    return { parts, sink, used, ids };
   }
 
   /** Whether a merge draws barcodes (Word's MERGEBARCODE, TX barcode pictures): milliseconds each. */
@@ -221,7 +225,7 @@ export class CompiledTemplate {
 
   private write(
     parts: Map<string, string>,
-    changeIds: Set<string>,
+    partIds: Map<string, IdKinds>,
     options: MergeOptions,
     sink: MediaSink,
     sectionPages: boolean,
@@ -241,7 +245,7 @@ export class CompiledTemplate {
     const ids = new IdRenumberer();
     const withListIds = addListNumbering(pkg, this.mainPart, sink.listRequests());
     for (const [name, xml] of parts) {
-      let out = withListIds(ids.part(xml, changeIds.has(name)));
+      let out = withListIds(ids.part(xml, partIds.get(name)));
       if (sectionPages && (out.includes('<w:instrText') || out.includes('w:instr='))) out = renameField(out, 'NUMPAGES', 'SECTIONPAGES');
       if (name === this.mainPart && options.removeTrailingWhitespace) out = trimTrailingParagraphs(out);
       pkg.setBytes(name, this.bytesOf(name, out));

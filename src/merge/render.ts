@@ -71,7 +71,7 @@ interface State extends FieldContext {
   visible: number;
   /** Where the open paragraphs, tables and cells start in the output (they may be cut back there). */
   marks: number[];
-  /** Markup came from the data (an HTML value, raw XML), not only from the template. */
+  /** Markup came from the data (an HTML value, raw XML, a drawn barcode), not only from the template. */
   fromData: boolean;
   /**
    * Raw XML took its paragraph's place: the paragraph's end is dropped from what follows (null),
@@ -262,6 +262,7 @@ function render(segments: Segment[], state: State, out: string[]): void {
             const { cx, cy } = wordBarcodeExtent(result.spec, drawn.svg);
             out.push(`<w:r>${segment.field.runProps}${inlinePicture(ids.main, cx, cy, 1, 'Barcode', ids.svg)}</w:r>`);
             state.visible++;
+            state.fromData = true;
           }
         } else if (result.kind === 'raw') {
           // No value: the paragraph goes, as in docxtemplater.
@@ -402,15 +403,22 @@ export function renderSegments(
 ): { xml: string; used: number; markupFromData: boolean } {
   const out: string[] = [];
   let used = 1;
+  // Every property from the start, in one order: one shape, so the loads in render() stay monomorphic.
   const state: State = {
-    ...context,
+    culture: context.culture,
+    now: context.now,
+    timeZone: context.timeZone,
+    deadline: context.deadline,
+    budget: context.budget,
     scope: Scope.of(records[0] ?? {}, options.complement),
+    nextRecord: undefined,
     options,
     media,
     visible: 0,
     steps: 0,
     marks: [],
     fromData: false,
+    reopen: undefined,
   };
   state.nextRecord = () => {
     if (used >= records.length) {

@@ -50,6 +50,14 @@ export class Scope {
   /** The value of `name` (dotted), or MISSING when no frame has it. */
   get(name: string): Lookup {
     this.reads.count++;
+    // Most names have no dot: looked up without splitting (a merge looks up every field of every row).
+    if (!name.includes('.')) {
+      for (const frame of this.frames) {
+        const value = getKey(frame, name);
+        if (value !== MISSING) return value;
+      }
+      return MISSING;
+    }
     const path = name.split('.');
     for (const frame of this.frames) {
       let value: Lookup = getKey(frame, path[0]!);

@@ -17,6 +17,22 @@ export function holdsChangeIds(xml: string): boolean {
   return CHANGE_ELEMENTS.test(xml);
 }
 
+/** IDS's elements without their ids: where it finds nothing, a renumbering need not run IDS. */
+const COMMON_ELEMENTS = /<w:bookmark(?:Start|End)\b|<(?:wp:docPr|pic:cNvPr)\b|\bw14:paraId="/;
+
+/** Whether XML may hold bookmarks, drawing object ids or paragraph ids (IDS), which a renumbering must see. */
+export function holdsCommonIds(xml: string): boolean {
+  return COMMON_ELEMENTS.test(xml);
+}
+
+/** Which of the ids a part may hold (the caller knows where they can come from); a pass runs only for those. */
+export interface IdKinds {
+  common: boolean;
+  changes: boolean;
+}
+
+const ANY_IDS: IdKinds = { common: true, changes: true };
+
 /**
  * Repeated blocks repeat ids that must be unique in a document: bookmark ids and names,
  * drawing object ids, paragraph ids, tracked-change and content-control ids. This pass renumbers
@@ -33,12 +49,13 @@ export class IdRenumberer {
 
   /**
    * One scan over the part (four separate replaces cost 50% more on merged documents); changes and
-   * content controls when it has any. `mayHoldChanges` false: the caller knows it has none (a
-   * merge of a template part without them), and the part is not searched for them.
+   * content controls when it has any. `may`: what the caller knows the part can hold (a merge of a
+   * template part without bookmarks, drawings and paragraph ids has none): a kind it cannot hold
+   * is not searched for, which leaves the part and the counters as the search would.
    */
-  part(xml: string, mayHoldChanges = true): string {
-    const renumbered = this.common(xml);
-    return mayHoldChanges && holdsChangeIds(renumbered) ? this.changes(renumbered) : renumbered;
+  part(xml: string, may: IdKinds = ANY_IDS): string {
+    const renumbered = may.common ? this.common(xml) : xml;
+    return may.changes && holdsChangeIds(renumbered) ? this.changes(renumbered) : renumbered;
   }
 
   private changes(xml: string): string {

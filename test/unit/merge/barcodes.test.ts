@@ -208,6 +208,11 @@ describe('merge engine: barcodes', () => {
     assert.equal(sizes[1]?.[1], 457200);
     assert.ok(sizes[1]![0]! > sizes[1]![1]!, 'a linear code is wider than high');
     assert.doesNotMatch(partXml(out!), /MERGEBARCODE|DISPLAYBARCODE/);
+    // The template has no drawings of its own: the drawn ones are numbered all the same.
+    assert.deepEqual(
+      [...partXml(out!).matchAll(/<(?:wp:docPr|pic:cNvPr) id="(\d+)"/g)].map((m) => m[1]),
+      ['1', '2', '3', '4', '5', '6'],
+    );
     assert.deepEqual(schemaOrderProblemsOf(out!), []);
     // A record without the value leaves nothing (removeEmptyFields), like an empty MERGEFIELD.
     assert.equal(pictures(merge(p(field('MERGEBARCODE Url QR')), [{}])[0]!).length, 0);
