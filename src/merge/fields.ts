@@ -59,6 +59,12 @@ function instructionOf(field: FieldNode, ctx: FieldContext): FieldInstruction {
 
 export function evaluateField(field: FieldNode, ctx: FieldContext): FieldResult {
   const instruction = instructionOf(field, ctx);
+  // Most fields: a name, its value shown as it is (what formatValue and decorate come to without switches).
+  if (instruction.plain !== undefined) {
+    const value = ctx.scope.get(instruction.plain);
+    if (value === MISSING) return MISSING_RESULT;
+    return { kind: 'text', text: plainText(value) };
+  }
   if (instruction.type.startsWith('=')) return formulaResult(field, instruction, ctx);
   switch (instruction.type) {
     case 'MERGEFIELD': {
@@ -151,6 +157,13 @@ function formulaResult(field: FieldNode, instruction: FieldInstruction, ctx: Fie
   return { kind: 'text', text: plain.replace('-', ctx.culture.minus).replace('.', ctx.culture.decimal) };
 }
 
+/** A JSON value as text without pictures: nothing for null, a list or an object. */
+function plainText(value: Json): string {
+  if (value === null || typeof value === 'object') return '';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  return String(value);
+}
+
 /** Renders a JSON value as text, applying `\#` and `\@` pictures. */
 export function formatValue(value: Json, instruction: FieldInstruction, culture: Culture, timeZone?: string): string {
   if (value === null || typeof value === 'object') return '';
@@ -164,8 +177,7 @@ export function formatValue(value: Json, instruction: FieldInstruction, culture:
     const when = pattern === undefined ? parseDateValue(value, culture, timeZone) : parseDatePattern(value, pattern);
     if (when) return formatDate(when, dated, culture);
   }
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  return String(value);
+  return plainText(value);
 }
 
 /** `docsmith:substr(begin,end)`: as String.slice, on what the value shows. */

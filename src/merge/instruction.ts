@@ -11,6 +11,8 @@ export interface FieldInstruction {
   switches: { name: string; value: string | undefined }[];
   /** docsmith's own steps (`\* "docsmith:substr(0,3)"`) by name, with their argument; absent when there are none. */
   steps?: Record<string, string>;
+  /** A MERGEFIELD whose value shows as it is (no switch but MERGEFORMAT or CHARFORMAT, no step): its name. */
+  plain?: string;
 }
 
 const DOCSMITH_STEP = /^docsmith:(\w+)\((.*)\)$/s;
@@ -66,7 +68,15 @@ export function parseInstruction(instruction: string): FieldInstruction {
       args.push(token.text);
     }
   }
-  return steps ? { type, args, switches, steps } : { type, args, switches };
+  if (steps) return { type, args, switches, steps };
+  const name = args[0];
+  const plain =
+    type === 'MERGEFIELD' &&
+    name !== undefined &&
+    name !== '' &&
+    !/^Table(Start|End):/i.test(name) &&
+    switches.every((s) => s.name === '*' && s.value !== undefined && /^(MERGEFORMAT|CHARFORMAT)$/i.test(s.value));
+  return plain ? { type, args, switches, plain: name } : { type, args, switches };
 }
 
 /** The switch value, or undefined. */

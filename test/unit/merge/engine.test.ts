@@ -97,6 +97,16 @@ describe('merge engine: fields and values', () => {
     assert.match(partXml(out), /<w:t xml:space="preserve">a<\/w:t><w:br\/><w:t xml:space="preserve">b<\/w:t><w:tab\/>/);
   });
 
+  it('shows a value the same with or without MERGEFORMAT, and applies any other switch beside it', () => {
+    const data = { n: 1234567.5, f: false, z: null, o: { x: 1 }, s: 'ab', d: '2026-03-01' };
+    const fields = (extra: string) =>
+      p(...Object.keys(data).flatMap((name) => [mergefield(name, extra), run('|')]), mergefield('missing', extra));
+    assert.equal(text(fields('\\* MERGEFORMAT'), data), text(fields(''), data));
+    assert.equal(text(fields('\\* CHARFORMAT'), data), '1234567.5|false|||ab|2026-03-01|');
+    assert.equal(text(fields('\\* MERGEFORMAT \\* Upper \\b "<"'), { ...data, s: 'ab' }), '<1234567.5|<FALSE|||<AB|<2026-03-01|');
+    assert.equal(text(p(mergefield('d', '\\@ "dd.MM.yyyy" \\* MERGEFORMAT')), data), '01.03.2026');
+  });
+
   it('keeps the field result formatting on the merged value', () => {
     const body = p(field('MERGEFIELD name \\* MERGEFORMAT', '«name»', '<w:b/><w:color w:val="FF0000"/>'));
     assert.match(
