@@ -73,6 +73,30 @@ export interface ContainerSegment {
   close: string;
 }
 
+/**
+ * Whether any markup a merge may copy from these segments passes `test`: the template's text
+ * between fields, tables' and cells' edges, fields kept as they were, pictures and charts. Block
+ * markers the compiler consumed (TX's bookmarks around a block) are in none of them.
+ */
+export function segmentsHold(segments: readonly Segment[], test: (xml: string) => boolean): boolean {
+  return segments.some((segment) => {
+    if (typeof segment === 'string') return test(segment);
+    switch (segment.kind) {
+      case 'field':
+        return test(segment.field.original);
+      case 'image':
+      case 'chart':
+        return test(segment.xml);
+      case 'table':
+      case 'cell':
+        return test(segment.open) || test(segment.close) || segmentsHold(segment.body, test);
+      case 'block':
+      case 'paragraph':
+        return segmentsHold(segment.body, test);
+    }
+  });
+}
+
 function contains(node: TNode, test: (n: TNode) => boolean): boolean {
   if (test(node)) return true;
   if (node.kind === 'element' || node.kind === 'block') return node.children.some((c) => contains(c, test));

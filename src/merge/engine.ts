@@ -4,7 +4,7 @@ import { withoutLatentStyles } from '../ooxml/styles.js';
 import { relatedPart } from '../compose/parts.js';
 import { lastParagraphStart, splitBody } from '../ooxml/body.js';
 import { DocumentBuilder } from '../compose/builder.js';
-import { compileNodes, type CompileContext, type Segment } from './compile.js';
+import { compileNodes, segmentsHold, type CompileContext, type Segment } from './compile.js';
 import { readTxBarcode, type TxBarcode } from './barcodes.js';
 import { culture as cultureOf } from './format/culture.js';
 import { holdsChangeIds, holdsCommonIds, IdRenumberer, type IdKinds } from '../ooxml/ids.js';
@@ -83,11 +83,9 @@ export class CompiledTemplate {
       const tree = analysePart(doc.root, partDescription(name));
       if (name === main) mainTree = tree;
       else others.push(tree);
-      return {
-        name,
-        segments: [doc.prolog, ...compileNodes([tree], barcodeContext(pkg, name))],
-        ids: { common: holdsCommonIds(text), changes: holdsChangeIds(text) },
-      };
+      const segments = [doc.prolog, ...compileNodes([tree], barcodeContext(pkg, name))];
+      // Bookmarks that only mark a block are gone once it is compiled: nothing of them to number.
+      return { name, segments, ids: { common: segmentsHold(segments, holdsCommonIds), changes: holdsChangeIds(text) } };
     });
     const info = templateInfo(mainTree!, pkg, others);
     const charts = findCharts(pkg, main);

@@ -21,6 +21,7 @@ import {
   p,
   partText,
   partXml,
+  picture,
   row,
   run,
   schemaOrderProblemsOf,
@@ -496,6 +497,25 @@ describe('merge engine: blocks', () => {
     assert.equal(new Set(ids.map((m) => m[1])).size, 3);
     assert.equal(new Set(ids.map((m) => m[2])).size, 3);
     assert.ok(!xml.includes('txmb_'), 'block bookmarks are not repeated');
+    // Paragraph ids and drawings in a block whose only other bookmarks mark the block.
+    const drawn = block(
+      'r',
+      p(mergefield('v'), picture('logo', 10, 10)),
+      `<w:p w14:paraId="1A2B3C4D" w14:textId="77777777">${run('row')}</w:p>`,
+    );
+    const repeated = partXml(merge(drawn, { r: [{ v: 1 }, { v: 2 }, { v: 3 }] })[0]!);
+    const paraIds = [...repeated.matchAll(/w14:paraId="([0-9A-F]+)"/g)].map((m) => m[1]);
+    const drawings = [...repeated.matchAll(/<(?:wp:docPr|pic:cNvPr) id="(\d+)"/g)].map((m) => m[1]);
+    assert.equal(new Set(paraIds).size, 3, paraIds.join(' '));
+    assert.equal(drawings.length, 6);
+    assert.equal(new Set(drawings).size, 6, drawings.join(' '));
+    // A field left for the office keeps its result as it was, a picture in it too: repeated, it is numbered.
+    const shown =
+      '<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> SEQ Item </w:instrText></w:r>' +
+      `<w:r><w:fldChar w:fldCharType="separate"/></w:r>${picture('item', 10, 10)}<w:r><w:fldChar w:fldCharType="end"/></w:r>`;
+    const kept = partXml(merge(block('r', p(mergefield('v'), shown)), { r: [{ v: 1 }, { v: 2 }] })[0]!);
+    const keptIds = [...kept.matchAll(/<(?:wp:docPr|pic:cNvPr) id="(\d+)"/g)].map((m) => m[1]);
+    assert.deepEqual(keptIds, ['1', '2', '3', '4']);
   });
 
   it('keeps tracked changes and content controls unique when blocks repeat them', () => {
