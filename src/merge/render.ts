@@ -73,6 +73,8 @@ interface State extends FieldContext {
   marks: number[];
   /** Markup came from the data (an HTML value, raw XML, a drawn barcode), not only from the template. */
   fromData: boolean;
+  /** Paragraphs of the template rendered and kept so far: a cell that rendered one need not look for it. */
+  paragraphs: number;
   /**
    * Raw XML took its paragraph's place: the paragraph's end is dropped from what follows (null),
    * or a paragraph with these properties opens again (after a table, or to keep a section break).
@@ -361,16 +363,23 @@ function render(segments: Segment[], state: State, out: string[]): void {
       case 'paragraph': {
         // Rendered in place and cut off again if it turns out empty: no array per paragraph.
         const before = state.visible;
+        const paragraphs = state.paragraphs;
         const start = out.length;
         state.marks.push(start);
         render(segment.body, state, out);
         state.marks.pop();
-        if (state.options.removeEmptyLines && segment.onlyFields && state.visible === before) out.length = start;
+        if (state.options.removeEmptyLines && segment.onlyFields && state.visible === before) {
+          out.length = start;
+          state.paragraphs = paragraphs;
+        } else {
+          state.paragraphs++;
+        }
         break;
       }
       case 'table':
       case 'cell': {
         const start = out.length;
+        const paragraphs = state.paragraphs;
         out.push(segment.open);
         state.marks.push(start);
         render(segment.body, state, out);
@@ -378,10 +387,15 @@ function render(segments: Segment[], state: State, out: string[]): void {
         if (segment.kind === 'table') {
           // A table left without rows goes.
           if (someMatch(out, start + 1, ROW)) out.push(segment.close);
-          else out.length = start;
+          else {
+            out.length = start;
+            state.paragraphs = paragraphs;
+          }
         } else {
-          // A cell must keep a paragraph.
-          if (!someMatch(out, start + 1, PARAGRAPH)) out.push('<w:p/>');
+          // A cell must keep a paragraph. One the template's paragraph kept is there (each starts
+          // with its <w:p>); markup from the data may have taken a paragraph's start back, so then it is looked for.
+          const rendered = state.paragraphs > paragraphs && !state.fromData;
+          if (!rendered && !someMatch(out, start + 1, PARAGRAPH)) out.push('<w:p/>');
           out.push(segment.close);
         }
         break;
@@ -418,6 +432,7 @@ export function renderSegments(
     steps: 0,
     marks: [],
     fromData: false,
+    paragraphs: 0,
     reopen: undefined,
   };
   state.nextRecord = () => {

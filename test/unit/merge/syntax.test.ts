@@ -147,6 +147,8 @@ describe('docxtemplater syntax', () => {
     const tableValue = '<w:tbl><w:tr><w:tc><w:p><w:r><w:t>inner</w:t></w:r></w:p></w:tc></w:tr></w:tbl>';
     const inCell = raw(docx(table(row(cell(p(run('{@t}')))))), { t: tableValue });
     assert.match(partXml(inCell), /<\/w:tbl><w:p\b[^>]*>(<w:pPr\/>)?<\/w:p><\/w:tc>/);
+    // No value: its paragraph goes, and the cell gets an empty one.
+    assert.match(partXml(raw(docx(table(row(cell(p(run('{@t}')))))), { t: '' })), /<w:tc>(<w:tcPr>.*?<\/w:tcPr>)?<w:p\/><\/w:tc>/);
     const sectioned = raw(docx(p('<w:pPr><w:sectPr><w:pgSz w:w="11906" w:h="16838"/></w:sectPr></w:pPr>', run('{@x}')) + p(run('next'))), {
       x: '<w:p><w:r><w:t>one</w:t></w:r></w:p>',
     });
