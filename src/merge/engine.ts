@@ -7,7 +7,7 @@ import { DocumentBuilder } from '../compose/builder.js';
 import { compileNodes, segmentsHold, type CompileContext, type Segment } from './compile.js';
 import { readTxBarcode, type TxBarcode } from './barcodes.js';
 import { culture as cultureOf } from './format/culture.js';
-import { holdsChangeIds, holdsCommonIds, IdRenumberer, type IdKinds } from '../ooxml/ids.js';
+import { ANY_IDS, holdsChangeIds, holdsCommonIds, IdRenumberer, type IdKinds } from '../ooxml/ids.js';
 import { checkDeadline, renderSegments, type RenderBudget, type RenderOptions } from './render.js';
 import { Scope, type JsonObject } from './scope.js';
 import { chartSeries, copyChart, describeCharts, fillChart, findCharts, type ChartBinding } from './charts.js';
@@ -161,7 +161,7 @@ export class CompiledTemplate {
         media,
       );
       parts.set(part.name, result.xml);
-      ids.set(part.name, result.markupFromData ? { common: true, changes: true } : part.ids);
+      ids.set(part.name, result.markupFromData ? ANY_IDS : part.ids);
       if (part.name === this.mainPart) used = result.used;
     }
     return { parts, sink, used, ids };

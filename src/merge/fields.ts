@@ -3,7 +3,7 @@ import { evaluateFormula, Unreadable } from './formula.js';
 import { compareValues, isNumeric, numberIn } from './compare.js';
 import { formatNumber } from './format/number.js';
 import { formatDate, parseDatePattern, parseDateValue, wallClockOf } from './format/date.js';
-import { caseSwitch, docsmithStep, parseInstruction, switchValue, tokenize, type FieldInstruction } from './instruction.js';
+import { caseSwitch, docsmithStep, isBlockMarker, parseInstruction, switchValue, tokenize, type FieldInstruction } from './instruction.js';
 import { MISSING, type Json, type Scope } from './scope.js';
 import type { FieldNode } from './template.js';
 import { wordBarcodeSpec, type WordBarcodeSpec } from './barcodes.js';
@@ -69,7 +69,7 @@ export function evaluateField(field: FieldNode, ctx: FieldContext): FieldResult 
   switch (instruction.type) {
     case 'MERGEFIELD': {
       const name = instruction.args[0];
-      if (!name || /^Table(Start|End):/i.test(name)) return MISSING_RESULT;
+      if (!name || isBlockMarker(name)) return MISSING_RESULT;
       const value = ctx.scope.get(name);
       if (docsmithStep(instruction, 'raw') !== undefined) return { kind: 'raw', xml: typeof value === 'string' ? value : '', field: name };
       if (value === MISSING) return MISSING_RESULT;

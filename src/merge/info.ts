@@ -1,6 +1,6 @@
 import type { OoxmlPackage } from '../ooxml/package.js';
 import { attr, childElements, parseXml } from '../ooxml/xml.js';
-import { switchValue } from './instruction.js';
+import { isBlockMarker, switchValue } from './instruction.js';
 import type { BlockNode, FieldNode, TElement, TNode } from './template.js';
 import type { ChartInfo } from './charts.js';
 import { txBarcodeField } from './compile.js';
@@ -54,7 +54,7 @@ function collect(nodes: TNode[], fields: MergeFieldInfo[], blocks: MergeBlockInf
         blocks,
       );
       const parsed = node.parsed;
-      if (parsed?.type === 'MERGEFIELD' && parsed.args[0] && !/^Table(Start|End):/i.test(parsed.args[0])) {
+      if (parsed?.type === 'MERGEFIELD' && parsed.args[0] && !isBlockMarker(parsed.args[0])) {
         fields.push({
           name: parsed.args[0],
           text: node.resultText,

@@ -74,9 +74,14 @@ export function parseInstruction(instruction: string): FieldInstruction {
     type === 'MERGEFIELD' &&
     name !== undefined &&
     name !== '' &&
-    !/^Table(Start|End):/i.test(name) &&
+    !isBlockMarker(name) &&
     switches.every((s) => s.name === '*' && s.value !== undefined && /^(MERGEFORMAT|CHARFORMAT)$/i.test(s.value));
   return plain ? { type, args, switches, plain: name } : { type, args, switches };
+}
+
+/** Whether a MERGEFIELD's name opens or closes a block (`TableStart:Items`, `TableEnd:Items`) rather than naming a value. */
+export function isBlockMarker(name: string): boolean {
+  return /^Table(Start|End):/i.test(name);
 }
 
 /** The switch value, or undefined. */

@@ -82,6 +82,9 @@ interface State extends FieldContext {
   reopen?: string | null;
 }
 
+/** T with every property present, an optional one as possibly undefined: a literal of it must list them all. */
+type EveryProperty<T> = { [K in keyof Required<T>]: T[K] };
+
 /** How far back from a piece's end the host paragraph's start is looked for (its properties fit many times). */
 const RAW_LOOKBACK = 16 * 1024;
 
@@ -418,7 +421,8 @@ export function renderSegments(
   const out: string[] = [];
   let used = 1;
   // Every property from the start, in one order: one shape, so the loads in render() stay monomorphic.
-  const state: State = {
+  // Typed so that a property added to the context or the state fails to compile until it is listed here.
+  const state: EveryProperty<State> = {
     culture: context.culture,
     now: context.now,
     timeZone: context.timeZone,

@@ -31,7 +31,8 @@ export interface IdKinds {
   changes: boolean;
 }
 
-const ANY_IDS: IdKinds = { common: true, changes: true };
+/** Every kind: for XML whose ids nobody has accounted for (markup from the data, say). */
+export const ANY_IDS: IdKinds = { common: true, changes: true };
 
 /**
  * Repeated blocks repeat ids that must be unique in a document: bookmark ids and names,
