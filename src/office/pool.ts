@@ -364,6 +364,11 @@ export class OfficePool {
     let process: OfficeProcess;
     try {
       process = await OfficeProcess.start({ ...this.options.process, slot: slot.name }, (starting) => (slot.launching = starting));
+      if (!process.inOffice && !this.options.process.remoteCalls)
+        this.options.log?.('warn', 'the office runs its converter over the pipe, which is slower', {
+          slot: slot.name,
+          reason: process.notInOffice,
+        });
       await process.run({ op: 'ping' }, this.options.process.startTimeoutMs);
       await process.warmUp(this.options.process.startTimeoutMs).then(
         () => this.stats.warmUps++,

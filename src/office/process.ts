@@ -121,6 +121,8 @@ export interface OfficeProcessOptions {
   startTimeoutMs: number;
   /** A fontconfig file adding the operator's fonts folder (src/office/fonts.ts), and that folder. */
   fonts?: { configFile: string; dir: string };
+  /** Drive the office over the pipe, call by call, instead of running the converter inside it (bridge.py): for tests of that fallback. */
+  remoteCalls?: boolean;
 }
 
 export const BRIDGE_PATH = fileURLToPath(new URL('./bridge.py', import.meta.url));
@@ -197,6 +199,9 @@ export class OfficeProcess {
   private profile!: { name: string; dir: string; release(): void };
   private scratch!: { root: string; tmp: string; jobs: string };
   jobsDone = 0;
+  /** The converter runs inside the office (bridge.py's `InOffice`); false where the office could not load it, and why. */
+  inOffice = false;
+  notInOffice = '';
 
   private constructor(readonly options: OfficeProcessOptions) {}
 
@@ -255,8 +260,9 @@ export class OfficeProcess {
       '--nofirststartwizard',
       `--accept=pipe,name=${this.pipeName()};urp;StarOffice.ComponentContext`,
     ];
-    // A program outside the system folders (an operator's wrapper) must be visible in there too.
-    const readable = /^\/(usr|opt\/libreoffice)\//.test(sofficePath) ? [] : [sofficePath];
+    // A program outside the system folders (an operator's wrapper) must be visible in there too,
+    // and so must the bridge, which the office's Python loads as its converter.
+    const readable = /^\/(usr|opt\/libreoffice)\//.test(sofficePath) ? [BRIDGE_PATH] : [BRIDGE_PATH, sofficePath];
     const fonts = this.options.fonts;
     if (fonts) readable.push(fonts.configFile, path.resolve(fonts.dir));
     const [command, ...args] = sandbox.wrap(argv, { writable: [profile, this.scratch.jobs], tmp: this.scratch.tmp, readable });
@@ -313,6 +319,7 @@ export class OfficeProcess {
         HOME: this.tmpInside(),
         TMPDIR: this.tmpInside(),
         DOCSMITH_BRIDGE_CONNECT_S: String(Math.ceil(this.options.startTimeoutMs / 1000)),
+        ...(this.options.remoteCalls ? { DOCSMITH_BRIDGE_REMOTE: '1' } : {}),
       }),
     });
     let bridgeErrors = '';
@@ -328,8 +335,11 @@ export class OfficeProcess {
       );
       lines.once('line', (line) => {
         clearTimeout(timer);
-        if (line.includes('"ready"')) resolve();
-        else reject(new Error(`the office bridge said: ${line.slice(0, 300)}`));
+        if (line.includes('"ready"')) {
+          this.inOffice = line.includes('"inOffice": true');
+          if (!this.inOffice) this.notInOffice = bridgeErrors.trim().slice(-300);
+          resolve();
+        } else reject(new Error(`the office bridge said: ${line.slice(0, 300)}`));
       });
       this.bridge.once('exit', (code) => {
         clearTimeout(timer);

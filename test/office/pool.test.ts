@@ -79,6 +79,54 @@ describe('office pool (real LibreOffice)', () => {
   });
 });
 
+describe('office converter inside the office', () => {
+  // Each sandbox this machine can run, and none: the office's own Python must be able to load the bridge in each.
+  for (const mode of ['off', 'bubblewrap', 'landlock'] as const) {
+    const skip = mode !== 'off' && !confiningSandboxes().includes(mode) && `${mode} cannot run here`;
+    it(`runs inside the office (sandbox ${mode}), with reports and a failed load answered as before`, { skip }, async () => {
+      const pool = testPool({ size: 1 }, mode);
+      await pool.start();
+      try {
+        const workers = (pool as unknown as { workers: { process: { inOffice: boolean } }[] }).workers;
+        assert.equal(workers[0]!.process.inOffice, true);
+        await converts(pool);
+      } finally {
+        await pool.close();
+      }
+    });
+  }
+
+  it('falls back to calls over the pipe, with the same answers', async () => {
+    const pool = testPool({ size: 1, process: { ...processOptions(), remoteCalls: true } });
+    await pool.start();
+    try {
+      const workers = (pool as unknown as { workers: { process: { inOffice: boolean } }[] }).workers;
+      assert.equal(workers[0]!.process.inOffice, false);
+      await converts(pool);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  async function converts(pool: OfficePool): Promise<void> {
+    const seen: string[] = [];
+    const job = {
+      ...toPdf(docx),
+      onLoaded: () => seen.push('loaded'),
+      onPages: (done: number, total: number) => seen.push(`${done}/${total}`),
+    };
+    const result = await pool.run(job);
+    assert.ok(result.officeMs > 0);
+    assert.equal(pdfFacts(fs.readFileSync(job.output)).text.trim(), 'A Test File');
+    assert.equal(seen[0], 'loaded');
+    assert.equal(seen[seen.length - 1], '1/1');
+    const bad = path.join(tempDir(), 'bad.docx');
+    fs.writeFileSync(bad, Buffer.from('PK\u0003\u0004 this is not really a zip at all'));
+    await assert.rejects(pool.run(toPdf(bad)), (e: Error) => e instanceof OfficeJobError && e.code === 'load_failed');
+    await pool.run(toPdf(docx));
+  }
+});
+
 describe('office pool time limit', () => {
   it('cancels a job over the time limit, replaces the process, and serves the next job', async () => {
     // Only the slow job gets the short limit, so no assumption about this machine's speed.
