@@ -31,7 +31,8 @@ Protocol: one JSON object per line on stdin, one answer per line on stdout.
   laid out only if the body shows a page number or count (or for the test stamp), and the answer
   says whether: -> {"id": 1, "ok": true, "ms": 12.0, "laidOut": false}
   {"id": 2, "op": "ping"} -> {"id": 2, "ok": true, "ms": 0.1}
-The first line written is {"ready": true, "inOffice": true} once the office answers.
+The first line written is {"ready": true, "inOffice": true} once the office answers (or "inOffice":
+false with "why", below).
 
 The conversions run inside the office process: this file is also a UNO component that the office's
 own Python loads (`InOffice`), so a job is one call over the pipe instead of a few dozen, each a
@@ -789,6 +790,13 @@ def fail(code, message):
     return {"ok": False, "error": code, "message": message}
 
 
+def failure(error):
+    """An exception as an answer: the office gone, or the job at fault."""
+    if office_gone(error):
+        return fail("office_gone", str(error))
+    return fail("bad_job", "%s: %s" % (type(error).__name__, error))
+
+
 def run(bridge, job):
     op = job.get("op")
     if op == "ping":
@@ -817,9 +825,7 @@ class InOffice(unohelper.Base, XJob):
                 return json.dumps({"ok": True})
             return json.dumps(run(self.bridge, json.loads(ask["job"])))
         except Exception as e:
-            if office_gone(e):
-                return json.dumps(fail("office_gone", str(e)))
-            return json.dumps(fail("bad_job", "%s: %s" % (type(e).__name__, e)))
+            return json.dumps(failure(e))
 
 
 g_ImplementationHelper = unohelper.ImplementationHelper()
@@ -827,21 +833,18 @@ g_ImplementationHelper.addImplementation(InOffice, IN_OFFICE, (IN_OFFICE,))
 
 
 def in_office(ctx, relay):
-    """The converter inside the office, or None where the office's Python cannot load this file."""
+    """The converter inside the office, or None and why the office's Python could not load this file."""
     try:
         loader = ctx.ServiceManager.createInstanceWithContext("com.sun.star.loader.Python", ctx)
         factory = loader.activate(IN_OFFICE, "", uno.systemPathToFileUrl(os.path.abspath(__file__)), None)
         converter = factory.createInstanceWithContext(ctx)
         if json.loads(converter.execute((named("relay", relay),))).get("ok"):
-            return converter
-        reason = "it did not start"
+            return converter, None
+        return None, "it did not start"
     except Exception as e:
         if office_gone(e):
             raise
-        reason = str(e) or type(e).__name__
-    sys.stderr.write("the office cannot run the converter itself (%s); it is called over the pipe\n" % reason)
-    sys.stderr.flush()
-    return None
+        return None, str(e) or type(e).__name__
 
 
 def main():
@@ -849,9 +852,12 @@ def main():
     ctx = connect(pipe_name, float(os.environ.get("DOCSMITH_BRIDGE_CONNECT_S", "60")))
     out = Output(sys.stdout)
     words = Words()
-    converter = None if os.environ.get("DOCSMITH_BRIDGE_REMOTE") else in_office(ctx, Relay(out, words))
+    if os.environ.get("DOCSMITH_BRIDGE_REMOTE"):
+        converter, why = None, "asked to call over the pipe"
+    else:
+        converter, why = in_office(ctx, Relay(out, words))
     bridge = None if converter else Bridge(ctx, out, words)
-    out.line({"ready": True, "inOffice": converter is not None})
+    out.line({"ready": True, "inOffice": True} if converter else {"ready": True, "inOffice": False, "why": why})
     for line in sys.stdin:
         line = line.strip()
         if not line:
@@ -863,7 +869,7 @@ def main():
             job_id = job.get("id")
             answer = json.loads(converter.execute((named("job", line),))) if converter else run(bridge, job)
         except Exception as e:
-            answer = fail("office_gone" if office_gone(e) else "bad_job", str(e) if office_gone(e) else "%s: %s" % (type(e).__name__, e))
+            answer = failure(e)
         if answer.get("error") == "office_gone":
             # The office died under us; say so and stop, Node replaces the pair.
             out.line(dict(answer, id=job_id))

@@ -364,7 +364,7 @@ export class OfficePool {
     let process: OfficeProcess;
     try {
       process = await OfficeProcess.start({ ...this.options.process, slot: slot.name }, (starting) => (slot.launching = starting));
-      if (!process.inOffice && !this.options.process.remoteCalls)
+      if (process.notInOffice !== undefined && !this.options.process.remoteCalls)
         this.options.log?.('warn', 'the office runs its converter over the pipe, which is slower', {
           slot: slot.name,
           reason: process.notInOffice,

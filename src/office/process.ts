@@ -168,6 +168,16 @@ interface Pending {
  */
 const AT_ONCE_BYTES = 256 * 1024;
 
+/** The bridge's first line, when it says it is ready. */
+function readyLine(line: string): { inOffice?: unknown; why?: unknown } | undefined {
+  try {
+    const said = JSON.parse(line) as { ready?: unknown; inOffice?: unknown; why?: unknown } | null;
+    return said?.ready === true ? said : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function writeJobFile(file: string, bytes: Uint8Array): Promise<void> {
   if (bytes.length <= AT_ONCE_BYTES) fs.writeFileSync(file, bytes);
   else await fs.promises.writeFile(file, bytes);
@@ -199,9 +209,8 @@ export class OfficeProcess {
   private profile!: { name: string; dir: string; release(): void };
   private scratch!: { root: string; tmp: string; jobs: string };
   jobsDone = 0;
-  /** The converter runs inside the office (bridge.py's `InOffice`); false where the office could not load it, and why. */
-  inOffice = false;
-  notInOffice = '';
+  /** Why the converter does not run inside the office (bridge.py's `InOffice`); undefined when it does. */
+  notInOffice: string | undefined = 'not started';
 
   private constructor(readonly options: OfficeProcessOptions) {}
 
@@ -211,6 +220,10 @@ export class OfficeProcess {
     starting?.(process);
     await process.launch();
     return process;
+  }
+
+  get inOffice(): boolean {
+    return this.notInOffice === undefined;
   }
 
   get alive(): boolean {
@@ -335,9 +348,9 @@ export class OfficeProcess {
       );
       lines.once('line', (line) => {
         clearTimeout(timer);
-        if (line.includes('"ready"')) {
-          this.inOffice = line.includes('"inOffice": true');
-          if (!this.inOffice) this.notInOffice = bridgeErrors.trim().slice(-300);
+        const said = readyLine(line);
+        if (said) {
+          this.notInOffice = said.inOffice === true ? undefined : String(said.why ?? 'unknown').slice(0, 300);
           resolve();
         } else reject(new Error(`the office bridge said: ${line.slice(0, 300)}`));
       });
