@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { extensionOf, type OfficeJob } from './process.js';
+import { installedOfficeVersion, prepareProfile } from './profile.js';
 import { officeEnvironment, type Sandbox } from './sandbox.js';
 
 const run = promisify(execFile);
@@ -52,6 +53,8 @@ export async function convertOnce(
       input,
     ];
     await fs.mkdir(path.join(work, 'tmp'));
+    // The pool's settings (no macros, no self-tests at start, ...) in its throw-away profile too.
+    prepareProfile(path.join(work, 'profile'), installedOfficeVersion(options.sofficePath));
     // Sees its own folder only, like the pooled offices.
     const [command, ...rest] = options.sandbox.wrap([soffice, ...args], { writable: [work], tmp: path.join(work, 'tmp') });
     const tmp = options.sandbox.kind === 'bubblewrap' ? '/tmp' : path.join(work, 'tmp');

@@ -18,7 +18,7 @@ export interface PoolOptions {
   /** How long a job may wait for a process before it is refused (503). */
   queueWaitMs: number;
   processingLimitMs: number;
-  /** Recycle a process after this many jobs ... */
+  /** Recycle a process after at most this many jobs (each draws its own budget: `jobBudget`) ... */
   maxJobsPerProcess: number;
   /** ... or once its resident memory is above this. */
   maxRssBytes: number;
@@ -42,6 +42,17 @@ interface Worker {
   readyAt: number;
   /** The pool's generation it was started in: an older one is replaced (new fonts, say). */
   generation: number;
+  /** Jobs it may do before it is replaced. */
+  budget: number;
+}
+
+/**
+ * A process's job budget: 80-100 % of the configured one, drawn at its start. Processes started
+ * together share the load evenly, so with one budget they were all replaced at once, each
+ * successor's start competing with the others' and with the load.
+ */
+export function jobBudget(max: number, random = Math.random()): number {
+  return max - Math.floor(random * max * 0.2);
 }
 
 /** One place in the pool: it always has a process, is starting one, or waits to try again. */
@@ -271,7 +282,7 @@ export class OfficePool {
     } else if (
       !worker.retiring &&
       (worker.generation < this.generation ||
-        worker.process.jobsDone >= this.options.maxJobsPerProcess ||
+        worker.process.jobsDone >= worker.budget ||
         (readMemory && worker.process.rssBytes() > this.options.maxRssBytes))
     ) {
       this.retire(worker);
@@ -388,7 +399,16 @@ export class OfficePool {
       process.kill();
       return undefined;
     }
-    const worker: Worker = { process, slot, busy: false, idleSince: 0, retiring: false, readyAt: Date.now(), generation: this.generation };
+    const worker: Worker = {
+      process,
+      slot,
+      busy: false,
+      idleSince: 0,
+      retiring: false,
+      readyAt: Date.now(),
+      generation: this.generation,
+      budget: jobBudget(this.options.maxJobsPerProcess),
+    };
     process.onDeath((reason) => this.onDeath(worker, reason));
     this.workers.push(worker);
     this.drain();

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
-import { claimProfile, prepareProfile } from './profile.js';
+import { claimProfile, installedOfficeVersion, prepareProfile } from './profile.js';
 import { officeEnvironment, type Sandbox } from './sandbox.js';
 import { warmUpDocx } from './warmUp.js';
 import { DOCX_IMPORT_FILTER, ODT_FILTER, type ExportSpec } from './filters.js';
@@ -309,7 +309,7 @@ export class OfficeProcess {
   private async launch(): Promise<void> {
     this.profile = claimProfile(this.options.workDir, this.options.slot);
     try {
-      prepareProfile(this.profile.dir);
+      prepareProfile(this.profile.dir, installedOfficeVersion(this.options.sofficePath));
       this.prepareScratch();
       fs.rmSync(this.pipeFile(), { force: true });
     } catch (error) {

@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { OfficePool } from '../../src/office/pool.js';
+import { jobBudget, type OfficePool } from '../../src/office/pool.js';
 import { OfficeJobError } from '../../src/office/process.js';
 import { BusyError, ProcessingTimeoutError } from '../../src/errors.js';
 import { FIXTURES, tempDir } from '../helpers/server.js';
@@ -11,6 +11,7 @@ import { confiningSandboxes, openSandbox } from '../../src/office/sandbox.js';
 import { treeRssBytes } from '../../src/util/process.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { DOCX_IMPORT_FILTER } from '../../src/office/filters.js';
+import { installedOfficeVersion } from '../../src/office/profile.js';
 
 // The office opens documents for editing, so it reads copies in a writable folder.
 const docx = path.join(tempDir(), 'test_document.docx');
@@ -29,6 +30,23 @@ describe('office pool (real LibreOffice)', () => {
   it('has each process convert a letter at start, which counts as no job', async () => {
     assert.equal(pool.stats.warmUps, 2);
     assert.equal(pool.stats.jobs, 0);
+  });
+
+  it('has each office start without its graphics self-tests: its profile records the installed version as run', () => {
+    const workDir = (pool as unknown as { options: { process: { workDir: string } } }).options.process.workDir;
+    const profiles = fs.readdirSync(workDir).filter((name) => name.startsWith('profile-'));
+    assert.equal(profiles.length, 2);
+    const version = installedOfficeVersion('/usr/lib/libreoffice/program/soffice.bin');
+    assert.match(version ?? '', /^\d+\.\d+$/);
+    for (const profile of profiles) {
+      const user = path.join(workDir, profile, 'user');
+      // The self-tests write their results here; they cost 1.6 s of CPU per start.
+      assert.equal(fs.existsSync(path.join(user, 'GraphicsRenderTests.log')), false, profile);
+      assert.match(
+        fs.readFileSync(path.join(user, 'registrymodifications.xcu'), 'utf8'),
+        new RegExp(`<prop oor:name="ooSetupLastVersion"[^>]*><value>${version!.replace('.', '\\.')}</value>`),
+      );
+    }
   });
 
   it('converts with a warm process and reports the office time', async () => {
@@ -160,6 +178,15 @@ describe('office pool limits', () => {
     } finally {
       await pool.close();
     }
+  });
+
+  it('draws each process a job budget of 80-100 % of the configured one, so processes started together are not replaced together', () => {
+    assert.equal(jobBudget(500, 0), 500);
+    assert.equal(jobBudget(500, 0.999), 401);
+    assert.equal(jobBudget(3, 0.999), 3);
+    const drawn = Array.from({ length: 100 }, () => jobBudget(500));
+    assert.ok(drawn.every((budget) => budget > 400 && budget <= 500));
+    assert.ok(new Set(drawn).size > 1);
   });
 
   it('recycles a process after its job budget without failing a request', async () => {

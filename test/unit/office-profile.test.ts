@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { prepareProfile } from '../../src/office/profile.js';
+import { installedOfficeVersion, prepareProfile } from '../../src/office/profile.js';
 
 const settingsFile = (dir: string) => path.join(dir, 'user', 'registrymodifications.xcu');
 const valueOf = (xml: string, name: string) =>
@@ -50,6 +50,33 @@ describe('office profile settings', () => {
     prepareProfile(dir);
     assert.equal(fs.statSync(settingsFile(dir)).mtimeMs, 0);
     assert.ok(written > 0);
+  });
+
+  it("records the office's version as the one the profile last ran (else each start runs the office's self-tests)", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'profile-'));
+    prepareProfile(dir, '7.4');
+    assert.deepEqual(valueOf(fs.readFileSync(settingsFile(dir), 'utf8'), 'ooSetupLastVersion'), ['7.4']);
+    // An office of another version later: its version replaces the old one.
+    prepareProfile(dir, '24.8');
+    assert.deepEqual(valueOf(fs.readFileSync(settingsFile(dir), 'utf8'), 'ooSetupLastVersion'), ['24.8']);
+    // A version that cannot be read leaves the recorded one alone.
+    prepareProfile(dir);
+    assert.deepEqual(valueOf(fs.readFileSync(settingsFile(dir), 'utf8'), 'ooSetupLastVersion'), ['24.8']);
+  });
+
+  it('reads the installed version from the office installation, and nothing from a path that has none', () => {
+    const install = fs.mkdtempSync(path.join(os.tmpdir(), 'office-'));
+    fs.mkdirSync(path.join(install, 'program'));
+    fs.mkdirSync(path.join(install, 'share', 'registry'), { recursive: true });
+    fs.writeFileSync(path.join(install, 'program', 'soffice.bin'), '');
+    fs.writeFileSync(
+      path.join(install, 'share', 'registry', 'main.xcd'),
+      '<oor:component-data oor:name="Setup" oor:package="org.openoffice"><node oor:name="Product">' +
+        '<prop oor:name="ooSetupVersion">\n        <value>7.4</value>\n      </prop>' +
+        '<prop oor:name="ooSetupVersionAboutBox"><value>7.4.7.2</value></prop></node></oor:component-data>',
+    );
+    assert.equal(installedOfficeVersion(path.join(install, 'program', 'soffice.bin')), '7.4');
+    assert.equal(installedOfficeVersion(path.join(install, 'program', 'missing.bin')), undefined);
   });
 
   it('a settings file that cannot be read is written anew with our settings (the office would not read it either)', () => {
