@@ -62,6 +62,11 @@ const SYSTEM_PARTS = [
         { check: '/usr/bin/python3 -c "import uno"', packages: ['python3-uno'] },
         // The office's sandbox: it sees the system's programs and fonts and its own job, nothing else.
         { check: 'command -v bwrap', packages: ['bubblewrap'] },
+        // The office's allocator (DOCSMITH_OFFICE_ALLOCATOR=auto): a small document converts 5-25 % faster.
+        {
+          check: 'ls /usr/lib/*/libjemalloc.so.2 /usr/lib64/libjemalloc.so.2 /usr/lib/libjemalloc.so.2 2>/dev/null | grep -q .',
+          packages: ['libjemalloc2'],
+        },
         { check: 'command -v fc-list', packages: ['fontconfig'] },
         { check: 'fc-list | grep -q Carlito', packages: ['fonts-crosextra-carlito'] },
         { check: 'fc-list | grep -q Caladea', packages: ['fonts-crosextra-caladea'] },

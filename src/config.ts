@@ -1,8 +1,10 @@
 import { usableCpus } from './util/process.js';
 import type { ObjectStorageConfig } from './store/objects.js';
+import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { SANDBOX_MODES, type SandboxMode } from './office/sandbox.js';
+import { allocatorSetting, type AllocatorSetting } from './office/allocator.js';
 
 /** Everything the service reads from its environment, validated once at start. */
 export interface Config {
@@ -111,6 +113,8 @@ export interface OfficeConfig {
   startTimeoutMs: number;
   /** `auto` (bubblewrap, else Landlock, where it runs), `required`, `bubblewrap`, `landlock` or `off`. */
   sandbox: SandboxMode;
+  /** `auto` (jemalloc where installed), `system`, or a malloc library's absolute path to preload. */
+  allocator: AllocatorSetting;
 }
 
 export class ConfigError extends Error {}
@@ -132,6 +136,15 @@ function sandboxMode(raw: string | undefined): SandboxMode {
   const mode = SANDBOX_MODES.find((m) => m === value);
   if (!mode) throw new ConfigError(`DOCSMITH_OFFICE_SANDBOX must be ${SANDBOX_MODES.join(', ')}, got "${raw}"`);
   return mode;
+}
+
+function allocator(raw: string | undefined): AllocatorSetting {
+  const setting = allocatorSetting(raw);
+  if (!setting) throw new ConfigError(`DOCSMITH_OFFICE_ALLOCATOR must be auto, system or an absolute path, got "${raw}"`);
+  // The loader only warns about a preload it cannot find, and the office would run without it.
+  if (setting.startsWith('/') && !fs.existsSync(setting))
+    throw new ConfigError(`DOCSMITH_OFFICE_ALLOCATOR names ${setting}, which does not exist (install it, or use auto or system)`);
+  return setting;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -287,6 +300,7 @@ export function loadConfig(given: Env = process.env): Config {
       pythonPath: env.DOCSMITH_OFFICE_PYTHON || '/usr/bin/python3',
       startTimeoutMs: int(env, 'DOCSMITH_OFFICE_START_TIMEOUT_MS', 60_000, 1000, 600_000),
       sandbox: sandboxMode(env.DOCSMITH_OFFICE_SANDBOX),
+      allocator: allocator(env.DOCSMITH_OFFICE_ALLOCATOR),
     },
   };
 }

@@ -37,6 +37,7 @@ import { JobQueue } from './jobs/queue.js';
 import { JobRunner } from './jobs/runner.js';
 import fs from 'node:fs';
 import path from 'node:path';
+import { officeAllocator } from './office/allocator.js';
 
 /** The parts a request passes through, wired once per process (server or CLI). */
 export interface Services {
@@ -127,6 +128,7 @@ export async function openServices(
     }
   }
   const fonts = new Fonts(config.fontsDir, path.join(scratch, 'fonts'));
+  const allocator = withOffice ? officeAllocator(config.office.allocator) : undefined;
   const office = withOffice
     ? new OfficePool({
         size: config.office.processes,
@@ -142,6 +144,7 @@ export async function openServices(
           pythonPath: config.office.pythonPath,
           sandbox,
           startTimeoutMs: config.office.startTimeoutMs,
+          ...(allocator ? { allocator } : {}),
           ...(fonts.configFile && fonts.dir ? { fonts: { configFile: fonts.configFile, dir: fonts.dir } } : {}),
         },
         log: options.log,
@@ -156,7 +159,13 @@ export async function openServices(
   const converter = office
     ? new Converter(
         office,
-        { sofficePath: config.office.sofficePath, sandbox, timeoutMs: config.processingLimitMs, workDir: path.join(scratch, 'oneshot') },
+        {
+          sofficePath: config.office.sofficePath,
+          sandbox,
+          timeoutMs: config.processingLimitMs,
+          workDir: path.join(scratch, 'oneshot'),
+          ...(allocator ? { allocator } : {}),
+        },
         (bytes, format, signal, options) => workers.inert(bytes, format, signal, options),
         (bytes, signal) => workers.tidy(bytes, signal),
       )

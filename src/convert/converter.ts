@@ -4,10 +4,9 @@ import { RETURN_EXTENSIONS, showsComments, type OfficeFormat } from '../formats/
 import { DOCX_IMPORT_FILTER, exportSpec, ODT_FILTER, type DocumentFamily } from '../office/filters.js';
 import { OfficeCrashError, OfficeJobError, type OfficeJob, type PartStart, type TableBreak } from '../office/process.js';
 import { LONG_TABLE_BOOKMARK } from '../ooxml/longTable.js';
-import { convertOnce } from '../office/oneshot.js';
+import { convertOnce, type OneShotOptions } from '../office/oneshot.js';
 import type { OfficePool } from '../office/pool.js';
 import { checkPdf } from '../formats/pdf.js';
-import type { Sandbox } from '../office/sandbox.js';
 import { unwrapHtmlText } from './html.js';
 import { inertForOffice, type InertDocument, type InertOptions } from '../inert/index.js';
 import { TEST_WATERMARK } from '../ooxml/watermark.js';
@@ -82,15 +81,6 @@ export interface LaidPart {
   tableBreak: TableBreak;
   /** A part laid out ahead that kept its layout (its true start began one of its pages): the pages before that one, left out. */
   leftOut?: number;
-}
-
-/** How to run a one-off office when the pool cannot convert a document. */
-export interface OneShotOptions {
-  sofficePath: string;
-  sandbox: Sandbox;
-  timeoutMs: number;
-  /** Scratch folder for the one-off office (defaults to the system temp folder). */
-  workDir?: string;
 }
 
 /** Turns documents of any readable format into any return format through the office pool. */

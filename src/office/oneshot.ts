@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { extensionOf, type OfficeJob } from './process.js';
 import { installedOfficeVersion, prepareProfile } from './profile.js';
+import { preloadEnvironment } from './allocator.js';
 import { officeEnvironment, type Sandbox } from './sandbox.js';
 
 const run = promisify(execFile);
@@ -15,10 +16,18 @@ const run = promisify(execFile);
  * second) and limited to filter options: no properties, watermark or OOXML password. The output's
  * bytes when the job asks for them, else undefined (written to the job's output file).
  */
-export async function convertOnce(
-  job: OfficeJob,
-  options: { sofficePath: string; sandbox: Sandbox; timeoutMs: number; workDir?: string },
-): Promise<Buffer | undefined> {
+/** How to run a one-off office when the pool cannot convert a document. */
+export interface OneShotOptions {
+  sofficePath: string;
+  sandbox: Sandbox;
+  timeoutMs: number;
+  /** Scratch folder for the one-off office (defaults to the system temp folder). */
+  workDir?: string;
+  /** A malloc library preloaded into the office, as in the pool (src/office/allocator.ts). */
+  allocator?: string;
+}
+
+export async function convertOnce(job: OfficeJob, options: OneShotOptions): Promise<Buffer | undefined> {
   const base = options.workDir ?? os.tmpdir();
   await fs.mkdir(base, { recursive: true });
   const work = await fs.mkdtemp(path.join(base, 'oneshot-'));
@@ -56,12 +65,13 @@ export async function convertOnce(
     // The pool's settings (no macros, no self-tests at start, ...) in its throw-away profile too.
     prepareProfile(path.join(work, 'profile'), installedOfficeVersion(options.sofficePath));
     // Sees its own folder only, like the pooled offices.
-    const [command, ...rest] = options.sandbox.wrap([soffice, ...args], { writable: [work], tmp: path.join(work, 'tmp') });
+    const readable = options.allocator && !options.allocator.startsWith('/usr/') ? [options.allocator] : [];
+    const [command, ...rest] = options.sandbox.wrap([soffice, ...args], { writable: [work], tmp: path.join(work, 'tmp'), readable });
     const tmp = options.sandbox.kind === 'bubblewrap' ? '/tmp' : path.join(work, 'tmp');
     await run(command!, rest, {
       timeout: options.timeoutMs,
       killSignal: 'SIGKILL',
-      env: officeEnvironment({ SAL_ENABLE_FILE_LOCKING: '0', HOME: work, TMPDIR: tmp }),
+      env: officeEnvironment({ SAL_ENABLE_FILE_LOCKING: '0', HOME: work, TMPDIR: tmp, ...preloadEnvironment(options.allocator) }),
     });
     const written = path.join(work, 'out', `input.${extension}`);
     if (typeof job.output !== 'string') return await fs.readFile(written);

@@ -153,7 +153,7 @@ export class OfficePool {
   }
 
   /** What each slot is doing, for /readyz and logs. */
-  status(): { configured: number; warm: number; busy: number; starting: number; sandbox: string; lastError?: string } {
+  status(): { configured: number; warm: number; busy: number; starting: number; sandbox: string; allocator: string; lastError?: string } {
     // Only a slot that is still without a process says why: a healed slot's old failure is history.
     const serving = new Set(this.workers.filter((w) => w.process.alive).map((w) => w.slot));
     const lastError = this.slots.find((s) => s.failures > 0 && !serving.has(s))?.lastError;
@@ -163,6 +163,8 @@ export class OfficePool {
       busy: this.workers.filter((w) => w.busy).length,
       starting: this.slots.filter((s) => s.starting || s.retry).length,
       sandbox: this.options.process.sandbox.kind,
+      // `system`, or the malloc library preloaded into the office (src/office/allocator.ts).
+      allocator: this.options.process.allocator ?? 'system',
       ...(lastError ? { lastError } : {}),
     };
   }

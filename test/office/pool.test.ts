@@ -8,7 +8,8 @@ import { BusyError, ProcessingTimeoutError } from '../../src/errors.js';
 import { FIXTURES, tempDir } from '../helpers/server.js';
 import { pdfFacts, slowRtf, testPool } from '../helpers/office.js';
 import { confiningSandboxes, openSandbox } from '../../src/office/sandbox.js';
-import { treeRssBytes } from '../../src/util/process.js';
+import { processTree, treeRssBytes } from '../../src/util/process.js';
+import { officeAllocator } from '../../src/office/allocator.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { DOCX_IMPORT_FILTER } from '../../src/office/filters.js';
 import { installedOfficeVersion } from '../../src/office/profile.js';
@@ -16,6 +17,8 @@ import { installedOfficeVersion } from '../../src/office/profile.js';
 // The office opens documents for editing, so it reads copies in a writable folder.
 const docx = path.join(tempDir(), 'test_document.docx');
 fs.copyFileSync(path.join(FIXTURES, 'resource', 'test_document.docx'), docx);
+const JEMALLOC = officeAllocator('auto');
+const readProc = (pid: number, file: string) => fs.readFileSync(`/proc/${pid}/${file}`, 'utf8');
 const out = (name: string) => path.join(tempDir(), name);
 const toPdf = (input: string) => ({ input, output: out('o.pdf'), filter: 'writer_pdf_Export', inputFilter: DOCX_IMPORT_FILTER });
 
@@ -104,17 +107,34 @@ describe('office converter inside the office', () => {
     it(`runs inside the office (sandbox ${mode}), with reports and a failed load answered as before`, { skip }, async () => {
       await converts(testPool({ size: 1 }, mode), true);
     });
+    // The allocator is preloaded through each sandbox, which must let the office read it.
+    const noJemalloc = !JEMALLOC && 'jemalloc is not installed here (Debian: libjemalloc2)';
+    it(`runs the office with jemalloc preloaded (sandbox ${mode}), and without it on "system"`, { skip: skip || noJemalloc }, async () => {
+      const sandbox = openSandbox(mode);
+      await converts(testPool({ size: 1, process: { ...processOptions(), sandbox, allocator: JEMALLOC! } }), true, JEMALLOC!);
+      await converts(testPool({ size: 1, process: { ...processOptions(), sandbox } }), true, null);
+    });
   }
 
   it('falls back to calls over the pipe, with the same answers', async () => {
     await converts(testPool({ size: 1, process: { ...processOptions(), remoteCalls: true } }), false);
   });
 
-  async function converts(pool: OfficePool, inOffice: boolean): Promise<void> {
+  /** `allocator`: the library the office must have loaded, null for none; undefined: not checked. */
+  async function converts(pool: OfficePool, inOffice: boolean, allocator?: string | null): Promise<void> {
     await pool.start();
     try {
-      const workers = (pool as unknown as { workers: { process: { inOffice: boolean } }[] }).workers;
+      const workers = (pool as unknown as { workers: { process: { inOffice: boolean; pid?: number } }[] }).workers;
       assert.equal(workers[0]!.process.inOffice, inOffice);
+      if (allocator !== undefined) {
+        // What the office process itself has loaded, found below any sandbox wrapper.
+        const office = processTree(workers[0]!.process.pid!).find((pid) => readProc(pid, 'comm').trim() === 'soffice.bin');
+        assert.ok(office, 'the office process is found');
+        const maps = readProc(office, 'maps');
+        if (allocator) assert.ok(maps.includes(fs.realpathSync(allocator)), `the office has ${allocator} loaded`);
+        else assert.doesNotMatch(maps, /libjemalloc/);
+        assert.equal(pool.status().allocator, allocator ?? 'system');
+      }
       await convertsOnce(pool);
     } finally {
       await pool.close();

@@ -1,6 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { loadConfig, RENAMED_SETTINGS } from '../../src/config.js';
+import { officeAllocator, preloadEnvironment } from '../../src/office/allocator.js';
+import { tempDir } from '../helpers/server.js';
 
 describe('configuration', () => {
   it('reads renamed settings under their old names too, saying which name to use', () => {
@@ -70,5 +74,36 @@ describe('configuration', () => {
     );
     assert.throws(() => loadConfig({ DOCSMITH_S3_BUCKET: 'b', DOCSMITH_S3_ACCESS_KEY_ID: 'id' }), /go together/);
     assert.throws(() => loadConfig({ DOCSMITH_S3_BUCKET: 'b', DOCSMITH_S3_ENDPOINT: 'minio:9000' }), /must be an http\(s\):\/\/ URL/);
+  });
+
+  it('preloads jemalloc into the office where it is installed, the system allocator on "system", or a named library', () => {
+    assert.equal(loadConfig({}).office.allocator, 'auto');
+    assert.equal(loadConfig({ DOCSMITH_OFFICE_ALLOCATOR: 'system' }).office.allocator, 'system');
+    const library = path.join(tempDir(), 'libmalloc.so');
+    fs.writeFileSync(library, '');
+    assert.equal(loadConfig({ DOCSMITH_OFFICE_ALLOCATOR: library }).office.allocator, library);
+    assert.throws(() => loadConfig({ DOCSMITH_OFFICE_ALLOCATOR: 'jemalloc' }), /must be auto, system or an absolute path, got "jemalloc"/);
+    assert.throws(
+      () => loadConfig({ DOCSMITH_OFFICE_ALLOCATOR: `${library}.gone` }),
+      /which does not exist \(install it, or use auto or system\)/,
+    );
+
+    const installed = new Set(['/usr/lib64/libjemalloc.so.2']);
+    assert.equal(
+      officeAllocator('auto', (file) => installed.has(file)),
+      '/usr/lib64/libjemalloc.so.2',
+    );
+    assert.equal(
+      officeAllocator('auto', () => false),
+      undefined,
+      'none installed: the system allocator',
+    );
+    assert.equal(
+      officeAllocator('system', () => true),
+      undefined,
+    );
+    assert.equal(officeAllocator(library as `/${string}`), library);
+    assert.deepEqual(preloadEnvironment(undefined), {});
+    assert.deepEqual(preloadEnvironment(library), { LD_PRELOAD: library });
   });
 });
