@@ -105,6 +105,8 @@ async function benchServer(user: string, officeWorkers: number) {
     DOCSMITH_DATA_DIR: dataDir,
     DOCSMITH_LOG_LEVEL: 'warn',
     DOCSMITH_OFFICE_PROCESSES: String(officeWorkers),
+    // `DOCSMITH_OFFICE_ALLOCATOR=system node --import tsx bench/peers.ts pdf` measures without jemalloc.
+    ...(process.env.DOCSMITH_OFFICE_ALLOCATOR ? { DOCSMITH_OFFICE_ALLOCATOR: process.env.DOCSMITH_OFFICE_ALLOCATOR } : {}),
   });
   return { server, authorization: `Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}` };
 }
