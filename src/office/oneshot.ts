@@ -10,12 +10,6 @@ import { officeEnvironment, type Sandbox } from './sandbox.js';
 
 const run = promisify(execFile);
 
-/**
- * A conversion in a one-off office process (`soffice --convert-to`), for the rare document that
- * crashes a pooled office when driven over UNO but converts on the command line. Slow (about a
- * second) and limited to filter options: no properties, watermark or OOXML password. The output's
- * bytes when the job asks for them, else undefined (written to the job's output file).
- */
 /** How to run a one-off office when the pool cannot convert a document. */
 export interface OneShotOptions {
   sofficePath: string;
@@ -27,6 +21,12 @@ export interface OneShotOptions {
   allocator?: string;
 }
 
+/**
+ * A conversion in a one-off office process (`soffice --convert-to`), for the rare document that
+ * crashes a pooled office when driven over UNO but converts on the command line. Slow (about a
+ * second) and limited to filter options: no properties, watermark or OOXML password. The output's
+ * bytes when the job asks for them, else undefined (written to the job's output file).
+ */
 export async function convertOnce(job: OfficeJob, options: OneShotOptions): Promise<Buffer | undefined> {
   const base = options.workDir ?? os.tmpdir();
   await fs.mkdir(base, { recursive: true });
