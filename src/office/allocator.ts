@@ -11,9 +11,11 @@ import path from 'node:path';
  */
 export type AllocatorSetting = 'auto' | 'system' | `/${string}`;
 
+const MULTIARCH = ({ x64: 'x86_64', arm64: 'aarch64' } as Partial<Record<string, string>>)[process.arch];
+
 /** Where distributions install jemalloc (Debian and Ubuntu by architecture, then Fedora and Alpine). */
 const JEMALLOC = [
-  `/usr/lib/${process.arch === 'arm64' ? 'aarch64' : 'x86_64'}-linux-gnu/libjemalloc.so.2`,
+  ...(MULTIARCH ? [`/usr/lib/${MULTIARCH}-linux-gnu/libjemalloc.so.2`] : []),
   '/usr/lib64/libjemalloc.so.2',
   '/usr/lib/libjemalloc.so.2',
 ];
@@ -32,7 +34,13 @@ export function officeAllocator(setting: AllocatorSetting, exists: (file: string
   return setting;
 }
 
-/** The environment that makes a process use `library`, where one is set. */
-export function preloadEnvironment(library: string | undefined): Record<string, string> {
-  return library ? { LD_PRELOAD: library } : {};
+/** What a sandboxed office needs to run with `library`: its environment, and the library among what it may read unless the system's folders already give it. */
+export interface OfficePreload {
+  env: Record<string, string>;
+  readable: string[];
+}
+
+export function officePreload(library: string | undefined): OfficePreload {
+  if (!library) return { env: {}, readable: [] };
+  return { env: { LD_PRELOAD: library }, readable: library.startsWith('/usr/') ? [] : [library] };
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { extensionOf, type OfficeJob } from './process.js';
 import { installedOfficeVersion, prepareProfile } from './profile.js';
-import { preloadEnvironment } from './allocator.js';
+import { officePreload } from './allocator.js';
 import { officeEnvironment, type Sandbox } from './sandbox.js';
 
 const run = promisify(execFile);
@@ -65,13 +65,17 @@ export async function convertOnce(job: OfficeJob, options: OneShotOptions): Prom
     // The pool's settings (no macros, no self-tests at start, ...) in its throw-away profile too.
     prepareProfile(path.join(work, 'profile'), installedOfficeVersion(options.sofficePath));
     // Sees its own folder only, like the pooled offices.
-    const readable = options.allocator && !options.allocator.startsWith('/usr/') ? [options.allocator] : [];
-    const [command, ...rest] = options.sandbox.wrap([soffice, ...args], { writable: [work], tmp: path.join(work, 'tmp'), readable });
+    const preload = officePreload(options.allocator);
+    const [command, ...rest] = options.sandbox.wrap([soffice, ...args], {
+      writable: [work],
+      tmp: path.join(work, 'tmp'),
+      readable: preload.readable,
+    });
     const tmp = options.sandbox.kind === 'bubblewrap' ? '/tmp' : path.join(work, 'tmp');
     await run(command!, rest, {
       timeout: options.timeoutMs,
       killSignal: 'SIGKILL',
-      env: officeEnvironment({ SAL_ENABLE_FILE_LOCKING: '0', HOME: work, TMPDIR: tmp, ...preloadEnvironment(options.allocator) }),
+      env: officeEnvironment({ SAL_ENABLE_FILE_LOCKING: '0', HOME: work, TMPDIR: tmp, ...preload.env }),
     });
     const written = path.join(work, 'out', `input.${extension}`);
     if (typeof job.output !== 'string') return await fs.readFile(written);

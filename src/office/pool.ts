@@ -44,6 +44,20 @@ interface Worker {
   generation: number;
   /** Jobs it may do before it is replaced. */
   budget: number;
+  /** When its memory was last read after a job (performance.now()). */
+  memoryReadAt: number;
+}
+
+/**
+ * Reading an office's memory from /proc takes 0.2-0.9 ms of the event loop: after a small job it is
+ * read at most this often (a small document moves it little); after a long job, always.
+ */
+const MEMORY_READ_MS = 1000;
+const LONG_JOB_MS = 1000;
+
+/** Whether a worker's memory is read after a job that took the office `officeMs`. */
+export function memoryDue(readAt: number, officeMs: number, now: number): boolean {
+  return officeMs >= LONG_JOB_MS || now - readAt >= MEMORY_READ_MS;
 }
 
 /**
@@ -235,10 +249,12 @@ export class OfficePool {
         waiter.signal?.removeEventListener('abort', onAbort);
         this.release(worker, false);
         waiter.resolve(result);
-        // Its memory (read from /proc: 0.2-0.9 ms) after the answer has gone on.
+        // Its memory after the answer has gone on.
         setImmediate(() => {
-          if (!this.closed && !worker.retiring && worker.process.alive && worker.process.rssBytes() > this.options.maxRssBytes)
-            this.retire(worker);
+          const now = performance.now();
+          if (this.closed || worker.retiring || !worker.process.alive || !memoryDue(worker.memoryReadAt, result.officeMs, now)) return;
+          worker.memoryReadAt = now;
+          if (worker.process.rssBytes() > this.options.maxRssBytes) this.retire(worker);
         });
       },
       (error: Error) => {
@@ -410,6 +426,7 @@ export class OfficePool {
       readyAt: Date.now(),
       generation: this.generation,
       budget: jobBudget(this.options.maxJobsPerProcess),
+      memoryReadAt: -Infinity,
     };
     process.onDeath((reason) => this.onDeath(worker, reason));
     this.workers.push(worker);

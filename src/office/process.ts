@@ -8,7 +8,7 @@ import { claimProfile, installedOfficeVersion, prepareProfile } from './profile.
 import { officeEnvironment, type Sandbox } from './sandbox.js';
 import { warmUpDocx } from './warmUp.js';
 import { DOCX_IMPORT_FILTER, ODT_FILTER, type ExportSpec } from './filters.js';
-import { preloadEnvironment } from './allocator.js';
+import { officePreload } from './allocator.js';
 import { processTree, residentBytes, treeRssBytes } from '../util/process.js';
 import { discard } from '../util/disk.js';
 
@@ -281,8 +281,8 @@ export class OfficeProcess {
     const readable = /^\/(usr|opt\/libreoffice)\//.test(sofficePath) ? [BRIDGE_PATH] : [BRIDGE_PATH, sofficePath];
     const fonts = this.options.fonts;
     if (fonts) readable.push(fonts.configFile, path.resolve(fonts.dir));
-    const allocator = this.options.allocator;
-    if (allocator && !allocator.startsWith('/usr/')) readable.push(allocator);
+    const preload = officePreload(this.options.allocator);
+    readable.push(...preload.readable);
     const [command, ...args] = sandbox.wrap(argv, { writable: [profile, this.scratch.jobs], tmp: this.scratch.tmp, readable });
     const tmp = this.tmpInside();
     return spawn(command!, args, {
@@ -297,7 +297,7 @@ export class OfficeProcess {
         TMP: tmp,
         TEMP: tmp,
         ...(fonts ? { FONTCONFIG_FILE: fonts.configFile } : {}),
-        ...preloadEnvironment(allocator),
+        ...preload.env,
       }),
     });
   }

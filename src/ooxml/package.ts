@@ -56,6 +56,8 @@ interface ContentTypes {
 
 /** Parts' bytes already read as text. */
 const decoded = new WeakMap<Uint8Array, string>();
+/** Relationships parts' bytes already parsed: a merge bound for the office asks for the same few several times each. */
+const parsedRels = new WeakMap<Uint8Array, readonly Readonly<Relationship>[]>();
 
 /**
  * An OPC package (DOCX): its parts by name, read and written as a ZIP. It is the one owner of
@@ -139,21 +141,23 @@ export class OoxmlPackage {
   relationships(partName: string): Relationship[] {
     const relsName = relsPartName(partName);
     const data = this.parts.get(relsName);
-    const stored = data
-      ? childElements(parseXml(Buffer.from(data).toString('utf8'), relsName).root, 'Relationship').map((r) => ({
-          id: attr(r, 'Id') ?? '',
-          type: attr(r, 'Type') ?? '',
-          target: attr(r, 'Target') ?? '',
-          external: attr(r, 'TargetMode') === 'External',
-        }))
-      : [];
+    let stored = data && parsedRels.get(data);
+    if (data && !stored) {
+      stored = childElements(parseXml(Buffer.from(data).toString('utf8'), relsName).root, 'Relationship').map((r) => ({
+        id: attr(r, 'Id') ?? '',
+        type: attr(r, 'Type') ?? '',
+        target: attr(r, 'Target') ?? '',
+        external: attr(r, 'TargetMode') === 'External',
+      }));
+      parsedRels.set(data, stored);
+    }
     const pending = (this.pendingRels.get(relsName) ?? []).map((r) => ({
       id: r.id,
       type: r.type,
       target: r.target,
       external: r.external === true,
     }));
-    return [...stored, ...pending];
+    return [...(stored ?? []).map((r) => ({ ...r })), ...pending];
   }
 
   /** Removes the part's relationships that `drop` selects (those added too); returns the removed ones. */

@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { jobBudget, type OfficePool } from '../../src/office/pool.js';
+import { jobBudget, memoryDue, type OfficePool } from '../../src/office/pool.js';
 import { OfficeJobError } from '../../src/office/process.js';
 import { BusyError, ProcessingTimeoutError } from '../../src/errors.js';
 import { FIXTURES, tempDir } from '../helpers/server.js';
@@ -207,6 +207,13 @@ describe('office pool limits', () => {
     const drawn = Array.from({ length: 100 }, () => jobBudget(500));
     assert.ok(drawn.every((budget) => budget > 400 && budget <= 500));
     assert.ok(new Set(drawn).size > 1);
+  });
+
+  it("reads an office's memory after its first job, after any long job, and otherwise at most once a second", () => {
+    assert.equal(memoryDue(-Infinity, 5, 0), true, 'never read');
+    assert.equal(memoryDue(10_000, 5, 10_400), false, 'a small job soon after a read');
+    assert.equal(memoryDue(10_000, 5, 11_000), true, 'a second on');
+    assert.equal(memoryDue(10_000, 1_500, 10_100), true, 'a long job');
   });
 
   it('recycles a process after its job budget without failing a request', async () => {

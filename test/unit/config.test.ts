@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig, RENAMED_SETTINGS } from '../../src/config.js';
-import { officeAllocator, preloadEnvironment } from '../../src/office/allocator.js';
+import { officeAllocator, officePreload } from '../../src/office/allocator.js';
 import { tempDir } from '../helpers/server.js';
 
 describe('configuration', () => {
@@ -103,7 +103,15 @@ describe('configuration', () => {
       undefined,
     );
     assert.equal(officeAllocator(library as `/${string}`), library);
-    assert.deepEqual(preloadEnvironment(undefined), {});
-    assert.deepEqual(preloadEnvironment(library), { LD_PRELOAD: library });
+    assert.deepEqual(officePreload(undefined), { env: {}, readable: [] });
+    assert.deepEqual(officePreload('/usr/lib64/libjemalloc.so.2'), {
+      env: { LD_PRELOAD: '/usr/lib64/libjemalloc.so.2' },
+      readable: [],
+    });
+    assert.deepEqual(
+      officePreload(library),
+      { env: { LD_PRELOAD: library }, readable: [library] },
+      'outside /usr the sandbox must let the office read it',
+    );
   });
 });

@@ -32,4 +32,24 @@ describe('new packages (ooxml/newPackage.ts)', () => {
       ['https://example.com/?a=1&b=2'],
     );
   });
+
+  it('answer relationships as their part holds them now: read once per bytes, removed, added or rewritten', () => {
+    const pkg = OoxmlPackage.read(
+      newDocx('<w:p/>', [
+        { kind: 'styles', id: 'rS', content: '' },
+        { kind: 'footer', id: 'rF', content: '<w:p/>' },
+      ]),
+    );
+    const ids = () => pkg.relationships('word/document.xml').map((r) => r.id);
+    assert.deepEqual(ids(), ['rS', 'rF']);
+    pkg.relationships('word/document.xml')[0]!.target = 'changed.xml';
+    assert.equal(pkg.relationships('word/document.xml')[0]!.target, 'styles.xml', "a caller's change stays its own");
+    pkg.removeRelationships('word/document.xml', (r) => r.id === 'rF');
+    assert.deepEqual(ids(), ['rS']);
+    pkg.addRelationships('word/document.xml', [{ id: 'rX', type: 'http://example.com/x', target: 'x.xml' }]);
+    assert.deepEqual(ids(), ['rS', 'rX']);
+    const rels = 'word/_rels/document.xml.rels';
+    pkg.setText(rels, pkg.text(rels)!.replace('Id="rS"', 'Id="rT"'));
+    assert.deepEqual(ids(), ['rT', 'rX']);
+  });
 });
