@@ -121,6 +121,55 @@ describe('SQLite usage: a freed slot is written with the next write', () => {
   });
 });
 
+describe('SQLite usage: claims asked for in one turn of the event loop', () => {
+  it('are written together, each answered as if alone, and one that fails fails alone', async () => {
+    const backend = sqliteBackend();
+    const count = async (table: string) => (await backend.query<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))[0]!.n;
+    const store = await backend.open();
+    try {
+      const a = await store.accounts.create({ username: 'together', ...account, maxDocuments: 3 });
+      const b = await store.accounts.create({ username: 'faulty', ...account });
+      // Three claims at once on two slots: the third sees the first two's slots.
+      const [first, second, third] = await Promise.all([0, 1, 2].map(() => store.usage.claim(a.id, both)));
+      assert.ok(first && 'granted' in first && second && 'granted' in second);
+      assert.deepEqual(third, { refused: 'slots' });
+      assert.equal(await count('merge_slots'), 2);
+      for (const c of [first, second]) {
+        await c.granted.releaseSlot();
+        await c.granted.settle(true);
+      }
+      // A quota of three with two used: of two claims at once, one is counted.
+      const counted = await Promise.all([0, 1].map(() => store.usage.claim(a.id, { documentLeaseMs: 60_000 })));
+      assert.deepEqual(
+        counted.map((c) => ('granted' in c ? 'granted' : c.refused)),
+        ['granted', 'documents'],
+      );
+      for (const c of counted) if ('granted' in c) await c.granted.settle(true);
+      assert.equal((await store.accounts.byId(a.id))?.createdDocuments, 3);
+
+      // A claim the database refuses (a trigger stands in for any error) fails alone; the others are written.
+      await backend.query(
+        `CREATE TRIGGER refuse_faulty BEFORE INSERT ON merge_slots WHEN NEW.account_id = ${b.id} BEGIN SELECT RAISE(ABORT, 'refused for the test'); END`,
+      );
+      const c = await store.accounts.create({ username: 'fine', ...account });
+      const [fine, faulty, alsoFine] = await Promise.allSettled([
+        store.usage.claim(c.id, both),
+        store.usage.claim(b.id, both),
+        store.usage.claim(c.id, both),
+      ]);
+      assert.equal(faulty?.status, 'rejected');
+      assert.match(String((faulty as PromiseRejectedResult).reason), /refused for the test/);
+      assert.ok(fine?.status === 'fulfilled' && 'granted' in fine.value && alsoFine?.status === 'fulfilled' && 'granted' in alsoFine.value);
+      assert.equal(await count('merge_slots'), 2, "the two good claims' slots are held");
+      assert.equal(await count('document_reservations'), 2, 'their documents are reserved, and nothing of the failed one');
+      assert.equal((await store.accounts.byId(b.id))?.createdDocuments, 0);
+      for (const r of [fine.value, alsoFine.value]) if ('granted' in r) await r.granted.settle(true);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('SQLite usage: closing the store', () => {
   it('leaves no timer behind when the last write fails (the process can exit)', async () => {
     const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
