@@ -398,6 +398,14 @@ export class OfficePool {
           slot: slot.name,
           reason: process.notInOffice,
         });
+      else if (!process.direct && !this.options.process.remoteCalls)
+        this.options.log?.(
+          'warn',
+          'the office converter is spoken to through the bridge, which is slower (is the run folder too deep for a socket?)',
+          {
+            slot: slot.name,
+          },
+        );
       await process.run({ op: 'ping' }, this.options.process.startTimeoutMs);
       await process.warmUp(this.options.process.startTimeoutMs).then(
         () => this.stats.warmUps++,

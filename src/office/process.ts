@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -172,9 +173,9 @@ interface Pending {
 const AT_ONCE_BYTES = 256 * 1024;
 
 /** The bridge's first line, when it says it is ready. */
-function readyLine(line: string): { inOffice?: unknown; why?: unknown } | undefined {
+function readyLine(line: string): { inOffice?: unknown; why?: unknown; direct?: unknown } | undefined {
   try {
-    const said = JSON.parse(line) as { ready?: unknown; inOffice?: unknown; why?: unknown } | null;
+    const said = JSON.parse(line) as { ready?: unknown; inOffice?: unknown; why?: unknown; direct?: unknown } | null;
     return said?.ready === true ? said : undefined;
   } catch {
     return undefined;
@@ -195,6 +196,11 @@ async function readJobFile(file: string): Promise<Buffer> {
   }
 }
 
+/** The socket the converter inside the office connects to, in the slot's temp folder. */
+const DIRECT_SOCKET = 'docsmith.sock';
+/** The longest path a UNIX socket may have (sun_path, with its terminating zero). */
+const MAX_SOCKET_PATH = 107;
+
 /**
  * One office (soffice.bin in its own process group, with its own profile) and the Python UNO
  * bridge that drives it. One job at a time.
@@ -202,6 +208,8 @@ async function readJobFile(file: string): Promise<Buffer> {
 export class OfficeProcess {
   private office!: ChildProcess;
   private bridge!: ChildProcess;
+  /** The converter inside the office, spoken to over a socket of its own (bridge.py's `Direct`); undefined: through the bridge. */
+  private channel: net.Socket | undefined;
   private pending: Pending | undefined;
   private nextId = 1;
   private dead = false;
@@ -227,6 +235,11 @@ export class OfficeProcess {
 
   get inOffice(): boolean {
     return this.notInOffice === undefined;
+  }
+
+  /** Whether jobs go to the converter inside the office over its own socket, not through the bridge process. */
+  get direct(): boolean {
+    return this.channel !== undefined;
   }
 
   get alive(): boolean {
@@ -323,6 +336,7 @@ export class OfficeProcess {
       throw error;
     }
     const deadline = Date.now() + this.options.startTimeoutMs;
+    const direct = this.options.remoteCalls ? undefined : await this.listen();
 
     const [bridgeCommand, ...bridgeArgs] = this.options.sandbox.wrap([this.options.pythonPath, BRIDGE_PATH, this.pipeName()], {
       writable: [],
@@ -339,6 +353,7 @@ export class OfficeProcess {
         TMPDIR: this.tmpInside(),
         DOCSMITH_BRIDGE_CONNECT_S: String(Math.ceil(this.options.startTimeoutMs / 1000)),
         ...(this.options.remoteCalls ? { DOCSMITH_BRIDGE_REMOTE: '1' } : {}),
+        ...(direct ? { DOCSMITH_BRIDGE_DIRECT: path.join(this.tmpInside(), DIRECT_SOCKET) } : {}),
       }),
     });
     let bridgeErrors = '';
@@ -353,12 +368,21 @@ export class OfficeProcess {
         Math.max(0, deadline - Date.now()),
       );
       lines.once('line', (line) => {
-        clearTimeout(timer);
         const said = readyLine(line);
-        if (said) {
-          this.notInOffice = said.inOffice === true ? undefined : String(said.why ?? 'unknown').slice(0, 300);
-          resolve();
-        } else reject(new Error(`the office bridge said: ${line.slice(0, 300)}`));
+        if (said && said.direct === true && direct) {
+          // The office connected before the bridge said so: its connection is in, or on its way.
+          direct.connected.then((socket) => {
+            clearTimeout(timer);
+            this.notInOffice = undefined;
+            this.channel = socket;
+            resolve();
+          }, reject);
+          return;
+        }
+        clearTimeout(timer);
+        if (!said) return reject(new Error(`the office bridge said: ${line.slice(0, 300)}`));
+        this.notInOffice = said.inOffice === true ? undefined : String(said.why ?? 'unknown').slice(0, 300);
+        resolve();
       });
       this.bridge.once('exit', (code) => {
         clearTimeout(timer);
@@ -387,9 +411,57 @@ export class OfficeProcess {
     } catch (error) {
       this.kill();
       throw error;
+    } finally {
+      direct?.close();
     }
     this.readyFlag = true;
-    lines.on('line', (line) => this.answer(line));
+    const channel = this.channel;
+    if (channel) {
+      createInterface({ input: channel }).on('line', (line) => this.answer(line));
+      channel.once('close', () => this.die('the office closed its connection'));
+      channel.on('error', () => undefined); // 'close' follows
+    } else lines.on('line', (line) => this.answer(line));
+  }
+
+  /**
+   * A socket in the slot's temp folder (which the sandboxed office sees as its /tmp) for the
+   * converter inside the office to connect to, once; undefined where the path is too long for a
+   * socket (the bridge relays then).
+   */
+  private async listen(): Promise<{ connected: Promise<net.Socket>; close(): void } | undefined> {
+    const file = path.join(this.scratch.tmp, DIRECT_SOCKET);
+    if (Buffer.byteLength(file) > MAX_SOCKET_PATH) return undefined;
+    const server = net.createServer({ allowHalfOpen: false });
+    const connected = new Promise<net.Socket>((resolve, reject) => {
+      server.once('connection', (socket) => {
+        socket.setNoDelay(true);
+        resolve(socket);
+        // One office, one connection: nobody else is let in.
+        server.close();
+      });
+      server.once('close', () => reject(new Error('the office did not connect to its socket')));
+    });
+    connected.catch(() => undefined);
+    const listening = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(file, () => resolve(true));
+    });
+    if (!listening) return undefined;
+    fs.chmodSync(file, 0o600);
+    return {
+      connected,
+      close: () => {
+        server.close();
+        fs.rmSync(file, { force: true });
+      },
+    };
+  }
+
+  /** A line to the converter: over its socket, or through the bridge. */
+  private tell(message: object): void {
+    const line = JSON.stringify(message) + '\n';
+    if (this.channel) this.channel.write(line);
+    else this.bridge.stdin!.write(line);
   }
 
   private answer(line: string): void {
@@ -446,7 +518,7 @@ export class OfficeProcess {
         .catch(() => null)
         .then((start) => {
           if (this.pending !== pending || this.dead) return;
-          this.bridge.stdin!.write(JSON.stringify(start ? { id: pending.id, go: start } : { id: pending.id, drop: true }) + '\n');
+          this.tell(start ? { id: pending.id, go: start } : { id: pending.id, drop: true });
         });
     }
   }
@@ -533,7 +605,7 @@ export class OfficeProcess {
               ...(job.onHeld && job.tableBreak ? { tableBreak: { ...job.tableBreak, hold: true } } : {}),
             };
       this.pending = { resolve, reject, timer, id, hooks, counted };
-      this.bridge.stdin!.write(JSON.stringify({ id, ...message }) + '\n');
+      this.tell({ id, ...message });
     });
   }
 
@@ -593,6 +665,7 @@ export class OfficeProcess {
       // Whatever still holds the other ends, our ends are closed: nothing of this process keeps Node waiting.
       for (const stream of [this.bridge.stdin, this.bridge.stdout, this.bridge.stderr]) stream?.destroy();
     }
+    this.channel?.destroy();
     this.die('stopped');
   }
 }

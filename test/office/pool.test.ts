@@ -104,9 +104,13 @@ describe('office converter inside the office', () => {
   // Each sandbox this machine can run, and none: the office's own Python must be able to load the bridge in each.
   for (const mode of ['off', 'bubblewrap', 'landlock'] as const) {
     const skip = mode !== 'off' && !confiningSandboxes().includes(mode) && `${mode} cannot run here`;
-    it(`runs inside the office (sandbox ${mode}), with reports and a failed load answered as before`, { skip }, async () => {
-      await converts(testPool({ size: 1 }, mode), true);
-    });
+    it(
+      `runs inside the office (sandbox ${mode}), spoken to over its own socket, with reports and a failed load answered as before`,
+      { skip },
+      async () => {
+        await converts(testPool({ size: 1 }, mode), true, undefined, true);
+      },
+    );
     // The allocator is preloaded through each sandbox, which must let the office read it.
     const noJemalloc = !JEMALLOC && 'jemalloc is not installed here (Debian: libjemalloc2)';
     it(`runs the office with jemalloc preloaded (sandbox ${mode}), and without it on "system"`, { skip: skip || noJemalloc }, async () => {
@@ -117,15 +121,42 @@ describe('office converter inside the office', () => {
   }
 
   it('falls back to calls over the pipe, with the same answers', async () => {
-    await converts(testPool({ size: 1, process: { ...processOptions(), remoteCalls: true } }), false);
+    await converts(testPool({ size: 1, process: { ...processOptions(), remoteCalls: true } }), false, undefined, false);
   });
 
-  /** `allocator`: the library the office must have loaded, null for none; undefined: not checked. */
-  async function converts(pool: OfficePool, inOffice: boolean, allocator?: string | null): Promise<void> {
+  it('goes through the bridge where the run folder is too deep for a socket, with the same answers', async () => {
+    const deep = path.join(tempDir('docsmith-office-run-'), 'a-folder-name-long-enough'.repeat(4));
+    fs.mkdirSync(deep, { recursive: true });
+    await converts(testPool({ size: 1, process: { ...processOptions(), runDir: deep } }), true, undefined, false);
+  });
+
+  it('replaces an office whose socket closes, and serves the next job', async () => {
+    const pool = testPool({ size: 1 });
     await pool.start();
     try {
-      const workers = (pool as unknown as { workers: { process: { inOffice: boolean; pid?: number } }[] }).workers;
+      type Seen = { process: { direct: boolean; pid?: number; channel?: { destroy(): void } } };
+      const workers = () => (pool as unknown as { workers: Seen[] }).workers;
+      assert.equal(workers()[0]!.process.direct, true);
+      const first = workers()[0]!.process.pid;
+      // A socket that closes mid-life (the converter's thread ended, the connection broke): cut here.
+      workers()[0]!.process.channel!.destroy();
+      await waitFor(() => workers()[0]?.process.pid !== first && pool.size === 1, 60_000);
+      await pool.run(toPdf(docx));
+    } finally {
+      await pool.close();
+    }
+  });
+
+  /**
+   * `allocator`: the library the office must have loaded, null for none; undefined: not checked.
+   * `direct`: whether jobs go to the converter over its own socket; undefined: not checked.
+   */
+  async function converts(pool: OfficePool, inOffice: boolean, allocator?: string | null, direct?: boolean): Promise<void> {
+    await pool.start();
+    try {
+      const workers = (pool as unknown as { workers: { process: { inOffice: boolean; direct: boolean; pid?: number } }[] }).workers;
       assert.equal(workers[0]!.process.inOffice, inOffice);
+      if (direct !== undefined) assert.equal(workers[0]!.process.direct, direct);
       if (allocator !== undefined) {
         // What the office process itself has loaded, found below any sandbox wrapper.
         const office = processTree(workers[0]!.process.pid!).find((pid) => readProc(pid, 'comm').trim() === 'soffice.bin');
