@@ -188,16 +188,7 @@ class Direct:
                 line = line.strip()
                 if not line:
                     continue
-                started = time.perf_counter()
-                job_id = None
-                try:
-                    job = json.loads(line)
-                    job_id = job.get("id")
-                    answer = run(bridge, job)
-                except Exception as e:
-                    answer = failure(e)
-                answer["id"] = job_id
-                answer["ms"] = round((time.perf_counter() - started) * 1000, 2)
+                answer = answered(line, lambda job: run(bridge, job))
                 self.line(answer)
                 if answer.get("error") == "office_gone":
                     # Closing the socket tells Node to replace this office.
@@ -868,6 +859,21 @@ def failure(error):
     return fail("bad_job", "%s: %s" % (type(error).__name__, error))
 
 
+def answered(line, work):
+    """The answer to one job's line: what `work` makes of the job, or its failure, with the job's id and its time."""
+    started = time.perf_counter()
+    job_id = None
+    try:
+        job = json.loads(line)
+        job_id = job.get("id")
+        answer = work(job)
+    except Exception as e:
+        answer = failure(e)
+    answer["id"] = job_id
+    answer["ms"] = round((time.perf_counter() - started) * 1000, 2)
+    return answer
+
+
 def run(bridge, job):
     op = job.get("op")
     if op == "ping":
@@ -951,21 +957,11 @@ def main():
         line = line.strip()
         if not line:
             continue
-        started = time.perf_counter()
-        job_id = None
-        try:
-            job = json.loads(line)
-            job_id = job.get("id")
-            answer = json.loads(converter.execute((named("job", line),))) if converter else run(bridge, job)
-        except Exception as e:
-            answer = failure(e)
+        answer = answered(line, lambda job: json.loads(converter.execute((named("job", line),))) if converter else run(bridge, job))
+        out.line(answer)
         if answer.get("error") == "office_gone":
             # The office died under us; say so and stop, Node replaces the pair.
-            out.line(dict(answer, id=job_id))
             sys.exit(3)
-        answer["id"] = job_id
-        answer["ms"] = round((time.perf_counter() - started) * 1000, 2)
-        out.line(answer)
         try:
             closed = json.loads(converter.execute((named("close", ""),))).get("ok") if converter else bridge.close_documents() is None
         except Exception:
