@@ -351,6 +351,8 @@ class Bridge:
             laid_out = not text_only
             if text_only and body_shows_pages(doc):
                 self.show(doc)
+                # The whole layout now, not on the office's idle time: the text reads its fields' results.
+                doc.getCurrentController().PageCount
                 laid_out = True
             self.prepare(doc, job)
             answer = {"ok": True}
