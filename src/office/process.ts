@@ -11,7 +11,7 @@ import { warmUpDocx } from './warmUp.js';
 import { DOCX_IMPORT_FILTER, ODT_FILTER, type ExportSpec } from './filters.js';
 import { officePreload } from './allocator.js';
 import { processTree, residentBytes, treeRssBytes } from '../util/process.js';
-import { discard } from '../util/disk.js';
+import { discard, discardNow } from '../util/disk.js';
 
 /** The document a job reads: a file, or bytes the process stages as a file named `.extension` (the office reads some formats by name). */
 export type JobInput = string | { bytes: Uint8Array; extension: string };
@@ -539,6 +539,8 @@ export class OfficeProcess {
       if (error.code !== 'ENOENT') throw error;
       return null;
     };
+    // Staged and read back at once (AT_ONCE_BYTES), the job's files are removed at once too.
+    let small = false;
     try {
       const staged = typeof job.input === 'string' ? fs.promises.copyFile(job.input, input) : writeJobFile(input, job.input.bytes);
       await staged.catch(async (error: NodeJS.ErrnoException) => {
@@ -550,11 +552,16 @@ export class OfficeProcess {
         throw new ScratchLostError('its job folder was removed');
       });
       const result = await this.send({ ...job, input, output }, timeoutMs);
-      if (typeof job.output !== 'string') return { ...result, data: await readJobFile(output).catch(missing) };
+      if (typeof job.output !== 'string') {
+        const data = await readJobFile(output).catch(missing);
+        small = typeof job.input !== 'string' && job.input.bytes.length <= AT_ONCE_BYTES && (data?.length ?? 0) <= AT_ONCE_BYTES;
+        return { ...result, data };
+      }
       await fs.promises.copyFile(output, job.output).catch(missing);
       return result;
     } finally {
-      discard(input, output);
+      if (small) discardNow(input, output);
+      else discard(input, output);
     }
   }
 

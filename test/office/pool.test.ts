@@ -98,6 +98,26 @@ describe('office pool (real LibreOffice)', () => {
     const results = await Promise.all(Array.from({ length: 30 }, () => pool.run(toPdf(docx))));
     assert.equal(results.length, 30);
   });
+
+  it('leaves nothing of a small job given and answered as bytes in the job folders once it is answered', async () => {
+    const bytes = fs.readFileSync(docx);
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        pool.run({
+          input: { bytes, extension: 'docx' },
+          output: { extension: 'pdf' },
+          filter: 'writer_pdf_Export',
+          inputFilter: DOCX_IMPORT_FILTER,
+        }),
+      ),
+    );
+    for (const result of results) assert.match(pdfFacts(result.data!).text, /A Test File/);
+    const runDir = (pool as unknown as { options: { process: { runDir: string } } }).options.process.runDir;
+    const left = fs
+      .readdirSync(runDir, { recursive: true, encoding: 'utf8' })
+      .filter((name) => path.basename(path.dirname(path.join(runDir, name))) === 'jobs');
+    assert.deepEqual(left, []);
+  });
 });
 
 describe('office converter inside the office', () => {
