@@ -36,9 +36,14 @@ const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, 
 
 const TASKS_URL = new URL(import.meta.url.endsWith('.ts') ? '../../dist/workers/tasks.js' : './tasks.js', import.meta.url);
 
-/** A template's key for a merge on the event loop (inline.ts), or undefined when it is too large to be one. */
-function inlineKey(docx: Uint8Array): string | undefined {
-  return docx.length <= 256 * 1024 ? createHash('sha256').update(docx).digest('hex') : undefined;
+/**
+ * A template's key for a merge on the event loop (inline.ts), or undefined when it is too large to
+ * be one. Merges bound for the office have keys of their own: a thread admits a template for them apart.
+ */
+function inlineKey(docx: Uint8Array, officeBound: boolean): string | undefined {
+  if (docx.length > 256 * 1024) return undefined;
+  const hash = createHash('sha256').update(docx).digest('hex');
+  return officeBound ? `office:${hash}` : hash;
 }
 
 // Piscina loads the task module with require() first. Node 20's require() of an ES module aborts
@@ -131,13 +136,12 @@ export class DocumentWorkers implements PageRendering {
   ): Promise<Omit<MergeReply, 'documents'> & { documents: Buffer[] }> {
     const { records, ...rest } = task;
     const text = this.recordsText(records);
-    // Nothing else is being done in the threads: a small merge to DOCX may be done here (inline.ts).
-    const key =
-      this.running === 0 && !task.inert && !task.longTableRows && !progress && !signal?.aborted ? inlineKey(task.docx) : undefined;
-    const document = key !== undefined ? this.inline?.merge(key, task) : undefined;
-    if (document) {
+    // Nothing else is being done in the threads: a small merge may be done here (inline.ts).
+    const key = this.running === 0 && !progress && !signal?.aborted ? inlineKey(task.docx, task.inert === true) : undefined;
+    const inline = key !== undefined ? this.inline?.merge(key, task) : undefined;
+    if (inline) {
       this.stats.inlineMerges++;
-      return { documents: [document], sectionPages: false };
+      return { ...inline, sectionPages: false };
     }
     // Progress crosses on a port of its own; its last message is in before the merge is answered.
     const channel = progress ? new MessageChannel() : undefined;

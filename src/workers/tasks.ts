@@ -19,7 +19,7 @@ import type { TemplateInfo } from '../merge/info.js';
 import { checkData as checkDataOf, type DataCheck } from '../merge/datacheck.js';
 import type { DocumentFormat } from '../formats/detect.js';
 import { workerData, type MessagePort } from 'node:worker_threads';
-import { docxForOffice, inertForOffice, type InertDocument, type InertOptions } from '../inert/index.js';
+import { inertForOffice, type InertDocument, type InertOptions } from '../inert/index.js';
 import { rtfCharts as findRtfCharts, type RtfChart } from '../formats/rtf-charts.js';
 import { readTx, type TxFileKept } from '../formats/tx/read.js';
 import { txCarriedOver as carriedOver } from '../formats/tx/carried.js';
@@ -36,13 +36,13 @@ import {
 import { useSharedCacheCounters } from '../util/cacheStats.js';
 import { tidyOfficeDocx } from '../ooxml/tidy.js';
 import { laysOutInParts as laysOutInPartsOf } from '../ooxml/layout.js';
-import { longTablePartDocx, splitLongTable as splitLongTableOf, type LongTableSplit } from '../ooxml/longTable.js';
+import { longTablePartDocx, type LongTableSplit } from '../ooxml/longTable.js';
 import { newDocx } from '../ooxml/newPackage.js';
 import { longTablePartOdt as longTablePartOdtOf, odtRows, type OdtRows, type Prototype } from '../odf/longTable.js';
 import { showsSectionPages, storeSectionPages as storeSectionPagesIn } from '../ooxml/section-pages.js';
-import { packageNeedsFieldUpdate } from '../ooxml/fields.js';
 import { OoxmlPackage } from '../ooxml/package.js';
-import { INLINE_TEMPLATE_CHARS } from './inline.js';
+import { INLINE_PACKAGE_BYTES, INLINE_TEMPLATE_CHARS } from './inline.js';
+import { forOffice } from './forOffice.js';
 import { addWatermark, TEST_WATERMARK } from '../ooxml/watermark.js';
 import { holdsSvg, loadSvgRasteriser, type SvgRasteriser } from '../render/svg.js';
 import { listTrackedChanges, removeTrackedChange as removeChange, type TrackedChange } from '../review/trackedChanges.js';
@@ -137,21 +137,8 @@ export interface MergeReply {
   updateFields?: boolean[];
   /** Per document, its long table cut at its rows, or null (with `longTableRows`). */
   longTables?: (LongTableSplit | null)[];
-  /** The template is small enough for its small merges to DOCX to be done on the event loop (workers/inline.ts). */
+  /** The template is small enough for its small merges to be done on the event loop (workers/inline.ts); bound for the office, its merged package too. */
   inlineable?: boolean;
-}
-
-/**
- * A merged document's long table cut at its rows (`longTableRows`), and whether the document has
- * fields to recompute: read once for both (inertForOffice asks the second alone).
- */
-function longTableFacts(
-  docx: Buffer,
-  longTableRows: number,
-  pkg = OoxmlPackage.read(docx),
-): { longTable: LongTableSplit | null; updateFields: boolean } {
-  const longTable = splitLongTableOf(pkg, longTableRows);
-  return { longTable, updateFields: longTable?.updateFields ?? packageNeedsFieldUpdate(pkg) };
 }
 
 export async function merge(task: MergeTask): Promise<TaskReply<MergeReply>> {
@@ -177,30 +164,21 @@ export async function merge(task: MergeTask): Promise<TaskReply<MergeReply>> {
       rasterise,
       progress,
     });
-    const rows = task.longTableRows;
-    // Fields are looked for as the document is made inert unless its long table is looked for too,
-    // in the package read to make it inert.
-    const comments = !task.dropComments;
-    const prepared: (InertDocument & { pkg?: OoxmlPackage })[] = !task.inert
-      ? merged.map((bytes) => ({ bytes }))
-      : rows
-        ? merged.map((d) => docxForOffice(d, { comments }))
-        : merged.map((d) => inertForOffice(d, 'docx', { comments }));
-    const documents = prepared.map((d) => d.bytes);
+    const office = task.inert ? forOffice(merged, { comments: !task.dropComments, longTableRows: task.longTableRows }) : undefined;
+    const documents = office?.documents ?? merged;
     // Bound for the office, the office computes them as it lays out (office/bridge.py fill_section_pages); DOCX gets them stored.
     const sectionPages = task.append && records.length > 1 && template.restartsPageNumbers() && showsSectionPages(merged[0]!);
-    const tables = rows ? prepared.map((d) => longTableFacts(d.bytes, rows, d.pkg)) : undefined;
-    const longTables = tables?.map((t) => t.longTable);
-    // Unknown only where nobody looked: recomputed then.
-    const updateFields = task.inert ? prepared.map((d, i) => d.updateFields ?? tables?.[i]?.updateFields ?? true) : undefined;
+    const small = template.renderedChars() <= INLINE_TEMPLATE_CHARS && !template.drawsBarcodes();
     return {
       ok: true,
       value: {
         documents: documents.map((d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength)),
         sectionPages,
-        longTables,
-        updateFields,
-        inlineable: !task.inert && template.renderedChars() <= INLINE_TEMPLATE_CHARS && !template.drawsBarcodes(),
+        longTables: office?.longTables,
+        updateFields: office?.updateFields,
+        // Bound for the office, its whole package must be small too: the event loop makes it inert.
+        inlineable:
+          small && (!office || (office.packageBytes.length === 1 && (office.packageBytes[0] ?? Infinity) <= INLINE_PACKAGE_BYTES)),
       },
     };
   } catch (error) {
@@ -494,10 +472,7 @@ export async function warm(task: { first?: boolean; ms?: number } = {}): Promise
     let officeBound = false;
     do {
       const [merged] = template.merge([{ name: 'Ann', items }], DEFAULT_MERGE_OPTIONS, false, { officeBound });
-      if (officeBound) {
-        const inert = docxForOffice(merged!);
-        longTableFacts(inert.bytes, items.length + 1, inert.pkg);
-      }
+      if (officeBound) forOffice([merged!], { comments: true, longTableRows: items.length + 1 });
       officeBound = !officeBound;
     } while (performance.now() < until);
     return { ok: true, value: null };

@@ -1,6 +1,6 @@
-// Small merges to DOCX are done on the event loop when nothing else is being done in the threads
-// (src/workers/inline.ts), with the same documents as a thread makes; any other merge, and one
-// that outgrows its budget, is done in a thread.
+// Small merges are done on the event loop when nothing else is being done in the threads
+// (src/workers/inline.ts), with the same documents as a thread makes, made inert there too when
+// bound for the office; any other merge, and one that outgrows its budget, is done in a thread.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { unzipSync, strFromU8 } from 'fflate';
@@ -56,15 +56,66 @@ describe('merges on the event loop', () => {
     assert.equal(workers.stats.inlineMerges, before);
   });
 
-  it('never take a merge bound for the office, or one while the threads are working', async () => {
+  it('never take one while the threads are working', async () => {
     const before = workers.stats.inlineMerges;
-    await merge(8, { inert: true });
     const busy = merge(3000);
     await merge(8);
     await busy;
     assert.equal(workers.stats.inlineMerges, before);
     await merge(8);
     assert.equal(workers.stats.inlineMerges, before + 1);
+  });
+});
+
+describe('merges bound for the office on the event loop', () => {
+  const workers = new DocumentWorkers(1, { inlineMs: 60_000 });
+  after(() => workers.close());
+  const bound = { inert: true, dropComments: true, longTableRows: 50 };
+  const merge = (document: Buffer, rows: number) =>
+    workers.merge({ docx: document, records: Records.of([record(rows)]), options: DEFAULT_MERGE_OPTIONS, append: false, ...bound });
+  /** Merges until one is done here (a thread's word that the template is small is taken up once the inline code has loaded). */
+  const mergedHere = async (document: Buffer, rows: number) => {
+    const before = workers.stats.inlineMerges;
+    for (let i = 0; i < 100; i++) {
+      const merged = await merge(document, rows);
+      if (workers.stats.inlineMerges > before) return merged;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return undefined;
+  };
+
+  it('are admitted apart from merges to DOCX, and give what a thread gives: inert, its fields and table looked for', async () => {
+    const linked = docx(
+      p(mergefield('company')) +
+        p(field('INCLUDETEXT "C:\\secret.txt"', 'included')) +
+        table(row(cell(p(run('Article')))), block('items', row(cell(p(mergefield('name')))))),
+    );
+    const inThread = await merge(linked, 8);
+    const here = await mergedHere(linked, 8);
+    assert.ok(here, 'merged on the event loop');
+    assert.equal(body(here.documents[0]!), body(inThread.documents[0]!));
+    assert.doesNotMatch(body(here.documents[0]!), /INCLUDETEXT|secret/);
+    assert.deepEqual(here.updateFields, inThread.updateFields);
+    // Its table looked for, and too short to be cut, as in a thread.
+    assert.deepEqual(here.longTables, [null]);
+    assert.deepEqual(inThread.longTables, [null]);
+    // Admitted for the office, the template is not admitted for DOCX by that.
+    const before = workers.stats.inlineMerges;
+    await workers.merge({ docx: linked, records: Records.of([record(8)]), options: DEFAULT_MERGE_OPTIONS, append: false });
+    assert.equal(workers.stats.inlineMerges, before);
+  });
+
+  it('never take a template whose merged package is large, though its rendered parts are small', async () => {
+    const styles = Array.from(
+      { length: 3000 },
+      (_, i) =>
+        `<w:style w:type="paragraph" w:styleId="S${i}"><w:name w:val="Style ${i}"/><w:rPr><w:sz w:val="${20 + (i % 9)}"/></w:rPr></w:style>`,
+    ).join('');
+    const styled = docx(p(mergefield('company')) + table(row(cell(p(run('Article')))), block('items', row(cell(p(mergefield('name')))))), {
+      styles,
+    });
+    assert.ok(styles.length > 256 * 1024);
+    assert.equal(await mergedHere(styled, 8), undefined);
   });
 });
 
