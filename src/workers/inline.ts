@@ -54,12 +54,20 @@ export class InlineMerges {
   /** `ms`: the time a merge may take here (tests give one no machine overruns). */
   constructor(private readonly ms = BUDGET.ms) {}
 
-  /** Templates a thread found small, by content hash: compiled here at their first merge; kept with their strikes once refused. */
-  private readonly admitted = new LRUCache<string, { compiled?: CompiledTemplate; strikes: number }>({ max: 32 });
+  /**
+   * Templates a thread found small, by content hash: compiled here once at their first merge, for
+   * either output; kept with their strikes once refused.
+   */
+  private readonly admitted = new LRUCache<string, { compiled?: CompiledTemplate; strikes: number; docx: boolean; office: boolean }>({
+    max: 32,
+  });
 
-  /** A thread merged the template and found it small. */
-  admit(key: string): void {
-    if (!this.admitted.has(key)) this.admitted.set(key, { strikes: 0 });
+  /** A thread merged the template and found it small: for merges to DOCX, or (`officeBound`) for the office. */
+  admit(key: string, officeBound = false): void {
+    let entry = this.admitted.get(key);
+    if (!entry) this.admitted.set(key, (entry = { strikes: 0, docx: false, office: false }));
+    if (officeBound) entry.office = true;
+    else entry.docx = true;
   }
 
   /** The merged document, or undefined when the merge is not one for the event loop (a thread does it). */
@@ -67,6 +75,7 @@ export class InlineMerges {
     const entry = this.admitted.get(key);
     if (
       !entry ||
+      !(task.inert ? entry.office : entry.docx) ||
       entry.strikes >= STRIKES ||
       task.records.length !== 1 ||
       task.records.json.length > MAX_RECORDS_CHARS ||

@@ -36,14 +36,9 @@ const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, 
 
 const TASKS_URL = new URL(import.meta.url.endsWith('.ts') ? '../../dist/workers/tasks.js' : './tasks.js', import.meta.url);
 
-/**
- * A template's key for a merge on the event loop (inline.ts), or undefined when it is too large to
- * be one. Merges bound for the office have keys of their own: a thread admits a template for them apart.
- */
-function inlineKey(docx: Uint8Array, officeBound: boolean): string | undefined {
-  if (docx.length > 256 * 1024) return undefined;
-  const hash = createHash('sha256').update(docx).digest('hex');
-  return officeBound ? `office:${hash}` : hash;
+/** A template's key for a merge on the event loop (inline.ts), or undefined when it is too large to be one. */
+function inlineKey(docx: Uint8Array): string | undefined {
+  return docx.length > 256 * 1024 ? undefined : createHash('sha256').update(docx).digest('hex');
 }
 
 // Piscina loads the task module with require() first. Node 20's require() of an ES module aborts
@@ -137,7 +132,7 @@ export class DocumentWorkers implements PageRendering {
     const { records, ...rest } = task;
     const text = this.recordsText(records);
     // Nothing else is being done in the threads: a small merge may be done here (inline.ts).
-    const key = this.running === 0 && !progress && !signal?.aborted ? inlineKey(task.docx, task.inert === true) : undefined;
+    const key = this.running === 0 && !progress && !signal?.aborted ? inlineKey(task.docx) : undefined;
     const inline = key !== undefined ? this.inline?.merge(key, task) : undefined;
     if (inline) {
       this.stats.inlineMerges++;
@@ -155,22 +150,23 @@ export class DocumentWorkers implements PageRendering {
         channel ? [channel.port2] : [],
       );
       await closed;
-      if (key !== undefined && reply.inlineable) this.admitInline(key);
+      if (key !== undefined && reply.inlineable) this.admitInline(key, task.inert === true);
       return { ...reply, documents: reply.documents.map(asBuffer) };
     } finally {
       channel?.port1.close();
     }
   }
 
-  private admitInline(key: string): void {
-    if (this.inline) return this.inline.admit(key);
+  /** A thread found the template small; bound for the office, its merged package too (admitted apart). */
+  private admitInline(key: string, officeBound: boolean): void {
+    if (this.inline) return this.inline.admit(key, officeBound);
     this.inlineLoading ??= import('./inline.js').then(
       ({ InlineMerges }) => {
         this.inline = new InlineMerges(this.limits.inlineMs);
       },
       () => undefined,
     );
-    void this.inlineLoading.then(() => this.inline?.admit(key));
+    void this.inlineLoading.then(() => this.inline?.admit(key, officeBound));
   }
 
   /** A merged DOCX with each section's measured page count as its SECTIONPAGES results (src/ooxml/section-pages.ts). */

@@ -39,6 +39,23 @@ describe('merges on the event loop (InlineMerges)', () => {
     );
   });
 
+  it('takes a template for the office and for DOCX each once admitted for it, and compiles it once for both', () => {
+    const inline = new InlineMerges(60_000);
+    let compiled = 0;
+    CompiledTemplate.compile = (bytes) => {
+      compiled++;
+      return compile(bytes);
+    };
+    const office = { ...task([{ name: 'Ann' }]), inert: true };
+    inline.admit('t', true);
+    assert.equal(inline.merge('t', task([{ name: 'Ann' }])), undefined);
+    assert.ok(inline.merge('t', office)?.updateFields !== undefined);
+    inline.admit('t');
+    assert.ok(inline.merge('t', task([{ name: 'Ann' }])));
+    assert.ok(inline.merge('t', office));
+    assert.equal(compiled, 1);
+  });
+
   it('answers what the request did wrong as a thread would', () => {
     const inline = new InlineMerges(60_000);
     inline.admit('bad');
